@@ -1,0 +1,5 @@
+import type { CliCommand } from "../command.js";
+
+/** Every subcommand, by name. Each lives in its own file beside this one. */
+export const commands: Record<string, () => Promise<CliCommand<any>>> = {
+};

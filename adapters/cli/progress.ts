@@ -1,0 +1,75 @@
+/**
+ * Progress reporting for long CLI jobs: a redrawn bar (count, rate, ETA) on a TTY,
+ * plain log lines (at most one every `logEveryMs`) otherwise.
+ */
+export interface ProgressOptions {
+  label: string;
+  total: number;
+  unit?: string;
+  stream?: NodeJS.WriteStream | { isTTY?: boolean; write(s: string): boolean };
+  logEveryMs?: number;
+}
+
+export class Progress {
+  private done = 0;
+  private readonly start = performance.now();
+  private lastDraw = 0;
+  private extra = "";
+  private readonly stream: NonNullable<ProgressOptions["stream"]>;
+
+  constructor(private readonly options: ProgressOptions) {
+    this.stream = options.stream ?? process.stderr;
+  }
+
+  /** Advance by `n` and optionally set a trailing status text (e.g. "loss 0.52"). */
+  tick(n = 1, status?: string): void {
+    this.done += n;
+    if (status !== undefined) this.extra = status;
+    const now = performance.now();
+    const tty = Boolean(this.stream.isTTY);
+    const every = tty ? 100 : (this.options.logEveryMs ?? 5000);
+    if (now - this.lastDraw >= every || this.done >= this.options.total) {
+      this.lastDraw = now;
+      this.draw(tty);
+    }
+  }
+
+  /** Set an absolute count. */
+  update(done: number, status?: string): void {
+    this.tick(done - this.done, status);
+  }
+
+  finish(status?: string): void {
+    if (status !== undefined) this.extra = status;
+    this.draw(Boolean(this.stream.isTTY));
+    if (this.stream.isTTY) this.stream.write("\n");
+  }
+
+  line(): string {
+    const { label, total, unit = "items" } = this.options;
+    const secs = (performance.now() - this.start) / 1000;
+    const rate = secs > 0 ? this.done / secs : 0;
+    const eta = rate > 0 ? Math.max(0, (total - this.done) / rate) : NaN;
+    const pct = total > 0 ? Math.min(1, this.done / total) : 1;
+    return `${label} ${this.done}/${total} ${(pct * 100).toFixed(0)}% ${rate.toFixed(1)} ${unit}/s ETA ${formatSeconds(eta)}${this.extra ? ` ${this.extra}` : ""}`;
+  }
+
+  private draw(tty: boolean): void {
+    if (tty) {
+      const pct = this.options.total > 0 ? Math.min(1, this.done / this.options.total) : 1;
+      const width = 24;
+      const filled = Math.round(pct * width);
+      this.stream.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${this.line()}\x1b[K`);
+    } else {
+      this.stream.write(`${this.line()}\n`);
+    }
+  }
+}
+
+export function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return "--";
+  if (s < 60) return `${s.toFixed(0)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}

@@ -1,0 +1,43 @@
+/** One query of a correctness dataset. */
+export interface DatasetItem {
+  /** Item id as a string (the first column of the source matrix). */
+  readonly id: string;
+  /** The text a router would see at routing time (built per dataset; see docs/data.md). */
+  readonly text: string;
+  /** Optional category (subject, task); used for per-category breakdowns only, never as a model input. */
+  readonly category?: string;
+}
+
+/** Per-model list prices (USD per 1M tokens). */
+export interface ModelPrice {
+  readonly inputPer1M: number;
+  readonly outputPer1M: number;
+}
+
+/**
+ * The common in-memory form every dataset loads into.
+ *
+ * Labels are sparse in CSR layout: the observations of item `i` are entries
+ * `labels.offsets[i] .. labels.offsets[i+1]-1` of `labels.model` (model index) and
+ * `labels.y` (correctness in [0, 1]; graded values allowed). An unobserved (model, item)
+ * cell simply has no entry: it is never stored as 0.
+ */
+export interface CorrectnessDataset {
+  /** Dataset name; `D` in the split rule (folder name). */
+  readonly name: string;
+  readonly models: readonly string[];
+  readonly items: readonly DatasetItem[];
+  readonly labels: {
+    readonly offsets: Int32Array; // length items.length + 1
+    readonly model: Int32Array;
+    readonly y: Float32Array;
+    /** Recorded USD cost of that call, NaN where unknown; absent when the dataset has no cost. */
+    readonly cost?: Float32Array;
+  };
+  /** Optional list prices per model id. */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** Where it was read from and a content hash (sha256 hex over the source files). */
+  readonly source: { readonly dir: string; readonly files: readonly string[]; readonly sha256: string };
+}
+
+export type Split = "train" | "val" | "test";

@@ -1,0 +1,1 @@
+export type { QueryEncoder, EncoderInfo } from "./types.js";

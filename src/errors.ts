@@ -1,0 +1,111 @@
+/**
+ * Typed errors. Every error the library raises on purpose is an {@link IrtRouterError}
+ * with a stable `code`, a message that says what was wrong and how to fix it, and,
+ * where it applies, the `path` of the offending field or the `file`/`line` of a bad row.
+ */
+export type IrtRouterErrorCode =
+  | "INVALID_ARGUMENT"
+  | "INVALID_CONFIG"
+  | "DATASET_NOT_FOUND"
+  | "DATASET_FORMAT"
+  | "ENCODER_MISMATCH"
+  | "ENCODER_INPUT"
+  | "ENCODER_UNAVAILABLE"
+  | "EMBEDDING_PROVIDER"
+  | "ARTIFACT_INTEGRITY"
+  | "ARTIFACT_FORMAT"
+  | "UNKNOWN_MODEL"
+  | "NO_CANDIDATES"
+  | "FEEDBACK"
+  | "STORE"
+  | "STORE_LOCKED";
+
+export interface IrtRouterErrorOptions {
+  /** Dotted path of the bad field in an options object or config file. */
+  path?: string;
+  /** File the problem was found in. */
+  file?: string;
+  /** 1-based line in `file`. */
+  line?: number;
+  /** Extra machine-readable detail. */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class IrtRouterError extends Error {
+  readonly code: IrtRouterErrorCode;
+  readonly path?: string;
+  readonly file?: string;
+  readonly line?: number;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: IrtRouterErrorCode, message: string, options: IrtRouterErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.path = options.path;
+    this.file = options.file;
+    this.line = options.line;
+    this.details = options.details;
+  }
+}
+
+/** A public option, config file or CLI argument failed validation. */
+export class ValidationError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super(options.file ? "INVALID_CONFIG" : "INVALID_ARGUMENT", message, options);
+  }
+}
+
+/** A dataset could not be found under any data root that was tried. */
+export class DatasetNotFoundError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("DATASET_NOT_FOUND", message, options);
+  }
+}
+
+/** A dataset file has a bad row or a bad shape. `file` and `line` say where. */
+export class DatasetFormatError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("DATASET_FORMAT", message, options);
+  }
+}
+
+/** An artifact built for one encoder was used with another. */
+export class EncoderMismatchError extends IrtRouterError {
+  constructor(
+    readonly expected: { id: string; dim: number },
+    readonly actual: { id: string; dim: number },
+    what = "artifact",
+  ) {
+    super(
+      "ENCODER_MISMATCH",
+      `This ${what} was built with encoder "${expected.id}" (dim ${expected.dim}) but is being used with encoder "${actual.id}" (dim ${actual.dim}). ` +
+        `Use the encoder it was built with, or rebuild the ${what} with "${actual.id}".`,
+      { details: { expected, actual } },
+    );
+  }
+}
+
+/** Text given to an encoder cannot be embedded (wrong type, unusable content). */
+export class EncoderInputError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("ENCODER_INPUT", message, options);
+  }
+}
+
+/** A remote embedding provider failed (auth, rate limit after retries, bad response). */
+export class EmbeddingProviderError extends IrtRouterError {
+  readonly status?: number;
+  constructor(message: string, options: IrtRouterErrorOptions & { status?: number } = {}) {
+    super("EMBEDDING_PROVIDER", message, options);
+    this.status = options.status;
+  }
+}
+
+/** A saved artifact is corrupted, truncated, or of an unsupported format version. */
+export class ArtifactError extends IrtRouterError {
+  constructor(code: "ARTIFACT_INTEGRITY" | "ARTIFACT_FORMAT", message: string, options: IrtRouterErrorOptions = {}) {
+    super(code, message, options);
+  }
+}

@@ -1,0 +1,1 @@
+export type { Scorer, ItemParams, CatalogEntry, ModelScore } from "./types.js";
