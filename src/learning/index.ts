@@ -1,1 +1,1 @@
-export {};
+export type { FeedbackEvent } from "./events.js";

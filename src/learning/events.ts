@@ -1,0 +1,25 @@
+/**
+ * A feedback event: one observed outcome of one model on one query, with the item parameters
+ * the scorer computed for that query at decision time. Events are what the online learner
+ * consumes and what stores persist; `id` makes a replayed event apply once.
+ */
+export interface FeedbackEvent {
+  /** Unique id (e.g. `${decisionId}:${attempt}` or a UUID). A second event with the same id is a no-op. */
+  readonly id: string;
+  /** Catalog id of the model that answered (or the user's id for an unknown model). */
+  readonly model: string;
+  /** alpha_q at decision time (length d). Stored as plain numbers so events serialise as JSON. */
+  readonly alpha: readonly number[];
+  /** beta_q at decision time. */
+  readonly beta: number;
+  /** Outcome in [0, 1] (true = 1, false = 0, graded values allowed). */
+  readonly y: number;
+  /** Credit weight in (0, 1] from run-level attribution (default 1). */
+  readonly weight?: number;
+  /** Router decision that produced the call, when known. */
+  readonly decisionId?: string;
+  /** Agent run the decision belonged to, when known. */
+  readonly runId?: string;
+  /** Epoch milliseconds at which the outcome was observed. */
+  readonly at: number;
+}
