@@ -1,1 +1,1 @@
-export {};
+export type { PolicyConfig, Candidate, RankedCandidate, PolicyContext } from "./types.js";

@@ -1,0 +1,30 @@
+/** How the router trades quality against price. Validated with zod in `src/policy/schema.ts`. */
+export type PolicyConfig =
+  /** Highest p(correct). */
+  | { readonly kind: "quality" }
+  /** Maximise p - lambda * expectedCostUsd. `valuePerSuccessUsd` v is the same with lambda = 1 / v. */
+  | { readonly kind: "cost-aware"; readonly lambda: number }
+  | { readonly kind: "cost-aware"; readonly valuePerSuccessUsd: number }
+  /** Cheapest candidate with p >= tau; if none reaches tau, the highest p. */
+  | { readonly kind: "cheapest-above"; readonly tau: number }
+  /** Cheaper models as the run's spend nears the cap; never over it while a cheaper candidate exists. */
+  | { readonly kind: "budget"; readonly maxUsdPerRun: number };
+
+/** One model the policy may pick, with what the router knows before the call. */
+export interface Candidate {
+  readonly id: string;
+  /** Predicted p(correct). */
+  readonly p: number;
+  /** Expected USD cost of this call, estimated before the call (token estimate x list price). */
+  readonly expectedCost: number;
+}
+
+export interface RankedCandidate extends Candidate {
+  /** The policy's utility for this candidate (higher is better); what the ranking sorts by. */
+  readonly utility: number;
+}
+
+/** Per-run context a policy may use (the budget policy needs the run's spend so far). */
+export interface PolicyContext {
+  readonly spentUsd?: number;
+}
