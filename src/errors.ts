@@ -109,3 +109,24 @@ export class ArtifactError extends IrtRouterError {
     super(code, message, options);
   }
 }
+
+/** A feedback event is malformed (non-finite numbers, outcome out of range, empty id, ...). Nothing was written. */
+export class FeedbackError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("FEEDBACK", message, options);
+  }
+}
+
+/** A durable store is corrupted, unwritable, or was used in a way it cannot honour. `file`/`line` say where. */
+export class StoreError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("STORE", message, options);
+  }
+}
+
+/** Another live process (or another open handle in this one) holds the store's lock. */
+export class StoreLockedError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("STORE_LOCKED", message, options);
+  }
+}
