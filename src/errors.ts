@@ -130,3 +130,10 @@ export class StoreLockedError extends IrtRouterError {
     super("STORE_LOCKED", message, options);
   }
 }
+
+/** A local encoder cannot start: its weights package is missing or its files are unreadable or corrupt. */
+export class EncoderUnavailableError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("ENCODER_UNAVAILABLE", message, options);
+  }
+}
