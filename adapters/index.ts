@@ -3,3 +3,8 @@
  * artifact files and stores. The library in `src/` stays free of network and disk I/O.
  */
 export { getTf } from "./tf.js";
+export * from "./data/index.js";
+export { HuggingFaceEncoder, parseRetryAfter } from "./encoders/huggingface.js";
+export type { HuggingFaceEncoderOptions, HuggingFaceEncoderProbeOptions, HuggingFaceRetryInfo } from "./encoders/huggingface.js";
+export { LangChainEncoder, defaultLangChainEncoderId } from "./encoders/langchain.js";
+export type { LangChainEncoderOptions, LangChainEncoderCreateOptions } from "./encoders/langchain.js";
