@@ -1,2 +1,10 @@
 export type { CorrectnessDataset, DatasetItem, ModelPrice, Split } from "./types.js";
 export { splitOf, splitIndices } from "./split.js";
+export { datasetSplits, selectItems } from "./select.js";
+export { CsrBuilder, observations, labelOf, costOf, entryIndex, modelMeans, oracleRate, observedCounts } from "./csr.js";
+export type { Observation } from "./csr.js";
+export { parseCsv, parseCsvRows, formatCsv, formatCsvField, columnIndex } from "./csv.js";
+export type { CsvRecord, CsvTable } from "./csv.js";
+export { parsePythonStringList, parsePythonString } from "./python-literal.js";
+export type { LiteralSource } from "./python-literal.js";
+export { TEXT_RULES_VERSION, mmluProText, routerBenchText, pyStrip, normalizeNewlines } from "./text-rules.js";

@@ -6,6 +6,11 @@ export interface DatasetItem {
   readonly text: string;
   /** Optional category (subject, task); used for per-category breakdowns only, never as a model input. */
   readonly category?: string;
+  /**
+   * Other columns of the source row kept for reference (e.g. MMLU-Pro `src`, RouteLLM `subject`, extra
+   * columns of a your-own-data `items.csv`). Never a model input.
+   */
+  readonly meta?: Readonly<Record<string, string>>;
 }
 
 /** Per-model list prices (USD per 1M tokens). */
@@ -36,7 +41,15 @@ export interface CorrectnessDataset {
   };
   /** Optional list prices per model id. */
   readonly prices?: Readonly<Record<string, ModelPrice>>;
-  /** Where it was read from and a content hash (sha256 hex over the source files). */
+  /**
+   * `"binary"` when every label is 0 or 1, `"graded"` when some label lies strictly between
+   * (e.g. RouterDC soft scores); absent on datasets built by hand.
+   */
+  readonly labelKind?: "binary" | "graded";
+  /**
+   * Where it was read from and a content hash: sha256 hex over the source files' bytes, the loader and
+   * its options, and the text-rule version (so it changes whenever the loaded form could change).
+   */
   readonly source: { readonly dir: string; readonly files: readonly string[]; readonly sha256: string };
 }
 

@@ -1,0 +1,9 @@
+/** Dataset loaders, the data root, the your-own-data folder format and the embedding cache. */
+export { loadDataset, resolveDataset, BUILTIN_DATASET_NAMES } from "./load-dataset.js";
+export type { LoadDatasetOptions, ResolvedDataset } from "./load-dataset.js";
+export { dataRootCandidates, packageRoot, DATA_ROOT_ENV } from "./data-root.js";
+export type { DataRootCandidate } from "./data-root.js";
+export { loadOwnDataFolder, writeOwnDataFolder, isOwnDataFolder } from "./own-data.js";
+export type { OwnDataFormat, WriteOwnDataOptions } from "./own-data.js";
+export { BUILTIN_DATASETS } from "./builtin.js";
+export type { BuiltinDataset, BuiltinLoadOptions, LabelChoice } from "./builtin.js";

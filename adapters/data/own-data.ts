@@ -1,0 +1,409 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
+import { z } from "zod";
+import { DatasetFormatError, DatasetNotFoundError } from "../../src/errors.js";
+import { columnIndex, formatCsv, parseCsv } from "../../src/data/csv.js";
+import { CsrBuilder } from "../../src/data/csr.js";
+import { TEXT_RULES_VERSION } from "../../src/data/text-rules.js";
+import type { CorrectnessDataset, DatasetItem, ModelPrice } from "../../src/data/types.js";
+import { parseWith } from "../../src/util/validate.js";
+import { labelKindOf, parseCostCell, parseLabelCell } from "./matrix.js";
+import { SourceFiles } from "./source-files.js";
+
+const gzipAsync = promisify(gzip);
+
+/** File formats of the your-own-data folder. */
+export type OwnDataFormat = "csv" | "csv.gz" | "jsonl";
+const FORMATS: readonly OwnDataFormat[] = ["csv", "csv.gz", "jsonl"];
+
+/** Base names of the folder's tables. */
+const TABLES = ["items", "labels", "models"] as const;
+type TableName = (typeof TABLES)[number];
+
+const COLUMNS: Record<TableName, { required: string[]; optional: string[] }> = {
+  items: { required: ["item_id", "text"], optional: ["category"] },
+  labels: { required: ["item_id", "model", "correct"], optional: ["cost_usd"] },
+  models: { required: ["model", "input_usd_per_1m", "output_usd_per_1m"], optional: [] },
+};
+
+/** Which file of the folder holds `table` (`items.csv`, `items.csv.gz` or `items.jsonl`), or undefined. */
+export function findOwnDataFile(dir: string, table: TableName): string | undefined {
+  const present = FORMATS.map((f) => `${table}.${f}`).filter((name) => existsSync(join(dir, name)));
+  if (present.length > 1) {
+    throw new DatasetFormatError(
+      `${dir} holds ${present.join(" and ")}: keep exactly one ${table} file so it is clear which one to read.`,
+      { file: join(dir, present[1]!) },
+    );
+  }
+  return present[0];
+}
+
+/** Whether `dir` looks like a your-own-data folder (has an items and a labels file). */
+export function isOwnDataFolder(dir: string): boolean {
+  return FORMATS.some((f) => existsSync(join(dir, `items.${f}`))) && FORMATS.some((f) => existsSync(join(dir, `labels.${f}`)));
+}
+
+/** A cell value as read from CSV (always a string) or JSONL (any JSON value). */
+type Cell = string | number | boolean | null | undefined | object;
+
+interface Row {
+  readonly line: number;
+  get(column: string): Cell;
+  /** Columns present on this row beyond the known ones (items: kept as `meta`). */
+  readonly extra: Record<string, Cell>;
+}
+
+async function readTable(src: SourceFiles, name: string, table: TableName): Promise<Row[]> {
+  const file = src.path(name);
+  const text = await src.text(name);
+  const { required, optional } = COLUMNS[table];
+  const known = new Set([...required, ...optional]);
+  if (name.endsWith(".jsonl")) return readJsonl(text, file, table, required, known);
+  const csv = parseCsv(text, file);
+  const col = columnIndex(csv.header, required, file);
+  const extraCols = csv.header.filter((h) => !known.has(h));
+  if (extraCols.length > 0 && table !== "items") {
+    throw new DatasetFormatError(
+      `${file} line 1: unknown column${extraCols.length > 1 ? "s" : ""} ${extraCols.map((c) => `"${c}"`).join(", ")}; ` +
+        `${table} files have ${[...required, ...optional].join(", ")}.`,
+      { file, line: 1 },
+    );
+  }
+  return csv.records.map(({ fields, line }) => ({
+    line,
+    get: (column: string) => (column in col ? fields[col[column]!] : undefined),
+    extra: Object.fromEntries(extraCols.map((c) => [c, fields[col[c]!]])),
+  }));
+}
+
+function readJsonl(text: string, file: string, table: TableName, required: string[], known: Set<string>): Row[] {
+  const rows: Row[] = [];
+  const lines = text.split("\n");
+  lines.forEach((raw, k) => {
+    const line = k + 1;
+    const source = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (source.trim() === "") return; // a blank line holds no record
+    let value: unknown;
+    try {
+      value = JSON.parse(source);
+    } catch (error) {
+      throw new DatasetFormatError(`${file} line ${line}: not valid JSON (${(error as Error).message}).`, { file, line, cause: error });
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new DatasetFormatError(`${file} line ${line}: each line must be a JSON object with ${required.join(", ")}.`, { file, line });
+    }
+    const record = value as Record<string, unknown>;
+    const missing = required.filter((c) => !(c in record));
+    if (missing.length > 0) {
+      throw new DatasetFormatError(`${file} line ${line}: missing field${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}.`, {
+        file,
+        line,
+      });
+    }
+    const extraKeys = Object.keys(record).filter((key) => !known.has(key));
+    if (extraKeys.length > 0 && table !== "items") {
+      throw new DatasetFormatError(
+        `${file} line ${line}: unknown field${extraKeys.length > 1 ? "s" : ""} ${extraKeys.map((c) => `"${c}"`).join(", ")}; ` +
+          `${table} records have ${[...known].join(", ")}.`,
+        { file, line },
+      );
+    }
+    rows.push({
+      line,
+      get: (column: string) => record[column] as Cell,
+      extra: Object.fromEntries(extraKeys.map((key) => [key, record[key] as Cell])),
+    });
+  });
+  return rows;
+}
+
+function asId(value: Cell, file: string, line: number, field: string): string {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new DatasetFormatError(`${file} line ${line}: "${field}" must be a non-empty string, got ${JSON.stringify(value ?? null)}.`, {
+      file,
+      line,
+    });
+  }
+  return value;
+}
+
+function asString(value: Cell): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+function asCorrect(value: Cell, file: string, line: number): number {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number" || typeof value === "string") {
+    const v = typeof value === "number" ? (value >= 0 && value <= 1 ? value : Number.NaN) : parseLabelCell(value, file, line, "correct");
+    if (v !== undefined && Number.isFinite(v)) return v;
+  }
+  throw new DatasetFormatError(
+    `${file} line ${line}: "correct" must be a number in [0, 1] (or true/false), got ${JSON.stringify(value ?? null)}.`,
+    { file, line },
+  );
+}
+
+function asCost(value: Cell, file: string, line: number): number {
+  if (value === undefined || value === null) return Number.NaN;
+  if (typeof value === "number") {
+    if (Number.isFinite(value) && value >= 0) return value;
+  } else if (typeof value === "string") {
+    return parseCostCell(value, file, line, "cost_usd");
+  }
+  throw new DatasetFormatError(`${file} line ${line}: "cost_usd" must be a number >= 0 (USD) or blank, got ${JSON.stringify(value)}.`, {
+    file,
+    line,
+  });
+}
+
+function asPrice(value: Cell, file: string, line: number, field: string): number | undefined {
+  if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) return undefined;
+  const v = typeof value === "number" ? value : typeof value === "string" ? Number(value.trim()) : Number.NaN;
+  if (!Number.isFinite(v) || v < 0) {
+    throw new DatasetFormatError(`${file} line ${line}: "${field}" must be a number >= 0 (USD per 1M tokens) or blank, got ${JSON.stringify(value)}.`, {
+      file,
+      line,
+    });
+  }
+  return v;
+}
+
+/**
+ * Load a your-own-data folder (format: docs/your-own-data.md). The dataset's name, `D` of the split rule,
+ * is the folder's base name.
+ *
+ * Model order: the rows of `models.*` when present, then any other model of `labels.*` in order of first
+ * appearance. Items keep the order of `items.*`; an item without labels is kept (it has no observations).
+ * Every bad row is a {@link DatasetFormatError} naming the file and its 1-based line.
+ *
+ * @example
+ * ```ts
+ * const ds = await loadOwnDataFolder("./my-evals"); // items.csv + labels.csv (+ models.csv)
+ * ```
+ */
+export async function loadOwnDataFolder(folder: string): Promise<CorrectnessDataset> {
+  const dir = resolve(folder);
+  const itemsName = findOwnDataFile(dir, "items");
+  const labelsName = findOwnDataFile(dir, "labels");
+  if (!itemsName || !labelsName) {
+    throw new DatasetNotFoundError(
+      `${dir} is not a your-own-data folder: it needs items.csv (or items.csv.gz / items.jsonl) and labels.csv ` +
+        `(or labels.csv.gz / labels.jsonl). Missing: ${[!itemsName && "items", !labelsName && "labels"].filter(Boolean).join(" and ")}. ` +
+        `See docs/your-own-data.md.`,
+      { file: dir },
+    );
+  }
+  const modelsName = findOwnDataFile(dir, "models");
+  const src = new SourceFiles(dir, JSON.stringify({ loader: "own-data", textRules: TEXT_RULES_VERSION }));
+
+  // Items.
+  const itemsFile = src.path(itemsName);
+  const items: DatasetItem[] = [];
+  const itemIndex = new Map<string, { index: number; line: number }>();
+  for (const row of await readTable(src, itemsName, "items")) {
+    const id = asId(row.get("item_id"), itemsFile, row.line, "item_id");
+    const previous = itemIndex.get(id);
+    if (previous) {
+      throw new DatasetFormatError(`${itemsFile} line ${row.line}: duplicate item id "${id}" (first on line ${previous.line}).`, {
+        file: itemsFile,
+        line: row.line,
+      });
+    }
+    const textCell = row.get("text");
+    if (typeof textCell !== "string" || textCell.trim() === "") {
+      throw new DatasetFormatError(`${itemsFile} line ${row.line}: item "${id}" has an empty text; every item needs the query text a router would see.`, {
+        file: itemsFile,
+        line: row.line,
+      });
+    }
+    const category = asString(row.get("category"));
+    const extraKeys = Object.keys(row.extra);
+    const item: DatasetItem = {
+      id,
+      text: textCell,
+      ...(category !== "" ? { category } : {}),
+      ...(extraKeys.length > 0 ? { meta: Object.fromEntries(extraKeys.map((k) => [k, asString(row.extra[k])])) } : {}),
+    };
+    itemIndex.set(id, { index: items.length, line: row.line });
+    items.push(item);
+  }
+
+  // Models (optional) first, so their order defines the catalog order.
+  const models: string[] = [];
+  const modelIndex = new Map<string, number>();
+  const prices: Record<string, ModelPrice> = {};
+  let modelsFile: string | undefined;
+  const modelRows = modelsName ? await readTable(src, modelsName, "models") : [];
+  if (modelsName) {
+    modelsFile = src.path(modelsName);
+    const lineOf = new Map<string, number>();
+    for (const row of modelRows) {
+      const model = asId(row.get("model"), modelsFile, row.line, "model");
+      if (lineOf.has(model)) {
+        throw new DatasetFormatError(`${modelsFile} line ${row.line}: model "${model}" is listed twice (first on line ${lineOf.get(model)}).`, {
+          file: modelsFile,
+          line: row.line,
+        });
+      }
+      lineOf.set(model, row.line);
+      modelIndex.set(model, models.length);
+      models.push(model);
+      const input = asPrice(row.get("input_usd_per_1m"), modelsFile, row.line, "input_usd_per_1m");
+      const output = asPrice(row.get("output_usd_per_1m"), modelsFile, row.line, "output_usd_per_1m");
+      if ((input === undefined) !== (output === undefined)) {
+        throw new DatasetFormatError(
+          `${modelsFile} line ${row.line}: give both input_usd_per_1m and output_usd_per_1m for "${model}", or leave both blank.`,
+          { file: modelsFile, line: row.line },
+        );
+      }
+      if (input !== undefined && output !== undefined) prices[model] = { inputPer1M: input, outputPer1M: output };
+    }
+  }
+
+  // Labels.
+  const labelsFile = src.path(labelsName);
+  const labelRows = await readTable(src, labelsName, "labels");
+  const hasCost = labelRows.length > 0 && (labelsName.endsWith(".jsonl") ? labelRows.some((r) => r.get("cost_usd") !== undefined) : labelRows[0]!.get("cost_usd") !== undefined);
+  const perItem: { model: number; y: number; cost: number }[][] = items.map(() => []);
+  const pairLine = new Map<string, number>();
+  for (const row of labelRows) {
+    const id = asId(row.get("item_id"), labelsFile, row.line, "item_id");
+    const item = itemIndex.get(id);
+    if (!item) {
+      throw new DatasetFormatError(`${labelsFile} line ${row.line}: unknown item "${id}" (not in ${itemsName}).`, {
+        file: labelsFile,
+        line: row.line,
+      });
+    }
+    const model = asId(row.get("model"), labelsFile, row.line, "model");
+    const pair = `${id}\0${model}`;
+    const previous = pairLine.get(pair);
+    if (previous !== undefined) {
+      throw new DatasetFormatError(
+        `${labelsFile} line ${row.line}: duplicate label for item "${id}" and model "${model}" (first on line ${previous}). Keep one row per (item, model).`,
+        { file: labelsFile, line: row.line },
+      );
+    }
+    pairLine.set(pair, row.line);
+    const y = asCorrect(row.get("correct"), labelsFile, row.line);
+    const cost = hasCost ? asCost(row.get("cost_usd"), labelsFile, row.line) : Number.NaN;
+    let m = modelIndex.get(model);
+    if (m === undefined) {
+      m = models.length;
+      modelIndex.set(model, m);
+      models.push(model);
+    }
+    perItem[item.index]!.push({ model: m, y, cost });
+  }
+  const builder = new CsrBuilder(hasCost);
+  for (const entries of perItem) {
+    for (const e of entries) builder.add(e.model, e.y, e.cost);
+    builder.endItem();
+  }
+  const labels = builder.build();
+  return {
+    name: basename(dir),
+    models,
+    items,
+    labels,
+    labelKind: labelKindOf(labels.y),
+    ...(Object.keys(prices).length > 0 ? { prices } : {}),
+    source: src.finish(),
+  };
+}
+
+const writeOptionsSchema = z
+  .object({
+    format: z.enum(["csv", "csv.gz", "jsonl"]).default("csv"),
+    overwrite: z.boolean().default(false),
+  })
+  .strict();
+
+/** Options of {@link writeOwnDataFolder}. */
+export type WriteOwnDataOptions = z.input<typeof writeOptionsSchema>;
+
+/**
+ * Write a dataset as a your-own-data folder (items, labels and models tables in one format), e.g. to
+ * convert a dataset or to hand-edit one. Loading the folder back gives the same items, texts, categories,
+ * labels, costs, model order and prices; name the folder like the dataset to keep the same split.
+ * Refuses to overwrite existing tables unless `overwrite: true`. Returns the paths written.
+ *
+ * @example
+ * ```ts
+ * const ds = await loadDataset("routerbench-subset-11models");
+ * await writeOwnDataFolder(ds, "/tmp/routerbench-subset-11models", { format: "jsonl" });
+ * ```
+ */
+export async function writeOwnDataFolder(ds: CorrectnessDataset, folder: string, options: WriteOwnDataOptions = {}): Promise<string[]> {
+  const { format, overwrite } = parseWith(writeOptionsSchema, options, "options");
+  const dir = resolve(folder);
+  await mkdir(dir, { recursive: true });
+  if (!overwrite) {
+    const existing = TABLES.flatMap((t) => FORMATS.map((f) => `${t}.${f}`)).filter((name) => existsSync(join(dir, name)));
+    if (existing.length > 0) {
+      throw new DatasetFormatError(`${dir} already holds ${existing.join(", ")}; pass overwrite: true to replace them.`, { file: dir });
+    }
+  } else {
+    // Another format's table would make the folder ambiguous.
+    const stale = TABLES.flatMap((t) => FORMATS.filter((f) => f !== format).map((f) => `${t}.${f}`)).filter((name) => existsSync(join(dir, name)));
+    if (stale.length > 0) {
+      throw new DatasetFormatError(`${dir} holds ${stale.join(", ")} in another format; remove them first.`, { file: dir });
+    }
+  }
+
+  const metaKeys = [...new Set(ds.items.flatMap((item) => Object.keys(item.meta ?? {})))];
+  const clash = metaKeys.filter((k) => COLUMNS.items.required.includes(k) || COLUMNS.items.optional.includes(k));
+  if (clash.length > 0) {
+    throw new DatasetFormatError(`Item meta key(s) ${clash.join(", ")} clash with the items columns; rename them before writing.`, {});
+  }
+  const itemsHeader = ["item_id", "text", "category", ...metaKeys];
+  const itemRows = ds.items.map((item) => [item.id, item.text, item.category ?? "", ...metaKeys.map((k) => item.meta?.[k] ?? "")]);
+
+  const { offsets, model, y, cost } = ds.labels;
+  const labelsHeader = cost ? ["item_id", "model", "correct", "cost_usd"] : ["item_id", "model", "correct"];
+  const labelRows: (string | number | null)[][] = [];
+  ds.items.forEach((item, i) => {
+    for (let k = offsets[i]!; k < offsets[i + 1]!; k++) {
+      const row: (string | number | null)[] = [item.id, ds.models[model[k]!]!, y[k]!];
+      if (cost) row.push(Number.isNaN(cost[k]!) ? null : cost[k]!);
+      labelRows.push(row);
+    }
+  });
+
+  const modelsHeader = ["model", "input_usd_per_1m", "output_usd_per_1m"];
+  const modelRows = ds.models.map((m) => [m, ds.prices?.[m]?.inputPer1M ?? null, ds.prices?.[m]?.outputPer1M ?? null]);
+  // Prices of models outside the catalog are kept too (they load back into `prices`)...
+  const extraPriced = Object.keys(ds.prices ?? {}).filter((m) => !ds.models.includes(m));
+  if (extraPriced.length > 0) {
+    // ...but a models row adds the model to the catalog, so refuse rather than change the dataset.
+    throw new DatasetFormatError(
+      `Prices are given for model(s) ${extraPriced.join(", ")} that have no place in the model list; the folder format cannot keep them apart.`,
+      {},
+    );
+  }
+
+  const written: string[] = [];
+  const tables: [TableName, string[], (string | number | null)[][]][] = [
+    ["items", itemsHeader, itemRows],
+    ["labels", labelsHeader, labelRows],
+    ["models", modelsHeader, modelRows],
+  ];
+  for (const [table, header, rows] of tables) {
+    const path = join(dir, `${table}.${format}`);
+    const text =
+      format === "jsonl"
+        ? rows.map((row) => JSON.stringify(Object.fromEntries(header.map((h, k) => [h, row[k] ?? null])))).join("\n") + "\n"
+        : formatCsv(
+            header,
+            rows.map((row) => row.map((v) => (v === null ? "" : String(v)))),
+          );
+    await writeFile(path, format === "csv.gz" ? await gzipAsync(Buffer.from(text, "utf8")) : text);
+    written.push(path);
+  }
+  return written;
+}

@@ -1,0 +1,70 @@
+import { createHash, type Hash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
+import { DatasetFormatError, DatasetNotFoundError } from "../../src/errors.js";
+
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * Reads the files of one dataset folder and hashes everything it reads (name + bytes, in read order)
+ * together with a description of the loader, so the dataset's `source.sha256` changes whenever the
+ * loaded form could change.
+ */
+export class SourceFiles {
+  private readonly hash: Hash = createHash("sha256");
+  private readonly read: string[] = [];
+
+  /** @param describe - loader name, options and text-rule version, hashed before any file. */
+  constructor(
+    readonly dir: string,
+    describe: string,
+  ) {
+    this.hash.update(`irt-router-dataset\0${describe}\0`);
+  }
+
+  /** Read `name` (relative to the folder) as UTF-8 text, gunzipping `.gz` files. */
+  async text(name: string): Promise<string> {
+    const path = join(this.dir, name);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new DatasetNotFoundError(`Dataset file ${path} does not exist; the folder ${this.dir} needs it.`, {
+          file: path,
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    this.hash.update(`${name}\0${bytes.length}\0`);
+    this.hash.update(bytes);
+    this.read.push(name);
+    if (!name.endsWith(".gz")) return bytes.toString("utf8");
+    try {
+      return (await gunzipAsync(bytes)).toString("utf8");
+    } catch (error) {
+      throw new DatasetFormatError(`${path} is not a valid gzip file: ${(error as Error).message}.`, {
+        file: path,
+        cause: error,
+      });
+    }
+  }
+
+  /** The dataset's `source` record. Call once, after every file was read. */
+  finish(): { dir: string; files: string[]; sha256: string } {
+    return { dir: this.dir, files: [...this.read], sha256: this.hash.digest("hex") };
+  }
+
+  /** Path of `name` in this folder (for error messages). */
+  path(name: string): string {
+    return join(this.dir, name);
+  }
+
+  /** The folder's base name (`D` of the split rule). */
+  get folderName(): string {
+    return basename(this.dir);
+  }
+}

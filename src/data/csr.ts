@@ -1,0 +1,162 @@
+import type { CorrectnessDataset } from "./types.js";
+
+/** One observed (item, model) cell. */
+export interface Observation {
+  /** Model index into `dataset.models`. */
+  readonly model: number;
+  /** Correctness in [0, 1]. */
+  readonly y: number;
+  /** Recorded USD cost, NaN if unknown; undefined when the dataset has no cost. */
+  readonly cost?: number;
+}
+
+/**
+ * Builds CSR labels row by row: call {@link CsrBuilder.add} for the observations of item 0, then
+ * {@link CsrBuilder.endItem}, then item 1, ... Unobserved cells are simply never added.
+ *
+ * @example
+ * ```ts
+ * const b = new CsrBuilder(false);
+ * b.add(0, 1); b.add(2, 0); b.endItem();   // item 0: model 0 right, model 2 wrong
+ * b.endItem();                             // item 1: nothing observed
+ * const labels = b.build();                // offsets [0, 2, 2]
+ * ```
+ */
+export class CsrBuilder {
+  private offsets: number[] = [0];
+  private models: number[] = [];
+  private ys: number[] = [];
+  private costs: number[] = [];
+
+  /** @param withCost - whether a cost array is built (costs passed to `add` are then kept; missing = NaN). */
+  constructor(private readonly withCost: boolean) {}
+
+  add(model: number, y: number, cost = Number.NaN): void {
+    this.models.push(model);
+    this.ys.push(y);
+    if (this.withCost) this.costs.push(cost);
+  }
+
+  endItem(): void {
+    this.offsets.push(this.models.length);
+  }
+
+  build(): CorrectnessDataset["labels"] {
+    // Entries of one item are kept sorted by model index, so lookups can binary-search.
+    const offsets = Int32Array.from(this.offsets);
+    const model = Int32Array.from(this.models);
+    const y = Float32Array.from(this.ys);
+    const cost = this.withCost ? Float32Array.from(this.costs) : undefined;
+    for (let i = 0; i + 1 < offsets.length; i++) sortRow(offsets[i]!, offsets[i + 1]!, model, y, cost);
+    return cost ? { offsets, model, y, cost } : { offsets, model, y };
+  }
+}
+
+function sortRow(start: number, end: number, model: Int32Array, y: Float32Array, cost?: Float32Array): void {
+  let sorted = true;
+  for (let k = start + 1; k < end; k++) if (model[k - 1]! > model[k]!) sorted = false;
+  if (sorted) return;
+  const order = Array.from({ length: end - start }, (_, k) => start + k).sort((a, b) => model[a]! - model[b]!);
+  const m = order.map((k) => model[k]!);
+  const v = order.map((k) => y[k]!);
+  const c = cost ? order.map((k) => cost[k]!) : undefined;
+  for (let k = 0; k < order.length; k++) {
+    model[start + k] = m[k]!;
+    y[start + k] = v[k]!;
+    if (cost && c) cost[start + k] = c[k]!;
+  }
+}
+
+/**
+ * The observations of item `item`, in model-index order.
+ *
+ * @example
+ * ```ts
+ * for (const { model, y } of observations(ds, 0)) console.log(ds.models[model], y);
+ * ```
+ */
+export function observations(ds: CorrectnessDataset, item: number): Observation[] {
+  const { offsets, model, y, cost } = ds.labels;
+  const out: Observation[] = [];
+  for (let k = offsets[item]!; k < offsets[item + 1]!; k++) {
+    out.push(cost ? { model: model[k]!, y: y[k]!, cost: cost[k]! } : { model: model[k]!, y: y[k]! });
+  }
+  return out;
+}
+
+/**
+ * The label of (item, model), or `undefined` when that cell is unobserved (never 0 for "unknown").
+ *
+ * @example
+ * ```ts
+ * const y = labelOf(ds, 0, ds.models.indexOf("gpt-4-1106-preview")); // 1, 0, a grade, or undefined
+ * ```
+ */
+export function labelOf(ds: CorrectnessDataset, item: number, modelIndex: number): number | undefined {
+  const k = entryIndex(ds, item, modelIndex);
+  return k < 0 ? undefined : ds.labels.y[k];
+}
+
+/** Recorded cost of (item, model); `undefined` when unobserved or the dataset has no cost; NaN when unknown. */
+export function costOf(ds: CorrectnessDataset, item: number, modelIndex: number): number | undefined {
+  if (!ds.labels.cost) return undefined;
+  const k = entryIndex(ds, item, modelIndex);
+  return k < 0 ? undefined : ds.labels.cost[k];
+}
+
+/** Index into the CSR arrays of (item, model), or -1 when unobserved. */
+export function entryIndex(ds: CorrectnessDataset, item: number, modelIndex: number): number {
+  const { offsets, model } = ds.labels;
+  let lo = offsets[item]!;
+  let hi = offsets[item + 1]! - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const m = model[mid]!;
+    if (m === modelIndex) return mid;
+    if (m < modelIndex) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Per-model mean label and observation count over `items` (all items by default). */
+export function modelMeans(
+  ds: CorrectnessDataset,
+  items?: readonly number[],
+): { model: string; mean: number; count: number }[] {
+  const sum = new Float64Array(ds.models.length);
+  const count = new Float64Array(ds.models.length);
+  const { offsets, model, y } = ds.labels;
+  const visit = (i: number): void => {
+    for (let k = offsets[i]!; k < offsets[i + 1]!; k++) {
+      sum[model[k]!]! += y[k]!;
+      count[model[k]!]! += 1;
+    }
+  };
+  if (items) items.forEach(visit);
+  else for (let i = 0; i < ds.items.length; i++) visit(i);
+  return ds.models.map((name, m) => ({ model: name, mean: count[m]! > 0 ? sum[m]! / count[m]! : Number.NaN, count: count[m]! }));
+}
+
+/** Share of `items` (all by default) on which at least one observed model has label >= `threshold` (0.5). */
+export function oracleRate(ds: CorrectnessDataset, items?: readonly number[], threshold = 0.5): number {
+  const { offsets, y } = ds.labels;
+  const list = items ?? Array.from({ length: ds.items.length }, (_, i) => i);
+  let hits = 0;
+  for (const i of list) {
+    for (let k = offsets[i]!; k < offsets[i + 1]!; k++) {
+      if (y[k]! >= threshold) {
+        hits++;
+        break;
+      }
+    }
+  }
+  return list.length > 0 ? hits / list.length : Number.NaN;
+}
+
+/** Number of observed cells per model (length `models.length`). */
+export function observedCounts(ds: CorrectnessDataset): Int32Array {
+  const counts = new Int32Array(ds.models.length);
+  for (const m of ds.labels.model) counts[m]!++;
+  return counts;
+}
