@@ -1,0 +1,101 @@
+/**
+ * Correctness and routing metrics over CSR labels, used for early stopping and calibration.
+ * (The evaluation harness in src/eval reports the protocol's full metric set.)
+ */
+
+/** CSR labels of a dataset (same layout as CorrectnessDataset.labels). */
+export interface CsrLabels {
+  readonly offsets: Int32Array;
+  readonly model: Int32Array;
+  readonly y: Float32Array;
+}
+
+/** Observed (p, y) pairs of the given items; `p` is `rows.length x nModels` row-major. */
+export function observedPairs(p: Float32Array, nModels: number, labels: CsrLabels, rows: readonly number[]): { p: Float64Array; y: Float64Array } {
+  let n = 0;
+  for (const i of rows) n += labels.offsets[i + 1]! - labels.offsets[i]!;
+  const po = new Float64Array(n);
+  const yo = new Float64Array(n);
+  let k = 0;
+  rows.forEach((i, r) => {
+    for (let j = labels.offsets[i]!; j < labels.offsets[i + 1]!; j++) {
+      po[k] = p[r * nModels + labels.model[j]!]!;
+      yo[k++] = labels.y[j]!;
+    }
+  });
+  return { p: po, y: yo };
+}
+
+/** ROC AUC (ties averaged); labels >= 0.5 count as positive. NaN when one class is absent. */
+export function rocAuc(p: ArrayLike<number>, y: ArrayLike<number>): number {
+  const n = p.length;
+  const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => p[a]! - p[b]!);
+  let pos = 0;
+  let rankSum = 0;
+  for (let s = 0; s < n; ) {
+    let e = s;
+    while (e + 1 < n && p[idx[e + 1]!] === p[idx[s]!]) e++;
+    const rank = (s + e) / 2 + 1;
+    for (let t = s; t <= e; t++) {
+      if (y[idx[t]!]! >= 0.5) {
+        pos++;
+        rankSum += rank;
+      }
+    }
+    s = e + 1;
+  }
+  const neg = n - pos;
+  if (pos === 0 || neg === 0) return NaN;
+  return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
+}
+
+/** Mean binary cross-entropy with soft targets. */
+export function logLoss(p: ArrayLike<number>, y: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < p.length; i++) {
+    const q = Math.min(1 - 1e-7, Math.max(1e-7, p[i]!));
+    s -= y[i]! * Math.log(q) + (1 - y[i]!) * Math.log(1 - q);
+  }
+  return s / Math.max(1, p.length);
+}
+
+/** Expected calibration error with `bins` equal-width bins (default 15). */
+export function ece(p: ArrayLike<number>, y: ArrayLike<number>, bins = 15): number {
+  const cnt = new Float64Array(bins);
+  const sp = new Float64Array(bins);
+  const sy = new Float64Array(bins);
+  for (let i = 0; i < p.length; i++) {
+    const b = Math.min(bins - 1, Math.floor(p[i]! * bins));
+    cnt[b]!++;
+    sp[b]! += p[i]!;
+    sy[b]! += y[i]!;
+  }
+  let e = 0;
+  for (let b = 0; b < bins; b++) if (cnt[b]! > 0) e += Math.abs(sp[b]! - sy[b]!);
+  return e / Math.max(1, p.length);
+}
+
+/**
+ * Routing accuracy: per item, the observed model with the highest p; its label, averaged over items
+ * that have at least one observed model.
+ */
+export function routingAccuracy(p: Float32Array, nModels: number, labels: CsrLabels, rows: readonly number[]): number {
+  let sum = 0;
+  let n = 0;
+  rows.forEach((i, r) => {
+    let best = -Infinity;
+    let yb = 0;
+    for (let j = labels.offsets[i]!; j < labels.offsets[i + 1]!; j++) {
+      const q = p[r * nModels + labels.model[j]!]!;
+      if (q > best) {
+        best = q;
+        yb = labels.y[j]!;
+      }
+    }
+    if (best > -Infinity) {
+      sum += yb;
+      n++;
+    }
+  });
+  return n > 0 ? sum / n : NaN;
+}

@@ -1,0 +1,333 @@
+/**
+ * Training of the IRT-MoE scorer with tfjs (wasm backend in Node): batches over items, masked soft-target
+ * BCE, AdamW with warm-up and reduce-on-plateau, early stopping on validation with the best epoch restored,
+ * then temperature scaling on validation. All randomness (init, shuffles, dropout, input noise) comes from
+ * one seeded generator, so the same machine and seed give the same weights.
+ */
+import type { Tensor, Tensor2D, Variable } from "@tensorflow/tfjs";
+import { z } from "zod";
+import type { Tf } from "../../adapters/tf.js";
+import { ValidationError } from "../errors.js";
+import { parseWith } from "../util/validate.js";
+import { fitTemperature, type CalibrationReport } from "./calibration.js";
+import { resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
+import { createVars, disposeVars, forwardGraph, listVars, makeOps, maskedBce, readVars, type GraphOps, type GraphVars } from "./graph.js";
+import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
+import { Rng } from "./rng.js";
+import { initWeights, type IrtMoeWeights } from "./weights.js";
+
+export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
+
+/** Query embeddings plus CSR correctness labels (same layout as CorrectnessDataset.labels). */
+export interface EmbeddedLabels {
+  /** nItems x dim, row-major. */
+  X: Float32Array;
+  dim: number;
+  nItems: number;
+  nModels: number;
+  /** Length nItems + 1. Observations of item i: entries offsets[i] .. offsets[i+1]-1. */
+  offsets: Int32Array;
+  /** Model index (0 .. nModels-1) of each observation. */
+  model: Int32Array;
+  /** Correctness in [0, 1] of each observation (graded values train as soft targets). */
+  y: Float32Array;
+  /** Optional model ids (default `model-0` ...); stored in the weights. */
+  models?: readonly string[];
+}
+
+/** One epoch of training. */
+export interface EpochReport {
+  epoch: number;
+  /** Mean masked BCE over the epoch's training steps (with dropout and noise). */
+  trainLoss: number;
+  valLoss: number;
+  valAuc: number;
+  valRouting: number;
+  learningRate: number;
+  /** Whether this epoch is the best so far on the early-stopping criterion. */
+  improved: boolean;
+  seconds: number;
+}
+
+/** A trained scorer: weights plus how it was obtained. */
+export interface TrainedIrtMoe {
+  weights: IrtMoeWeights;
+  config: IrtMoeConfig;
+  /** Temperature applied to logits at prediction time (1 when calibration did not help). */
+  temperature: number;
+  history: EpochReport[];
+  calibration: CalibrationReport;
+  /** Epoch (1-based) whose weights were kept. */
+  bestEpoch: number;
+  seed: number;
+  /** Validation metrics of the kept weights, after calibration. */
+  val: { loss: number; auc: number; routing: number; ece: number };
+  trainSeconds: number;
+}
+
+/** Options of {@link trainIrtMoe}. */
+export interface TrainOptions {
+  /** Seed of every random choice (default 1). */
+  seed?: number;
+  onEpoch?: (report: EpochReport) => void;
+  /** Called after each step with the items done in this epoch. */
+  onBatch?: (info: { epoch: number; itemsDone: number; itemsTotal: number; loss: number }) => void;
+}
+
+const optionsSchema = z
+  .object({
+    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    onEpoch: z.function().optional(),
+    onBatch: z.function().optional(),
+  })
+  .strict();
+
+function checkData(data: EmbeddedLabels, split: { train: readonly number[]; val: readonly number[] }): void {
+  const fail = (path: string, msg: string) => {
+    throw new ValidationError(`Invalid training data: ${path}: ${msg}`, { path: `data.${path}` });
+  };
+  const { X, dim, nItems, nModels, offsets, model, y } = data;
+  if (!Number.isInteger(dim) || dim < 1) fail("dim", `must be a positive integer, got ${dim}`);
+  if (!Number.isInteger(nItems) || nItems < 1) fail("nItems", `must be a positive integer, got ${nItems}`);
+  if (!Number.isInteger(nModels) || nModels < 1) fail("nModels", `must be a positive integer, got ${nModels}`);
+  if (X.length !== nItems * dim) fail("X", `length ${X.length} != nItems * dim = ${nItems * dim}`);
+  if (offsets.length !== nItems + 1) fail("offsets", `length ${offsets.length} != nItems + 1 = ${nItems + 1}`);
+  if (offsets[0] !== 0 || offsets[nItems] !== model.length || model.length !== y.length)
+    fail("offsets", "must start at 0 and end at model.length (= y.length)");
+  for (let i = 0; i < nItems; i++) if (offsets[i + 1]! < offsets[i]!) fail(`offsets.${i + 1}`, "offsets must be non-decreasing");
+  for (let j = 0; j < model.length; j++) {
+    if (model[j]! < 0 || model[j]! >= nModels) fail(`model.${j}`, `model index ${model[j]} outside 0..${nModels - 1}`);
+    if (!(y[j]! >= 0 && y[j]! <= 1)) fail(`y.${j}`, `label ${y[j]} is not a number in [0, 1]`);
+  }
+  for (let j = 0; j < X.length; j++) if (!Number.isFinite(X[j]!)) fail(`X.${j}`, "embedding values must be finite");
+  if (data.models && data.models.length !== nModels) fail("models", `has ${data.models.length} ids for nModels = ${nModels}`);
+  for (const name of ["train", "val"] as const) {
+    const rows = split[name];
+    if (rows.length === 0) throw new ValidationError(`split.${name} is empty: training needs items in both train and val`, { path: `split.${name}` });
+    for (const r of rows) if (!Number.isInteger(r) || r < 0 || r >= nItems) fail(`split.${name}`, `row ${r} outside 0..${nItems - 1}`);
+  }
+}
+
+/** Logits (rows.length x nModels) of the given rows in eval mode (no dropout, no noise), in chunks. */
+export function graphLogits(tf: Tf, ops: GraphOps, vars: GraphVars, data: { X: Float32Array; dim: number }, rows: readonly number[], nModels: number, chunk = 512): Float32Array {
+  const out = new Float32Array(rows.length * nModels);
+  for (let s = 0; s < rows.length; s += chunk) {
+    const part = rows.slice(s, s + chunk);
+    const xb = new Float32Array(part.length * data.dim);
+    part.forEach((i, r) => xb.set(data.X.subarray(i * data.dim, (i + 1) * data.dim), r * data.dim));
+    const z = tf.tidy(() => forwardGraph(tf, ops, vars, tf.tensor2d(xb, [part.length, data.dim])).logits);
+    out.set(z.dataSync(), s * nModels);
+    z.dispose();
+  }
+  return out;
+}
+
+function sigmoidArray(z: Float32Array, t = 1): Float32Array {
+  const p = new Float32Array(z.length);
+  for (let i = 0; i < z.length; i++) {
+    const v = z[i]! / t;
+    p[i] = v >= 0 ? 1 / (1 + Math.exp(-v)) : Math.exp(v) / (1 + Math.exp(v));
+  }
+  return p;
+}
+
+interface AdamState {
+  m: Variable[];
+  v: Variable[];
+  step: number;
+}
+
+/**
+ * Trains an IRT-MoE scorer on the `train` rows, early-stopping on the `val` rows.
+ *
+ * @example
+ * const { tf } = await getTf();
+ * const trained = await trainIrtMoe(tf, data, { train, val }, { experts: 8 }, { seed: 1, onEpoch: console.log });
+ * const p = predictItems(trained, data.X, test); // test.length x nModels
+ */
+export async function trainIrtMoe(
+  tf: Tf,
+  data: EmbeddedLabels,
+  split: { train: readonly number[]; val: readonly number[] },
+  config: Partial<IrtMoeConfig> = {},
+  options: TrainOptions = {},
+): Promise<TrainedIrtMoe> {
+  const cfg = resolveIrtMoeConfig(config);
+  parseWith(optionsSchema, options, "options");
+  checkData(data, split);
+  const seed = options.seed ?? 1;
+  const rng = new Rng(seed);
+  const { dim, nModels, offsets, model, y } = data;
+  const models = data.models ?? Array.from({ length: nModels }, (_, m) => `model-${m}`);
+
+  const labelled = (i: number) => offsets[i + 1]! > offsets[i]!;
+  const trainRows = split.train.filter(labelled);
+  const valRows = split.val.filter(labelled);
+  if (trainRows.length === 0 || valRows.length === 0)
+    throw new ValidationError("Training needs at least one labelled item in both the train and the val split", { path: "split" });
+
+  let ySum = 0;
+  let yN = 0;
+  for (const i of trainRows) {
+    for (let j = offsets[i]!; j < offsets[i + 1]!; j++) {
+      ySum += y[j]!;
+      yN++;
+    }
+  }
+  const init = initWeights(rng, { inDim: dim, experts: cfg.experts, hidden: cfg.hidden, out: cfg.out, abilityDim: cfg.abilityDim }, models, ySum / yN);
+
+  const t0 = performance.now();
+  const ops = makeOps(tf);
+  const vars = createVars(tf, init);
+  const varList = listVars(vars);
+  const adam: AdamState = {
+    m: varList.map(({ variable }) => tf.variable(tf.zerosLike(variable), false)),
+    v: varList.map(({ variable }) => tf.variable(tf.zerosLike(variable), false)),
+    step: 0,
+  };
+  const b1 = 0.9;
+  const b2 = 0.999;
+  const eps = 1e-8;
+
+  const B = cfg.batchItems;
+  const H = cfg.hidden;
+  const K = cfg.experts;
+  const stepsPerEpoch = Math.ceil(trainRows.length / B);
+  const warmupSteps = Math.round(cfg.warmupEpochs * stepsPerEpoch);
+  const keep = 1 - cfg.dropout;
+  const valPairsLabels = observedPairs(new Float32Array(valRows.length * nModels), nModels, data, valRows).y;
+
+  let lrBase = cfg.learningRate;
+  let best: { score: number; epoch: number; weights: IrtMoeWeights; valLogits: Float32Array } = { score: -Infinity, epoch: 0, weights: init, valLogits: new Float32Array(0) };
+  let sinceBest = 0;
+  let sinceLrDrop = 0;
+  const history: EpochReport[] = [];
+
+  try {
+    for (let epoch = 1; epoch <= cfg.maxEpochs; epoch++) {
+      const te = performance.now();
+      const order = rng.shuffle([...trainRows]);
+      let lossSum = 0;
+      let lossN = 0;
+      let lr = lrBase;
+      for (let s = 0; s < order.length; s += B) {
+        const rows = order.slice(s, s + B);
+        const nb = rows.length;
+        const xb = new Float32Array(nb * dim);
+        const yb = new Float32Array(nb * nModels);
+        const mb = new Float32Array(nb * nModels);
+        rows.forEach((i, r) => {
+          const base = i * dim;
+          const o = r * dim;
+          for (let c = 0; c < dim; c++) xb[o + c] = data.X[base + c]! + (cfg.inputNoise > 0 ? cfg.inputNoise * rng.normal() : 0);
+          for (let j = offsets[i]!; j < offsets[i + 1]!; j++) {
+            yb[r * nModels + model[j]!] = y[j]!;
+            mb[r * nModels + model[j]!] = 1;
+          }
+        });
+        const masks: Float32Array[] = [];
+        if (cfg.dropout > 0) {
+          for (let k = 0; k <= K; k++) {
+            const m = new Float32Array(nb * H);
+            for (let c = 0; c < m.length; c++) m[c] = rng.next() < keep ? 1 / keep : 0;
+            masks.push(m);
+          }
+        }
+        adam.step++;
+        lr = adam.step <= warmupSteps ? (lrBase * adam.step) / warmupSteps : lrBase;
+        const loss = tf.tidy(() => {
+          const x = tf.tensor2d(xb, [nb, dim]);
+          const yt = tf.tensor2d(yb, [nb, nModels]);
+          const mt = tf.tensor2d(mb, [nb, nModels]);
+          const dropout = masks.map((m) => tf.tensor2d(m, [nb, H]));
+          const f = () => maskedBce(tf, forwardGraph(tf, ops, vars, x, { dropout }).logits, yt, mt) as Tensor & { rank: 0 };
+          const { value, grads } = tf.variableGrads(f as any, varList.map((v) => v.variable));
+          const c1 = 1 - Math.pow(b1, adam.step);
+          const c2 = 1 - Math.pow(b2, adam.step);
+          varList.forEach(({ variable, decay }, idx) => {
+            const g = grads[variable.name]!;
+            const m = adam.m[idx]!;
+            const v = adam.v[idx]!;
+            m.assign(tf.add(tf.mul(m, b1), tf.mul(g, 1 - b1)));
+            v.assign(tf.add(tf.mul(v, b2), tf.mul(tf.square(g), 1 - b2)));
+            let upd: Tensor = tf.div(tf.div(m, c1), tf.add(tf.sqrt(tf.div(v, c2)), eps));
+            if (decay && cfg.weightDecay > 0) upd = tf.add(upd, tf.mul(variable, cfg.weightDecay));
+            variable.assign(tf.sub(variable, tf.mul(upd, lr)));
+          });
+          return value;
+        });
+        const lv = loss.dataSync()[0]!;
+        loss.dispose();
+        lossSum += lv * nb;
+        lossN += nb;
+        options.onBatch?.({ epoch, itemsDone: Math.min(order.length, s + B), itemsTotal: order.length, loss: lv });
+      }
+
+      const valLogits = graphLogits(tf, ops, vars, data, valRows, nModels);
+      const pVal = sigmoidArray(valLogits);
+      const pairs = observedPairs(pVal, nModels, data, valRows);
+      const valLoss = logLoss(pairs.p, pairs.y);
+      const valAuc = rocAuc(pairs.p, pairs.y);
+      const valRouting = routingAccuracy(pVal, nModels, data, valRows);
+      const score = cfg.earlyStopOn === "loss" ? -valLoss : cfg.earlyStopOn === "auc" ? valAuc : valRouting;
+      const improved = score > best.score + 1e-6;
+      if (improved) {
+        best = { score, epoch, weights: readVars(vars, init), valLogits };
+        sinceBest = 0;
+        sinceLrDrop = 0;
+      } else {
+        sinceBest++;
+        sinceLrDrop++;
+      }
+      const report: EpochReport = {
+        epoch,
+        trainLoss: lossSum / Math.max(1, lossN),
+        valLoss,
+        valAuc,
+        valRouting,
+        learningRate: lr,
+        improved,
+        seconds: (performance.now() - te) / 1000,
+      };
+      history.push(report);
+      options.onEpoch?.(report);
+      if (sinceBest >= cfg.patience) break;
+      if (sinceLrDrop >= cfg.lrPatience) {
+        lrBase /= 2;
+        sinceLrDrop = 0;
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+  } finally {
+    disposeVars(vars);
+    adam.m.forEach((t) => t.dispose());
+    adam.v.forEach((t) => t.dispose());
+  }
+
+  // Calibration on validation (kept only if it lowers validation ECE).
+  const valZ = observedPairs(best.valLogits, nModels, data, valRows).p;
+  const calibration = cfg.calibrate
+    ? fitTemperature(valZ, valPairsLabels)
+    : (() => {
+        const e = ece(sigmoidArray(Float32Array.from(valZ)), valPairsLabels);
+        return { temperature: 1, fitted: 1, applied: false, eceBefore: e, eceAfter: e };
+      })();
+  const temperature = calibration.temperature;
+  const pBest = sigmoidArray(best.valLogits, temperature);
+  const pairs = observedPairs(pBest, nModels, data, valRows);
+  return {
+    weights: best.weights,
+    config: cfg,
+    temperature,
+    history,
+    calibration,
+    bestEpoch: best.epoch,
+    seed,
+    val: { loss: logLoss(pairs.p, pairs.y), auc: rocAuc(pairs.p, pairs.y), routing: routingAccuracy(pBest, nModels, data, valRows), ece: ece(pairs.p, pairs.y) },
+    trainSeconds: (performance.now() - t0) / 1000,
+  };
+}
+
+export { predictItems, itemParamsOf } from "./forward.js";
+export type { IrtMoeWeights } from "./weights.js";
+export type { Tensor2D };
