@@ -137,3 +137,19 @@ export class EncoderUnavailableError extends IrtRouterError {
     super("ENCODER_UNAVAILABLE", message, options);
   }
 }
+
+/** A model id (or alias) that the scorer's catalog does not know. `details.suggestions` lists close matches. */
+export class UnknownModelError extends IrtRouterError {
+  constructor(
+    readonly model: string,
+    readonly suggestions: readonly string[],
+    options: IrtRouterErrorOptions = {},
+  ) {
+    super(
+      "UNKNOWN_MODEL",
+      `Unknown model "${model}".${suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : ""} ` +
+        `Use a catalog id or alias (see scorer.models).`,
+      { ...options, details: { ...options.details, model, suggestions } },
+    );
+  }
+}
