@@ -8,3 +8,6 @@ export { HuggingFaceEncoder, parseRetryAfter } from "./encoders/huggingface.js";
 export type { HuggingFaceEncoderOptions, HuggingFaceEncoderProbeOptions, HuggingFaceRetryInfo } from "./encoders/huggingface.js";
 export { LangChainEncoder, defaultLangChainEncoderId } from "./encoders/langchain.js";
 export type { LangChainEncoderOptions, LangChainEncoderCreateOptions } from "./encoders/langchain.js";
+export { UseLiteEncoder, USE_LITE_PACKAGE, USE_LITE_DIM, USE_LITE_MAX_TOKENS } from "./encoders/use-lite.js";
+export type { UseLiteOptions, EmbedDetail, DetailedEmbeddings, TruncationInfo } from "./encoders/use-lite.js";
+export { graphModelFileHandler, loadGraphModelFromFiles } from "./encoders/graph-model-files.js";
