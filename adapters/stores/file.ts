@@ -1,0 +1,456 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { IrtRouterError, StoreError } from "../../src/errors.js";
+import type { FeedbackEvent } from "../../src/learning/events.js";
+import {
+  assertValidFeedbackEvents,
+  StoreLedger,
+  storeOptionsSchema,
+  toStrictJson,
+  type AbilityStore,
+  type AppendResult,
+  type LoadResult,
+} from "../../src/learning/store.js";
+import { parseWith } from "../../src/util/validate.js";
+import {
+  decodeLine,
+  decodeSnapshot,
+  encodeLine,
+  encodeSnapshot,
+  FORMAT_VERSION,
+  JOURNAL_FORMAT,
+  journalHeader,
+  type JournalRecord,
+} from "./format.js";
+import { acquireStoreLock, type LockInfo, type StoreLock } from "./lock.js";
+
+const fileStoreOptionsSchema = storeOptionsSchema.extend({
+  /** Called with a human-readable note when opening repaired something (torn last line, stale lock). */
+  onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function").optional(),
+});
+
+/** Options of {@link FileStore.open}. */
+export type FileStoreOptions = z.input<typeof fileStoreOptionsSchema>;
+
+/** What {@link FileStore.open} found and repaired. */
+export interface FileStoreRecovery {
+  /** A torn (partially written, never acknowledged) last journal line was cut off. */
+  tornTail?: { line: number; bytes: number };
+  /** A lock left by a dead process on this host was replaced. */
+  staleLock?: LockInfo;
+  /** Journal events already covered by the snapshot (a crash hit between snapshot and compaction); skipped on load. */
+  coveredBySnapshot: number;
+  /** Temporary files of an interrupted snapshot/compaction that were removed. */
+  removedTempFiles: string[];
+}
+
+const JOURNAL = "journal.jsonl";
+const SNAPSHOT = "snapshot.json";
+const TEMP_MARK = ".tmp-";
+
+const snapshotPayloadSchema = z.object({
+  seq: z.number().int().min(0),
+  eventIds: z.array(z.string()),
+  state: z.unknown(),
+});
+
+/**
+ * The embedded default {@link AbilityStore}: a directory holding an append-only, checksummed JSONL
+ * event journal, the latest snapshot of the learner state, and an exclusive lock.
+ *
+ * Guarantees: `append` resolves only after the events are fsynced; a crash (even SIGKILL or power
+ * loss mid-write) can at worst leave a torn last line, which `open` detects by its checksum and
+ * cuts off (it was never acknowledged); a bad line anywhere else is a `StoreError` naming file
+ * and line, never skipped. Snapshots are atomic (temp file + fsync + rename + directory fsync)
+ * and compact the journal the same way. One process at a time: a second `open` of the same
+ * directory gets `StoreLockedError` (code `STORE_LOCKED`) while the first is alive; a lock left by a
+ * dead process is recovered automatically. See docs/stores.md for the on-disk format.
+ *
+ * @example
+ * ```ts
+ * import { FileStore } from "irt-router/adapters";
+ * const store = await FileStore.open(".irt-router/abilities", { snapshotEvery: 500 });
+ * const { snapshot, events, seq } = await store.load();
+ * const r = await store.append([{ id: "d1:0", model: "gpt-4o", alpha: [...], beta: 0.1, y: 1, at: Date.now() }]);
+ * if (r.snapshotDue) await store.snapshot(r.seq, learner.exportState());
+ * await store.close();
+ * ```
+ */
+export class FileStore implements AbilityStore {
+  private closed = false;
+  /** Set when an I/O failure left this handle unsure of the file state; the disk itself stays valid. */
+  private broken?: unknown;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    /** The store directory. */
+    readonly dir: string,
+    /** What opening found and repaired. */
+    readonly recovery: FileStoreRecovery,
+    private readonly lock: StoreLock,
+    private readonly ledger: StoreLedger,
+    private journal: FileHandle,
+    private journalSize: number,
+    /** Journal records after the snapshot. */
+    private pending: JournalRecord[],
+    /** Ids the snapshot covers. */
+    private snapshotIds: string[],
+    /** Snapshot payload JSON text, when there is a snapshot. */
+    private snapshotPayload: string | undefined,
+  ) {}
+
+  /**
+   * Open (creating if needed) the store in `dir`: take its lock, verify the snapshot and the
+   * journal, and repair a torn last line. Throws `StoreLockedError` when another live process holds
+   * it, `StoreError` when a file is corrupted (with `file` and `line`).
+   */
+  static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
+    const { snapshotEvery, onWarning } = parseWith(fileStoreOptionsSchema, options, "FileStore options");
+    parseWith(z.string().min(1, "dir must be a non-empty path"), dir, "dir");
+    await mkdir(dir, { recursive: true });
+    const lock = await acquireStoreLock(dir);
+    try {
+      const recovery: FileStoreRecovery = { coveredBySnapshot: 0, removedTempFiles: [], staleLock: lock.replacedStale };
+      if (lock.replacedStale) {
+        onWarning?.(`Recovered a stale lock left by dead process ${lock.replacedStale.pid} (${lock.replacedStale.acquiredAt}).`);
+      }
+      recovery.removedTempFiles = await removeTempFiles(dir);
+      const snap = await readSnapshot(dir);
+      const journalPath = join(dir, JOURNAL);
+      let text: Buffer;
+      try {
+        text = await readFile(journalPath);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+        await atomicWrite(dir, JOURNAL, journalHeader(snap?.seq ?? 0));
+        text = await readFile(journalPath);
+        if (snap) {
+          onWarning?.(
+            `${journalPath} was missing although a snapshot (up to event ${snap.seq}) exists; started a new journal after it. ` +
+              `Events acknowledged after that snapshot, if any, were in the missing file.`,
+          );
+        }
+      }
+      const parsed = parseJournal(text, journalPath);
+      const handle = await open(journalPath, "r+");
+      try {
+        if (parsed.torn) {
+          await handle.truncate(parsed.validBytes);
+          await handle.sync();
+          recovery.tornTail = parsed.torn;
+          onWarning?.(
+            `Cut a torn last line (line ${parsed.torn.line}, ${parsed.torn.bytes} bytes) from ${journalPath}: it was being written when the writer stopped and was never acknowledged.`,
+          );
+        }
+        const snapSeq = snap?.seq ?? 0;
+        const lastSeq = parsed.base + parsed.records.length;
+        if (snapSeq > lastSeq) {
+          throw new StoreError(
+            `${join(dir, SNAPSHOT)} covers events up to ${snapSeq}, but ${journalPath} ends at ${lastSeq}: the journal was replaced or truncated from outside. ` +
+              `Restore the journal from a backup, or move both files away to start empty.`,
+            { file: journalPath },
+          );
+        }
+        if (parsed.base > snapSeq) {
+          throw new StoreError(
+            `${journalPath} starts after event ${parsed.base}, but ${snap ? `the snapshot covers only up to ${snapSeq}` : "there is no snapshot"}: events ${snapSeq + 1}..${parsed.base} are missing. ` +
+              `Restore ${SNAPSHOT} from a backup.`,
+            { file: journalPath },
+          );
+        }
+        const pending = parsed.records.filter((r) => r.seq > snapSeq);
+        recovery.coveredBySnapshot = parsed.records.length - pending.length;
+        const ledger = new StoreLedger(snapshotEvery);
+        for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
+        for (const r of pending) {
+          if (ledger.ids.has(r.event.id)) {
+            throw new StoreError(`${journalPath} line ${r.seq - parsed.base + 1}: event id "${r.event.id}" is stored twice.`, {
+              file: journalPath,
+              line: r.seq - parsed.base + 1,
+            });
+          }
+          ledger.ids.add(r.event.id);
+        }
+        ledger.seq = lastSeq;
+        ledger.snapshotSeq = snapSeq;
+        return new FileStore(dir, recovery, lock, ledger, handle, parsed.validBytes, pending, snap?.eventIds ?? [], snap?.payload);
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  async append(events: readonly FeedbackEvent[]): Promise<AppendResult> {
+    this.ensureUsable();
+    assertValidFeedbackEvents(events);
+    return this.serial(async () => {
+      this.ensureUsable();
+      const { fresh, duplicates } = this.ledger.partition(events);
+      if (fresh.length === 0) return this.ledger.result(0, duplicates);
+      await this.lock.verify();
+      const records: JournalRecord[] = fresh.map((event, k) => {
+        const seq = this.ledger.seq + k + 1;
+        const json = `{"seq":${seq},"event":${toStrictJson(event, "event")}}`;
+        return { seq, event: JSON.parse(json).event as FeedbackEvent, line: encodeLine(json) };
+      });
+      const buf = Buffer.from(records.map((r) => r.line).join(""), "utf8");
+      try {
+        await writeFully(this.journal, buf, this.journalSize);
+        await this.journal.sync();
+      } catch (err) {
+        await this.rollbackJournal(err);
+        throw new StoreError(
+          `Could not write ${fresh.length} event(s) to ${join(this.dir, JOURNAL)}: ${(err as Error).message}. Nothing was acknowledged; the journal was rolled back.`,
+          { file: join(this.dir, JOURNAL), cause: err },
+        );
+      }
+      this.journalSize += buf.length;
+      this.pending.push(...records);
+      this.ledger.commit(fresh);
+      return this.ledger.result(fresh.length, duplicates);
+    });
+  }
+
+  async load(): Promise<LoadResult> {
+    this.ensureUsable();
+    return this.serial(async () => {
+      const snapshot = this.snapshotPayload
+        ? { seq: this.ledger.snapshotSeq, state: (JSON.parse(this.snapshotPayload) as { state: unknown }).state }
+        : undefined;
+      const events = this.pending.map((r) => (JSON.parse(r.line.slice(17)) as { event: FeedbackEvent }).event);
+      return { snapshot, events, seq: this.ledger.seq };
+    });
+  }
+
+  async snapshot(seq: number, state: unknown): Promise<void> {
+    this.ensureUsable();
+    this.ledger.checkSnapshotSeq(seq);
+    const stateJson = toStrictJson(state, "state");
+    return this.serial(async () => {
+      this.ensureUsable();
+      this.ledger.checkSnapshotSeq(seq);
+      await this.lock.verify();
+      const covered = this.snapshotIds.concat(this.pending.filter((r) => r.seq <= seq).map((r) => r.event.id));
+      const head = JSON.stringify({ seq, createdAt: new Date().toISOString(), eventIds: covered });
+      const payload = `${head.slice(0, -1)},"state":${stateJson}}`;
+      const keep = this.pending.filter((r) => r.seq > seq);
+      const journalText = journalHeader(seq) + keep.map((r) => r.line).join("");
+      try {
+        await atomicWrite(this.dir, SNAPSHOT, encodeSnapshot(payload));
+        await atomicWrite(this.dir, JOURNAL, journalText);
+        const reopened = await open(join(this.dir, JOURNAL), "r+");
+        await this.journal.close().catch(() => undefined);
+        this.journal = reopened;
+        this.journalSize = Buffer.byteLength(journalText, "utf8");
+      } catch (err) {
+        // The files on disk are consistent at every step; only this handle's view is uncertain.
+        this.broken = err;
+        throw new StoreError(
+          `Snapshot of ${this.dir} failed: ${(err as Error).message}. The store on disk is intact; close and reopen it.`,
+          { file: this.dir, cause: err },
+        );
+      }
+      this.snapshotIds = covered;
+      this.snapshotPayload = payload;
+      this.pending = keep;
+      this.ledger.snapshotSeq = seq;
+    });
+  }
+
+  /** Whether an event with this id has been stored (in the journal or covered by the snapshot). */
+  has(id: string): boolean {
+    return this.ledger.ids.has(id);
+  }
+
+  /** Sequence number of the last stored event. */
+  get seq(): number {
+    return this.ledger.seq;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.serial(async () => {
+      if (this.closed) return;
+      this.closed = true;
+      await this.journal.close().catch(() => undefined);
+      await this.lock.release();
+    });
+  }
+
+  private ensureUsable(): void {
+    if (this.closed) throw new StoreError(`The FileStore at ${this.dir} is closed; open it again with FileStore.open().`);
+    if (this.broken !== undefined) {
+      throw new StoreError(
+        `The FileStore handle for ${this.dir} hit an I/O error earlier (${(this.broken as Error)?.message}); close it and reopen the store.`,
+        { cause: this.broken },
+      );
+    }
+  }
+
+  /** Run store operations one at a time, in call order. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** After a failed append, cut the journal back to its last acknowledged byte. */
+  private async rollbackJournal(cause: unknown): Promise<void> {
+    try {
+      await this.journal.truncate(this.journalSize);
+      await this.journal.sync();
+    } catch {
+      // Could not restore: a partial tail may remain. It is the last line, so the next open cuts it
+      // off as torn; this handle must not append after it.
+      this.broken = cause;
+    }
+  }
+}
+
+async function writeFully(handle: FileHandle, buf: Buffer, position: number): Promise<void> {
+  let offset = 0;
+  while (offset < buf.length) {
+    const { bytesWritten } = await handle.write(buf, offset, buf.length - offset, position + offset);
+    if (bytesWritten <= 0) throw new Error("write made no progress");
+    offset += bytesWritten;
+  }
+}
+
+/** Parse and verify a journal file. Throws StoreError on corruption other than a torn last line. */
+function parseJournal(
+  buf: Buffer,
+  file: string,
+): { base: number; records: JournalRecord[]; validBytes: number; torn?: { line: number; bytes: number } } {
+  const segments: { start: number; end: number; complete: boolean }[] = [];
+  let start = 0;
+  for (let i = 0; i < buf.length; i++) {
+    if (buf[i] === 0x0a) {
+      segments.push({ start, end: i, complete: true });
+      start = i + 1;
+    }
+  }
+  if (start < buf.length) segments.push({ start, end: buf.length, complete: false });
+  if (segments.length === 0) {
+    throw new StoreError(`${file} is empty: it has no header line. Move it away (or restore it) and reopen.`, { file, line: 1 });
+  }
+  const header = decodeLine(buf.toString("utf8", segments[0]!.start, segments[0]!.end));
+  const h = header?.value as { format?: unknown; version?: unknown; base?: unknown } | undefined;
+  if (!segments[0]!.complete || !h || h.format !== JOURNAL_FORMAT || typeof h.base !== "number" || !Number.isInteger(h.base)) {
+    throw new StoreError(`${file} line 1 is not a valid irt-router journal header (bad checksum or format).`, { file, line: 1 });
+  }
+  if (h.version !== FORMAT_VERSION) {
+    throw new StoreError(`${file} has journal format version ${String(h.version)}; this library reads version ${FORMAT_VERSION}.`, {
+      file,
+      line: 1,
+    });
+  }
+  const base = h.base;
+  const records: JournalRecord[] = [];
+  let validBytes = segments[0]!.end + 1;
+  for (let s = 1; s < segments.length; s++) {
+    const seg = segments[s]!;
+    const lineNo = s + 1;
+    const text = buf.toString("utf8", seg.start, seg.end);
+    const decoded = seg.complete ? decodeLine(text) : undefined;
+    const value = decoded?.value as { seq?: unknown; event?: { id?: unknown } } | undefined;
+    const wellFormed = value && typeof value.seq === "number" && value.event && typeof value.event.id === "string";
+    if (!wellFormed) {
+      if (s === segments.length - 1) {
+        return { base, records, validBytes, torn: { line: lineNo, bytes: buf.length - seg.start } };
+      }
+      throw new StoreError(
+        `${file} line ${lineNo} is corrupted (${decoded ? "unexpected record shape" : "checksum or JSON mismatch"}) and is followed by ` +
+          `${segments.length - 1 - s} more line(s), so it is not a torn write. The store will not skip it: restore the file from a backup, ` +
+          `or repair/remove that line by hand if you accept losing that event.`,
+        { file, line: lineNo },
+      );
+    }
+    const expected = base + records.length + 1;
+    if (value.seq !== expected) {
+      throw new StoreError(`${file} line ${lineNo} has sequence number ${String(value.seq)}, expected ${expected}: events are missing or out of order.`, {
+        file,
+        line: lineNo,
+      });
+    }
+    records.push({ seq: expected, event: value.event as FeedbackEvent, line: text + "\n" });
+    validBytes = seg.end + 1;
+  }
+  return { base, records, validBytes };
+}
+
+async function readSnapshot(dir: string): Promise<{ seq: number; eventIds: string[]; payload: string } | undefined> {
+  const file = join(dir, SNAPSHOT);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  const decoded = decodeSnapshot(text);
+  if (typeof decoded === "string") {
+    throw new StoreError(`${file} is invalid: ${decoded}. Snapshots are written atomically, so this is outside damage; restore it from a backup.`, {
+      file,
+    });
+  }
+  let parsed: z.infer<typeof snapshotPayloadSchema>;
+  try {
+    parsed = parseWith(snapshotPayloadSchema, JSON.parse(decoded.payload), "snapshot", file);
+  } catch (err) {
+    if (err instanceof IrtRouterError) throw new StoreError(err.message, { file, cause: err });
+    throw new StoreError(`${file} payload is not valid JSON: ${(err as Error).message}`, { file, cause: err });
+  }
+  if (parsed.eventIds.length !== parsed.seq) {
+    throw new StoreError(`${file} covers ${parsed.seq} events but lists ${parsed.eventIds.length} event ids.`, { file });
+  }
+  return { seq: parsed.seq, eventIds: parsed.eventIds, payload: decoded.payload };
+}
+
+/** Write `name` in `dir` atomically: temp file, fsync, rename over, fsync the directory. */
+async function atomicWrite(dir: string, name: string, content: string): Promise<void> {
+  const tmp = join(dir, `${name}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`);
+  const handle = await open(tmp, "w");
+  try {
+    await handle.writeFile(content, "utf8");
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, join(dir, name));
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  await fsyncDir(dir);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  if (process.platform === "win32") return; // directories cannot be opened for fsync on Windows
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function removeTempFiles(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await readdir(dir)) {
+    if ((name.startsWith(`${JOURNAL}${TEMP_MARK}`) || name.startsWith(`${SNAPSHOT}${TEMP_MARK}`))) {
+      await unlink(join(dir, name)).catch(() => undefined);
+      removed.push(name);
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,5 @@
+export { MemoryStore } from "./memory.js";
+export type { MemoryStoreOptions } from "./memory.js";
+export { FileStore } from "./file.js";
+export type { FileStoreOptions, FileStoreRecovery } from "./file.js";
+export type { LockInfo } from "./lock.js";

@@ -1,0 +1,84 @@
+import { StoreError } from "../../src/errors.js";
+import type { FeedbackEvent } from "../../src/learning/events.js";
+import {
+  assertValidFeedbackEvents,
+  StoreLedger,
+  storeOptionsSchema,
+  toStrictJson,
+  type AbilityStore,
+  type AppendResult,
+  type LoadResult,
+} from "../../src/learning/store.js";
+import { parseWith } from "../../src/util/validate.js";
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /** `append()` reports `snapshotDue` after this many events since the last snapshot (default 1000). */
+  snapshotEvery?: number;
+}
+
+/**
+ * An {@link AbilityStore} held in process memory: same validation, duplicate handling, sequence
+ * numbers and snapshot/compaction semantics as `FileStore`, but nothing survives the process.
+ * For tests, short-lived runs, and as a reference for other stores. Events and states are stored
+ * as JSON copies, so later mutation of the caller's objects does not change what was stored.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryStore({ snapshotEvery: 100 });
+ * const { appended, duplicates } = await store.append([event]);
+ * const { snapshot, events } = await store.load();
+ * ```
+ */
+export class MemoryStore implements AbilityStore {
+  private readonly ledger: StoreLedger;
+  /** JSON text of events after the last snapshot, in order. */
+  private tail: { seq: number; json: string }[] = [];
+  private snapshotJson?: { seq: number; json: string };
+  private closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const { snapshotEvery } = parseWith(storeOptionsSchema, options, "MemoryStore options");
+    this.ledger = new StoreLedger(snapshotEvery);
+  }
+
+  async append(events: readonly FeedbackEvent[]): Promise<AppendResult> {
+    this.ensureOpen();
+    assertValidFeedbackEvents(events);
+    const { fresh, duplicates } = this.ledger.partition(events);
+    fresh.forEach((e, k) => this.tail.push({ seq: this.ledger.seq + k + 1, json: toStrictJson(e, "event") }));
+    this.ledger.commit(fresh);
+    return this.ledger.result(fresh.length, duplicates);
+  }
+
+  async load(): Promise<LoadResult> {
+    this.ensureOpen();
+    return {
+      snapshot: this.snapshotJson && { seq: this.snapshotJson.seq, state: JSON.parse(this.snapshotJson.json) },
+      events: this.tail.map((t) => JSON.parse(t.json) as FeedbackEvent),
+      seq: this.ledger.seq,
+    };
+  }
+
+  async snapshot(seq: number, state: unknown): Promise<void> {
+    this.ensureOpen();
+    this.ledger.checkSnapshotSeq(seq);
+    const json = toStrictJson(state, "state");
+    this.snapshotJson = { seq, json };
+    this.tail = this.tail.filter((t) => t.seq > seq);
+    this.ledger.snapshotSeq = seq;
+  }
+
+  /** Whether an event with this id has been stored. */
+  has(id: string): boolean {
+    return this.ledger.ids.has(id);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new StoreError("This MemoryStore was closed; create a new one.");
+  }
+}

@@ -1,0 +1,183 @@
+import { z } from "zod";
+import { FeedbackError, StoreError } from "../errors.js";
+import type { FeedbackEvent } from "./events.js";
+
+/** What {@link AbilityStore.append} reports. */
+export interface AppendResult {
+  /** How many events were new and are now durable. */
+  appended: number;
+  /** Ids that were already stored (or repeated within the batch): not written again. */
+  duplicates: string[];
+  /** Sequence number of the last stored event after this call (0 when the store is empty). */
+  seq: number;
+  /**
+   * True when at least the store's `snapshotEvery` events have been appended since the last
+   * snapshot: apply the events to the learner, then call `snapshot(seq, learner.exportState())`.
+   */
+  snapshotDue: boolean;
+}
+
+/** What {@link AbilityStore.load} returns. */
+export interface LoadResult {
+  /** Latest snapshot: the learner's opaque JSON state covering events 1..seq. */
+  snapshot?: { seq: number; state: unknown };
+  /** Every event after the snapshot, in append order (event i has sequence number `snapshot.seq + i + 1`). */
+  events: FeedbackEvent[];
+  /** Sequence number of the last stored event (0 when empty). */
+  seq: number;
+}
+
+/**
+ * Durable home of the online learner's feedback: an append-only event log plus periodic
+ * snapshots of the learner state. Implementations: `MemoryStore` (tests, ephemeral) and the
+ * embedded default `FileStore` (JSONL journal + atomic snapshot files), both in `irt-router/adapters`.
+ *
+ * Restoring a learner: `const { snapshot, events } = await store.load()`; start from
+ * `snapshot.state` (or fresh when absent) and apply `events` in order.
+ *
+ * @example
+ * ```ts
+ * const store = await FileStore.open(".irt-router/abilities");
+ * const { snapshot, events } = await store.load();
+ * const learner = snapshot ? OnlineLearner.fromState(known, snapshot.state as LearnerState) : new OnlineLearner(known);
+ * for (const e of events) learner.observe(e);
+ * const r = await store.append([event]);           // durable once resolved
+ * learner.observe(event);
+ * if (r.snapshotDue) await store.snapshot(r.seq, learner.exportState());
+ * ```
+ */
+export interface AbilityStore {
+  /**
+   * Persist events; resolves only once they are durable (fsync for FileStore). Events are
+   * validated first (a bad one throws `FeedbackError` and nothing is written). Duplicate ids
+   * (already stored, or repeated in the batch) are no-ops, reported in `duplicates`.
+   */
+  append(events: readonly FeedbackEvent[]): Promise<AppendResult>;
+  /** Latest snapshot (opaque JSON state of the learner + the sequence number it covers) and every event after it. */
+  load(): Promise<LoadResult>;
+  /**
+   * Write a snapshot covering events up to `seq` (atomic for FileStore: temp file + fsync +
+   * rename + dir fsync), then compact the journal so it holds only events after `seq`.
+   * `state` must be JSON-serialisable with finite numbers.
+   */
+  snapshot(seq: number, state: unknown): Promise<void>;
+  /** Release the store (FileStore: its lock). Further calls throw `StoreError`. */
+  close(): Promise<void>;
+}
+
+const finite = z.number().refine(Number.isFinite, "must be a finite number");
+
+/**
+ * Schema of a storable {@link FeedbackEvent}. Extra fields are allowed and kept as given
+ * (they must be JSON values).
+ */
+export const feedbackEventSchema = z.looseObject({
+  id: z.string().trim().min(1, "id must be a non-empty string"),
+  model: z.string().trim().min(1, "model must be a non-empty string"),
+  alpha: z.array(finite).min(1, "alpha must be a non-empty array of finite numbers"),
+  beta: finite,
+  y: finite.refine((v) => v >= 0 && v <= 1, "y must be in [0, 1]"),
+  weight: finite.refine((v) => v > 0 && v <= 1, "weight must be in (0, 1]").optional(),
+  decisionId: z.string().optional(),
+  runId: z.string().optional(),
+  at: finite,
+});
+
+/**
+ * Validate a batch of feedback events before anything is written. Throws a {@link FeedbackError}
+ * naming the first bad event by index and id and the bad field (`events.3.y: y must be in [0, 1]`).
+ */
+export function assertValidFeedbackEvents(events: unknown): asserts events is readonly FeedbackEvent[] {
+  if (!Array.isArray(events)) {
+    throw new FeedbackError(`append() takes an array of feedback events, got ${events === null ? "null" : typeof events}.`);
+  }
+  for (let i = 0; i < events.length; i++) {
+    const r = feedbackEventSchema.safeParse(events[i]);
+    if (!r.success) {
+      const issue = r.error.issues[0]!;
+      const path = ["events", i, ...issue.path.map(String)].join(".");
+      const id = (events[i] as { id?: unknown } | null)?.id;
+      throw new FeedbackError(
+        `Feedback event ${i}${typeof id === "string" ? ` ("${id}")` : ""} is invalid: ${path}: ${issue.message}. Nothing was written.`,
+        { path, details: { issues: r.error.issues } },
+      );
+    }
+    try {
+      toStrictJson(events[i], `events.${i}`);
+    } catch (err) {
+      throw new FeedbackError(`Feedback event ${i} cannot be stored: ${(err as Error).message}. Nothing was written.`, {
+        path: `events.${i}`,
+      });
+    }
+  }
+}
+
+/**
+ * `JSON.stringify` that refuses what JSON would silently change: NaN/Infinity (become null),
+ * bigint, functions and symbols (dropped). `what` prefixes the path in the error.
+ */
+export function toStrictJson(value: unknown, what: string): string {
+  const text = JSON.stringify(value, (key: string, v: unknown) => {
+    const where = key === "" ? what : `${what} (field "${key}")`;
+    if (typeof v === "number" && !Number.isFinite(v)) throw new StoreError(`${where} is ${v}, which JSON cannot represent`);
+    if (typeof v === "bigint") throw new StoreError(`${where} is a bigint; convert it to a number or string`);
+    if (typeof v === "function" || typeof v === "symbol") throw new StoreError(`${where} is a ${typeof v}, which JSON would drop`);
+    return v;
+  });
+  if (text === undefined) throw new StoreError(`${what} is not JSON-serialisable`);
+  return text;
+}
+
+/**
+ * Shared bookkeeping of every store: known ids, the last sequence number, the last snapshot's
+ * sequence number, and the rules for a valid snapshot sequence number. Pure (no I/O).
+ */
+export class StoreLedger {
+  readonly ids = new Set<string>();
+  seq = 0;
+  snapshotSeq = 0;
+
+  constructor(readonly snapshotEvery: number) {}
+
+  /** Split a validated batch into new events (first occurrence wins) and duplicate ids. */
+  partition(events: readonly FeedbackEvent[]): { fresh: FeedbackEvent[]; duplicates: string[] } {
+    const fresh: FeedbackEvent[] = [];
+    const duplicates: string[] = [];
+    const inBatch = new Set<string>();
+    for (const e of events) {
+      if (this.ids.has(e.id) || inBatch.has(e.id)) duplicates.push(e.id);
+      else {
+        inBatch.add(e.id);
+        fresh.push(e);
+      }
+    }
+    return { fresh, duplicates };
+  }
+
+  /** Record events as stored (after they are durable). */
+  commit(events: readonly FeedbackEvent[]): void {
+    for (const e of events) this.ids.add(e.id);
+    this.seq += events.length;
+  }
+
+  result(appended: number, duplicates: string[]): AppendResult {
+    return { appended, duplicates, seq: this.seq, snapshotDue: this.seq - this.snapshotSeq >= this.snapshotEvery };
+  }
+
+  /** Throw a StoreError unless `seq` is an integer in [last snapshot seq, last event seq]. */
+  checkSnapshotSeq(seq: unknown): asserts seq is number {
+    if (typeof seq !== "number" || !Number.isInteger(seq) || seq < this.snapshotSeq || seq > this.seq) {
+      throw new StoreError(
+        `snapshot(seq) needs an integer between the last snapshot (${this.snapshotSeq}) and the last stored event (${this.seq}); got ${String(seq)}. ` +
+          `Pass the seq returned by append() for the events the state includes.`,
+        { path: "seq" },
+      );
+    }
+  }
+}
+
+/** Options every store accepts. */
+export const storeOptionsSchema = z.object({
+  /** `append()` reports `snapshotDue` once this many events were appended since the last snapshot. */
+  snapshotEvery: z.number().int().min(1).max(10_000_000).default(1000),
+});
