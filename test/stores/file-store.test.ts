@@ -1,0 +1,249 @@
+import { spawn, spawnSync } from "node:child_process";
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FileStore } from "../../adapters/stores/file.js";
+import { encodeLine } from "../../adapters/stores/format.js";
+import { StoreError, StoreLockedError } from "../../src/errors.js";
+import type { FeedbackEvent } from "../../src/learning/events.js";
+
+const CHILD = join(import.meta.dirname, "fixtures", "store-child.ts");
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "irt-filestore-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ev = (i: number): FeedbackEvent => ({ id: `e${i}`, model: "m", alpha: [0.5, -1], beta: 0.25, y: i % 2, at: 1000 + i });
+const journal = () => join(dir, "journal.jsonl");
+
+async function seed(n: number): Promise<void> {
+  const store = await FileStore.open(dir);
+  await store.append(Array.from({ length: n }, (_, i) => ev(i + 1)));
+  await store.close();
+}
+
+/** Run the fixture child to completion and return its stdout. */
+function runChild(...args: string[]): string {
+  const r = spawnSync(process.execPath, ["--import", "tsx", CHILD, ...args], { encoding: "utf8", timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** A pid that certainly belonged to a process that has exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(r.stdout);
+}
+
+describe("FileStore: torn and corrupted journals", () => {
+  it("(b) a torn last line (no newline) is cut off and reported; the acknowledged events load", async () => {
+    await seed(3);
+    const sizeBefore = (await stat(journal())).size;
+    await appendFile(journal(), encodeLine(JSON.stringify({ seq: 4, event: ev(4) })).slice(0, 25));
+    const warnings: string[] = [];
+    const store = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
+    expect(store.recovery.tornTail).toEqual({ line: 5, bytes: 25 });
+    expect(warnings.join("\n")).toMatch(/torn last line \(line 5, 25 bytes\)/);
+    expect((await store.load()).events.map((e) => e.id)).toEqual(["e1", "e2", "e3"]);
+    expect((await stat(journal())).size).toBe(sizeBefore);
+    // Appending after the repair yields a clean journal.
+    await store.append([ev(4)]);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.recovery.tornTail).toBeUndefined();
+    expect((await again.load()).events.map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4"]);
+    await again.close();
+  });
+
+  it("(b) a complete last line with a bad checksum is treated as torn", async () => {
+    await seed(2);
+    const line = encodeLine(JSON.stringify({ seq: 3, event: ev(3) }));
+    await appendFile(journal(), line.replace('"y":1', '"y":0'));
+    const store = await FileStore.open(dir);
+    expect(store.recovery.tornTail).toMatchObject({ line: 4 });
+    expect((await store.load()).seq).toBe(2);
+    await store.close();
+  });
+
+  it("(c) a corrupted middle line is a typed StoreError naming file and line, and nothing is changed", async () => {
+    await seed(4);
+    const text = await readFile(journal(), "utf8");
+    const lines = text.split("\n");
+    lines[2] = lines[2]!.replace('"e2"', '"eX"'); // line 3 = event e2, checksum now wrong
+    await writeFile(journal(), lines.join("\n"));
+    const err = await FileStore.open(dir).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).code).toBe("STORE");
+    expect((err as StoreError).file).toBe(journal());
+    expect((err as StoreError).line).toBe(3);
+    expect((err as Error).message).toMatch(/line 3 is corrupted .* followed by 2 more line/);
+    expect(await readFile(journal(), "utf8")).toBe(lines.join("\n"));
+    // The failed open released its lock: a later open reports the same error, not STORE_LOCKED.
+    await expect(FileStore.open(dir)).rejects.toThrow(/line 3 is corrupted/);
+  });
+
+  it("a sequence gap (a line removed from the middle) is a typed error", async () => {
+    await seed(4);
+    const lines = (await readFile(journal(), "utf8")).split("\n");
+    lines.splice(2, 1);
+    await writeFile(journal(), lines.join("\n"));
+    await expect(FileStore.open(dir)).rejects.toThrow(/line 3 has sequence number 3, expected 2/);
+  });
+
+  it("a damaged snapshot is a typed error, not silently ignored", async () => {
+    const store = await FileStore.open(dir);
+    await store.append([ev(1), ev(2)]);
+    await store.snapshot(2, { n: 2 });
+    await store.close();
+    const snap = join(dir, "snapshot.json");
+    await writeFile(snap, (await readFile(snap, "utf8")).replace('"n":2', '"n":3'));
+    await expect(FileStore.open(dir)).rejects.toThrow(/snapshot\.json is invalid: payload checksum mismatch/);
+  });
+
+  it("a crash between snapshot and compaction is recovered: covered events are skipped, none lost", async () => {
+    const store = await FileStore.open(dir);
+    await store.append([ev(1), ev(2), ev(3)]);
+    const journalBefore = await readFile(journal());
+    await store.snapshot(2, { n: 2 });
+    await store.close();
+    // Put back the pre-compaction journal, as if the process died right after the snapshot rename.
+    await writeFile(journal(), journalBefore);
+    await writeFile(join(dir, "journal.jsonl.tmp-999-abcd"), "partial compaction output");
+    const again = await FileStore.open(dir);
+    expect(again.recovery.coveredBySnapshot).toBe(2);
+    expect(again.recovery.removedTempFiles).toEqual(["journal.jsonl.tmp-999-abcd"]);
+    expect(await again.load()).toEqual({ snapshot: { seq: 2, state: { n: 2 } }, events: [ev(3)], seq: 3 });
+    expect(await again.append([ev(1), ev(4)])).toMatchObject({ appended: 1, duplicates: ["e1"], seq: 4 });
+    await again.close();
+    expect(await readdir(dir)).not.toContain("journal.jsonl.tmp-999-abcd");
+  });
+});
+
+describe("FileStore: locking", () => {
+  it("(d) a second handle in the same process gets STORE_LOCKED naming the holder", async () => {
+    const first = await FileStore.open(dir);
+    const err = await FileStore.open(dir).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreLockedError);
+    expect((err as StoreLockedError).code).toBe("STORE_LOCKED");
+    expect((err as Error).message).toContain(`process ${process.pid} on host "${hostname()}"`);
+    await first.close();
+    const second = await FileStore.open(dir);
+    await second.close();
+  });
+
+  it("(d) a second process gets STORE_LOCKED while the first holds the store, and opens once it is released", async () => {
+    const first = await FileStore.open(dir);
+    await first.append([ev(1)]);
+    expect(runChild("open", dir)).toBe("error STORE_LOCKED");
+    await first.close();
+    expect(runChild("open", dir)).toBe("opened");
+    const store = await FileStore.open(dir);
+    expect((await store.load()).events.map((e) => e.id)).toEqual(["e1"]);
+    await store.close();
+  });
+
+  it("(d) a lock left by a dead process on this host is recovered and reported", async () => {
+    await seed(1);
+    const pid = deadPid();
+    await writeFile(join(dir, "LOCK"), JSON.stringify({ pid, hostname: hostname(), token: "old", acquiredAt: "2020-01-01T00:00:00Z" }));
+    const warnings: string[] = [];
+    const store = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
+    expect(store.recovery.staleLock).toMatchObject({ pid, token: "old" });
+    expect(warnings.join()).toMatch(new RegExp(`stale lock left by dead process ${pid}`));
+    expect((await store.load()).seq).toBe(1);
+    await store.close();
+    expect(await readdir(dir)).not.toContain("LOCK");
+  });
+
+  it("(d) a lock held on another host is never broken automatically", async () => {
+    await writeFile(join(dir, "LOCK"), JSON.stringify({ pid: 1, hostname: "some-other-host", token: "t", acquiredAt: "x" }));
+    await expect(FileStore.open(dir)).rejects.toThrow(/another host.*delete/);
+  });
+
+  it("a handle whose lock was removed from outside refuses to write", async () => {
+    const store = await FileStore.open(dir);
+    await store.append([ev(1)]);
+    await rm(join(dir, "LOCK"));
+    await expect(store.append([ev(2)])).rejects.toThrow(StoreLockedError);
+    await expect(store.snapshot(1, {})).rejects.toThrow(/no longer held/);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect((await again.load()).events.map((e) => e.id)).toEqual(["e1"]);
+    await again.close();
+  });
+
+  it("rejects bad options with a ValidationError", async () => {
+    await expect(FileStore.open(dir, { snapshotEvery: 0 })).rejects.toThrow(/FileStore options\.snapshotEvery/);
+    await expect(FileStore.open("")).rejects.toThrow(/dir/);
+  });
+});
+
+describe("FileStore: crash safety", () => {
+  /**
+   * (a) A writer child appends batches and prints each id after append() resolves; it is killed
+   * with SIGKILL mid-stream (while appends and snapshots are in flight). Every acknowledged id must
+   * survive, the store must reopen (recovering the dead writer's lock), and loading twice must agree.
+   */
+  it.each([
+    { batch: 1, snapshotEvery: 7, killAfter: 60 },
+    { batch: 5, snapshotEvery: 20, killAfter: 120 },
+  ])("every acknowledged event survives SIGKILL (batch $batch, snapshot every $snapshotEvery)", async ({ batch, snapshotEvery, killAfter }) => {
+    const acked = await runWriterUntilKilled(dir, batch, snapshotEvery, killAfter);
+    expect(acked.length).toBeGreaterThanOrEqual(killAfter);
+
+    const store = await FileStore.open(dir);
+    expect(store.recovery.staleLock?.pid).toBeGreaterThan(0);
+    const first = await store.load();
+    await store.close();
+    const reopened = await FileStore.open(dir);
+    const second = await reopened.load();
+    expect(second).toEqual(first);
+
+    const snapshotIds = (first.snapshot?.state as { ids: string[] } | undefined)?.ids ?? [];
+    const stored = [...snapshotIds, ...first.events.map((e) => e.id)];
+    // The snapshot state covers exactly events 1..snapshot.seq, the events follow contiguously.
+    expect(snapshotIds).toHaveLength(first.snapshot?.seq ?? 0);
+    expect(stored).toHaveLength(first.seq);
+    expect(stored).toEqual(Array.from({ length: first.seq }, (_, i) => `evt-${i}`));
+    const have = new Set(stored);
+    expect(acked.filter((id) => !have.has(id))).toEqual([]);
+    for (const id of acked) expect(reopened.has(id)).toBe(true);
+    // The store keeps working after the crash, and the writer's next ids are not duplicates.
+    expect(await reopened.append([{ ...ev(0), id: `evt-${first.seq}` }])).toMatchObject({ appended: 1, seq: first.seq + 1 });
+    await reopened.close();
+  });
+});
+
+function runWriterUntilKilled(storeDir: string, batch: number, snapshotEvery: number, killAfter: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, "write", storeDir, String(batch), String(snapshotEvery)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const acked: string[] = [];
+    let buffered = "";
+    let stderr = "";
+    let killed = false;
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      for (const line of lines) if (line.startsWith("ack ")) acked.push(line.slice(4));
+      if (!killed && acked.length >= killAfter) {
+        killed = true;
+        child.kill("SIGKILL");
+      }
+    });
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      if (signal === "SIGKILL") resolve(acked);
+      else reject(new Error(`writer exited on its own (code ${code}): ${stderr}`));
+    });
+  });
+}
