@@ -11,3 +11,4 @@ export type { LangChainEncoderOptions, LangChainEncoderCreateOptions } from "./e
 export { UseLiteEncoder, USE_LITE_PACKAGE, USE_LITE_DIM, USE_LITE_MAX_TOKENS } from "./encoders/use-lite.js";
 export type { UseLiteOptions, EmbedDetail, DetailedEmbeddings, TruncationInfo } from "./encoders/use-lite.js";
 export { graphModelFileHandler, loadGraphModelFromFiles } from "./encoders/graph-model-files.js";
+export * from "./stores/index.js";
