@@ -1,3 +1,18 @@
 export type { FeedbackEvent } from "./events.js";
+export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP, sigmoid } from "./posterior.js";
+export type { CovarianceMode, GaussianPrior, LogitMoments, PosteriorOptions, PosteriorState } from "./posterior.js";
+export { populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
+export type { PopulationPrior, PopulationPriorOptions } from "./prior.js";
+export { OnlineLearner } from "./learner.js";
+export type { CandidateScore, Exploration, KnownAbility, LearnerItem, LearnerOptions, LearnerState, ObserveResult } from "./learner.js";
+export { ItemTracker } from "./tracker.js";
+export { attributeRun } from "./attribution.js";
+export type { AttributionOptions, RunOutcome, RunStep } from "./attribution.js";
+export { calibrateModel, probeBankFrom } from "./calibrate.js";
+export type { CalibrateArgs, CalibrationOptions, CalibrationProgress, CalibrationResult, CalibrationStopReason, Probe, ProbeBank } from "./calibrate.js";
+export { extractChoiceLetter, gradeMultipleChoice } from "./grader.js";
+export type { Grader } from "./grader.js";
+export { seededRng } from "./rng.js";
+export type { ExplorationRng } from "./rng.js";
 export { assertValidFeedbackEvents, feedbackEventSchema, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";

@@ -1,0 +1,92 @@
+/**
+ * Run-level credit assignment: turn one agent run's outcome into per-step feedback events.
+ *
+ * An agent run makes several routed decisions (one per model call); the user usually only knows
+ * whether the whole run succeeded. Modes:
+ * - "every": every step gets the run outcome with weight 1;
+ * - "last": only the final step gets it (the one that produced the answer);
+ * - "discounted" (default): step k of n gets weight discount^(n-1-k) (last step 1, earlier ones less).
+ * A step whose tool call errored can count as a failure of that step on its own (y = 0, weight 1),
+ * whatever the run outcome (`toolErrorsAsFailures`, default true).
+ *
+ * Event ids are `${runId}:${decisionId}`, so attributing the same run twice yields the same ids and
+ * the learner (or store) applies them once.
+ */
+import { z } from "zod";
+import { parseWith } from "../util/validate.js";
+import type { FeedbackEvent } from "./events.js";
+
+const finite = z.number().refine(Number.isFinite, "must be a finite number");
+
+const stepSchema = z
+  .object({
+    decisionId: z.string().min(1),
+    model: z.string().min(1),
+    alpha: z.array(finite).min(1),
+    beta: finite,
+    /** The step's tool call failed. */
+    toolError: z.boolean().optional(),
+    at: finite.optional(),
+  })
+  .strict();
+
+const runSchema = z
+  .object({
+    runId: z.string().min(1),
+    /** Run outcome in [0, 1] (1 = success). */
+    outcome: finite.pipe(z.number().min(0).max(1)),
+    steps: z.array(stepSchema),
+    at: finite.optional(),
+  })
+  .strict();
+
+const attributionOptionsSchema = z
+  .object({
+    mode: z.enum(["every", "last", "discounted"]).default("discounted"),
+    /** Per-step discount for "discounted", in (0, 1] (default 0.7). */
+    discount: z.number().gt(0).max(1).default(0.7),
+    toolErrorsAsFailures: z.boolean().default(true),
+  })
+  .strict();
+
+export type RunOutcome = z.input<typeof runSchema>;
+export type RunStep = z.input<typeof stepSchema>;
+export type AttributionOptions = z.input<typeof attributionOptionsSchema>;
+
+/**
+ * Feedback events for every step of a run, in step order.
+ *
+ * @example
+ * ```ts
+ * const events = attributeRun(
+ *   { runId: "r1", outcome: 1, steps: [{ decisionId: "d1", model: "a", alpha, beta }, { decisionId: "d2", model: "b", alpha, beta }] },
+ *   { mode: "discounted", discount: 0.5 },
+ * ); // d1 weight 0.5, d2 weight 1, both y = 1
+ * for (const e of events) learner.observe(e);
+ * ```
+ */
+export function attributeRun(run: RunOutcome, options: AttributionOptions = {}): FeedbackEvent[] {
+  const r = parseWith(runSchema, run, "run");
+  const o = parseWith(attributionOptionsSchema, options, "attribution");
+  const n = r.steps.length;
+  const at = r.at ?? Date.now();
+  const out: FeedbackEvent[] = [];
+  r.steps.forEach((step, k) => {
+    const base = {
+      id: `${r.runId}:${step.decisionId}`,
+      model: step.model,
+      alpha: step.alpha,
+      beta: step.beta,
+      decisionId: step.decisionId,
+      runId: r.runId,
+      at: step.at ?? at,
+    };
+    if (step.toolError && o.toolErrorsAsFailures) {
+      out.push({ ...base, y: 0, weight: 1 });
+      return;
+    }
+    const weight = o.mode === "every" ? 1 : o.mode === "last" ? (k === n - 1 ? 1 : 0) : Math.pow(o.discount, n - 1 - k);
+    if (weight > 0) out.push({ ...base, y: r.outcome, weight });
+  });
+  return out;
+}

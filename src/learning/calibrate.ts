@@ -1,0 +1,264 @@
+/**
+ * Adaptive calibration of a (new) model: ask it the probe questions that teach the posterior the
+ * most, update after each answer, stop at the budget or once its predicted accuracy is pinned down.
+ *
+ * Probe choice (strategy "fisher", the default): for each unasked probe i, with logit moments
+ * m_i = alpha_i . mu - beta_i, s_i^2 = alpha_i^T Sigma alpha_i and predictive p_i, the score is
+ *
+ *     p_i (1 - p_i) * s_i^2   (= the Fisher information of the answer about theta, projected on the
+ *                              posterior covariance: trace(Sigma I_i Sigma)-style, and monotone in the
+ *                              expected information gain 0.5 log(1 + p_i (1 - p_i) s_i^2) of the
+ *                              linearised Gaussian update)
+ *
+ * and the highest score is asked next. Strategy "random" asks probes in a seeded random order (the
+ * benchmark's baseline). Stopping: `budget` probes, or the standard deviation of the predicted
+ * probe-bank accuracy (delta method: g^T Sigma g, g = mean_i p_i (1 - p_i) alpha_i) falls below
+ * `targetSd` after at least `minProbes` answers, or the bank is exhausted.
+ */
+import { z } from "zod";
+import { FeedbackError } from "../errors.js";
+import { parseWith } from "../util/validate.js";
+import type { OnlineLearner } from "./learner.js";
+import { predictiveP } from "./posterior.js";
+import { seededRng } from "./rng.js";
+import { ItemTracker } from "./tracker.js";
+
+/**
+ * A bank of probe items: ids with their IRT parameters (never texts or answers).
+ * `alphas` is n x dim row-major.
+ */
+export interface ProbeBank {
+  /** Dataset the probes come from (name or folder). */
+  readonly dataset: string;
+  readonly dim: number;
+  readonly ids: readonly string[];
+  readonly alphas: Float32Array;
+  readonly betas: Float32Array;
+}
+
+/** One probe handed to `ask`. */
+export interface Probe {
+  readonly id: string;
+  /** Index in the bank. */
+  readonly index: number;
+  readonly alpha: Float32Array;
+  readonly beta: number;
+}
+
+export interface CalibrationProgress {
+  readonly asked: number;
+  readonly budget: number;
+  readonly probeId: string;
+  readonly y: number;
+  readonly predictedAccuracy: number;
+  readonly accuracySd: number;
+}
+
+export type CalibrationStopReason = "budget" | "uncertainty" | "exhausted" | "ask-failed";
+
+export interface CalibrationResult {
+  readonly modelId: string;
+  readonly asked: number;
+  readonly answers: readonly { probeId: string; y: number }[];
+  /** Predicted accuracy on the probe bank after calibration, and its standard deviation. */
+  readonly predictedAccuracy: number;
+  readonly accuracySd: number;
+  readonly stopReason: CalibrationStopReason;
+  /** `ask` calls that threw or returned a bad value (those probes were skipped), with the last message. */
+  readonly failures: number;
+  readonly lastFailure?: string;
+}
+
+const optionsSchema = z
+  .object({
+    modelId: z.string().min(1),
+    budget: z.number().int().positive(),
+    strategy: z.enum(["fisher", "random"]).default("fisher"),
+    /** Stop once the sd of the predicted bank accuracy is below this (default 0.015; 0 disables). */
+    targetSd: z.number().min(0).max(1).default(0.015),
+    minProbes: z.number().int().nonnegative().default(10),
+    /** Consecutive `ask` failures after which calibration stops (default 5). */
+    maxConsecutiveFailures: z.number().int().positive().default(5),
+    seed: z.number().int().default(0),
+    /** Prefix of the feedback event ids (default "calibrate"). */
+    eventPrefix: z.string().min(1).default("calibrate"),
+  })
+  .strict();
+
+export type CalibrationOptions = z.input<typeof optionsSchema>;
+
+export interface CalibrateArgs extends CalibrationOptions {
+  readonly learner: OnlineLearner;
+  readonly probes: ProbeBank;
+  /** Asks the model one probe and returns its graded outcome in [0, 1]. */
+  readonly ask: (probe: Probe) => Promise<number>;
+  readonly onProgress?: (p: CalibrationProgress) => void;
+  /** Time source for event timestamps (default Date.now). */
+  readonly now?: () => number;
+}
+
+/**
+ * Calibrates `modelId` (added at the population prior if the learner does not track it yet).
+ *
+ * @example
+ * ```ts
+ * const result = await calibrateModel({
+ *   learner, modelId: "my-new-model", probes: bank, budget: 40,
+ *   ask: async (probe) => gradeMultipleChoice(await callModel(textOf(probe.id)), keyOf(probe.id)),
+ *   onProgress: (p) => console.log(p.asked, p.predictedAccuracy.toFixed(3)),
+ * });
+ * ```
+ */
+export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationResult> {
+  const { learner, probes, ask, onProgress } = args;
+  const o = parseWith(
+    optionsSchema,
+    {
+      modelId: args.modelId,
+      budget: args.budget,
+      strategy: args.strategy,
+      targetSd: args.targetSd,
+      minProbes: args.minProbes,
+      maxConsecutiveFailures: args.maxConsecutiveFailures,
+      seed: args.seed,
+      eventPrefix: args.eventPrefix,
+    },
+    "calibrate",
+  );
+  const n = probes.ids.length;
+  if (probes.dim !== learner.dim) {
+    throw new FeedbackError(`Probe bank "${probes.dataset}" has dim ${probes.dim}, the learner's abilities have ${learner.dim}; build the bank with the same scorer.`, { path: "probes.dim" });
+  }
+  if (probes.alphas.length !== n * probes.dim || probes.betas.length !== n) {
+    throw new FeedbackError(`Probe bank "${probes.dataset}" is inconsistent: ${n} ids, ${probes.alphas.length} alpha numbers, ${probes.betas.length} betas`, { path: "probes" });
+  }
+  if (!learner.has(o.modelId)) learner.addModel(o.modelId);
+  const posterior = learner.posterior(o.modelId);
+  const tracker = new ItemTracker(posterior, probes.alphas, probes.betas);
+  const d = probes.dim;
+  const asked = new Uint8Array(n);
+  const order = o.strategy === "random" ? shuffledIndices(n, o.seed) : [];
+  let cursor = 0;
+  const answers: { probeId: string; y: number }[] = [];
+  let failures = 0;
+  let consecutive = 0;
+  let lastFailure: string | undefined;
+  let stopReason: CalibrationStopReason;
+  const now = args.now ?? Date.now;
+  let stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
+  try {
+    while (true) {
+      if (answers.length >= o.budget) {
+        stopReason = "budget";
+        break;
+      }
+      if (o.targetSd > 0 && answers.length >= o.minProbes && stats.sd < o.targetSd) {
+        stopReason = "uncertainty";
+        break;
+      }
+      let next = -1;
+      if (o.strategy === "random") {
+        while (cursor < n && asked[order[cursor]!]) cursor++;
+        next = cursor < n ? order[cursor]! : -1;
+      } else {
+        const m = tracker.means();
+        const s2 = tracker.variances();
+        let best = -Infinity;
+        for (let i = 0; i < n; i++) {
+          if (asked[i]) continue;
+          const p = predictiveP(m[i]!, s2[i]!);
+          const score = p * (1 - p) * s2[i]!;
+          if (score > best) {
+            best = score;
+            next = i;
+          }
+        }
+      }
+      if (next < 0) {
+        stopReason = "exhausted";
+        break;
+      }
+      asked[next] = 1;
+      const probe: Probe = { id: probes.ids[next]!, index: next, alpha: probes.alphas.subarray(next * d, (next + 1) * d), beta: probes.betas[next]! };
+      let y: number;
+      try {
+        y = await ask(probe);
+        if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1) throw new Error(`ask returned ${String(y)}, expected a number in [0, 1]`);
+      } catch (error) {
+        failures++;
+        consecutive++;
+        lastFailure = (error as Error)?.message ?? String(error);
+        if (consecutive >= o.maxConsecutiveFailures) {
+          stopReason = "ask-failed";
+          break;
+        }
+        continue;
+      }
+      consecutive = 0;
+      learner.observe({ id: `${o.eventPrefix}:${o.modelId}:${probe.id}`, model: o.modelId, alpha: Array.from(probe.alpha), beta: probe.beta, y, at: now() });
+      answers.push({ probeId: probe.id, y });
+      stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
+      onProgress?.({ asked: answers.length, budget: o.budget, probeId: probe.id, y, predictedAccuracy: stats.mean, accuracySd: stats.sd });
+    }
+  } finally {
+    tracker.dispose();
+  }
+  return { modelId: o.modelId, asked: answers.length, answers, predictedAccuracy: stats.mean, accuracySd: stats.sd, stopReason, failures, lastFailure };
+}
+
+/** Mean predictive p over the bank and its delta-method standard deviation. */
+function bankAccuracy(tracker: ItemTracker, bank: ProbeBank, cov: Float64Array, full: boolean): { mean: number; sd: number } {
+  const m = tracker.means();
+  const s2 = tracker.variances();
+  const d = bank.dim;
+  const n = bank.ids.length;
+  const g = new Float64Array(d);
+  let mean = 0;
+  for (let i = 0; i < n; i++) {
+    const p = predictiveP(m[i]!, s2[i]!);
+    mean += p;
+    const w = p * (1 - p);
+    const o = i * d;
+    for (let k = 0; k < d; k++) g[k] += w * bank.alphas[o + k]!;
+  }
+  let variance = 0;
+  for (let i = 0; i < d; i++) {
+    if (!full) {
+      variance += g[i]! * g[i]! * cov[i]!;
+      continue;
+    }
+    for (let j = 0; j < d; j++) variance += g[i]! * cov[i * d + j]! * g[j]!;
+  }
+  return { mean: mean / n, sd: Math.sqrt(Math.max(0, variance)) / n };
+}
+
+function shuffledIndices(n: number, seed: number): number[] {
+  const rng = seededRng(seed);
+  const a = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+/**
+ * A probe bank from items with their parameters (e.g. `scorer.itemParams` of a dataset's items).
+ *
+ * @example
+ * ```ts
+ * const bank = probeBankFrom("mmlu-pro-29models", items.map((it, i) => ({ id: it.id, ...params[i] })));
+ * ```
+ */
+export function probeBankFrom(dataset: string, items: readonly { id: string; alpha: ArrayLike<number>; beta: number }[]): ProbeBank {
+  if (items.length === 0) throw new FeedbackError(`Probe bank "${dataset}" has no items`, { path: "items" });
+  const dim = items[0]!.alpha.length;
+  const alphas = new Float32Array(items.length * dim);
+  const betas = new Float32Array(items.length);
+  items.forEach((it, i) => {
+    if (it.alpha.length !== dim) throw new FeedbackError(`Probe "${it.id}" has alpha length ${it.alpha.length}, expected ${dim}`, { path: `items.${i}.alpha` });
+    alphas.set(it.alpha, i * dim);
+    betas[i] = it.beta;
+  });
+  return { dataset, dim, ids: items.map((it) => it.id), alphas, betas };
+}

@@ -1,0 +1,100 @@
+/**
+ * Priors for ability posteriors.
+ *
+ * - Population prior (for a model the catalog does not know): mean and covariance of the known
+ *   abilities. With fewer models than dimensions the sample covariance is singular, so it is shrunk
+ *   toward a scaled identity: Sigma = (1 - s) S + s (tr(S)/d) I (s = `shrinkage`, default 0.2),
+ *   then inflated by `inflate` (default 1) to leave room for a model unlike any known one.
+ * - Known model: N(theta_pretrained, knownScale * Sigma_pop). The residual uncertainty about a
+ *   catalogued model is mostly distribution shift (a user's workload is not the benchmark), which
+ *   scales with how different models are; `knownScale` (default 0.05) sets it as a fraction of the
+ *   population spread. Optionally the prior of an unknown model can be conditioned on declared
+ *   similar models ("like"): mean = their mean ability, covariance = the population covariance.
+ */
+import type { GaussianPrior } from "./posterior.js";
+
+export interface PopulationPriorOptions {
+  /** Weight of the scaled identity in the shrunk covariance, in [0, 1] (default 0.2). */
+  readonly shrinkage?: number;
+  /** Multiplier on the covariance (default 1). */
+  readonly inflate?: number;
+}
+
+/** A Gaussian prior plus the count of abilities it was fitted on. */
+export interface PopulationPrior extends GaussianPrior {
+  readonly mean: Float64Array;
+  readonly covariance: Float64Array;
+  readonly nModels: number;
+}
+
+/**
+ * Population prior from the known abilities.
+ *
+ * @example
+ * ```ts
+ * const prior = populationPrior(catalog.map((m) => m.ability));
+ * const post = new AbilityPosterior(prior); // a brand-new model
+ * ```
+ */
+export function populationPrior(abilities: readonly ArrayLike<number>[], options: PopulationPriorOptions = {}): PopulationPrior {
+  const n = abilities.length;
+  if (n < 2) throw new RangeError(`populationPrior needs at least 2 known abilities, got ${n}`);
+  const d = abilities[0]!.length;
+  for (const [i, a] of abilities.entries()) {
+    if (a.length !== d) throw new RangeError(`populationPrior: ability ${i} has length ${a.length}, expected ${d}`);
+  }
+  const shrinkage = options.shrinkage ?? 0.2;
+  const inflate = options.inflate ?? 1;
+  if (!(shrinkage >= 0 && shrinkage <= 1)) throw new RangeError(`shrinkage must be in [0, 1], got ${shrinkage}`);
+  if (!(inflate > 0)) throw new RangeError(`inflate must be > 0, got ${inflate}`);
+  const mean = new Float64Array(d);
+  for (const a of abilities) for (let k = 0; k < d; k++) mean[k] += a[k]! / n;
+  const S = new Float64Array(d * d);
+  for (const a of abilities) {
+    for (let i = 0; i < d; i++) {
+      const di = a[i]! - mean[i]!;
+      for (let j = 0; j <= i; j++) S[i * d + j] += (di * (a[j]! - mean[j]!)) / (n - 1);
+    }
+  }
+  let trace = 0;
+  for (let i = 0; i < d; i++) trace += S[i * d + i]!;
+  const iso = trace / d || 1e-6;
+  const cov = new Float64Array(d * d);
+  for (let i = 0; i < d; i++) {
+    for (let j = 0; j <= i; j++) {
+      const v = inflate * ((1 - shrinkage) * S[i * d + j]! + (i === j ? shrinkage * iso : 0));
+      cov[i * d + j] = v;
+      cov[j * d + i] = v;
+    }
+  }
+  return { mean, covariance: cov, nModels: n };
+}
+
+/**
+ * Prior of a catalogued model: its pretrained ability with `knownScale` times the population covariance.
+ *
+ * @example
+ * ```ts
+ * const prior = knownModelPrior(entry.ability, population, 0.05);
+ * ```
+ */
+export function knownModelPrior(ability: ArrayLike<number>, population: GaussianPrior, knownScale = 0.05): GaussianPrior {
+  if (!(knownScale > 0)) throw new RangeError(`knownScale must be > 0, got ${knownScale}`);
+  if (ability.length !== population.mean.length) {
+    throw new RangeError(`knownModelPrior: ability has length ${ability.length}, population prior has ${population.mean.length}`);
+  }
+  const covariance = Float64Array.from(population.covariance, (v) => v * knownScale);
+  return { mean: Float64Array.from(ability), covariance };
+}
+
+/**
+ * Prior of a new model declared similar to some known ones: mean of their abilities,
+ * population covariance (the declaration moves the guess, it does not make it more certain).
+ */
+export function similarModelsPrior(similar: readonly ArrayLike<number>[], population: GaussianPrior): GaussianPrior {
+  if (similar.length === 0) return population;
+  const d = population.mean.length;
+  const mean = new Float64Array(d);
+  for (const a of similar) for (let k = 0; k < d; k++) mean[k] += a[k]! / similar.length;
+  return { mean, covariance: Float64Array.from(population.covariance) };
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { FeedbackError } from "../../src/errors.js";
+import { calibrateModel, OnlineLearner, probeBankFrom, seededRng, type ProbeBank } from "../../src/learning/index.js";
+import { alphaOf, makeWorld, trueAccuracy, trueP } from "./synthetic.js";
+
+// A synthetic "dataset": 12 models x 3000 items with recorded 0/1 correctness sampled once.
+const w = makeWorld(31, 12, 3000, 14, 1.3);
+const rng = seededRng(32);
+const recorded = w.thetas.map((t) => Uint8Array.from({ length: w.n }, (_, i) => (rng.next() < trueP(w, t, i) ? 1 : 0)));
+const bankItems = Array.from({ length: 2000 }, (_, i) => i);
+const testItems = Array.from({ length: 1000 }, (_, k) => 2000 + k);
+const bank: ProbeBank = probeBankFrom(
+  "synthetic",
+  bankItems.map((i) => ({ id: `q${i}`, alpha: alphaOf(w, i), beta: w.betas[i]! })),
+);
+const known = w.thetas.slice(0, 10).map((t, i) => ({ id: `m${i}`, ability: t }));
+/** REPLAY model: answers probe qN with the recorded correctness of model `m` on item N. */
+const replay = (m: number) => async (probe: { id: string }) => recorded[m]![Number(probe.id.slice(1))]!;
+const testAccuracy = (m: number) => testItems.reduce((s, i) => s + recorded[m]![i]!, 0) / testItems.length;
+
+async function errorAfter(m: number, budget: number, strategy: "fisher" | "random", seed: number): Promise<number> {
+  const learner = new OnlineLearner(known);
+  await calibrateModel({ learner, modelId: `new${m}`, probes: bank, budget, strategy, seed, targetSd: 0, ask: replay(m) });
+  const post = learner.posterior(`new${m}`);
+  const pred = testItems.reduce((s, i) => s + post.predict(alphaOf(w, i), w.betas[i]!), 0) / testItems.length;
+  return Math.abs(pred - testAccuracy(m));
+}
+
+describe("calibrateModel", () => {
+  it("with a replay model: predicted test accuracy approaches the recorded one; progress is reported", async () => {
+    const learner = new OnlineLearner(known);
+    const seen: number[] = [];
+    const result = await calibrateModel({
+      learner,
+      modelId: "new10",
+      probes: bank,
+      budget: 60,
+      targetSd: 0,
+      ask: replay(10),
+      onProgress: (p) => seen.push(p.asked),
+    });
+    expect(result.asked).toBe(60);
+    expect(result.stopReason).toBe("budget");
+    expect(seen).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(new Set(result.answers.map((a) => a.probeId)).size).toBe(60);
+    const post = learner.posterior("new10");
+    const pred = testItems.reduce((s, i) => s + post.predict(alphaOf(w, i), w.betas[i]!), 0) / testItems.length;
+    const fresh = new OnlineLearner(known);
+    fresh.addModel("new10");
+    const prior = testItems.reduce((s, i) => s + fresh.posterior("new10").predict(alphaOf(w, i), w.betas[i]!), 0) / testItems.length;
+    expect(Math.abs(pred - testAccuracy(10))).toBeLessThan(0.08);
+    expect(Math.abs(pred - testAccuracy(10))).toBeLessThan(Math.abs(prior - testAccuracy(10)));
+    // calibrating again is idempotent on the same probes (event ids dedupe)
+    expect(learner.hasSeen(`calibrate:new10:${result.answers[0]!.probeId}`)).toBe(true);
+  });
+
+  it("Fisher-chosen probes beat random probes at the same budget (mean error over models and seeds)", async () => {
+    let fisher = 0;
+    let random = 0;
+    for (const m of [10, 11, 12, 13]) {
+      for (const seed of [1, 2]) {
+        fisher += await errorAfter(m, 25, "fisher", seed);
+        random += await errorAfter(m, 25, "random", seed);
+      }
+    }
+    expect(fisher).toBeLessThan(random);
+  });
+
+  it("stops early once the predicted accuracy is pinned down", async () => {
+    const learner = new OnlineLearner(known);
+    const r = await calibrateModel({ learner, modelId: "new11", probes: bank, budget: 2000, targetSd: 0.03, ask: replay(11) });
+    expect(r.stopReason).toBe("uncertainty");
+    expect(r.asked).toBeLessThan(2000);
+    expect(r.accuracySd).toBeLessThan(0.03);
+    expect(Math.abs(r.predictedAccuracy - trueAccuracy(w, w.thetas[11]!, bankItems))).toBeLessThan(0.1);
+  });
+
+  it("a failing model degrades gracefully: probes skipped, then stop with ask-failed", async () => {
+    const learner = new OnlineLearner(known);
+    let calls = 0;
+    const r = await calibrateModel({
+      learner,
+      modelId: "flaky",
+      probes: bank,
+      budget: 50,
+      maxConsecutiveFailures: 3,
+      ask: async () => {
+        calls++;
+        if (calls <= 2) return 1;
+        if (calls === 3) return NaN;
+        throw new Error("HTTP 503");
+      },
+    });
+    expect(r.stopReason).toBe("ask-failed");
+    expect(r.asked).toBe(2);
+    expect(r.failures).toBe(3);
+    expect(r.lastFailure).toBe("HTTP 503");
+  });
+
+  it("rejects a probe bank of another dimension and bad options", async () => {
+    const learner = new OnlineLearner(known);
+    const other = probeBankFrom("x", [{ id: "a", alpha: [1, 2], beta: 0 }]);
+    await expect(calibrateModel({ learner, modelId: "n", probes: other, budget: 5, ask: async () => 1 })).rejects.toThrow(FeedbackError);
+    await expect(calibrateModel({ learner, modelId: "n", probes: bank, budget: 0, ask: async () => 1 })).rejects.toThrow(/calibrate\.budget/);
+  });
+});
