@@ -39,7 +39,7 @@ export interface LoadResult {
  * ```ts
  * const store = await FileStore.open(".irt-router/abilities");
  * const { snapshot, events } = await store.load();
- * const learner = snapshot ? OnlineLearner.fromState(known, snapshot.state as LearnerState) : new OnlineLearner(known);
+ * const learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState) : new OnlineLearner(known);
  * for (const e of events) learner.observe(e);
  * const r = await store.append([event]);           // durable once resolved
  * learner.observe(event);

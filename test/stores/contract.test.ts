@@ -145,7 +145,7 @@ describe.each(harnesses)("%s (AbilityStore contract)", (_name, makeHarness) => {
   it("keeps extra event fields as given and is not affected by later mutation of the caller's object", async () => {
     const h = await makeHarness();
     let store = await h.create();
-    const e = { ...ev(1), step: 3, tool: "search" } as FeedbackEvent & { alpha: number[] };
+    const e = { ...ev(1), alpha: [0.5, -1, 2], step: 3, tool: "search" };
     await store.append([e]);
     e.alpha[0] = 99;
     store = await h.reopen(store);
