@@ -1,1 +1,55 @@
-export {};
+/**
+ * The evaluation harness of ../shared/BENCHMARK.md as pure functions on typed arrays:
+ * correctness metrics, routing accuracy, reference rows, paired bootstrap, cost-aware figures,
+ * and {@link evaluate}, which runs them all for a list of methods.
+ */
+export type { LabelMatrix, EmbeddedLabelData, PredictionBlock, FitSplit, FittedMethod, FitProgress, FitOptions, RoutingMethod } from "./types.js";
+export {
+  ECE_BINS,
+  rocAucWithTies,
+  brierScore,
+  expectedCalibrationError,
+  thresholdAccuracy,
+  observedCells,
+  correctnessMetrics,
+  nanMean,
+  meanSd,
+  type CorrectnessMetrics,
+} from "./metrics.js";
+export {
+  routeByPrediction,
+  modelAccuracies,
+  bestSingleModel,
+  singleModelScores,
+  randomChoiceScores,
+  oracleScores,
+  gapClosed,
+  type RoutingOutcome,
+} from "./routing.js";
+export { bootstrapPlan, bootstrapMeanCi, bootstrapDiffCi, percentileInterval, type BootstrapPlan } from "./bootstrap.js";
+export {
+  defaultLambdaGrid,
+  costAwarePoint,
+  costCurve,
+  singleModelPoint,
+  upperHull,
+  hullValue,
+  hullArea,
+  matchCostFraction,
+  chooseLambdaUnderCap,
+  type CostLabelMatrix,
+  type CurvePoint,
+} from "./cost.js";
+export { estimateExpectedCosts, type ExpectedCostMatrix, type ModelCostEstimate } from "./expected-cost.js";
+export {
+  evaluate,
+  IRT_MOE,
+  type EvalDataset,
+  type EvalProgress,
+  type EvaluateOptions,
+  type EvalReport,
+  type MethodReport,
+  type CostAwareReport,
+} from "./evaluate.js";
+export { irtMoeMethod } from "./irt-moe-method.js";
+export { formatEvalMarkdown, formatEvalJson, summarise, verdict } from "./format.js";

@@ -1,0 +1,80 @@
+import type { ModelPrice } from "../data/types.js";
+import { expectedCostUsd } from "../policy/expected-cost.js";
+import type { CostLabelMatrix } from "./cost.js";
+
+/** How the ex-ante cost of one model was estimated. */
+export interface ModelCostEstimate {
+  /** "list-price": input tokens x input price + expected output tokens x output price. "train-mean": no price known, the model's mean recorded train cost. */
+  readonly method: "list-price" | "train-mean";
+  /** Expected output tokens (list-price method), from the train split's recorded costs. */
+  readonly expectedOutputTokens?: number;
+  /** Mean recorded train cost (train-mean method). */
+  readonly meanTrainCost?: number;
+}
+
+/** Ex-ante cost estimates for every (item, model) cell, with how each model's was made. */
+export interface ExpectedCostMatrix {
+  /** `nItems x nModels`, row-major, USD. */
+  readonly cost: Float64Array;
+  readonly perModel: readonly ModelCostEstimate[];
+}
+
+/**
+ * Ex-ante expected cost of every (item, model) call, decided BEFORE the call:
+ * `inputTokens(q) x inPrice_m + E[outTokens_m] x outPrice_m`. `E[outTokens_m]` is learned from
+ * the TRAIN split only: mean over its observed calls of (recorded cost - input part) / output price,
+ * floored at 0. A model without a list price falls back to its mean recorded train cost (said in
+ * `perModel`). The recorded costs of val/test calls are never looked at.
+ *
+ * @example
+ * ```ts
+ * const est = estimateExpectedCosts(labels, split.train, inputTokens, prices, nModels);
+ * const cost = est.cost[item * nModels + m];
+ * ```
+ */
+export function estimateExpectedCosts(
+  labels: CostLabelMatrix,
+  trainRows: readonly number[],
+  inputTokens: ArrayLike<number>,
+  prices: readonly (ModelPrice | undefined)[],
+  nModels: number,
+): ExpectedCostMatrix {
+  const outSum = new Float64Array(nModels);
+  const costSum = new Float64Array(nModels);
+  const count = new Float64Array(nModels);
+  for (const item of trainRows) {
+    for (let e = labels.offsets[item]!; e < labels.offsets[item + 1]!; e++) {
+      const m = labels.model[e]!;
+      const c = labels.cost[e]!;
+      if (!Number.isFinite(c)) continue;
+      count[m]!++;
+      costSum[m]! += c;
+      const price = prices[m];
+      if (price && price.outputPer1M > 0) {
+        const inputPart = (inputTokens[item]! * price.inputPer1M) / 1e6;
+        outSum[m]! += (Math.max(0, c - inputPart) * 1e6) / price.outputPer1M;
+      }
+    }
+  }
+  const perModel: ModelCostEstimate[] = [];
+  for (let m = 0; m < nModels; m++) {
+    const price = prices[m];
+    if (price && price.outputPer1M > 0 && count[m]! > 0) {
+      perModel.push({ method: "list-price", expectedOutputTokens: outSum[m]! / count[m]! });
+    } else {
+      perModel.push({ method: "train-mean", meanTrainCost: count[m]! > 0 ? costSum[m]! / count[m]! : NaN });
+    }
+  }
+  const nItems = inputTokens.length;
+  const cost = new Float64Array(nItems * nModels);
+  for (let i = 0; i < nItems; i++) {
+    for (let m = 0; m < nModels; m++) {
+      const est = perModel[m]!;
+      cost[i * nModels + m] =
+        est.method === "list-price"
+          ? expectedCostUsd({ inputTokens: inputTokens[i]!, expectedOutputTokens: est.expectedOutputTokens!, price: prices[m]! })
+          : est.meanTrainCost!;
+    }
+  }
+  return { cost, perModel };
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import {
+  chooseLambdaUnderCap,
+  costAwarePoint,
+  costCurve,
+  hullArea,
+  matchCostFraction,
+  singleModelPoint,
+  upperHull,
+  type CostLabelMatrix,
+} from "../../src/eval/cost.js";
+import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
+
+describe("upper hull and its area", () => {
+  it("integrates a straight line", () => {
+    expect(hullArea([{ meanCost: 0, accuracy: 0.5 }, { meanCost: 1, accuracy: 1 }], 0, 1)).toBeCloseTo(0.75, 12);
+  });
+  it("ignores points under the hull and keeps it flat after its most accurate point", () => {
+    const pts = [
+      { meanCost: 0, accuracy: 0.5 },
+      { meanCost: 0.25, accuracy: 0.55 }, // under the segment (0, .5) -> (.5, .9)
+      { meanCost: 0.5, accuracy: 0.9 },
+      { meanCost: 1, accuracy: 0.8 }, // dominated: spending more never has to lose accuracy
+    ];
+    expect(upperHull(pts).map((p) => p.meanCost)).toEqual([0, 0.5]);
+    // 0..0.5: trapezoid (0.5 + 0.9) / 2 x 0.5 = 0.35; 0.5..1: 0.9 x 0.5 = 0.45
+    expect(hullArea(pts, 0, 1)).toBeCloseTo(0.8, 12);
+  });
+  it("normalises by the cost range and extends the hull flat beyond the curve", () => {
+    const pts = [{ meanCost: 2, accuracy: 0.6 }, { meanCost: 4, accuracy: 0.8 }];
+    // [1, 2]: 0.6; [2, 4]: 0.7 x 2; [4, 5]: 0.8 -> (0.6 + 1.4 + 0.8) / 4 = 0.7
+    expect(hullArea(pts, 1, 5)).toBeCloseTo(0.7, 12);
+  });
+});
+
+describe("cost-aware routing", () => {
+  // two items, two models; model 1 is expensive and always right, model 0 cheap and right on item 0
+  const labels: CostLabelMatrix = {
+    offsets: Int32Array.from([0, 2, 4]),
+    model: Int32Array.from([0, 1, 0, 1]),
+    y: Float32Array.from([1, 1, 0, 1]),
+    cost: Float32Array.from([0.001, 0.02, 0.001, 0.03]),
+  };
+  const pred = Float32Array.from([0.6, 0.9, 0.4, 0.9]);
+
+  it("decides on the EXPECTED cost and accounts the RECORDED one", () => {
+    // expected says model 1 is cheap on item 1: the policy must follow it even though recorded is high
+    const expected = [0.001, 0.01, 0.05, 0.0001];
+    const p = costAwarePoint(labels, [0, 1], pred, expected, 2, 100);
+    // item 0: 0.6 - 0.1 = 0.5 vs 0.9 - 1 = -0.1 -> model 0; item 1: 0.4 - 5 vs 0.9 - 0.01 -> model 1
+    expect(p.accuracy).toBe(1);
+    expect(p.meanCost).toBeCloseTo((0.001 + 0.03) / 2, 8);
+  });
+
+  it("traces the curve from quality-only to cheapest-only and finds the match point and the val-chosen lambda", () => {
+    const expected = [0.001, 0.02, 0.001, 0.03];
+    const curve = costCurve(labels, [0, 1], pred, expected, 2, [0, 10, 1000]);
+    expect(curve[0]).toMatchObject({ lambda: 0, accuracy: 1 });
+    expect(curve[0]!.meanCost).toBeCloseTo(0.025, 8);
+    expect(curve[2]!.accuracy).toBe(0.5);
+    const best = singleModelPoint(labels, [0, 1], 1);
+    expect(best.accuracy).toBe(1);
+    // lambda 10: item 0 -> 0.59 vs 0.7 (model 1); item 1 -> 0.39 vs 0.6 (model 1): accuracy 1 at full cost
+    expect(matchCostFraction(curve, 1, best.meanCost)).toBeCloseTo(1, 8);
+    expect(matchCostFraction(curve, 1.1, best.meanCost)).toBeNaN();
+    expect(chooseLambdaUnderCap(curve, 0.5 * best.meanCost)).toBe(1000);
+    expect(chooseLambdaUnderCap(curve, 0.0001)).toBeUndefined();
+  });
+});
+
+describe("estimateExpectedCosts", () => {
+  it("learns expected output tokens from TRAIN recorded costs only and prices every item ex ante", () => {
+    const labels: CostLabelMatrix = {
+      offsets: Int32Array.from([0, 2, 4, 6]),
+      model: Int32Array.from([0, 1, 0, 1, 0, 1]),
+      y: Float32Array.from([1, 1, 1, 1, 1, 1]),
+      // item 2 (test) has an absurd recorded cost: it must not leak into the estimate
+      cost: Float32Array.from([(100 * 1 + 10 * 2) / 1e6, 0.5, (300 * 1 + 30 * 2) / 1e6, 0.7, 99, 99]),
+    };
+    const tokens = [100, 300, 200];
+    const est = estimateExpectedCosts(labels, [0, 1], tokens, [{ inputPer1M: 1, outputPer1M: 2 }, undefined], 2);
+    expect(est.perModel[0]!.method).toBe("list-price");
+    expect(est.perModel[0]!.expectedOutputTokens).toBeCloseTo(20, 4); // float32 recorded costs
+    expect(est.perModel[1]!.method).toBe("train-mean");
+    expect(est.perModel[1]!.meanTrainCost).toBeCloseTo(0.6, 6);
+    expect(est.cost[2 * 2 + 0]).toBeCloseTo((200 * 1 + 20 * 2) / 1e6, 9);
+    expect(est.cost[2 * 2 + 1]).toBeCloseTo(0.6, 6);
+  });
+});
