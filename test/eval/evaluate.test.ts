@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { knnBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
+import { ValidationError } from "../../src/errors.js";
+import { evaluate, IRT_MOE, type EvalDataset } from "../../src/eval/evaluate.js";
+import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
+import type { RoutingMethod } from "../../src/eval/types.js";
+import { plantedData } from "./synthetic.js";
+
+const nModels = 3;
+const { data, split, truth } = plantedData({ nItems: 900, dim: 12, nModels, observe: 0.9, seed: 21 });
+
+/** A stand-in for the scorer: the true probabilities plus seed-dependent noise. */
+const truthMethod: RoutingMethod = {
+  name: IRT_MOE,
+  seeded: true,
+  async fit(_d, _s, { seed }) {
+    return {
+      description: `truth + noise (seed ${seed})`,
+      predict: (_X, rows) =>
+        Float32Array.from(rows.flatMap((i) => Array.from({ length: nModels }, (_, m) => {
+          const u = Math.sin(seed * 1000 + i * 7 + m) * 0.02;
+          return Math.min(1, Math.max(0, truth[i * nModels + m]! + u));
+        }))),
+    };
+  },
+};
+
+// Costs: model 2 expensive, model 0 cheap; recorded = expected x (0.5 .. 1.5) noise.
+const recorded = Float32Array.from(data.model, (m, e) => [0.001, 0.003, 0.01][m]! * (1 + 0.5 * Math.sin(e)));
+const expected = Float64Array.from({ length: data.nItems * nModels }, (_, k) => [0.001, 0.003, 0.01][k % nModels]!);
+
+const dataset: EvalDataset = {
+  name: "synthetic",
+  models: ["cheap", "mid", "dear"],
+  data,
+  split,
+  categories: Array.from({ length: data.nItems }, (_, i) => (i % 3 === 0 ? "a" : "b")),
+  cost: { recorded, expected, note: "synthetic" },
+};
+
+const methods = [truthMethod, knnBaseline({ kGrid: [10, 40], priorGrid: [1] }), logisticRegressionBaseline({ l2Grid: [1e-3], learningRate: 2e-2, maxEpochs: 6 })];
+
+describe("evaluate (end to end, synthetic)", async () => {
+  const report = await evaluate(dataset, { methods, seeds: [1, 2], bootstrap: { resamples: 300, seed: 4 } });
+  const row = (name: string) => report.methods.find((m) => m.name === name)!;
+
+  it("has every protocol row and field", () => {
+    expect(report.methods.map((m) => m.name)).toEqual([IRT_MOE, "knn", "logistic-regression", "best-single", "random", "oracle"]);
+    expect(report.counts).toEqual({ train: split.train.length, val: split.val.length, test: split.test.length });
+    expect(report.seeds).toEqual([1, 2]);
+    const json = JSON.parse(formatEvalJson(report));
+    for (const m of json.methods) {
+      for (const key of ["name", "routingAccuracy", "routingAccuracySd", "routingCi95", "diffVsIrtMoe", "diffVsIrtMoeCi95", "accuracy", "auc", "brier", "ece", "gapClosed", "trainSeconds", "inferMsPerQuery"]) {
+        expect(m).toHaveProperty(key);
+      }
+    }
+    expect(json.methods[0].costAware).toHaveProperty("accuracyAtHalfCost");
+    expect(json.methods[0].costAware).toHaveProperty("matchCostFraction");
+    expect(json.methods[0].costAware).toHaveProperty("hullArea");
+  });
+
+  it("runs seeded methods once per seed and deterministic ones once", () => {
+    expect(row(IRT_MOE).perSeed.map((s) => s.seed)).toEqual([1, 2]);
+    expect(row("knn").perSeed.map((s) => s.seed)).toEqual([1]);
+    expect(row("knn").routingAccuracySd).toBe(0);
+  });
+
+  it("orders the reference rows and scores the router between them", () => {
+    const best = row("best-single").routingAccuracy;
+    const oracle = row("oracle").routingAccuracy;
+    const irt = row(IRT_MOE);
+    expect(row("random").routingAccuracy).toBeLessThan(oracle);
+    expect(irt.routingAccuracy).toBeGreaterThan(best);
+    expect(irt.routingAccuracy).toBeLessThanOrEqual(oracle);
+    expect(irt.gapClosed).toBeCloseTo((irt.routingAccuracy - best) / (oracle - best), 12);
+    expect(irt.routingCi95[0]).toBeLessThan(irt.routingAccuracy);
+    expect(irt.routingCi95[1]).toBeGreaterThan(irt.routingAccuracy);
+    expect(irt.diffVsIrtMoe).toBe(0);
+    expect(row("best-single").diffVsIrtMoeCi95![1]).toBeLessThan(0); // irt-moe significantly better
+    expect(irt.auc).toBeGreaterThan(0.8);
+    expect(row("random").auc).toBeNull();
+  });
+
+  it("gives the cost-aware figures from expected costs, with lambda chosen on val", () => {
+    const c = row(IRT_MOE).costAware!;
+    expect(c.curve.length).toBeGreaterThan(10);
+    expect(c.hullArea).toBeGreaterThan(0);
+    expect(c.hullArea).toBeLessThanOrEqual(1);
+    if (c.accuracyAtHalfCost !== null) expect(c.halfCostSpendFraction).toBeLessThan(0.8);
+    expect(report.costReference!.singleModels).toHaveLength(3);
+    expect(row("oracle").costAware).toBeUndefined();
+  });
+
+  it("breaks routing down per category", () => {
+    expect(report.categories.map((c) => c.category)).toEqual(["a", "b"]);
+    expect(report.categories.reduce((s, c) => s + c.n, 0)).toBe(split.test.length);
+    expect(Object.keys(report.categories[0]!.routing)).toContain(IRT_MOE);
+  });
+
+  it("prints readable tables that never call a CI covering 0 a win", () => {
+    const text = formatEvalMarkdown(report);
+    expect(text).toContain("| method | routing acc");
+    expect(text).toContain("Routing accuracy per category");
+    expect(text).toContain("Cost-aware routing");
+    for (const m of report.methods) {
+      const ci = m.diffVsIrtMoeCi95;
+      if (m.name !== IRT_MOE && ci && ci[0] <= 0 && ci[1] >= 0) expect(text).toMatch(new RegExp(`\\| ${m.name} \\|.*no significant difference`));
+    }
+  });
+
+  it("is deterministic for the same seeds", async () => {
+    const again = await evaluate(dataset, { methods: [truthMethod], seeds: [1, 2], bootstrap: { resamples: 300, seed: 4 } });
+    expect(again.methods[0]!.routingCi95).toEqual(row(IRT_MOE).routingCi95);
+    expect(again.methods[0]!.routingAccuracy).toBe(row(IRT_MOE).routingAccuracy);
+  });
+
+  it("rejects bad input with typed errors", async () => {
+    await expect(evaluate(dataset, { methods: [] })).rejects.toThrow(ValidationError);
+    await expect(evaluate(dataset, { methods, seeds: [1.5] })).rejects.toThrow(/seeds\.0/);
+    await expect(evaluate({ ...dataset, models: ["a"] }, { methods })).rejects.toThrow(/models/);
+    const bad: RoutingMethod = { name: "bad", seeded: false, fit: async () => ({ description: "", predict: () => new Float32Array(3) }) };
+    await expect(evaluate(dataset, { methods: [bad] })).rejects.toThrow(/returned 3 predictions/);
+  });
+});
