@@ -6,7 +6,7 @@ import { gzip } from "node:zlib";
 import { z } from "zod";
 import { DatasetFormatError, DatasetNotFoundError } from "../../src/errors.js";
 import { columnIndex, formatCsv, parseCsv } from "../../src/data/csv.js";
-import { CsrBuilder } from "../../src/data/csr.js";
+import { csrFromTriplets } from "../../src/data/csr.js";
 import { TEXT_RULES_VERSION } from "../../src/data/text-rules.js";
 import type { CorrectnessDataset, DatasetItem, ModelPrice } from "../../src/data/types.js";
 import { parseWith } from "../../src/util/validate.js";
@@ -49,14 +49,16 @@ export function isOwnDataFolder(dir: string): boolean {
 /** A cell value as read from CSV (always a string) or JSONL (any JSON value). */
 type Cell = string | number | boolean | null | undefined | object;
 
-interface Row {
-  readonly line: number;
-  get(column: string): Cell;
-  /** Columns present on this row beyond the known ones (items: kept as `meta`). */
-  readonly extra: Record<string, Cell>;
+/** A table read from CSV or JSONL, accessed by row number without per-row allocations. */
+interface Table {
+  readonly rows: number;
+  line(r: number): number;
+  get(r: number, column: string): Cell;
+  /** Columns beyond the known ones present on row `r` (only items tables may have them; kept as `meta`). */
+  extra(r: number): string[];
 }
 
-async function readTable(src: SourceFiles, name: string, table: TableName): Promise<Row[]> {
+async function readTable(src: SourceFiles, name: string, table: TableName): Promise<Table> {
   const file = src.path(name);
   const text = await src.text(name);
   const { required, optional } = COLUMNS[table];
@@ -72,20 +74,28 @@ async function readTable(src: SourceFiles, name: string, table: TableName): Prom
       { file, line: 1 },
     );
   }
-  return csv.records.map(({ fields, line }) => ({
-    line,
-    get: (column: string) => (column in col ? fields[col[column]!] : undefined),
-    extra: Object.fromEntries(extraCols.map((c) => [c, fields[col[c]!]])),
-  }));
+  const records = csv.records;
+  return {
+    rows: records.length,
+    line: (r) => records[r]!.line,
+    get: (r, column) => {
+      const k = col[column];
+      return k === undefined ? undefined : records[r]!.fields[k];
+    },
+    extra: () => extraCols,
+  };
 }
 
-function readJsonl(text: string, file: string, table: TableName, required: string[], known: Set<string>): Row[] {
-  const rows: Row[] = [];
-  const lines = text.split("\n");
-  lines.forEach((raw, k) => {
-    const line = k + 1;
-    const source = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (source.trim() === "") return; // a blank line holds no record
+function readJsonl(text: string, file: string, table: TableName, required: string[], known: Set<string>): Table {
+  const records: Record<string, unknown>[] = [];
+  const lines: number[] = [];
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const source = text.slice(start, end > start && text[end - 1] === "\r" ? end - 1 : end);
+    start = end + 1;
+    if (source.trim() === "") continue; // a blank line holds no record
     let value: unknown;
     try {
       value = JSON.parse(source);
@@ -103,21 +113,25 @@ function readJsonl(text: string, file: string, table: TableName, required: strin
         line,
       });
     }
-    const extraKeys = Object.keys(record).filter((key) => !known.has(key));
-    if (extraKeys.length > 0 && table !== "items") {
-      throw new DatasetFormatError(
-        `${file} line ${line}: unknown field${extraKeys.length > 1 ? "s" : ""} ${extraKeys.map((c) => `"${c}"`).join(", ")}; ` +
-          `${table} records have ${[...known].join(", ")}.`,
-        { file, line },
-      );
+    if (table !== "items") {
+      const extraKeys = Object.keys(record).filter((key) => !known.has(key));
+      if (extraKeys.length > 0) {
+        throw new DatasetFormatError(
+          `${file} line ${line}: unknown field${extraKeys.length > 1 ? "s" : ""} ${extraKeys.map((c) => `"${c}"`).join(", ")}; ` +
+            `${table} records have ${[...known].join(", ")}.`,
+          { file, line },
+        );
+      }
     }
-    rows.push({
-      line,
-      get: (column: string) => record[column] as Cell,
-      extra: Object.fromEntries(extraKeys.map((key) => [key, record[key] as Cell])),
-    });
-  });
-  return rows;
+    records.push(record);
+    lines.push(line);
+  }
+  return {
+    rows: records.length,
+    line: (r) => lines[r]!,
+    get: (r, column) => records[r]![column] as Cell,
+    extra: (r) => Object.keys(records[r]!).filter((key) => !known.has(key)),
+  };
 }
 
 function asId(value: Cell, file: string, line: number, field: string): string {
@@ -205,31 +219,33 @@ export async function loadOwnDataFolder(folder: string): Promise<CorrectnessData
   const itemsFile = src.path(itemsName);
   const items: DatasetItem[] = [];
   const itemIndex = new Map<string, { index: number; line: number }>();
-  for (const row of await readTable(src, itemsName, "items")) {
-    const id = asId(row.get("item_id"), itemsFile, row.line, "item_id");
+  const itemTable = await readTable(src, itemsName, "items");
+  for (let r = 0; r < itemTable.rows; r++) {
+    const line = itemTable.line(r);
+    const id = asId(itemTable.get(r, "item_id"), itemsFile, line, "item_id");
     const previous = itemIndex.get(id);
     if (previous) {
-      throw new DatasetFormatError(`${itemsFile} line ${row.line}: duplicate item id "${id}" (first on line ${previous.line}).`, {
+      throw new DatasetFormatError(`${itemsFile} line ${line}: duplicate item id "${id}" (first on line ${previous.line}).`, {
         file: itemsFile,
-        line: row.line,
+        line,
       });
     }
-    const textCell = row.get("text");
+    const textCell = itemTable.get(r, "text");
     if (typeof textCell !== "string" || textCell.trim() === "") {
-      throw new DatasetFormatError(`${itemsFile} line ${row.line}: item "${id}" has an empty text; every item needs the query text a router would see.`, {
+      throw new DatasetFormatError(`${itemsFile} line ${line}: item "${id}" has an empty text; every item needs the query text a router would see.`, {
         file: itemsFile,
-        line: row.line,
+        line,
       });
     }
-    const category = asString(row.get("category"));
-    const extraKeys = Object.keys(row.extra);
+    const category = asString(itemTable.get(r, "category"));
+    const extraKeys = itemTable.extra(r);
     const item: DatasetItem = {
       id,
       text: textCell,
       ...(category !== "" ? { category } : {}),
-      ...(extraKeys.length > 0 ? { meta: Object.fromEntries(extraKeys.map((k) => [k, asString(row.extra[k])])) } : {}),
+      ...(extraKeys.length > 0 ? { meta: Object.fromEntries(extraKeys.map((k) => [k, asString(itemTable.get(r, k))])) } : {}),
     };
-    itemIndex.set(id, { index: items.length, line: row.line });
+    itemIndex.set(id, { index: items.length, line });
     items.push(item);
   }
 
@@ -237,28 +253,28 @@ export async function loadOwnDataFolder(folder: string): Promise<CorrectnessData
   const models: string[] = [];
   const modelIndex = new Map<string, number>();
   const prices: Record<string, ModelPrice> = {};
-  let modelsFile: string | undefined;
-  const modelRows = modelsName ? await readTable(src, modelsName, "models") : [];
   if (modelsName) {
-    modelsFile = src.path(modelsName);
+    const modelsFile = src.path(modelsName);
+    const modelTable = await readTable(src, modelsName, "models");
     const lineOf = new Map<string, number>();
-    for (const row of modelRows) {
-      const model = asId(row.get("model"), modelsFile, row.line, "model");
+    for (let r = 0; r < modelTable.rows; r++) {
+      const line = modelTable.line(r);
+      const model = asId(modelTable.get(r, "model"), modelsFile, line, "model");
       if (lineOf.has(model)) {
-        throw new DatasetFormatError(`${modelsFile} line ${row.line}: model "${model}" is listed twice (first on line ${lineOf.get(model)}).`, {
+        throw new DatasetFormatError(`${modelsFile} line ${line}: model "${model}" is listed twice (first on line ${lineOf.get(model)}).`, {
           file: modelsFile,
-          line: row.line,
+          line,
         });
       }
-      lineOf.set(model, row.line);
+      lineOf.set(model, line);
       modelIndex.set(model, models.length);
       models.push(model);
-      const input = asPrice(row.get("input_usd_per_1m"), modelsFile, row.line, "input_usd_per_1m");
-      const output = asPrice(row.get("output_usd_per_1m"), modelsFile, row.line, "output_usd_per_1m");
+      const input = asPrice(modelTable.get(r, "input_usd_per_1m"), modelsFile, line, "input_usd_per_1m");
+      const output = asPrice(modelTable.get(r, "output_usd_per_1m"), modelsFile, line, "output_usd_per_1m");
       if ((input === undefined) !== (output === undefined)) {
         throw new DatasetFormatError(
-          `${modelsFile} line ${row.line}: give both input_usd_per_1m and output_usd_per_1m for "${model}", or leave both blank.`,
-          { file: modelsFile, line: row.line },
+          `${modelsFile} line ${line}: give both input_usd_per_1m and output_usd_per_1m for "${model}", or leave both blank.`,
+          { file: modelsFile, line },
         );
       }
       if (input !== undefined && output !== undefined) prices[model] = { inputPer1M: input, outputPer1M: output };
@@ -267,45 +283,50 @@ export async function loadOwnDataFolder(folder: string): Promise<CorrectnessData
 
   // Labels.
   const labelsFile = src.path(labelsName);
-  const labelRows = await readTable(src, labelsName, "labels");
-  const hasCost = labelRows.length > 0 && (labelsName.endsWith(".jsonl") ? labelRows.some((r) => r.get("cost_usd") !== undefined) : labelRows[0]!.get("cost_usd") !== undefined);
-  const perItem: { model: number; y: number; cost: number }[][] = items.map(() => []);
-  const pairLine = new Map<string, number>();
-  for (const row of labelRows) {
-    const id = asId(row.get("item_id"), labelsFile, row.line, "item_id");
+  const labelTable = await readTable(src, labelsName, "labels");
+  let hasCost = false;
+  for (let r = 0; r < labelTable.rows && !hasCost; r++) hasCost = labelTable.get(r, "cost_usd") !== undefined;
+  const entryItem: number[] = [];
+  const entryModel: number[] = [];
+  const entryY: number[] = [];
+  const entryCost: number[] = [];
+  // (item, model) -> line of its label, keyed by a number: item * 2^21 + model.
+  const pairLine = new Map<number, number>();
+  for (let r = 0; r < labelTable.rows; r++) {
+    const line = labelTable.line(r);
+    const id = asId(labelTable.get(r, "item_id"), labelsFile, line, "item_id");
     const item = itemIndex.get(id);
     if (!item) {
-      throw new DatasetFormatError(`${labelsFile} line ${row.line}: unknown item "${id}" (not in ${itemsName}).`, {
+      throw new DatasetFormatError(`${labelsFile} line ${line}: unknown item "${id}" (not in ${itemsName}).`, {
         file: labelsFile,
-        line: row.line,
+        line,
       });
     }
-    const model = asId(row.get("model"), labelsFile, row.line, "model");
-    const pair = `${id}\0${model}`;
-    const previous = pairLine.get(pair);
-    if (previous !== undefined) {
-      throw new DatasetFormatError(
-        `${labelsFile} line ${row.line}: duplicate label for item "${id}" and model "${model}" (first on line ${previous}). Keep one row per (item, model).`,
-        { file: labelsFile, line: row.line },
-      );
-    }
-    pairLine.set(pair, row.line);
-    const y = asCorrect(row.get("correct"), labelsFile, row.line);
-    const cost = hasCost ? asCost(row.get("cost_usd"), labelsFile, row.line) : Number.NaN;
+    const model = asId(labelTable.get(r, "model"), labelsFile, line, "model");
     let m = modelIndex.get(model);
     if (m === undefined) {
       m = models.length;
+      if (m >= 2 ** 21) {
+        throw new DatasetFormatError(`${labelsFile} line ${line}: more than ${2 ** 21} distinct models.`, { file: labelsFile, line });
+      }
       modelIndex.set(model, m);
       models.push(model);
     }
-    perItem[item.index]!.push({ model: m, y, cost });
+    const pair = item.index * 2 ** 21 + m;
+    const previous = pairLine.get(pair);
+    if (previous !== undefined) {
+      throw new DatasetFormatError(
+        `${labelsFile} line ${line}: duplicate label for item "${id}" and model "${model}" (first on line ${previous}). Keep one row per (item, model).`,
+        { file: labelsFile, line },
+      );
+    }
+    pairLine.set(pair, line);
+    entryItem.push(item.index);
+    entryModel.push(m);
+    entryY.push(asCorrect(labelTable.get(r, "correct"), labelsFile, line));
+    if (hasCost) entryCost.push(asCost(labelTable.get(r, "cost_usd"), labelsFile, line));
   }
-  const builder = new CsrBuilder(hasCost);
-  for (const entries of perItem) {
-    for (const e of entries) builder.add(e.model, e.y, e.cost);
-    builder.endItem();
-  }
-  const labels = builder.build();
+  const labels = csrFromTriplets(items.length, entryItem, entryModel, entryY, hasCost ? entryCost : undefined);
   return {
     name: basename(dir),
     models,

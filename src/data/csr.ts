@@ -52,6 +52,41 @@ export class CsrBuilder {
   }
 }
 
+/**
+ * Build CSR labels from (item, model, y[, cost]) triplets in any order: entries are grouped by item
+ * (stable) and sorted by model within each item. Duplicate (item, model) pairs must be rejected by the
+ * caller beforehand.
+ *
+ * @example
+ * ```ts
+ * const labels = csrFromTriplets(2, [1, 0], [0, 3], [1, 0]); // item 0: model 3 -> 0; item 1: model 0 -> 1
+ * ```
+ */
+export function csrFromTriplets(
+  nItems: number,
+  item: ArrayLike<number>,
+  model: ArrayLike<number>,
+  y: ArrayLike<number>,
+  cost?: ArrayLike<number>,
+): CorrectnessDataset["labels"] {
+  const n = item.length;
+  const offsets = new Int32Array(nItems + 1);
+  for (let k = 0; k < n; k++) offsets[item[k]! + 1]!++;
+  for (let i = 0; i < nItems; i++) offsets[i + 1]! += offsets[i]!;
+  const fill = offsets.slice(0, nItems);
+  const outModel = new Int32Array(n);
+  const outY = new Float32Array(n);
+  const outCost = cost ? new Float32Array(n) : undefined;
+  for (let k = 0; k < n; k++) {
+    const at = fill[item[k]!]!++;
+    outModel[at] = model[k]!;
+    outY[at] = y[k]!;
+    if (outCost && cost) outCost[at] = cost[k]!;
+  }
+  for (let i = 0; i < nItems; i++) sortRow(offsets[i]!, offsets[i + 1]!, outModel, outY, outCost);
+  return outCost ? { offsets, model: outModel, y: outY, cost: outCost } : { offsets, model: outModel, y: outY };
+}
+
 function sortRow(start: number, end: number, model: Int32Array, y: Float32Array, cost?: Float32Array): void {
   let sorted = true;
   for (let k = start + 1; k < end; k++) if (model[k - 1]! > model[k]!) sorted = false;
