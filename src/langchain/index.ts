@@ -1,1 +1,9 @@
-export {};
+export { IrtRouter } from "./router.js";
+export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./middleware.js";
+export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger } from "./options.js";
+export { irtRouterOptionsSchema } from "./options.js";
+export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./decision.js";
+export { NoCandidatesError } from "./errors.js";
+export { MemoryFeedbackSink } from "./engine.js";
+export { routingText, messageText, type RoutingTextOptions } from "./routing-text.js";
+export { RUN_ID_METADATA_KEY } from "./delegate.js";

@@ -1,0 +1,64 @@
+/** One candidate as the policy saw it, in the decision record. */
+export interface CandidateRecord {
+  /** The key the model was registered under in `models`. */
+  readonly id: string;
+  /** Predicted p(correct). */
+  readonly p: number;
+  /** Expected USD cost of the call, estimated before it (token estimate x list price). */
+  readonly expectedCost: number;
+  /** The policy's utility (higher is better); candidates are listed best first. */
+  readonly utility: number;
+}
+
+/** A model that was not considered for this call, and why. */
+export interface ExclusionRecord {
+  readonly id: string;
+  readonly reason: string;
+}
+
+/** One try of one model: the first is the chosen model, later ones are fallbacks. */
+export interface AttemptRecord {
+  readonly id: string;
+  readonly ok: boolean;
+  /** `Name: message` of the failure (first line), when `ok` is false. */
+  readonly error?: string;
+  /** Wall time of the try (time to first chunk when streaming). */
+  readonly ms: number;
+}
+
+/**
+ * What the router decided for one call. Attached to every response as
+ * `response_metadata.irtRouter` and to the child run's `metadata.irtRouter` (plus tags).
+ */
+export interface RouteDecision {
+  readonly decisionId: string;
+  /** Agent run the call belonged to, when known (see docs/langchain.md, "Feedback"). */
+  readonly runId?: string;
+  /** The model that answered (the last successful attempt), or the first choice while none has. */
+  chosen: string;
+  /** The policy, in short form, e.g. `cost-aware(lambda=20)`. */
+  readonly policy: string;
+  /** Every eligible candidate, best first. */
+  readonly candidates: readonly CandidateRecord[];
+  /** Models filtered out before scoring (no tool calling while tools are bound, context too small). */
+  readonly excluded: readonly ExclusionRecord[];
+  /** Time to embed the routing text (0 on a cache hit). */
+  readonly encodeMs: number;
+  /** Time to compute item parameters, score and rank the candidates. */
+  readonly scoreMs: number;
+  /** Whether the routing text's item parameters came from the cache. */
+  readonly cacheHit: boolean;
+  /** Estimated input tokens of the whole call. */
+  readonly inputTokens: number;
+  readonly attempts: AttemptRecord[];
+}
+
+/** A JSON-safe copy of a decision (what goes into response metadata and traces). */
+export function snapshot(decision: RouteDecision): RouteDecision {
+  return {
+    ...decision,
+    candidates: decision.candidates.map((c) => ({ ...c })),
+    excluded: decision.excluded.map((e) => ({ ...e })),
+    attempts: decision.attempts.map((a) => ({ ...a })),
+  };
+}

@@ -1,0 +1,52 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { snapshot, type RouteDecision } from "./decision.js";
+
+/** Metadata key under which a call's run id is read (`config.metadata.irtRouterRunId`). */
+export const RUN_ID_METADATA_KEY = "irtRouterRunId";
+
+/** The run a call belongs to: `metadata.irtRouterRunId` when set, else the call's own `runId`. */
+export function runIdOf(config: Partial<RunnableConfig> | undefined): string | undefined {
+  const fromMetadata = config?.metadata?.[RUN_ID_METADATA_KEY];
+  if (typeof fromMetadata === "string" && fromMetadata.length > 0) return fromMetadata;
+  return typeof config?.runId === "string" ? config.runId : undefined;
+}
+
+/**
+ * The config handed to the chosen child: every call option unchanged (callbacks, signal, stop,
+ * timeout, tags, metadata, runName, configurable, tool options), plus the decision in
+ * `metadata.irtRouter` and the tags `irt-router` and `irt-router:<model>`, so the child's run in a
+ * trace shows the choice. A fallback attempt drops `runId` so that two runs never share one id.
+ */
+export function childConfig<C extends Partial<RunnableConfig>>(
+  config: C | undefined,
+  decision: RouteDecision,
+  modelId: string,
+  attempt: number,
+): C {
+  const out = { ...(config ?? {}) } as C & Partial<RunnableConfig>;
+  out.metadata = { ...(config?.metadata ?? {}), irtRouter: snapshot(decision) };
+  out.tags = [...(config?.tags ?? []), "irt-router", `irt-router:${modelId}`];
+  if (attempt > 0) delete out.runId;
+  return out as C;
+}
+
+/** True when an error is a cancellation (never retried on another model). */
+export function isAbort(error: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted) return true;
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === "AbortError" ||
+    error.name === "ModelAbortError" ||
+    /^(aborted|abort)/i.test(error.message) ||
+    /operation was aborted/i.test(error.message)
+  );
+}
+
+/** `Name: first line of message`, for the attempt record. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const status = (error as { status?: unknown }).status;
+    return `${error.name}${typeof status === "number" ? ` (${status})` : ""}: ${error.message.split("\n")[0]}`;
+  }
+  return String(error);
+}

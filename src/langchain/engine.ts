@@ -1,0 +1,348 @@
+import { randomUUID } from "node:crypto";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { assertSameEncoder } from "../encoders/identity.js";
+import { FeedbackError, IrtRouterError } from "../errors.js";
+import type { ModelPrice } from "../data/types.js";
+import type { QueryEncoder } from "../encoders/types.js";
+import type { FeedbackEvent } from "../learning/events.js";
+import type { PolicyConfig } from "../policy/types.js";
+import { describePolicy } from "../policy/schema.js";
+import { rankCandidates } from "../policy/rank.js";
+import { expectedCostUsd } from "../policy/expected-cost.js";
+import * as policyModule from "../policy/index.js";
+import type { ItemParams, Scorer } from "../scorer/types.js";
+import type { RouteDecision, ExclusionRecord } from "./decision.js";
+import { DecisionLog, type LoggedDecision } from "./decision-log.js";
+import { loadDefaultScorer } from "./defaults.js";
+import { NoCandidatesError } from "./errors.js";
+import { LruCache } from "./lru.js";
+import type { FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
+import { messageText, routingText, type RoutingTextOptions } from "./routing-text.js";
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+export const DEFAULT_EXPECTED_OUTPUT_TOKENS = 256;
+export const DEFAULT_CACHE_SIZE = 1024;
+export const DEFAULT_DECISION_LOG_SIZE = 10_000;
+
+/** One registered model, resolved. */
+export interface ModelSlot {
+  /** The key it was registered under. */
+  readonly id: string;
+  readonly model: BaseChatModel;
+  readonly price?: ModelPrice;
+  readonly contextWindow?: number;
+  readonly expectedOutputTokens: number;
+}
+
+/** A decision plus the order in which to try the models. */
+export interface RoutePlan {
+  readonly decision: RouteDecision;
+  /** Models to try, best first, at most `maxAttempts`. */
+  readonly order: readonly ModelSlot[];
+  readonly logged: LoggedDecision;
+}
+
+/** In-memory feedback sink used when none is configured. */
+export class MemoryFeedbackSink implements FeedbackSink {
+  readonly events: FeedbackEvent[] = [];
+  append(events: readonly FeedbackEvent[]): void {
+    this.events.push(...events);
+  }
+}
+
+interface ScoringContext {
+  scorer: Scorer;
+  encoder?: QueryEncoder;
+  /** Population-average ability: the mean theta of the catalog, for models the scorer does not know. */
+  meanTheta: Float32Array;
+  /** Registered key -> theta (the catalog's, or meanTheta for an unknown key). */
+  theta: Map<string, Float32Array>;
+  /** Registered key -> catalog id (the key itself when unknown). */
+  catalogIds: Record<string, string>;
+  /** Registered key -> price (the user's, else the catalog's). */
+  prices: Map<string, ModelPrice | undefined>;
+}
+
+// TEMP until src/policy exports estimateTokens (owned by the policy engineer): ~4 chars per token.
+const estimateTokens: (text: string) => number =
+  (policyModule as { estimateTokens?: (text: string) => number }).estimateTokens ?? ((text) => Math.ceil(text.length / 4));
+
+const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+
+/**
+ * The routing core shared by {@link IrtRouter} and {@link irtRouterMiddleware}: filters the models
+ * that can serve a call, scores them (item parameters of the routing text, cached), ranks them with
+ * the policy, and keeps the decision log that feedback reads. Pure apart from the lazy default load.
+ */
+export class RouteEngine {
+  readonly slots: readonly ModelSlot[];
+  readonly policy: PolicyConfig;
+  readonly policyName: string;
+  readonly maxAttempts: number;
+  readonly log: DecisionLog;
+  readonly sink: FeedbackSink;
+  readonly logger: RouterLogger;
+  readonly fallbackOn: (error: unknown) => boolean;
+  private readonly textOptions: RoutingTextOptions;
+  private readonly cache: LruCache<string, ItemParams>;
+  private readonly scorerOption: ParsedRouterOptions["scorer"];
+  private readonly encoderOption: ParsedRouterOptions["encoder"];
+  private context?: Promise<ScoringContext>;
+  private loaded?: ScoringContext;
+  private readonly warned = new Set<string>();
+
+  constructor(options: ParsedRouterOptions) {
+    const defaultOut = options.expectedOutputTokens ?? DEFAULT_EXPECTED_OUTPUT_TOKENS;
+    this.slots = Object.entries(options.models).map(([id, entry]) => ({
+      id,
+      model: entry.model,
+      price: entry.price,
+      contextWindow: entry.contextWindow,
+      expectedOutputTokens: entry.expectedOutputTokens ?? defaultOut,
+    }));
+    this.policy = (options.policy as PolicyConfig | undefined) ?? { kind: "quality" };
+    this.policyName = describePolicy(this.policy);
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.log = new DecisionLog(options.decisionLogSize ?? DEFAULT_DECISION_LOG_SIZE);
+    this.sink = options.feedbackSink ?? new MemoryFeedbackSink();
+    this.logger = options.logger ?? console;
+    this.fallbackOn = options.fallbackOn ?? (() => true);
+    this.textOptions = options.routingText ?? {};
+    this.cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
+    this.scorerOption = options.scorer;
+    this.encoderOption = options.encoder;
+  }
+
+  /** Loads the scorer (and encoder) on first use; later calls reuse it. A failed load is retried next call. */
+  scoring(): Promise<ScoringContext> {
+    if (!this.context) {
+      this.context = this.loadContext();
+      this.context.catch(() => (this.context = undefined));
+    }
+    return this.context;
+  }
+
+  private async loadContext(): Promise<ScoringContext> {
+    let scorer: Scorer;
+    let encoder: QueryEncoder | undefined;
+    if (this.scorerOption === undefined) {
+      ({ scorer, encoder } = await loadDefaultScorer());
+    } else {
+      scorer = typeof this.scorerOption === "function" ? await this.scorerOption() : this.scorerOption;
+    }
+    if (this.encoderOption !== undefined) {
+      encoder = typeof this.encoderOption === "function" ? await this.encoderOption() : this.encoderOption;
+      assertSameEncoder(scorer.encoder, encoder, "scorer");
+    }
+    const d = scorer.abilityDim;
+    const meanTheta = new Float32Array(d);
+    for (const m of scorer.models) for (let k = 0; k < d; k++) meanTheta[k]! += m.ability[k]! / scorer.models.length;
+    const theta = new Map<string, Float32Array>();
+    const catalogIds: Record<string, string> = {};
+    const prices = new Map<string, ModelPrice | undefined>();
+    for (const slot of this.slots) {
+      const entry = scorer.models.find((m) => m.id === slot.id || m.aliases.includes(slot.id));
+      if (entry) {
+        theta.set(slot.id, scorer.ability(slot.id));
+        catalogIds[slot.id] = entry.id;
+      } else {
+        theta.set(slot.id, meanTheta);
+        catalogIds[slot.id] = slot.id;
+        this.warnOnce(
+          `unknown:${slot.id}`,
+          `irt-router: model "${slot.id}" is not in the scorer's catalog (${scorer.models.length} models, e.g. ${scorer.models
+            .slice(0, 4)
+            .map((m) => m.id)
+            .join(", ")}); it is scored at the population-average ability until feedback teaches its own. ` +
+            `Use a catalog id or alias as the key if this is a known model.`,
+        );
+      }
+      const price = slot.price ?? entry?.price;
+      prices.set(slot.id, price);
+      if (!price) {
+        this.warnOnce(
+          `price:${slot.id}`,
+          `irt-router: model "${slot.id}" has no price; its expected cost is taken as 0. ` +
+            `Give it one: models: { "${slot.id}": { model, price: { inputPer1M, outputPer1M } } }.`,
+        );
+      }
+    }
+    this.loaded = { scorer, encoder, meanTheta, theta, catalogIds, prices };
+    return this.loaded;
+  }
+
+  warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.logger.warn(message);
+  }
+
+  /** Why a model cannot serve this call, or undefined when it can. */
+  private exclusion(slot: ModelSlot, toolsBound: boolean, inputTokens: number): string | undefined {
+    const profile = (slot.model as { profile?: { toolCalling?: boolean; maxInputTokens?: number } }).profile ?? {};
+    if (toolsBound && (typeof (slot.model as { bindTools?: unknown }).bindTools !== "function" || profile.toolCalling === false)) {
+      return "cannot call tools (no bindTools / profile.toolCalling is false) and tools are bound";
+    }
+    const window = slot.contextWindow ?? profile.maxInputTokens;
+    if (window !== undefined && inputTokens > window) {
+      return `input is ~${inputTokens} tokens, over its context window of ${window}`;
+    }
+    return undefined;
+  }
+
+  /** Decide which models to try for one call. Throws NO_CANDIDATES when no model can serve it. */
+  async plan(messages: readonly BaseMessage[], call: { toolsBound: boolean; runId?: string }): Promise<RoutePlan> {
+    const inputTokens = estimateTokens(messages.map(messageText).join("\n"));
+    const eligible: ModelSlot[] = [];
+    const excluded: ExclusionRecord[] = [];
+    for (const slot of this.slots) {
+      const reason = this.exclusion(slot, call.toolsBound, inputTokens);
+      if (reason === undefined) eligible.push(slot);
+      else excluded.push({ id: slot.id, reason });
+    }
+    if (eligible.length === 0) throw new NoCandidatesError(excluded);
+
+    const ctx = await this.scoring();
+    const text = routingText(messages, this.textOptions) || "(no text)";
+    let encodeMs = 0;
+    let scoreMs = 0;
+    let item = this.cache.get(text);
+    const cacheHit = item !== undefined;
+    if (!item) {
+      const t0 = performance.now();
+      if (ctx.encoder) {
+        const [vector] = await ctx.encoder.embed([text]);
+        const t1 = performance.now();
+        encodeMs = t1 - t0;
+        item = await ctx.scorer.itemParams(vector!);
+        scoreMs = performance.now() - t1;
+      } else {
+        // The scorer embeds the text itself; that time is reported as encodeMs.
+        item = await ctx.scorer.itemParams(text);
+        encodeMs = performance.now() - t0;
+      }
+      this.cache.set(text, item);
+    }
+    const t2 = performance.now();
+    const candidates = eligible.map((slot) => {
+      const theta = ctx.theta.get(slot.id)!;
+      let z = -item.beta;
+      for (let k = 0; k < theta.length; k++) z += item.alpha[k]! * theta[k]!;
+      const price = ctx.prices.get(slot.id);
+      const expectedCost = price
+        ? expectedCostUsd({ inputTokens, expectedOutputTokens: slot.expectedOutputTokens, price })
+        : 0;
+      return { id: slot.id, p: sigmoid(z), expectedCost };
+    });
+    const ranked = rankCandidates(this.policy, candidates, { spentUsd: this.log.spent(call.runId) });
+    scoreMs += performance.now() - t2;
+
+    const decision: RouteDecision = {
+      decisionId: randomUUID(),
+      ...(call.runId !== undefined ? { runId: call.runId } : {}),
+      chosen: ranked[0]!.id,
+      policy: this.policyName,
+      candidates: ranked.map((r) => ({ id: r.id, p: r.p, expectedCost: r.expectedCost, utility: r.utility })),
+      excluded,
+      encodeMs,
+      scoreMs,
+      cacheHit,
+      inputTokens,
+      attempts: [],
+    };
+    const bySlot = new Map(eligible.map((s) => [s.id, s]));
+    const order = ranked.slice(0, this.maxAttempts).map((r) => bySlot.get(r.id)!);
+    const logged: LoggedDecision = { decision, alpha: item.alpha, beta: item.beta, catalogIds: ctx.catalogIds, feedbackGiven: false };
+    this.log.add(logged);
+    return { decision, order, logged };
+  }
+
+  /** Records what a finished call cost (usage tokens when reported, else the estimate) for the budget policy. */
+  recordSpend(plan: RoutePlan, slotId: string, usage?: { input_tokens?: number; output_tokens?: number }): void {
+    const candidate = plan.decision.candidates.find((c) => c.id === slotId);
+    const slot = this.slots.find((s) => s.id === slotId);
+    const price = slot?.price ?? this.cachedPrice(slotId);
+    let usd = candidate?.expectedCost ?? 0;
+    if (price && usage && Number.isFinite(usage.input_tokens) && Number.isFinite(usage.output_tokens)) {
+      usd = expectedCostUsd({
+        inputTokens: usage.input_tokens!,
+        expectedOutputTokens: usage.output_tokens!,
+        price,
+      });
+    }
+    this.log.addSpend(plan.decision.runId, usd);
+  }
+
+  private cachedPrice(slotId: string): ModelPrice | undefined {
+    // Prices are resolved when the scoring context loads; plan() always runs after that.
+    return this.loaded?.prices.get(slotId);
+  }
+
+  /**
+   * Record an observed outcome for one decision (by decision id) or for every answered decision of a
+   * run (by run id), as {@link FeedbackEvent}s written to the sink. Returns the events written.
+   */
+  async feedback(idOrRunId: string, outcome: boolean | number, options: { weight?: number } = {}): Promise<FeedbackEvent[]> {
+    if (typeof idOrRunId !== "string" || idOrRunId.length === 0) {
+      throw new FeedbackError("feedback() needs a decision id (response_metadata.irtRouter.decisionId) or a run id.", {
+        path: "id",
+      });
+    }
+    const y = typeof outcome === "boolean" ? (outcome ? 1 : 0) : outcome;
+    if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1) {
+      throw new FeedbackError(
+        `outcome must be true/false or a number in [0, 1] (1 = correct), got ${String(outcome)}.`,
+        { path: "outcome" },
+      );
+    }
+    const weight = options.weight ?? 1;
+    if (!Number.isFinite(weight) || weight <= 0 || weight > 1) {
+      throw new FeedbackError(`weight must be a number in (0, 1], got ${String(options.weight)}.`, { path: "weight" });
+    }
+    const single = this.log.get(idOrRunId);
+    const targets = single ? [single] : this.log.ofRun(idOrRunId);
+    if (targets.length === 0) {
+      throw new FeedbackError(
+        `No decision or run with id "${idOrRunId}" (the router keeps the last ${this.log.capacity} decisions). ` +
+          `Use response_metadata.irtRouter.decisionId, or the run id given as metadata.irtRouterRunId / by the middleware.`,
+        { path: "id", details: { id: idOrRunId } },
+      );
+    }
+    const answered = targets.filter((t) => t.decision.attempts.some((a) => a.ok));
+    if (answered.length === 0) {
+      throw new FeedbackError(`"${idOrRunId}" has no answered call (every attempt failed), so there is no model to credit.`, {
+        path: "id",
+      });
+    }
+    const repeated = answered.filter((t) => t.feedbackGiven);
+    if (repeated.length > 0) {
+      throw new FeedbackError(
+        `Feedback was already recorded for decision(s) ${repeated.map((t) => t.decision.decisionId).join(", ")}; each decision takes one outcome.`,
+        { path: "id", details: { duplicate: repeated.map((t) => t.decision.decisionId) } },
+      );
+    }
+    const at = Date.now();
+    const events: FeedbackEvent[] = answered.map((t) => ({
+      id: `${t.decision.decisionId}:feedback`,
+      model: t.catalogIds[t.decision.chosen] ?? t.decision.chosen,
+      alpha: Array.from(t.alpha),
+      beta: t.beta,
+      y,
+      ...(weight !== 1 ? { weight } : {}),
+      decisionId: t.decision.decisionId,
+      ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
+      at,
+    }));
+    try {
+      await this.sink.append(events);
+    } catch (error) {
+      if (error instanceof IrtRouterError) throw error;
+      throw new FeedbackError(`The feedback sink failed to store ${events.length} event(s): ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    for (const t of answered) t.feedbackGiven = true;
+    return events;
+  }
+}

@@ -1,0 +1,143 @@
+import { z } from "zod";
+import type { BaseChatModel, BaseChatModelParams } from "@langchain/core/language_models/chat_models";
+import type { ModelPrice } from "../data/types.js";
+import type { QueryEncoder } from "../encoders/types.js";
+import type { Scorer } from "../scorer/types.js";
+import type { PolicyConfig } from "../policy/types.js";
+import type { FeedbackEvent } from "../learning/events.js";
+import { policySchema } from "../policy/schema.js";
+import type { RoutingTextOptions } from "./routing-text.js";
+
+/** One model the router may call. */
+export interface RoutedModelConfig {
+  /** The LangChain chat model (ChatOpenAI, ChatAnthropic, any BaseChatModel). */
+  readonly model: BaseChatModel;
+  /** List price; default: the scorer catalog's price for this id, else unknown (cost 0, warned once). */
+  readonly price?: ModelPrice;
+  /** Input context window in tokens; default: the model's `profile.maxInputTokens`, else unlimited. */
+  readonly contextWindow?: number;
+  /** Output tokens expected per call, for the cost estimate (default: the router's `expectedOutputTokens`). */
+  readonly expectedOutputTokens?: number;
+}
+
+/** Where `router.feedback()` writes events. An `AbilityStore` fits; so does any `{ append }`. */
+export interface FeedbackSink {
+  append(events: readonly FeedbackEvent[]): unknown;
+}
+
+export interface RouterLogger {
+  warn(message: string): void;
+}
+
+/** Options of {@link IrtRouter} (and of {@link irtRouterMiddleware}). */
+export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" | "tags" | "metadata" | "verbose"> {
+  /**
+   * The models to route between, keyed by scorer catalog id or alias (e.g. `gpt-4-1106-preview`).
+   * A key the scorer does not know is allowed: it is scored at the population-average ability and
+   * reported once through `logger`. A bare chat model is short for `{ model }`.
+   */
+  readonly models: Readonly<Record<string, RoutedModelConfig | BaseChatModel>>;
+  /** Scorer, or a factory called once on first use. Default: the pretrained scorer (loaded lazily). */
+  readonly scorer?: Scorer | (() => Promise<Scorer>);
+  /**
+   * Encoder for the routing text, or a factory. When given, the router embeds (with its cache) and
+   * passes vectors to the scorer. Default: the pretrained scorer's offline encoder when the scorer is
+   * the default; with a custom scorer and no encoder, the scorer receives the text itself.
+   */
+  readonly encoder?: QueryEncoder | (() => Promise<QueryEncoder>);
+  /** Routing policy (default `{ kind: "quality" }`). */
+  readonly policy?: PolicyConfig;
+  /** Most models tried per call: the choice plus fallbacks (default 3). */
+  readonly maxAttempts?: number;
+  /** Expected output tokens per call for the cost estimate (default 256). */
+  readonly expectedOutputTokens?: number;
+  /** What part of the conversation is scored (see {@link routingText}). */
+  readonly routingText?: RoutingTextOptions;
+  /** Routing texts whose item parameters are kept (LRU, default 1024; 0 disables the cache). */
+  readonly cacheSize?: number;
+  /** Decisions kept for `feedback()` (oldest dropped first, default 10000). */
+  readonly decisionLogSize?: number;
+  /** Where feedback events go (default: kept in memory, readable as `router.feedbackEvents`). */
+  readonly feedbackSink?: FeedbackSink;
+  /** Receives one-time warnings (unknown model, missing price). Default: `console`. */
+  readonly logger?: RouterLogger;
+  /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
+  readonly fallbackOn?: (error: unknown) => boolean;
+}
+
+const isChatModel = (v: unknown): v is BaseChatModel =>
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as { invoke?: unknown }).invoke === "function" &&
+  "_streamResponseChunks" in v;
+
+const chatModel = z.custom<BaseChatModel>(isChatModel, {
+  message: "must be a LangChain chat model (an instance of BaseChatModel, e.g. new ChatOpenAI(...))",
+});
+const price = z.strictObject({
+  inputPer1M: z.number().finite().nonnegative(),
+  outputPer1M: z.number().finite().nonnegative(),
+});
+const modelEntry = z.preprocess(
+  (v) => (isChatModel(v) ? { model: v } : v),
+  z.strictObject({
+    model: chatModel,
+    price: price.optional(),
+    contextWindow: z.number().int().positive().optional(),
+    expectedOutputTokens: z.number().finite().nonnegative().optional(),
+  }),
+);
+const fn = <T>(what: string) => z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });
+const scorerLike = z.custom<Scorer | (() => Promise<Scorer>)>(
+  (v) =>
+    typeof v === "function" ||
+    (typeof v === "object" &&
+      v !== null &&
+      typeof (v as Scorer).itemParams === "function" &&
+      typeof (v as Scorer).ability === "function" &&
+      Array.isArray((v as Scorer).models)),
+  { message: "must be a Scorer (itemParams, ability, models) or a function returning a Promise of one" },
+);
+const encoderLike = z.custom<QueryEncoder | (() => Promise<QueryEncoder>)>(
+  (v) =>
+    typeof v === "function" ||
+    (typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function" && typeof (v as QueryEncoder).id === "string"),
+  { message: "must be a QueryEncoder (id, dim, embed) or a function returning a Promise of one" },
+);
+
+/** Zod schema of {@link IrtRouterOptions}; unknown keys are errors so a typo is never ignored. */
+export const irtRouterOptionsSchema = z.strictObject({
+  models: z
+    .record(z.string().min(1), modelEntry)
+    .refine((m) => Object.keys(m).length > 0, { message: "give at least one model: { models: { id: { model } } }" }),
+  scorer: scorerLike.optional(),
+  encoder: encoderLike.optional(),
+  policy: policySchema.optional(),
+  maxAttempts: z.number().int().min(1).max(20).optional(),
+  expectedOutputTokens: z.number().finite().nonnegative().optional(),
+  routingText: z
+    .strictObject({
+      contextChars: z.number().int().nonnegative().optional(),
+      maxQueryChars: z.number().int().positive().optional(),
+    })
+    .optional(),
+  cacheSize: z.number().int().nonnegative().optional(),
+  decisionLogSize: z.number().int().positive().optional(),
+  feedbackSink: z
+    .custom<FeedbackSink>((v) => typeof (v as FeedbackSink | undefined)?.append === "function", {
+      message: "must have an append(events) method (e.g. an AbilityStore)",
+    })
+    .optional(),
+  logger: z
+    .custom<RouterLogger>((v) => typeof (v as RouterLogger | undefined)?.warn === "function", {
+      message: "must have a warn(message) method",
+    })
+    .optional(),
+  fallbackOn: fn<(error: unknown) => boolean>("a function (error) => boolean").optional(),
+  callbacks: z.any().optional(),
+  tags: z.array(z.string()).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  verbose: z.boolean().optional(),
+});
+
+export type ParsedRouterOptions = z.output<typeof irtRouterOptionsSchema>;

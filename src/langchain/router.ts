@@ -1,0 +1,363 @@
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import { CallbackManager, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { AIMessageChunk, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import { IterableReadableStream } from "@langchain/core/utils/stream";
+import { ValidationError } from "../errors.js";
+import type { FeedbackEvent } from "../learning/events.js";
+import { parseWith } from "../util/validate.js";
+import { snapshot, type RouteDecision } from "./decision.js";
+import { childConfig, describeError, isAbort, runIdOf } from "./delegate.js";
+import { MemoryFeedbackSink, RouteEngine, type ModelSlot, type RoutePlan } from "./engine.js";
+import { irtRouterOptionsSchema, type IrtRouterOptions } from "./options.js";
+
+const INTERNAL = Symbol("irt-router.internal");
+
+interface DerivedState {
+  engine: RouteEngine;
+  base: Pick<IrtRouterOptions, "callbacks" | "tags" | "metadata" | "verbose">;
+  bound?: { tools: BindToolsInput[]; kwargs?: Partial<BaseChatModelCallOptions> };
+  structured?: [unknown, unknown];
+}
+
+type Usage = { input_tokens?: number; output_tokens?: number };
+
+/**
+ * A LangChain chat model that, on every call, sends the request to the wrapped model most likely
+ * to answer it correctly at the price the policy accepts (IRT scorer: p = sigmoid(alpha . theta - beta)).
+ *
+ * It behaves like the chosen child: `bindTools` binds the raw tools on whichever child is picked,
+ * `withStructuredOutput` is replayed on it, `stream`/`streamEvents` yield the child's own chunks,
+ * and all call options (callbacks, signal, stop, timeout, tags, metadata, runName, configurable)
+ * reach the child unchanged. Every response carries `response_metadata.irtRouter` (the decision);
+ * the child's run carries it in `metadata.irtRouter` and the tags `irt-router`, `irt-router:<id>`.
+ * When the chosen child throws (rate limit, 5xx, timeout; never an abort), the next-best candidate
+ * is tried, up to `maxAttempts` models.
+ *
+ * @example
+ * ```ts
+ * import { ChatOpenAI } from "@langchain/openai";
+ * import { ChatAnthropic } from "@langchain/anthropic";
+ * import { IrtRouter } from "irt-router";
+ *
+ * const router = new IrtRouter({
+ *   models: {
+ *     "gpt-4-1106-preview": { model: new ChatOpenAI({ model: "gpt-4-1106-preview" }) },
+ *     "claude-instant-v1": { model: new ChatAnthropic({ model: "claude-instant-1.2" }) },
+ *   },
+ *   policy: { kind: "cost-aware", lambda: 50 },
+ * });
+ * const reply = await router.invoke("Prove that sqrt(2) is irrational.");
+ * console.log(reply.response_metadata.irtRouter.chosen);
+ * await router.feedback(reply.response_metadata.irtRouter.decisionId, true);
+ * ```
+ */
+export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
+  static override lc_name(): string {
+    return "IrtRouter";
+  }
+  override lc_serializable = false;
+
+  private readonly engine: RouteEngine;
+  private readonly base: DerivedState["base"];
+  private readonly bound?: DerivedState["bound"];
+  private readonly structured?: DerivedState["structured"];
+  private readonly prepared = new Map<string, Runnable>();
+  private lastChosen?: string;
+
+  constructor(options: IrtRouterOptions) {
+    const derived = (options as unknown as { [INTERNAL]?: DerivedState } | undefined)?.[INTERNAL];
+    const parsed = derived ? undefined : parseWith(irtRouterOptionsSchema, options, "options");
+    const base: DerivedState["base"] = derived
+      ? derived.base
+      : { callbacks: parsed!.callbacks, tags: parsed!.tags, metadata: parsed!.metadata, verbose: parsed!.verbose };
+    super({ ...base });
+    this.base = base;
+    this.engine = derived ? derived.engine : new RouteEngine(parsed!);
+    this.bound = derived?.bound;
+    this.structured = derived?.structured;
+  }
+
+  private derive(change: Partial<DerivedState>): IrtRouter {
+    const state: DerivedState = {
+      engine: this.engine,
+      base: this.base,
+      bound: this.bound,
+      structured: this.structured,
+      ...change,
+    };
+    return new IrtRouter({ [INTERNAL]: state } as unknown as IrtRouterOptions);
+  }
+
+  override _llmType(): string {
+    return "irt-router";
+  }
+
+  /** The registered model ids, in registration order. */
+  get modelIds(): string[] {
+    return this.engine.slots.map((s) => s.id);
+  }
+
+  /** The routing policy in short form, e.g. `cost-aware(lambda=20)`. */
+  get policyName(): string {
+    return this.engine.policyName;
+  }
+
+  /** Recent decisions (oldest first), as kept for feedback. */
+  decisions(limit?: number): RouteDecision[] {
+    return this.engine.log.recent(limit).map(snapshot);
+  }
+
+  /** Events written by `feedback()` when no `feedbackSink` was configured (else undefined). */
+  get feedbackEvents(): readonly FeedbackEvent[] | undefined {
+    return this.engine.sink instanceof MemoryFeedbackSink ? this.engine.sink.events : undefined;
+  }
+
+  /**
+   * Record whether an answer was right: `id` is a decision id (`response_metadata.irtRouter.decisionId`)
+   * or a run id (every answered decision of that run: the middleware's `irtRouterRunId`, or the
+   * `metadata.irtRouterRunId` you passed). `outcome` is true/false or a grade in [0, 1]. Writes one
+   * {@link FeedbackEvent} per decision (with the query's alpha/beta) to the sink and returns them.
+   * Throws a FEEDBACK error for an unknown id, an outcome outside [0, 1], or a repeated outcome.
+   *
+   * @example
+   * ```ts
+   * const reply = await router.invoke("What is 17 * 23?");
+   * await router.feedback(reply.response_metadata.irtRouter.decisionId, reply.text.includes("391"));
+   * ```
+   */
+  feedback(id: string, outcome: boolean | number, options: { weight?: number } = {}): Promise<FeedbackEvent[]> {
+    return this.engine.feedback(id, outcome, options);
+  }
+
+  /**
+   * Decide without calling: the decision the router would make for these messages now.
+   * Not logged for feedback... it is logged (as unanswered) so that a later call can be compared.
+   */
+  async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string } = {}): Promise<RouteDecision> {
+    const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
+    const plan = await this.engine.plan(messages, { toolsBound: options.toolsBound ?? this.bound !== undefined, runId: options.runId });
+    return snapshot(plan.decision);
+  }
+
+  // ---------------------------------------------------------------- model surface
+
+  override bindTools(tools: BindToolsInput[], kwargs?: Partial<BaseChatModelCallOptions>): IrtRouter {
+    if (this.structured) {
+      throw new ValidationError(
+        "bindTools() on a router made by withStructuredOutput() is not supported; bind tools first, or use the agent's responseFormat.",
+        { path: "bindTools" },
+      );
+    }
+    return this.derive({ bound: { tools, kwargs } });
+  }
+
+  override withStructuredOutput(outputSchema: any, config?: any): Runnable<BaseLanguageModelInput, any> {
+    if (this.bound) {
+      throw new ValidationError(
+        "withStructuredOutput() on a router with bound tools is not supported (LangChain chat models do not support it either); call it on the unbound router.",
+        { path: "withStructuredOutput" },
+      );
+    }
+    return this.derive({ structured: [outputSchema, config] }) as unknown as Runnable<BaseLanguageModelInput, any>;
+  }
+
+  /** Conservative intersection of the children's profiles: a capability is claimed only when every child has it. */
+  override get profile(): ModelProfile {
+    const profiles = this.engine.slots.map((s) => ((s.model as { profile?: ModelProfile }).profile ?? {}) as Record<string, unknown>);
+    const keys = new Set(profiles.flatMap((p) => Object.keys(p)));
+    const out: Record<string, unknown> = {};
+    for (const key of keys) {
+      const values = profiles.map((p) => p[key]);
+      if (values.some((v) => v === undefined)) continue;
+      if (values.every((v) => typeof v === "boolean")) out[key] = values.every(Boolean);
+      else if (values.every((v) => typeof v === "number")) out[key] = Math.min(...(values as number[]));
+      else if (values.every(Array.isArray)) {
+        out[key] = (values[0] as unknown[]).filter((x) => values.every((v) => (v as unknown[]).includes(x)));
+      }
+    }
+    return out as ModelProfile;
+  }
+
+  /** LangSmith parameters of the model chosen for the latest call (the router's own before any call). */
+  override getLsParams(options: this["ParsedCallOptions"]) {
+    const slot = this.engine.slots.find((s) => s.id === this.lastChosen);
+    if (slot) return { ...slot.model.getLsParams(options as never), ls_model_name: slot.model.getLsParams(options as never).ls_model_name ?? slot.id };
+    return { ls_provider: "irt-router", ls_model_name: "irt-router", ls_model_type: "chat" as const, ls_stop: options?.stop };
+  }
+
+  // ---------------------------------------------------------------- delegation
+
+  /** The child as this router uses it: with the bound tools or the structured-output schema replayed. */
+  private prepare(slot: ModelSlot): Runnable {
+    let child = this.prepared.get(slot.id);
+    if (child) return child;
+    if (this.bound) {
+      if (typeof slot.model.bindTools !== "function") throw new TypeError(`model "${slot.id}" has no bindTools()`);
+      child = slot.model.bindTools(this.bound.tools, this.bound.kwargs) as Runnable;
+    } else if (this.structured) {
+      child = slot.model.withStructuredOutput(this.structured[0] as never, this.structured[1] as never) as Runnable;
+    } else {
+      child = slot.model as unknown as Runnable;
+    }
+    this.prepared.set(slot.id, child);
+    return child;
+  }
+
+  /** Plan, then call the candidates best-first until one succeeds (an abort is never retried). */
+  private async attempt<T>(
+    messages: BaseMessage[],
+    options: Partial<BaseChatModelCallOptions> | undefined,
+    call: (child: Runnable, config: Partial<BaseChatModelCallOptions>) => Promise<T>,
+  ): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot }> {
+    options?.signal?.throwIfAborted();
+    const plan = await this.engine.plan(messages, { toolsBound: this.bound !== undefined, runId: runIdOf(options) });
+    const { decision } = plan;
+    let lastError: unknown;
+    for (const [i, slot] of plan.order.entries()) {
+      const t0 = performance.now();
+      decision.chosen = slot.id;
+      try {
+        const out = await call(this.prepare(slot), childConfig(options, decision, slot.id, i));
+        decision.attempts.push({ id: slot.id, ok: true, ms: performance.now() - t0 });
+        this.lastChosen = slot.id;
+        return { out, plan, slot };
+      } catch (error) {
+        decision.attempts.push({ id: slot.id, ok: false, error: describeError(error), ms: performance.now() - t0 });
+        lastError = error;
+        if (isAbort(error, options?.signal) || !this.engine.fallbackOn(error)) break;
+      }
+    }
+    decision.chosen = decision.attempts[0]?.id ?? decision.chosen;
+    if (lastError instanceof Error) {
+      Object.defineProperty(lastError, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
+    }
+    throw lastError;
+  }
+
+  private attach(output: unknown, decision: RouteDecision): void {
+    const target = isBaseMessage(output)
+      ? output
+      : output && typeof output === "object" && isBaseMessage((output as { raw?: unknown }).raw)
+        ? ((output as { raw: BaseMessage }).raw)
+        : undefined;
+    if (target) target.response_metadata = { ...target.response_metadata, irtRouter: snapshot(decision) };
+  }
+
+  override async invoke(input: BaseLanguageModelInput, options?: Partial<BaseChatModelCallOptions>): Promise<AIMessageChunk> {
+    const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
+    const { out, plan, slot } = await this.attempt(messages, options, (child, config) => child.invoke(input, config));
+    this.attach(out, plan.decision);
+    this.engine.recordSpend(plan, slot.id, (out as { usage_metadata?: Usage })?.usage_metadata);
+    return out as AIMessageChunk;
+  }
+
+  override async stream(
+    input: BaseLanguageModelInput,
+    options?: Partial<BaseChatModelCallOptions>,
+  ): Promise<IterableReadableStream<AIMessageChunk>> {
+    const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
+    const { out, plan, slot } = await this.attempt(messages, options, (child, config) => startStream(child, input, config));
+    return IterableReadableStream.fromAsyncGenerator(this.relay(out, plan, slot)) as IterableReadableStream<AIMessageChunk>;
+  }
+
+  private async *relay(started: StartedStream, plan: RoutePlan, slot: ModelSlot): AsyncGenerator<any> {
+    const usage: Usage = {};
+    const count = (chunk: unknown) => {
+      const u = (chunk as { usage_metadata?: Usage })?.usage_metadata;
+      if (u) {
+        usage.input_tokens = (usage.input_tokens ?? 0) + (u.input_tokens ?? 0);
+        usage.output_tokens = (usage.output_tokens ?? 0) + (u.output_tokens ?? 0);
+      }
+    };
+    if (!started.first.done) {
+      this.attach(started.first.value, plan.decision);
+      count(started.first.value);
+      yield started.first.value;
+      for (let next = await started.it.next(); !next.done; next = await started.it.next()) {
+        count(next.value);
+        yield next.value;
+      }
+    }
+    this.engine.recordSpend(plan, slot.id, usage.input_tokens !== undefined ? usage : undefined);
+  }
+
+  override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<BaseChatModelCallOptions>): AsyncGenerator<AIMessageChunk> {
+    yield* await this.stream(input, options);
+  }
+
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const config = { ...options, callbacks: childCallbacks(runManager) } as Partial<BaseChatModelCallOptions>;
+    const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => child.invoke(messages, cfg));
+    if (!isBaseMessage(out)) {
+      throw new ValidationError("generate() on a structured-output router is not supported; use invoke().", { path: "generate" });
+    }
+    this.attach(out, plan.decision);
+    this.engine.recordSpend(plan, slot.id, (out as { usage_metadata?: Usage }).usage_metadata);
+    return { generations: [{ message: out, text: out.text }] };
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const config = { ...options, callbacks: childCallbacks(runManager) } as Partial<BaseChatModelCallOptions>;
+    const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => startStream(child, messages, cfg));
+    for await (const chunk of this.relay(out, plan, slot)) {
+      const message = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk({ content: String(chunk) });
+      const generation = new ChatGenerationChunk({ message, text: message.text });
+      yield generation;
+      await runManager?.handleLLMNewToken(message.text, undefined, undefined, undefined, undefined, { chunk: generation });
+    }
+  }
+}
+
+interface StartedStream {
+  it: AsyncIterator<any>;
+  first: IteratorResult<any>;
+}
+
+/** Open the child's stream and wait for its first chunk, so a failure before any output can fall back. */
+async function startStream(child: Runnable, input: unknown, config: Partial<BaseChatModelCallOptions>): Promise<StartedStream> {
+  const stream = await child.stream(input, config);
+  const it = stream[Symbol.asyncIterator]();
+  const first = await it.next();
+  return { it, first };
+}
+
+/**
+ * Callbacks for a child called from inside the router's own LLM run (the `generate()` path): the
+ * run's inheritable handlers, tags and metadata, with the router's run as parent.
+ */
+function childCallbacks(runManager?: CallbackManagerForLLMRun): CallbackManager | undefined {
+  if (!runManager) return undefined;
+  const run = runManager as unknown as {
+    runId: string;
+    inheritableHandlers: BaseCallbackHandler[];
+    inheritableTags: string[];
+    inheritableMetadata: Record<string, unknown>;
+  };
+  const manager = new CallbackManager(run.runId);
+  manager.setHandlers(run.inheritableHandlers);
+  manager.addTags(run.inheritableTags);
+  manager.addMetadata(run.inheritableMetadata);
+  return manager;
+}
+
+/** @internal The routing core of a router (used by the middleware). */
+export function engineOf(router: IrtRouter): RouteEngine {
+  return (router as unknown as { engine: RouteEngine }).engine;
+}

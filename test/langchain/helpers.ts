@@ -1,0 +1,64 @@
+import { IrtRouterError } from "../../src/errors.js";
+import type { CatalogEntry, ItemParams, ModelScore, Scorer } from "../../src/scorer/types.js";
+
+/**
+ * A small real Scorer with hand-set item parameters: alpha = [1 + (text mentions a number), 1],
+ * beta = 0.5 - 0.01 * (words in text, capped at 50). Abilities below make "gpt-4" the strongest,
+ * "mixtral" the middle and "mistral" the weakest; prices make them expensive, mid and cheap.
+ */
+export class ToyScorer implements Scorer {
+  readonly encoder = { id: "toy-words-2", dim: 2 };
+  readonly abilityDim = 2;
+  readonly models: CatalogEntry[] = [
+    entry("gpt-4-1106-preview", ["gpt-4"], [2, 1], { inputPer1M: 10, outputPer1M: 30 }),
+    entry("mixtral-8x7b-chat", ["mixtral"], [1, 0.5], { inputPer1M: 0.6, outputPer1M: 0.6 }),
+    entry("mistral-7b-chat", ["mistral"], [0.2, 0.2], { inputPer1M: 0.2, outputPer1M: 0.2 }),
+  ];
+  itemParamsCalls = 0;
+
+  async itemParams(textOrEmbedding: string | Float32Array): Promise<ItemParams> {
+    this.itemParamsCalls++;
+    const e = typeof textOrEmbedding === "string" ? toyEmbed(textOrEmbedding) : textOrEmbedding;
+    return { alpha: Float32Array.from([1 + e[0]!, 1]), beta: 0.5 - 0.01 * e[1]! };
+  }
+
+  async predict(textOrEmbedding: string | Float32Array, modelIds?: readonly string[]): Promise<ModelScore[]> {
+    const { alpha, beta } = await this.itemParams(textOrEmbedding);
+    return (modelIds ?? this.models.map((m) => m.id)).map((id) => {
+      const t = this.ability(id);
+      return { model: id, p: 1 / (1 + Math.exp(-(alpha[0]! * t[0]! + alpha[1]! * t[1]! - beta))) };
+    });
+  }
+
+  ability(modelId: string): Float32Array {
+    const m = this.models.find((x) => x.id === modelId || x.aliases.includes(modelId));
+    if (!m) throw new IrtRouterError("UNKNOWN_MODEL", `unknown model ${modelId}`);
+    return m.ability;
+  }
+}
+
+/** Deterministic toy embedding: [mentions a number (0/1), word count capped at 50]. */
+export function toyEmbed(text: string): Float32Array {
+  return Float32Array.from([/\d/.test(text) ? 1 : 0, Math.min(50, text.split(/\s+/).filter(Boolean).length)]);
+}
+
+/** A toy encoder matching ToyScorer (counts its calls, to observe the cache). */
+export class ToyEncoder {
+  readonly id = "toy-words-2";
+  readonly dim = 2;
+  calls = 0;
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.calls++;
+    return texts.map(toyEmbed);
+  }
+}
+
+function entry(id: string, aliases: string[], ability: number[], price: { inputPer1M: number; outputPer1M: number }): CatalogEntry {
+  return { id, aliases, sources: ["toy"], ability: Float32Array.from(ability), nLabels: 100, accuracy: 0.5, price };
+}
+
+/** Collects warnings instead of printing them. */
+export function quietLogger(): { warn: (m: string) => void; messages: string[] } {
+  const messages: string[] = [];
+  return { messages, warn: (m: string) => void messages.push(m) };
+}

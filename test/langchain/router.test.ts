@@ -1,0 +1,327 @@
+import { describe, expect, it, vi } from "vitest";
+import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { FakeChatModel, FakeListChatModel } from "@langchain/core/utils/testing";
+import { fakeModel } from "@langchain/core/testing";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { IrtRouter, NoCandidatesError, type RouteDecision } from "../../src/langchain/index.js";
+import { ValidationError } from "../../src/errors.js";
+import { ToyEncoder, ToyScorer, quietLogger } from "./helpers.js";
+
+const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
+  name: "get_weather",
+  description: "Weather of a city",
+  schema: z.object({ city: z.string() }),
+});
+
+/** A chat model that takes 10 s unless its signal aborts it (as provider SDKs do). */
+class SlowModel extends BaseChatModel {
+  cancelled = 0;
+  constructor() {
+    super({});
+  }
+  _llmType() {
+    return "slow";
+  }
+  async _generate(_m: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, 10_000);
+      options.signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        this.cancelled++;
+        reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
+      });
+    });
+    return { generations: [{ message: new AIMessage("late"), text: "late" }] };
+  }
+}
+
+function withProfile<T extends BaseChatModel>(model: T, profile: Record<string, unknown>): T {
+  Object.defineProperty(model, "profile", { value: profile, configurable: true });
+  return model;
+}
+
+function decisionOf(message: { response_metadata: Record<string, unknown> }): RouteDecision {
+  return message.response_metadata.irtRouter as RouteDecision;
+}
+
+class Recorder extends BaseCallbackHandler {
+  name = "recorder";
+  starts: { name: string; tags?: string[]; metadata?: Record<string, unknown>; runName?: string }[] = [];
+  tokens = 0;
+  override async handleChatModelStart(
+    llm: { id: string[] },
+    _m: unknown,
+    _runId: string,
+    _parent?: string,
+    _extra?: unknown,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+  ) {
+    this.starts.push({ name: llm.id.at(-1)!, tags, metadata, runName });
+  }
+  override async handleLLMNewToken() {
+    this.tokens++;
+  }
+}
+
+describe("IrtRouter options", () => {
+  it("rejects bad options naming the field", () => {
+    const model = new FakeListChatModel({ responses: ["x"] });
+    expect(() => new IrtRouter({ models: {} })).toThrow(ValidationError);
+    try {
+      new IrtRouter({ models: { a: { model, price: { inputPer1M: -1, outputPer1M: 1 } } }, scorer: new ToyScorer() });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ValidationError).path).toBe("options.models.a.price.inputPer1M");
+    }
+    expect(() => new IrtRouter({ models: { a: { model: {} as never } } })).toThrow(/chat model/);
+    expect(() => new IrtRouter({ models: { a: model }, maxAttempts: 0 })).toThrow(/options.maxAttempts/);
+    expect(() => new IrtRouter({ models: { a: model }, policy: { kind: "cheapest-above", tau: 2 } })).toThrow(/options.policy.tau/);
+    expect(() => new IrtRouter({ models: { a: model }, tyop: 1 } as never)).toThrow(/tyop/);
+  });
+});
+
+describe("IrtRouter routing", () => {
+  it("routes by the policy and records the decision on the response", async () => {
+    const strong = new FakeListChatModel({ responses: ["strong answer"] });
+    const cheap = new FakeListChatModel({ responses: ["cheap answer"] });
+    const quality = new IrtRouter({ models: { "gpt-4": strong, mistral: cheap }, scorer: new ToyScorer() });
+    const reply = await quality.invoke("What is 17 * 23?");
+    expect(reply.content).toBe("strong answer");
+    const d = decisionOf(reply);
+    expect(d.chosen).toBe("gpt-4");
+    expect(d.policy).toBe("quality");
+    expect(d.candidates.map((c) => c.id)).toEqual(["gpt-4", "mistral"]);
+    for (const c of d.candidates) {
+      expect(c.p).toBeGreaterThan(0);
+      expect(c.p).toBeLessThan(1);
+      expect(c.expectedCost).toBeGreaterThan(0);
+      expect(c.utility).toBe(c.p);
+    }
+    expect(d.attempts).toEqual([{ id: "gpt-4", ok: true, ms: expect.any(Number) }]);
+    expect(d.encodeMs).toBeGreaterThanOrEqual(0);
+    expect(d.scoreMs).toBeGreaterThanOrEqual(0);
+    expect(typeof d.decisionId).toBe("string");
+
+    const thrifty = new IrtRouter({
+      models: { "gpt-4": strong, mistral: cheap },
+      scorer: new ToyScorer(),
+      policy: { kind: "cost-aware", lambda: 1e4 },
+    });
+    const cheapReply = await thrifty.invoke("What is 17 * 23?");
+    expect(cheapReply.content).toBe("cheap answer");
+    expect(decisionOf(cheapReply).chosen).toBe("mistral");
+    expect(decisionOf(cheapReply).policy).toBe("cost-aware(lambda=1e+4)".replace("1e+4", "10000"));
+  });
+
+  it("scores an unknown model at the population-average ability and warns once", async () => {
+    const logger = quietLogger();
+    const router = new IrtRouter({
+      models: { "my-finetune": new FakeListChatModel({ responses: ["ok"] }), mistral: new FakeListChatModel({ responses: ["m"] }) },
+      scorer: new ToyScorer(),
+      logger,
+    });
+    const a = await router.invoke("hello there");
+    await router.invoke("hello again");
+    expect(logger.messages.filter((m) => m.includes('"my-finetune" is not in the scorer')).length).toBe(1);
+    expect(logger.messages.filter((m) => m.includes('"my-finetune" has no price')).length).toBe(1);
+    const scorer = new ToyScorer();
+    const item = await scorer.itemParams("hello there");
+    const mean = [0, 1].map((k) => scorer.models.reduce((s, m) => s + m.ability[k]!, 0) / 3);
+    const expected = 1 / (1 + Math.exp(-(item.alpha[0]! * mean[0]! + item.alpha[1]! * mean[1]! - item.beta)));
+    const unknown = decisionOf(a).candidates.find((c) => c.id === "my-finetune")!;
+    expect(unknown.p).toBeCloseTo(expected, 6);
+    expect(unknown.expectedCost).toBe(0);
+  });
+
+  it("caches item parameters per routing text", async () => {
+    const encoder = new ToyEncoder();
+    const scorer = new ToyScorer();
+    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["m"] }) }, scorer, encoder });
+    const first = decisionOf(await router.invoke("same question"));
+    const second = decisionOf(await router.invoke("same question"));
+    expect(first.cacheHit).toBe(false);
+    expect(second.cacheHit).toBe(true);
+    expect(second.encodeMs).toBe(0);
+    expect(encoder.calls).toBe(1);
+    expect(scorer.itemParamsCalls).toBe(1);
+    await router.invoke("another question");
+    expect(encoder.calls).toBe(2);
+  });
+
+  it("refuses an encoder the scorer was not built with", async () => {
+    const encoder = Object.assign(new ToyEncoder(), { id: "other-encoder" });
+    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["m"] }) }, scorer: new ToyScorer(), encoder });
+    await expect(router.invoke("x")).rejects.toMatchObject({ code: "ENCODER_MISMATCH" });
+  });
+
+  it("passes the whole call options to the child and tags its run with the decision", async () => {
+    const child = fakeModel().respond(new AIMessage("done"));
+    const router = new IrtRouter({ models: { "gpt-4": child }, scorer: new ToyScorer() });
+    const recorder = new Recorder();
+    const controller = new AbortController();
+    const reply = await router.invoke([new SystemMessage("be brief"), new HumanMessage("hi")], {
+      callbacks: [recorder],
+      tags: ["mine"],
+      metadata: { user: "u1" },
+      runName: "my-step",
+      stop: ["STOP"],
+      timeout: 10_000,
+      signal: controller.signal,
+      configurable: { thread_id: "t1" },
+    });
+    expect(reply.content).toBe("done");
+    expect(child.callCount).toBe(1);
+    expect(child.calls[0]!.options.stop).toEqual(["STOP"]);
+    expect(child.calls[0]!.options.signal).toBeDefined();
+    expect(recorder.starts).toHaveLength(1);
+    const start = recorder.starts[0]!;
+    expect(start.runName).toBe("my-step");
+    expect(start.tags).toEqual(expect.arrayContaining(["mine", "irt-router", "irt-router:gpt-4"]));
+    expect(start.metadata?.user).toBe("u1");
+    expect((start.metadata?.irtRouter as RouteDecision).chosen).toBe("gpt-4");
+    expect((start.metadata?.irtRouter as RouteDecision).decisionId).toBe(decisionOf(reply).decisionId);
+    expect(router.getLsParams({} as never).ls_provider).not.toBe("irt-router");
+  });
+
+  it("streams the child's chunks unchanged in number, the first carrying the decision", async () => {
+    const child = new FakeListChatModel({ responses: ["hello world"] });
+    const reference = new FakeListChatModel({ responses: ["hello world"] });
+    let childChunks = 0;
+    for await (const _ of await reference.stream("hi")) childChunks++;
+    const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
+    const chunks: AIMessageChunk[] = [];
+    for await (const chunk of await router.stream("hi")) chunks.push(chunk);
+    expect(chunks.length).toBe(childChunks);
+    expect(chunks.map((c) => c.content).join("")).toBe("hello world");
+    expect(decisionOf(chunks[0]!).chosen).toBe("mistral");
+    const merged = chunks.reduce((a, b) => a.concat(b));
+    expect(decisionOf(merged).chosen).toBe("mistral");
+  });
+
+  it("streams through streamEvents (v2 events and the chat-model event stream)", async () => {
+    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["abc"] }) }, scorer: new ToyScorer() });
+    let streamed = "";
+    for await (const event of router.streamEvents("hi", { version: "v2" })) {
+      if (event.event === "on_chat_model_stream") streamed += (event.data.chunk as AIMessageChunk).content;
+    }
+    expect(streamed).toBe("abc");
+    const stream = router.streamEvents("hi");
+    let text = "";
+    for await (const t of stream.text) text += t;
+    expect(text).toBe("abc");
+  });
+
+  it("an abort cancels the child and is not retried on another model", async () => {
+    const slow = new SlowModel();
+    const backup = fakeModel().respond(new AIMessage("backup"));
+    const router = new IrtRouter({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    await expect(router.invoke("What is 1+1?", { signal: controller.signal })).rejects.toThrow(/abort/i);
+    expect(slow.cancelled).toBe(1);
+    expect(backup.callCount).toBe(0);
+    const d = router.decisions().at(-1)!;
+    expect(d.attempts).toHaveLength(1);
+    expect(d.attempts[0]!.ok).toBe(false);
+  });
+
+  it("falls back to the next candidate when the chosen child throws", async () => {
+    const limited = fakeModel().alwaysThrow(Object.assign(new Error("429 Too Many Requests"), { status: 429 }));
+    const backup = fakeModel().respond(new AIMessage("from backup"));
+    const router = new IrtRouter({ models: { "gpt-4": limited, mistral: backup }, scorer: new ToyScorer() });
+    const reply = await router.invoke("What is 2+2?");
+    expect(reply.content).toBe("from backup");
+    const d = decisionOf(reply);
+    expect(d.chosen).toBe("mistral");
+    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+    expect(d.attempts[0]!.error).toMatch(/429/);
+
+    const streaming = new IrtRouter({
+      models: { "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")), mistral: new FakeListChatModel({ responses: ["ok!"] }) },
+      scorer: new ToyScorer(),
+    });
+    const chunks: AIMessageChunk[] = [];
+    for await (const chunk of await streaming.stream("What is 2+2?")) chunks.push(chunk);
+    expect(chunks.map((c) => c.content).join("")).toBe("ok!");
+    expect(decisionOf(chunks[0]!).attempts.map((a) => a.ok)).toEqual([false, true]);
+  });
+
+  it("stops after maxAttempts and rethrows the last error with the decision attached", async () => {
+    const a = fakeModel().alwaysThrow(new Error("503 a"));
+    const b = fakeModel().alwaysThrow(new Error("503 b"));
+    const c = fakeModel().respond(new AIMessage("c"));
+    const router = new IrtRouter({ models: { "gpt-4": a, mixtral: b, mistral: c }, scorer: new ToyScorer(), maxAttempts: 2 });
+    const error = (await router.invoke("What is 2+2?").catch((e: unknown) => e)) as Error & { irtRouter: RouteDecision };
+    expect(error.message).toBe("503 b");
+    expect(error.irtRouter.attempts.map((x) => x.id)).toEqual(["gpt-4", "mixtral"]);
+    expect(c.callCount).toBe(0);
+  });
+
+  it("filters models that cannot serve the call, and says why when none can", async () => {
+    const noTools = new FakeChatModel({});
+    const small = withProfile(new FakeListChatModel({ responses: ["x"] }), { maxInputTokens: 5 });
+    const router = new IrtRouter({ models: { "gpt-4": noTools, mistral: small }, scorer: new ToyScorer() });
+    const bound = router.bindTools([weather]);
+    const error = await bound.invoke("a fairly long question about the weather in several cities").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoCandidatesError);
+    const excluded = (error as NoCandidatesError).excluded;
+    expect(excluded.map((e) => e.id)).toEqual(["gpt-4", "mistral"]);
+    expect(excluded[0]!.reason).toMatch(/tools/);
+    expect(excluded[1]!.reason).toMatch(/context window of 5/);
+    expect((error as NoCandidatesError).code).toBe("NO_CANDIDATES");
+    // Without tools, the FakeChatModel qualifies.
+    const reply = await router.invoke("a fairly long question about the weather in several cities");
+    expect(decisionOf(reply).chosen).toBe("gpt-4");
+    expect(decisionOf(reply).excluded.map((e) => e.id)).toEqual(["mistral"]);
+  });
+
+  it("binds the raw tools on whichever child it picks, fallbacks included", async () => {
+    const failing = fakeModel().alwaysThrow(new Error("500 upstream"));
+    const backup = fakeModel().respondWithTools([{ name: "get_weather", args: { city: "Paris" }, id: "call_1" }]);
+    const router = new IrtRouter({ models: { "gpt-4": failing, mistral: backup }, scorer: new ToyScorer() });
+    const spyA = vi.spyOn(failing, "bindTools");
+    const spyB = vi.spyOn(backup, "bindTools");
+    const bound = router.bindTools([weather], { tool_choice: "auto" } as never);
+    const reply = await bound.invoke("Weather in Paris?");
+    expect(reply.tool_calls?.[0]).toMatchObject({ name: "get_weather", args: { city: "Paris" } });
+    expect(decisionOf(reply).chosen).toBe("mistral");
+    expect(spyA).toHaveBeenCalledWith([weather], { tool_choice: "auto" });
+    expect(spyB).toHaveBeenCalledWith([weather], { tool_choice: "auto" });
+  });
+
+  it("replays withStructuredOutput on the chosen child", async () => {
+    const child = fakeModel().structuredResponse({ answer: 42 });
+    const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
+    const structured = router.withStructuredOutput(z.object({ answer: z.number() }));
+    await expect(structured.invoke("What is 6 * 7?")).resolves.toEqual({ answer: 42 });
+    expect(router.decisions().at(-1)!.chosen).toBe("mistral");
+    expect(() => router.bindTools([weather]).withStructuredOutput(z.object({}))).toThrow(ValidationError);
+  });
+
+  it("reports the conservative intersection of the children's profiles", () => {
+    const a = withProfile(new FakeListChatModel({ responses: ["a"] }), { toolCalling: true, structuredOutput: true, maxInputTokens: 128000, imageInputs: true });
+    const b = withProfile(new FakeListChatModel({ responses: ["b"] }), { toolCalling: true, structuredOutput: false, maxInputTokens: 8000 });
+    const router = new IrtRouter({ models: { "gpt-4": a, mistral: b }, scorer: new ToyScorer() });
+    expect(router.profile).toEqual({ toolCalling: true, structuredOutput: false, maxInputTokens: 8000 });
+  });
+
+  it("forwards non-text content parts untouched and scores only the text", async () => {
+    const child = fakeModel().respond(new AIMessage("seen"));
+    const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
+    const message = new HumanMessage({
+      content: [
+        { type: "text", text: "Describe this image" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      ],
+    });
+    await router.invoke([message]);
+    expect(child.calls[0]!.messages[0]!.content).toEqual(message.content);
+  });
+});
