@@ -1,5 +1,5 @@
 export type { FeedbackEvent } from "./events.js";
-export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP, sigmoid } from "./posterior.js";
+export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP } from "./posterior.js";
 export type { CovarianceMode, GaussianPrior, LogitMoments, PosteriorOptions, PosteriorState } from "./posterior.js";
 export { populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
 export type { PopulationPrior, PopulationPriorOptions } from "./prior.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AbilityPosterior, ItemTracker, predictiveP, sigmoid } from "../../src/learning/index.js";
+import { AbilityPosterior, ItemTracker, predictiveP } from "../../src/learning/index.js";
+import { sigmoid } from "../../src/learning/posterior.js";
 import { cholesky, choleskySolve, inverseFromCholesky } from "../../src/learning/linalg.js";
 import { alphaOf, makeWorld, trueP } from "./synthetic.js";
 import { seededRng } from "../../src/learning/index.js";

@@ -1,5 +1,6 @@
 /** Synthetic IRT worlds for the learning tests: items (alpha, beta), abilities, sampled outcomes. */
-import { seededRng, sigmoid } from "../../src/learning/index.js";
+import { seededRng } from "../../src/learning/index.js";
+import { sigmoid } from "../../src/learning/posterior.js";
 
 export interface World {
   d: number;

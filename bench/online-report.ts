@@ -1,0 +1,102 @@
+/** Markdown of the online-learning simulation results (the generated block of docs/online.md). */
+import { mdTable } from "./section.js";
+
+export interface OnlineSummary {
+  dataset: string;
+  leaveOut: string;
+  seeds: number[];
+  heldOutBySeed: string[][];
+  gap: { points: number; ci95: [number, number] };
+  gapBySeed: { points: number; ci95: [number, number] }[];
+  checkpoints: Record<string, number>[];
+  /** Per seed, per checkpoint: (learning - static) / (oracle - static). */
+  closedBySeed: number[][];
+  heldOutShare: number;
+  calibration: { adaptiveProbes: number; randomProbes: number; adaptiveErrorAt100: number; randomErrorAt100: number; oracleError: number };
+  detail: {
+    calibrationByModel: { model: string; trueTestAccuracy: number; adaptiveProbes: number; randomProbes: number; adaptiveErrorAt100: number; randomErrorAt100: number; oracleError: number }[];
+    config: unknown;
+    embeddings: string;
+    seconds: number;
+    quick: boolean;
+  };
+}
+
+const pct = (v: number) => (100 * v).toFixed(1);
+const ci = (c: [number, number]) => `[${c[0].toFixed(2)}, ${c[1].toFixed(2)}]`;
+
+export function renderOnlineResults(s: OnlineSummary): string {
+  const cps = s.checkpoints;
+  const first = cps[0]!;
+  const gapAcc = first.oracle! - first.static!;
+  const closed = (row: Record<string, number>, key = "learning") => (gapAcc !== 0 ? (row[key]! - first.static!) / gapAcc : NaN);
+  const at = (events: number) => cps.find((r) => r.events === events);
+  const c1000 = at(1000);
+  const c3000 = at(3000);
+  const names: [string, string][] = [
+    ["learning", "Thompson (learning)"],
+    ["learningUcb", "UCB"],
+    ["greedy", "greedy posterior"],
+    ["sgdEpsilon", "SGD + epsilon"],
+    ["epsilonGreedy", "epsilon-greedy bandit"],
+    ["static", "static"],
+    ["oracle", "oracle ability"],
+  ];
+  const table = mdTable(
+    ["events", ...names.map(([, label]) => label), "gap closed (Thompson)"],
+    cps.map((r) => [r.events!, ...names.map(([k]) => pct(r[k]!)), `${(100 * closed(r)).toFixed(0)}%`]),
+  );
+  const worst = (k: number) => Math.min(...s.closedBySeed.map((c) => c[k]!));
+  const k1000 = cps.findIndex((r) => r.events === 1000);
+  const k3000 = cps.findIndex((r) => r.events === 3000);
+  const cal = s.calibration;
+  const ratio = cal.adaptiveProbes / cal.randomProbes;
+  const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
+  const gapExcludes0 = s.gap.ci95[0] > 0;
+  const lines = [
+    `Dataset \`${s.dataset}\`, leave-out \`${s.leaveOut}\`, seeds ${s.seeds.join(", ")}${s.detail.quick ? " (quick run)" : ""}; ` +
+      `embeddings: ${s.detail.embeddings}; item model: IRT-MoE ${JSON.stringify(s.detail.config)} trained per seed without the left-out models; ` +
+      `${s.detail.seconds.toFixed(0)} s in total.`,
+    "",
+    "Held-out models per seed: " + s.heldOutBySeed.map((h, k) => `seed ${s.seeds[k]}: ${h.join(", ")}`).join("; ") + ".",
+    "",
+    `**Static-to-oracle gap**: ${s.gap.points.toFixed(2)} points, 95% paired bootstrap interval ${ci(s.gap.ci95)} (test items resampled within each seed). ` +
+      `Per seed: ${s.gapBySeed.map((g, k) => `seed ${s.seeds[k]} ${g.points.toFixed(2)} ${ci(g.ci95)}`).join("; ")}.`,
+    "",
+    "**Test-split routing accuracy (%) after N bandit events** (means over seeds):",
+    "",
+    table,
+    "",
+    `Thompson routed ${(100 * s.heldOutShare).toFixed(1)}% of the 3,000 events to held-out models. Worst seed: ${k1000 >= 0 ? `${(100 * worst(k1000)).toFixed(0)}% closed at 1,000` : ""}${k3000 >= 0 ? `, ${(100 * worst(k3000)).toFixed(0)}% at 3,000` : ""}.`,
+    "",
+    "**Adaptive calibration** (each held-out model from the population prior; probes = its train-split items answered by replaying its recorded correctness; target: predicted test accuracy first within 3 points of its true test accuracy; cap 300):",
+    "",
+    mdTable(
+      ["", "Fisher-chosen", "random"],
+      [
+        ["median probes to within 3 points", cal.adaptiveProbes, cal.randomProbes],
+        ["mean abs. error after 100 probes (points)", (100 * cal.adaptiveErrorAt100).toFixed(2), (100 * cal.randomErrorAt100).toFixed(2)],
+        ["oracle-ability error (floor, points)", (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2)],
+      ],
+    ),
+    "",
+    "Per model: " +
+      s.detail.calibrationByModel
+        .map((c) => `${c.model} (test acc ${pct(c.trueTestAccuracy)}): ${c.adaptiveProbes} vs ${c.randomProbes}`)
+        .join("; ") +
+      ` (301 = not within 3 points by 300).`,
+    "",
+    "**Targets (issue #10)**:",
+    "",
+    `- gap interval excludes 0: ${verdict(gapExcludes0)} (${ci(s.gap.ci95)});`,
+    c1000 ? `- Thompson closes >= 40% of the gap by 1,000 events: ${verdict(closed(c1000) >= 0.4)} (${(100 * closed(c1000)).toFixed(0)}%);` : "",
+    c3000 ? `- >= 60% by 3,000: ${verdict(closed(c3000) >= 0.6)} (${(100 * closed(c3000)).toFixed(0)}%);` : "",
+    c3000
+      ? `- above the SGD ablation and the epsilon-greedy bandit at 3,000: ${verdict(c3000.learning! > c3000.sgdEpsilon! && c3000.learning! > c3000.epsilonGreedy!)} (${pct(c3000.learning!)} vs ${pct(c3000.sgdEpsilon!)} and ${pct(c3000.epsilonGreedy!)});`
+      : "",
+    `- adaptive calibration needs <= 60% of the random probes (median): ${verdict(ratio <= 0.6)} (${cal.adaptiveProbes} vs ${cal.randomProbes}, ${(100 * ratio).toFixed(0)}%).`,
+    "",
+    `Reproduce: \`npm run bench:online\` (${s.seeds.length} seed${s.seeds.length > 1 ? "s" : ""}; \`-- --quick\` for one seed).`,
+  ];
+  return lines.filter((l) => l !== undefined).join("\n");
+}

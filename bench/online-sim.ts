@@ -1,0 +1,385 @@
+/**
+ * The online-learning simulation (pure: no I/O). Given a fixed item model (alpha_q, beta_q for
+ * every item, theta for the known models), stream train-split items as bandit feedback and measure
+ * test-split routing accuracy of several routers at checkpoints; then measure adaptive calibration.
+ * Used by bench/online.ts; see docs/online.md for the protocol.
+ */
+import { calibrateModel, ItemTracker, OnlineLearner, probeBankFrom, seededRng, type Exploration } from "../src/learning/index.js";
+import { cholesky, choleskySolve } from "../src/learning/linalg.js";
+import type { PopulationPrior } from "../src/learning/prior.js";
+
+/** Everything the simulation needs about one seed's world. */
+export interface SimWorld {
+  /** All model ids of the dataset (index = model index in the labels). */
+  readonly models: readonly string[];
+  readonly d: number;
+  /** Item parameters of every item (temperature folded in): nItems x d, and nItems. */
+  readonly alphas: Float32Array;
+  readonly betas: Float32Array;
+  /** CSR labels of the full dataset. */
+  readonly offsets: Int32Array;
+  readonly model: Int32Array;
+  readonly y: Float32Array;
+  readonly train: readonly number[];
+  readonly test: readonly number[];
+  /** Model indices left out of the item model's training. */
+  readonly heldOut: readonly number[];
+  /** Known abilities from the item model, by model index (held-out ones absent). */
+  readonly knownTheta: ReadonlyMap<number, Float32Array>;
+}
+
+export interface SimConfig {
+  readonly seed: number;
+  readonly checkpoints: readonly number[];
+  /** Exploration rate of the SGD ablation and the per-model bandit. */
+  readonly epsilon: number;
+  /** Normalised SGD step: theta += eta (y - p) alpha / |alpha|^2. */
+  readonly sgdEta: number;
+  readonly ucbKappa: number;
+  readonly calibrationCap: number;
+  readonly calibrationTolerance: number;
+  readonly bootstrap: number;
+}
+
+export interface SeedResult {
+  readonly seed: number;
+  readonly heldOut: string[];
+  /** router name -> test routing accuracy at each checkpoint. */
+  readonly curves: Record<string, number[]>;
+  readonly gap: { points: number; ci95: [number, number] };
+  readonly calibration: {
+    model: string;
+    trueTestAccuracy: number;
+    adaptiveProbes: number;
+    randomProbes: number;
+    adaptiveErrorAt100: number;
+    randomErrorAt100: number;
+    oracleError: number;
+  }[];
+  /** Share of exploring-router events routed to held-out models. */
+  readonly heldOutShare: number;
+  /** Per test item: oracle minus static correctness (for pooled bootstrap intervals). */
+  readonly gapDiffs: Float64Array;
+}
+
+const ROUTERS = ["learning", "learningUcb", "greedy", "sgdEpsilon", "static", "oracle", "epsilonGreedy"] as const;
+export type RouterName = (typeof ROUTERS)[number];
+
+const sig = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+
+function logit(alphas: Float32Array, d: number, i: number, theta: ArrayLike<number>, beta: number): number {
+  let z = -beta;
+  const o = i * d;
+  for (let k = 0; k < d; k++) z += alphas[o + k]! * theta[k]!;
+  return z;
+}
+
+/** MAP ability of one model on its labels under a Gaussian prior (Newton's method). */
+export function fitAbilityMap(w: SimWorld, m: number, items: readonly number[], prior: PopulationPrior): Float64Array {
+  const d = w.d;
+  const { L } = cholesky(Float64Array.from(prior.covariance), d);
+  // prior precision applied via solves: Lambda0 v = solve(Sigma0, v)
+  const theta = Float64Array.from(prior.mean);
+  const rows: { i: number; y: number }[] = [];
+  for (const i of items) for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) if (w.model[j] === m) rows.push({ i, y: w.y[j]! });
+  for (let iter = 0; iter < 30; iter++) {
+    const diff = Float64Array.from(theta, (t, k) => t - prior.mean[k]!);
+    const pd = choleskySolve(L, d, diff);
+    const g = Float64Array.from(pd, (v) => -v);
+    // H = Lambda0 + sum w a a^T ; Lambda0 = Sigma0^{-1}
+    const H = new Float64Array(d * d);
+    for (let c = 0; c < d; c++) {
+      const e = new Float64Array(d);
+      e[c] = 1;
+      const col = choleskySolve(L, d, e);
+      for (let r = 0; r < d; r++) H[r * d + c] = col[r]!;
+    }
+    for (const { i, y } of rows) {
+      const p = sig(logit(w.alphas, d, i, theta, w.betas[i]!));
+      const wt = p * (1 - p);
+      const o = i * d;
+      for (let r = 0; r < d; r++) {
+        const ar = w.alphas[o + r]!;
+        g[r] += (y - p) * ar;
+        const war = wt * ar;
+        for (let c = 0; c < d; c++) H[r * d + c] += war * w.alphas[o + c]!;
+      }
+    }
+    const { L: LH } = cholesky(H, d);
+    const step = choleskySolve(LH, d, g);
+    let norm = 0;
+    for (let k = 0; k < d; k++) {
+      theta[k] += step[k]!;
+      norm += step[k]! * step[k]!;
+    }
+    if (Math.sqrt(norm) < 1e-6) break;
+  }
+  return theta;
+}
+
+/** Test routing: per-item correctness (0/1 or graded) of the argmax of `score(i, m)` among observed candidates. */
+function routeTest(w: SimWorld, score: (i: number, m: number) => number): Float64Array {
+  const out = new Float64Array(w.test.length);
+  w.test.forEach((i, t) => {
+    let best = -Infinity;
+    let label = 0;
+    for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+      const s = score(i, w.model[j]!);
+      if (s > best) {
+        best = s;
+        label = w.y[j]!;
+      }
+    }
+    out[t] = label;
+  });
+  return out;
+}
+
+const mean = (a: ArrayLike<number>): number => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]!;
+  return a.length ? s / a.length : NaN;
+};
+
+/** Paired bootstrap 95% interval of mean(b - a) over items. */
+export function pairedBootstrap(a: Float64Array, b: Float64Array, n: number, seed: number): [number, number] {
+  const rng = seededRng(seed);
+  const diffs = Float64Array.from(a, (v, i) => b[i]! - v);
+  const stats: number[] = [];
+  for (let r = 0; r < n; r++) {
+    let s = 0;
+    for (let k = 0; k < diffs.length; k++) s += diffs[Math.floor(rng.next() * diffs.length)]!;
+    stats.push(s / diffs.length);
+  }
+  stats.sort((x, y) => x - y);
+  return [stats[Math.floor(0.025 * (n - 1))]!, stats[Math.ceil(0.975 * (n - 1))]!];
+}
+
+/** Runs every router and the calibration study for one seed. */
+export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string) => void = () => {}): Promise<SeedResult> {
+  const d = w.d;
+  const ids = w.models;
+  const known = [...w.knownTheta.entries()].map(([m, theta]) => ({ id: ids[m]!, ability: theta }));
+  const alphaOf = (i: number) => w.alphas.subarray(i * d, (i + 1) * d);
+  const heldOutSet = new Set(w.heldOut);
+
+  // Oracle abilities: item model fixed, each held-out ability fitted on all its train labels.
+  const refLearner = new OnlineLearner(known);
+  const oracleTheta = new Map<number, ArrayLike<number>>(w.knownTheta);
+  for (const m of w.heldOut) oracleTheta.set(m, fitAbilityMap(w, m, w.train, refLearner.population));
+
+  // Stream: a seeded permutation of the train items.
+  const rng = seededRng(cfg.seed * 7919 + 13);
+  const stream = [...w.train];
+  for (let i = stream.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [stream[i], stream[j]] = [stream[j]!, stream[i]!];
+  }
+  const maxEvents = Math.min(stream.length, Math.max(...cfg.checkpoints));
+
+  const curves: Record<string, number[]> = {};
+  const perItem: Record<string, Float64Array> = {};
+
+  // Posterior routers (through the public OnlineLearner API).
+  const runPosterior = (name: RouterName, explore: Exploration | "frozen") => {
+    const learner = new OnlineLearner(known, { seed: cfg.seed, ucbKappa: cfg.ucbKappa, explore: explore === "frozen" ? "none" : explore });
+    for (const m of w.heldOut) learner.addModel(ids[m]!);
+    const post = ids.map((id) => learner.posterior(id));
+    const evalScore = (i: number, m: number) => post[m]!.predict(alphaOf(i), w.betas[i]!);
+    const curve: number[] = [];
+    let heldOutPicks = 0;
+    let e = 0;
+    for (const cp of cfg.checkpoints) {
+      if (explore !== "frozen") {
+        for (; e < Math.min(cp, maxEvents); e++) {
+          const i = stream[e]!;
+          const cands: string[] = [];
+          for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) cands.push(ids[w.model[j]!]!);
+          const chosen = learner.choose({ alpha: alphaOf(i), beta: w.betas[i]! }, cands);
+          const mi = ids.indexOf(chosen);
+          if (heldOutSet.has(mi)) heldOutPicks++;
+          let y = 0;
+          for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) if (w.model[j] === mi) y = w.y[j]!;
+          learner.observe({ id: `${cfg.seed}:${e}`, model: chosen, alpha: Array.from(alphaOf(i)), beta: w.betas[i]!, y, at: e });
+        }
+      }
+      const acc = routeTest(w, evalScore);
+      curve.push(mean(acc));
+      if (cp === 0) perItem[`${name}@0`] = acc;
+    }
+    curves[name] = curve;
+    return maxEvents > 0 ? heldOutPicks / maxEvents : 0;
+  };
+
+  const t0 = performance.now();
+  const heldOutShare = runPosterior("learning", "thompson");
+  runPosterior("learningUcb", "ucb");
+  runPosterior("greedy", "none");
+  runPosterior("static", "frozen");
+  log(`  posterior routers ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+
+  // Oracle-ability router (point abilities, fixed).
+  {
+    const oracleAcc = routeTest(w, (i, m) => logit(w.alphas, d, i, oracleTheta.get(m)!, w.betas[i]!));
+    curves.oracle = cfg.checkpoints.map(() => mean(oracleAcc));
+    perItem.oracle = oracleAcc;
+  }
+
+  // SGD + epsilon ablation: same item model, point-estimate abilities, no posterior.
+  {
+    const theta = ids.map((id, m) => Float64Array.from(w.knownTheta.get(m) ?? refLearner.population.mean));
+    const r = seededRng(cfg.seed * 31 + 1);
+    const curve: number[] = [];
+    let e = 0;
+    for (const cp of cfg.checkpoints) {
+      for (; e < Math.min(cp, maxEvents); e++) {
+        const i = stream[e]!;
+        const lo = w.offsets[i]!;
+        const hi = w.offsets[i + 1]!;
+        let j = lo + Math.floor(r.next() * (hi - lo));
+        if (r.next() >= cfg.epsilon) {
+          let best = -Infinity;
+          for (let k = lo; k < hi; k++) {
+            const z = logit(w.alphas, d, i, theta[w.model[k]!]!, w.betas[i]!);
+            if (z > best) {
+              best = z;
+              j = k;
+            }
+          }
+        }
+        const m = w.model[j]!;
+        const a = alphaOf(i);
+        const p = sig(logit(w.alphas, d, i, theta[m]!, w.betas[i]!));
+        let n2 = 0;
+        for (let k = 0; k < d; k++) n2 += a[k]! * a[k]!;
+        const step = (cfg.sgdEta * (w.y[j]! - p)) / Math.max(n2, 1e-12);
+        for (let k = 0; k < d; k++) theta[m]![k] += step * a[k]!;
+      }
+      curve.push(mean(routeTest(w, (i, m) => logit(w.alphas, d, i, theta[m]!, w.betas[i]!))));
+    }
+    curves.sgdEpsilon = curve;
+  }
+
+  // Epsilon-greedy per-model mean-accuracy bandit (ignores the query).
+  {
+    const trainAcc = ids.map((_, m) => {
+      let s = 0;
+      let n = 0;
+      for (const i of w.train) for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+        if (w.model[j] === m) {
+          s += w.y[j]!;
+          n++;
+        }
+      }
+      return n ? s / n : 0;
+    });
+    const knownMean = mean(w.heldOut.length ? ids.map((_, m) => m).filter((m) => !heldOutSet.has(m)).map((m) => trainAcc[m]!) : trainAcc);
+    // Catalog accuracy as a prior (20 pseudo-observations) for known models; held-out start at the known mean (1 pseudo-observation).
+    const succ = ids.map((_, m) => (heldOutSet.has(m) ? knownMean : 20 * trainAcc[m]!));
+    const cnt = ids.map((_, m) => (heldOutSet.has(m) ? 1 : 20));
+    const r = seededRng(cfg.seed * 37 + 5);
+    const curve: number[] = [];
+    let e = 0;
+    for (const cp of cfg.checkpoints) {
+      for (; e < Math.min(cp, maxEvents); e++) {
+        const i = stream[e]!;
+        const lo = w.offsets[i]!;
+        const hi = w.offsets[i + 1]!;
+        let j = lo + Math.floor(r.next() * (hi - lo));
+        if (r.next() >= cfg.epsilon) {
+          let best = -Infinity;
+          for (let k = lo; k < hi; k++) {
+            const v = succ[w.model[k]!]! / cnt[w.model[k]!]!;
+            if (v > best) {
+              best = v;
+              j = k;
+            }
+          }
+        }
+        succ[w.model[j]!] += w.y[j]!;
+        cnt[w.model[j]!] += 1;
+      }
+      curve.push(mean(routeTest(w, (_i, m) => succ[m]! / cnt[m]!)));
+    }
+    curves.epsilonGreedy = curve;
+  }
+
+  const staticAcc = perItem["static@0"]!;
+  const gapPoints = 100 * (mean(perItem.oracle!) - mean(staticAcc));
+  const ci = pairedBootstrap(staticAcc, perItem.oracle!, cfg.bootstrap, cfg.seed);
+  const gap = { points: gapPoints, ci95: [100 * ci[0], 100 * ci[1]] as [number, number] };
+
+  // Calibration of each held-out model: probes from its train items, replayed from recorded labels.
+  const calibration: SeedResult["calibration"] = [];
+  const t1 = performance.now();
+  for (const m of w.heldOut) {
+    const bankItems: number[] = [];
+    const label = new Map<number, number>();
+    for (const i of w.train) {
+      for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+        if (w.model[j] === m) {
+          bankItems.push(i);
+          label.set(i, w.y[j]!);
+        }
+      }
+    }
+    const testItems: number[] = [];
+    let trueSum = 0;
+    for (const i of w.test) {
+      for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+        if (w.model[j] === m) {
+          testItems.push(i);
+          trueSum += w.y[j]!;
+        }
+      }
+    }
+    const trueAcc = trueSum / testItems.length;
+    const bank = probeBankFrom("sim", bankItems.map((i) => ({ id: String(i), alpha: alphaOf(i), beta: w.betas[i]! })));
+    const testAlphas = new Float32Array(testItems.length * d);
+    testItems.forEach((i, k) => testAlphas.set(alphaOf(i), k * d));
+    const testBetas = Float32Array.from(testItems, (i) => w.betas[i]!);
+    const oraclePred = mean(testItems.map((i) => sig(logit(w.alphas, d, i, oracleTheta.get(m)!, w.betas[i]!))));
+    const run = async (strategy: "fisher" | "random") => {
+      const learner = new OnlineLearner(known);
+      learner.addModel(ids[m]!);
+      const tracker = new ItemTracker(learner.posterior(ids[m]!), testAlphas, testBetas);
+      let first = -1;
+      let at100 = NaN;
+      const check = (asked: number) => {
+        const err = Math.abs(tracker.predictedAccuracy() - trueAcc);
+        if (first < 0 && err <= cfg.calibrationTolerance) first = asked;
+        if (asked === 100) at100 = err;
+      };
+      check(0);
+      await calibrateModel({
+        learner,
+        modelId: ids[m]!,
+        probes: bank,
+        budget: cfg.calibrationCap,
+        strategy,
+        seed: cfg.seed * 101 + m,
+        targetSd: 0,
+        ask: async (probe) => label.get(Number(probe.id))!,
+        onProgress: (p) => check(p.asked),
+      });
+      tracker.dispose();
+      return { probes: first < 0 ? cfg.calibrationCap + 1 : first, at100 };
+    };
+    const fisher = await run("fisher");
+    const random = await run("random");
+    calibration.push({
+      model: ids[m]!,
+      trueTestAccuracy: trueAcc,
+      adaptiveProbes: fisher.probes,
+      randomProbes: random.probes,
+      adaptiveErrorAt100: fisher.at100,
+      randomErrorAt100: random.at100,
+      oracleError: Math.abs(oraclePred - trueAcc),
+    });
+  }
+  log(`  calibration ${((performance.now() - t1) / 1000).toFixed(1)}s`);
+  const gapDiffs = Float64Array.from(staticAcc, (v, k) => perItem.oracle![k]! - v);
+  return { seed: cfg.seed, heldOut: w.heldOut.map((m) => ids[m]!), curves, gap, calibration, heldOutShare, gapDiffs };
+}
+
+export { ROUTERS };

@@ -1,0 +1,266 @@
+/**
+ * `npm run bench:online [-- --quick] [--dataset <name-or-folder>] [--leave-out top:3,random:2] [--seeds 5]`
+ *
+ * Simulation benchmark of online ability learning on real data (issue #10 item 6): leave models out of
+ * the item model's training, stream the train split as bandit feedback (only the chosen model's label
+ * is revealed), report test-split routing accuracy at checkpoints for the learning routers and the
+ * baselines, the static-to-oracle gap with a paired bootstrap interval, and adaptive calibration.
+ * Writes bench/results/online.json and the results block of docs/online.md (full runs only unless
+ * `--write` is given).
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { getTf } from "../adapters/tf.js";
+import { loadDataset } from "../adapters/data/index.js";
+import { splitIndices } from "../src/data/split.js";
+import type { CorrectnessDataset } from "../src/data/types.js";
+import { seededRng } from "../src/learning/index.js";
+import { itemParamsOf, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
+import { parseWith } from "../src/util/validate.js";
+import { embeddingsFor } from "./online-embeddings.js";
+import { renderOnlineResults, type OnlineSummary } from "./online-report.js";
+import { simulateSeed, type SeedResult, type SimConfig, type SimWorld } from "./online-sim.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+const argsSchema = z
+  .object({
+    quick: z.boolean().default(false),
+    dataset: z.string().min(1).default("mmlu-pro-29models"),
+    "leave-out": z.string().regex(/^(top:\d+|random:\d+|[^,:]+)(,(top:\d+|random:\d+|[^,:]+))*$/, "use e.g. top:3,random:2 or model ids separated by commas").default("top:3,random:2"),
+    seeds: z.coerce.number().int().min(1).max(20).optional(),
+    "data-root": z.string().optional(),
+    write: z.boolean().default(false),
+    epochs: z.coerce.number().int().min(1).max(200).optional(),
+  })
+  .strict();
+
+/** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
+export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 20, patience: 3 };
+
+const CHECKPOINTS = [0, 50, 100, 300, 1000, 3000];
+
+function parseLeaveOut(spec: string, ds: CorrectnessDataset, trainItems: readonly number[], seed: number): number[] {
+  const acc = trainAccuracy(ds, trainItems);
+  const order = ds.models.map((_, m) => m).sort((a, b) => acc[b]! - acc[a]!);
+  const chosen: number[] = [];
+  for (const part of spec.split(",")) {
+    const top = /^top:(\d+)$/.exec(part);
+    const rnd = /^random:(\d+)$/.exec(part);
+    if (top) {
+      const want = Number(top[1]);
+      let added = 0;
+      for (const m of order) {
+        if (added >= want) break;
+        if (!chosen.includes(m)) {
+          chosen.push(m);
+          added++;
+        }
+      }
+    } else if (rnd) {
+      const rng = seededRng(seed * 1009 + 7);
+      const pool = ds.models.map((_, m) => m).filter((m) => !chosen.includes(m));
+      for (let k = 0; k < Number(rnd[1]) && pool.length > 0; k++) chosen.push(pool.splice(Math.floor(rng.next() * pool.length), 1)[0]!);
+    } else {
+      const m = ds.models.indexOf(part);
+      if (m < 0) throw new Error(`--leave-out: model "${part}" is not in ${ds.name} (models: ${ds.models.join(", ")})`);
+      if (!chosen.includes(m)) chosen.push(m);
+    }
+  }
+  if (chosen.length >= ds.models.length - 1) throw new Error(`--leave-out leaves ${ds.models.length - chosen.length} model(s) in training; at least 2 are needed`);
+  return chosen;
+}
+
+function trainAccuracy(ds: CorrectnessDataset, items: readonly number[]): number[] {
+  const s = new Float64Array(ds.models.length);
+  const n = new Float64Array(ds.models.length);
+  for (const i of items) {
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
+      s[ds.labels.model[j]!] += ds.labels.y[j]!;
+      n[ds.labels.model[j]!]++;
+    }
+  }
+  return Array.from(s, (v, m) => (n[m] ? v / n[m]! : 0));
+}
+
+/** CSR labels of the known models only (held-out columns removed, indices remapped). */
+function knownLabels(ds: CorrectnessDataset, keep: readonly number[], X: Float32Array, dim: number): EmbeddedLabels {
+  const remap = new Int32Array(ds.models.length).fill(-1);
+  keep.forEach((m, k) => (remap[m] = k));
+  const offsets = new Int32Array(ds.items.length + 1);
+  const model: number[] = [];
+  const y: number[] = [];
+  for (let i = 0; i < ds.items.length; i++) {
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
+      const k = remap[ds.labels.model[j]!]!;
+      if (k >= 0) {
+        model.push(k);
+        y.push(ds.labels.y[j]!);
+      }
+    }
+    offsets[i + 1] = model.length;
+  }
+  return { X, dim, nItems: ds.items.length, nModels: keep.length, offsets, model: Int32Array.from(model), y: Float32Array.from(y), models: keep.map((m) => ds.models[m]!) };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: "boolean" },
+      dataset: { type: "string" },
+      "leave-out": { type: "string" },
+      seeds: { type: "string" },
+      "data-root": { type: "string" },
+      write: { type: "boolean" },
+      epochs: { type: "string" },
+    },
+    strict: true,
+  });
+  const args = parseWith(argsSchema, values, "bench:online");
+  const nSeeds = args.seeds ?? (args.quick ? 1 : 5);
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const t0 = performance.now();
+  const ds = await loadDataset(args.dataset, args["data-root"] ? { dataRoot: args["data-root"] } : {});
+  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
+  log(`bench:online: ${ds.name} ${ds.items.length} items, ${ds.models.length} models; train ${split.train.length} val ${split.val.length} test ${split.test.length}`);
+  const emb = await embeddingsFor(ds, log);
+  log(`  embeddings: ${emb.source} (${emb.dim}-d)`);
+  const { tf } = await getTf();
+  const config = { ...SIM_SCORER_CONFIG, ...(args.epochs ? { maxEpochs: args.epochs } : {}) };
+  const simCfg = (seed: number): SimConfig => ({
+    seed,
+    checkpoints: CHECKPOINTS,
+    epsilon: 0.1,
+    sgdEta: 0.5,
+    ucbKappa: 1,
+    calibrationCap: 300,
+    calibrationTolerance: 0.03,
+    bootstrap: 1000,
+  });
+  const results: SeedResult[] = [];
+  for (let seed = 1; seed <= nSeeds; seed++) {
+    const heldOut = parseLeaveOut(args["leave-out"], ds, split.train, seed);
+    const keep = ds.models.map((_, m) => m).filter((m) => !heldOut.includes(m));
+    log(`seed ${seed}: leave out ${heldOut.map((m) => ds.models[m]).join(", ")}`);
+    const ts = performance.now();
+    const data = knownLabels(ds, keep, emb.X, emb.dim);
+    const trained = await trainIrtMoe(tf, data, { train: split.train, val: split.val }, config, { seed });
+    log(`  item model: ${trained.history.length} epochs, best ${trained.bestEpoch}, val AUC ${trained.val.auc.toFixed(4)}, T ${trained.temperature.toFixed(3)}, ${((performance.now() - ts) / 1000).toFixed(0)}s`);
+    const d = trained.weights.alpha.outDim;
+    const T = trained.temperature;
+    const alphas = new Float32Array(ds.items.length * d);
+    const betas = new Float32Array(ds.items.length);
+    for (let i = 0; i < ds.items.length; i++) {
+      const p = itemParamsOf(trained.weights, emb.X.subarray(i * emb.dim, (i + 1) * emb.dim));
+      for (let k = 0; k < d; k++) alphas[i * d + k] = p.alpha[k]! / T;
+      betas[i] = p.beta / T;
+    }
+    const knownTheta = new Map<number, Float32Array>();
+    keep.forEach((m, k) => knownTheta.set(m, trained.weights.theta.slice(k * d, (k + 1) * d)));
+    const world: SimWorld = {
+      models: ds.models,
+      d,
+      alphas,
+      betas,
+      offsets: ds.labels.offsets,
+      model: ds.labels.model,
+      y: ds.labels.y,
+      train: split.train,
+      test: split.test,
+      heldOut,
+      knownTheta,
+    };
+    const r = await simulateSeed(world, simCfg(seed), log);
+    results.push(r);
+    const c = r.curves;
+    log(`  static ${fmt(c.static![0]!)} oracle ${fmt(c.oracle![0]!)} gap ${r.gap.points.toFixed(2)} [${r.gap.ci95.map((v) => v.toFixed(2)).join(", ")}]`);
+    log(`  learning ${c.learning!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")} | ucb ${c.learningUcb!.map(fmt).join(" ")}`);
+    log(`  sgdEps ${c.sgdEpsilon!.map(fmt).join(" ")} | epsGreedy ${c.epsilonGreedy!.map(fmt).join(" ")}`);
+    log(`  calibration ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.randomProbes}`).join("; ")}`);
+  }
+  const summary = summarise(results, { dataset: ds.name, leaveOutSpec: args["leave-out"], embeddings: emb.source, config, seconds: (performance.now() - t0) / 1000, quick: args.quick });
+  const json = {
+    dataset: summary.dataset,
+    leaveOut: summary.leaveOut,
+    seeds: summary.seeds,
+    gap: summary.gap,
+    checkpoints: summary.checkpoints,
+    calibration: summary.calibration,
+    detail: summary.detail,
+  };
+  const defaultRun = args.dataset === "mmlu-pro-29models" && args["leave-out"] === "top:3,random:2" && !args.quick && !args.seeds && !args.epochs;
+  if (defaultRun || args.write) {
+    writeFileSync(join(here, "results", "online.json"), `${JSON.stringify(json, null, 2)}\n`);
+    const docPath = join(here, "..", "docs", "online.md");
+    const doc = existsSync(docPath) ? readFileSync(docPath, "utf8") : "<!-- results:start -->\n<!-- results:end -->\n";
+    const block = `<!-- results:start -->\n${renderOnlineResults(summary)}\n<!-- results:end -->`;
+    writeFileSync(docPath, doc.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, block));
+    log(`bench:online: wrote bench/results/online.json and docs/online.md`);
+  } else {
+    process.stdout.write(`${renderOnlineResults(summary)}\n`);
+    log(`bench:online: not the default full run (or --write not given): results printed, files left unchanged`);
+  }
+}
+
+const fmt = (v: number) => (100 * v).toFixed(1);
+
+function summarise(
+  results: SeedResult[],
+  meta: { dataset: string; leaveOutSpec: string; embeddings: string; config: Partial<IrtMoeConfig>; seconds: number; quick: boolean },
+): OnlineSummary {
+  const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  const routers = Object.keys(results[0]!.curves);
+  const checkpoints = CHECKPOINTS.map((events, k) => {
+    const row: Record<string, number> = { events };
+    for (const r of routers) row[r] = meanOf(results.map((s) => s.curves[r]![k]!));
+    return row;
+  });
+  // Pooled interval: resample test items within each seed, average the seeds' means.
+  const rng = seededRng(12345);
+  const B = 1000;
+  const stats: number[] = [];
+  for (let b = 0; b < B; b++) {
+    let total = 0;
+    for (const s of results) {
+      let sum = 0;
+      const n = s.gapDiffs.length;
+      for (let k = 0; k < n; k++) sum += s.gapDiffs[Math.floor(rng.next() * n)]!;
+      total += sum / n;
+    }
+    stats.push((100 * total) / results.length);
+  }
+  stats.sort((a, b) => a - b);
+  const cal = results.flatMap((s) => s.calibration);
+  return {
+    dataset: meta.dataset,
+    leaveOut: meta.leaveOutSpec,
+    seeds: results.map((s) => s.seed),
+    heldOutBySeed: results.map((s) => s.heldOut),
+    gap: { points: meanOf(results.map((s) => s.gap.points)), ci95: [stats[Math.floor(0.025 * (B - 1))]!, stats[Math.ceil(0.975 * (B - 1))]!] },
+    gapBySeed: results.map((s) => s.gap),
+    checkpoints,
+    closedBySeed: results.map((s) => {
+      const st = s.curves.static![0]!;
+      const or = s.curves.oracle![0]!;
+      return s.curves.learning!.map((v) => (v - st) / (or - st));
+    }),
+    heldOutShare: meanOf(results.map((s) => s.heldOutShare)),
+    calibration: {
+      adaptiveProbes: median(cal.map((c) => c.adaptiveProbes)),
+      randomProbes: median(cal.map((c) => c.randomProbes)),
+      adaptiveErrorAt100: meanOf(cal.map((c) => c.adaptiveErrorAt100)),
+      randomErrorAt100: meanOf(cal.map((c) => c.randomErrorAt100)),
+      oracleError: meanOf(cal.map((c) => c.oracleError)),
+    },
+    detail: { calibrationByModel: cal, config: meta.config, embeddings: meta.embeddings, seconds: meta.seconds, quick: meta.quick },
+  };
+}
+
+await main();
