@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
+import { FeedbackError } from "../../src/errors.js";
+import type { FeedbackEvent } from "../../src/learning/events.js";
+import { ToyScorer } from "./helpers.js";
+
+function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }) {
+  return new IrtRouter({
+    models: { mistral: new FakeListChatModel({ responses: ["a"] }), "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
+    scorer: new ToyScorer(),
+    ...(sink ? { feedbackSink: sink } : {}),
+  });
+}
+
+describe("router.feedback", () => {
+  it("records one typed event per decision with the query's alpha and beta", async () => {
+    const router = makeRouter();
+    const reply = await router.invoke("What is 12 + 30?");
+    const d = reply.response_metadata.irtRouter as RouteDecision;
+    const events = await router.feedback(d.decisionId, true);
+    const item = await new ToyScorer().itemParams("What is 12 + 30?");
+    expect(events).toEqual([
+      {
+        id: `${d.decisionId}:feedback`,
+        model: "gpt-4-1106-preview", // the catalog id behind the alias "gpt-4"
+        alpha: Array.from(item.alpha),
+        beta: item.beta,
+        y: 1,
+        decisionId: d.decisionId,
+        at: expect.any(Number),
+      },
+    ]);
+    expect(router.feedbackEvents).toEqual(events);
+  });
+
+  it("credits every decision of a run by run id, with graded outcomes and weights", async () => {
+    const appended: FeedbackEvent[][] = [];
+    const router = makeRouter({ append: async (events) => void appended.push([...events]) });
+    const config = { metadata: { irtRouterRunId: "run-1" } };
+    await router.invoke("first step", config);
+    await router.invoke("second step", config);
+    await router.invoke("other run", { metadata: { irtRouterRunId: "run-2" } });
+    const events = await router.feedback("run-1", 0.5, { weight: 0.5 });
+    expect(events).toHaveLength(2);
+    expect(events.every((e) => e.runId === "run-1" && e.y === 0.5 && e.weight === 0.5)).toBe(true);
+    expect(appended).toEqual([events]);
+    expect(router.feedbackEvents).toBeUndefined();
+  });
+
+  it("rejects unknown ids, bad outcomes and repeats with FEEDBACK errors", async () => {
+    const router = makeRouter();
+    const reply = await router.invoke("question");
+    const id = (reply.response_metadata.irtRouter as RouteDecision).decisionId;
+    await expect(router.feedback("no-such-id", true)).rejects.toMatchObject({ code: "FEEDBACK", path: "id" });
+    await expect(router.feedback("", true)).rejects.toBeInstanceOf(FeedbackError);
+    for (const bad of [1.5, -0.1, Number.NaN, Number.POSITIVE_INFINITY, "yes" as never]) {
+      await expect(router.feedback(id, bad)).rejects.toMatchObject({ code: "FEEDBACK", path: "outcome" });
+    }
+    await expect(router.feedback(id, true, { weight: 0 })).rejects.toMatchObject({ path: "weight" });
+    await router.feedback(id, false);
+    await expect(router.feedback(id, true)).rejects.toThrow(/already recorded/);
+  });
+
+  it("wraps a failing sink in a FEEDBACK error and lets the outcome be retried", async () => {
+    let fail = true;
+    const router = makeRouter({
+      append: async () => {
+        if (fail) throw new Error("disk full");
+      },
+    });
+    const reply = await router.invoke("q");
+    const id = (reply.response_metadata.irtRouter as RouteDecision).decisionId;
+    await expect(router.feedback(id, true)).rejects.toThrow(/disk full/);
+    fail = false;
+    await expect(router.feedback(id, true)).resolves.toHaveLength(1);
+  });
+});
