@@ -52,4 +52,5 @@ export {
   type CostAwareReport,
 } from "./evaluate.js";
 export { irtMoeMethod } from "./irt-moe-method.js";
+export { savedScorerMethod } from "./scorer-method.js";
 export { formatEvalMarkdown, formatEvalJson, summarise, verdict } from "./format.js";

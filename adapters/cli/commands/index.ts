@@ -2,4 +2,6 @@ import type { CliCommand } from "../command.js";
 
 /** Every subcommand, by name. Each lives in its own file beside this one. */
 export const commands: Record<string, () => Promise<CliCommand<any>>> = {
+  eval: async () => (await import("./eval.js")).command,
+  embed: async () => (await import("./embed.js")).command,
 };

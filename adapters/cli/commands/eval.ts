@@ -1,0 +1,61 @@
+/**
+ * `irt-router eval`: the protocol of ../shared/BENCHMARK.md for the IRT-MoE scorer and every
+ * baseline, in one run, on one split and one set of embeddings.
+ */
+import { z } from "zod";
+import { formatEvalJson, formatEvalMarkdown } from "../../../src/eval/format.js";
+import { EVAL_METHODS, runEvaluation } from "../../eval/run.js";
+import type { CliCommand } from "../command.js";
+
+const schema = z
+  .object({
+    dataset: z.string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder" }).min(1),
+    seeds: z
+      .string()
+      .regex(/^[1-9][0-9]*$/, "must be a positive integer")
+      .transform(Number)
+      .pipe(z.number().max(20, "at most 20 seeds"))
+      .optional(),
+    json: z.boolean().optional(),
+    model: z.string().min(1).optional(),
+    "data-root": z.string().min(1).optional(),
+    labels: z.enum(["binary", "soft"]).optional(),
+    methods: z
+      .string()
+      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(z.enum(EVAL_METHODS)).min(1, "needs at least one method"))
+      .optional(),
+  })
+  .strict();
+
+export const command: CliCommand<typeof schema> = {
+  name: "eval",
+  summary:
+    "Evaluate the IRT-MoE scorer and the baselines (kNN, logistic regression, linear MIRT, EmbedLLM MF, best single, random, oracle) on the protocol's test split, with seeds, paired bootstrap CIs, per-category and cost-aware figures.",
+  usage:
+    "irt-router eval --dataset <name-or-folder> [--seeds N] [--json] [--model pretrained|<dir>] [--data-root D] [--labels binary|soft] [--methods irt-moe,knn,...]",
+  options: {
+    dataset: { type: "string" },
+    seeds: { type: "string" },
+    json: { type: "boolean" },
+    model: { type: "string" },
+    "data-root": { type: "string" },
+    labels: { type: "string" },
+    methods: { type: "string" },
+  },
+  schema,
+  async run(args) {
+    const { report } = await runEvaluation({
+      dataset: args.dataset,
+      ...(args.seeds !== undefined && { seeds: args.seeds }),
+      ...(args.model !== undefined && { model: args.model }),
+      ...(args["data-root"] !== undefined && { dataRoot: args["data-root"] }),
+      ...(args.labels !== undefined && { labels: args.labels }),
+      ...(args.methods !== undefined && { methods: args.methods }),
+    });
+    process.stdout.write(args.json ? `${formatEvalJson(report)}\n` : `${formatEvalMarkdown(report)}\n`);
+    return 0;
+  },
+};
+
+export default command;

@@ -1,0 +1,131 @@
+/**
+ * Loading, embedding and evaluating one dataset for `irt-router eval` and `npm run eval:all`.
+ */
+import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
+import { splitIndices } from "../../src/data/split.js";
+import type { CorrectnessDataset } from "../../src/data/types.js";
+import { ValidationError } from "../../src/errors.js";
+import { evaluate, IRT_MOE, type EvalDataset, type EvalProgress, type EvalReport } from "../../src/eval/evaluate.js";
+import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
+import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
+import { savedScorerMethod } from "../../src/eval/scorer-method.js";
+import type { RoutingMethod } from "../../src/eval/types.js";
+import { loadScorer, loadPretrained } from "../artifact/load.js";
+import { Progress } from "../cli/progress.js";
+import { loadDataset } from "../data/load-dataset.js";
+import { getTf } from "../tf.js";
+import { expectedCostInputs } from "./cost-inputs.js";
+import { embedForEval, type EvalEmbeddings } from "./embed.js";
+
+/** Every method `eval` can run, in report order. */
+export const EVAL_METHODS = [IRT_MOE, "knn", "logistic-regression", "linear-mirt", "embedllm-mf"] as const;
+export type EvalMethodName = (typeof EVAL_METHODS)[number];
+
+/** Options of {@link runEvaluation}. */
+export interface RunEvaluationOptions {
+  readonly dataset: string;
+  readonly seeds?: number;
+  /** "pretrained" or an artifact folder: evaluate that saved scorer as the irt-moe row instead of training one. */
+  readonly model?: string;
+  readonly dataRoot?: string;
+  readonly labels?: "binary" | "soft";
+  readonly methods?: readonly EvalMethodName[];
+  /** Where progress lines go (default stderr). */
+  readonly log?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Supplies the embeddings (default: the project's cached USE-lite pipeline). */
+  readonly embed?: (ds: CorrectnessDataset) => Promise<EvalEmbeddings>;
+}
+
+/**
+ * Loads a dataset, embeds it, and evaluates every method on the protocol's split.
+ *
+ * @example
+ * ```ts
+ * const { report } = await runEvaluation({ dataset: "routerbench-subset-11models", seeds: 3 });
+ * console.log(formatEvalMarkdown(report));
+ * ```
+ */
+export async function runEvaluation(options: RunEvaluationOptions): Promise<{ report: EvalReport; dataset: CorrectnessDataset; embeddings: EvalEmbeddings }> {
+  const log = options.log ?? process.stderr;
+  const ds = await loadDataset(options.dataset, {
+    ...(options.dataRoot && { dataRoot: options.dataRoot }),
+    ...(options.labels && { labels: options.labels }),
+  });
+  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
+  log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
+  const embeddings = await (options.embed ?? embedForEval)(ds);
+  const data = {
+    X: embeddings.X,
+    dim: embeddings.dim,
+    nItems: ds.items.length,
+    nModels: ds.models.length,
+    offsets: ds.labels.offsets,
+    model: ds.labels.model,
+    y: ds.labels.y,
+    models: ds.models,
+  };
+  let cost: EvalDataset["cost"];
+  if (ds.labels.cost) {
+    const inputs = expectedCostInputs(ds);
+    const est = estimateExpectedCosts({ ...data, cost: ds.labels.cost }, split.train, inputs.inputTokens, inputs.prices, ds.models.length);
+    const detail = est.perModel
+      .map((e, m) => `${ds.models[m]}: ${e.method === "list-price" ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok` : `train mean ${e.meanTrainCost!.toExponential(2)} USD (no list price)`}`)
+      .join("; ");
+    cost = { recorded: ds.labels.cost, expected: est.cost, note: `${inputs.note}; ${detail}` };
+  }
+  const wanted = new Set(options.methods ?? EVAL_METHODS);
+  const methods: RoutingMethod[] = [];
+  if (wanted.has(IRT_MOE)) {
+    if (options.model) {
+      const scorer = options.model === "pretrained" ? await loadPretrained() : await loadScorer(options.model);
+      if (scorer.encoder.id !== embeddings.encoderId) {
+        throw new ValidationError(
+          `The scorer in ${options.model} was built with encoder "${scorer.encoder.id}" but the dataset was embedded with "${embeddings.encoderId}".`,
+          { path: "options.model" },
+        );
+      }
+      methods.push(savedScorerMethod(scorer, ds.models, options.model === "pretrained" ? "the pretrained artifact" : options.model));
+    } else {
+      methods.push(irtMoeMethod((await getTf()).tf));
+    }
+  }
+  if (wanted.has("knn")) methods.push(knnBaseline());
+  if (wanted.has("logistic-regression")) methods.push(logisticRegressionBaseline());
+  if (wanted.has("linear-mirt")) methods.push(linearMirtBaseline());
+  if (wanted.has("embedllm-mf")) methods.push(embedLlmMfBaseline());
+  const seeds = Array.from({ length: options.seeds ?? 3 }, (_, k) => k + 1);
+  const report = await evaluate(
+    {
+      name: ds.name,
+      models: ds.models,
+      data,
+      split,
+      categories: ds.items.map((it) => it.category),
+      ...(cost && { cost }),
+    },
+    { methods, seeds, onProgress: progressPrinter(log) },
+  );
+  return { report, dataset: ds, embeddings };
+}
+
+/** Progress of the fits: a bar per method and seed on a TTY, plain lines otherwise. */
+function progressPrinter(log: NodeJS.WritableStream & { isTTY?: boolean }): (e: EvalProgress) => void {
+  let bar: Progress | undefined;
+  let key = "";
+  return (e) => {
+    if (e.stage === "done") {
+      bar?.finish(`${e.seconds.toFixed(1)} s`);
+      if (!bar) log.write(`eval: ${e.method} seed ${e.seed}: ${e.seconds.toFixed(1)} s\n`);
+      bar = undefined;
+      return;
+    }
+    if (!e.fit) return;
+    const k = `${e.method}/${e.seed}/${e.fit.note ?? ""}`;
+    if (k !== key || !bar) {
+      bar?.finish();
+      key = k;
+      bar = new Progress({ label: `${e.method} seed ${e.seed}${e.fit.note ? ` ${e.fit.note}` : ""}`, total: e.fit.maxEpochs, unit: "epochs", stream: log as never, logEveryMs: 10_000 });
+    }
+    bar.update(e.fit.epoch, `val loss ${e.fit.valLoss?.toFixed(4) ?? "-"}`);
+  };
+}
