@@ -1,1 +1,6 @@
 export type { PolicyConfig, Candidate, RankedCandidate, PolicyContext } from "./types.js";
+export { policySchema, parsePolicy, costWeight, describePolicy } from "./schema.js";
+export { rankCandidates, budgetLambda } from "./rank.js";
+export { estimateTokens, TOKEN_HEURISTIC } from "./tokens.js";
+export { expectedCostUsd, type ExpectedCostInput } from "./expected-cost.js";
+export { ROUTERBENCH_PRICES, listPrice } from "./prices.js";

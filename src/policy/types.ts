@@ -7,8 +7,12 @@ export type PolicyConfig =
   | { readonly kind: "cost-aware"; readonly valuePerSuccessUsd: number }
   /** Cheapest candidate with p >= tau; if none reaches tau, the highest p. */
   | { readonly kind: "cheapest-above"; readonly tau: number }
-  /** Cheaper models as the run's spend nears the cap; never over it while a cheaper candidate exists. */
-  | { readonly kind: "budget"; readonly maxUsdPerRun: number };
+  /**
+   * Cheaper models as the run's spend nears the cap; never over it while a cheaper candidate exists.
+   * Utility p - lambda * cost with lambda = pressure / remainingUsd (`pressure` defaults to 1):
+   * a call that would use up the whole remaining budget costs `pressure` units of p.
+   */
+  | { readonly kind: "budget"; readonly maxUsdPerRun: number; readonly pressure?: number };
 
 /** One model the policy may pick, with what the router knows before the call. */
 export interface Candidate {
@@ -20,11 +24,18 @@ export interface Candidate {
 }
 
 export interface RankedCandidate extends Candidate {
-  /** The policy's utility for this candidate (higher is better); what the ranking sorts by. */
+  /**
+   * The policy's utility for this candidate (higher is better); what the ranking sorts by.
+   * Exception: the budget policy always places candidates over the remaining budget after those
+   * that fit (see `overBudget`), whatever their utility.
+   */
   readonly utility: number;
+  /** Budget policy only: true when this call's expected cost exceeds the run's remaining budget. */
+  readonly overBudget?: boolean;
 }
 
 /** Per-run context a policy may use (the budget policy needs the run's spend so far). */
 export interface PolicyContext {
+  /** USD spent so far in this run (default 0). */
   readonly spentUsd?: number;
 }
