@@ -1,6 +1,6 @@
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { Progress } from "../cli/progress.js";
-import { UseLiteEncoder } from "../encoders/use-lite.js";
+import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
 
 /** The query embeddings of a whole dataset, with the encoder that made them. */
 export interface EvalEmbeddings {
@@ -11,7 +11,9 @@ export interface EvalEmbeddings {
 }
 
 /**
- * Embeds every item text of `ds` with the offline USE-lite encoder (progress on stderr).
+ * The embeddings `eval` uses: the project's offline USE-lite vectors of every item text, from the
+ * on-disk embedding cache when present (keyed by encoder id and a hash of the item ids and texts),
+ * else computed and cached, with progress on stderr.
  *
  * @example
  * ```ts
@@ -19,16 +21,13 @@ export interface EvalEmbeddings {
  * ```
  */
 export async function embedForEval(ds: CorrectnessDataset): Promise<EvalEmbeddings> {
-  const encoder = await UseLiteEncoder.load();
-  const X = new Float32Array(ds.items.length * encoder.dim);
-  const bar = new Progress({ label: `embedding ${ds.name}`, total: ds.items.length, unit: "texts" });
-  const batch = 64;
-  for (let start = 0; start < ds.items.length; start += batch) {
-    const texts = ds.items.slice(start, start + batch).map((it) => it.text);
-    const vectors = await encoder.embed(texts);
-    vectors.forEach((v, k) => X.set(v, (start + k) * encoder.dim));
-    bar.tick(texts.length);
-  }
-  bar.finish();
-  return { X, dim: encoder.dim, encoderId: encoder.id };
+  let bar: Progress | undefined;
+  const result = await getDatasetEmbeddings(ds, {
+    onProgress: (p) => {
+      bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" });
+      bar.update(p.done);
+    },
+  });
+  bar?.finish(result.fromCache ? "(from cache)" : "");
+  return { X: result.vectors, dim: result.dim, encoderId: result.encoder.id };
 }

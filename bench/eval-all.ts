@@ -1,0 +1,147 @@
+/**
+ * `npm run eval:all`: runs `irt-router eval` on the four datasets (3 seeds each) in this one
+ * process and regenerates docs/results.md (plus the JSON of each run in bench/results/).
+ *
+ * Options: `npm run eval:all -- [--datasets a,b] [--seeds N] [--data-root D]`.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { IRT_MOE, type EvalReport, type MethodReport } from "../src/eval/evaluate.js";
+import { formatEvalJson, formatEvalMarkdown } from "../src/eval/format.js";
+import { parseWith } from "../src/util/validate.js";
+import { runEvaluation } from "../adapters/eval/run.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const ALL = ["mmlu-pro-29models", "routerdc-7models", "routerbench-subset-11models", "routellm-2models"];
+
+/** The issue's acceptance figures (issue #8, "Done when"). */
+const TARGETS: Record<string, { kind: "win"; reference: number } | { kind: "near"; points: number }> = {
+  "mmlu-pro-29models": { kind: "win", reference: 0.7202 },
+  "routerdc-7models": { kind: "win", reference: 0.5957 },
+  "routerbench-subset-11models": { kind: "near", points: 0.005 },
+  "routellm-2models": { kind: "near", points: 0.005 },
+};
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { datasets: { type: "string" }, seeds: { type: "string" }, "data-root": { type: "string" } },
+  strict: true,
+});
+const args = parseWith(
+  z
+    .object({
+      datasets: z
+        .string()
+        .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+        .pipe(z.array(z.enum(ALL as [string, ...string[]])).min(1))
+        .optional(),
+      seeds: z.string().regex(/^[1-9][0-9]*$/, "must be a positive integer").transform(Number).optional(),
+      "data-root": z.string().min(1).optional(),
+    })
+    .strict(),
+  values,
+  "options",
+);
+const datasets = args.datasets ?? ALL;
+const seeds = args.seeds ?? 3;
+
+const pct = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(4));
+function commit(): string {
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters", "bench"], { cwd: root, encoding: "utf8" }).trim();
+    return dirty ? `${sha} (with uncommitted changes in src/adapters/bench)` : sha;
+  } catch {
+    return "unknown";
+  }
+}
+
+interface Done {
+  report: EvalReport;
+  seconds: number;
+  command: string;
+}
+const done: Done[] = [];
+const started = performance.now();
+mkdirSync(join(here, "results"), { recursive: true });
+for (const name of datasets) {
+  const t0 = performance.now();
+  process.stderr.write(`eval:all: ${name}\n`);
+  const { report } = await runEvaluation({ dataset: name, seeds, ...(args["data-root"] && { dataRoot: args["data-root"] }) });
+  const seconds = (performance.now() - t0) / 1000;
+  const command = `npx irt-router eval --dataset ${name} --seeds ${seeds}`;
+  done.push({ report, seconds, command });
+  writeFileSync(join(here, "results", `eval-${name}.json`), `${formatEvalJson(report)}\n`);
+  process.stderr.write(`eval:all: ${name} done in ${seconds.toFixed(0)} s\n`);
+}
+const total = (performance.now() - started) / 1000;
+
+function checks(report: EvalReport): string[] {
+  const irt = report.methods.find((m) => m.name === IRT_MOE);
+  if (!irt) return ["no irt-moe row"];
+  const others = report.methods.filter((m) => m.name !== "oracle" && m.name !== IRT_MOE);
+  const top = others.reduce((a, b) => (b.routingAccuracy > a.routingAccuracy ? b : a));
+  const out: string[] = [];
+  const target = TARGETS[report.dataset];
+  if (target?.kind === "win") {
+    const highest = irt.routingAccuracy > top.routingAccuracy;
+    out.push(
+      highest
+        ? `highest mean routing accuracy: MET (${pct(irt.routingAccuracy)} vs next ${top.name} ${pct(top.routingAccuracy)}, diff CI of ${top.name} - irt-moe ${ci(top)})`
+        : `highest mean routing accuracy: NOT MET (${top.name} ${pct(top.routingAccuracy)} > irt-moe ${pct(irt.routingAccuracy)}, diff CI ${ci(top)})`,
+    );
+    out.push(`reference figure ${target.reference}: ${irt.routingAccuracy >= target.reference ? "MET" : "NOT MET"} (${pct(irt.routingAccuracy)})`);
+  } else if (target?.kind === "near") {
+    const gap = Math.max(0, top.routingAccuracy - irt.routingAccuracy);
+    out.push(`within 0.5 point of the best method: ${gap <= target.points ? "MET" : "NOT MET"} (best other ${top.name} ${pct(top.routingAccuracy)}, irt-moe ${pct(irt.routingAccuracy)})`);
+  }
+  const withAuc = report.methods.filter((m) => m.auc !== null && Number.isFinite(m.auc) && m.name !== IRT_MOE);
+  const bestAuc = Math.max(...withAuc.map((m) => m.auc!));
+  out.push(`AUC best or within 0.005 of the best: ${irt.auc! >= bestAuc - 0.005 ? "MET" : "NOT MET"} (irt-moe ${pct(irt.auc)}, best other ${pct(bestAuc)})`);
+  out.push(`ECE <= 0.03: ${irt.ece! <= 0.03 ? "MET" : "NOT MET"} (${pct(irt.ece)})`);
+  return out;
+}
+const ci = (m: MethodReport) => (m.diffVsIrtMoeCi95 ? `[${pct(m.diffVsIrtMoeCi95[0])}, ${pct(m.diffVsIrtMoeCi95[1])}]` : "–");
+
+const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+const lines: string[] = [
+  "# Results",
+  "",
+  `Generated by \`npm run eval:all\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit()}, on ${machine}. ` +
+    `Protocol: ../shared/BENCHMARK.md (test split of the sha256 rule; see docs/evaluation.md for every definition). ` +
+    `Seeds ${Array.from({ length: seeds }, (_, k) => k + 1).join(", ")}; paired bootstrap with 1,000 resamples. ` +
+    `Total wall time ${Math.round(total / 60)} min ${Math.round(total % 60)} s for ${done.length} dataset(s) (embeddings from the cache when present).`,
+  "",
+  "Each dataset's figures come from the command shown with it; `npm run eval:all` runs all of them in one process.",
+  "",
+  "## Summary",
+  "",
+  "| dataset | irt-moe routing | 95% CI | best other method | its routing | diff (other - irt-moe) 95% CI | best single | oracle | irt-moe AUC | irt-moe ECE | wall time |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
+];
+for (const { report, seconds } of done) {
+  const irt = report.methods.find((m) => m.name === IRT_MOE);
+  const others = report.methods.filter((m) => m.name !== "oracle" && m.name !== IRT_MOE);
+  const top = others.reduce((a, b) => (b.routingAccuracy > a.routingAccuracy ? b : a));
+  const get = (n: string) => report.methods.find((m) => m.name === n)!;
+  lines.push(
+    `| ${report.dataset} | ${pct(irt?.routingAccuracy)} ± ${pct(irt?.routingAccuracySd)} | ${irt ? `[${pct(irt.routingCi95[0])}, ${pct(irt.routingCi95[1])}]` : "–"} | ${top.name} | ${pct(top.routingAccuracy)} | ${ci(top)} | ${pct(get("best-single").routingAccuracy)} | ${pct(get("oracle").routingAccuracy)} | ${pct(irt?.auc)} | ${pct(irt?.ece)} | ${Math.round(seconds)} s |`,
+  );
+}
+lines.push("", "## Against the issue's acceptance figures", "");
+for (const { report } of done) {
+  lines.push(`**${report.dataset}**`, "", ...checks(report).map((c) => `- ${c}`), "");
+}
+lines.push(
+  "A difference is called a win only when its paired 95% CI excludes 0; every other difference is reported as not significant.",
+  "",
+);
+for (const { report, command } of done) lines.push(formatEvalMarkdown(report, { headingLevel: 2, command }), "");
+writeFileSync(join(root, "docs", "results.md"), `${lines.join("\n").trim()}\n`);
+process.stderr.write(`eval:all: wrote docs/results.md (${(total / 60).toFixed(1)} min)\n`);
