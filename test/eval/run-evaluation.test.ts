@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runEvaluation } from "../../adapters/eval/run.js";
+import { createRng } from "../../src/eval/rng.js";
+import { formatEvalJson } from "../../src/eval/format.js";
+
+// A your-own-data folder where model "coder" is right on code items, "writer" on prose items and
+// "big" (expensive) on 80% of both: routing must beat the best single model at a fraction of the cost.
+const dir = mkdtempSync(join(tmpdir(), "irt-eval-"));
+const folder = join(dir, "toy-logs");
+const rng = createRng(9);
+const items: string[] = ["item_id,text,category"];
+const labels: string[] = ["item_id,model,correct,cost_usd"];
+const n = 400;
+const topic: number[] = [];
+for (let i = 0; i < n; i++) {
+  const t = i % 2;
+  topic.push(t);
+  items.push(`q${i},${t === 0 ? "write a python function" : "write a short poem"} number ${i},${t === 0 ? "code" : "prose"}`);
+  const hit = (p: number) => (rng.next() < p ? 1 : 0);
+  labels.push(`q${i},coder,${hit(t === 0 ? 0.95 : 0.2)},0.0001`);
+  labels.push(`q${i},writer,${hit(t === 1 ? 0.95 : 0.2)},0.0001`);
+  labels.push(`q${i},big,${hit(0.8)},0.003`);
+}
+
+describe("runEvaluation on a your-own-data folder", async () => {
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(folder);
+  writeFileSync(join(folder, "items.csv"), `${items.join("\n")}\n`);
+  writeFileSync(join(folder, "labels.csv"), `${labels.join("\n")}\n`);
+  writeFileSync(join(folder, "models.csv"), "model,input_usd_per_1m,output_usd_per_1m\ncoder,0.2,0.2\nwriter,0.2,0.2\nbig,10,30\n");
+  const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
+  const { report, dataset } = await runEvaluation({
+    dataset: folder,
+    seeds: 2,
+    methods: ["knn", "logistic-regression"],
+    log: sink,
+    // Deterministic stand-in for the text encoder: the topic plus noise, 8 dims.
+    embed: async (ds) => {
+      const dim = 8;
+      const X = new Float32Array(ds.items.length * dim);
+      const r = createRng(1);
+      ds.items.forEach((it, i) => {
+        for (let k = 0; k < dim; k++) X[i * dim + k] = r.normal() * 0.3;
+        X[i * dim + (it.category === "code" ? 0 : 1)]! += 2;
+      });
+      return { X, dim, encoderId: "toy" };
+    },
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("evaluates on the protocol split of the folder with every row", () => {
+    expect(dataset.name).toBe("toy-logs");
+    expect(report.counts.train + report.counts.val + report.counts.test).toBe(n);
+    expect(report.methods.map((m) => m.name)).toEqual(["knn", "logistic-regression", "best-single", "random", "oracle"]);
+    expect(report.methods[1]!.perSeed).toHaveLength(2);
+    expect(report.methods.every((m) => m.diffVsIrtMoe === null)).toBe(true); // no irt-moe row requested
+  });
+
+  it("routes by topic far above the best single model", () => {
+    const best = report.methods.find((m) => m.name === "best-single")!.routingAccuracy;
+    for (const name of ["knn", "logistic-regression"]) {
+      expect(report.methods.find((m) => m.name === name)!.routingAccuracy).toBeGreaterThan(best + 0.05);
+    }
+    expect(report.categories.map((c) => c.category)).toEqual(["code", "prose"]);
+  });
+
+  it("uses the folder's list prices for the ex-ante cost and saves money at equal accuracy", () => {
+    expect(report.costReference!.bestSingle.model).toBe("big");
+    expect(report.costReference!.note).toMatch(/list prices for 3 of 3 models/);
+    const knn = report.methods.find((m) => m.name === "knn")!.costAware!;
+    expect(knn.matchCostFraction).not.toBeNull();
+    expect(knn.matchCostFraction!).toBeLessThan(0.5);
+    expect(JSON.parse(formatEvalJson(report)).methods[0].costAware).toHaveProperty("hullArea");
+  });
+});
