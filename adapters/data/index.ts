@@ -7,3 +7,23 @@ export { loadOwnDataFolder, writeOwnDataFolder, isOwnDataFolder } from "./own-da
 export type { OwnDataFormat, WriteOwnDataOptions } from "./own-data.js";
 export { BUILTIN_DATASETS } from "./builtin.js";
 export type { BuiltinDataset, BuiltinLoadOptions, LabelChoice } from "./builtin.js";
+export {
+  embedDataset,
+  peekCachedEmbeddings,
+  embeddingCacheDir,
+  embeddingCacheFile,
+  datasetTextHash,
+  readEmbeddingCacheFile,
+  writeEmbeddingCacheFile,
+  CACHE_DIR_ENV,
+} from "./embedding-cache.js";
+export type {
+  EmbedDatasetOptions,
+  EmbedProgress,
+  DatasetEmbeddings,
+  EmbeddingCacheHeader,
+  CacheExpectation,
+  CacheReadResult,
+} from "./embedding-cache.js";
+export { getDatasetEmbeddings, predictedDefaultEncoder } from "./dataset-embeddings.js";
+export type { GetDatasetEmbeddingsOptions, EmbeddedDataset } from "./dataset-embeddings.js";

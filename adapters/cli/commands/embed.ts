@@ -1,0 +1,137 @@
+/**
+ * `irt-router embed`: embed every item text of a dataset with the default offline encoder and cache the
+ * vectors (see adapters/data/embedding-cache.ts). A rerun is served from the cache.
+ */
+import { z } from "zod";
+import { IrtRouterError } from "../../../src/errors.js";
+import type { QueryEncoder } from "../../../src/encoders/types.js";
+import { predictedDefaultEncoder } from "../../data/dataset-embeddings.js";
+import { embedDataset, peekCachedEmbeddings, type DatasetEmbeddings } from "../../data/embedding-cache.js";
+import { loadDataset } from "../../data/load-dataset.js";
+import type { CliCommand } from "../command.js";
+import { formatSeconds, Progress } from "../progress.js";
+
+const schema = z
+  .object({
+    dataset: z.string({ error: "is required: a dataset name (e.g. routerbench-subset-11models) or a your-own-data folder" }).min(1),
+    "data-root": z.string().min(1).optional(),
+    batch: z
+      .string()
+      .regex(/^[1-9][0-9]*$/, "must be a positive integer")
+      .transform(Number)
+      .pipe(z.number().max(4096, "at most 4096"))
+      .optional(),
+    "cache-dir": z.string().min(1).optional(),
+  })
+  .strict();
+
+/** What the command needs from the outside; tests inject a small deterministic encoder and buffers. */
+export interface EmbedCommandDeps {
+  /** Loads the encoder (default: `UseLiteEncoder.load()`); called only when the cache misses. */
+  loadEncoder?: () => Promise<QueryEncoder & { dispose?: () => void }>;
+  /** The id/dim the default encoder will have, to serve a cache hit without loading it. */
+  predictEncoder?: () => Promise<{ id: string; dim: number } | undefined>;
+  stdout?: { write(s: string): boolean };
+  stderr?: { isTTY?: boolean; write(s: string): boolean };
+  /** Abort signal for tests; the CLI uses SIGINT. */
+  signal?: AbortSignal;
+}
+
+async function defaultLoadEncoder(): Promise<QueryEncoder & { dispose?: () => void }> {
+  const { UseLiteEncoder } = await import("../../encoders/use-lite.js");
+  return UseLiteEncoder.load({ cacheSize: 0 });
+}
+
+function megabytes(count: number, dim: number): string {
+  return `${((count * dim * 4) / 1e6).toFixed(1)} MB`;
+}
+
+/** Build the `embed` command with injectable dependencies. */
+export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<typeof schema> {
+  const stdout = deps.stdout ?? process.stdout;
+  const stderr = deps.stderr ?? process.stderr;
+  return {
+    name: "embed",
+    summary:
+      "Embed every item text of a dataset with the offline USE-lite encoder and cache the vectors (keyed by encoder id and a hash of the item ids and texts); a rerun is served from the cache, an interrupted run resumes.",
+    usage: "irt-router embed --dataset <name-or-folder> [--data-root <dir>] [--batch <n>] [--cache-dir <dir>]",
+    options: {
+      dataset: { type: "string" },
+      "data-root": { type: "string" },
+      batch: { type: "string" },
+      "cache-dir": { type: "string" },
+    },
+    schema,
+    async run(args) {
+      const started = performance.now();
+      const ds = await loadDataset(args.dataset, args["data-root"] ? { dataRoot: args["data-root"] } : {});
+      const cacheOptions = args["cache-dir"] ? { cacheDir: args["cache-dir"] } : {};
+      const total = ds.items.length;
+
+      const predicted = await (deps.predictEncoder ?? predictedDefaultEncoder)();
+      const hit = predicted ? await peekCachedEmbeddings(ds, predicted, cacheOptions) : undefined;
+      if (hit) {
+        reportCacheHit(hit, ds.name, started);
+        return 0;
+      }
+
+      stderr.write(`Loading the encoder...\n`);
+      const encoder = await (deps.loadEncoder ?? defaultLoadEncoder)();
+      const controller = new AbortController();
+      const onSigint = () =>
+        controller.abort(new IrtRouterError("INVALID_ARGUMENT", "interrupted", { details: { interrupted: true } }));
+      if (!deps.signal) process.once("SIGINT", onSigint);
+      const signal = deps.signal ?? controller.signal;
+      let progress: Progress | undefined;
+      try {
+        const result = await embedDataset(ds, encoder, {
+          ...cacheOptions,
+          ...(args.batch ? { batchSize: args.batch } : {}),
+          signal,
+          onProgress: ({ done, resumed }) => {
+            if (!progress) {
+              if (resumed > 0) stderr.write(`Resuming: ${resumed}/${total} texts were checkpointed by an earlier run.\n`);
+              progress = new Progress({ label: `embed ${ds.name}`, total: total - resumed, unit: "texts", stream: stderr });
+            }
+            progress.update(done - resumed);
+          },
+        });
+        progress?.finish();
+        if (result.fromCache) {
+          reportCacheHit(result, ds.name, started);
+          return 0;
+        }
+        const secs = (performance.now() - started) / 1000;
+        const computed = result.count - result.resumed;
+        if (result.cacheProblem) stderr.write(`Note: the existing cache file was not used (${result.cacheProblem}); it was rebuilt.\n`);
+        stdout.write(
+          `Embedded ${computed} texts of ${ds.name} with ${result.encoder.id} (dim ${result.dim})` +
+            `${result.resumed > 0 ? ` after resuming ${result.resumed} from a checkpoint` : ""} in ${formatSeconds(secs)} ` +
+            `(${(computed / secs).toFixed(1)} texts/s).\nCached ${result.count} x ${result.dim} vectors (${megabytes(result.count, result.dim)}) at ${result.file}\n`,
+        );
+        return 0;
+      } catch (error) {
+        if (signal.aborted) {
+          progress?.finish();
+          stderr.write(`Interrupted. Progress was checkpointed; rerun the same command to resume.\n`);
+          return 130;
+        }
+        throw error;
+      } finally {
+        process.removeListener("SIGINT", onSigint);
+        encoder.dispose?.();
+      }
+    },
+  };
+
+  function reportCacheHit(hit: DatasetEmbeddings, name: string, started: number): void {
+    const ms = performance.now() - started;
+    stdout.write(
+      `Served from the cache in ${ms.toFixed(0)} ms (no encoder call): ${hit.count} x ${hit.dim} vectors of ${name} ` +
+        `by ${hit.encoder.id} (${megabytes(hit.count, hit.dim)}) at ${hit.file}\n`,
+    );
+  }
+}
+
+export const command = createEmbedCommand();
+export default command;

@@ -1,0 +1,385 @@
+import { createHash, randomBytes } from "node:crypto";
+import { endianness } from "node:os";
+import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { EmbeddingProviderError, EncoderInputError } from "../../src/errors.js";
+import type { QueryEncoder } from "../../src/encoders/types.js";
+import type { CorrectnessDataset } from "../../src/data/types.js";
+import { parseWith } from "../../src/util/validate.js";
+import { packageRoot } from "./data-root.js";
+
+/** Environment variable naming the embedding cache folder. */
+export const CACHE_DIR_ENV = "IRT_ROUTER_CACHE";
+
+const MAGIC = "IRTEMB01";
+const FORMAT_VERSION = 1;
+const PREFIX_BYTES = MAGIC.length + 4; // magic + uint32 LE header length
+
+/** The JSON header of a cache file. */
+export interface EmbeddingCacheHeader {
+  readonly format: number;
+  /** `"complete"` (all `count` vectors) or `"partial"` (a checkpoint holding the first `done`). */
+  readonly kind: "complete" | "partial";
+  readonly encoderId: string;
+  readonly dim: number;
+  /** Number of items of the dataset. */
+  readonly count: number;
+  /** Vectors stored (= count when complete). */
+  readonly done: number;
+  /** sha256 over the item ids and texts, in order: what the vectors depend on. */
+  readonly dataHash: string;
+  /** sha256 over the item ids, in order. */
+  readonly itemIdHash: string;
+  /** The dataset's name and `source.sha256` when the file was written (informational). */
+  readonly dataset: { readonly name: string; readonly sha256: string };
+  /** sha256 of the stored vector bytes. */
+  readonly vectorsSha256: string;
+}
+
+/**
+ * The folder embeddings are cached in: `cacheDir` if given, else `$IRT_ROUTER_CACHE`, else
+ * `<package root>/.cache/embeddings` (git-ignored).
+ *
+ * @example
+ * ```ts
+ * embeddingCacheDir(); // "/path/to/irt-router/.cache/embeddings"
+ * ```
+ */
+export function embeddingCacheDir(cacheDir?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (cacheDir) return resolve(cacheDir);
+  const fromEnv = env[CACHE_DIR_ENV];
+  if (fromEnv) return resolve(fromEnv);
+  return join(packageRoot(), ".cache", "embeddings");
+}
+
+/** sha256 hex over the item ids (and, with `withTexts`, the texts) of a dataset, in order. */
+export function datasetTextHash(ds: CorrectnessDataset, withTexts = true): string {
+  const hash = createHash("sha256");
+  hash.update(withTexts ? "irt-router-texts\0" : "irt-router-ids\0");
+  for (const item of ds.items) {
+    hash.update(item.id);
+    hash.update("\0");
+    if (withTexts) {
+      hash.update(item.text);
+      hash.update("\0");
+    }
+  }
+  return hash.digest("hex");
+}
+
+/** Cache file of `encoderId` for data hash `dataHash` (the partial checkpoint adds `.partial`). */
+export function embeddingCacheFile(dir: string, encoderId: string, dataHash: string): string {
+  const slug = encoderId.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
+  const idHash = createHash("sha256").update(encoderId).digest("hex").slice(0, 8);
+  return join(dir, `${slug}-${idHash}-${dataHash.slice(0, 24)}.emb`);
+}
+
+function toLittleEndian(vectors: Float32Array, count: number): Buffer {
+  const view = Buffer.from(vectors.buffer, vectors.byteOffset, count * 4);
+  if (endianness() === "LE") return view;
+  const out = Buffer.alloc(count * 4);
+  for (let k = 0; k < count; k++) out.writeFloatLE(vectors[k]!, k * 4);
+  return out;
+}
+
+function fromLittleEndian(bytes: Buffer, into: Float32Array): void {
+  if (endianness() === "LE") {
+    new Uint8Array(into.buffer, into.byteOffset, bytes.length).set(bytes);
+    return;
+  }
+  for (let k = 0; k < bytes.length / 4; k++) into[k] = bytes.readFloatLE(k * 4);
+}
+
+/**
+ * Write a cache file atomically: a temporary file in the same folder, fsync, then rename over `file`.
+ * Layout: `IRTEMB01`, uint32 LE header length H, H bytes of JSON header (space-padded so the vectors start
+ * on a 4-byte boundary), then `done * dim` float32 little-endian values, row-major.
+ */
+export async function writeEmbeddingCacheFile(
+  file: string,
+  header: Omit<EmbeddingCacheHeader, "format" | "vectorsSha256">,
+  vectors: Float32Array,
+): Promise<void> {
+  const body = toLittleEndian(vectors, header.done * header.dim);
+  const full: EmbeddingCacheHeader = {
+    format: FORMAT_VERSION,
+    ...header,
+    vectorsSha256: createHash("sha256").update(body).digest("hex"),
+  };
+  let json = Buffer.from(JSON.stringify(full), "utf8");
+  const pad = (4 - ((PREFIX_BYTES + json.length) % 4)) % 4;
+  if (pad > 0) json = Buffer.concat([json, Buffer.alloc(pad, 0x20)]);
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  prefix.write(MAGIC, 0, "latin1");
+  prefix.writeUInt32LE(json.length, MAGIC.length);
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const handle = await open(tmp, "w");
+  try {
+    await handle.writeFile(Buffer.concat([prefix, json]));
+    await handle.write(body);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(tmp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, file);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** What a cache file must match to be used. */
+export interface CacheExpectation {
+  readonly encoderId: string;
+  readonly dim: number;
+  readonly count: number;
+  readonly dataHash: string;
+  readonly itemIdHash: string;
+}
+
+/** Result of reading a cache file: the vectors, or why the file cannot be used. */
+export type CacheReadResult =
+  | { ok: true; header: EmbeddingCacheHeader; vectors: Float32Array }
+  | { ok: false; reason: string };
+
+/**
+ * Read and validate a cache file against `expect`: magic, format version, encoder id, dim, item count,
+ * data and item-id hashes, exact file length and the checksum of the vector bytes. Any mismatch,
+ * truncation or corruption gives `{ ok: false, reason }` (the caller recomputes), never wrong vectors.
+ */
+export async function readEmbeddingCacheFile(file: string, expect: CacheExpectation): Promise<CacheReadResult> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    return { ok: false, reason: (error as NodeJS.ErrnoException).code === "ENOENT" ? "no cache file" : `unreadable: ${(error as Error).message}` };
+  }
+  if (bytes.length < PREFIX_BYTES || bytes.toString("latin1", 0, MAGIC.length) !== MAGIC) return { ok: false, reason: "not an embedding cache file" };
+  const headerLength = bytes.readUInt32LE(MAGIC.length);
+  if (PREFIX_BYTES + headerLength > bytes.length) return { ok: false, reason: "truncated header" };
+  let header: EmbeddingCacheHeader;
+  try {
+    header = JSON.parse(bytes.toString("utf8", PREFIX_BYTES, PREFIX_BYTES + headerLength)) as EmbeddingCacheHeader;
+  } catch {
+    return { ok: false, reason: "unreadable header" };
+  }
+  const mismatch = (
+    [
+      ["format", header.format, FORMAT_VERSION],
+      ["encoder id", header.encoderId, expect.encoderId],
+      ["dim", header.dim, expect.dim],
+      ["item count", header.count, expect.count],
+      ["data hash", header.dataHash, expect.dataHash],
+      ["item-id hash", header.itemIdHash, expect.itemIdHash],
+    ] as const
+  ).find(([, got, want]) => got !== want);
+  if (mismatch) return { ok: false, reason: `${mismatch[0]} differs (${String(mismatch[1])} != ${String(mismatch[2])})` };
+  if (!Number.isInteger(header.done) || header.done < 0 || header.done > header.count) return { ok: false, reason: "bad vector count" };
+  if (header.kind === "complete" && header.done !== header.count) return { ok: false, reason: "complete file with missing vectors" };
+  const start = PREFIX_BYTES + headerLength;
+  const expected = start + header.done * header.dim * 4;
+  if (bytes.length !== expected) return { ok: false, reason: `file is ${bytes.length} bytes, expected ${expected} (truncated or padded)` };
+  const body = bytes.subarray(start);
+  if (createHash("sha256").update(body).digest("hex") !== header.vectorsSha256) return { ok: false, reason: "vector checksum mismatch (corrupted)" };
+  const vectors = new Float32Array(header.count * header.dim);
+  fromLittleEndian(body, vectors);
+  return { ok: true, header, vectors };
+}
+
+const embedOptionsSchema = z
+  .object({
+    cacheDir: z.string().min(1).optional(),
+    batchSize: z.number().int().min(1).max(4096).default(32),
+    /** Minimum milliseconds between two checkpoints of partial progress. */
+    checkpointEveryMs: z.number().int().min(0).default(15_000),
+    onProgress: z.custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function").optional(),
+    signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal").optional(),
+    env: z.record(z.string(), z.string().optional()).optional(),
+  })
+  .strict();
+
+/** Options of {@link embedDataset}. */
+export type EmbedDatasetOptions = z.input<typeof embedOptionsSchema>;
+
+/** Progress report of {@link embedDataset}. */
+export interface EmbedProgress {
+  /** Vectors available so far (including those resumed from a checkpoint). */
+  readonly done: number;
+  readonly total: number;
+  /** Vectors taken from a checkpoint of an earlier, interrupted run. */
+  readonly resumed: number;
+}
+
+/** Embeddings of a dataset, one row per item in item order. */
+export interface DatasetEmbeddings {
+  /** `count * dim` values, row-major: item i is `vectors.subarray(i * dim, (i + 1) * dim)`. */
+  readonly vectors: Float32Array;
+  readonly dim: number;
+  readonly count: number;
+  /** Served entirely from the cache, without calling the encoder. */
+  readonly fromCache: boolean;
+  /** Vectors resumed from a partial checkpoint (0 if none). */
+  readonly resumed: number;
+  /** The cache file. */
+  readonly file: string;
+  readonly encoder: { readonly id: string; readonly dim: number };
+  /** Why an existing cache file was not used (e.g. "vector checksum mismatch"), if there was one. */
+  readonly cacheProblem?: string;
+}
+
+/**
+ * Embed every item text of `ds` with `encoder`, through a disk cache keyed by the encoder id and a hash
+ * of the item ids and texts. A valid cache file is returned without calling the encoder. Otherwise the
+ * texts are embedded in batches, partial progress is checkpointed (atomically) at most every
+ * `checkpointEveryMs`, an interrupted run resumes from its checkpoint, and the complete file is written
+ * atomically. A bad vector from the encoder (wrong count, wrong length, NaN) is an error and is never cached.
+ * With `signal`, an abort writes a checkpoint and rejects with the signal's reason.
+ *
+ * @example
+ * ```ts
+ * const ds = await loadDataset("routerbench-subset-11models");
+ * const encoder = await UseLiteEncoder.load();
+ * const { vectors, dim, fromCache } = await embedDataset(ds, encoder, { onProgress: (p) => console.log(p.done) });
+ * const first = vectors.subarray(0, dim);
+ * ```
+ */
+export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder, options: EmbedDatasetOptions = {}): Promise<DatasetEmbeddings> {
+  const opts = parseWith(embedOptionsSchema, options, "options");
+  const dim = encoder.dim;
+  if (!Number.isInteger(dim) || dim <= 0) {
+    throw new EncoderInputError(`Encoder "${encoder.id}" reports dim ${dim}; an encoder must have a positive integer dim.`);
+  }
+  const count = ds.items.length;
+  const dir = embeddingCacheDir(opts.cacheDir, (opts.env as NodeJS.ProcessEnv | undefined) ?? process.env);
+  const dataHash = datasetTextHash(ds);
+  const expect: CacheExpectation = { encoderId: encoder.id, dim, count, dataHash, itemIdHash: datasetTextHash(ds, false) };
+  const file = embeddingCacheFile(dir, encoder.id, dataHash);
+  const partialFile = `${file}.partial`;
+  const report = (done: number, resumed: number) => opts.onProgress?.({ done, total: count, resumed });
+
+  const cached = await readEmbeddingCacheFile(file, expect);
+  if (cached.ok) {
+    report(count, 0);
+    return { vectors: cached.vectors, dim, count, fromCache: true, resumed: 0, file, encoder: { id: encoder.id, dim } };
+  }
+  const cacheProblem = cached.reason === "no cache file" ? undefined : cached.reason;
+
+  await mkdir(dir, { recursive: true });
+  let vectors: Float32Array = new Float32Array(count * dim);
+  let done = 0;
+  const partial = await readEmbeddingCacheFile(partialFile, expect);
+  if (partial.ok) {
+    vectors = partial.vectors;
+    done = partial.header.done;
+  }
+  const resumed = done;
+  report(done, resumed);
+
+  const header = (kind: "complete" | "partial", n: number) => ({
+    kind,
+    encoderId: encoder.id,
+    dim,
+    count,
+    done: n,
+    dataHash,
+    itemIdHash: expect.itemIdHash,
+    dataset: { name: ds.name, sha256: ds.source.sha256 },
+  });
+  let lastCheckpoint = performance.now();
+  let checkpointed = done;
+  const checkpoint = async () => {
+    if (done > checkpointed) {
+      await writeEmbeddingCacheFile(partialFile, header("partial", done), vectors);
+      checkpointed = done;
+    }
+    lastCheckpoint = performance.now();
+  };
+
+  while (done < count) {
+    if (opts.signal?.aborted) {
+      await checkpoint();
+      throw opts.signal.reason ?? new Error("aborted");
+    }
+    const end = Math.min(count, done + opts.batchSize);
+    const texts = ds.items.slice(done, end).map((item) => item.text);
+    const out = await encoder.embed(texts);
+    checkBatch(out, texts.length, dim, encoder.id, done);
+    out.forEach((v, j) => vectors.set(v, (done + j) * dim));
+    done = end;
+    report(done, resumed);
+    if (done < count && performance.now() - lastCheckpoint >= opts.checkpointEveryMs) await checkpoint();
+  }
+  await writeEmbeddingCacheFile(file, header("complete", count), vectors);
+  await rm(partialFile, { force: true });
+  return {
+    vectors,
+    dim,
+    count,
+    fromCache: false,
+    resumed,
+    file,
+    encoder: { id: encoder.id, dim },
+    ...(cacheProblem ? { cacheProblem } : {}),
+  };
+}
+
+/**
+ * The cached embeddings of `ds` for an encoder identified by `encoder.id`/`encoder.dim`, without calling
+ * (or loading) the encoder; `undefined` when there is no valid complete cache file.
+ *
+ * @example
+ * ```ts
+ * const hit = await peekCachedEmbeddings(ds, { id: "use-lite-512@model-embeddings-en-0.2.0", dim: 512 });
+ * ```
+ */
+export async function peekCachedEmbeddings(
+  ds: CorrectnessDataset,
+  encoder: { readonly id: string; readonly dim: number },
+  options: { cacheDir?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<DatasetEmbeddings | undefined> {
+  const dataHash = datasetTextHash(ds);
+  const file = embeddingCacheFile(embeddingCacheDir(options.cacheDir, options.env), encoder.id, dataHash);
+  const cached = await readEmbeddingCacheFile(file, {
+    encoderId: encoder.id,
+    dim: encoder.dim,
+    count: ds.items.length,
+    dataHash,
+    itemIdHash: datasetTextHash(ds, false),
+  });
+  if (!cached.ok) return undefined;
+  return { vectors: cached.vectors, dim: encoder.dim, count: ds.items.length, fromCache: true, resumed: 0, file, encoder: { id: encoder.id, dim: encoder.dim } };
+}
+
+function checkBatch(out: unknown, expected: number, dim: number, encoderId: string, offset: number): asserts out is Float32Array[] {
+  if (!Array.isArray(out) || out.length !== expected) {
+    throw new EmbeddingProviderError(
+      `Encoder "${encoderId}" returned ${Array.isArray(out) ? out.length : typeof out} vectors for a batch of ${expected} texts (items ${offset}..${offset + expected - 1}); nothing was cached for this batch.`,
+    );
+  }
+  out.forEach((v: unknown, j) => {
+    if (!(v instanceof Float32Array) || v.length !== dim) {
+      throw new EmbeddingProviderError(
+        `Encoder "${encoderId}" returned a vector of length ${(v as { length?: number })?.length} for item ${offset + j}; expected ${dim}.`,
+      );
+    }
+    for (const x of v) {
+      if (!Number.isFinite(x)) {
+        throw new EmbeddingProviderError(`Encoder "${encoderId}" returned a non-finite value for item ${offset + j}; refusing to cache it.`);
+      }
+    }
+  });
+}
+
+/** Size in bytes of a cache file, or undefined if it does not exist. */
+export async function cacheFileSize(file: string): Promise<number | undefined> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return undefined;
+  }
+}
