@@ -1,15 +1,17 @@
-import { IrtRouterError } from "../errors.js";
+import { ArtifactError, IrtRouterError } from "../errors.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { Scorer } from "../scorer/types.js";
 
-/** What the adapters module must provide for the router's defaults. */
-interface DefaultAdapters {
+interface ArtifactModule {
   loadPretrained?: (options?: { encoder?: QueryEncoder }) => Promise<Scorer>;
-  UseLiteEncoder?: new () => QueryEncoder;
+}
+interface UseLiteModule {
+  UseLiteEncoder?: { load(): Promise<QueryEncoder> };
 }
 
-/** Specifier kept in a variable so the pure `src/` build does not statically depend on `adapters/`. */
-const ADAPTERS = "../../adapters/index.js";
+// Specifiers kept in variables so the pure `src/` modules do not statically depend on `adapters/`.
+const ARTIFACT = "../../adapters/artifact/index.js";
+const USE_LITE = "../../adapters/encoders/use-lite.js";
 
 /**
  * The router's defaults: the pretrained scorer with the offline encoder (USE-lite). Loaded with a
@@ -17,29 +19,34 @@ const ADAPTERS = "../../adapters/index.js";
  * Fails with a typed error that says how to pass a scorer explicitly.
  */
 export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: QueryEncoder }> {
-  let mod: DefaultAdapters;
+  let artifact: ArtifactModule;
+  let useLite: UseLiteModule;
   try {
-    mod = (await import(/* @vite-ignore */ ADAPTERS)) as DefaultAdapters;
+    [artifact, useLite] = await Promise.all([
+      import(/* @vite-ignore */ ARTIFACT) as Promise<ArtifactModule>,
+      import(/* @vite-ignore */ USE_LITE) as Promise<UseLiteModule>,
+    ]);
   } catch (error) {
-    throw unavailable(`the adapters module could not be loaded (${(error as Error).message.split("\n")[0]})`, error);
+    throw unavailable(`the adapters could not be loaded (${(error as Error).message.split("\n")[0]})`, error);
   }
-  if (typeof mod.loadPretrained !== "function" || typeof mod.UseLiteEncoder !== "function") {
-    throw unavailable("this build has no pretrained scorer (adapters export no loadPretrained/UseLiteEncoder)");
+  if (typeof artifact.loadPretrained !== "function" || typeof useLite.UseLiteEncoder?.load !== "function") {
+    throw unavailable("this build has no loadPretrained/UseLiteEncoder adapter");
   }
   try {
-    const encoder = new mod.UseLiteEncoder();
-    const scorer = await mod.loadPretrained({ encoder });
+    const encoder = await useLite.UseLiteEncoder.load();
+    const scorer = await artifact.loadPretrained({ encoder });
     return { scorer, encoder };
   } catch (error) {
-    if (error instanceof IrtRouterError) throw error;
+    if (error instanceof IrtRouterError) throw error; // already typed and explained (missing weights, bad artifact)
     throw unavailable(`loading it failed: ${(error as Error).message.split("\n")[0]}`, error);
   }
 }
 
+const HOW = "Pass a scorer explicitly: new IrtRouter({ models, scorer }).";
+
 function unavailable(why: string, cause?: unknown): IrtRouterError {
-  return new IrtRouterError(
-    "ARTIFACT_FORMAT",
-    `The default pretrained scorer is not available: ${why}. Pass a scorer explicitly: new IrtRouter({ models, scorer }).`,
-    { path: "scorer", cause },
-  );
+  return new ArtifactError("ARTIFACT_FORMAT", `The default pretrained scorer is not available: ${why}. ${HOW}`, {
+    path: "scorer",
+    cause,
+  });
 }

@@ -139,8 +139,15 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   }
 
   /**
-   * Decide without calling: the decision the router would make for these messages now.
-   * Not logged for feedback... it is logged (as unanswered) so that a later call can be compared.
+   * Decide without calling any model: the decision the router would make for these messages now
+   * (with `attempts` empty). Useful for dry runs and offline evaluation. The decision is logged but,
+   * having no answer, takes no feedback.
+   *
+   * @example
+   * ```ts
+   * const d = await router.decide("Prove that sqrt(2) is irrational.");
+   * console.log(d.chosen, d.candidates);
+   * ```
    */
   async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string } = {}): Promise<RouteDecision> {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();

@@ -1,0 +1,45 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..");
+const tsx = join(root, "node_modules", ".bin", "tsx");
+
+/** Runs an example as a user would (`npx tsx examples/<name>.ts`), offline, and returns its stdout. */
+async function example(name: string, env: Record<string, string | undefined> = {}): Promise<string> {
+  const { stdout } = await run(tsx, [join("examples", `${name}.ts`)], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    timeout: 120_000,
+  });
+  return stdout;
+}
+
+describe("examples", () => {
+  it("quickstart: an agent whose steps are routed, tools executed, feedback recorded", async () => {
+    const out = await example("quickstart");
+    expect(out).toMatch(/policy: cost-aware\(lambda=20\)/);
+    const steps = out.split("\n").filter((l) => l.startsWith("step -> "));
+    expect(steps.length).toBe(2); // tool call, then the answer
+    expect(out).toMatch(/answer: \[(gpt-4|mixtral|mistral)\] It is 21°C and sunny in Paris\./);
+    expect(out).toMatch(/feedback: 2 event\(s\) recorded for run quickstart-run-1/);
+  });
+
+  it("cost-aware: one row per policy and a budget trail", async () => {
+    const out = await example("cost-aware");
+    for (const name of ["quality", "cost-aware(lambda=20)", "cost-aware(valuePerSuccessUsd=0.01)", "cheapest-above(tau=0.7)"]) {
+      expect(out).toContain(`| ${name} |`);
+    }
+    const trail = out.match(/10 hard calls in one run: (.*)/)?.[1]?.split(" -> ");
+    expect(trail).toHaveLength(10);
+  });
+
+  it("providers: exits 0 with a clear message when no key is set", async () => {
+    const out = await example("providers", { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" });
+    expect(out).toMatch(/no provider is configured/);
+    expect(out).toMatch(/OPENAI_API_KEY/);
+    expect(out).toMatch(/npm install @langchain\/openai/);
+  });
+});
