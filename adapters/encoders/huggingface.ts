@@ -1,5 +1,6 @@
 import {
   InferenceClient,
+  InferenceClientHubApiError,
   InferenceClientInputError,
   InferenceClientProviderApiError,
   InferenceClientProviderOutputError,
@@ -228,7 +229,8 @@ export class HuggingFaceEncoder implements QueryEncoder {
 
   private classify(err: unknown, retryAfterMs: number | undefined): AttemptFailure {
     const src = this.source();
-    if (err instanceof InferenceClientProviderApiError) {
+    // Provider errors, and Hub errors from resolving which provider serves the model.
+    if (err instanceof InferenceClientProviderApiError || err instanceof InferenceClientHubApiError) {
       const status = err.httpResponse.status;
       const detail = bodyMessage(err.httpResponse.body) ?? err.message;
       if (status === 401 || status === 403) {

@@ -114,18 +114,60 @@ export function assertValidFeedbackEvents(events: unknown): asserts events is re
 
 /**
  * `JSON.stringify` that refuses what JSON would silently change: NaN/Infinity (become null),
- * bigint, functions and symbols (dropped). `what` prefixes the path in the error.
+ * `undefined` array entries (become null), typed arrays (become objects), bigint, functions and
+ * symbols. Throws a {@link StoreError} naming the offending path (`state.models.gpt-4o.mean.3`).
  */
 export function toStrictJson(value: unknown, what: string): string {
-  const text = JSON.stringify(value, (key: string, v: unknown) => {
-    const where = key === "" ? what : `${what} (field "${key}")`;
-    if (typeof v === "number" && !Number.isFinite(v)) throw new StoreError(`${where} is ${v}, which JSON cannot represent`);
-    if (typeof v === "bigint") throw new StoreError(`${where} is a bigint; convert it to a number or string`);
-    if (typeof v === "function" || typeof v === "symbol") throw new StoreError(`${where} is a ${typeof v}, which JSON would drop`);
-    return v;
-  });
+  const problem = jsonProblem(value, what, new Set());
+  if (problem) throw new StoreError(problem);
+  const text = JSON.stringify(value);
   if (text === undefined) throw new StoreError(`${what} is not JSON-serialisable`);
   return text;
+}
+
+/** First value under `value` that JSON would drop or alter, described with its path. */
+function jsonProblem(value: unknown, path: string, stack: Set<object>): string | undefined {
+  switch (typeof value) {
+    case "number":
+      return Number.isFinite(value) ? undefined : `${path} is ${value}, which JSON cannot represent`;
+    case "string":
+    case "boolean":
+      return undefined;
+    case "bigint":
+      return `${path} is a bigint; convert it to a number or a string`;
+    case "function":
+    case "symbol":
+    case "undefined":
+      return `${path} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON would drop`;
+  }
+  if (value === null) return undefined;
+  const obj = value as object;
+  if (ArrayBuffer.isView(obj)) {
+    return `${path} is a ${obj.constructor.name}, which JSON would turn into an object; convert it with Array.from()`;
+  }
+  if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return undefined; // e.g. Date
+  if (stack.has(obj)) return `${path} refers back to one of its parents (a cycle), which JSON cannot represent`;
+  stack.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      for (let i = 0; i < obj.length; i++) {
+        const v: unknown = obj[i];
+        if (typeof v === "number" ? !Number.isFinite(v) : typeof v !== "string") {
+          const p = jsonProblem(v, `${path}.${i}`, stack);
+          if (p) return p;
+        }
+      }
+      return undefined;
+    }
+    for (const [key, v] of Object.entries(obj)) {
+      if (v === undefined) continue; // an absent optional field: JSON omits it, as intended
+      const p = jsonProblem(v, `${path}.${key}`, stack);
+      if (p) return p;
+    }
+    return undefined;
+  } finally {
+    stack.delete(obj);
+  }
 }
 
 /**

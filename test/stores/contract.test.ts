@@ -108,8 +108,13 @@ describe.each(harnesses)("%s (AbilityStore contract)", (_name, makeHarness) => {
     await expect(store.snapshot(3, {})).rejects.toThrow(StoreError);
     await expect(store.snapshot(0, {})).rejects.toThrow(/between the last snapshot \(1\) and the last stored event \(2\)/);
     await expect(store.snapshot(1.5, {})).rejects.toThrow(StoreError);
-    await expect(store.snapshot(2, { x: NaN })).rejects.toThrow(/NaN/);
-    await expect(store.snapshot(2, { f: () => 1 })).rejects.toThrow(/function/);
+    await expect(store.snapshot(2, { x: [1, NaN] })).rejects.toThrow(/state\.x\.1 is NaN/);
+    await expect(store.snapshot(2, { f: () => 1 })).rejects.toThrow(/state\.f is a function/);
+    await expect(store.snapshot(2, { m: { mean: new Float64Array(2) } })).rejects.toThrow(/state\.m\.mean is a Float64Array/);
+    await expect(store.snapshot(2, { xs: [1, undefined] })).rejects.toThrow(/state\.xs\.1 is undefined/);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(store.snapshot(2, cyclic)).rejects.toThrow(/cycle/);
     expect(await store.load()).toEqual({ snapshot: { seq: 1, state: { n: 1 } }, events: [ev(2)], seq: 2 });
     await store.close();
   });
