@@ -1,4 +1,6 @@
 import type { CorrectnessDataset, ModelPrice } from "../../src/data/types.js";
+import { listPrice } from "../../src/policy/prices.js";
+import { estimateTokens } from "../../src/policy/tokens.js";
 
 /** What the ex-ante cost estimate of `eval` needs: input tokens per item and a price per model. */
 export interface CostInputs {
@@ -10,16 +12,17 @@ export interface CostInputs {
 }
 
 /**
- * Input-token estimates of every item text and list prices of every model (from the dataset's own
- * price table).
+ * Input-token estimates of every item text (`estimateTokens`, known before the call) and the list
+ * price of every model: the dataset's own price table (your-own-data `models.csv`) first, else the
+ * project's list-price table (`listPrice`, RouterBench models).
  */
 export function expectedCostInputs(ds: CorrectnessDataset): CostInputs {
-  const inputTokens = Float64Array.from(ds.items, (it) => Math.ceil(it.text.length / 4));
-  const prices = ds.models.map((m) => ds.prices?.[m]);
+  const inputTokens = Float64Array.from(ds.items, (it) => estimateTokens(it.text));
+  const prices = ds.models.map((m) => ds.prices?.[m] ?? listPrice(m));
   const priced = prices.filter(Boolean).length;
   return {
     inputTokens,
     prices,
-    note: `input tokens ~ characters / 4 of the item text; list prices for ${priced} of ${ds.models.length} models`,
+    note: `input tokens from estimateTokens(item text); list prices for ${priced} of ${ds.models.length} models`,
   };
 }
