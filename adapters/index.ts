@@ -12,3 +12,4 @@ export { UseLiteEncoder, USE_LITE_PACKAGE, USE_LITE_DIM, USE_LITE_MAX_TOKENS } f
 export type { UseLiteOptions, EmbedDetail, DetailedEmbeddings, TruncationInfo } from "./encoders/use-lite.js";
 export { graphModelFileHandler, loadGraphModelFromFiles } from "./encoders/graph-model-files.js";
 export * from "./stores/index.js";
+export * from "./artifact/index.js";

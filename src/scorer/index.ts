@@ -8,4 +8,24 @@ export { irtHeads, irtLogit, scoreRows, sigmoid } from "./irt-head.js";
 export { initWeights, cloneWeights, shapeOf, type IrtMoeWeights, type DenseWeights, type ExpertWeights } from "./weights.js";
 export { fitTemperature, type CalibrationReport } from "./calibration.js";
 export { rocAuc, ece, logLoss, routingAccuracy, observedPairs, type CsrLabels } from "./metrics.js";
+export { scorerMetrics, betaDifficultyR, pearson, type ScorerMetrics } from "./evaluate.js";
+export { joinDatasets, type EmbeddedDataset, type JoinedData, type DatasetPart } from "./dataset.js";
+export { MODEL_ALIASES, canonicalModelId, aliasIndex, guessProvider, type ModelAlias } from "./aliases.js";
+export { buildCatalog, ModelResolver, type ModelStats } from "./catalog.js";
+export { IrtMoeScorer, type IrtMoeScorerInit, type EncoderSource, type ScorerExplanation } from "./scorer.js";
+export { artifactFiles, decodeArtifact, type ScorerArtifact, type ArtifactFiles, type DecodedArtifact } from "./artifact.js";
+export {
+  ARTIFACT_FORMAT,
+  ARTIFACT_FORMAT_VERSION,
+  MANIFEST_FILE,
+  WEIGHTS_FILE,
+  CATALOG_FILE,
+  manifestSchema,
+  tensorLayout,
+  encodeWeights,
+  decodeWeights,
+  parseManifest,
+  type ScorerManifest,
+  type TensorEntry,
+} from "./serialize.js";
 export { Rng } from "./rng.js";

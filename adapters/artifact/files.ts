@@ -1,0 +1,55 @@
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { ArtifactError } from "../../src/errors.js";
+import { artifactFiles, decodeArtifact, type DecodedArtifact, type ScorerArtifact } from "../../src/scorer/artifact.js";
+import { CATALOG_FILE, MANIFEST_FILE, WEIGHTS_FILE } from "../../src/scorer/serialize.js";
+
+/**
+ * Writes a scorer artifact (manifest.json, weights.bin, catalog.json) into `dir`, creating it.
+ * Each file is written to a temporary name and renamed, so a crash never leaves a half-written file
+ * under the final name. Returns the absolute directory.
+ *
+ * @example
+ * await saveScorer("./my-scorer", artifact);
+ * const scorer = await loadScorer("./my-scorer");
+ */
+export async function saveScorer(dir: string, artifact: ScorerArtifact): Promise<string> {
+  const abs = resolve(dir);
+  await mkdir(abs, { recursive: true });
+  const files = artifactFiles(artifact);
+  // Manifest last: it names the checksums of the other two.
+  for (const name of [WEIGHTS_FILE, CATALOG_FILE, MANIFEST_FILE] as const) {
+    const tmp = join(abs, `.${name}.tmp-${process.pid}`);
+    await writeFile(tmp, files[name]);
+    await rename(tmp, join(abs, name));
+  }
+  return abs;
+}
+
+async function readOne(dir: string, name: string): Promise<Uint8Array> {
+  const path = join(dir, name);
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      code === "ENOENT"
+        ? `${path} is missing: ${dir} is not a complete irt-router scorer artifact (needs ${MANIFEST_FILE}, ${WEIGHTS_FILE}, ${CATALOG_FILE}).`
+        : `${path} could not be read (${(error as Error).message}).`,
+      { file: path, cause: error },
+    );
+  }
+}
+
+/** Reads and verifies the files of an artifact directory (checksums, lengths, format version, shapes). */
+export async function readArtifact(dir: string): Promise<DecodedArtifact> {
+  const abs = resolve(dir);
+  const [manifest, weights, catalog] = await Promise.all([readOne(abs, MANIFEST_FILE), readOne(abs, WEIGHTS_FILE), readOne(abs, CATALOG_FILE)]);
+  return decodeArtifact({ manifest, weights, catalog }, (f) => join(abs, f));
+}
+
+/** Removes an artifact's three files (not the directory). */
+export async function removeArtifact(dir: string): Promise<void> {
+  await Promise.all([MANIFEST_FILE, WEIGHTS_FILE, CATALOG_FILE].map((f) => rm(join(resolve(dir), f), { force: true })));
+}

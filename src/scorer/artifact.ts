@@ -1,0 +1,110 @@
+/**
+ * Building and verifying the bytes of a scorer artifact (pure; reading and writing files is in
+ * adapters/artifact). See serialize.ts for the layout.
+ */
+import type { EncoderInfo } from "../encoders/types.js";
+import { ArtifactError } from "../errors.js";
+import type { CalibrationReport } from "./calibration.js";
+import type { IrtMoeConfig } from "./config.js";
+import {
+  ARTIFACT_FORMAT,
+  ARTIFACT_FORMAT_VERSION,
+  CATALOG_FILE,
+  decodeWeights,
+  encodeWeights,
+  MANIFEST_FILE,
+  parseCatalog,
+  parseManifest,
+  serializeCatalog,
+  sha256Hex,
+  WEIGHTS_FILE,
+  type ScorerManifest,
+} from "./serialize.js";
+import type { CatalogEntry } from "./types.js";
+import { shapeOf, type IrtMoeWeights } from "./weights.js";
+
+/** Everything that goes into an artifact. */
+export interface ScorerArtifact {
+  readonly weights: IrtMoeWeights;
+  readonly catalog: readonly CatalogEntry[];
+  readonly encoder: EncoderInfo;
+  readonly config: IrtMoeConfig;
+  readonly temperature: number;
+  readonly calibration: Pick<CalibrationReport, "applied" | "fitted" | "eceBefore" | "eceAfter">;
+  readonly training: ScorerManifest["training"];
+  readonly metrics: ScorerManifest["metrics"];
+  readonly interpretability?: Record<string, unknown>;
+  /** ISO timestamp (default: now). */
+  readonly createdAt?: string;
+}
+
+/** The three files of an artifact, as bytes. */
+export interface ArtifactFiles {
+  readonly [MANIFEST_FILE]: Uint8Array;
+  readonly [WEIGHTS_FILE]: Uint8Array;
+  readonly [CATALOG_FILE]: Uint8Array;
+}
+
+/** Serialises an artifact into its files. */
+export function artifactFiles(a: ScorerArtifact): ArtifactFiles {
+  const { bytes, tensors } = encodeWeights(a.weights);
+  const catalogBytes = new TextEncoder().encode(serializeCatalog(a.catalog));
+  const manifest: ScorerManifest = {
+    format: ARTIFACT_FORMAT,
+    formatVersion: ARTIFACT_FORMAT_VERSION,
+    createdAt: a.createdAt ?? new Date().toISOString(),
+    encoder: { id: a.encoder.id, dim: a.encoder.dim },
+    architecture: shapeOf(a.weights),
+    hyperparameters: a.config,
+    temperature: a.temperature,
+    calibration: { applied: a.calibration.applied, fitted: a.calibration.fitted, eceBefore: a.calibration.eceBefore, eceAfter: a.calibration.eceAfter },
+    training: a.training,
+    metrics: a.metrics,
+    ...(a.interpretability ? { interpretability: a.interpretability } : {}),
+    weights: { file: WEIGHTS_FILE, byteLength: bytes.byteLength, sha256: sha256Hex(bytes), dtype: "float32", endianness: "little", tensors },
+    catalog: { file: CATALOG_FILE, byteLength: catalogBytes.byteLength, sha256: sha256Hex(catalogBytes) },
+  };
+  return {
+    [MANIFEST_FILE]: new TextEncoder().encode(`${JSON.stringify(manifest, null, 1)}\n`),
+    [WEIGHTS_FILE]: bytes,
+    [CATALOG_FILE]: catalogBytes,
+  };
+}
+
+function checkFile(bytes: Uint8Array, entry: { byteLength: number; sha256: string }, file: string): void {
+  if (bytes.byteLength !== entry.byteLength)
+    throw new ArtifactError(
+      "ARTIFACT_INTEGRITY",
+      `${file} is ${bytes.byteLength} bytes but ${MANIFEST_FILE} records ${entry.byteLength}: the file is ${bytes.byteLength < entry.byteLength ? "truncated" : "longer than written"}. Restore or re-create the artifact.`,
+      { file, details: { byteLength: bytes.byteLength, expected: entry.byteLength } },
+    );
+  const sha = sha256Hex(bytes);
+  if (sha !== entry.sha256)
+    throw new ArtifactError("ARTIFACT_INTEGRITY", `${file} is corrupted: its sha256 is ${sha} but ${MANIFEST_FILE} records ${entry.sha256}. Restore or re-create the artifact.`, {
+      file,
+      details: { sha256: sha, expected: entry.sha256 },
+    });
+}
+
+/** A verified, decoded artifact. */
+export interface DecodedArtifact {
+  readonly manifest: ScorerManifest;
+  readonly weights: IrtMoeWeights;
+  readonly catalog: CatalogEntry[];
+}
+
+/**
+ * Verifies and decodes the files of an artifact: format and version, byte lengths and sha256 of
+ * weights.bin and catalog.json, tensor table against the architecture, abilities against theta.
+ * `where(file)` names files in error messages (e.g. the full path).
+ */
+export function decodeArtifact(files: { manifest: Uint8Array; weights: Uint8Array; catalog: Uint8Array }, where: (file: string) => string = (f) => f): DecodedArtifact {
+  const manifest = parseManifest(new TextDecoder().decode(files.manifest), where(MANIFEST_FILE));
+  checkFile(files.weights, manifest.weights, where(WEIGHTS_FILE));
+  checkFile(files.catalog, manifest.catalog, where(CATALOG_FILE));
+  const catalogText = new TextDecoder().decode(files.catalog);
+  const names = parseCatalog(catalogText, undefined, manifest.architecture.abilityDim, where(CATALOG_FILE)).map((e) => e.id);
+  const weights = decodeWeights(files.weights, manifest, names, where(WEIGHTS_FILE));
+  const catalog = parseCatalog(catalogText, weights.theta, manifest.architecture.abilityDim, where(CATALOG_FILE));
+  return { manifest, weights, catalog };
+}

@@ -1,0 +1,96 @@
+import type { ModelPrice } from "../data/types.js";
+import { UnknownModelError } from "../errors.js";
+import { aliasIndex, guessProvider, MODEL_ALIASES, type ModelAlias } from "./aliases.js";
+import type { CatalogEntry } from "./types.js";
+
+/** Training statistics of one model (a row of theta). */
+export interface ModelStats {
+  /** Id the model was trained under (canonical). */
+  readonly id: string;
+  /** Column names it had in the training datasets. */
+  readonly names: readonly string[];
+  readonly sources: readonly string[];
+  readonly nLabels: number;
+  readonly accuracy: number;
+  readonly price?: ModelPrice;
+}
+
+/**
+ * Catalog entries for the rows of theta: canonical id, aliases (alias table + dataset names), provider,
+ * sources, ability vector, label count, observed accuracy, price (dataset price first, then alias table).
+ */
+export function buildCatalog(theta: Float32Array, abilityDim: number, stats: readonly ModelStats[], table: readonly ModelAlias[] = MODEL_ALIASES): CatalogEntry[] {
+  const index = aliasIndex(table);
+  return stats.map((s, m) => {
+    const known = index.get(s.id);
+    const aliases = [...new Set([...(known?.aliases ?? []), ...s.names])].filter((a) => a !== s.id);
+    const provider = known?.provider ?? guessProvider(s.names[0] ?? s.id);
+    const price = s.price ?? known?.price;
+    return {
+      id: s.id,
+      aliases,
+      ...(provider ? { provider } : {}),
+      sources: [...s.sources],
+      ability: theta.slice(m * abilityDim, (m + 1) * abilityDim),
+      nLabels: s.nLabels,
+      accuracy: s.accuracy,
+      ...(price ? { price } : {}),
+    };
+  });
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** Resolves model ids and aliases to catalog rows; unknown names raise UNKNOWN_MODEL with close matches. */
+export class ModelResolver {
+  private readonly exact = new Map<string, number>();
+  private readonly folded = new Map<string, number>();
+
+  constructor(private readonly catalog: readonly CatalogEntry[]) {
+    catalog.forEach((e, m) => {
+      for (const name of [e.id, ...e.aliases]) {
+        if (!this.exact.has(name)) this.exact.set(name, m);
+        const f = name.toLowerCase();
+        if (!this.folded.has(f)) this.folded.set(f, m);
+      }
+    });
+  }
+
+  /** Row of theta for an id or alias (exact, then case-insensitive). */
+  indexOf(name: string): number {
+    const m = this.exact.get(name) ?? this.folded.get(name.toLowerCase());
+    if (m === undefined) throw new UnknownModelError(name, this.suggest(name));
+    return m;
+  }
+
+  /** Up to 5 catalog ids whose id or an alias is close to `name`. */
+  suggest(name: string): string[] {
+    const q = name.toLowerCase();
+    const scored = this.catalog.map((e) => {
+      let best = Infinity;
+      for (const n of [e.id, ...e.aliases]) {
+        const c = n.toLowerCase();
+        const d = c.includes(q) || q.includes(c) ? 0 : editDistance(q, c) / Math.max(q.length, c.length);
+        best = Math.min(best, d);
+      }
+      return { id: e.id, d: best };
+    });
+    return scored
+      .filter((s) => s.d <= 0.5)
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 5)
+      .map((s) => s.id);
+  }
+}

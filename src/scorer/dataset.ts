@@ -1,0 +1,122 @@
+/**
+ * From loaded datasets and their embeddings to training data: models joined across datasets by the alias
+ * table (canonical ids), rows concatenated, each dataset split by the protocol's rule with its own name.
+ */
+import { splitIndices } from "../data/split.js";
+import type { CorrectnessDataset } from "../data/types.js";
+import { ValidationError } from "../errors.js";
+import { canonicalModelId, MODEL_ALIASES, type ModelAlias } from "./aliases.js";
+import type { ModelStats } from "./catalog.js";
+import type { EmbeddedLabels } from "./train.js";
+
+/** A dataset with one embedding per item (row-major nItems x dim, in item order). */
+export interface EmbeddedDataset {
+  readonly dataset: CorrectnessDataset;
+  readonly vectors: Float32Array;
+  readonly dim: number;
+}
+
+/** Where one dataset's rows sit in the joined data. */
+export interface DatasetPart {
+  readonly name: string;
+  readonly sha256: string;
+  /** Rows (into the joined data) of each split. */
+  readonly rows: { train: number[]; val: number[]; test: number[] };
+  /** Joined model index of each of the dataset's own model columns. */
+  readonly modelIndex: readonly number[];
+  readonly models: readonly string[];
+}
+
+/** Training data built from one or more datasets. */
+export interface JoinedData {
+  readonly data: EmbeddedLabels;
+  readonly split: { train: number[]; val: number[]; test: number[] };
+  readonly parts: DatasetPart[];
+  /** Per joined model: names, sources, training-label count and accuracy (train split only). */
+  readonly stats: ModelStats[];
+}
+
+/**
+ * Joins datasets into one training problem. Model columns map to canonical ids through the alias
+ * table, so the same model in two datasets shares one ability vector.
+ *
+ * @example
+ * const joined = joinDatasets([{ dataset, vectors, dim: 512 }]);
+ * const trained = await trainIrtMoe(tf, joined.data, joined.split);
+ */
+export function joinDatasets(parts: readonly EmbeddedDataset[], table: readonly ModelAlias[] = MODEL_ALIASES): JoinedData {
+  if (parts.length === 0) throw new ValidationError("joinDatasets needs at least one dataset", { path: "datasets" });
+  const dim = parts[0]!.dim;
+  const ids: string[] = [];
+  const idIndex = new Map<string, number>();
+  const names: Set<string>[] = [];
+  const sources: Set<string>[] = [];
+  let nItems = 0;
+  let nObs = 0;
+  for (const [k, p] of parts.entries()) {
+    if (p.dim !== dim) throw new ValidationError(`datasets[${k}] (${p.dataset.name}) has embedding dim ${p.dim}, the first has ${dim}`, { path: `datasets.${k}.dim` });
+    if (p.vectors.length !== p.dataset.items.length * p.dim)
+      throw new ValidationError(`datasets[${k}] (${p.dataset.name}): ${p.vectors.length} vector values for ${p.dataset.items.length} items x dim ${p.dim}`, { path: `datasets.${k}.vectors` });
+    nItems += p.dataset.items.length;
+    nObs += p.dataset.labels.y.length;
+  }
+  const X = new Float32Array(nItems * dim);
+  const offsets = new Int32Array(nItems + 1);
+  const model = new Int32Array(nObs);
+  const y = new Float32Array(nObs);
+  const split = { train: [] as number[], val: [] as number[], test: [] as number[] };
+  const out: DatasetPart[] = [];
+  let row = 0;
+  let obs = 0;
+  for (const p of parts) {
+    const ds = p.dataset;
+    const modelIndex = ds.models.map((name) => {
+      const id = canonicalModelId(name, table);
+      let m = idIndex.get(id);
+      if (m === undefined) {
+        m = ids.length;
+        ids.push(id);
+        idIndex.set(id, m);
+        names.push(new Set());
+        sources.push(new Set());
+      }
+      names[m]!.add(name);
+      sources[m]!.add(ds.name);
+      return m;
+    });
+    const s = splitIndices(ds.name, ds.items.map((it) => it.id));
+    const rows = { train: s.train.map((i) => i + row), val: s.val.map((i) => i + row), test: s.test.map((i) => i + row) };
+    X.set(p.vectors, row * dim);
+    for (let i = 0; i < ds.items.length; i++) {
+      for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
+        model[obs] = modelIndex[ds.labels.model[j]!]!;
+        y[obs++] = ds.labels.y[j]!;
+      }
+      offsets[row + i + 1] = obs;
+    }
+    split.train.push(...rows.train);
+    split.val.push(...rows.val);
+    split.test.push(...rows.test);
+    out.push({ name: ds.name, sha256: ds.source.sha256, rows, modelIndex, models: ds.models });
+    row += ds.items.length;
+  }
+  const n = new Float64Array(ids.length);
+  const sum = new Float64Array(ids.length);
+  for (const i of split.train) {
+    for (let j = offsets[i]!; j < offsets[i + 1]!; j++) {
+      n[model[j]!]!++;
+      sum[model[j]!]! += y[j]!;
+    }
+  }
+  const prices = new Map<string, { inputPer1M: number; outputPer1M: number }>();
+  for (const p of parts) for (const [name, price] of Object.entries(p.dataset.prices ?? {})) prices.set(canonicalModelId(name, table), price);
+  const stats: ModelStats[] = ids.map((id, m) => ({
+    id,
+    names: [...names[m]!],
+    sources: [...sources[m]!],
+    nLabels: n[m]!,
+    accuracy: n[m]! > 0 ? sum[m]! / n[m]! : NaN,
+    ...(prices.has(id) ? { price: prices.get(id)! } : {}),
+  }));
+  return { data: { X, dim, nItems, nModels: ids.length, offsets, model, y, models: ids }, split, parts: out, stats };
+}

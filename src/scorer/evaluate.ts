@@ -1,0 +1,130 @@
+/**
+ * The protocol's correctness and routing metrics of a scorer on a set of items, plus the reference points
+ * (best single model by train accuracy, random, oracle) and the interpretability figure (Pearson r of beta
+ * with empirical difficulty). The evaluation harness (src/eval) reports the full comparison with baselines.
+ */
+import type { EmbeddedLabels } from "./train.js";
+import { ece, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
+
+/** Metrics of predictions `p` (rows.length x nModels) on `rows`. */
+export interface ScorerMetrics {
+  items: number;
+  pairs: number;
+  routingAccuracy: number;
+  auc: number;
+  accuracy: number;
+  brier: number;
+  ece: number;
+  bestSingle: number;
+  bestSingleModel: string;
+  random: number;
+  oracle: number;
+  gapClosed: number;
+}
+
+/** Pearson correlation coefficient. */
+export function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const n = a.length;
+  let ma = 0;
+  let mb = 0;
+  for (let i = 0; i < n; i++) {
+    ma += a[i]!;
+    mb += b[i]!;
+  }
+  ma /= n;
+  mb /= n;
+  let sab = 0;
+  let saa = 0;
+  let sbb = 0;
+  for (let i = 0; i < n; i++) {
+    const da = a[i]! - ma;
+    const db = b[i]! - mb;
+    sab += da * db;
+    saa += da * da;
+    sbb += db * db;
+  }
+  return sab / Math.sqrt(saa * sbb);
+}
+
+/**
+ * Metrics on `rows`. The best single model is the one with the highest accuracy on `trainRows`
+ * among models observed on `rows` (scored on the items it has).
+ */
+export function scorerMetrics(p: Float32Array, data: EmbeddedLabels, rows: readonly number[], trainRows: readonly number[]): ScorerMetrics {
+  const M = data.nModels;
+  const pairs = observedPairs(p, M, data, rows);
+  let correct = 0;
+  let brier = 0;
+  for (let i = 0; i < pairs.p.length; i++) {
+    correct += (pairs.p[i]! >= 0.5 ? 1 : 0) === (pairs.y[i]! >= 0.5 ? 1 : 0) ? 1 : 0;
+    brier += (pairs.p[i]! - pairs.y[i]!) ** 2;
+  }
+  const present = new Uint8Array(M);
+  for (const i of rows) for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++) present[data.model[j]!] = 1;
+  const tn = new Float64Array(M);
+  const ts = new Float64Array(M);
+  for (const i of trainRows) {
+    for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++) {
+      tn[data.model[j]!]! += 1;
+      ts[data.model[j]!]! += data.y[j]!;
+    }
+  }
+  let best = -1;
+  for (let m = 0; m < M; m++) if (present[m] && tn[m]! > 0 && (best < 0 || ts[m]! / tn[m]! > ts[best]! / tn[best]!)) best = m;
+  let bsN = 0;
+  let bsS = 0;
+  let rnd = 0;
+  let orc = 0;
+  let items = 0;
+  for (const i of rows) {
+    const a = data.offsets[i]!;
+    const b = data.offsets[i + 1]!;
+    if (b === a) continue;
+    items++;
+    let s = 0;
+    let mx = 0;
+    for (let j = a; j < b; j++) {
+      s += data.y[j]!;
+      mx = Math.max(mx, data.y[j]!);
+      if (data.model[j] === best) {
+        bsN += 1;
+        bsS += data.y[j]!;
+      }
+    }
+    rnd += s / (b - a);
+    orc += mx;
+  }
+  const routing = routingAccuracy(p, M, data, rows);
+  const bestSingle = bsN > 0 ? bsS / bsN : NaN;
+  const oracle = orc / items;
+  return {
+    items,
+    pairs: pairs.p.length,
+    routingAccuracy: routing,
+    auc: rocAuc(pairs.p, pairs.y),
+    accuracy: correct / pairs.p.length,
+    brier: brier / pairs.p.length,
+    ece: ece(pairs.p, pairs.y),
+    bestSingle,
+    bestSingleModel: best >= 0 ? (data.models?.[best] ?? `model-${best}`) : "",
+    random: rnd / items,
+    oracle,
+    gapClosed: (routing - bestSingle) / (oracle - bestSingle),
+  };
+}
+
+/** Pearson r between beta_q and empirical difficulty (1 - mean observed correctness) over `rows`. */
+export function betaDifficultyR(betas: ArrayLike<number>, data: EmbeddedLabels, rows: readonly number[]): number {
+  const b: number[] = [];
+  const d: number[] = [];
+  rows.forEach((i, r) => {
+    const lo = data.offsets[i]!;
+    const hi = data.offsets[i + 1]!;
+    if (hi === lo) return;
+    let s = 0;
+    for (let j = lo; j < hi; j++) s += data.y[j]!;
+    b.push(betas[r]!);
+    d.push(1 - s / (hi - lo));
+  });
+  return pearson(b, d);
+}
