@@ -3,6 +3,14 @@ import { CsrBuilder } from "../../src/data/csr.js";
 import type { CsvTable } from "../../src/data/csv.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** A decimal number (`1`, `0.25`, `.5`, `1e-3`), or NaN for anything else (hex, `Infinity`, blanks, words). */
+export function parseDecimal(text: string): number {
+  const s = text.trim();
+  return DECIMAL.test(s) ? Number(s) : Number.NaN;
+}
+
 /**
  * Parse one label cell. Blank = unobserved (`undefined`). Accepts numbers in [0, 1] (`1`, `0.0`, `0.37`)
  * and `true`/`false` (any case). Anything else is a {@link DatasetFormatError}.
@@ -13,7 +21,7 @@ export function parseLabelCell(cell: string, file: string, line: number, column:
   const lower = s.toLowerCase();
   if (lower === "true") return 1;
   if (lower === "false") return 0;
-  const v = Number(s);
+  const v = parseDecimal(s);
   if (!Number.isFinite(v) || v < 0 || v > 1) {
     throw new DatasetFormatError(
       `${file} line ${line}, column "${column}": correctness must be a number in [0, 1] (or true/false, or blank for unobserved), got "${cell}".`,
@@ -27,7 +35,7 @@ export function parseLabelCell(cell: string, file: string, line: number, column:
 export function parseCostCell(cell: string, file: string, line: number, column: string): number {
   const s = cell.trim();
   if (s === "") return Number.NaN;
-  const v = Number(s);
+  const v = parseDecimal(s);
   if (!Number.isFinite(v) || v < 0) {
     throw new DatasetFormatError(
       `${file} line ${line}, column "${column}": cost must be a number >= 0 (USD) or blank, got "${cell}".`,

@@ -10,7 +10,7 @@ import { csrFromTriplets } from "../../src/data/csr.js";
 import { TEXT_RULES_VERSION } from "../../src/data/text-rules.js";
 import type { CorrectnessDataset, DatasetItem, ModelPrice } from "../../src/data/types.js";
 import { parseWith } from "../../src/util/validate.js";
-import { labelKindOf, parseCostCell, parseLabelCell } from "./matrix.js";
+import { labelKindOf, parseCostCell, parseDecimal } from "./matrix.js";
 import { SourceFiles } from "./source-files.js";
 
 const gzipAsync = promisify(gzip);
@@ -152,12 +152,16 @@ function asString(value: Cell): string {
 
 function asCorrect(value: Cell, file: string, line: number): number {
   if (typeof value === "boolean") return value ? 1 : 0;
-  if (typeof value === "number" || typeof value === "string") {
-    const v = typeof value === "number" ? (value >= 0 && value <= 1 ? value : Number.NaN) : parseLabelCell(value, file, line, "correct");
-    if (v !== undefined && Number.isFinite(v)) return v;
+  let v = Number.NaN;
+  if (typeof value === "number") v = value;
+  else if (typeof value === "string") {
+    const text = value.trim().toLowerCase();
+    v = text === "true" ? 1 : text === "false" ? 0 : parseDecimal(text);
   }
+  if (Number.isFinite(v) && v >= 0 && v <= 1) return v;
   throw new DatasetFormatError(
-    `${file} line ${line}: "correct" must be a number in [0, 1] (or true/false), got ${JSON.stringify(value ?? null)}.`,
+    `${file} line ${line}: "correct" must be a number in [0, 1] (or true/false), got ${JSON.stringify(value ?? null)}. ` +
+      `Leave out the row of a pair you have no result for.`,
     { file, line },
   );
 }
@@ -177,7 +181,7 @@ function asCost(value: Cell, file: string, line: number): number {
 
 function asPrice(value: Cell, file: string, line: number, field: string): number | undefined {
   if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) return undefined;
-  const v = typeof value === "number" ? value : typeof value === "string" ? Number(value.trim()) : Number.NaN;
+  const v = typeof value === "number" ? value : typeof value === "string" ? parseDecimal(value) : Number.NaN;
   if (!Number.isFinite(v) || v < 0) {
     throw new DatasetFormatError(`${file} line ${line}: "${field}" must be a number >= 0 (USD per 1M tokens) or blank, got ${JSON.stringify(value)}.`, {
       file,

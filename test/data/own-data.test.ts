@@ -91,6 +91,7 @@ describe("your-own-data folder: every bad row is a DatasetFormatError with file 
     ["duplicate (item, model) pair", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m,1\nq1,m,0\n" }, "labels.csv", 4, /duplicate label.*line 2/],
     ["correct not a number", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,yes\n" }, "labels.csv", 2, /number in \[0, 1\]/],
     ["correct above 1", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m,1.5\n" }, "labels.csv", 3, /number in \[0, 1\]/],
+    ["correct in hex", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,0x1\n" }, "labels.csv", 2, /number in \[0, 1\]/],
     ["correct negative", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,-0.1\n" }, "labels.csv", 2, /number in \[0, 1\]/],
     ["correct blank", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,\n" }, "labels.csv", 2, /"correct" must be/],
     ["negative cost", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct,cost_usd\nq1,m,1,-2\n" }, "labels.csv", 2, /cost must be/],
