@@ -68,6 +68,17 @@ interface ScoringContext {
 const estimateTokens: (text: string) => number =
   (policyModule as { estimateTokens?: (text: string) => number }).estimateTokens ?? ((text) => Math.ceil(text.length / 4));
 
+/**
+ * Item parameters with the scorer's logit temperature folded in (alpha / T, beta / T), so that
+ * p = sigmoid(alpha . theta - beta) is exactly the scorer's p, and feedback events carry parameters
+ * the learner can use as they are. Scorers without a `temperature` are used as they are.
+ */
+function tempered(item: ItemParams, scorer: Scorer): ItemParams {
+  const t = (scorer as { temperature?: unknown }).temperature;
+  if (typeof t !== "number" || !(t > 0) || t === 1) return item;
+  return { alpha: item.alpha.map((a) => a / t), beta: item.beta / t };
+}
+
 const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
 /**
@@ -222,6 +233,7 @@ export class RouteEngine {
         item = await ctx.scorer.itemParams(text);
         encodeMs = performance.now() - t0;
       }
+      item = tempered(item, ctx.scorer);
       this.cache.set(text, item);
     }
     const t2 = performance.now();

@@ -140,6 +140,28 @@ describe("IrtRouter routing", () => {
     expect(unknown.expectedCost).toBe(0);
   });
 
+  it("matches the scorer's own p when the scorer has a logit temperature", async () => {
+    class Tempered extends ToyScorer {
+      readonly temperature = 2;
+      override async predict(text: string | Float32Array, ids?: readonly string[]) {
+        const { alpha, beta } = await this.itemParams(text);
+        return (ids ?? []).map((id) => {
+          const t = this.ability(id);
+          return { model: id, p: 1 / (1 + Math.exp(-(alpha[0]! * t[0]! + alpha[1]! * t[1]! - beta) / 2)) };
+        });
+      }
+    }
+    const scorer = new Tempered();
+    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["x"] }) }, scorer });
+    const d = decisionOf(await router.invoke("What is 3 * 4?"));
+    const [expected] = await scorer.predict("What is 3 * 4?", ["gpt-4"]);
+    expect(d.candidates[0]!.p).toBeCloseTo(expected!.p, 6);
+    const [event] = await router.feedback(d.decisionId, true);
+    const raw = await scorer.itemParams("What is 3 * 4?");
+    expect(event!.beta).toBeCloseTo(raw.beta / 2, 6);
+    expect(event!.alpha[0]).toBeCloseTo(raw.alpha[0]! / 2, 6);
+  });
+
   it("caches item parameters per routing text", async () => {
     const encoder = new ToyEncoder();
     const scorer = new ToyScorer();
