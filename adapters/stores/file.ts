@@ -109,6 +109,19 @@ export class FileStore implements AbilityStore {
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const { snapshotEvery, onWarning } = parseWith(fileStoreOptionsSchema, options, "FileStore options");
     parseWith(z.string().min(1, "dir must be a non-empty path"), dir, "dir");
+    try {
+      return await FileStore.openValidated(dir, snapshotEvery, onWarning);
+    } catch (err) {
+      if (err instanceof IrtRouterError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new StoreError(
+        `Could not open the store at ${dir}: ${(err as Error).message}${code ? ` (${code})` : ""}. It must be a directory this process can read and write.`,
+        { file: dir, cause: err },
+      );
+    }
+  }
+
+  private static async openValidated(dir: string, snapshotEvery: number, onWarning: ((message: string) => void) | undefined): Promise<FileStore> {
     await mkdir(dir, { recursive: true });
     const lock = await acquireStoreLock(dir);
     try {

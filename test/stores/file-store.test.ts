@@ -177,6 +177,29 @@ describe("FileStore: locking", () => {
     await again.close();
   });
 
+  it("(d) two concurrent opens racing to recover the same stale lock: exactly one wins", async () => {
+    await seed(1);
+    await writeFile(join(dir, "LOCK"), JSON.stringify({ pid: deadPid(), hostname: hostname(), token: "old", acquiredAt: "x" }));
+    const results = await Promise.allSettled([FileStore.open(dir), FileStore.open(dir), FileStore.open(dir)]);
+    const opened = results.filter((r) => r.status === "fulfilled");
+    expect(opened).toHaveLength(1);
+    for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(StoreLockedError);
+    const winner = (opened[0] as PromiseFulfilledResult<FileStore>).value;
+    await winner.append([ev(2)]);
+    await winner.close();
+    const again = await FileStore.open(dir);
+    expect((await again.load()).events.map((e) => e.id)).toEqual(["e1", "e2"]);
+    await again.close();
+  });
+
+  it("a path that is not a directory is a typed StoreError", async () => {
+    const file = join(dir, "plain-file");
+    await writeFile(file, "x");
+    const err = await FileStore.open(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as Error).message).toMatch(/must be a directory/);
+  });
+
   it("rejects bad options with a ValidationError", async () => {
     await expect(FileStore.open(dir, { snapshotEvery: 0 })).rejects.toThrow(/FileStore options\.snapshotEvery/);
     await expect(FileStore.open("")).rejects.toThrow(/dir/);
