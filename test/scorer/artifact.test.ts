@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, truncateSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadScorer, saveScorer } from "../../adapters/artifact/index.js";
+import { ArtifactError, EncoderMismatchError, UnknownModelError } from "../../src/errors.js";
+import type { QueryEncoder } from "../../src/encoders/types.js";
+import { buildCatalog } from "../../src/scorer/catalog.js";
+import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
+import type { ScorerArtifact } from "../../src/scorer/artifact.js";
+import { Rng } from "../../src/scorer/rng.js";
+import { initWeights } from "../../src/scorer/weights.js";
+import { IrtMoeScorer } from "../../src/scorer/scorer.js";
+
+const root = mkdtempSync(join(tmpdir(), "irt-scorer-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const ENC = { id: "test-encoder@1", dim: 8 };
+const models = ["gpt-4-1106-preview", "mistralai/mixtral-8x7b-chat", "Meta-Llama-3-8B"];
+
+function artifact(): ScorerArtifact {
+  const rng = new Rng(4);
+  const weights = initWeights(rng, { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 }, ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"], 0.6);
+  const catalog = buildCatalog(
+    weights.theta,
+    3,
+    weights.models.map((id, m) => ({ id, names: [models[m]!], sources: ["toy"], nLabels: 10 + m, accuracy: 0.5 })),
+  );
+  return {
+    weights,
+    catalog,
+    encoder: ENC,
+    config: resolveIrtMoeConfig({ experts: 2, hidden: 6, out: 5, abilityDim: 3 }),
+    temperature: 1.25,
+    calibration: { applied: true, fitted: 1.25, eceBefore: 0.05, eceAfter: 0.02 },
+    training: { datasets: [{ name: "toy", counts: { train: 1, val: 1, test: 1 }, models }], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
+    metrics: { toy: { test: { routingAccuracy: 0.5 } } },
+  };
+}
+
+const vec = Float32Array.from([0.1, -0.2, 0.3, 0.05, 0, 0.7, -0.4, 0.2]);
+
+async function saved(name: string): Promise<string> {
+  const dir = join(root, name);
+  await saveScorer(dir, artifact());
+  return dir;
+}
+
+function fakeEncoder(id = ENC.id, dim = ENC.dim): QueryEncoder {
+  return { id, dim, embed: async (texts) => texts.map(() => vec.slice(0, dim)) };
+}
+
+describe("scorer artifact", () => {
+  it("round-trips: same predictions, catalog and manifest", async () => {
+    const a = artifact();
+    const original = new IrtMoeScorer({ weights: a.weights, catalog: a.catalog, encoderInfo: ENC, temperature: a.temperature });
+    const scorer = await loadScorer(await saved("ok"), { encoder: fakeEncoder() });
+    expect(await scorer.predict(vec)).toEqual(await original.predict(vec));
+    expect(await scorer.predict("some text")).toEqual(await original.predict(vec));
+    expect(scorer.models.map((m) => m.id)).toEqual(["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"]);
+    expect(scorer.manifest?.temperature).toBe(1.25);
+    expect(Array.from(scorer.ability("meta-llama-3-8b"))).toEqual(Array.from(a.weights.theta.slice(6, 9)));
+    const ip = await scorer.itemParams(vec);
+    expect(ip.alpha.length).toBe(3);
+    expect(Number.isFinite(ip.beta)).toBe(true);
+  });
+
+  it("resolves aliases and names close matches for unknown models", async () => {
+    const scorer = await loadScorer(await saved("alias"), { encoder: fakeEncoder() });
+    const [s] = await scorer.predict(vec, ["mistralai/Mixtral-8x7B-Instruct-v0.1"]);
+    expect(s!.model).toBe("mixtral-8x7b-instruct-v0.1");
+    expect(() => scorer.ability("gpt-4-1106")).toThrow(UnknownModelError);
+    try {
+      scorer.ability("gpt4-1106-preview");
+    } catch (error) {
+      expect((error as UnknownModelError).code).toBe("UNKNOWN_MODEL");
+      expect((error as UnknownModelError).suggestions).toContain("gpt-4-1106-preview");
+    }
+  });
+
+  it("refuses a vector of the wrong dimension and an encoder with another id", async () => {
+    const dir = await saved("enc");
+    const scorer = await loadScorer(dir, { encoder: fakeEncoder() });
+    await expect(scorer.predict(new Float32Array(7))).rejects.toBeInstanceOf(EncoderMismatchError);
+    await expect(loadScorer(dir, { encoder: fakeEncoder("other-encoder", 8) })).rejects.toMatchObject({ code: "ENCODER_MISMATCH" });
+    const lazy = await loadScorer(dir, { encoder: async () => fakeEncoder("other-encoder", 8) });
+    await expect(lazy.predict("text")).rejects.toThrow(/test-encoder@1.*other-encoder/);
+  });
+
+  it("detects a corrupted byte in weights.bin", async () => {
+    const dir = await saved("corrupt");
+    const file = join(dir, "weights.bin");
+    const bytes = readFileSync(file);
+    bytes[100] = bytes[100]! ^ 0x01;
+    writeFileSync(file, bytes);
+    const err = await loadScorer(dir).catch((e) => e);
+    expect(err).toBeInstanceOf(ArtifactError);
+    expect(err.code).toBe("ARTIFACT_INTEGRITY");
+    expect(err.file).toBe(file);
+    expect(err.message).toMatch(/weights\.bin is corrupted: its sha256/);
+  });
+
+  it("detects a corrupted catalog.json", async () => {
+    const dir = await saved("corrupt-catalog");
+    const file = join(dir, "catalog.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace("meta-llama-3-8b", "meta-llama-3-9b"));
+    await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_INTEGRITY", file });
+  });
+
+  it("detects a truncated file", async () => {
+    const dir = await saved("truncated");
+    const file = join(dir, "weights.bin");
+    truncateSync(file, 64);
+    const err = await loadScorer(dir).catch((e) => e);
+    expect(err).toMatchObject({ code: "ARTIFACT_INTEGRITY", file });
+    expect(err.message).toMatch(/truncated/);
+  });
+
+  it("refuses another format version", async () => {
+    const dir = await saved("version");
+    const file = join(dir, "manifest.json");
+    const m = JSON.parse(readFileSync(file, "utf8"));
+    m.formatVersion = 99;
+    writeFileSync(file, JSON.stringify(m));
+    const err = await loadScorer(dir).catch((e) => e);
+    expect(err).toMatchObject({ code: "ARTIFACT_FORMAT", file });
+    expect(err.message).toMatch(/formatVersion 99 is not supported/);
+  });
+
+  it("refuses a truncated manifest and a missing file", async () => {
+    const dir = await saved("manifest");
+    const file = join(dir, "manifest.json");
+    writeFileSync(file, readFileSync(file, "utf8").slice(0, 200));
+    await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", file });
+    const dir2 = await saved("missing");
+    rmSync(join(dir2, "catalog.json"));
+    await expect(loadScorer(dir2)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", file: join(dir2, "catalog.json") });
+  });
+});

@@ -1,0 +1,57 @@
+import { Rng } from "../../src/scorer/rng.js";
+import type { EmbeddedLabels } from "../../src/scorer/train.js";
+
+/**
+ * Data simulated from a known 1-d IRT model: alpha_q = 1 + 0.5 tanh(a . x), beta_q = b . x,
+ * p = sigmoid(alpha_q * theta_m - beta_q); a fraction `missing` of cells is unobserved.
+ */
+export function simulateIrt(opts: { nItems: number; dim: number; nModels: number; seed: number; missing?: number }): { data: EmbeddedLabels; theta: number[] } {
+  const { nItems, dim, nModels, seed, missing = 0.2 } = opts;
+  const rng = new Rng(seed);
+  const a = Array.from({ length: dim }, () => rng.normal());
+  const b = Array.from({ length: dim }, () => rng.normal());
+  const theta = Array.from({ length: nModels }, (_, m) => -1.5 + (3 * m) / (nModels - 1));
+  const X = new Float32Array(nItems * dim);
+  for (let i = 0; i < X.length; i++) X[i] = rng.normal() / Math.sqrt(dim);
+  const offsets = new Int32Array(nItems + 1);
+  const model: number[] = [];
+  const y: number[] = [];
+  for (let i = 0; i < nItems; i++) {
+    let sa = 0;
+    let sb = 0;
+    for (let c = 0; c < dim; c++) {
+      sa += a[c]! * X[i * dim + c]!;
+      sb += b[c]! * X[i * dim + c]!;
+    }
+    const alpha = 1 + 0.5 * Math.tanh(sa);
+    for (let m = 0; m < nModels; m++) {
+      if (rng.next() < missing) continue;
+      const z = 2 * (alpha * theta[m]! - sb);
+      model.push(m);
+      y.push(rng.next() < 1 / (1 + Math.exp(-z)) ? 1 : 0);
+    }
+    offsets[i + 1] = model.length;
+  }
+  return {
+    data: { X, dim, nItems, nModels, offsets, model: Int32Array.from(model), y: Float32Array.from(y), models: theta.map((_, m) => `m${m}`) },
+    theta,
+  };
+}
+
+/** Spearman rank correlation (no ties expected). */
+export function spearman(a: number[], b: number[]): number {
+  const rank = (v: number[]) => {
+    const idx = v.map((_, i) => i).sort((i, j) => v[i]! - v[j]!);
+    const r = new Array<number>(v.length);
+    idx.forEach((i, k) => (r[i] = k));
+    return r;
+  };
+  const ra = rank(a);
+  const rb = rank(b);
+  const n = a.length;
+  let d2 = 0;
+  for (let i = 0; i < n; i++) d2 += (ra[i]! - rb[i]!) ** 2;
+  return 1 - (6 * d2) / (n * (n * n - 1));
+}
+
+export const TINY = { experts: 2, hidden: 8, out: 6, abilityDim: 3, batchItems: 16, maxEpochs: 3, dropout: 0.1, inputNoise: 0.01 };
