@@ -7,6 +7,8 @@ import { FileStore } from "../../adapters/stores/file.js";
 import { encodeLine } from "../../adapters/stores/format.js";
 import { StoreError, StoreLockedError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
+import { OnlineLearner, type LearnerState } from "../../src/learning/learner.js";
+import { crashEvent, KNOWN, LEARNER_OPTIONS } from "./fixtures/events.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "store-child.ts");
 
@@ -208,14 +210,16 @@ describe("FileStore: locking", () => {
 
 describe("FileStore: crash safety", () => {
   /**
-   * (a) A writer child appends batches and prints each id after append() resolves; it is killed
-   * with SIGKILL mid-stream (while appends and snapshots are in flight). Every acknowledged id must
-   * survive, the store must reopen (recovering the dead writer's lock), and loading twice must agree.
+   * (a) A writer child appends batches, prints each id after append() resolves, applies them to a
+   * real OnlineLearner and snapshots its state periodically; it is killed with SIGKILL mid-stream
+   * (appends and snapshots in flight). Every acknowledged id must survive, the store must reopen
+   * (recovering the dead writer's lock), loading twice must agree, and the learner restored from
+   * snapshot + journal must equal one rebuilt from scratch on the same events.
    */
   it.each([
     { batch: 1, snapshotEvery: 7, killAfter: 60 },
     { batch: 5, snapshotEvery: 20, killAfter: 120 },
-  ])("every acknowledged event survives SIGKILL (batch $batch, snapshot every $snapshotEvery)", async ({ batch, snapshotEvery, killAfter }) => {
+  ])("every acknowledged event survives SIGKILL and the posterior reloads (batch $batch, snapshot every $snapshotEvery)", async ({ batch, snapshotEvery, killAfter }) => {
     const acked = await runWriterUntilKilled(dir, batch, snapshotEvery, killAfter);
     expect(acked.length).toBeGreaterThanOrEqual(killAfter);
 
@@ -226,21 +230,50 @@ describe("FileStore: crash safety", () => {
     const reopened = await FileStore.open(dir);
     const second = await reopened.load();
     expect(second).toEqual(first);
+    expect(first.snapshot).toBeDefined();
 
-    const snapshotIds = (first.snapshot?.state as { ids: string[] } | undefined)?.ids ?? [];
+    // Restore as an application would: snapshot state, then the journal tail.
+    const restored = OnlineLearner.fromState(first.snapshot!.state as LearnerState, LEARNER_OPTIONS);
+    for (const e of first.events) expect(restored.observe(e)).toBe("applied");
+    // Every stored event, in order, is exactly the writer's sequence evt-0 .. evt-(seq-1).
+    const snapshotIds = (first.snapshot!.state as LearnerState).seenIds;
+    expect(snapshotIds).toHaveLength(first.snapshot!.seq);
     const stored = [...snapshotIds, ...first.events.map((e) => e.id)];
-    // The snapshot state covers exactly events 1..snapshot.seq, the events follow contiguously.
-    expect(snapshotIds).toHaveLength(first.snapshot?.seq ?? 0);
-    expect(stored).toHaveLength(first.seq);
     expect(stored).toEqual(Array.from({ length: first.seq }, (_, i) => `evt-${i}`));
     const have = new Set(stored);
     expect(acked.filter((id) => !have.has(id))).toEqual([]);
     for (const id of acked) expect(reopened.has(id)).toBe(true);
-    // The store keeps working after the crash, and the writer's next ids are not duplicates.
-    expect(await reopened.append([{ ...ev(0), id: `evt-${first.seq}` }])).toMatchObject({ appended: 1, seq: first.seq + 1 });
+
+    // The same posterior as a learner fed the same events from scratch.
+    const scratch = new OnlineLearner(KNOWN, LEARNER_OPTIONS);
+    for (let i = 0; i < first.seq; i++) scratch.observe(crashEvent(i));
+    expectClose(restored.exportState(), scratch.exportState(), "state");
+
+    // The store keeps working after the crash; a replayed acknowledged event is a duplicate.
+    expect(await reopened.append([crashEvent(0), crashEvent(first.seq)])).toMatchObject({
+      appended: 1,
+      duplicates: ["evt-0"],
+      seq: first.seq + 1,
+    });
     await reopened.close();
   });
 });
+
+/** Deep equality with numbers compared to 1e-9 (relative). */
+function expectClose(actual: unknown, expected: unknown, path: string): void {
+  if (typeof expected === "number") {
+    expect(typeof actual, path).toBe("number");
+    expect(Math.abs((actual as number) - expected), path).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
+  } else if (Array.isArray(expected)) {
+    expect(Array.isArray(actual) && actual.length, path).toBe(expected.length);
+    expected.forEach((v, i) => expectClose((actual as unknown[])[i], v, `${path}.${i}`));
+  } else if (expected && typeof expected === "object") {
+    expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort());
+    for (const [k, v] of Object.entries(expected)) expectClose((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
+  } else {
+    expect(actual, path).toEqual(expected);
+  }
+}
 
 function runWriterUntilKilled(storeDir: string, batch: number, snapshotEvery: number, killAfter: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
