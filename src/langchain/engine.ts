@@ -10,7 +10,8 @@ import type { PolicyConfig } from "../policy/types.js";
 import { describePolicy } from "../policy/schema.js";
 import { rankCandidates } from "../policy/rank.js";
 import { expectedCostUsd } from "../policy/expected-cost.js";
-import * as policyModule from "../policy/index.js";
+import { estimateTokens } from "../policy/tokens.js";
+import { listPrice } from "../policy/prices.js";
 import type { ItemParams, Scorer } from "../scorer/types.js";
 import type { RouteDecision, ExclusionRecord } from "./decision.js";
 import { DecisionLog, type LoggedDecision } from "./decision-log.js";
@@ -63,10 +64,6 @@ interface ScoringContext {
   /** Registered key -> price (the user's, else the catalog's). */
   prices: Map<string, ModelPrice | undefined>;
 }
-
-// TEMP until src/policy exports estimateTokens (owned by the policy engineer): ~4 chars per token.
-const estimateTokens: (text: string) => number =
-  (policyModule as { estimateTokens?: (text: string) => number }).estimateTokens ?? ((text) => Math.ceil(text.length / 4));
 
 /**
  * Item parameters with the scorer's logit temperature folded in (alpha / T, beta / T), so that
@@ -169,7 +166,7 @@ export class RouteEngine {
             `Use a catalog id or alias as the key if this is a known model.`,
         );
       }
-      const price = slot.price ?? entry?.price;
+      const price = slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id);
       prices.set(slot.id, price);
       if (!price) {
         this.warnOnce(

@@ -12,7 +12,7 @@ import type { RoutingTextOptions } from "./routing-text.js";
 export interface RoutedModelConfig {
   /** The LangChain chat model (ChatOpenAI, ChatAnthropic, any BaseChatModel). */
   readonly model: BaseChatModel;
-  /** List price; default: the scorer catalog's price for this id, else unknown (cost 0, warned once). */
+  /** List price; default: the scorer catalog's price, else the RouterBench list price (`listPrice`), else unknown (cost 0, warned once). */
   readonly price?: ModelPrice;
   /** Input context window in tokens; default: the model's `profile.maxInputTokens`, else unlimited. */
   readonly contextWindow?: number;
