@@ -4,7 +4,7 @@
  * test-split routing accuracy of several routers at checkpoints; then measure adaptive calibration.
  * Used by bench/online.ts; see docs/online.md for the protocol.
  */
-import { calibrateModel, ItemTracker, OnlineLearner, probeBankFrom, seededRng, type Exploration } from "../src/learning/index.js";
+import { calibrateModel, ItemTracker, OnlineLearner, probeBankFrom, seededRng, type Exploration, type LearnerOptions } from "../src/learning/index.js";
 import { cholesky, choleskySolve } from "../src/learning/linalg.js";
 import type { PopulationPrior } from "../src/learning/prior.js";
 
@@ -39,6 +39,10 @@ export interface SimConfig {
   readonly calibrationCap: number;
   readonly calibrationTolerance: number;
   readonly bootstrap: number;
+  /** Prior options of the posterior routers (defaults of OnlineLearner when absent). */
+  readonly learner?: Pick<LearnerOptions, "inflate" | "knownScale" | "shrinkage">;
+  /** Skip the calibration study (tuning runs). */
+  readonly skipCalibration?: boolean;
 }
 
 export interface SeedResult {
@@ -164,7 +168,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   const heldOutSet = new Set(w.heldOut);
 
   // Oracle abilities: item model fixed, each held-out ability fitted on all its train labels.
-  const refLearner = new OnlineLearner(known);
+  const refLearner = new OnlineLearner(known, { ...cfg.learner });
   const oracleTheta = new Map<number, ArrayLike<number>>(w.knownTheta);
   for (const m of w.heldOut) oracleTheta.set(m, fitAbilityMap(w, m, w.train, refLearner.population));
 
@@ -182,7 +186,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
 
   // Posterior routers (through the public OnlineLearner API).
   const runPosterior = (name: RouterName, explore: Exploration | "frozen") => {
-    const learner = new OnlineLearner(known, { seed: cfg.seed, ucbKappa: cfg.ucbKappa, explore: explore === "frozen" ? "none" : explore });
+    const learner = new OnlineLearner(known, { ...cfg.learner, seed: cfg.seed, ucbKappa: cfg.ucbKappa, explore: explore === "frozen" ? "none" : explore });
     for (const m of w.heldOut) learner.addModel(ids[m]!);
     const post = ids.map((id) => learner.posterior(id));
     const evalScore = (i: number, m: number) => post[m]!.predict(alphaOf(i), w.betas[i]!);
@@ -312,7 +316,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   // Calibration of each held-out model: probes from its train items, replayed from recorded labels.
   const calibration: SeedResult["calibration"] = [];
   const t1 = performance.now();
-  for (const m of w.heldOut) {
+  for (const m of cfg.skipCalibration ? [] : w.heldOut) {
     const bankItems: number[] = [];
     const label = new Map<number, number>();
     for (const i of w.train) {
@@ -340,7 +344,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     const testBetas = Float32Array.from(testItems, (i) => w.betas[i]!);
     const oraclePred = mean(testItems.map((i) => sig(logit(w.alphas, d, i, oracleTheta.get(m)!, w.betas[i]!))));
     const run = async (strategy: "fisher" | "random") => {
-      const learner = new OnlineLearner(known);
+      const learner = new OnlineLearner(known, { ...cfg.learner });
       learner.addModel(ids[m]!);
       const tracker = new ItemTracker(learner.posterior(ids[m]!), testAlphas, testBetas);
       let first = -1;

@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     checkpoints: CHECKPOINTS,
     epsilon: 0.1,
     sgdEta: 0.5,
-    ucbKappa: 1,
+    ucbKappa: 2,
     calibrationCap: 300,
     calibrationTolerance: 0.03,
     bootstrap: 1000,

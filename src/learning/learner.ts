@@ -6,7 +6,7 @@ import { z } from "zod";
 import { FeedbackError, IrtRouterError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
-import { AbilityPosterior, type CovarianceMode, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
+import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
 import { knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
 import { seededRng, type ExplorationRng } from "./rng.js";
 
@@ -26,8 +26,12 @@ const learnerOptionsSchema = z
     knownScale: z.number().positive().default(0.05),
     /** Shrinkage of the population covariance toward a scaled identity (default 0.2). */
     shrinkage: z.number().min(0).max(1).default(0.2),
-    /** Multiplier on the population covariance used for unknown models (default 1). */
-    inflate: z.number().positive().default(1),
+    /**
+     * Multiplier on the population covariance for a model the catalog does not know (default 3). The known
+     * models are an older cohort: a new model is more likely than a random known one to lie outside their
+     * range (usually above it), and a prior as narrow as the cohort makes Thompson sampling too timid to try it.
+     */
+    inflate: z.number().positive().default(3),
     /** What feedback for a model the learner does not know does: "error" (default) or "add" (start it at the population prior). */
     unknownModels: z.enum(["error", "add"]).default("error"),
     /** Covariance form; default full for d <= 64, diagonal above. */
@@ -38,8 +42,8 @@ const learnerOptionsSchema = z
     maxRememberedIds: z.number().int().positive().default(1_000_000),
     /** Default exploration for {@link OnlineLearner.choose} (default "none"). */
     explore: z.enum(["none", "thompson", "ucb"]).default("none"),
-    /** UCB width in logit standard deviations (default 1). */
-    ucbKappa: z.number().nonnegative().default(1),
+    /** UCB width in logit standard deviations (default 2). */
+    ucbKappa: z.number().nonnegative().default(2),
     /** Seed of the exploration generator (default 0). */
     seed: z.number().int().default(0),
   })
@@ -144,7 +148,7 @@ export class OnlineLearner {
     }
     this.population = populationPrior(
       known.map((k) => k.ability),
-      { shrinkage: this.opts.shrinkage, inflate: this.opts.inflate },
+      { shrinkage: this.opts.shrinkage },
     );
     this.dim = this.population.mean.length;
     for (const k of known) {
@@ -173,8 +177,8 @@ export class OnlineLearner {
       if (init.ability.length !== this.dim) throw new FeedbackError(`ability has length ${init.ability.length}, expected ${this.dim}`, { path: "ability" });
       prior = knownModelPrior(init.ability, this.population, this.opts.knownScale);
     } else if (init.like && init.like.length > 0) {
-      prior = similarModelsPrior(init.like.map((id) => this.posterior(id).priorMeanVector()), this.population);
-    } else prior = this.population;
+      prior = similarModelsPrior(init.like.map((id) => this.posterior(id).priorMeanVector()), this.newModelPrior());
+    } else prior = this.newModelPrior();
     const post = new AbilityPosterior(prior, this.postOpts());
     this.entries.set(modelId, this.entry(post));
     this.removed.delete(modelId);
@@ -279,6 +283,11 @@ export class OnlineLearner {
   static fromState(state: LearnerState, options: LearnerOptions = {}): OnlineLearner {
     if (state?.version !== 1) throw new FeedbackError(`Unsupported learner state version ${String(state?.version)}; expected 1`, { path: "state.version" });
     return new OnlineLearner([], options, state);
+  }
+
+  /** Prior of a model the catalog does not know: population mean, `inflate` x population covariance. */
+  newModelPrior(): GaussianPrior {
+    return { mean: this.population.mean, covariance: Float64Array.from(this.population.covariance, (v) => v * this.opts.inflate) };
   }
 
   private entry(posterior: AbilityPosterior): ModelEntry {
