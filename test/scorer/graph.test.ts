@@ -60,11 +60,11 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
         return s;
       });
     const grads = tf.tidy(() => {
-      const g = tf.grads((...xs: Tensor2D[]) => {
+      const g = tf.grads(((...xs: Tensor2D[]) => {
         const y = f(...xs);
         const r = tf.tensor1d(Array.from({ length: y.size }, (_, i) => probe[i % probe.length]!)).reshape(y.shape);
         return tf.sum(tf.mul(y, r));
-      });
+      }) as any);
       return g(inputs.map((v, k) => tf.tensor2d(v, shapes[k]!))).map((t) => Array.from(t.dataSync()));
     });
     const h = 1e-2;
