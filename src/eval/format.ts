@@ -17,7 +17,7 @@ function table(header: string[], rows: string[][]): string {
  * covers 0.
  */
 export function verdict(m: MethodReport): string {
-  if (m.name === IRT_MOE || !m.diffVsIrtMoeCi95 || m.diffVsIrtMoe === null) return "";
+  if (m.name === IRT_MOE || m.name === "oracle" || !m.diffVsIrtMoeCi95 || m.diffVsIrtMoe === null) return "";
   const [lo, hi] = m.diffVsIrtMoeCi95;
   if (lo > 0) return `beats irt-moe (CI > 0)`;
   if (hi < 0) return `irt-moe better (CI < 0)`;
