@@ -23,7 +23,7 @@ export interface BuiltinDataset {
   load(dir: string, options: BuiltinLoadOptions): Promise<CorrectnessDataset>;
 }
 
-function rowsById(table: CsvTable, file: string): void {
+function assertUniqueIds(table: CsvTable, file: string): void {
   const seen = new Map<string, number>();
   for (const r of table.records) {
     const id = r.fields[0]!;
@@ -54,7 +54,7 @@ const mmluPro: BuiltinDataset = {
     const qFile = src.path("questions.csv.gz");
     const questions = parseCsv(await src.text("questions.csv.gz"), qFile);
     const col = columnIndex(questions.header, ["question_id", "category", "src", "question", "options"], qFile);
-    rowsById(questions, qFile);
+    assertUniqueIds(questions, qFile);
     const items: DatasetItem[] = questions.records.map(({ fields, line }) => {
       const id = fields[col.question_id!]!;
       const text = mmluProText(fields[col.question!]!, fields[col.options!]!, { file: qFile, line });
@@ -78,7 +78,7 @@ const routerBench: BuiltinDataset = {
     const pFile = src.path("prompts.csv.gz");
     const prompts = parseCsv(await src.text("prompts.csv.gz"), pFile);
     const col = columnIndex(prompts.header, ["sample_id", "eval_name", "prompt"], pFile);
-    rowsById(prompts, pFile);
+    assertUniqueIds(prompts, pFile);
     const items: DatasetItem[] = prompts.records.map(({ fields, line }) => {
       const id = fields[col.sample_id!]!;
       const text = routerBenchText(fields[col.prompt!]!, { file: pFile, line });
@@ -106,7 +106,7 @@ const routerDc: BuiltinDataset = {
     const qFile = src.path("questions.csv.gz");
     const questions = parseCsv(await src.text("questions.csv.gz"), qFile);
     const col = columnIndex(questions.header, ["qid", "task", "split", "question"], qFile);
-    rowsById(questions, qFile);
+    assertUniqueIds(questions, qFile);
     const items: DatasetItem[] = questions.records.map(({ fields, line }) => {
       const id = fields[col.qid!]!;
       return {
@@ -136,7 +136,7 @@ const routeLlm: BuiltinDataset = {
     const table = parseCsv(await src.text("routellm_mmlu_gsm8k.csv.gz"), file);
     const fixed = ["qid", "benchmark", "subject", "in_routellm_contaminated_list", "prompt"];
     const col = columnIndex(table.header, fixed, file);
-    rowsById(table, file);
+    assertUniqueIds(table, file);
     const models = table.header.filter((h) => !fixed.includes(h));
     if (models.length === 0) throw new DatasetFormatError(`${file} line 1: no model columns found.`, { file, line: 1 });
     const modelCols = models.map((m) => table.header.indexOf(m));

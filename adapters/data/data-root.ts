@@ -16,6 +16,11 @@ let packageRootMemo: string | undefined;
 /**
  * The irt-router package root: the nearest ancestor of this module holding a `package.json` named
  * `irt-router` (works from the TypeScript sources and from the compiled `dist/`).
+ *
+ * @example
+ * ```ts
+ * join(packageRoot(), ".cache"); // the project's cache folder
+ * ```
  */
 export function packageRoot(): string {
   if (packageRootMemo) return packageRootMemo;

@@ -79,6 +79,11 @@ export async function getDatasetEmbeddings(
  * cached dataset is served without the multi-second model load. Safe by construction: cache files are
  * only ever written under the id the loaded encoder reports, so a wrong prediction can only miss.
  * `undefined` if the weights package is not installed.
+ *
+ * @example
+ * ```ts
+ * await predictedDefaultEncoder(); // { id: "use-lite-512@model-embeddings-en-0.2.0", dim: 512 }
+ * ```
  */
 export async function predictedDefaultEncoder(): Promise<{ id: string; dim: number } | undefined> {
   try {

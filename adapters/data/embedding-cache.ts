@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { endianness } from "node:os";
-import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { EmbeddingProviderError, EncoderInputError } from "../../src/errors.js";
@@ -53,7 +53,15 @@ export function embeddingCacheDir(cacheDir?: string, env: NodeJS.ProcessEnv = pr
   return join(packageRoot(), ".cache", "embeddings");
 }
 
-/** sha256 hex over the item ids (and, with `withTexts`, the texts) of a dataset, in order. */
+/**
+ * sha256 hex over the item ids (and, with `withTexts`, the texts) of a dataset, in order: the key of its
+ * cached embeddings.
+ *
+ * @example
+ * ```ts
+ * const key = datasetTextHash(ds); // changes when any id or text changes, not when labels do
+ * ```
+ */
 export function datasetTextHash(ds: CorrectnessDataset, withTexts = true): string {
   const hash = createHash("sha256");
   hash.update(withTexts ? "irt-router-texts\0" : "irt-router-ids\0");
@@ -68,7 +76,14 @@ export function datasetTextHash(ds: CorrectnessDataset, withTexts = true): strin
   return hash.digest("hex");
 }
 
-/** Cache file of `encoderId` for data hash `dataHash` (the partial checkpoint adds `.partial`). */
+/**
+ * Cache file of `encoderId` for data hash `dataHash` (the partial checkpoint adds `.partial`).
+ *
+ * @example
+ * ```ts
+ * embeddingCacheFile(embeddingCacheDir(), encoder.id, datasetTextHash(ds)); // ".../use-lite-512_model-....emb"
+ * ```
+ */
 export function embeddingCacheFile(dir: string, encoderId: string, dataHash: string): string {
   const slug = encoderId.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
   const idHash = createHash("sha256").update(encoderId).digest("hex").slice(0, 8);
@@ -95,6 +110,11 @@ function fromLittleEndian(bytes: Buffer, into: Float32Array): void {
  * Write a cache file atomically: a temporary file in the same folder, fsync, then rename over `file`.
  * Layout: `IRTEMB01`, uint32 LE header length H, H bytes of JSON header (space-padded so the vectors start
  * on a 4-byte boundary), then `done * dim` float32 little-endian values, row-major.
+ *
+ * @example
+ * ```ts
+ * await writeEmbeddingCacheFile(file, { kind: "complete", encoderId, dim, count, done: count, dataHash, itemIdHash, dataset }, vectors);
+ * ```
  */
 export async function writeEmbeddingCacheFile(
   file: string,
@@ -151,6 +171,12 @@ export type CacheReadResult =
  * Read and validate a cache file against `expect`: magic, format version, encoder id, dim, item count,
  * data and item-id hashes, exact file length and the checksum of the vector bytes. Any mismatch,
  * truncation or corruption gives `{ ok: false, reason }` (the caller recomputes), never wrong vectors.
+ *
+ * @example
+ * ```ts
+ * const r = await readEmbeddingCacheFile(file, { encoderId, dim, count, dataHash, itemIdHash });
+ * if (!r.ok) console.warn(`cache not used: ${r.reason}`);
+ * ```
  */
 export async function readEmbeddingCacheFile(file: string, expect: CacheExpectation): Promise<CacheReadResult> {
   let bytes: Buffer;
@@ -373,13 +399,4 @@ function checkBatch(out: unknown, expected: number, dim: number, encoderId: stri
       }
     }
   });
-}
-
-/** Size in bytes of a cache file, or undefined if it does not exist. */
-export async function cacheFileSize(file: string): Promise<number | undefined> {
-  try {
-    return (await stat(file)).size;
-  } catch {
-    return undefined;
-  }
 }

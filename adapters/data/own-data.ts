@@ -41,7 +41,14 @@ export function findOwnDataFile(dir: string, table: TableName): string | undefin
   return present[0];
 }
 
-/** Whether `dir` looks like a your-own-data folder (has an items and a labels file). */
+/**
+ * Whether `dir` looks like a your-own-data folder (has an items and a labels file).
+ *
+ * @example
+ * ```ts
+ * if (isOwnDataFolder("./my-evals")) console.log("loadable with loadDataset('./my-evals')");
+ * ```
+ */
 export function isOwnDataFolder(dir: string): boolean {
   return FORMATS.some((f) => existsSync(join(dir, `items.${f}`))) && FORMATS.some((f) => existsSync(join(dir, `labels.${f}`)));
 }

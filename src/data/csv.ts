@@ -49,7 +49,14 @@ export function parseCsv(text: string, file: string): CsvTable {
   return { header: [...header], records };
 }
 
-/** Parse CSV text into raw records (header included), without checking column counts. */
+/**
+ * Parse CSV text into raw records (header included), without checking column counts.
+ *
+ * @example
+ * ```ts
+ * parseCsvRows("a,b\n1", "f.csv"); // [{ fields: ["a", "b"], line: 1 }, { fields: ["1"], line: 2 }]
+ * ```
+ */
 export function parseCsvRows(text: string, file: string): CsvRecord[] {
   const out: CsvRecord[] = [];
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -144,19 +151,39 @@ function countNewlines(s: string): number {
 /**
  * Format one CSV field: quoted (with inner quotes doubled) when it contains a comma, quote, CR or LF,
  * or has leading/trailing spaces; as is otherwise.
+ *
+ * @example
+ * ```ts
+ * formatCsvField('say "hi", then go'); // '"say ""hi"", then go"'
+ * ```
  */
 export function formatCsvField(value: string): string {
   return /[",\r\n]|^\s|\s$/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/** Format a CSV table (header + rows) with `\n` line endings and a final newline. */
+/**
+ * Format a CSV table (header + rows) with `\n` line endings and a final newline.
+ *
+ * @example
+ * ```ts
+ * formatCsv(["id", "text"], [["1", "a, b"]]); // 'id,text\n1,"a, b"\n'
+ * ```
+ */
 export function formatCsv(header: readonly string[], rows: Iterable<readonly string[]>): string {
   const parts: string[] = [header.map(formatCsvField).join(",")];
   for (const row of rows) parts.push(row.map(formatCsvField).join(","));
   return `${parts.join("\n")}\n`;
 }
 
-/** Map from column name to index; throws a {@link DatasetFormatError} listing any missing `required` column. */
+/**
+ * Map from column name to index; throws a {@link DatasetFormatError} listing any missing `required` column.
+ *
+ * @example
+ * ```ts
+ * const col = columnIndex(table.header, ["item_id", "text"], "items.csv");
+ * const text = record.fields[col.text!];
+ * ```
+ */
 export function columnIndex(
   header: readonly string[],
   required: readonly string[],

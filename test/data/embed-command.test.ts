@@ -66,7 +66,7 @@ describe("irt-router embed", () => {
 
     const second = await run(["--dataset", folder, "--cache-dir", cacheDir], encoder, loads);
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/^Served from the cache in \d+ ms \(no encoder call\): 45 x 8 vectors of my-evals/);
+    expect(second.stdout).toMatch(/^Served from the cache in \d+ ms \(no encoder call; dataset loaded in \d+ ms\): 45 x 8 vectors of my-evals/);
     expect(loads.count).toBe(1); // the encoder was not even loaded the second time
     expect(encoder.calls).toBe(5);
   });
