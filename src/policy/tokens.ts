@@ -17,15 +17,15 @@ const ONLY_SPACE = /^\s+$/u;
 /** Fitted constants (see docs/cost-estimation.md). */
 export const TOKEN_HEURISTIC = {
   /** Tokens per CJK character. */
-  cjkPerChar: 1.3,
+  cjkPerChar: 1.2,
   /** Letter runs up to this many characters are one token. */
-  wordChars: 7,
+  wordChars: 9,
   /** Each further this-many characters of a longer letter run adds one token. */
-  extraCharsPerToken: 4,
+  extraCharsPerToken: 6,
   /** Tokens per whitespace piece. */
   perSpaceRun: 1,
   /** Characters per token inside a punctuation run. */
-  punctCharsPerToken: 2,
+  punctCharsPerToken: 1.5,
 } as const;
 
 /**

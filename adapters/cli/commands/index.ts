@@ -4,4 +4,7 @@ import type { CliCommand } from "../command.js";
 export const commands: Record<string, () => Promise<CliCommand<any>>> = {
   eval: async () => (await import("./eval.js")).command,
   embed: async () => (await import("./embed.js")).command,
+  demo: async () => (await import("./demo.js")).command,
+  train: async () => (await import("./train.js")).command,
+  explain: async () => (await import("./explain.js")).command,
 };

@@ -1,0 +1,209 @@
+/**
+ * `irt-router demo` (what `npm start` runs): an offline replay of the routing policies on the real
+ * RouterBench test split. Loads the data, embeds (cache first), scores with the pretrained scorer, and
+ * prints; the policy logic is the pure `runDemo` in src/policy/demo.ts.
+ */
+import { z } from "zod";
+import type { CorrectnessDataset } from "../../../src/data/types.js";
+import { datasetSplits, selectItems } from "../../../src/data/select.js";
+import type { Scorer } from "../../../src/scorer/types.js";
+import { EncoderMismatchError, ValidationError } from "../../../src/errors.js";
+import { estimateTokens } from "../../../src/policy/tokens.js";
+import { listPrice } from "../../../src/policy/prices.js";
+import { buildReplayTables, runDemo, type DemoReport, type DemoRow, type OutputTokenEstimate } from "../../../src/policy/demo.js";
+import { loadDataset } from "../../data/load-dataset.js";
+import { getDatasetEmbeddings, predictedDefaultEncoder } from "../../data/dataset-embeddings.js";
+import { peekCachedEmbeddings } from "../../data/embedding-cache.js";
+import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
+import { Progress } from "../progress.js";
+import type { CliCommand } from "../command.js";
+
+const DATASET = "routerbench-subset-11models";
+
+const schema = z
+  .object({
+    json: z.boolean().optional(),
+    model: z.string().min(1).optional(),
+    "data-root": z.string().min(1).optional(),
+    "cache-dir": z.string().min(1).optional(),
+  })
+  .strict();
+
+export const command: CliCommand<typeof schema> = {
+  name: "demo",
+  summary:
+    "Offline replay on the RouterBench test split: each prompt routed among its 11 models by the pretrained scorer under each policy " +
+    "(settings chosen on the validation split), deciding on ex-ante expected cost and accounting the recorded outcome and cost. No network, no API keys.",
+  usage: "irt-router demo [--json] [--model pretrained|<scorer-dir>] [--data-root <dir>] [--cache-dir <dir>]",
+  options: {
+    json: { type: "boolean" },
+    model: { type: "string" },
+    "data-root": { type: "string" },
+    "cache-dir": { type: "string" },
+  },
+  schema,
+  async run(args) {
+    const log = (s: string) => process.stderr.write(`${s}\n`);
+    const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
+    const scorer = await loadDemoScorer(args.model);
+    const result = await prepareAndRun({
+      dataset: ds,
+      scorer,
+      prompts: await readRouterBenchPrompts(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {}),
+      embed: (subset) => embedWithProgress(ds, subset, args["cache-dir"], log),
+      log,
+    });
+    process.stdout.write(args.json ? `${JSON.stringify(toJson(result.report), null, 2)}\n` : formatDemo(result.report, result.outputTokens, result.scorerName));
+    return 0;
+  },
+};
+
+export default command;
+
+/** What {@link prepareAndRun} needs; injectable so tests can run it on synthetic data with a small scorer. */
+export interface DemoInputs {
+  readonly dataset: CorrectnessDataset;
+  readonly scorer: Scorer;
+  /** Full prompt per item id (what the model is billed for); falls back to the item text when absent. */
+  readonly prompts?: ReadonlyMap<string, string>;
+  /** Embeddings of a dataset's items (row-major `count x dim`) and the encoder's identity. */
+  readonly embed: (ds: CorrectnessDataset) => Promise<{ vectors: Float32Array; dim: number; encoder: { id: string; dim: number } }>;
+  readonly log?: (line: string) => void;
+  readonly scorerName?: string;
+}
+
+/** Embeds the val and test items, scores them, builds the replay tables and runs the demo. */
+export async function prepareAndRun(inputs: DemoInputs): Promise<{ report: DemoReport; outputTokens: OutputTokenEstimate[]; scorerName: string }> {
+  const { dataset: ds, scorer } = inputs;
+  const log = inputs.log ?? (() => {});
+  const splits = datasetSplits(ds);
+  const prices = ds.models.map((m) => {
+    const price = ds.prices?.[m] ?? listPrice(m);
+    if (!price) throw new ValidationError(`No list price for model "${m}": add it to the dataset's prices.`, { path: `prices.${m}` });
+    return price;
+  });
+  const inputTokens = Float64Array.from(ds.items, (it) => estimateTokens(inputs.prompts?.get(it.id) ?? it.text));
+
+  const rows = [...splits.val, ...splits.test];
+  const subset = selectItems(ds, rows);
+  const emb = await inputs.embed(subset);
+  if (emb.encoder.id !== scorer.encoder.id || emb.dim !== scorer.encoder.dim) {
+    throw new EncoderMismatchError(scorer.encoder, emb.encoder, "scorer");
+  }
+  const progress = new Progress({ label: "scoring", total: rows.length, unit: "prompts", stream: process.stderr });
+  const pByItem = new Map<number, Float64Array>();
+  for (let r = 0; r < rows.length; r++) {
+    const scores = await scorer.predict(emb.vectors.subarray(r * emb.dim, (r + 1) * emb.dim), ds.models);
+    pByItem.set(rows[r]!, Float64Array.from(scores, (s) => s.p));
+    progress.tick();
+  }
+  progress.finish();
+  const { val, test, outputTokens } = buildReplayTables({
+    dataset: ds,
+    splits,
+    predictions: (item) => pByItem.get(item)!,
+    inputTokens,
+    prices,
+  });
+  log(`replaying policies: settings on val (${val.nItems} items), results on test (${test.nItems} items)`);
+  return { report: runDemo(val, test), outputTokens, scorerName: inputs.scorerName ?? "scorer" };
+}
+
+async function loadDemoScorer(model: string | undefined): Promise<Scorer> {
+  const { loadPretrained, loadScorer } = await import("../../artifact/load.js");
+  return !model || model === "pretrained" ? loadPretrained() : loadScorer(model);
+}
+
+async function embedWithProgress(full: CorrectnessDataset, subset: CorrectnessDataset, cacheDir: string | undefined, log: (s: string) => void) {
+  const predicted = await predictedDefaultEncoder();
+  if (predicted) {
+    // Prefer embeddings of the whole dataset when another command already cached them.
+    const hit = await peekCachedEmbeddings(full, predicted, cacheDir ? { cacheDir } : {});
+    if (hit) {
+      const index = new Map(full.items.map((it, i) => [it.id, i]));
+      const vectors = new Float32Array(subset.items.length * hit.dim);
+      subset.items.forEach((it, r) => {
+        const i = index.get(it.id)!;
+        vectors.set(hit.vectors.subarray(i * hit.dim, (i + 1) * hit.dim), r * hit.dim);
+      });
+      log(`embeddings: from the cache (${hit.file})`);
+      return { vectors, dim: hit.dim, encoder: hit.encoder };
+    }
+  }
+  let progress: Progress | undefined;
+  const emb = await getDatasetEmbeddings(subset, {
+    ...(cacheDir ? { cacheDir } : {}),
+    onProgress: ({ done, total }) => {
+      progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
+      progress.update(done);
+    },
+  });
+  progress?.finish();
+  log(`embeddings: ${emb.fromCache ? "from the cache" : "computed and cached"} (${emb.file})`);
+  return { vectors: emb.vectors, dim: emb.dim, encoder: emb.encoder };
+}
+
+function toJson(report: DemoReport) {
+  const row = (r: DemoRow) => ({ name: r.name, accuracy: r.accuracy, spendUsd: r.spendUsd, setting: r.setting, share: r.share, ...(r.chosenOn ? { chosenOn: r.chosenOn } : {}) });
+  const names = new Set(report.rows.map((r) => r.name));
+  return {
+    items: report.items,
+    rows: [...report.rows.map(row), ...report.always.filter((r) => !names.has(r.name)).map(row)],
+    referenceModel: report.referenceModel,
+    cheapestModel: report.cheapestModel,
+    valItems: report.valItems,
+    curve: report.curve,
+  };
+}
+
+const usd = (x: number) => `$${x.toFixed(4)}`;
+const pctOf = (x: number) => `${(100 * x).toFixed(0)}%`;
+const short = (id: string) => id.slice(id.lastIndexOf("/") + 1);
+
+function topShares(share: Readonly<Record<string, number>>, k = 3): string {
+  return Object.entries(share)
+    .filter(([, f]) => f > 0)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, k)
+    .map(([m, f]) => `${short(m)} ${pctOf(f)}`)
+    .join(", ");
+}
+
+/** The human-readable demo output. */
+export function formatDemo(report: DemoReport, outputTokens: readonly OutputTokenEstimate[], scorerName: string): string {
+  const ref = report.rows.find((r) => r.name === `always:${report.referenceModel}`)!;
+  const table = (header: string[], rows: string[][]) =>
+    [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  const lines = [
+    `irt-router demo: ${DATASET}, test split (${report.items} prompts), routed among its ${ref ? Object.keys(ref.share).length : 0} models by ${scorerName}.`,
+    `Policies decide on the expected cost known before the call (estimateTokens(full prompt) x input price + mean TRAIN output tokens x output price);`,
+    `accuracy and spend are the chosen model's RECORDED outcome and cost. Every setting was chosen on the validation split (${report.valItems} prompts).`,
+    "",
+    table(
+      ["policy", "setting (chosen on val)", "accuracy", "spend", `vs ${short(report.referenceModel)}`, "routed to (top 3)"],
+      report.rows.map((r) => [
+        r.name,
+        r.setting || "-",
+        r.accuracy.toFixed(4),
+        usd(r.spendUsd),
+        pctOf(r.spendUsd / ref.spendUsd),
+        topShares(r.share),
+      ]),
+    ),
+    "",
+    "How each setting was chosen (validation split):",
+    ...report.rows
+      .filter((r) => r.chosenOn)
+      .map((r) => `  ${r.name}: ${r.chosenOn!.rule} -> val accuracy ${r.chosenOn!.valAccuracy.toFixed(4)}, val spend ${usd(r.chosenOn!.valSpendUsd)}`),
+    "",
+    "Cost-accuracy curve of the cost-aware policy on test (p - lambda x expected cost):",
+    table(
+      ["lambda (1/USD)", "accuracy", "spend", `vs ${short(report.referenceModel)}`],
+      report.curve.map((c) => [String(c.lambda), c.accuracy.toFixed(4), usd(c.spendUsd), pctOf(c.spendFraction)]),
+    ),
+    "",
+    `Expected output tokens per call (mean implied by TRAIN recorded costs): ${outputTokens.map((o) => `${short(o.model)} ${o.mean.toFixed(0)}`).join(", ")}.`,
+    `Every always:<model> row: irt-router demo --json.`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
