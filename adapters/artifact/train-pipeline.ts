@@ -1,0 +1,150 @@
+/**
+ * The training pipeline behind `irt-router train` and `npm run train:pretrained`: load datasets, embed
+ * them (through the embedding cache), join models by the alias table, train, measure each dataset's
+ * validation and test metrics, and assemble the artifact.
+ */
+import { z } from "zod";
+import type { CorrectnessDataset } from "../../src/data/types.js";
+import type { QueryEncoder } from "../../src/encoders/types.js";
+import { parseWith } from "../../src/util/validate.js";
+import type { ScorerArtifact } from "../../src/scorer/artifact.js";
+import { buildCatalog } from "../../src/scorer/catalog.js";
+import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
+import { joinDatasets, type JoinedData } from "../../src/scorer/dataset.js";
+import { betaDifficultyR, scorerMetrics } from "../../src/scorer/evaluate.js";
+import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
+import { trainIrtMoe, type EpochReport, type TrainedIrtMoe } from "../../src/scorer/train.js";
+import { loadDataset } from "../data/load-dataset.js";
+import { embedDataset } from "../data/embedding-cache.js";
+import { UseLiteEncoder } from "../encoders/use-lite.js";
+import { getTf } from "../tf.js";
+
+/** The protocol's split rule, as recorded in manifests. */
+export const SPLIT_RULE =
+  'by item: h = first 8 hex digits of sha256(utf8("D/ID")) as uint32, u = h / 2^32; train if u < 0.8, val if u < 0.9, else test (D = dataset folder name)';
+
+const optionsSchema = z
+  .object({
+    dataRoot: z.string().min(1).optional(),
+    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    config: irtMoeConfigSchema.partial().optional(),
+    encoder: z.custom<QueryEncoder>((v) => typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function").optional(),
+    cacheDir: z.string().min(1).optional(),
+    log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
+    onEpoch: z.custom<(r: EpochReport) => void>((v) => typeof v === "function").optional(),
+    onBatch: z.function().optional(),
+  })
+  .strict();
+
+/** Options of {@link trainScorerPipeline}. */
+export interface TrainPipelineOptions {
+  dataRoot?: string;
+  seed?: number;
+  config?: Partial<IrtMoeConfig>;
+  /** Default: UseLiteEncoder. */
+  encoder?: QueryEncoder;
+  /** Embedding cache folder (default: the data adapters' default). */
+  cacheDir?: string;
+  log?: (line: string) => void;
+  onEpoch?: (r: EpochReport) => void;
+  onBatch?: (info: { epoch: number; itemsDone: number; itemsTotal: number; loss: number }) => void;
+}
+
+/** What the pipeline produced. */
+export interface TrainPipelineResult {
+  artifact: ScorerArtifact;
+  trained: TrainedIrtMoe;
+  joined: JoinedData;
+  datasets: CorrectnessDataset[];
+}
+
+/**
+ * Trains one scorer on the train splits of the named datasets (or your-own-data folders) jointly,
+ * early-stopping on their validation splits; the manifest records each dataset's test metrics.
+ *
+ * @example
+ * const { artifact } = await trainScorerPipeline(["mmlu-pro-29models"], { seed: 1 });
+ * await saveScorer("./mmlu-scorer", artifact);
+ */
+export async function trainScorerPipeline(names: readonly string[], options: TrainPipelineOptions = {}): Promise<TrainPipelineResult> {
+  const opts = parseWith(optionsSchema, options, "options");
+  const log = opts.log ?? (() => {});
+  const encoder = opts.encoder ?? (await UseLiteEncoder.load());
+  const datasets: CorrectnessDataset[] = [];
+  const parts = [];
+  for (const name of names) {
+    const ds = await loadDataset(name, opts.dataRoot ? { dataRoot: opts.dataRoot } : {});
+    log(`${ds.name}: ${ds.items.length} items, ${ds.models.length} models; embedding with ${encoder.id}`);
+    let last = 0;
+    const emb = await embedDataset(ds, encoder, {
+      ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+      onProgress: (p) => {
+        const now = Date.now();
+        if (now - last > 10_000 || p.done === p.total) {
+          last = now;
+          log(`  embedded ${p.done}/${p.total}`);
+        }
+      },
+    });
+    datasets.push(ds);
+    parts.push({ dataset: ds, vectors: emb.vectors, dim: emb.dim });
+  }
+  const joined = joinDatasets(parts);
+  const { tf } = await getTf();
+  const seed = opts.seed ?? 1;
+  log(`training on ${joined.split.train.length} items (val ${joined.split.val.length}), ${joined.data.nModels} models, seed ${seed}`);
+  const trained = await trainIrtMoe(tf, joined.data, joined.split, (opts.config ?? {}) as Partial<IrtMoeConfig>, {
+    seed,
+    ...(opts.onEpoch ? { onEpoch: opts.onEpoch } : {}),
+    ...(opts.onBatch ? { onBatch: opts.onBatch as TrainPipelineOptions["onBatch"] } : {}),
+  });
+
+  const metrics: ScorerArtifact["metrics"] = {};
+  const interpretability: Record<string, unknown> = {};
+  for (const part of joined.parts) {
+    const entry: Record<string, Record<string, number | null>> = {};
+    for (const which of ["val", "test"] as const) {
+      const rows = part.rows[which];
+      if (rows.length === 0) continue;
+      const p = predictItems(trained, joined.data.X, rows);
+      const m = scorerMetrics(p, joined.data, rows, part.rows.train);
+      const { bestSingleModel: _b, ...numbers } = m;
+      entry[which] = Object.fromEntries(Object.entries(numbers).map(([k, v]) => [k, Number.isFinite(v) ? v : null]));
+      if (which === "test") {
+        const betas = rows.map((i) => itemParamsOf(trained.weights, joined.data.X.subarray(i * joined.data.dim, (i + 1) * joined.data.dim)).beta);
+        const r = betaDifficultyR(betas, joined.data, rows);
+        interpretability[part.name] = { betaDifficultyPearsonR: r, items: rows.length, bestSingleModel: m.bestSingleModel };
+        log(
+          `${part.name} test: routing ${m.routingAccuracy.toFixed(4)} (best single ${m.bestSingle.toFixed(4)} ${m.bestSingleModel}, oracle ${m.oracle.toFixed(4)}), AUC ${m.auc.toFixed(4)}, ECE ${m.ece.toFixed(4)}, r(beta, difficulty) ${r.toFixed(3)}`,
+        );
+      }
+    }
+    metrics[part.name] = entry;
+  }
+  const catalog = buildCatalog(trained.weights.theta, trained.config.abilityDim, joined.stats);
+  const artifact: ScorerArtifact = {
+    weights: trained.weights,
+    catalog,
+    encoder: { id: encoder.id, dim: encoder.dim },
+    config: trained.config,
+    temperature: trained.temperature,
+    calibration: trained.calibration,
+    training: {
+      datasets: joined.parts.map((p) => ({
+        name: p.name,
+        sha256: p.sha256,
+        labels: datasets.find((d) => d.name === p.name)?.labels.y.some((v) => v > 0 && v < 1) ? "graded" : "binary",
+        counts: { train: p.rows.train.length, val: p.rows.val.length, test: p.rows.test.length },
+        models: [...p.models],
+      })),
+      splitRule: SPLIT_RULE,
+      seed,
+      bestEpoch: trained.bestEpoch,
+      epochs: trained.history.length,
+      trainSeconds: trained.trainSeconds,
+    },
+    metrics,
+    interpretability: { betaDifficulty: interpretability, val: trained.val },
+  };
+  return { artifact, trained, joined, datasets };
+}

@@ -1,0 +1,51 @@
+/**
+ * `irt-router explain "<text>"`: beta (difficulty), the gate's top experts and every catalog model's p
+ * for one query, from the pretrained scorer or a saved artifact.
+ */
+import { z } from "zod";
+import { ValidationError } from "../../../src/errors.js";
+import { loadPretrained, loadScorer } from "../../artifact/load.js";
+import type { CliCommand } from "../command.js";
+
+const schema = z
+  .object({
+    model: z.string().min(1).optional(),
+    top: z
+      .string()
+      .regex(/^[1-9][0-9]*$/, "must be a positive integer")
+      .transform(Number)
+      .optional(),
+    json: z.boolean().optional(),
+  })
+  .strict();
+
+export const command: CliCommand<typeof schema> = {
+  name: "explain",
+  summary: "Show a query's difficulty beta, the gate's top experts and every catalog model's p(correct).",
+  usage: 'irt-router explain "<text>" [--model <artifact-dir>|pretrained] [--top N] [--json]',
+  options: { model: { type: "string" }, top: { type: "string" }, json: { type: "boolean" } },
+  allowPositionals: true,
+  schema,
+  async run(args, positionals) {
+    const text = positionals.join(" ");
+    if (text.trim() === "") throw new ValidationError('Give the query text to explain, e.g. irt-router explain "What is 2+2?"', { path: "text" });
+    const scorer = !args.model || args.model === "pretrained" ? await loadPretrained() : await loadScorer(args.model);
+    const ex = await scorer.explain(text);
+    const gate = Array.from(ex.gate, (g, k) => ({ expert: k, weight: g })).sort((a, b) => b.weight - a.weight);
+    const top = gate.slice(0, args.top ?? 3);
+    const scores = [...ex.scores].sort((a, b) => b.p - a.p);
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify({ beta: ex.beta, alphaNorm: Math.hypot(...ex.alpha), topExperts: top, scores })}\n`);
+      return 0;
+    }
+    const lines = [
+      `beta (difficulty): ${ex.beta.toFixed(3)}   |alpha|: ${Math.hypot(...ex.alpha).toFixed(3)}   temperature: ${scorer.temperature.toFixed(3)}`,
+      `top experts: ${top.map((t) => `#${t.expert} ${(t.weight * 100).toFixed(1)}%`).join(", ")} (+ shared expert)`,
+      "",
+      "p(correct)  model",
+      ...scores.map((s) => `${s.p.toFixed(3).padStart(10)}  ${s.model}`),
+    ];
+    process.stdout.write(`${lines.join("\n")}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * `irt-router train`: train an IRT-MoE scorer on one or more datasets (names of the data root or
+ * your-own-data folders) and write an artifact in the pretrained format. `--pretrained` trains the
+ * shipped scorer (all four datasets jointly) into `pretrained/`.
+ */
+import { z } from "zod";
+import { irtMoeConfigSchema } from "../../../src/scorer/config.js";
+import { parseWith } from "../../../src/util/validate.js";
+import { saveScorer } from "../../artifact/files.js";
+import { pretrainedDir } from "../../artifact/load.js";
+import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
+import type { CliCommand } from "../command.js";
+import { formatSeconds, Progress } from "../progress.js";
+
+/** The datasets the pretrained scorer is trained on. */
+export const PRETRAINED_DATASETS = ["mmlu-pro-29models", "routerbench-subset-11models", "routerdc-7models", "routellm-2models"] as const;
+
+const schema = z
+  .object({
+    dataset: z.array(z.string().min(1)).optional(),
+    pretrained: z.boolean().optional(),
+    out: z.string().min(1).optional(),
+    seed: z
+      .string()
+      .regex(/^[0-9]+$/, "must be a non-negative integer")
+      .transform(Number)
+      .optional(),
+    "data-root": z.string().min(1).optional(),
+    "cache-dir": z.string().min(1).optional(),
+    config: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), { message: "give --dataset <name-or-folder> (repeatable) or --pretrained", path: ["dataset"] })
+  .refine((a) => a.pretrained || a.out, { message: "is required with --dataset: the artifact directory to write", path: ["out"] });
+
+function parseConfig(text: string | undefined) {
+  if (!text) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return parseWith(z.never({ error: 'must be a JSON object, e.g. --config \'{"experts":4}\'' }), text, "options.config");
+  }
+  return parseWith(irtMoeConfigSchema.partial(), json, "options.config");
+}
+
+export const command: CliCommand<typeof schema> = {
+  name: "train",
+  summary:
+    "Train an IRT-MoE scorer on the train split of one or more datasets (early stopping on val) and write an artifact (manifest.json, weights.bin, catalog.json) with each dataset's test metrics.",
+  usage:
+    "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n       irt-router train --pretrained [--out pretrained/] [--seed N]",
+  options: {
+    dataset: { type: "string", multiple: true },
+    pretrained: { type: "boolean" },
+    out: { type: "string" },
+    seed: { type: "string" },
+    "data-root": { type: "string" },
+    "cache-dir": { type: "string" },
+    config: { type: "string" },
+  },
+  schema,
+  async run(args) {
+    const config = parseConfig(args.config);
+    const names = args.pretrained ? [...PRETRAINED_DATASETS] : args.dataset!;
+    const out = args.out ?? pretrainedDir();
+    const err = process.stderr;
+    let bar: Progress | undefined;
+    let status = "";
+    const t0 = performance.now();
+    const result = await trainScorerPipeline(names, {
+      seed: args.seed ?? 1,
+      config,
+      ...(args["data-root"] ? { dataRoot: args["data-root"] } : {}),
+      ...(args["cache-dir"] ? { cacheDir: args["cache-dir"] } : {}),
+      log: (line) => err.write(`${line}\n`),
+      onBatch: (b) => {
+        bar ??= new Progress({ label: "train", total: b.itemsTotal * (config.maxEpochs ?? 40), unit: "items", stream: err });
+        bar.update((b.epoch - 1) * b.itemsTotal + b.itemsDone, `epoch ${b.epoch} loss ${b.loss.toFixed(4)}${status}`);
+      },
+      onEpoch: (r) => {
+        status = ` | val loss ${r.valLoss.toFixed(4)} AUC ${r.valAuc.toFixed(4)} routing ${r.valRouting.toFixed(4)}${r.improved ? " (best)" : ""}`;
+        if (!err.isTTY) err.write(`epoch ${r.epoch}: train loss ${r.trainLoss.toFixed(4)}${status}, lr ${r.learningRate.toExponential(2)}, ${r.seconds.toFixed(1)}s\n`);
+      },
+    });
+    bar?.finish(`stopped after ${result.trained.history.length} epochs (best ${result.trained.bestEpoch})`);
+    const dir = await saveScorer(out, result.artifact);
+    const cal = result.trained.calibration;
+    err.write(
+      `calibration: temperature ${cal.fitted.toFixed(3)} ${cal.applied ? "applied" : "not applied"} (val ECE ${cal.eceBefore.toFixed(4)} -> ${cal.eceAfter.toFixed(4)})\n`,
+    );
+    process.stdout.write(`wrote ${dir} (${result.joined.data.nModels} models, ${formatSeconds((performance.now() - t0) / 1000)})\n`);
+    return 0;
+  },
+};
