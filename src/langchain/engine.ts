@@ -65,6 +65,28 @@ interface ScoringContext {
   prices: Map<string, ModelPrice | undefined>;
 }
 
+/** The catalog entry of an id or alias (exact match first, then case-insensitive). */
+function catalogEntry(scorer: Scorer, id: string) {
+  const lower = id.toLowerCase();
+  return (
+    scorer.models.find((m) => m.id === id || m.aliases.includes(id)) ??
+    scorer.models.find((m) => m.id.toLowerCase() === lower || m.aliases.some((a) => a.toLowerCase() === lower))
+  );
+}
+
+/** theta of a model the scorer knows (it resolves ids and aliases itself), or undefined when unknown. */
+function abilityOf(scorer: Scorer, id: string): { theta?: Float32Array; suggestions: string[] } {
+  try {
+    return { theta: scorer.ability(id), suggestions: [] };
+  } catch (error) {
+    if (error instanceof IrtRouterError && error.code === "UNKNOWN_MODEL") {
+      const suggestions = (error.details?.suggestions as string[] | undefined) ?? [];
+      return { suggestions };
+    }
+    throw error;
+  }
+}
+
 /**
  * Item parameters with the scorer's logit temperature folded in (alpha / T, beta / T), so that
  * p = sigmoid(alpha . theta - beta) is exactly the scorer's p, and feedback events carry parameters
@@ -150,10 +172,11 @@ export class RouteEngine {
     const catalogIds: Record<string, string> = {};
     const prices = new Map<string, ModelPrice | undefined>();
     for (const slot of this.slots) {
-      const entry = scorer.models.find((m) => m.id === slot.id || m.aliases.includes(slot.id));
-      if (entry) {
-        theta.set(slot.id, scorer.ability(slot.id));
-        catalogIds[slot.id] = entry.id;
+      const entry = catalogEntry(scorer, slot.id);
+      const known = abilityOf(scorer, slot.id);
+      if (known.theta) {
+        theta.set(slot.id, known.theta);
+        catalogIds[slot.id] = entry?.id ?? slot.id;
       } else {
         theta.set(slot.id, meanTheta);
         catalogIds[slot.id] = slot.id;
@@ -163,7 +186,9 @@ export class RouteEngine {
             .slice(0, 4)
             .map((m) => m.id)
             .join(", ")}); it is scored at the population-average ability until feedback teaches its own. ` +
-            `Use a catalog id or alias as the key if this is a known model.`,
+            (known.suggestions.length > 0
+              ? `Did you mean ${known.suggestions.join(", ")}?`
+              : `Use a catalog id or alias as the key if this is a known model.`),
         );
       }
       const price = slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id);

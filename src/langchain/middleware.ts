@@ -31,7 +31,7 @@ const stateSchema = z.object({
  * import { createAgent } from "langchain";
  * import { IrtRouter, irtRouterMiddleware } from "irt-router";
  *
- * const router = new IrtRouter({ models: { "gpt-4-1106-preview": gpt4, "mistral-7b-chat": mistral } });
+ * const router = new IrtRouter({ models: { "gpt-4-1106-preview": gpt4, "mistralai/mistral-7b-chat": mistral } });
  * const agent = createAgent({ model: gpt4, tools, middleware: [irtRouterMiddleware({ router })] });
  * const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] });
  * console.log(result.irtRouterRoutes.map((d) => d.chosen));
