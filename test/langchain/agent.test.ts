@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -50,6 +51,23 @@ describe("createAgent with IrtRouter as the model", () => {
     const agent = createAgent({ model: router, tools: [], responseFormat: Forecast });
     const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Rome" }] });
     expect(result.structuredResponse).toEqual({ city: "Rome", summary: "warm" });
+  });
+});
+
+describe("streaming an agent whose model is the router", () => {
+  it("streams each token once (the child's run is the only model run), like the child alone", async () => {
+    const tokens = async (model: BaseChatModel) => {
+      const agent = createAgent({ model, tools: [] });
+      const out: string[] = [];
+      for await (const [chunk] of await agent.stream({ messages: [{ role: "user", content: "Say hello" }] }, { streamMode: "messages" })) {
+        out.push(String((chunk as { content: unknown }).content));
+      }
+      return out;
+    };
+    const alone = await tokens(new FakeListChatModel({ responses: ["Hello there"] }));
+    const routed = await tokens(new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["Hello there"] }) }, scorer: new ToyScorer() }));
+    expect(alone.join("")).toBe("Hello there");
+    expect(routed).toEqual(alone);
   });
 });
 

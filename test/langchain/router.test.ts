@@ -212,6 +212,41 @@ describe("IrtRouter routing", () => {
     expect(router.getLsParams({} as never).ls_provider).not.toBe("irt-router");
   });
 
+  it("hands configurable, timeout and the rest of the config to the child, and refuses a pre-aborted call", async () => {
+    const child = fakeModel().respond(new AIMessage("ok"));
+    const spy = vi.spyOn(child, "invoke");
+    const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
+    await router.invoke("hi", { configurable: { thread_id: "t9", user: "u" }, timeout: 5000, runName: "r", runId: "00000000-0000-4000-8000-000000000001" });
+    const config = spy.mock.calls[0]![1] as Record<string, any>;
+    expect(config.configurable).toEqual({ thread_id: "t9", user: "u" });
+    expect(config.timeout).toBe(5000);
+    expect(config.runName).toBe("r");
+    expect(config.runId).toBe("00000000-0000-4000-8000-000000000001");
+    const controller = new AbortController();
+    controller.abort();
+    await expect(router.invoke("hi", { signal: controller.signal })).rejects.toThrow();
+    expect(spy).toHaveBeenCalledTimes(1);
+  });
+
+  it("the budget policy sees each run's spend and moves to cheaper models within a run", async () => {
+    const router = new IrtRouter({
+      models: { "gpt-4": new FakeListChatModel({ responses: ["a"] }), mistral: new FakeListChatModel({ responses: ["b"] }) },
+      scorer: new ToyScorer(),
+      policy: { kind: "budget", maxUsdPerRun: 0.02 },
+      expectedOutputTokens: 256,
+    });
+    const chosen: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await router.invoke("What is 12 * 12?", { metadata: { irtRouterRunId: "run-a" } });
+      chosen.push(decisionOf(r).chosen);
+    }
+    expect(chosen[0]).toBe("gpt-4");
+    expect(chosen.at(-1)).toBe("mistral");
+    // A new run starts with a fresh budget.
+    const other = await router.invoke("What is 12 * 12?", { metadata: { irtRouterRunId: "run-b" } });
+    expect(decisionOf(other).chosen).toBe("gpt-4");
+  });
+
   it("streams the child's chunks unchanged in number, the first carrying the decision", async () => {
     const child = new FakeListChatModel({ responses: ["hello world"] });
     const reference = new FakeListChatModel({ responses: ["hello world"] });
