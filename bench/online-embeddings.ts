@@ -1,15 +1,18 @@
 /**
- * Query embeddings of a dataset for the online simulation, through the project's offline encoder
- * (USE-lite, adapters/encoders/use-lite.ts) on the dataset's routing texts (adapters/data), cached in
- * `.cache/online-bench/`. Precomputed vectors (`IRT_ROUTER_PRELIM_EMBEDDINGS=<dir>` holding
- * `<dataset>.f32` + `<dataset>.ids.json` + `<dataset>.jsonl`) are accepted only when their texts equal
- * the loader's texts for every item and a sample re-embedded by the project encoder agrees within 1e-3.
+ * Query embeddings of a dataset for the online simulation: the project's embedding pipeline
+ * (adapters/data `getDatasetEmbeddings`: offline USE-lite on the loader's routing texts, cached; run
+ * `npx irt-router embed --dataset <name>` to fill the cache ahead of time). Alternatively, precomputed
+ * vectors (`IRT_ROUTER_PRELIM_EMBEDDINGS=<dir>` holding `<dataset>.f32` + `.ids.json` + `.jsonl`) are
+ * accepted only when their texts equal the loader's texts for every item and a sample re-embedded by
+ * the project encoder agrees within 1e-3 (cached in `.cache/online-bench/`).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Progress } from "../adapters/cli/progress.js";
 import { UseLiteEncoder } from "../adapters/encoders/use-lite.js";
+import { getDatasetEmbeddings, predictedDefaultEncoder } from "../adapters/data/dataset-embeddings.js";
+import { peekCachedEmbeddings } from "../adapters/data/embedding-cache.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,6 +25,15 @@ export interface DatasetEmbeddings {
 }
 
 export async function embeddingsFor(ds: CorrectnessDataset, log: (s: string) => void): Promise<DatasetEmbeddings> {
+  const predicted = await predictedDefaultEncoder();
+  const hit = predicted ? await peekCachedEmbeddings(ds, predicted) : undefined;
+  if (hit) return { X: hit.vectors, dim: hit.dim, source: `${hit.encoder.id} (project embedding cache)` };
+  if (!process.env.IRT_ROUTER_PRELIM_EMBEDDINGS) {
+    const progress = new Progress({ label: `embedding ${ds.name}`, total: ds.items.length, unit: "texts" });
+    const got = await getDatasetEmbeddings(ds, { onProgress: (p) => progress.update(p.done) });
+    progress.finish();
+    return { X: got.vectors, dim: got.dim, source: `${got.encoder.id} (project embedding pipeline)` };
+  }
   const encoder = await UseLiteEncoder.load();
   const dim = encoder.dim;
   const dir = join(here, "..", ".cache", "online-bench");
@@ -37,11 +49,8 @@ export async function embeddingsFor(ds: CorrectnessDataset, log: (s: string) => 
   }
   let X: Float32Array | undefined;
   let source = encoder.id;
-  const prelimDir = process.env.IRT_ROUTER_PRELIM_EMBEDDINGS;
-  if (prelimDir) {
-    const got = await tryPrelim(ds, prelimDir, encoder, log);
-    if (got) ({ X, source } = got);
-  }
+  const got = await tryPrelim(ds, process.env.IRT_ROUTER_PRELIM_EMBEDDINGS, encoder, log);
+  if (got) ({ X, source } = got);
   if (!X) {
     X = new Float32Array(n * dim);
     const progress = new Progress({ label: `embedding ${ds.name}`, total: n, unit: "texts" });

@@ -18,6 +18,7 @@
 import { z } from "zod";
 import { FeedbackError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
+import type { FeedbackEvent } from "./events.js";
 import type { OnlineLearner } from "./learner.js";
 import { predictiveP } from "./posterior.js";
 import { seededRng } from "./rng.js";
@@ -93,6 +94,11 @@ export interface CalibrateArgs extends CalibrationOptions {
   /** Asks the model one probe and returns its graded outcome in [0, 1]. */
   readonly ask: (probe: Probe) => Promise<number>;
   readonly onProgress?: (p: CalibrationProgress) => void;
+  /**
+   * Called with each feedback event BEFORE the learner applies it (e.g. `store.append([e])`, so an
+   * answer is durable before it counts). If it throws, calibration stops with that error.
+   */
+  readonly onEvent?: (event: FeedbackEvent) => Promise<void> | void;
   /** Time source for event timestamps (default Date.now). */
   readonly now?: () => number;
 }
@@ -195,7 +201,9 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
         continue;
       }
       consecutive = 0;
-      learner.observe({ id: `${o.eventPrefix}:${o.modelId}:${probe.id}`, model: o.modelId, alpha: Array.from(probe.alpha), beta: probe.beta, y, at: now() });
+      const event: FeedbackEvent = { id: `${o.eventPrefix}:${o.modelId}:${probe.id}`, model: o.modelId, alpha: Array.from(probe.alpha), beta: probe.beta, y, at: now() };
+      if (args.onEvent) await args.onEvent(event);
+      learner.observe(event);
       answers.push({ probeId: probe.id, y });
       stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
       onProgress?.({ asked: answers.length, budget: o.budget, probeId: probe.id, y, predictedAccuracy: stats.mean, accuracySd: stats.sd });

@@ -7,4 +7,5 @@ export const commands: Record<string, () => Promise<CliCommand<any>>> = {
   demo: async () => (await import("./demo.js")).command,
   train: async () => (await import("./train.js")).command,
   explain: async () => (await import("./explain.js")).command,
+  calibrate: async () => (await import("./calibrate.js")).command,
 };

@@ -1,0 +1,199 @@
+/**
+ * `irt-router calibrate`: bring a model's ability estimate up to speed with adaptively chosen probe
+ * questions (see src/learning/calibrate.ts and docs/online.md).
+ *
+ * Two ways to answer the probes:
+ * - `--replay <column>`: offline, from the probe dataset's recorded correctness of that model column
+ *   (a check of the whole loop without calling any model);
+ * - `--endpoint <url>`: an OpenAI-compatible chat-completions server; the reply is graded by
+ *   multiple-choice letter extraction against the dataset's `answer` column (MMLU-Pro has one).
+ *   The API key is read from the environment variable named by `--api-key-env` (default OPENAI_API_KEY).
+ * With `--store <dir>` every answer is appended to a FileStore (durable) before it is applied.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { z } from "zod";
+import { parseCsv } from "../../../src/data/csv.js";
+import type { CorrectnessDataset } from "../../../src/data/types.js";
+import { FeedbackError, ValidationError } from "../../../src/errors.js";
+import { calibrateModel, type Probe } from "../../../src/learning/calibrate.js";
+import type { FeedbackEvent } from "../../../src/learning/events.js";
+import { gradeMultipleChoice } from "../../../src/learning/grader.js";
+import { OnlineLearner, type LearnerState } from "../../../src/learning/learner.js";
+import { loadPretrained, loadScorer } from "../../artifact/load.js";
+import { loadDataset } from "../../data/load-dataset.js";
+import { buildProbeBank } from "../../learning/probe-bank.js";
+import { FileStore } from "../../stores/file.js";
+import type { CliCommand } from "../command.js";
+import { Progress } from "../progress.js";
+
+const positiveInt = (what: string) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]*$/, `must be a positive integer (${what})`)
+    .transform(Number);
+
+const schema = z
+  .object({
+    model: z.string({ error: "is required: the id of the model to calibrate" }).min(1),
+    budget: positiveInt("the maximum number of probe questions"),
+    probes: z.string().min(1).default("mmlu-pro-29models"),
+    "data-root": z.string().min(1).optional(),
+    scorer: z.string().min(1).optional(),
+    replay: z.string().min(1).optional(),
+    endpoint: z.string().url().optional(),
+    "endpoint-model": z.string().min(1).optional(),
+    "api-key-env": z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").default("OPENAI_API_KEY"),
+    strategy: z.enum(["fisher", "random"]).default("fisher"),
+    "target-sd": z
+      .string()
+      .transform(Number)
+      .pipe(z.number().min(0).max(1))
+      .optional(),
+    "bank-size": positiveInt("probe items to sample").default(1000),
+    seed: z.string().regex(/^\d+$/, "must be a non-negative integer").transform(Number).default(0),
+    store: z.string().min(1).optional(),
+    json: z.boolean().default(false),
+  })
+  .strict()
+  .refine((a) => Boolean(a.replay) !== Boolean(a.endpoint), { message: "give exactly one of --replay <model-column> or --endpoint <url>", path: ["replay"] });
+
+type Args = z.output<typeof schema>;
+
+/** Answer keys (letters) from the dataset folder's questions table, when it has an `answer` column. */
+function answerKeys(ds: CorrectnessDataset): Map<string, string> {
+  const file = ds.source.files.find((f) => /questions\.csv(\.gz)?$/.test(f));
+  if (!file) throw new ValidationError(`Dataset "${ds.name}" has no questions table with answer keys; use --replay, or call calibrateModel() with your own grader.`, { path: "options.endpoint" });
+  const path = file.startsWith("/") ? file : join(ds.source.dir, file);
+  const raw = readFileSync(path);
+  const text = path.endsWith(".gz") ? gunzipSync(raw).toString("utf8") : raw.toString("utf8");
+  const table = parseCsv(text, path);
+  const idCol = table.header.indexOf(table.header.includes("question_id") ? "question_id" : table.header[0]!);
+  const ansCol = table.header.indexOf("answer");
+  if (ansCol < 0) throw new ValidationError(`${path} has no "answer" column; use --replay, or call calibrateModel() with your own grader.`, { path: "options.endpoint" });
+  return new Map(table.records.map((r) => [r.fields[idCol]!, r.fields[ansCol]!.trim()]));
+}
+
+function replayAnswers(ds: CorrectnessDataset, column: string): Map<number, number> {
+  const m = ds.models.indexOf(column);
+  if (m < 0) throw new ValidationError(`--replay "${column}" is not a model column of ${ds.name}. Columns: ${ds.models.join(", ")}`, { path: "options.replay" });
+  const out = new Map<number, number>();
+  for (let i = 0; i < ds.items.length; i++) for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) if (ds.labels.model[j] === m) out.set(i, ds.labels.y[j]!);
+  return out;
+}
+
+async function askEndpoint(url: string, model: string, apiKey: string | undefined, question: string): Promise<string> {
+  const res = await fetch(`${url.replace(/\/$/, "")}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+    body: JSON.stringify({
+      model,
+      temperature: 0,
+      messages: [{ role: "user", content: `${question}\n\nThink step by step, then finish with "The answer is (X)" where X is the letter of the correct option.` }],
+    }),
+  });
+  if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}: ${(await res.text()).slice(0, 200)}`);
+  const body = (await res.json()) as { choices?: { message?: { content?: string } }[] };
+  const content = body.choices?.[0]?.message?.content;
+  if (typeof content !== "string") throw new Error(`unexpected response from ${url}: no choices[0].message.content`);
+  return content;
+}
+
+async function run(a: Args): Promise<number> {
+  const err = process.stderr;
+  const scorer = a.scorer ? await loadScorer(a.scorer) : await loadPretrained();
+  const ds = await loadDataset(a.probes, a["data-root"] ? { dataRoot: a["data-root"] } : {});
+  const replay = a.replay ? replayAnswers(ds, a.replay) : undefined;
+  const keys = a.endpoint ? answerKeys(ds) : undefined;
+  const indexOfId = new Map(ds.items.map((it, i) => [it.id, i]));
+
+  const bankProgress = new Progress({ label: "probe bank", total: Math.min(a["bank-size"], ds.items.length), unit: "items" });
+  const { bank, fromCache } = await buildProbeBank(scorer, ds, {
+    size: a["bank-size"],
+    seed: a.seed,
+    filter: replay ? (i) => replay.has(i) : keys ? (i) => keys.has(ds.items[i]!.id) : undefined,
+    onProgress: (d) => bankProgress.update(d),
+  });
+  if (!fromCache) bankProgress.finish();
+  err.write(`Probe bank: ${bank.ids.length} items of ${ds.name}${fromCache ? " (cached)" : ""}.\n`);
+
+  const known = scorer.models.map((m) => ({ id: m.id, ability: m.ability }));
+  const store = a.store ? await FileStore.open(a.store) : undefined;
+  try {
+    let learner: OnlineLearner;
+    if (store) {
+      const { snapshot, events } = await store.load();
+      learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState, { unknownModels: "add" }) : new OnlineLearner(known, { unknownModels: "add" });
+      for (const e of events) learner.observe(e);
+      err.write(`Store ${a.store}: ${events.length} event(s) replayed${snapshot ? ` after snapshot ${snapshot.seq}` : ""}.\n`);
+    } else learner = new OnlineLearner(known, { unknownModels: "add" });
+
+    const apiKey = process.env[a["api-key-env"]];
+    const ask = async (probe: Probe): Promise<number> => {
+      const i = indexOfId.get(probe.id);
+      if (i === undefined) throw new FeedbackError(`probe ${probe.id} is not an item of ${ds.name}`);
+      if (replay) return replay.get(i)!;
+      const reply = await askEndpoint(a.endpoint!, a["endpoint-model"] ?? a.model, apiKey, ds.items[i]!.text);
+      return gradeMultipleChoice(reply, keys!.get(probe.id)!);
+    };
+    const progress = new Progress({ label: `calibrating ${a.model}`, total: a.budget, unit: "probes" });
+    const result = await calibrateModel({
+      learner,
+      modelId: a.model,
+      probes: bank,
+      budget: a.budget,
+      strategy: a.strategy,
+      seed: a.seed,
+      ...(a["target-sd"] !== undefined ? { targetSd: a["target-sd"] } : {}),
+      ask,
+      onEvent: store
+        ? async (e: FeedbackEvent) => {
+            const r = await store.append([e]);
+            if (r.snapshotDue) await store.snapshot(r.seq - 1, learner.exportState());
+          }
+        : undefined,
+      onProgress: (p) => progress.update(p.asked, `acc ${(100 * p.predictedAccuracy).toFixed(1)}% +/- ${(100 * p.accuracySd).toFixed(1)}`),
+    });
+    progress.finish();
+    if (a.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else {
+      process.stdout.write(
+        `${a.model}: ${result.asked} probe(s) asked, stopped by ${result.stopReason}; predicted accuracy on the ${ds.name} probe bank ` +
+          `${(100 * result.predictedAccuracy).toFixed(1)}% (sd ${(100 * result.accuracySd).toFixed(1)} points)` +
+          `${result.failures ? `; ${result.failures} failed call(s), last: ${result.lastFailure}` : ""}.\n`,
+      );
+    }
+    return result.stopReason === "ask-failed" ? 1 : 0;
+  } finally {
+    await store?.close();
+  }
+}
+
+export const command: CliCommand<typeof schema> = {
+  name: "calibrate",
+  summary:
+    "Calibrate a model's ability with probe questions chosen by maximum Fisher information (answers replayed from a dataset column, or asked to an OpenAI-compatible endpoint and graded by letter extraction).",
+  usage:
+    "irt-router calibrate --model <id> --budget <n> (--replay <model-column> | --endpoint <url> [--endpoint-model <name>] [--api-key-env <VAR>]) " +
+    "[--probes <name-or-folder>] [--data-root <dir>] [--scorer <artifact-dir>] [--strategy fisher|random] [--target-sd <x>] [--bank-size <n>] [--seed <n>] [--store <dir>] [--json]",
+  options: {
+    model: { type: "string" },
+    budget: { type: "string" },
+    probes: { type: "string" },
+    "data-root": { type: "string" },
+    scorer: { type: "string" },
+    replay: { type: "string" },
+    endpoint: { type: "string" },
+    "endpoint-model": { type: "string" },
+    "api-key-env": { type: "string" },
+    strategy: { type: "string" },
+    "target-sd": { type: "string" },
+    "bank-size": { type: "string" },
+    seed: { type: "string" },
+    store: { type: "string" },
+    json: { type: "boolean" },
+  },
+  schema,
+  run: (args) => run(args),
+};

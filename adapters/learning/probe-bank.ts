@@ -1,0 +1,97 @@
+/**
+ * Probe banks for adaptive calibration, built from a dataset of the data root: a seeded sample of
+ * its items with the alpha and beta the scorer computes (temperature folded in), cached as JSON in
+ * `<cache>/probe-banks/` keyed by the dataset's content hash, the scorer's weights hash and the sample.
+ * The cache holds item ids and numbers only, never item texts or answers.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { CorrectnessDataset } from "../../src/data/types.js";
+import { probeBankFrom, type ProbeBank } from "../../src/learning/calibrate.js";
+import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
+import { parseWith } from "../../src/util/validate.js";
+import { packageRoot } from "../data/data-root.js";
+import { peekCachedEmbeddings } from "../data/embedding-cache.js";
+
+const optionsSchema = z
+  .object({
+    /** How many items to sample (default 1000; all when the dataset is smaller). */
+    size: z.number().int().positive().default(1000),
+    seed: z.number().int().default(0),
+    /** Only items for which this predicate holds (e.g. observed for a replay model). */
+    filter: z.custom<(index: number) => boolean>((v) => typeof v === "function", "must be a function").optional(),
+    /** Cache folder (default `<package>/.cache/probe-banks`). */
+    cacheDir: z.string().min(1).optional(),
+    onProgress: z.custom<(done: number, total: number) => void>((v) => typeof v === "function", "must be a function").optional(),
+  })
+  .strict();
+
+export type ProbeBankOptions = z.input<typeof optionsSchema>;
+
+/** Indices of the sampled items, in dataset order. */
+export function sampleItems(n: number, size: number, seed: number, filter?: (i: number) => boolean): number[] {
+  const pool = Array.from({ length: n }, (_, i) => i).filter((i) => !filter || filter(i));
+  // seeded partial Fisher-Yates (mulberry32)
+  let state = (seed ^ 0x9e3779b9) >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const k = Math.min(size, pool.length);
+  for (let i = 0; i < k; i++) {
+    const j = i + Math.floor(next() * (pool.length - i));
+    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+  }
+  return pool.slice(0, k).sort((a, b) => a - b);
+}
+
+/**
+ * Probe bank of a dataset under a scorer (computed once, then served from the cache).
+ *
+ * @example
+ * ```ts
+ * const bank = await buildProbeBank(scorer, await loadDataset("mmlu-pro-29models"), { size: 500 });
+ * await calibrateModel({ learner, modelId: "my-model", probes: bank, budget: 40, ask });
+ * ```
+ */
+export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDataset, options: ProbeBankOptions = {}): Promise<{ bank: ProbeBank; items: number[]; fromCache: boolean }> {
+  const o = parseWith(optionsSchema, options, "probeBankOptions");
+  const items = sampleItems(ds.items.length, o.size, o.seed, o.filter);
+  const scorerKey = scorer.manifest?.weights.sha256 ?? "unsaved";
+  const key = createHash("sha256")
+    .update(JSON.stringify({ data: ds.source.sha256, scorer: scorerKey, encoder: scorer.encoder.id, items: items.map((i) => ds.items[i]!.id) }))
+    .digest("hex")
+    .slice(0, 20);
+  const dir = o.cacheDir ?? join(packageRoot(), ".cache", "probe-banks");
+  const file = join(dir, `${ds.name.replace(/[^A-Za-z0-9._-]/g, "_")}-${key}.json`);
+  if (existsSync(file)) {
+    try {
+      const cached = JSON.parse(readFileSync(file, "utf8")) as { ids: string[]; alphas: number[]; betas: number[]; dim: number };
+      if (cached.ids.length === items.length && cached.alphas.length === items.length * cached.dim) {
+        return { bank: { dataset: ds.name, dim: cached.dim, ids: cached.ids, alphas: Float32Array.from(cached.alphas), betas: Float32Array.from(cached.betas) }, items, fromCache: true };
+      }
+    } catch {
+      // unreadable cache: rebuild below
+    }
+  }
+  const T = scorer.temperature;
+  const cachedVectors = await peekCachedEmbeddings(ds, scorer.encoder);
+  const entries: { id: string; alpha: Float32Array; beta: number }[] = [];
+  for (const [k, i] of items.entries()) {
+    const input = cachedVectors ? cachedVectors.vectors.subarray(i * cachedVectors.dim, (i + 1) * cachedVectors.dim) : ds.items[i]!.text;
+    const p = await scorer.itemParams(input);
+    entries.push({ id: ds.items[i]!.id, alpha: Float32Array.from(p.alpha, (v) => v / T), beta: p.beta / T });
+    o.onProgress?.(k + 1, items.length);
+  }
+  const bank = probeBankFrom(ds.name, entries);
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ dataset: ds.name, dim: bank.dim, ids: bank.ids, alphas: Array.from(bank.alphas), betas: Array.from(bank.betas) }));
+  renameSync(tmp, file);
+  return { bank, items, fromCache: false };
+}
