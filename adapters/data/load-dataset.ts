@@ -8,6 +8,8 @@ import { BUILTIN_DATASETS } from "./builtin.js";
 import { DATA_ROOT_ENV, dataRootCandidates, describeCandidate, isDirectory } from "./data-root.js";
 import { isOwnDataFolder, loadOwnDataFolder } from "./own-data.js";
 
+const nameSchema = z.string({ error: "must be a dataset name or a folder path (a string)" });
+
 const loadOptionsSchema = z
   .object({
     /** Data root to search first (the CLI's `--data-root`). */
@@ -52,6 +54,7 @@ function kindOf(dir: string): ResolvedDataset["kind"] | undefined {
  * ```
  */
 export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions = {}): ResolvedDataset {
+  parseWith(nameSchema, nameOrFolder, "dataset");
   const opts = parseWith(loadOptionsSchema, options, "options");
   if (nameOrFolder.trim() === "") {
     throw new DatasetNotFoundError(`No dataset given: pass a dataset name (e.g. "mmlu-pro-29models") or a folder path.`);
@@ -110,6 +113,7 @@ function notFound(nameOrFolder: string, tried: string[]): DatasetNotFoundError {
  * ```
  */
 export async function loadDataset(nameOrFolder: string, options: LoadDatasetOptions = {}): Promise<CorrectnessDataset> {
+  parseWith(nameSchema, nameOrFolder, "dataset");
   const opts = parseWith(loadOptionsSchema, options, "options");
   const { dir, kind } = resolveDataset(nameOrFolder, opts);
   const name = basename(dir);

@@ -212,7 +212,7 @@ function asPrice(value: Cell, file: string, line: number, field: string): number
  * ```
  */
 export async function loadOwnDataFolder(folder: string): Promise<CorrectnessDataset> {
-  const dir = resolve(folder);
+  const dir = resolve(parseWith(z.string().min(1, "must be a folder path"), folder, "folder"));
   const itemsName = findOwnDataFile(dir, "items");
   const labelsName = findOwnDataFile(dir, "labels");
   if (!itemsName || !labelsName) {

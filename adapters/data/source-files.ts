@@ -31,13 +31,13 @@ export class SourceFiles {
     try {
       bytes = await readFile(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-        throw new DatasetNotFoundError(`Dataset file ${path} does not exist; the folder ${this.dir} needs it.`, {
-          file: path,
-          cause: error,
-        });
-      }
-      throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new DatasetNotFoundError(
+        code === "ENOENT"
+          ? `Dataset file ${path} does not exist; the folder ${this.dir} needs it.`
+          : `Dataset file ${path} cannot be read (${code ?? (error as Error).message}); check its permissions.`,
+        { file: path, cause: error },
+      );
     }
     this.hash.update(`${name}\0${bytes.length}\0`);
     this.hash.update(bytes);

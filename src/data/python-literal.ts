@@ -86,6 +86,9 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   v: "\v",
 };
 
+/** Characters that end a run of ordinary string content. */
+const SPECIAL = /[\\'"\n]/g;
+
 class Parser {
   pos = 0;
   constructor(
@@ -143,8 +146,12 @@ class Parser {
       const c = this.s[this.pos]!;
       if (c === "\n" && !triple) this.fail("newline inside a single-quoted string literal");
       if (c !== "\\") {
-        out += c;
-        this.pos++;
+        // Copy the run of ordinary characters up to the next backslash, quote or newline in one slice.
+        SPECIAL.lastIndex = this.pos + 1;
+        const next = SPECIAL.exec(this.s);
+        const end = next ? next.index : this.s.length;
+        out += this.s.slice(this.pos, end);
+        this.pos = end;
         continue;
       }
       const e = this.s[this.pos + 1];

@@ -93,3 +93,10 @@ describe("data root resolution", () => {
     expect(notFound(() => resolveDataset(" ")).message).toMatch(/No dataset given/);
   });
 });
+
+describe("argument validation", () => {
+  it("a non-string dataset is a ValidationError naming the argument", async () => {
+    await expect(loadDataset(42 as never)).rejects.toThrow(/Invalid dataset/);
+    await expect(loadDataset("tiny", { dataRoot: "" })).rejects.toThrow(/options.dataRoot/);
+  });
+});
