@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { parseWith } from "../../src/util/validate.js";
+import { EncoderMismatchError } from "../../src/errors.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
 import { buildCatalog } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
@@ -14,9 +15,7 @@ import { joinDatasets, type JoinedData } from "../../src/scorer/dataset.js";
 import { betaDifficultyR, scorerMetrics } from "../../src/scorer/evaluate.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { trainIrtMoe, type EpochReport, type TrainedIrtMoe } from "../../src/scorer/train.js";
-import { loadDataset } from "../data/load-dataset.js";
-import { embedDataset } from "../data/embedding-cache.js";
-import { UseLiteEncoder } from "../encoders/use-lite.js";
+import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
 import { getTf } from "../tf.js";
 
 /** The protocol's split rule, as recorded in manifests. */
@@ -69,23 +68,28 @@ export interface TrainPipelineResult {
 export async function trainScorerPipeline(names: readonly string[], options: TrainPipelineOptions = {}): Promise<TrainPipelineResult> {
   const opts = parseWith(optionsSchema, options, "options");
   const log = opts.log ?? (() => {});
-  const encoder = opts.encoder ?? (await UseLiteEncoder.load());
   const datasets: CorrectnessDataset[] = [];
   const parts = [];
+  let encoderInfo: { id: string; dim: number } | undefined;
   for (const name of names) {
-    const ds = await loadDataset(name, opts.dataRoot ? { dataRoot: opts.dataRoot } : {});
-    log(`${ds.name}: ${ds.items.length} items, ${ds.models.length} models; embedding with ${encoder.id}`);
     let last = 0;
-    const emb = await embedDataset(ds, encoder, {
+    const emb = await getDatasetEmbeddings(name, {
+      ...(opts.encoder ? { encoder: opts.encoder } : {}),
+      ...(opts.dataRoot ? { dataRoot: opts.dataRoot } : {}),
       ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
       onProgress: (p) => {
         const now = Date.now();
         if (now - last > 10_000 || p.done === p.total) {
           last = now;
-          log(`  embedded ${p.done}/${p.total}`);
+          log(`${name}: embedded ${p.done}/${p.total}`);
         }
       },
     });
+    const ds = emb.dataset;
+    log(`${ds.name}: ${ds.items.length} items, ${ds.models.length} models, ${emb.encoder.id}${emb.fromCache ? " (embeddings from cache)" : ""}`);
+    if (encoderInfo && (encoderInfo.id !== emb.encoder.id || encoderInfo.dim !== emb.encoder.dim))
+      throw new EncoderMismatchError(encoderInfo, emb.encoder, `embedding of ${ds.name}`);
+    encoderInfo = emb.encoder;
     datasets.push(ds);
     parts.push({ dataset: ds, vectors: emb.vectors, dim: emb.dim });
   }
@@ -125,7 +129,7 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
   const artifact: ScorerArtifact = {
     weights: trained.weights,
     catalog,
-    encoder: { id: encoder.id, dim: encoder.dim },
+    encoder: { id: encoderInfo!.id, dim: encoderInfo!.dim },
     config: trained.config,
     temperature: trained.temperature,
     calibration: trained.calibration,
