@@ -104,7 +104,22 @@ describe("irtRouterMiddleware", () => {
       .respond(new AIMessage("Sunny in Lima."));
     const middleware = irtRouterMiddleware({ models: { "gpt-4": broken, mistral: backup }, scorer: new ToyScorer() });
     const agent = createAgent({ model: fakeModel(), tools: [weather], middleware: [middleware] });
-    const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Lima?" }] });
+    const seen: { tags?: string[]; metadata?: Record<string, unknown> }[] = [];
+    const handler = {
+      handleChatModelStart: async (..._args: unknown[]) => {
+        seen.push({ tags: _args[5] as string[], metadata: _args[6] as Record<string, unknown> });
+      },
+    };
+    const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Lima?" }] }, { callbacks: [handler] });
+    // Each model run in the trace carries the decision and the router's tags.
+    // Each step tries the broken gpt-4 first, then falls back to mistral.
+    expect(seen.map((s) => s.tags?.find((t) => t.startsWith("irt-router:")))).toEqual([
+      "irt-router:gpt-4",
+      "irt-router:mistral",
+      "irt-router:gpt-4",
+      "irt-router:mistral",
+    ]);
+    expect(seen.every((s) => typeof (s.metadata?.irtRouter as RouteDecision | undefined)?.decisionId === "string")).toBe(true);
     const routes = result.irtRouterRoutes as RouteDecision[];
     expect(routes.map((d) => d.chosen)).toEqual(["mistral", "mistral"]);
     expect(routes[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);

@@ -247,6 +247,15 @@ describe("IrtRouter routing", () => {
     expect(decisionOf(other).chosen).toBe("gpt-4");
   });
 
+  it("generate() runs the child as a nested run of the router's own run", async () => {
+    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["nested"] }) }, scorer: new ToyScorer() });
+    const recorder = new Recorder();
+    const result = await router.generate([[new HumanMessage("hi")]], { callbacks: [recorder] });
+    expect(result.generations[0]![0]!.text).toBe("nested");
+    expect(recorder.starts.map((s) => s.name)).toEqual(["IrtRouter", "FakeListChatModel"]);
+    expect((recorder.starts[1]!.metadata?.irtRouter as RouteDecision).chosen).toBe("mistral");
+  });
+
   it("streams the child's chunks unchanged in number, the first carrying the decision", async () => {
     const child = new FakeListChatModel({ responses: ["hello world"] });
     const reference = new FakeListChatModel({ responses: ["hello world"] });
