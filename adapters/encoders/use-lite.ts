@@ -208,6 +208,8 @@ export class UseLiteEncoder implements QueryEncoder {
     const pending = new Map<string, Pending>();
     for (let i = 0; i < checked.length; i++) {
       const text = checked[i]!;
+      // UTF-8 encoding turns a lone surrogate into U+FFFD; harmless here, since the tokenizer maps
+      // both to the same unknown id, so texts sharing a key always share a vector.
       const key = createHash("sha256").update(text, "utf8").digest("base64");
       const hit = pending.has(key) ? undefined : this.cache.get(key);
       if (hit) {
