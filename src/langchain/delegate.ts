@@ -30,16 +30,13 @@ export function childConfig<C extends Partial<RunnableConfig>>(
   return out as C;
 }
 
-/** True when an error is a cancellation (never retried on another model). */
-export function isAbort(error: unknown, signal?: AbortSignal): boolean {
-  if (signal?.aborted) return true;
-  if (!(error instanceof Error)) return false;
-  return (
-    error.name === "AbortError" ||
-    error.name === "ModelAbortError" ||
-    /^(aborted|abort)/i.test(error.message) ||
-    /operation was aborted/i.test(error.message)
-  );
+/**
+ * True when a failure is the caller's cancellation: the call's own `signal` has aborted. Such a call
+ * is never retried on another model. Any other failure, including a child's timeout (which providers
+ * and LangChain also report as an abort of their internal signal), may fall back.
+ */
+export function isAbort(_error: unknown, signal?: AbortSignal): boolean {
+  return signal?.aborted === true;
 }
 
 /** `Name: first line of message`, for the attempt record. */

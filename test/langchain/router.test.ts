@@ -298,6 +298,15 @@ describe("IrtRouter routing", () => {
     expect(d.attempts[0]!.ok).toBe(false);
   });
 
+  it("a child's timeout is not a cancellation: the next candidate answers", async () => {
+    const slow = new SlowModel();
+    const backup = fakeModel().respond(new AIMessage("in time"));
+    const router = new IrtRouter({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
+    const reply = await router.invoke("What is 1+1?", { timeout: 50 });
+    expect(reply.content).toBe("in time");
+    expect(decisionOf(reply).attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+  });
+
   it("falls back to the next candidate when the chosen child throws", async () => {
     const limited = fakeModel().alwaysThrow(Object.assign(new Error("429 Too Many Requests"), { status: 429 }));
     const backup = fakeModel().respond(new AIMessage("from backup"));
