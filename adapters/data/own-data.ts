@@ -363,7 +363,8 @@ export type WriteOwnDataOptions = z.input<typeof writeOptionsSchema>;
  * Write a dataset as a your-own-data folder (items, labels and models tables in one format), e.g. to
  * convert a dataset or to hand-edit one. Loading the folder back gives the same items, texts, categories,
  * labels, costs, model order and prices; name the folder like the dataset to keep the same split.
- * Refuses to overwrite existing tables unless `overwrite: true`. Returns the paths written.
+ * Refuses to overwrite existing tables unless `overwrite: true`. The third argument may also be just the
+ * format (`writeOwnDataFolder(ds, dir, "jsonl")`). Returns the paths written.
  *
  * @example
  * ```ts
@@ -371,8 +372,12 @@ export type WriteOwnDataOptions = z.input<typeof writeOptionsSchema>;
  * await writeOwnDataFolder(ds, "/tmp/routerbench-subset-11models", { format: "jsonl" });
  * ```
  */
-export async function writeOwnDataFolder(ds: CorrectnessDataset, folder: string, options: WriteOwnDataOptions = {}): Promise<string[]> {
-  const { format, overwrite } = parseWith(writeOptionsSchema, options, "options");
+export async function writeOwnDataFolder(
+  ds: CorrectnessDataset,
+  folder: string,
+  options: WriteOwnDataOptions | OwnDataFormat = {},
+): Promise<string[]> {
+  const { format, overwrite } = parseWith(writeOptionsSchema, typeof options === "string" ? { format: options } : options, "options");
   const dir = resolve(folder);
   await mkdir(dir, { recursive: true });
   if (!overwrite) {

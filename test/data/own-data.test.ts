@@ -155,7 +155,7 @@ describe("writeOwnDataFolder round trip on real data", () => {
     const ds = await loadDataset("routerbench-subset-11models");
     for (const format of ["csv", "csv.gz", "jsonl"] as const) {
       const dir = join(root, `rt-${format}`, ds.name);
-      const written = await writeOwnDataFolder(ds, dir, { format });
+      const written = format === "jsonl" ? await writeOwnDataFolder(ds, dir, format) : await writeOwnDataFolder(ds, dir, { format });
       expect(written.map((p) => p.slice(dir.length + 1))).toEqual([`items.${format}`, `labels.${format}`, `models.${format}`]);
       const back = await loadDataset(dir);
       expectSameDataset(ds, back);
@@ -163,6 +163,7 @@ describe("writeOwnDataFolder round trip on real data", () => {
       expect([s.train.length, s.val.length, s.test.length]).toEqual([2_541, 323, 300]);
     }
     await expect(writeOwnDataFolder(ds, join(root, "rt-csv", ds.name))).rejects.toThrow(/already holds/);
+    await expect(writeOwnDataFolder(ds, join(root, "rt-bad"), "xml" as never)).rejects.toThrow(/options.format/);
   });
 
   it("mmlu-pro-29models (unobserved cells) and routerdc soft scores (graded labels) survive the round trip", async () => {
