@@ -37,6 +37,8 @@ export interface SimConfig {
   readonly sgdEta: number;
   readonly ucbKappa: number;
   readonly calibrationCap: number;
+  /** Probe bank size per held-out model: a seeded sample of its train-split items. */
+  readonly calibrationBank: number;
   readonly calibrationTolerance: number;
   readonly bootstrap: number;
   /** Prior options of the posterior routers (defaults of OnlineLearner when absent). */
@@ -319,7 +321,14 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   for (const m of cfg.skipCalibration ? [] : w.heldOut) {
     const bankItems: number[] = [];
     const label = new Map<number, number>();
-    for (const i of w.train) {
+    const sample = [...w.train];
+    const rs = seededRng(cfg.seed * 271 + m);
+    for (let k = sample.length - 1; k > 0; k--) {
+      const j = Math.floor(rs.next() * (k + 1));
+      [sample[k], sample[j]] = [sample[j]!, sample[k]!];
+    }
+    for (const i of sample) {
+      if (bankItems.length >= cfg.calibrationBank) break;
       for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
         if (w.model[j] === m) {
           bankItems.push(i);

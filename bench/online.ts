@@ -8,7 +8,8 @@
  * Writes bench/results/online.json and the results block of docs/online.md (full runs only unless
  * `--write` is given).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -35,11 +36,13 @@ const argsSchema = z
     "data-root": z.string().optional(),
     write: z.boolean().default(false),
     epochs: z.coerce.number().int().min(1).max(200).optional(),
+    "only-seed": z.coerce.number().int().min(1).max(20).optional(),
+    fresh: z.boolean().default(false),
   })
   .strict();
 
 /** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
-export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 20, patience: 3 };
+export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 6, patience: 2 };
 
 const CHECKPOINTS = [0, 50, 100, 300, 1000, 3000];
 
@@ -116,6 +119,8 @@ async function main(): Promise<void> {
       "data-root": { type: "string" },
       write: { type: "boolean" },
       epochs: { type: "string" },
+      "only-seed": { type: "string" },
+      fresh: { type: "boolean" },
     },
     strict: true,
   });
@@ -137,11 +142,30 @@ async function main(): Promise<void> {
     sgdEta: 0.5,
     ucbKappa: 2,
     calibrationCap: 300,
+    calibrationBank: 2000,
     calibrationTolerance: 0.03,
     bootstrap: 1000,
   });
   const results: SeedResult[] = [];
-  for (let seed = 1; seed <= nSeeds; seed++) {
+  // Each seed's result is cached (keyed by dataset content, leave-out, item-model config and embeddings), so
+  // seeds can be computed in separate processes (`--only-seed k`) and a rerun only aggregates.
+  const seedCache = (seed: number) =>
+    join(
+      here,
+      "..",
+      ".cache",
+      "online-bench",
+      `seed-${createHash("sha256").update(JSON.stringify({ v: 2, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
+    );
+  const seeds = args["only-seed"] ? [args["only-seed"]] : Array.from({ length: nSeeds }, (_, k) => k + 1);
+  for (const seed of seeds) {
+    const cached = seedCache(seed);
+    if (!args.fresh && existsSync(cached)) {
+      const r = JSON.parse(readFileSync(cached, "utf8")) as SeedResult & { gapDiffs: number[] };
+      results.push({ ...r, gapDiffs: Float64Array.from(r.gapDiffs) });
+      log(`seed ${seed}: cached result ${cached}`);
+      continue;
+    }
     const heldOut = parseLeaveOut(args["leave-out"], ds, split.train, seed);
     const keep = ds.models.map((_, m) => m).filter((m) => !heldOut.includes(m));
     log(`seed ${seed}: leave out ${heldOut.map((m) => ds.models[m]).join(", ")}`);
@@ -175,11 +199,17 @@ async function main(): Promise<void> {
     };
     const r = await simulateSeed(world, simCfg(seed), log);
     results.push(r);
+    mkdirSync(dirname(cached), { recursive: true });
+    writeFileSync(cached, JSON.stringify({ ...r, gapDiffs: Array.from(r.gapDiffs) }));
     const c = r.curves;
     log(`  static ${fmt(c.static![0]!)} oracle ${fmt(c.oracle![0]!)} gap ${r.gap.points.toFixed(2)} [${r.gap.ci95.map((v) => v.toFixed(2)).join(", ")}]`);
     log(`  learning ${c.learning!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")} | ucb ${c.learningUcb!.map(fmt).join(" ")}`);
     log(`  sgdEps ${c.sgdEpsilon!.map(fmt).join(" ")} | epsGreedy ${c.epsilonGreedy!.map(fmt).join(" ")}`);
     log(`  calibration ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.randomProbes}`).join("; ")}`);
+  }
+  if (args["only-seed"]) {
+    log(`bench:online: seed ${args["only-seed"]} cached; run without --only-seed to aggregate`);
+    return;
   }
   const summary = summarise(results, { dataset: ds.name, leaveOutSpec: args["leave-out"], embeddings: emb.source, config, seconds: (performance.now() - t0) / 1000, quick: args.quick });
   const json = {
@@ -191,7 +221,7 @@ async function main(): Promise<void> {
     calibration: summary.calibration,
     detail: summary.detail,
   };
-  const defaultRun = args.dataset === "mmlu-pro-29models" && args["leave-out"] === "top:3,random:2" && !args.quick && !args.seeds && !args.epochs;
+  const defaultRun = args.dataset === "mmlu-pro-29models" && args["leave-out"] === "top:3,random:2" && !args.quick && !args.seeds && !args.epochs && !args["only-seed"];
   if (defaultRun || args.write) {
     writeFileSync(join(here, "results", "online.json"), `${JSON.stringify(json, null, 2)}\n`);
     const docPath = join(here, "..", "docs", "online.md");
