@@ -44,8 +44,9 @@ function kindOf(dir: string): ResolvedDataset["kind"] | undefined {
 }
 
 /**
- * Find a dataset without loading it. A path (absolute, or containing `/`, or starting with `.`) or an
- * existing folder is used as is; a bare name is looked up in each data root (see {@link dataRootCandidates}).
+ * Find a dataset without loading it. A path (absolute, or containing `/`, or starting with `.`) is used as
+ * is; a bare name is looked up in each data root (see {@link dataRootCandidates}), then as a folder of the
+ * current directory.
  * Throws a {@link DatasetNotFoundError} listing every place it looked.
  *
  * @example
@@ -61,16 +62,22 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
   }
   const tried: string[] = [];
   const asPath = resolve(nameOrFolder);
-  if (looksLikePath(nameOrFolder) || isDirectory(asPath)) {
-    if (isDirectory(asPath)) {
-      const kind = kindOf(asPath);
-      if (kind) return { dir: asPath, kind };
-      tried.push(`${asPath} (a folder, but neither one of the four known datasets nor a your-own-data folder with items.* and labels.*)`);
-    } else {
-      tried.push(`${asPath} (no such folder)`);
+  const tryFolder = (): ResolvedDataset | undefined => {
+    if (!isDirectory(asPath)) {
+      tried.push(`${asPath} [as a folder path; no such folder]`);
+      return undefined;
     }
-    if (looksLikePath(nameOrFolder)) throw notFound(nameOrFolder, tried);
+    const kind = kindOf(asPath);
+    if (kind) return { dir: asPath, kind };
+    tried.push(`${asPath} [as a folder path; neither one of the four known datasets nor a your-own-data folder with items.* and labels.*]`);
+    return undefined;
+  };
+  if (looksLikePath(nameOrFolder)) {
+    const found = tryFolder();
+    if (found) return found;
+    throw notFound(nameOrFolder, tried);
   }
+  // A bare name: the data roots first, then a folder of that name in the current directory.
   for (const candidate of dataRootCandidates({ dataRoot: opts.dataRoot, env: opts.env as NodeJS.ProcessEnv | undefined })) {
     const dir = join(candidate.dir, nameOrFolder);
     if (!isDirectory(candidate.dir)) {
@@ -85,6 +92,8 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
     if (kind) return { dir, kind };
     tried.push(`${dir} [${describeCandidate(candidate)}; folder lacks the dataset files]`);
   }
+  const found = tryFolder();
+  if (found) return found;
   throw notFound(nameOrFolder, tried);
 }
 

@@ -74,7 +74,8 @@ describe("data root resolution", () => {
     expect(error.message).toMatch(/data root does not exist/);
     expect(error.message).toContain("--data-root");
     expect(error.message).toContain("IRT_ROUTER_DATA");
-    expect((error.details as { tried: string[] }).tried).toHaveLength(3);
+    // The three roots, then a folder of that name in the current directory.
+    expect((error.details as { tried: string[] }).tried).toHaveLength(4);
   });
 
   it("a path that is not a dataset folder says so", () => {
@@ -87,6 +88,17 @@ describe("data root resolution", () => {
     expect(resolveDataset("mmlu-pro-29models", { dataRoot: join(tmp, "fake"), env: {} }).dir).toBe(
       resolve(project, "..", "shared", "data", "mmlu-pro-29models"),
     );
+  });
+
+  it("a bare name falls back to a folder of the current directory only after every data root", () => {
+    const cwd = process.cwd();
+    process.chdir(optionRoot);
+    try {
+      expect(resolveDataset("tiny", { env: {} }).dir).toBe(join(optionRoot, "tiny"));
+      expect(resolveDataset("tiny", { env: { IRT_ROUTER_DATA: envRoot } }).dir).toBe(join(envRoot, "tiny"));
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it("an empty name is refused", () => {
