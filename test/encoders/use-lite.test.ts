@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { UseLiteEncoder, type TruncationInfo } from "../../adapters/encoders/use-lite.js";
 import { getTf } from "../../adapters/tf.js";
 import { loadGraphModelFromFiles } from "../../adapters/encoders/graph-model-files.js";
@@ -54,7 +54,13 @@ describe("UseLiteEncoder", () => {
     const original = first.vectors[0]!.slice();
     first.vectors[0]!.fill(42);
     const hitsBefore = encoder.cacheStats.hits;
+    const modelRuns = vi.spyOn(encoder as unknown as { runModel: () => unknown }, "runModel");
+    const tokenizerRuns = vi.spyOn(encoder.tokenizer, "encode");
     const second = await encoder.embedDetailed([text]);
+    expect(modelRuns).not.toHaveBeenCalled();
+    expect(tokenizerRuns).not.toHaveBeenCalled();
+    modelRuns.mockRestore();
+    tokenizerRuns.mockRestore();
     expect(second.details[0]).toEqual({ tokens: first.details[0]!.tokens, truncated: false, cached: true });
     expect(encoder.cacheStats.hits).toBe(hitsBefore + 1);
     expect(Array.from(second.vectors[0]!)).toEqual(Array.from(original));
