@@ -37,7 +37,14 @@ export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: Qu
     const scorer = await artifact.loadPretrained({ encoder });
     return { scorer, encoder };
   } catch (error) {
-    if (error instanceof IrtRouterError) throw error; // already typed and explained (missing weights, bad artifact)
+    if (error instanceof IrtRouterError) {
+      // Keep the loader's code (ARTIFACT_*, ENCODER_UNAVAILABLE, ...) and say what the router needed it for.
+      throw new IrtRouterError(error.code, `The default pretrained scorer could not be loaded: ${error.message} ${HOW}`, {
+        path: "scorer",
+        file: error.file,
+        cause: error,
+      });
+    }
     throw unavailable(`loading it failed: ${(error as Error).message.split("\n")[0]}`, error);
   }
 }
