@@ -40,17 +40,17 @@ export interface IrtMoeConfig {
  * recorded in docs/scorer.md.
  */
 export const DEFAULT_IRT_MOE_CONFIG: IrtMoeConfig = Object.freeze({
-  experts: 8,
-  hidden: 256,
-  out: 128,
-  abilityDim: 64,
+  experts: 4,
+  hidden: 128,
+  out: 64,
+  abilityDim: 32,
   dropout: 0.3,
   inputNoise: 0.02,
   learningRate: 1e-3,
   weightDecay: 1e-4,
   batchItems: 128,
-  maxEpochs: 40,
-  patience: 6,
+  maxEpochs: 30,
+  patience: 4,
   lrPatience: 2,
   warmupEpochs: 1,
   earlyStopOn: "loss",

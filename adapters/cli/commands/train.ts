@@ -4,7 +4,7 @@
  * shipped scorer (all four datasets jointly) into `pretrained/`.
  */
 import { z } from "zod";
-import { irtMoeConfigSchema } from "../../../src/scorer/config.js";
+import { DEFAULT_IRT_MOE_CONFIG, irtMoeConfigSchema } from "../../../src/scorer/config.js";
 import { parseWith } from "../../../src/util/validate.js";
 import { saveScorer } from "../../artifact/files.js";
 import { pretrainedDir } from "../../artifact/load.js";
@@ -75,7 +75,7 @@ export const command: CliCommand<typeof schema> = {
       ...(args["cache-dir"] ? { cacheDir: args["cache-dir"] } : {}),
       log: (line) => err.write(`${line}\n`),
       onBatch: (b) => {
-        bar ??= new Progress({ label: "train", total: b.itemsTotal * (config.maxEpochs ?? 40), unit: "items", stream: err });
+        bar ??= new Progress({ label: "train", total: b.itemsTotal * (config.maxEpochs ?? DEFAULT_IRT_MOE_CONFIG.maxEpochs), unit: "items", stream: err });
         bar.update((b.epoch - 1) * b.itemsTotal + b.itemsDone, `epoch ${b.epoch} loss ${b.loss.toFixed(4)}${status}`);
       },
       onEpoch: (r) => {
