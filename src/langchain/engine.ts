@@ -330,6 +330,12 @@ export class RouteEngine {
         { path: "outcome" },
       );
     }
+    const unknown = Object.keys(options ?? {}).filter((k) => k !== "weight");
+    if (unknown.length > 0) {
+      throw new FeedbackError(`Unknown feedback option "${unknown[0]}"; the only option is weight (0, 1].`, {
+        path: `options.${unknown[0]}`,
+      });
+    }
     const weight = options.weight ?? 1;
     if (!Number.isFinite(weight) || weight <= 0 || weight > 1) {
       throw new FeedbackError(`weight must be a number in (0, 1], got ${String(options.weight)}.`, { path: "weight" });

@@ -197,7 +197,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   /** LangSmith parameters of the model chosen for the latest call (the router's own before any call). */
   override getLsParams(options: this["ParsedCallOptions"]) {
     const slot = this.engine.slots.find((s) => s.id === this.lastChosen);
-    if (slot) return { ...slot.model.getLsParams(options as never), ls_model_name: slot.model.getLsParams(options as never).ls_model_name ?? slot.id };
+    if (slot) {
+      const params = slot.model.getLsParams(options as never);
+      return { ...params, ls_model_name: params.ls_model_name ?? slot.id };
+    }
     return { ls_provider: "irt-router", ls_model_name: "irt-router", ls_model_type: "chat" as const, ls_stop: options?.stop };
   }
 

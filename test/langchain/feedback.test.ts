@@ -58,6 +58,7 @@ describe("router.feedback", () => {
       await expect(router.feedback(id, bad)).rejects.toMatchObject({ code: "FEEDBACK", path: "outcome" });
     }
     await expect(router.feedback(id, true, { weight: 0 })).rejects.toMatchObject({ path: "weight" });
+    await expect(router.feedback(id, true, { wieght: 0.5 } as never)).rejects.toMatchObject({ path: "options.wieght" });
     await router.feedback(id, false);
     await expect(router.feedback(id, true)).rejects.toThrow(/already recorded/);
   });
