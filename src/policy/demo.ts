@@ -2,6 +2,7 @@ import { ValidationError } from "../errors.js";
 import type { CorrectnessDataset, ModelPrice } from "../data/types.js";
 import { expectedCostUsd } from "./expected-cost.js";
 import { bestUnderCap, impliedOutputTokens, logGrid, replayAlways, replayPolicy, type ReplayResult, type ReplayTable } from "./replay.js";
+import { knnOutputTokens } from "./output-tokens.js";
 import { describePolicy } from "./schema.js";
 import type { PolicyConfig } from "./types.js";
 
@@ -111,28 +112,28 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
   chosen.push({
     name: "cost-aware",
     policy: { kind: "cost-aware", lambda: main.setting },
-    rule: `best val accuracy at <= ${pct(s.mainCap)} of ${s.referenceModel}'s val spend`,
+    rule: `best smoothed val accuracy at <= ${pct(s.mainCap)} of ${s.referenceModel}'s val spend`,
     val: main,
   });
   const cheap = bestUnderCap(lambdaPts, cheapCapUsd);
   chosen.push({
     name: "cost-aware (cheaper)",
     policy: { kind: "cost-aware", lambda: cheap.setting },
-    rule: `best val accuracy at <= ${pct(s.cheapCap)} of ${s.referenceModel}'s val spend`,
+    rule: `best smoothed val accuracy at <= ${pct(s.cheapCap)} of ${s.referenceModel}'s val spend`,
     val: cheap,
   });
   const tau = bestUnderCap(tauPts, mainCapUsd);
   chosen.push({
     name: "cheapest-above",
     policy: { kind: "cheapest-above", tau: tau.setting },
-    rule: `best val accuracy at <= ${pct(s.mainCap)} of ${s.referenceModel}'s val spend`,
+    rule: `best smoothed val accuracy at <= ${pct(s.mainCap)} of ${s.referenceModel}'s val spend`,
     val: tau,
   });
   const pressure = bestUnderCap(pressurePts, Infinity);
   chosen.push({
     name: "budget",
     policy: { kind: "budget", maxUsdPerRun: Number((perItemBudget * test.nItems).toPrecision(4)), pressure: pressure.setting },
-    rule: `cap = ${pct(s.mainCap)} of ${s.referenceModel}'s mean val cost per item x ${test.nItems} items; pressure: best val accuracy`,
+    rule: `cap = ${pct(s.mainCap)} of ${s.referenceModel}'s mean val cost per item x ${test.nItems} items; pressure: best smoothed val accuracy`,
     val: pressure,
   });
 
@@ -192,6 +193,13 @@ export interface ReplayTableInputs {
   readonly inputTokens: ArrayLike<number>;
   /** List price per dataset model. */
   readonly prices: readonly ModelPrice[];
+  /**
+   * Embeddings of every dataset item (row-major, rows in dataset item order). When given, expected output
+   * tokens come from the k nearest TRAIN prompts ({@link knnOutputTokens}); otherwise each model's TRAIN mean.
+   */
+  readonly embeddings?: { readonly vectors: Float32Array; readonly dim: number };
+  /** Neighbours of the output-length estimate (default 25). */
+  readonly k?: number;
 }
 
 /** Expected output tokens of each model, learned from the TRAIN split's recorded costs. */
@@ -204,10 +212,18 @@ export interface OutputTokenEstimate {
 }
 
 /**
- * Builds the val and test replay tables: expected cost = input tokens x input price + the model's mean
- * implied output tokens on TRAIN x output price. Recorded labels and costs come from the dataset.
+ * Builds the val and test replay tables: expected cost = input tokens x input price + expected output
+ * tokens x output price, where the expected output tokens are learned from the TRAIN split's recorded
+ * costs (implied tokens = (recorded cost - input tokens x input price) / output price): the mean over the
+ * k most similar train prompts when embeddings are given, else the model's train mean. Recorded labels
+ * and costs come from the dataset.
  */
-export function buildReplayTables(inputs: ReplayTableInputs): { val: ReplayTable; test: ReplayTable; outputTokens: OutputTokenEstimate[] } {
+export function buildReplayTables(inputs: ReplayTableInputs): {
+  val: ReplayTable;
+  test: ReplayTable;
+  outputTokens: OutputTokenEstimate[];
+  outputTokensMethod: string;
+} {
   const { dataset: ds, splits, prices, inputTokens } = inputs;
   const nModels = ds.models.length;
   if (!ds.labels.cost) {
@@ -219,8 +235,26 @@ export function buildReplayTables(inputs: ReplayTableInputs): { val: ReplayTable
   const full = denseRecorded(ds, Array.from({ length: ds.items.length }, (_, i) => i));
   const implied = impliedOutputTokens(full, splits.train, inputTokens, prices);
   const outputTokens = implied.map((o, m) => ({ model: ds.models[m]!, mean: o.mean, median: o.median, trainCalls: o.n, belowInputCost: o.belowInputCost }));
+  const knn = (rows: readonly number[]) => {
+    if (!inputs.embeddings) return undefined;
+    return knnOutputTokens({
+      vectors: inputs.embeddings.vectors,
+      dim: inputs.embeddings.dim,
+      trainRows: splits.train,
+      targetRows: rows,
+      nModels,
+      k: inputs.k ?? 25,
+      known: (r, m) => {
+        const item = splits.train[r]!;
+        const c = full.cost[item * nModels + m]!;
+        if (Number.isNaN(full.y[item * nModels + m]!) || !Number.isFinite(c) || !(prices[m]!.outputPer1M > 0)) return NaN;
+        return Math.max(0, ((c - (inputTokens[item]! * prices[m]!.inputPer1M) / 1e6) * 1e6) / prices[m]!.outputPer1M);
+      },
+    });
+  };
   const make = (rows: readonly number[]): ReplayTable => {
     const { y, cost } = denseRecorded(ds, rows);
+    const outKnn = knn(rows);
     const p = new Float64Array(rows.length * nModels);
     const expectedCost = new Float64Array(rows.length * nModels);
     rows.forEach((item, r) => {
@@ -230,7 +264,7 @@ export function buildReplayTables(inputs: ReplayTableInputs): { val: ReplayTable
       }
       for (let m = 0; m < nModels; m++) {
         p[r * nModels + m] = pr[m]!;
-        const out = outputTokens[m]!.mean;
+        const out = outKnn ? outKnn[r * nModels + m]! : outputTokens[m]!.mean;
         expectedCost[r * nModels + m] = expectedCostUsd({
           inputTokens: inputTokens[item]!,
           expectedOutputTokens: Number.isFinite(out) ? out : 0,
@@ -240,7 +274,14 @@ export function buildReplayTables(inputs: ReplayTableInputs): { val: ReplayTable
     });
     return { models: ds.models, nItems: rows.length, p, expectedCost, y, cost };
   };
-  return { val: make(splits.val), test: make(splits.test), outputTokens };
+  return {
+    val: make(splits.val),
+    test: make(splits.test),
+    outputTokens,
+    outputTokensMethod: inputs.embeddings
+      ? `mean implied output tokens of the ${inputs.k ?? 25} most similar TRAIN prompts (cosine of embeddings), per model`
+      : "each model's mean implied output tokens over TRAIN",
+  };
 }
 
 function denseRecorded(ds: CorrectnessDataset, rows: readonly number[]): ReplayTable {

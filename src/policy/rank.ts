@@ -41,18 +41,15 @@ export function rankCandidates(
   checkCandidates(candidates);
   switch (policy.kind) {
     case "quality":
-      return sortRanked(candidates.map((c) => ({ ...c, utility: c.p })));
+      return sortRanked(candidates.map((c) => ranked(c, c.p)));
     case "cost-aware": {
       const lambda = costWeight(policy);
-      return sortRanked(candidates.map((c) => ({ ...c, utility: c.p - lambda * c.expectedCost })));
+      return sortRanked(candidates.map((c) => ranked(c, c.p - lambda * c.expectedCost)));
     }
     case "cheapest-above": {
       const maxCost = Math.max(0, ...candidates.map((c) => c.expectedCost));
       return sortRanked(
-        candidates.map((c) => ({
-          ...c,
-          utility: c.p >= policy.tau ? 2 - (maxCost > 0 ? c.expectedCost / maxCost : 0) : c.p,
-        })),
+        candidates.map((c) => ranked(c, c.p >= policy.tau ? 2 - (maxCost > 0 ? c.expectedCost / maxCost : 0) : c.p)),
       );
     }
     case "budget":
@@ -80,13 +77,18 @@ function rankBudget(
   }
   const remaining = policy.maxUsdPerRun - spent;
   const lambda = budgetLambda(policy, spent);
-  const scored = candidates.map((c) => ({ ...c, utility: c.p - lambda * c.expectedCost }));
+  const scored = candidates.map((c) => ranked(c, c.p - lambda * c.expectedCost));
   const fits = sortRanked(scored.filter((c) => c.expectedCost <= remaining));
   const over = scored
     .filter((c) => c.expectedCost > remaining)
     .sort((a, b) => a.expectedCost - b.expectedCost || b.p - a.p || compareIds(a.id, b.id))
-    .map((c) => ({ ...c, overBudget: true as const }));
+    .map((c) => ({ id: c.id, p: c.p, expectedCost: c.expectedCost, utility: c.utility, overBudget: true as const }));
   return [...fits, ...over];
+}
+
+/** An object literal, not a spread: several times faster on the routing hot path. */
+function ranked(c: Candidate, utility: number): RankedCandidate {
+  return { id: c.id, p: c.p, expectedCost: c.expectedCost, utility };
 }
 
 function sortRanked(items: RankedCandidate[]): RankedCandidate[] {

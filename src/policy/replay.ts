@@ -137,23 +137,36 @@ export interface SettingPoint<S> {
 }
 
 /**
- * The setting with the highest accuracy among those spending at most `capUsd`; ties go to the lower
- * spend, then to the earlier setting. When none fits the cap, the cheapest setting. Use it on the
- * VALIDATION split only.
+ * The setting with the best validation accuracy among those spending at most `capUsd`, robust to the
+ * noise of a small validation split: each setting's accuracy is averaged with its `window` neighbours on
+ * each side (settings in grid order, default 2), and ties go to the HIGHER spend (the cap is what the
+ * user is willing to pay; on a flat stretch the setting that spends more is not worse in expectation),
+ * then to the earlier setting. When none fits the cap, the cheapest setting. Use it on the VALIDATION
+ * split only.
  *
  * @example
  * ```ts
- * const pts = lambdas.map((l) => ({ setting: l, ...replayPolicy({ kind: "cost-aware", lambda: l }, val) }));
+ * const pts = lambdas.map((l) => ({ ...replayPolicy({ kind: "cost-aware", lambda: l }, val), setting: l }));
  * const best = bestUnderCap(pts, 0.5 * gpt4Val.spendUsd).setting;
  * ```
  */
-export function bestUnderCap<S>(points: readonly SettingPoint<S>[], capUsd: number): SettingPoint<S> {
+export function bestUnderCap<S>(points: readonly SettingPoint<S>[], capUsd: number, window = 2): SettingPoint<S> & { smoothedAccuracy: number } {
   if (points.length === 0) throw new ValidationError("bestUnderCap needs at least one setting.", { path: "points" });
-  const fitting = points.filter((p) => p.spendUsd <= capUsd);
-  if (fitting.length === 0) return points.reduce((a, b) => (b.spendUsd < a.spendUsd ? b : a));
-  return fitting.reduce((a, b) =>
-    b.accuracy > a.accuracy || (b.accuracy === a.accuracy && b.spendUsd < a.spendUsd) ? b : a,
-  );
+  const smoothed = points.map((_, i) => {
+    const lo = Math.max(0, i - window);
+    const hi = Math.min(points.length - 1, i + window);
+    let sum = 0;
+    for (let j = lo; j <= hi; j++) sum += points[j]!.accuracy;
+    return sum / (hi - lo + 1);
+  });
+  let best = -1;
+  points.forEach((p, i) => {
+    if (!(p.spendUsd <= capUsd)) return;
+    const d = best < 0 ? Infinity : smoothed[i]! - smoothed[best]!;
+    if (d > 1e-12 || (Math.abs(d) <= 1e-12 && p.spendUsd > points[best]!.spendUsd)) best = i;
+  });
+  if (best < 0) points.forEach((p, i) => (best < 0 || p.spendUsd < points[best]!.spendUsd ? (best = i) : undefined));
+  return { ...points[best]!, smoothedAccuracy: smoothed[best]! };
 }
 
 /** `n` log-spaced values from `lo` to `hi` inclusive (both > 0). */

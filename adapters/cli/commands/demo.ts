@@ -5,15 +5,14 @@
  */
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
-import { datasetSplits, selectItems } from "../../../src/data/select.js";
+import { datasetSplits } from "../../../src/data/select.js";
 import type { Scorer } from "../../../src/scorer/types.js";
 import { EncoderMismatchError, ValidationError } from "../../../src/errors.js";
 import { estimateTokens } from "../../../src/policy/tokens.js";
 import { listPrice } from "../../../src/policy/prices.js";
 import { buildReplayTables, runDemo, type DemoReport, type DemoRow, type OutputTokenEstimate } from "../../../src/policy/demo.js";
 import { loadDataset } from "../../data/load-dataset.js";
-import { getDatasetEmbeddings, predictedDefaultEncoder } from "../../data/dataset-embeddings.js";
-import { peekCachedEmbeddings } from "../../data/embedding-cache.js";
+import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../progress.js";
 import type { CliCommand } from "../command.js";
@@ -50,10 +49,11 @@ export const command: CliCommand<typeof schema> = {
       dataset: ds,
       scorer,
       prompts: await readRouterBenchPrompts(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {}),
-      embed: (subset) => embedWithProgress(ds, subset, args["cache-dir"], log),
+      scorerName: !args.model || args.model === "pretrained" ? "the pretrained scorer" : `the scorer in ${args.model}`,
+      embed: (all) => embedWithProgress(all, args["cache-dir"], log),
       log,
     });
-    process.stdout.write(args.json ? `${JSON.stringify(toJson(result.report), null, 2)}\n` : formatDemo(result.report, result.outputTokens, result.scorerName));
+    process.stdout.write(args.json ? `${JSON.stringify(toJson(result.report), null, 2)}\n` : formatDemo(result.report, result.outputTokens, result.scorerName, result.outputTokensMethod));
     return 0;
   },
 };
@@ -66,14 +66,19 @@ export interface DemoInputs {
   readonly scorer: Scorer;
   /** Full prompt per item id (what the model is billed for); falls back to the item text when absent. */
   readonly prompts?: ReadonlyMap<string, string>;
-  /** Embeddings of a dataset's items (row-major `count x dim`) and the encoder's identity. */
+  /** Embeddings of every item of the dataset (row-major `count x dim`, item order) and the encoder's identity. */
   readonly embed: (ds: CorrectnessDataset) => Promise<{ vectors: Float32Array; dim: number; encoder: { id: string; dim: number } }>;
   readonly log?: (line: string) => void;
   readonly scorerName?: string;
 }
 
-/** Embeds the val and test items, scores them, builds the replay tables and runs the demo. */
-export async function prepareAndRun(inputs: DemoInputs): Promise<{ report: DemoReport; outputTokens: OutputTokenEstimate[]; scorerName: string }> {
+/**
+ * Embeds the dataset (train embeddings feed the output-length estimate), scores the val and test items,
+ * builds the replay tables and runs the demo.
+ */
+export async function prepareAndRun(
+  inputs: DemoInputs,
+): Promise<{ report: DemoReport; outputTokens: OutputTokenEstimate[]; outputTokensMethod: string; scorerName: string }> {
   const { dataset: ds, scorer } = inputs;
   const log = inputs.log ?? (() => {});
   const splits = datasetSplits(ds);
@@ -85,28 +90,32 @@ export async function prepareAndRun(inputs: DemoInputs): Promise<{ report: DemoR
   const inputTokens = Float64Array.from(ds.items, (it) => estimateTokens(inputs.prompts?.get(it.id) ?? it.text));
 
   const rows = [...splits.val, ...splits.test];
-  const subset = selectItems(ds, rows);
-  const emb = await inputs.embed(subset);
+  const emb = await inputs.embed(ds);
+  if (emb.vectors.length !== ds.items.length * emb.dim) {
+    throw new ValidationError(`embed() returned ${emb.vectors.length} values; expected ${ds.items.length} items x dim ${emb.dim}.`, { path: "embed" });
+  }
   if (emb.encoder.id !== scorer.encoder.id || emb.dim !== scorer.encoder.dim) {
     throw new EncoderMismatchError(scorer.encoder, emb.encoder, "scorer");
   }
   const progress = new Progress({ label: "scoring", total: rows.length, unit: "prompts", stream: process.stderr });
   const pByItem = new Map<number, Float64Array>();
   for (let r = 0; r < rows.length; r++) {
-    const scores = await scorer.predict(emb.vectors.subarray(r * emb.dim, (r + 1) * emb.dim), ds.models);
+    const item = rows[r]!;
+    const scores = await scorer.predict(emb.vectors.subarray(item * emb.dim, (item + 1) * emb.dim), ds.models);
     pByItem.set(rows[r]!, Float64Array.from(scores, (s) => s.p));
     progress.tick();
   }
   progress.finish();
-  const { val, test, outputTokens } = buildReplayTables({
+  const { val, test, outputTokens, outputTokensMethod } = buildReplayTables({
     dataset: ds,
     splits,
     predictions: (item) => pByItem.get(item)!,
     inputTokens,
     prices,
+    embeddings: { vectors: emb.vectors, dim: emb.dim },
   });
   log(`replaying policies: settings on val (${val.nItems} items), results on test (${test.nItems} items)`);
-  return { report: runDemo(val, test), outputTokens, scorerName: inputs.scorerName ?? "scorer" };
+  return { report: runDemo(val, test), outputTokens, outputTokensMethod, scorerName: inputs.scorerName ?? "scorer" };
 }
 
 async function loadDemoScorer(model: string | undefined): Promise<Scorer> {
@@ -114,31 +123,16 @@ async function loadDemoScorer(model: string | undefined): Promise<Scorer> {
   return !model || model === "pretrained" ? loadPretrained() : loadScorer(model);
 }
 
-async function embedWithProgress(full: CorrectnessDataset, subset: CorrectnessDataset, cacheDir: string | undefined, log: (s: string) => void) {
-  const predicted = await predictedDefaultEncoder();
-  if (predicted) {
-    // Prefer embeddings of the whole dataset when another command already cached them.
-    const hit = await peekCachedEmbeddings(full, predicted, cacheDir ? { cacheDir } : {});
-    if (hit) {
-      const index = new Map(full.items.map((it, i) => [it.id, i]));
-      const vectors = new Float32Array(subset.items.length * hit.dim);
-      subset.items.forEach((it, r) => {
-        const i = index.get(it.id)!;
-        vectors.set(hit.vectors.subarray(i * hit.dim, (i + 1) * hit.dim), r * hit.dim);
-      });
-      log(`embeddings: from the cache (${hit.file})`);
-      return { vectors, dim: hit.dim, encoder: hit.encoder };
-    }
-  }
+async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | undefined, log: (s: string) => void) {
   let progress: Progress | undefined;
-  const emb = await getDatasetEmbeddings(subset, {
+  const emb = await getDatasetEmbeddings(ds, {
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
       progress.update(done);
     },
   });
-  progress?.finish();
+  if (!emb.fromCache) progress?.finish();
   log(`embeddings: ${emb.fromCache ? "from the cache" : "computed and cached"} (${emb.file})`);
   return { vectors: emb.vectors, dim: emb.dim, encoder: emb.encoder };
 }
@@ -170,13 +164,19 @@ function topShares(share: Readonly<Record<string, number>>, k = 3): string {
 }
 
 /** The human-readable demo output. */
-export function formatDemo(report: DemoReport, outputTokens: readonly OutputTokenEstimate[], scorerName: string): string {
+export function formatDemo(
+  report: DemoReport,
+  outputTokens: readonly OutputTokenEstimate[],
+  scorerName: string,
+  outputTokensMethod = "each model's mean implied output tokens over TRAIN",
+): string {
   const ref = report.rows.find((r) => r.name === `always:${report.referenceModel}`)!;
   const table = (header: string[], rows: string[][]) =>
     [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
   const lines = [
     `irt-router demo: ${DATASET}, test split (${report.items} prompts), routed among its ${ref ? Object.keys(ref.share).length : 0} models by ${scorerName}.`,
-    `Policies decide on the expected cost known before the call (estimateTokens(full prompt) x input price + mean TRAIN output tokens x output price);`,
+    `Policies decide on the expected cost known before the call: estimateTokens(full prompt) x input price + expected output tokens x output price,`,
+    `expected output tokens = ${outputTokensMethod};`,
     `accuracy and spend are the chosen model's RECORDED outcome and cost. Every setting was chosen on the validation split (${report.valItems} prompts).`,
     "",
     table(
@@ -202,7 +202,7 @@ export function formatDemo(report: DemoReport, outputTokens: readonly OutputToke
       report.curve.map((c) => [String(c.lambda), c.accuracy.toFixed(4), usd(c.spendUsd), pctOf(c.spendFraction)]),
     ),
     "",
-    `Expected output tokens per call (mean implied by TRAIN recorded costs): ${outputTokens.map((o) => `${short(o.model)} ${o.mean.toFixed(0)}`).join(", ")}.`,
+    `Mean output tokens per call implied by TRAIN recorded costs: ${outputTokens.map((o) => `${short(o.model)} ${o.mean.toFixed(0)}`).join(", ")}.`,
     `Every always:<model> row: irt-router demo --json.`,
   ];
   return `${lines.join("\n")}\n`;
