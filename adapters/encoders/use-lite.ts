@@ -52,8 +52,8 @@ export interface DetailedEmbeddings {
 
 const optionsSchema = z
   .object({
-    /** Texts per model call. Default 32. */
-    maxBatch: z.number().int().min(1).max(1024).default(32),
+    /** Texts per model call, 1..256 (a 128-token text needs about 1 MiB of activations per layer). Default 32. */
+    maxBatch: z.number().int().min(1).max(256).default(32),
     /** Input cap in tokens, 1..128. Default 128 (the model's own limit). */
     maxTokens: z.number().int().min(1).max(USE_LITE_MAX_TOKENS).default(USE_LITE_MAX_TOKENS),
     /** LRU cache entries (vectors of 2 KiB each). 0 disables the cache. Default 10,000. */
