@@ -16,6 +16,8 @@ import { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { trainIrtMoe } from "../../src/scorer/train.js";
 import { initWeights } from "../../src/scorer/weights.js";
 import { buildCatalog } from "../../src/scorer/catalog.js";
+import { loadDataset } from "../../adapters/data/load-dataset.js";
+import { splitIndices } from "../../src/data/split.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
 
 const DIM = 512;
@@ -69,6 +71,61 @@ class KnnBaseline {
     for (const i of top) for (let m = 0; m < this.models; m++) p[m]! += this.labels[i * this.models + m]! / k;
     return p;
   }
+}
+
+/**
+ * The done-when check of the pretrained scorer: `loadPretrained()` and `scorer.predict(text, observed models)`
+ * on the raw text of every MMLU-Pro test question (embedded by the scorer's own encoder), routing accuracy
+ * vs the best single model (highest train accuracy).
+ */
+async function pretrainedOnRawText(): Promise<string> {
+  if (!existsSync(join(pretrainedDir(), "manifest.json"))) return "Pretrained raw-text check: not run (no artifact in pretrained/).";
+  let ds;
+  try {
+    ds = await loadDataset("mmlu-pro-29models");
+  } catch (error) {
+    return `Pretrained raw-text check: not run (${(error as Error).message.split("\n")[0]}).`;
+  }
+  const scorer = await loadPretrained();
+  const split = splitIndices(ds.name, ds.items.map((i) => i.id));
+  const { offsets, model, y } = ds.labels;
+  const acc = ds.models.map((_, m) => {
+    let n = 0;
+    let s = 0;
+    for (const i of split.train) {
+      for (let j = offsets[i]!; j < offsets[i + 1]!; j++) {
+        if (model[j] === m) {
+          n++;
+          s += y[j]!;
+        }
+      }
+    }
+    return s / n;
+  });
+  const best = acc.indexOf(Math.max(...acc));
+  let routed = 0;
+  let single = 0;
+  let singleN = 0;
+  const t0 = performance.now();
+  for (const i of split.test) {
+    const obs: number[] = [];
+    for (let j = offsets[i]!; j < offsets[i + 1]!; j++) obs.push(j);
+    const scores = await scorer.predict(ds.items[i]!.text, obs.map((j) => ds.models[model[j]!]!));
+    let k = 0;
+    scores.forEach((s, r) => {
+      if (s.p > scores[k]!.p) k = r;
+    });
+    routed += y[obs[k]!]!;
+    for (const j of obs) {
+      if (model[j] === best) {
+        singleN++;
+        single += y[j]!;
+      }
+    }
+  }
+  const secs = (performance.now() - t0) / 1000;
+  const n = split.test.length;
+  return `Pretrained scorer on raw MMLU-Pro test questions (\`loadPretrained()\` + \`scorer.predict(text, observed models)\`, ${n} items, text embedded by ${scorer.encoder.id}, ${secs.toFixed(0)} s): routing accuracy **${(routed / n).toFixed(4)}** vs best single model ${ds.models[best]} **${(single / singleN).toFixed(4)}**.`;
 }
 
 const ms = (v: number) => `${v.toFixed(3)} ms`;
@@ -146,6 +203,8 @@ export async function run(): Promise<BenchSection> {
     loadLine = `| pretrained load (\`loadPretrained()\`, verify + decode) | ${ms(percentile(loads, 50))} (p50 of 5) | kNN needs its train embeddings: ${mb(knnBytes)} to read |\n| pretrained: 1 query x ${pre.models.length} models | p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))} | - |`;
   }
 
+  const rawCheck = await pretrainedOnRawText();
+
   const table = mdTable(
     ["measure", "IRT-MoE (default architecture)", "kNN baseline (cosine, k = 20, 9,646 rows)"],
     [
@@ -158,6 +217,6 @@ export async function run(): Promise<BenchSection> {
   const p50 = percentile(irtLat, 50);
   return {
     title: "Scorer (IRT-MoE) vs kNN",
-    markdown: `${table}\n${loadLine.startsWith("| pretrained load") ? "" : ""}\n${loadLine}\n\nDefault architecture: K = ${cfg.experts} routed experts + 1 shared, H = ${cfg.hidden}, O = ${cfg.out}, d = ${cfg.abilityDim}, input ${DIM}. Target p50 <= 1 ms for 1 query x 50 models: **${p50 <= 1 ? "met" : "not met"}** (${ms(p50)}). Latency excludes embedding the text (see the encoder section). Both methods run in plain TypeScript on one thread; training runs on tfjs (${backend}).`,
+    markdown: `${table}\n${loadLine.startsWith("| pretrained load") ? "" : ""}\n${loadLine}\n\nDefault architecture: K = ${cfg.experts} routed experts + 1 shared, H = ${cfg.hidden}, O = ${cfg.out}, d = ${cfg.abilityDim}, input ${DIM}. Target p50 <= 1 ms for 1 query x 50 models: **${p50 <= 1 ? "met" : "not met"}** (${ms(p50)}). Latency excludes embedding the text (see the encoder section). Both methods run in plain TypeScript on one thread; training runs on tfjs (${backend}).\n\n${rawCheck}`,
   };
 }
