@@ -4,6 +4,7 @@ import { createMiddleware, providerStrategy, ProviderStrategy, ToolStrategy } fr
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { ValidationError } from "../errors.js";
 import { snapshot, type RouteDecision } from "./decision.js";
 import { childConfig, describeError, isAbort } from "./delegate.js";
 import type { IrtRouterOptions } from "./options.js";
@@ -39,7 +40,21 @@ const stateSchema = z.object({
  * ```
  */
 export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
-  const router = "router" in options && options.router instanceof IrtRouter ? options.router : new IrtRouter(options as IrtRouterOptions);
+  let router: IrtRouter;
+  if (options && typeof options === "object" && "router" in options) {
+    const keys = Object.keys(options).filter((k) => k !== "router");
+    if (!(options.router instanceof IrtRouter)) {
+      throw new ValidationError("options.router must be an IrtRouter (new IrtRouter({ models, ... })).", { path: "options.router" });
+    }
+    if (keys.length > 0) {
+      throw new ValidationError(`Give either { router } or router options, not both (also got: ${keys.join(", ")}).`, {
+        path: `options.${keys[0]}`,
+      });
+    }
+    router = options.router;
+  } else {
+    router = new IrtRouter(options as IrtRouterOptions);
+  }
   const engine = engineOf(router);
   const middleware = createMiddleware({
     name: "IrtRouterMiddleware",

@@ -97,6 +97,14 @@ describe("irtRouterMiddleware", () => {
     expect(again.irtRouterRoutes).toHaveLength(1);
   });
 
+  it("validates its options", () => {
+    expect(() => irtRouterMiddleware({ router: {} as never })).toThrow(/options.router must be an IrtRouter/);
+    const router = new IrtRouter({ models: { mistral: fakeModel() }, scorer: new ToyScorer() });
+    expect(() => irtRouterMiddleware({ router, policy: { kind: "quality" } } as never)).toThrow(/not both/);
+    expect(() => irtRouterMiddleware({ models: {} })).toThrow(/options.models/);
+    expect(irtRouterMiddleware({ router }).router).toBe(router);
+  });
+
   it("falls back to the next model when the chosen one throws (tools re-bound by the agent on each)", async () => {
     const broken = fakeModel().alwaysThrow(Object.assign(new Error("529 overloaded"), { status: 529 }));
     const backup = fakeModel()
