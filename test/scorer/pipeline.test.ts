@@ -43,7 +43,7 @@ describe("training pipeline on a your-own-data folder", () => {
     }
     writeFileSync(join(dir, "items.csv"), `${items.join("\n")}\n`);
     writeFileSync(join(dir, "labels.csv"), `${labels.join("\n")}\n`);
-    const { artifact, trained } = await trainScorerPipeline([dir], { encoder, cacheDir: join(root, "cache"), config: { ...TINY, maxEpochs: 8 }, seed: 1 });
+    const { artifact, trained } = await trainScorerPipeline([dir], { encoder, cacheDir: join(root, "cache"), config: { ...TINY, maxEpochs: 4 }, seed: 1 });
     expect(artifact.training.datasets[0]!.name).toBe("toy-evals");
     const test = artifact.metrics["toy-evals"]!.test!;
     expect(test.items).toBeGreaterThan(0);
