@@ -137,7 +137,8 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
   return { vectors: emb.vectors, dim: emb.dim, encoder: emb.encoder };
 }
 
-function toJson(report: DemoReport) {
+/** The `--json` document: `{ items, rows: [{ name, accuracy, spendUsd, setting, share }], ... }`, policy rows then every always:<model>. */
+export function toJson(report: DemoReport) {
   const row = (r: DemoRow) => ({ name: r.name, accuracy: r.accuracy, spendUsd: r.spendUsd, setting: r.setting, share: r.share, ...(r.chosenOn ? { chosenOn: r.chosenOn } : {}) });
   const names = new Set(report.rows.map((r) => r.name));
   return {
