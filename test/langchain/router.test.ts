@@ -120,6 +120,16 @@ describe("IrtRouter routing", () => {
     expect(decisionOf(cheapReply).policy).toBe("cost-aware(lambda=1e+4)".replace("1e+4", "10000"));
   });
 
+  it("decide() gives the decision without calling any model", async () => {
+    const child = fakeModel();
+    const router = new IrtRouter({ models: { "gpt-4": child, mistral: fakeModel() }, scorer: new ToyScorer() });
+    const d = await router.decide("What is 5 * 5?");
+    expect(d.chosen).toBe("gpt-4");
+    expect(d.attempts).toEqual([]);
+    expect(child.callCount).toBe(0);
+    await expect(router.feedback(d.decisionId, true)).rejects.toThrow(/no answered call/);
+  });
+
   it("scores an unknown model at the population-average ability and warns once", async () => {
     const logger = quietLogger();
     const router = new IrtRouter({
