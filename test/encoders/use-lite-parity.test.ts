@@ -48,6 +48,7 @@ describe("UseLiteEncoder parity with @energetic-ai/embeddings", () => {
       expect(details[i]!.tokens).toBe(reference.tokens[i]!.length);
       expect(details[i]!.truncated).toBe(reference.tokens[i]!.length > 128);
     });
+    console.info(`USE-lite parity: max |difference| ${worst.toExponential(2)} over ${parityTexts.length} texts x 512`);
     expect(worst, `worst text: ${JSON.stringify(worstText.slice(0, 80))}`).toBeLessThan(1e-4);
   });
 });
