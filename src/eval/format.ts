@@ -33,7 +33,10 @@ export function summarise(report: EvalReport): string {
     return `No irt-moe row in this run; the highest routing accuracy among the evaluated methods is ${top.name} (${f4(top.routingAccuracy)}).`;
   }
   const lines: string[] = [];
-  if (top.name === IRT_MOE) {
+  const tied = contenders.filter((m) => m.name !== IRT_MOE && m.routingAccuracy === irt.routingAccuracy).map((m) => m.name);
+  if (top.name === IRT_MOE && tied.length > 0) {
+    lines.push(`irt-moe ties for the highest mean routing accuracy (${f4(irt.routingAccuracy)}, 95% CI ${ci(irt.routingCi95)}) with ${tied.join(", ")}: it does not beat them.`);
+  } else if (top.name === IRT_MOE) {
     lines.push(`irt-moe has the highest mean routing accuracy (${f4(irt.routingAccuracy)}, 95% CI ${ci(irt.routingCi95)}) of all methods except the oracle.`);
   } else {
     lines.push(
@@ -66,12 +69,12 @@ export function summarise(report: EvalReport): string {
  * process.stdout.write(formatEvalMarkdown(report));
  * ```
  */
-export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?: number; command?: string } = {}): string {
+export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?: number; command?: string; note?: string } = {}): string {
   const h = "#".repeat(options.headingLevel ?? 2);
   const out: string[] = [];
   out.push(`${h} ${report.dataset}`);
   out.push("");
-  if (options.command) out.push(`Command: \`${options.command}\``, "");
+  if (options.command) out.push(`Command: \`${options.command}\`${options.note ? ` (${options.note})` : ""}`, "");
   out.push(
     `Split (protocol rule): train ${report.counts.train}, val ${report.counts.val}, test ${report.counts.test}. ` +
       `Seeds: ${report.seeds.join(", ")}. Paired bootstrap: ${report.bootstrap.resamples} resamples of the test items, seed ${report.bootstrap.seed}. ` +
