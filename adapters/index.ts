@@ -13,3 +13,4 @@ export type { UseLiteOptions, EmbedDetail, DetailedEmbeddings, TruncationInfo } 
 export { graphModelFileHandler, loadGraphModelFromFiles } from "./encoders/graph-model-files.js";
 export * from "./stores/index.js";
 export * from "./artifact/index.js";
+export { readRouterBenchPrompts } from "./policy/full-prompts.js";
