@@ -105,7 +105,7 @@ export async function prepareAndRun(
     pByItem.set(rows[r]!, Float64Array.from(scores, (s) => s.p));
     progress.tick();
   }
-  progress.finish();
+  if (process.stderr.isTTY) progress.finish(); // off a TTY the last tick already logged the final line
   const { val, test, outputTokens, outputTokensMethod } = buildReplayTables({
     dataset: ds,
     splits,
@@ -132,7 +132,7 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
       progress.update(done);
     },
   });
-  if (!emb.fromCache) progress?.finish();
+  if (!emb.fromCache && process.stderr.isTTY) progress?.finish();
   log(`embeddings: ${emb.fromCache ? "from the cache" : "computed and cached"} (${emb.file})`);
   return { vectors: emb.vectors, dim: emb.dim, encoder: emb.encoder };
 }
