@@ -19,6 +19,7 @@ export interface OnlineSummary {
     embeddings: string;
     seconds: number;
     quick: boolean;
+    cachedSeeds: number;
   };
 }
 
@@ -56,7 +57,7 @@ export function renderOnlineResults(s: OnlineSummary): string {
   const lines = [
     `Dataset \`${s.dataset}\`, leave-out \`${s.leaveOut}\`, seeds ${s.seeds.join(", ")}${s.detail.quick ? " (quick run)" : ""}; ` +
       `embeddings: ${s.detail.embeddings}; item model: IRT-MoE ${JSON.stringify(s.detail.config)} trained per seed without the left-out models; ` +
-      `${s.detail.seconds.toFixed(0)} s in total.`,
+      `${s.detail.cachedSeeds ? `${s.detail.cachedSeeds} seed(s) served from the per-seed cache; ` : ""}this invocation took ${s.detail.seconds.toFixed(0)} s.`,
     "",
     "Held-out models per seed: " + s.heldOutBySeed.map((h, k) => `seed ${s.seeds[k]}: ${h.join(", ")}`).join("; ") + ".",
     "",
@@ -69,7 +70,7 @@ export function renderOnlineResults(s: OnlineSummary): string {
     "",
     `Thompson routed ${(100 * s.heldOutShare).toFixed(1)}% of the 3,000 events to held-out models. Worst seed: ${k1000 >= 0 ? `${(100 * worst(k1000)).toFixed(0)}% closed at 1,000` : ""}${k3000 >= 0 ? `, ${(100 * worst(k3000)).toFixed(0)}% at 3,000` : ""}.`,
     "",
-    "**Adaptive calibration** (each held-out model from the population prior; probes = its train-split items answered by replaying its recorded correctness; target: predicted test accuracy first within 3 points of its true test accuracy; cap 300):",
+    "**Adaptive calibration** (each held-out model from the new-model prior; probes = its train-split items answered by replaying its recorded correctness; target: predicted test accuracy first within 3 points of its true test accuracy; cap 300):",
     "",
     mdTable(
       ["", "Fisher-chosen", "random"],
@@ -96,7 +97,7 @@ export function renderOnlineResults(s: OnlineSummary): string {
       : "",
     `- adaptive calibration needs <= 60% of the random probes (median): ${verdict(ratio <= 0.6)} (${cal.adaptiveProbes} vs ${cal.randomProbes}, ${(100 * ratio).toFixed(0)}%).`,
     "",
-    `Reproduce: \`npm run bench:online\` (${s.seeds.length} seed${s.seeds.length > 1 ? "s" : ""}; \`-- --quick\` for one seed).`,
+    `Reproduce: \`npm run bench:online\` (${s.seeds.length} seed${s.seeds.length > 1 ? "s" : ""}; \`-- --quick\` for one seed; seeds can be computed in parallel processes with \`npx tsx bench/online.ts --only-seed <k>\`, then aggregated by \`npm run bench:online\`).`,
   ];
   return lines.filter((l) => l !== undefined).join("\n");
 }

@@ -147,6 +147,7 @@ async function main(): Promise<void> {
     bootstrap: 1000,
   });
   const results: SeedResult[] = [];
+  let cachedSeeds = 0;
   // Each seed's result is cached (keyed by dataset content, leave-out, item-model config and embeddings), so
   // seeds can be computed in separate processes (`--only-seed k`) and a rerun only aggregates.
   const seedCache = (seed: number) =>
@@ -163,6 +164,7 @@ async function main(): Promise<void> {
     if (!args.fresh && existsSync(cached)) {
       const r = JSON.parse(readFileSync(cached, "utf8")) as SeedResult & { gapDiffs: number[] };
       results.push({ ...r, gapDiffs: Float64Array.from(r.gapDiffs) });
+      cachedSeeds++;
       log(`seed ${seed}: cached result ${cached}`);
       continue;
     }
@@ -211,7 +213,7 @@ async function main(): Promise<void> {
     log(`bench:online: seed ${args["only-seed"]} cached; run without --only-seed to aggregate`);
     return;
   }
-  const summary = summarise(results, { dataset: ds.name, leaveOutSpec: args["leave-out"], embeddings: emb.source, config, seconds: (performance.now() - t0) / 1000, quick: args.quick });
+  const summary = summarise(results, { dataset: ds.name, leaveOutSpec: args["leave-out"], embeddings: emb.source, config, seconds: (performance.now() - t0) / 1000, quick: args.quick, cachedSeeds });
   const json = {
     dataset: summary.dataset,
     leaveOut: summary.leaveOut,
@@ -239,7 +241,7 @@ const fmt = (v: number) => (100 * v).toFixed(1);
 
 function summarise(
   results: SeedResult[],
-  meta: { dataset: string; leaveOutSpec: string; embeddings: string; config: Partial<IrtMoeConfig>; seconds: number; quick: boolean },
+  meta: { dataset: string; leaveOutSpec: string; embeddings: string; config: Partial<IrtMoeConfig>; seconds: number; quick: boolean; cachedSeeds: number },
 ): OnlineSummary {
   const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const median = (xs: number[]) => {
@@ -289,7 +291,7 @@ function summarise(
       randomErrorAt100: meanOf(cal.map((c) => c.randomErrorAt100)),
       oracleError: meanOf(cal.map((c) => c.oracleError)),
     },
-    detail: { calibrationByModel: cal, config: meta.config, embeddings: meta.embeddings, seconds: meta.seconds, quick: meta.quick },
+    detail: { calibrationByModel: cal, config: meta.config, embeddings: meta.embeddings, seconds: meta.seconds, quick: meta.quick, cachedSeeds: meta.cachedSeeds },
   };
 }
 
