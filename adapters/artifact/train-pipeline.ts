@@ -12,7 +12,7 @@ import type { ScorerArtifact } from "../../src/scorer/artifact.js";
 import { buildCatalog } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
 import { joinDatasets, type JoinedData } from "../../src/scorer/dataset.js";
-import { betaDifficultyR, scorerMetrics } from "../../src/scorer/evaluate.js";
+import { betaDifficultyR, effectiveDifficulty, scorerMetrics } from "../../src/scorer/evaluate.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { trainIrtMoe, type EpochReport, type TrainedIrtMoe } from "../../src/scorer/train.js";
 import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
@@ -115,11 +115,14 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
       const { bestSingleModel: _b, ...numbers } = m;
       entry[which] = Object.fromEntries(Object.entries(numbers).map(([k, v]) => [k, Number.isFinite(v) ? v : null]));
       if (which === "test") {
-        const betas = rows.map((i) => itemParamsOf(trained.weights, joined.data.X.subarray(i * joined.data.dim, (i + 1) * joined.data.dim)).beta);
-        const r = betaDifficultyR(betas, joined.data, rows);
-        interpretability[part.name] = { betaDifficultyPearsonR: r, items: rows.length, bestSingleModel: m.bestSingleModel };
+        const params = rows.map((i) => itemParamsOf(trained.weights, joined.data.X.subarray(i * joined.data.dim, (i + 1) * joined.data.dim)));
+        const r = betaDifficultyR(params.map((q) => q.beta), joined.data, rows);
+        // beta_q - alpha_q . mean(theta over the dataset's models): the logit's offset for an average model.
+        const effective = params.map((q) => effectiveDifficulty(q, trained.weights.theta, part.modelIndex));
+        const rEffective = betaDifficultyR(effective, joined.data, rows);
+        interpretability[part.name] = { betaDifficultyPearsonR: r, effectiveDifficultyPearsonR: rEffective, items: rows.length, bestSingleModel: m.bestSingleModel };
         log(
-          `${part.name} test: routing ${m.routingAccuracy.toFixed(4)} (best single ${m.bestSingle.toFixed(4)} ${m.bestSingleModel}, oracle ${m.oracle.toFixed(4)}), AUC ${m.auc.toFixed(4)}, ECE ${m.ece.toFixed(4)}, r(beta, difficulty) ${r.toFixed(3)}`,
+          `${part.name} test: routing ${m.routingAccuracy.toFixed(4)} (best single ${m.bestSingle.toFixed(4)} ${m.bestSingleModel}, oracle ${m.oracle.toFixed(4)}), AUC ${m.auc.toFixed(4)}, ECE ${m.ece.toFixed(4)}, r(beta, difficulty) ${r.toFixed(3)}, r(beta - alpha.mean theta, difficulty) ${rEffective.toFixed(3)}`,
         );
       }
     }

@@ -128,3 +128,14 @@ export function betaDifficultyR(betas: ArrayLike<number>, data: EmbeddedLabels, 
   });
   return pearson(b, d);
 }
+
+/**
+ * beta_q - alpha_q . mean(theta_m over `models`): minus the logit of an average model of the set, a
+ * difficulty that does not depend on how the fit splits the offset between alpha . theta and beta.
+ */
+export function effectiveDifficulty(params: { alpha: Float32Array; beta: number }, theta: Float32Array, models: readonly number[]): number {
+  const d = params.alpha.length;
+  let z = 0;
+  for (const m of models) for (let k = 0; k < d; k++) z += params.alpha[k]! * theta[m * d + k]!;
+  return params.beta - z / models.length;
+}

@@ -8,7 +8,7 @@ export { irtHeads, irtLogit, scoreRows, sigmoid } from "./irt-head.js";
 export { initWeights, cloneWeights, shapeOf, type IrtMoeWeights, type DenseWeights, type ExpertWeights } from "./weights.js";
 export { fitTemperature, type CalibrationReport } from "./calibration.js";
 export { rocAuc, ece, logLoss, routingAccuracy, observedPairs, type CsrLabels } from "./metrics.js";
-export { scorerMetrics, betaDifficultyR, pearson, type ScorerMetrics } from "./evaluate.js";
+export { scorerMetrics, betaDifficultyR, effectiveDifficulty, pearson, type ScorerMetrics } from "./evaluate.js";
 export { joinDatasets, type EmbeddedDataset, type JoinedData, type DatasetPart } from "./dataset.js";
 export { MODEL_ALIASES, canonicalModelId, aliasIndex, guessProvider, type ModelAlias } from "./aliases.js";
 export { buildCatalog, ModelResolver, type ModelStats } from "./catalog.js";
