@@ -55,7 +55,7 @@ for (const policy of policies) {
 }
 
 // Budget: one run of many calls; as the run's spend nears the cap, the router moves to cheaper models.
-const budget = new IrtRouter({ models: models(), scorer, policy: { kind: "budget", maxUsdPerRun: 0.03 } });
+const budget = new IrtRouter({ models: models(), scorer, policy: { kind: "budget", maxUsdPerRun: 0.05 } });
 const trail: string[] = [];
 for (let i = 0; i < 10; i++) {
   const reply = await budget.invoke(prompts[2 + (i % 3)]!, { metadata: { irtRouterRunId: "budget-run" } });
