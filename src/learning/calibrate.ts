@@ -10,8 +10,13 @@
  *                              expected information gain 0.5 log(1 + p_i (1 - p_i) s_i^2) of the
  *                              linearised Gaussian update)
  *
- * and the highest score is asked next. Strategy "random" asks probes in a seeded random order (the
- * benchmark's baseline). Stopping: `budget` probes, or the standard deviation of the predicted
+ * and the highest score is asked next. Strategy "accuracy" targets the quantity calibration is for, the
+ * predicted accuracy on the bank A(theta) = mean_i p_i: with g = dA/dtheta (delta method), it asks the probe
+ * whose answer most reduces Var(A) = g^T Sigma g under the linearised update,
+ *
+ *     p_i (1 - p_i) (alpha_i^T Sigma g)^2 / (1 + p_i (1 - p_i) s_i^2).
+ *
+ * Strategy "random" asks probes in a seeded random order (the benchmark's baseline). Stopping: `budget` probes, or the standard deviation of the predicted
  * probe-bank accuracy (delta method: g^T Sigma g, g = mean_i p_i (1 - p_i) alpha_i) falls below
  * `targetSd` after at least `minProbes` answers, or the bank is exhausted.
  */
@@ -74,7 +79,7 @@ const optionsSchema = z
   .object({
     modelId: z.string().min(1),
     budget: z.number().int().positive(),
-    strategy: z.enum(["fisher", "random"]).default("fisher"),
+    strategy: z.enum(["fisher", "accuracy", "random"]).default("fisher"),
     /** Stop once the sd of the predicted bank accuracy is below this (default 0.015; 0 disables). */
     targetSd: z.number().min(0).max(1).default(0.015),
     minProbes: z.number().int().nonnegative().default(10),
@@ -169,11 +174,20 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
       } else {
         const m = tracker.means();
         const s2 = tracker.variances();
+        // "accuracy": u = Sigma g, so alpha_i^T Sigma g = alpha_i . u (O(d) per probe)
+        const u = o.strategy === "accuracy" ? covTimes(posterior.covariance, stats.g, posterior.mode === "full") : undefined;
         let best = -Infinity;
         for (let i = 0; i < n; i++) {
           if (asked[i]) continue;
           const p = predictiveP(m[i]!, s2[i]!);
-          const score = p * (1 - p) * s2[i]!;
+          const w = p * (1 - p);
+          let score = w * s2[i]!;
+          if (u) {
+            let c = 0;
+            const off = i * d;
+            for (let k = 0; k < d; k++) c += probes.alphas[off + k]! * u[k]!;
+            score = (w * c * c) / (1 + w * s2[i]!);
+          }
           if (score > best) {
             best = score;
             next = i;
@@ -215,7 +229,7 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
 }
 
 /** Mean predictive p over the bank and its delta-method standard deviation. */
-function bankAccuracy(tracker: ItemTracker, bank: ProbeBank, cov: Float64Array, full: boolean): { mean: number; sd: number } {
+function bankAccuracy(tracker: ItemTracker, bank: ProbeBank, cov: Float64Array, full: boolean): { mean: number; sd: number; g: Float64Array } {
   const m = tracker.means();
   const s2 = tracker.variances();
   const d = bank.dim;
@@ -237,7 +251,23 @@ function bankAccuracy(tracker: ItemTracker, bank: ProbeBank, cov: Float64Array, 
     }
     for (let j = 0; j < d; j++) variance += g[i]! * cov[i * d + j]! * g[j]!;
   }
-  return { mean: mean / n, sd: Math.sqrt(Math.max(0, variance)) / n };
+  return { mean: mean / n, sd: Math.sqrt(Math.max(0, variance)) / n, g };
+}
+
+/** Sigma v for a full (d x d) or diagonal (d) covariance. */
+function covTimes(cov: Float64Array, v: Float64Array, full: boolean): Float64Array {
+  const d = v.length;
+  const out = new Float64Array(d);
+  for (let i = 0; i < d; i++) {
+    if (!full) {
+      out[i] = cov[i]! * v[i]!;
+      continue;
+    }
+    let s = 0;
+    for (let k = 0; k < d; k++) s += cov[i * d + k]! * v[k]!;
+    out[i] = s;
+  }
+  return out;
 }
 
 function shuffledIndices(n: number, seed: number): number[] {

@@ -18,7 +18,7 @@ const known = w.thetas.slice(0, 10).map((t, i) => ({ id: `m${i}`, ability: t }))
 const replay = (m: number) => async (probe: { id: string }) => recorded[m]![Number(probe.id.slice(1))]!;
 const testAccuracy = (m: number) => testItems.reduce((s, i) => s + recorded[m]![i]!, 0) / testItems.length;
 
-async function errorAfter(m: number, budget: number, strategy: "fisher" | "random", seed: number): Promise<number> {
+async function errorAfter(m: number, budget: number, strategy: "fisher" | "accuracy" | "random", seed: number): Promise<number> {
   const learner = new OnlineLearner(known);
   await calibrateModel({ learner, modelId: `new${m}`, probes: bank, budget, strategy, seed, targetSd: 0, ask: replay(m) });
   const post = learner.posterior(`new${m}`);
@@ -64,6 +64,16 @@ describe("calibrateModel", () => {
       }
     }
     expect(fisher).toBeLessThan(random);
+  });
+
+  it('the "accuracy" strategy (targeted variance reduction) also beats random probes', async () => {
+    let targeted = 0;
+    let random = 0;
+    for (const m of [10, 12]) {
+      targeted += await errorAfter(m, 60, "accuracy", 1);
+      random += await errorAfter(m, 60, "random", 1);
+    }
+    expect(targeted).toBeLessThan(random);
   });
 
   it("stops early once the predicted accuracy is pinned down", async () => {
