@@ -126,6 +126,6 @@ function progressPrinter(log: NodeJS.WritableStream & { isTTY?: boolean }): (e: 
       key = k;
       bar = new Progress({ label: `${e.method} seed ${e.seed}${e.fit.note ? ` ${e.fit.note}` : ""}`, total: e.fit.maxEpochs, unit: "epochs", stream: log as never, logEveryMs: 10_000 });
     }
-    bar.update(e.fit.epoch, `val loss ${e.fit.valLoss?.toFixed(4) ?? "-"}`);
+    bar.update(e.fit.epoch, `val loss ${e.fit.valLoss?.toFixed(4) ?? "-"}${e.fit.status ? `, ${e.fit.status}` : ""}`);
   };
 }

@@ -31,7 +31,7 @@ export function irtMoeMethod(tf: Tf, config: Partial<IrtMoeConfig> = {}): Routin
             maxEpochs,
             trainLoss: e.trainLoss,
             valLoss: e.valLoss,
-            note: `val AUC ${e.valAuc.toFixed(4)}`,
+            status: `val AUC ${e.valAuc.toFixed(4)}`,
           }),
       });
       const c = trained.config;

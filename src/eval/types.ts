@@ -53,7 +53,10 @@ export interface FitProgress {
   readonly maxEpochs: number;
   readonly trainLoss?: number;
   readonly valLoss?: number;
+  /** Names a sub-run (e.g. one grid value of a hyperparameter search); a new note starts a new progress bar. */
   readonly note?: string;
+  /** Extra per-epoch status text (e.g. "val AUC 0.74"). */
+  readonly status?: string;
 }
 
 /** Options of one fit. */
