@@ -154,7 +154,7 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
   const ref = always.find((r) => r.name === `always:${s.referenceModel}`)!;
   rows.push(ref, always.find((r) => r.name === `always:${cheapestModel}`)!);
 
-  const curveLambdas = [0, ...logGrid(3, 3e3, 7), 1e5];
+  const curveLambdas = [0, ...logGrid(3, 100, 7), 300, 1000, 1e5];
   const curve = curveLambdas.map((lambda) => {
     const r = replayPolicy({ kind: "cost-aware", lambda }, test);
     return { lambda, accuracy: r.accuracy, spendUsd: r.spendUsd, spendFraction: r.spendUsd / ref.spendUsd };

@@ -128,6 +128,7 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
   const emb = await getDatasetEmbeddings(ds, {
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
+      if (!progress && done === total) return; // served from the cache: nothing to show
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
       progress.update(done);
     },
