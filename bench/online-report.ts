@@ -12,9 +12,27 @@ export interface OnlineSummary {
   /** Per seed, per checkpoint: (learning - static) / (oracle - static). */
   closedBySeed: number[][];
   heldOutShare: number;
-  calibration: { adaptiveProbes: number; randomProbes: number; adaptiveErrorAt100: number; randomErrorAt100: number; oracleError: number };
+  calibration: {
+    adaptiveProbes: number;
+    randomProbes: number;
+    adaptiveErrorAt100: number;
+    randomErrorAt100: number;
+    targetedProbes: number;
+    targetedErrorAt100: number;
+    oracleError: number;
+  };
   detail: {
-    calibrationByModel: { model: string; trueTestAccuracy: number; adaptiveProbes: number; randomProbes: number; adaptiveErrorAt100: number; randomErrorAt100: number; oracleError: number }[];
+    calibrationByModel: {
+      model: string;
+      trueTestAccuracy: number;
+      adaptiveProbes: number;
+      randomProbes: number;
+      adaptiveErrorAt100: number;
+      randomErrorAt100: number;
+      targetedProbes: number;
+      targetedErrorAt100: number;
+      oracleError: number;
+    }[];
     config: unknown;
     embeddings: string;
     seconds: number;
@@ -73,17 +91,17 @@ export function renderOnlineResults(s: OnlineSummary): string {
     "**Adaptive calibration** (each held-out model from the new-model prior; probes = its train-split items answered by replaying its recorded correctness; target: predicted test accuracy first within 3 points of its true test accuracy; cap 300):",
     "",
     mdTable(
-      ["", "Fisher-chosen", "random"],
+      ["", "Fisher-chosen (default)", "accuracy-targeted", "random"],
       [
-        ["median probes to within 3 points", cal.adaptiveProbes, cal.randomProbes],
-        ["mean abs. error after 100 probes (points)", (100 * cal.adaptiveErrorAt100).toFixed(2), (100 * cal.randomErrorAt100).toFixed(2)],
-        ["oracle-ability error (floor, points)", (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2)],
+        ["median probes to within 3 points", cal.adaptiveProbes, cal.targetedProbes, cal.randomProbes],
+        ["mean abs. error after 100 probes (points)", (100 * cal.adaptiveErrorAt100).toFixed(2), (100 * cal.targetedErrorAt100).toFixed(2), (100 * cal.randomErrorAt100).toFixed(2)],
+        ["oracle-ability error (floor, points)", (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2)],
       ],
     ),
     "",
-    "Per model: " +
+    "Per model (Fisher / accuracy-targeted / random): " +
       s.detail.calibrationByModel
-        .map((c) => `${c.model} (test acc ${pct(c.trueTestAccuracy)}): ${c.adaptiveProbes} vs ${c.randomProbes}`)
+        .map((c) => `${c.model} (test acc ${pct(c.trueTestAccuracy)}): ${c.adaptiveProbes} / ${c.targetedProbes} / ${c.randomProbes}`)
         .join("; ") +
       ` (301 = not within 3 points by 300).`,
     "",

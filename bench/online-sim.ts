@@ -60,6 +60,9 @@ export interface SeedResult {
     randomProbes: number;
     adaptiveErrorAt100: number;
     randomErrorAt100: number;
+    /** Same for the "accuracy" strategy (targeted variance reduction). */
+    targetedProbes: number;
+    targetedErrorAt100: number;
     oracleError: number;
   }[];
   /** Share of exploring-router events routed to held-out models. */
@@ -352,7 +355,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     testItems.forEach((i, k) => testAlphas.set(alphaOf(i), k * d));
     const testBetas = Float32Array.from(testItems, (i) => w.betas[i]!);
     const oraclePred = mean(testItems.map((i) => sig(logit(w.alphas, d, i, oracleTheta.get(m)!, w.betas[i]!))));
-    const run = async (strategy: "fisher" | "random") => {
+    const run = async (strategy: "fisher" | "accuracy" | "random") => {
       const learner = new OnlineLearner(known, { ...cfg.learner });
       learner.addModel(ids[m]!);
       const tracker = new ItemTracker(learner.posterior(ids[m]!), testAlphas, testBetas);
@@ -380,6 +383,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     };
     const fisher = await run("fisher");
     const random = await run("random");
+    const targeted = await run("accuracy");
     calibration.push({
       model: ids[m]!,
       trueTestAccuracy: trueAcc,
@@ -387,6 +391,8 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
       randomProbes: random.probes,
       adaptiveErrorAt100: fisher.at100,
       randomErrorAt100: random.at100,
+      targetedProbes: targeted.probes,
+      targetedErrorAt100: targeted.at100,
       oracleError: Math.abs(oraclePred - trueAcc),
     });
   }

@@ -42,7 +42,7 @@ const argsSchema = z
   .strict();
 
 /** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
-export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 6, patience: 2 };
+export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 20, patience: 3 };
 
 const CHECKPOINTS = [0, 50, 100, 300, 1000, 3000];
 
@@ -134,12 +134,13 @@ async function main(): Promise<void> {
   const emb = await embeddingsFor(ds, log);
   log(`  embeddings: ${emb.source} (${emb.dim}-d)`);
   const { tf } = await getTf();
-  const config = { ...SIM_SCORER_CONFIG, ...(args.epochs ? { maxEpochs: args.epochs } : {}) };
+  // --quick: one seed and a 3-epoch item model, so the whole run fits in about 3 minutes on a shared 2-core machine.
+  const config = { ...SIM_SCORER_CONFIG, ...(args.quick ? { maxEpochs: 3 } : {}), ...(args.epochs ? { maxEpochs: args.epochs } : {}) };
   const simCfg = (seed: number): SimConfig => ({
     seed,
     checkpoints: CHECKPOINTS,
     epsilon: 0.1,
-    sgdEta: 0.5,
+    sgdEta: 0.1,
     ucbKappa: 2,
     calibrationCap: 300,
     calibrationBank: 2000,
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
       "..",
       ".cache",
       "online-bench",
-      `seed-${createHash("sha256").update(JSON.stringify({ v: 2, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
+      `seed-${createHash("sha256").update(JSON.stringify({ v: 3, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
     );
   const seeds = args["only-seed"] ? [args["only-seed"]] : Array.from({ length: nSeeds }, (_, k) => k + 1);
   for (const seed of seeds) {
@@ -207,7 +208,7 @@ async function main(): Promise<void> {
     log(`  static ${fmt(c.static![0]!)} oracle ${fmt(c.oracle![0]!)} gap ${r.gap.points.toFixed(2)} [${r.gap.ci95.map((v) => v.toFixed(2)).join(", ")}]`);
     log(`  learning ${c.learning!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")} | ucb ${c.learningUcb!.map(fmt).join(" ")}`);
     log(`  sgdEps ${c.sgdEpsilon!.map(fmt).join(" ")} | epsGreedy ${c.epsilonGreedy!.map(fmt).join(" ")}`);
-    log(`  calibration ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.randomProbes}`).join("; ")}`);
+    log(`  calibration (fisher/accuracy/random) ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.targetedProbes}/${x.randomProbes}`).join("; ")}`);
   }
   if (args["only-seed"]) {
     log(`bench:online: seed ${args["only-seed"]} cached; run without --only-seed to aggregate`);
@@ -289,6 +290,8 @@ function summarise(
       randomProbes: median(cal.map((c) => c.randomProbes)),
       adaptiveErrorAt100: meanOf(cal.map((c) => c.adaptiveErrorAt100)),
       randomErrorAt100: meanOf(cal.map((c) => c.randomErrorAt100)),
+      targetedProbes: median(cal.map((c) => c.targetedProbes)),
+      targetedErrorAt100: meanOf(cal.map((c) => c.targetedErrorAt100)),
       oracleError: meanOf(cal.map((c) => c.oracleError)),
     },
     detail: { calibrationByModel: cal, config: meta.config, embeddings: meta.embeddings, seconds: meta.seconds, quick: meta.quick, cachedSeeds: meta.cachedSeeds },
