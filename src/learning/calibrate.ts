@@ -199,6 +199,8 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
         break;
       }
       asked[next] = 1;
+      // A probe this model already answered (an earlier calibration restored from a store) is not asked again.
+      if (learner.hasSeen(`${o.eventPrefix}:${o.modelId}:${probes.ids[next]!}`)) continue;
       const probe: Probe = { id: probes.ids[next]!, index: next, alpha: probes.alphas.subarray(next * d, (next + 1) * d), beta: probes.betas[next]! };
       let y: number;
       try {

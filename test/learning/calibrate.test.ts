@@ -76,6 +76,20 @@ describe("calibrateModel", () => {
     expect(targeted).toBeLessThan(random);
   });
 
+  it("a second calibration of the same model never re-asks a probe it already answered", async () => {
+    const learner = new OnlineLearner(known);
+    const asked: string[] = [];
+    const ask = async (p: { id: string }) => {
+      asked.push(p.id);
+      return replay(12)(p);
+    };
+    const first = await calibrateModel({ learner, modelId: "again", probes: bank, budget: 10, targetSd: 0, ask });
+    const second = await calibrateModel({ learner, modelId: "again", probes: bank, budget: 10, targetSd: 0, ask });
+    expect(second.asked).toBe(10);
+    expect(new Set(asked).size).toBe(20);
+    expect(second.answers.some((a) => first.answers.some((b) => b.probeId === a.probeId))).toBe(false);
+  });
+
   it("stops early once the predicted accuracy is pinned down", async () => {
     const learner = new OnlineLearner(known);
     const r = await calibrateModel({ learner, modelId: "new11", probes: bank, budget: 2000, targetSd: 0.03, ask: replay(11) });
