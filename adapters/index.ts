@@ -14,3 +14,5 @@ export { graphModelFileHandler, loadGraphModelFromFiles } from "./encoders/graph
 export * from "./stores/index.js";
 export * from "./artifact/index.js";
 export { readRouterBenchPrompts } from "./policy/full-prompts.js";
+export { buildProbeBank, sampleItems } from "./learning/probe-bank.js";
+export type { ProbeBankOptions } from "./learning/probe-bank.js";
