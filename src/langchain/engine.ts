@@ -18,7 +18,7 @@ import { DecisionLog, type LoggedDecision } from "./decision-log.js";
 import { loadDefaultScorer } from "./defaults.js";
 import { NoCandidatesError } from "./errors.js";
 import { LruCache } from "./lru.js";
-import type { FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
+import type { AbilityLearner, FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
 import { messageText, routingText, type RoutingTextOptions } from "./routing-text.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -121,6 +121,8 @@ export class RouteEngine {
   private context?: Promise<ScoringContext>;
   private loaded?: ScoringContext;
   private readonly warned = new Set<string>();
+  /** Online learner whose posterior gives p, when configured. */
+  readonly learner?: AbilityLearner;
 
   constructor(options: ParsedRouterOptions) {
     const defaultOut = options.expectedOutputTokens ?? DEFAULT_EXPECTED_OUTPUT_TOKENS;
@@ -136,6 +138,7 @@ export class RouteEngine {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.log = new DecisionLog(options.decisionLogSize ?? DEFAULT_DECISION_LOG_SIZE);
     this.sink = options.feedbackSink ?? new MemoryFeedbackSink();
+    this.learner = options.learner;
     this.logger = options.logger ?? console;
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.textOptions = options.routingText ?? {};
@@ -259,15 +262,21 @@ export class RouteEngine {
       this.cache.set(text, item);
     }
     const t2 = performance.now();
-    const candidates = eligible.map((slot) => {
-      const theta = ctx.theta.get(slot.id)!;
-      let z = -item.beta;
-      for (let k = 0; k < theta.length; k++) z += item.alpha[k]! * theta[k]!;
+    const learned = this.learnerScores(item, eligible, ctx);
+    const candidates = eligible.map((slot, i) => {
+      let p: number;
+      if (learned) p = learned[i]!;
+      else {
+        const theta = ctx.theta.get(slot.id)!;
+        let z = -item.beta;
+        for (let k = 0; k < theta.length; k++) z += item.alpha[k]! * theta[k]!;
+        p = sigmoid(z);
+      }
       const price = ctx.prices.get(slot.id);
       const expectedCost = price
         ? expectedCostUsd({ inputTokens, expectedOutputTokens: slot.expectedOutputTokens, price })
         : 0;
-      return { id: slot.id, p: sigmoid(z), expectedCost };
+      return { id: slot.id, p, expectedCost };
     });
     const ranked = rankCandidates(this.policy, candidates, { spentUsd: this.log.spent(call.runId) });
     scoreMs += performance.now() - t2;
@@ -290,6 +299,18 @@ export class RouteEngine {
     const logged: LoggedDecision = { decision, alpha: item.alpha, beta: item.beta, catalogIds: ctx.catalogIds, feedbackGiven: false };
     this.log.add(logged);
     return { decision, order, logged };
+  }
+
+  /**
+   * With a learner: each eligible model's exploration score (its predictive p when exploration is off), by
+   * catalog id; models the learner has not seen are added at its new-model prior. Undefined without a learner.
+   */
+  private learnerScores(item: ItemParams, eligible: readonly ModelSlot[], ctx: ScoringContext): number[] | undefined {
+    if (!this.learner) return undefined;
+    const ids = eligible.map((slot) => ctx.catalogIds[slot.id] ?? slot.id);
+    for (const id of ids) if (!this.learner.has(id)) this.learner.addModel(id);
+    const scores = this.learner.score(item, ids);
+    return scores.map((s) => s.score);
   }
 
   /** Records what a finished call cost (usage tokens when reported, else the estimate) for the budget policy. */
@@ -383,6 +404,7 @@ export class RouteEngine {
       });
     }
     for (const t of answered) t.feedbackGiven = true;
+    if (this.learner) for (const event of events) this.learner.observe(event);
     return events;
   }
 }

@@ -1,6 +1,6 @@
 export { IrtRouter } from "./router.js";
 export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./middleware.js";
-export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger } from "./options.js";
+export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger, AbilityLearner } from "./options.js";
 export { irtRouterOptionsSchema } from "./options.js";
 export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./decision.js";
 export { NoCandidatesError } from "./errors.js";

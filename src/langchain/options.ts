@@ -61,6 +61,12 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly feedbackSink?: FeedbackSink;
   /** Receives one-time warnings (unknown model, missing price). Default: `console`. */
   readonly logger?: RouterLogger;
+  /**
+   * Online ability learner (e.g. an `OnlineLearner` built from the scorer's catalog). When set, every
+   * candidate's p is its predictive p under the learner's posterior (with the learner's exploration rule, if
+   * any), models it does not know are added at its new-model prior, and `feedback()` updates it.
+   */
+  readonly learner?: AbilityLearner;
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
   readonly fallbackOn?: (error: unknown) => boolean;
 }
@@ -134,10 +140,26 @@ export const irtRouterOptionsSchema = z.strictObject({
     })
     .optional(),
   fallbackOn: fn<(error: unknown) => boolean>("a function (error) => boolean").optional(),
+  learner: z
+    .custom<AbilityLearner>(
+      (v) => ["has", "addModel", "score", "observe"].every((k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function"),
+      { message: "must be an online learner with has, addModel, score and observe methods (e.g. an OnlineLearner)" },
+    )
+    .optional(),
   callbacks: z.any().optional(),
   tags: z.array(z.string()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   verbose: z.boolean().optional(),
 });
+
+/**
+ * What the router needs of an online learner; `OnlineLearner` (src/learning) implements it.
+ */
+export interface AbilityLearner {
+  has(modelId: string): boolean;
+  addModel(modelId: string): unknown;
+  score(item: { readonly alpha: ArrayLike<number>; readonly beta: number }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
+  observe(event: FeedbackEvent): unknown;
+}
 
 export type ParsedRouterOptions = z.output<typeof irtRouterOptionsSchema>;
