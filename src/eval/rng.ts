@@ -2,6 +2,7 @@
  * Small seeded pseudo-random generators for the evaluation harness and the baselines:
  * the same seed gives the same stream on every machine (no Math.random anywhere).
  */
+import { mulberry32 } from "../util/random.js";
 
 /** A stream of uniform numbers in [0, 1). */
 export interface Rng {
@@ -23,15 +24,8 @@ export interface Rng {
  * ```
  */
 export function createRng(seed: number): Rng {
-  let state = hashSeed(seed);
+  const next = mulberry32(hashSeed(seed));
   let spare: number | undefined;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
   return {
     next,
     int: (n) => Math.floor(next() * n),

@@ -1,3 +1,5 @@
+import { mulberry32 } from "../util/random.js";
+
 /** Seeded uniform and normal draws for exploration (mulberry32 + Box-Muller); no Math.random. */
 export interface ExplorationRng {
   /** Uniform in [0, 1). */
@@ -16,14 +18,7 @@ export interface ExplorationRng {
  * ```
  */
 export function seededRng(seed: number): ExplorationRng {
-  let state = (Math.floor(seed) ^ 0x9e3779b9) >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
   return {
     next,
     normal: () => {
