@@ -26,28 +26,8 @@ export function observedPairs(p: Float32Array, nModels: number, labels: CsrLabel
   return { p: po, y: yo };
 }
 
-/** ROC AUC (ties averaged); labels >= 0.5 count as positive. NaN when one class is absent. */
-export function rocAuc(p: ArrayLike<number>, y: ArrayLike<number>): number {
-  const n = p.length;
-  const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => p[a]! - p[b]!);
-  let pos = 0;
-  let rankSum = 0;
-  for (let s = 0; s < n; ) {
-    let e = s;
-    while (e + 1 < n && p[idx[e + 1]!] === p[idx[s]!]) e++;
-    const rank = (s + e) / 2 + 1;
-    for (let t = s; t <= e; t++) {
-      if (y[idx[t]!]! >= 0.5) {
-        pos++;
-        rankSum += rank;
-      }
-    }
-    s = e + 1;
-  }
-  const neg = n - pos;
-  if (pos === 0 || neg === 0) return NaN;
-  return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
-}
+/** ROC AUC (ties averaged) and 15-bin ECE: the evaluation protocol's own definitions, shared. */
+export { rocAucWithTies as rocAuc, expectedCalibrationError as ece } from "../eval/metrics.js";
 
 /** Mean binary cross-entropy with soft targets. */
 export function logLoss(p: ArrayLike<number>, y: ArrayLike<number>): number {
@@ -57,22 +37,6 @@ export function logLoss(p: ArrayLike<number>, y: ArrayLike<number>): number {
     s -= y[i]! * Math.log(q) + (1 - y[i]!) * Math.log(1 - q);
   }
   return s / Math.max(1, p.length);
-}
-
-/** Expected calibration error with `bins` equal-width bins (default 15). */
-export function ece(p: ArrayLike<number>, y: ArrayLike<number>, bins = 15): number {
-  const cnt = new Float64Array(bins);
-  const sp = new Float64Array(bins);
-  const sy = new Float64Array(bins);
-  for (let i = 0; i < p.length; i++) {
-    const b = Math.min(bins - 1, Math.floor(p[i]! * bins));
-    cnt[b]!++;
-    sp[b]! += p[i]!;
-    sy[b]! += y[i]!;
-  }
-  let e = 0;
-  for (let b = 0; b < bins; b++) if (cnt[b]! > 0) e += Math.abs(sp[b]! - sy[b]!);
-  return e / Math.max(1, p.length);
 }
 
 /**
