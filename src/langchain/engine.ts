@@ -17,7 +17,7 @@ import type { RouteDecision, ExclusionRecord } from "./decision.js";
 import { DecisionLog, type LoggedDecision } from "./decision-log.js";
 import { loadDefaultScorer } from "./defaults.js";
 import { NoCandidatesError } from "./errors.js";
-import { LruCache } from "./lru.js";
+import { LruCache } from "../encoders/lru.js";
 import type { AbilityLearner, FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
 import { messageText, routingText, type RoutingTextOptions } from "./routing-text.js";
 
