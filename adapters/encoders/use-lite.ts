@@ -327,6 +327,19 @@ function checkVector(vector: Float32Array, index: number): void {
   }
 }
 
+/**
+ * The id and dim the default `UseLiteEncoder` (weights from the installed package) reports, read from the
+ * package's version without loading the model. Throws ENCODER_UNAVAILABLE if the package is not installed.
+ *
+ * @example
+ * ```ts
+ * await defaultUseLiteInfo(); // { id: "use-lite-512@model-embeddings-en-0.2.0", dim: 512 }
+ * ```
+ */
+export async function defaultUseLiteInfo(): Promise<{ id: string; dim: number }> {
+  return { id: (await packageSource()).id, dim: USE_LITE_DIM };
+}
+
 async function packageSource(): Promise<{ dir: string; id: string }> {
   const require = createRequire(import.meta.url);
   let packageJson: string;
