@@ -32,6 +32,7 @@ const optionsSchema = z
     log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
     onEpoch: z.custom<(r: EpochReport) => void>((v) => typeof v === "function").optional(),
     onBatch: z.function().optional(),
+    shareAbilities: z.boolean().optional(),
   })
   .strict();
 
@@ -47,6 +48,11 @@ export interface TrainPipelineOptions {
   log?: (line: string) => void;
   onEpoch?: (r: EpochReport) => void;
   onBatch?: (info: { epoch: number; itemsDone: number; itemsTotal: number; loss: number }) => void;
+  /**
+   * Whether a model present in several datasets shares one ability vector (default true). false gives
+   * each (model, dataset) pair its own row (see `joinDatasets`); the pretrained scorer uses false.
+   */
+  shareAbilities?: boolean;
 }
 
 /** What the pipeline produced. */
@@ -93,7 +99,7 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
     datasets.push(ds);
     parts.push({ dataset: ds, vectors: emb.vectors, dim: emb.dim });
   }
-  const joined = joinDatasets(parts);
+  const joined = joinDatasets(parts, undefined, { shareAbilities: opts.shareAbilities ?? true });
   const { tf } = await getTf();
   const seed = opts.seed ?? 1;
   log(`training on ${joined.split.train.length} items (val ${joined.split.val.length}), ${joined.data.nModels} models, seed ${seed}`);
@@ -145,6 +151,7 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
         models: [...p.models],
       })),
       splitRule: SPLIT_RULE,
+      shareAbilities: opts.shareAbilities ?? true,
       seed,
       bestEpoch: trained.bestEpoch,
       epochs: trained.history.length,

@@ -11,6 +11,7 @@ import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
 import { savedScorerMethod } from "../../src/eval/scorer-method.js";
 import type { RoutingMethod } from "../../src/eval/types.js";
 import { loadScorer, loadPretrained } from "../artifact/load.js";
+import { datasetModelNames } from "../../src/scorer/catalog.js";
 import { Progress } from "../cli/progress.js";
 import { loadDataset } from "../data/load-dataset.js";
 import { getTf } from "../tf.js";
@@ -84,7 +85,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
           { path: "options.model" },
         );
       }
-      methods.push(savedScorerMethod(scorer, ds.models, options.model === "pretrained" ? "the pretrained artifact" : options.model));
+      methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
     } else {
       methods.push(irtMoeMethod((await getTf()).tf));
     }

@@ -21,13 +21,24 @@ export interface ModelStats {
  */
 export function buildCatalog(theta: Float32Array, abilityDim: number, stats: readonly ModelStats[], table: readonly ModelAlias[] = MODEL_ALIASES): CatalogEntry[] {
   const index = aliasIndex(table);
+  // Several rows under one id (per-source abilities, joinDatasets shareAbilities: false): the row with the
+  // most labels keeps the id and every alias; each other row is `<id>@<dataset>`. Every row of such a model
+  // also answers to `<column name>@<dataset>`, so dataset-aware callers reach the row trained on that dataset.
+  const rowsOf = new Map<string, number[]>();
+  stats.forEach((s, m) => rowsOf.set(s.id, [...(rowsOf.get(s.id) ?? []), m]));
+  const primary = new Map([...rowsOf].map(([id, rows]) => [id, rows.reduce((a, b) => (stats[b]!.nLabels > stats[a]!.nLabels ? b : a))]));
   return stats.map((s, m) => {
     const known = index.get(s.id);
-    const aliases = [...new Set([...(known?.aliases ?? []), ...s.names])].filter((a) => a !== s.id);
+    const split = rowsOf.get(s.id)!.length > 1;
+    const qualified = split ? s.names.flatMap((n) => s.sources.map((src) => `${n}@${src}`)) : [];
+    const isPrimary = primary.get(s.id) === m;
+    const id = isPrimary ? s.id : `${s.id}@${s.sources.join("+")}`;
+    const base = isPrimary ? [...(known?.aliases ?? []), ...s.names] : [];
+    const aliases = [...new Set([...base, ...qualified])].filter((a) => a !== id);
     const provider = known?.provider ?? guessProvider(s.names[0] ?? s.id);
     const price = s.price ?? known?.price;
     return {
-      id: s.id,
+      id,
       aliases,
       ...(provider ? { provider } : {}),
       sources: [...s.sources],
@@ -37,6 +48,21 @@ export function buildCatalog(theta: Float32Array, abilityDim: number, stats: rea
       ...(price ? { price } : {}),
     };
   });
+}
+
+/**
+ * The names to score a dataset's model columns under: `<column>@<dataset>` where the catalog has a row
+ * trained on that dataset under that name (per-source abilities), else the column name itself.
+ *
+ * @example
+ * ```ts
+ * const names = datasetModelNames(scorer.models, ds.models, ds.name);
+ * const scores = await scorer.predict(vector, names);
+ * ```
+ */
+export function datasetModelNames(catalog: readonly CatalogEntry[], models: readonly string[], dataset: string): string[] {
+  const known = new Set(catalog.flatMap((e) => [e.id, ...e.aliases]));
+  return models.map((m) => (known.has(`${m}@${dataset}`) ? `${m}@${dataset}` : m));
 }
 
 function editDistance(a: string, b: string): number {

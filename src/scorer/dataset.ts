@@ -36,15 +36,32 @@ export interface JoinedData {
   readonly stats: ModelStats[];
 }
 
+/** How models of different datasets are joined. */
+export interface JoinOptions {
+  /**
+   * true (default): the same model (by canonical id) in two datasets shares one ability vector.
+   * false: each (model, dataset) pair gets its own ability row, still under the model's canonical id;
+   * use it when the datasets scored models under different protocols (few-shot CoT, zero-shot,
+   * log-likelihood), where one shared ability is a compromise (docs/scorer.md). {@link buildCatalog}
+   * then gives the row with the most labels the canonical id and the others `<id>@<dataset>`.
+   */
+  readonly shareAbilities?: boolean;
+}
+
 /**
  * Joins datasets into one training problem. Model columns map to canonical ids through the alias
- * table, so the same model in two datasets shares one ability vector.
+ * table, so the same model in two datasets shares one ability vector (unless `shareAbilities` is false).
  *
  * @example
  * const joined = joinDatasets([{ dataset, vectors, dim: 512 }]);
  * const trained = await trainIrtMoe(tf, joined.data, joined.split);
  */
-export function joinDatasets(parts: readonly EmbeddedDataset[], table: readonly ModelAlias[] = MODEL_ALIASES): JoinedData {
+export function joinDatasets(
+  parts: readonly EmbeddedDataset[],
+  table: readonly ModelAlias[] = MODEL_ALIASES,
+  options: JoinOptions = {},
+): JoinedData {
+  const shared = options.shareAbilities ?? true;
   if (parts.length === 0) throw new ValidationError("joinDatasets needs at least one dataset", { path: "datasets" });
   const dim = parts[0]!.dim;
   const ids: string[] = [];
@@ -72,11 +89,12 @@ export function joinDatasets(parts: readonly EmbeddedDataset[], table: readonly 
     const ds = p.dataset;
     const modelIndex = ds.models.map((name) => {
       const id = canonicalModelId(name, table);
-      let m = idIndex.get(id);
+      const key = shared ? id : `${id}\u0000${ds.name}`;
+      let m = idIndex.get(key);
       if (m === undefined) {
         m = ids.length;
         ids.push(id);
-        idIndex.set(id, m);
+        idIndex.set(key, m);
         names.push(new Set());
         sources.push(new Set());
       }

@@ -11,7 +11,7 @@ export { rocAuc, ece, logLoss, routingAccuracy, observedPairs, type CsrLabels } 
 export { scorerMetrics, betaDifficultyR, effectiveDifficulty, pearson, type ScorerMetrics } from "./evaluate.js";
 export { joinDatasets, type EmbeddedDataset, type JoinedData, type DatasetPart } from "./dataset.js";
 export { MODEL_ALIASES, canonicalModelId, aliasIndex, guessProvider, type ModelAlias } from "./aliases.js";
-export { buildCatalog, ModelResolver, type ModelStats } from "./catalog.js";
+export { buildCatalog, datasetModelNames, ModelResolver, type ModelStats } from "./catalog.js";
 export { IrtMoeScorer, type IrtMoeScorerInit, type EncoderSource, type ScorerExplanation } from "./scorer.js";
 export { artifactFiles, decodeArtifact, type ScorerArtifact, type ArtifactFiles, type DecodedArtifact } from "./artifact.js";
 export {

@@ -56,6 +56,8 @@ export const manifestSchema = z.object({
       }),
     ),
     splitRule: z.string(),
+    /** Whether a model in several datasets shared one ability row (absent in older manifests: true). */
+    shareAbilities: z.boolean().optional(),
     seed: z.number().int(),
     bestEpoch: z.number().int(),
     epochs: z.number().int(),

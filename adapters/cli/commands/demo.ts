@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { datasetSplits } from "../../../src/data/select.js";
 import type { Scorer } from "../../../src/scorer/types.js";
+import { datasetModelNames } from "../../../src/scorer/catalog.js";
 import { EncoderMismatchError, ValidationError } from "../../../src/errors.js";
 import { estimateTokens } from "../../../src/policy/tokens.js";
 import { listPrice } from "../../../src/policy/prices.js";
@@ -99,9 +100,10 @@ export async function prepareAndRun(
   }
   const progress = new Progress({ label: "scoring", total: rows.length, unit: "prompts", stream: process.stderr });
   const pByItem = new Map<number, Float64Array>();
+  const names = datasetModelNames(scorer.models, ds.models, ds.name);
   for (let r = 0; r < rows.length; r++) {
     const item = rows[r]!;
-    const scores = await scorer.predict(emb.vectors.subarray(item * emb.dim, (item + 1) * emb.dim), ds.models);
+    const scores = await scorer.predict(emb.vectors.subarray(item * emb.dim, (item + 1) * emb.dim), names);
     pByItem.set(rows[r]!, Float64Array.from(scores, (s) => s.p));
     progress.tick();
   }

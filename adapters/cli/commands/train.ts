@@ -71,6 +71,8 @@ export const command: CliCommand<typeof schema> = {
     const result = await trainScorerPipeline(names, {
       seed: args.seed ?? 1,
       config,
+      // The four datasets score models under different protocols: keep one ability row per source.
+      shareAbilities: !args.pretrained,
       ...(args["data-root"] ? { dataRoot: args["data-root"] } : {}),
       ...(args["cache-dir"] ? { cacheDir: args["cache-dir"] } : {}),
       log: (line) => err.write(`${line}\n`),
