@@ -7,3 +7,4 @@ export { NoCandidatesError } from "./errors.js";
 export { MemoryFeedbackSink } from "./engine.js";
 export { routingText, messageText, type RoutingTextOptions } from "./routing-text.js";
 export { RUN_ID_METADATA_KEY } from "./delegate.js";
+export type { RouterCalibrateOptions } from "./calibrate.js";

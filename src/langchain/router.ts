@@ -16,6 +16,8 @@ import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { snapshot, type RouteDecision } from "./decision.js";
 import { childConfig, describeError, isAbort, runIdOf } from "./delegate.js";
+import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
+import type { CalibrationResult } from "../learning/calibrate.js";
 import { MemoryFeedbackSink, RouteEngine, type ModelSlot, type RoutePlan } from "./engine.js";
 import { irtRouterOptionsSchema, type IrtRouterOptions } from "./options.js";
 
@@ -136,6 +138,28 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    */
   feedback(id: string, outcome: boolean | number, options: { weight?: number } = {}): Promise<FeedbackEvent[]> {
     return this.engine.feedback(id, outcome, options);
+  }
+
+  /**
+   * Brings a model's ability estimate up to speed: asks it probe questions chosen by maximum Fisher information
+   * under the router's `learner` (an `OnlineLearner`), grades the replies, journals each outcome to the feedback
+   * sink before it counts, and stops at `budget` or when the estimate is certain enough.
+   *
+   * @example
+   * ```ts
+   * const { bank } = await buildProbeBank(scorer, ds);   // from irt-router/adapters: alpha/beta of dataset items
+   * const byId = new Map(ds.items.map((item) => [item.id, item]));
+   * const result = await router.calibrate("my-new-model", {
+   *   budget: 40,
+   *   probes: bank,
+   *   prompt: (probe) => byId.get(probe.id)!.text,
+   *   grade: (reply, probe) => gradeMultipleChoice(reply, answerKey(probe.id)),
+   * });
+   * console.log(result.predictedAccuracy, result.stopReason);
+   * ```
+   */
+  calibrate(modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
+    return calibrateRoutedModel(this.engine, modelId, options);
   }
 
   /**

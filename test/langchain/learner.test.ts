@@ -57,3 +57,47 @@ describe("IrtRouter with an online learner", () => {
     expect(() => new IrtRouter({ models: { "gpt-4": fake() }, scorer: new ToyScorer(), learner: {} as never })).toThrow(/options\.learner/);
   });
 });
+
+describe("router.calibrate", () => {
+  const bank = {
+    dataset: "synthetic",
+    dim: 2,
+    ids: Array.from({ length: 40 }, (_, i) => `q${i}`),
+    alphas: Float32Array.from({ length: 80 }, (_, k) => (k % 2 === 0 ? 1 + (k % 7) / 7 : 1 - (k % 5) / 10)),
+    betas: Float32Array.from({ length: 40 }, (_, i) => -1 + i / 20),
+  };
+  const key = (id: string) => (Number(id.slice(1)) % 2 === 0 ? "A" : "B");
+
+  it("asks the registered model, grades it, journals every outcome and updates the learner", async () => {
+    const scorer = new ToyScorer();
+    const learner = new OnlineLearner(scorer.models);
+    const sink = { events: [] as unknown[], append(events: readonly unknown[]) { this.events.push(...events); } };
+    const newModel = new FakeListChatModel({ responses: ["Answer: A"] });
+    const router = new IrtRouter({ models: { "gpt-4": fake(), "brand-new-model": newModel }, scorer, learner, feedbackSink: sink, logger: quietLogger() });
+    const result = await router.calibrate("brand-new-model", {
+      budget: 12,
+      targetSd: 0,
+      probes: bank,
+      prompt: (probe) => `Question ${probe.id}?`,
+      grade: (reply, probe) => (reply.includes(`Answer: ${key(probe.id)}`) ? 1 : 0),
+    });
+    expect(result.asked).toBe(12);
+    expect(result.answers.map((a) => a.y)).toEqual(result.answers.map((a) => (key(a.probeId) === "A" ? 1 : 0)));
+    expect(sink.events).toHaveLength(12);
+    expect(learner.has("brand-new-model")).toBe(true);
+    // the calibrated posterior differs from the new-model prior it started at
+    const fresh = new OnlineLearner(scorer.models);
+    fresh.addModel("brand-new-model");
+    const item = { alpha: [1, 1], beta: 0 };
+    expect(learner.score(item, ["brand-new-model"])[0]!.p).not.toBeCloseTo(fresh.score(item, ["brand-new-model"])[0]!.p, 3);
+  });
+
+  it("needs an OnlineLearner and a registered model", async () => {
+    const scorer = new ToyScorer();
+    const options = { budget: 5, probes: bank, prompt: () => "q", grade: () => 1 };
+    const bare = new IrtRouter({ models: { "gpt-4": fake() }, scorer, logger: quietLogger() });
+    await expect(bare.calibrate("gpt-4", options)).rejects.toThrow(/learner/);
+    const withLearner = new IrtRouter({ models: { "gpt-4": fake() }, scorer, learner: new OnlineLearner(scorer.models), logger: quietLogger() });
+    await expect(withLearner.calibrate("nope", options)).rejects.toMatchObject({ code: "UNKNOWN_MODEL" });
+  });
+});

@@ -1,0 +1,43 @@
+import { IrtRouterError, UnknownModelError } from "../errors.js";
+import { calibrateModel, type CalibrateArgs, type CalibrationResult, type Probe } from "../learning/calibrate.js";
+import { OnlineLearner } from "../learning/learner.js";
+import type { RouteEngine } from "./engine.js";
+import { messageText } from "./routing-text.js";
+
+/** Options of `router.calibrate()`: the probe bank, how to pose and grade a probe, and the stopping rule. */
+export interface RouterCalibrateOptions extends Omit<CalibrateArgs, "learner" | "modelId" | "ask" | "onEvent"> {
+  /** The question text of a probe (the bank holds only ids and item parameters, never texts). */
+  readonly prompt: (probe: Probe) => string | Promise<string>;
+  /** Grades the model's reply in [0, 1], e.g. with `gradeMultipleChoice(reply, key)`. */
+  readonly grade: (reply: string, probe: Probe) => number | Promise<number>;
+}
+
+/**
+ * Calibrates one of the router's models: asks it probe questions chosen by maximum Fisher information under the
+ * router's learner, grades the replies, writes each outcome to the router's feedback sink before the learner
+ * applies it, and stops at the budget or when the estimate is certain enough. Needs the router's `learner` to be
+ * an `OnlineLearner`.
+ */
+export async function calibrateRoutedModel(engine: RouteEngine, modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
+  const learner = engine.learner;
+  if (!(learner instanceof OnlineLearner)) {
+    throw new IrtRouterError(
+      "INVALID_CONFIG",
+      "router.calibrate() needs the router's `learner` option set to an OnlineLearner (new OnlineLearner(scorer.models)).",
+      { path: "options.learner" },
+    );
+  }
+  const slot = engine.slots.find((s) => s.id === modelId);
+  if (!slot) throw new UnknownModelError(modelId, engine.slots.map((s) => s.id));
+  const { catalogIds } = await engine.scoring();
+  const { prompt, grade, ...rest } = options;
+  return calibrateModel({
+    ...rest,
+    learner,
+    modelId: catalogIds[slot.id] ?? slot.id,
+    ask: async (probe) => grade(messageText(await slot.model.invoke(await prompt(probe))), probe),
+    onEvent: async (event) => {
+      await engine.sink.append([event]);
+    },
+  });
+}
