@@ -5,6 +5,7 @@
  * same run. Weights are seeded random values of the default architecture: timing does not depend on
  * their values. Training throughput is measured on simulated labels at the default configuration.
  */
+import { datasetModelNames } from "../../src/scorer/catalog.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadPretrained, pretrainedDir } from "../../adapters/artifact/load.js";
@@ -87,6 +88,8 @@ async function pretrainedOnRawText(): Promise<string> {
     return `Pretrained raw-text check: not run (${(error as Error).message.split("\n")[0]}).`;
   }
   const scorer = await loadPretrained();
+  // the catalog's rows trained on MMLU-Pro (`<name>@mmlu-pro-29models` where a model has one row per source)
+  const names = datasetModelNames(scorer.models, ds.models, ds.name);
   const split = splitIndices(ds.name, ds.items.map((i) => i.id));
   const { offsets, model, y } = ds.labels;
   const acc = ds.models.map((_, m) => {
@@ -110,7 +113,7 @@ async function pretrainedOnRawText(): Promise<string> {
   for (const i of split.test) {
     const obs: number[] = [];
     for (let j = offsets[i]!; j < offsets[i + 1]!; j++) obs.push(j);
-    const scores = await scorer.predict(ds.items[i]!.text, obs.map((j) => ds.models[model[j]!]!));
+    const scores = await scorer.predict(ds.items[i]!.text, obs.map((j) => names[model[j]!]!));
     let k = 0;
     scores.forEach((s, r) => {
       if (s.p > scores[k]!.p) k = r;

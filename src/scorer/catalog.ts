@@ -21,12 +21,17 @@ export interface ModelStats {
  */
 export function buildCatalog(theta: Float32Array, abilityDim: number, stats: readonly ModelStats[], table: readonly ModelAlias[] = MODEL_ALIASES): CatalogEntry[] {
   const index = aliasIndex(table);
-  // Several rows under one id (per-source abilities, joinDatasets shareAbilities: false): the row with the
-  // most labels keeps the id and every alias; each other row is `<id>@<dataset>`. Every row of such a model
-  // also answers to `<column name>@<dataset>`, so dataset-aware callers reach the row trained on that dataset.
+  // Several rows under one id (per-source abilities, joinDatasets shareAbilities: false): the row from the
+  // dataset with the most models (its ability is placed among the most peers; ties: more labels) keeps the id
+  // and every alias; each other row is `<id>@<dataset>`. Every row of such a model also answers to
+  // `<column name>@<dataset>`, so dataset-aware callers reach the row trained on that dataset.
   const rowsOf = new Map<string, number[]>();
   stats.forEach((s, m) => rowsOf.set(s.id, [...(rowsOf.get(s.id) ?? []), m]));
-  const primary = new Map([...rowsOf].map(([id, rows]) => [id, rows.reduce((a, b) => (stats[b]!.nLabels > stats[a]!.nLabels ? b : a))]));
+  const modelsPerSource = new Map<string, number>();
+  for (const s of stats) for (const src of s.sources) modelsPerSource.set(src, (modelsPerSource.get(src) ?? 0) + 1);
+  const peers = (m: number) => Math.max(...stats[m]!.sources.map((src) => modelsPerSource.get(src) ?? 0));
+  const better = (a: number, b: number) => peers(b) > peers(a) || (peers(b) === peers(a) && stats[b]!.nLabels > stats[a]!.nLabels);
+  const primary = new Map([...rowsOf].map(([id, rows]) => [id, rows.reduce((a, b) => (better(a, b) ? b : a))]));
   return stats.map((s, m) => {
     const known = index.get(s.id);
     const split = rowsOf.get(s.id)!.length > 1;

@@ -43,7 +43,7 @@ export interface JoinOptions {
    * false: each (model, dataset) pair gets its own ability row, still under the model's canonical id;
    * use it when the datasets scored models under different protocols (few-shot CoT, zero-shot,
    * log-likelihood), where one shared ability is a compromise (docs/scorer.md). {@link buildCatalog}
-   * then gives the row with the most labels the canonical id and the others `<id>@<dataset>`.
+   * then gives the row from the dataset with the most models the canonical id and the others `<id>@<dataset>`.
    */
   readonly shareAbilities?: boolean;
 }

@@ -36,7 +36,7 @@ describe("joinDatasets + buildCatalog", () => {
     expect(joined.parts[0]!.modelIndex[0]).toBe(joined.parts[1]!.modelIndex[0]);
   });
 
-  it("with shareAbilities false gives each (model, dataset) its own row; the row with most labels keeps the id", () => {
+  it("with shareAbilities false gives each (model, dataset) its own row; the row from the dataset with more models (then more labels) keeps the id", () => {
     const joined = joinDatasets(parts, undefined, { shareAbilities: false });
     expect(joined.data.nModels).toBe(4);
     const [smallGpt4] = joined.parts[0]!.modelIndex;
@@ -48,10 +48,20 @@ describe("joinDatasets + buildCatalog", () => {
     expect(ids).toContain("gpt-4-1106-preview");
     expect(ids).toContain("gpt-4-1106-preview@small");
     const resolver = new ModelResolver(catalog);
-    // the bare name goes to the row trained on the larger dataset; qualified names reach each source's row
+    // equal model counts: the bare name goes to the row with more labels; qualified names reach each source's row
     expect(resolver.indexOf("gpt-4-1106-preview")).toBe(largeGpt4);
     expect(resolver.indexOf("gpt-4-1106-preview@small")).toBe(smallGpt4);
     expect(resolver.indexOf("gpt-4-1106-preview@large")).toBe(largeGpt4);
     expect(datasetModelNames(catalog, ["gpt-4-1106-preview", "claude-v1"], "small")).toEqual(["gpt-4-1106-preview@small", "claude-v1"]);
+  });
+
+  it("gives the canonical id to the row from the dataset with the most models, even with fewer labels", () => {
+    const wide = { dataset: tiny("wide", ["gpt-4-1106-preview", "a", "b", "c"], 10), vectors: new Float32Array(10 * 2), dim: 2 };
+    const narrow = { dataset: tiny("narrow", ["gpt-4-1106-preview"], 300), vectors: new Float32Array(300 * 2), dim: 2 };
+    const joined = joinDatasets([narrow, wide], undefined, { shareAbilities: false });
+    const catalog = buildCatalog(new Float32Array(joined.data.nModels), 1, joined.stats);
+    const resolver = new ModelResolver(catalog);
+    expect(resolver.indexOf("gpt-4-1106-preview")).toBe(joined.parts[1]!.modelIndex[0]);
+    expect(catalog.map((e) => e.id)).toContain("gpt-4-1106-preview@narrow");
   });
 });
