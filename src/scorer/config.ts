@@ -33,6 +33,11 @@ export interface IrtMoeConfig {
   earlyStopOn: "loss" | "auc" | "routing";
   /** Fit temperature scaling on validation (applied only when it lowers validation ECE). */
   calibrate: boolean;
+  /**
+   * Decay of an exponential moving average of the weights, updated after every step and used for
+   * validation, early stopping and the returned weights (Polyak averaging); 0 turns it off.
+   */
+  emaDecay: number;
 }
 
 /**
@@ -55,6 +60,7 @@ export const DEFAULT_IRT_MOE_CONFIG: IrtMoeConfig = Object.freeze({
   warmupEpochs: 1,
   earlyStopOn: "loss",
   calibrate: true,
+  emaDecay: 0,
 }) as IrtMoeConfig;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -77,6 +83,7 @@ export const irtMoeConfigSchema = z
     warmupEpochs: z.number().min(0).max(1000),
     earlyStopOn: z.enum(["loss", "auc", "routing"]),
     calibrate: z.boolean(),
+    emaDecay: z.number().min(0).max(0.99999),
   })
   .strict();
 

@@ -42,7 +42,8 @@ export const manifestSchema = z.object({
     abilityDim: z.number().int().positive(),
     nModels: z.number().int().positive(),
   }),
-  hyperparameters: irtMoeConfigSchema,
+  /** Options added after format version 1 was first written are optional here (absent: their default). */
+  hyperparameters: irtMoeConfigSchema.partial({ emaDecay: true }),
   temperature: z.number().positive(),
   calibration: z.object({ applied: z.boolean(), fitted: z.number(), eceBefore: z.number(), eceAfter: z.number() }),
   training: z.object({

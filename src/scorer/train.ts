@@ -180,6 +180,9 @@ export async function trainIrtMoe(
   const ops = makeOps(tf);
   const vars = createVars(tf, init);
   const varList = listVars(vars);
+  // Polyak averaging: a second set of variables tracking an exponential moving average of the weights.
+  const ema = cfg.emaDecay > 0 ? createVars(tf, init) : undefined;
+  const emaList = ema ? listVars(ema) : [];
   const adam: AdamState = {
     m: varList.map(({ variable }) => tf.variable(tf.zerosLike(variable), false)),
     v: varList.map(({ variable }) => tf.variable(tf.zerosLike(variable), false)),
@@ -253,6 +256,8 @@ export async function trainIrtMoe(
             let upd: Tensor = tf.div(tf.div(m, c1), tf.add(tf.sqrt(tf.div(v, c2)), eps));
             if (decay && cfg.weightDecay > 0) upd = tf.add(upd, tf.mul(variable, cfg.weightDecay));
             variable.assign(tf.sub(variable, tf.mul(upd, lr)));
+            const avg = emaList[idx]?.variable;
+            if (avg) avg.assign(tf.add(tf.mul(avg, cfg.emaDecay), tf.mul(variable, 1 - cfg.emaDecay)));
           });
           return value;
         });
@@ -263,7 +268,8 @@ export async function trainIrtMoe(
         options.onBatch?.({ epoch, itemsDone: Math.min(order.length, s + B), itemsTotal: order.length, loss: lv });
       }
 
-      const valLogits = graphLogits(tf, ops, vars, data, valRows, nModels);
+      const evalVars = ema ?? vars;
+      const valLogits = graphLogits(tf, ops, evalVars, data, valRows, nModels);
       const pVal = sigmoidArray(valLogits);
       const pairs = observedPairs(pVal, nModels, data, valRows);
       const valLoss = logLoss(pairs.p, pairs.y);
@@ -272,7 +278,7 @@ export async function trainIrtMoe(
       const score = cfg.earlyStopOn === "loss" ? -valLoss : cfg.earlyStopOn === "auc" ? valAuc : valRouting;
       const improved = score > best.score + 1e-6;
       if (improved) {
-        best = { score, epoch, weights: readVars(vars, init), valLogits };
+        best = { score, epoch, weights: readVars(evalVars, init), valLogits };
         sinceBest = 0;
         sinceLrDrop = 0;
       } else {
@@ -300,6 +306,7 @@ export async function trainIrtMoe(
     }
   } finally {
     disposeVars(vars);
+    if (ema) disposeVars(ema);
     adam.m.forEach((t) => t.dispose());
     adam.v.forEach((t) => t.dispose());
   }

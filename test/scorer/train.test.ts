@@ -47,6 +47,24 @@ describe("trainIrtMoe", () => {
     expect(trained.bestEpoch).toBeGreaterThan(0);
   });
 
+  it("with weight averaging (emaDecay) the averaged weights are returned and still recover the ranking", async () => {
+    const M = 10;
+    const { data, theta } = simulateIrt({ nItems: 700, dim: 8, nModels: M, seed: 3 });
+    const split = { train: rows(0, 550), val: rows(550, 620) };
+    const cfg = { experts: 2, hidden: 16, out: 8, abilityDim: 2, batchItems: 32, maxEpochs: 40, patience: 5, learningRate: 3e-3, dropout: 0, inputNoise: 0 };
+    const plain = await trainIrtMoe(tf, data, split, cfg, { seed: 1 });
+    const averaged = await trainIrtMoe(tf, data, split, { ...cfg, emaDecay: 0.9 }, { seed: 1 });
+    expect(Array.from(averaged.weights.theta)).not.toEqual(Array.from(plain.weights.theta));
+    const test = rows(620, 700);
+    const p = predictItems(averaged, data.X, test);
+    const meanP = Array.from({ length: M }, (_, m) => test.reduce((s, _i, r) => s + p[r * M + m]!, 0) / test.length);
+    expect(spearman(meanP, theta)).toBeGreaterThanOrEqual(0.95);
+    // a decay this close to 1 keeps the average near the initial weights: the fit is no better than chance
+    const frozen = await trainIrtMoe(tf, data, split, { ...cfg, emaDecay: 0.99999, maxEpochs: 2 }, { seed: 1 });
+    expect(frozen.val.auc).toBeLessThan(plain.val.auc - 0.05);
+    await expect(trainIrtMoe(tf, data, split, { emaDecay: 1 })).rejects.toMatchObject({ path: "config.emaDecay" });
+  });
+
   it("rejects bad data and config with typed errors naming the field", async () => {
     const { data } = simulateIrt({ nItems: 30, dim: 4, nModels: 3, seed: 2 });
     const split = { train: rows(0, 20), val: rows(20, 30) };

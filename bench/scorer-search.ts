@@ -1,0 +1,143 @@
+/**
+ * Validation-only hyperparameter and ensemble search for the IRT-MoE scorer (`npm run search:scorer`).
+ *
+ * For each dataset and named variant it trains the scorer once per seed on the train split (early-stopped
+ * on val), keeps the raw validation logits in `.cache/scorer-search/`, and prints validation metrics of each
+ * run, of each variant's mean over seeds, and of logit-averaged ensembles over its seeds. The test split is
+ * never read: every choice recorded in docs/scorer.md was made on these validation figures.
+ *
+ *   npx tsx bench/scorer-search.ts --dataset mmlu-pro-29models --variants default,d64 --seeds 1,2,3
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { createHash } from "node:crypto";
+import { getDatasetEmbeddings } from "../adapters/data/index.js";
+import { getTf } from "../adapters/tf.js";
+import type { IrtMoeConfig } from "../src/scorer/config.js";
+import { joinDatasets } from "../src/scorer/dataset.js";
+import { predictItems } from "../src/scorer/forward.js";
+import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "../src/scorer/metrics.js";
+import { trainIrtMoe } from "../src/scorer/train.js";
+import { fitTemperature } from "../src/scorer/calibration.js";
+import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../src/baselines/index.js";
+import type { RoutingMethod } from "../src/eval/types.js";
+import { ngramHashFeatures } from "./ngram-hash.js";
+
+/** Baselines whose validation figures are printed beside the variants (`--variants baseline:linear-mirt`). */
+const BASELINES: Record<string, () => RoutingMethod> = {
+  knn: () => knnBaseline(),
+  "logistic-regression": () => logisticRegressionBaseline(),
+  "linear-mirt": () => linearMirtBaseline(),
+  "embedllm-mf": () => embedLlmMfBaseline(),
+};
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The variants searched; each is a partial config over the defaults. */
+export const SEARCH_VARIANTS: Record<string, Partial<IrtMoeConfig>> = {
+  default: {},
+  d64: { abilityDim: 64 },
+  reg: { dropout: 0.5, inputNoise: 0.05 },
+  lr5e4: { learningRate: 5e-4, maxEpochs: 40, patience: 5 },
+  auc: { earlyStopOn: "auc" },
+  ema: { emaDecay: 0.99 },
+};
+
+const { values } = parseArgs({
+  options: {
+    dataset: { type: "string", multiple: true },
+    variants: { type: "string", default: "default" },
+    seeds: { type: "string", default: "1,2,3" },
+    config: { type: "string" },
+    /** Hashed n-gram features beside the embedding: "<buckets>" or "<buckets>:<scale>". */
+    ngram: { type: "string" },
+  },
+  strict: true,
+});
+
+const sigmoid = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+
+interface Run {
+  logits: Float32Array;
+  bestEpoch: number;
+  epochs: number;
+  seconds: number;
+}
+
+function metrics(logits: Float32Array, nModels: number, labels: Parameters<typeof observedPairs>[2], rows: readonly number[]) {
+  const zPairs = observedPairs(logits, nModels, labels, rows);
+  const cal = fitTemperature(zPairs.p, zPairs.y);
+  const p = Float32Array.from(logits, (z) => sigmoid(z / cal.temperature));
+  const pairs = observedPairs(p, nModels, labels, rows);
+  return { loss: logLoss(pairs.p, pairs.y), auc: rocAuc(pairs.p, pairs.y), ece: ece(pairs.p, pairs.y), routing: routingAccuracy(p, nModels, labels, rows) };
+}
+
+const fmt = (m: ReturnType<typeof metrics>) => `loss ${m.loss.toFixed(4)} AUC ${m.auc.toFixed(4)} routing ${m.routing.toFixed(4)} ECE ${m.ece.toFixed(4)}`;
+
+const { tf } = await getTf();
+const seeds = values.seeds.split(",").map(Number);
+const extra: Partial<IrtMoeConfig> = values.config ? JSON.parse(values.config) : {};
+for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
+  const emb = await getDatasetEmbeddings(name);
+  let vectors = emb.vectors;
+  let dim = emb.dim;
+  if (values.ngram) {
+    const [buckets, scale] = values.ngram.split(":").map(Number);
+    const opts = { buckets: buckets!, scale: scale ?? 1 };
+    dim = emb.dim + opts.buckets;
+    vectors = new Float32Array(emb.dataset.items.length * dim);
+    const f = new Float32Array(opts.buckets);
+    emb.dataset.items.forEach((it, i) => {
+      vectors.set(emb.vectors.subarray(i * emb.dim, (i + 1) * emb.dim), i * dim);
+      vectors.set(ngramHashFeatures(it.text, opts, f), i * dim + emb.dim);
+    });
+  }
+  const joined = joinDatasets([{ dataset: emb.dataset, vectors, dim }]);
+  const { data, split } = joined;
+  const val = split.val;
+  const logitsOf = (p: Float32Array) => Float32Array.from(p, (q) => Math.log(Math.max(1e-7, q) / Math.max(1e-7, 1 - q)));
+  const tag = values.ngram ? ` +ngram ${values.ngram}` : "";
+  for (const variant of values.variants.split(",")) {
+    const baseline = variant.startsWith("baseline:") ? BASELINES[variant.slice(9)] : undefined;
+    const config = { ...SEARCH_VARIANTS[variant], ...extra };
+    if (!SEARCH_VARIANTS[variant] && !baseline) throw new Error(`unknown variant ${variant}; known: ${Object.keys(SEARCH_VARIANTS).join(", ")}`);
+    const runs: Run[] = [];
+    for (const seed of seeds) {
+      const key = createHash("sha256").update(JSON.stringify({ v: 1, data: emb.dataset.source.sha256, config, seed, ...(values.ngram ? { ngram: values.ngram } : {}) })).digest("hex").slice(0, 16);
+      const file = join(here, "..", ".cache", "scorer-search", `${name}-${variant}${values.ngram ? `-ng${values.ngram}` : ""}-s${seed}-${key}.json`);
+      let run: Run;
+      if (existsSync(file)) {
+        const j = JSON.parse(await readFile(file, "utf8"));
+        run = { ...j, logits: Float32Array.from(j.logits) };
+      } else if (baseline) {
+        const t0 = performance.now();
+        const fitted = await baseline().fit(data, split, { seed });
+        run = { logits: logitsOf(await fitted.predict(data.X, val)), bestEpoch: 0, epochs: 0, seconds: (performance.now() - t0) / 1000 };
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, JSON.stringify({ ...run, logits: Array.from(run.logits) }));
+      } else {
+        const t = await trainIrtMoe(tf, data, split, config, { seed });
+        const p = predictItems({ weights: t.weights, temperature: 1 }, data.X, val);
+        run = { logits: logitsOf(p), bestEpoch: t.bestEpoch, epochs: t.history.length, seconds: t.trainSeconds };
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, JSON.stringify({ ...run, logits: Array.from(run.logits) }));
+      }
+      runs.push(run);
+      console.log(`${name} ${variant}${tag} seed ${seed}: ${fmt(metrics(run.logits, data.nModels, data, val))} (best epoch ${run.bestEpoch}/${run.epochs}, ${run.seconds.toFixed(0)} s)`);
+    }
+    const each = runs.map((r) => metrics(r.logits, data.nModels, data, val));
+    const mean = (f: (m: (typeof each)[number]) => number) => each.reduce((s, m) => s + f(m), 0) / each.length;
+    const sd = (f: (m: (typeof each)[number]) => number) => Math.sqrt(each.reduce((s, m) => s + (f(m) - mean(f)) ** 2, 0) / Math.max(1, each.length - 1));
+    console.log(
+      `${name} ${variant}${tag} mean of ${runs.length}: loss ${mean((m) => m.loss).toFixed(4)} AUC ${mean((m) => m.auc).toFixed(4)} routing ${mean((m) => m.routing).toFixed(4)} ± ${sd((m) => m.routing).toFixed(4)} ECE ${mean((m) => m.ece).toFixed(4)}`,
+    );
+    if (runs.length > 1) {
+      const avg = new Float32Array(runs[0]!.logits.length);
+      for (const r of runs) r.logits.forEach((z, i) => (avg[i]! += z / runs.length));
+      console.log(`${name} ${variant}${tag} ensemble of ${runs.length}: ${fmt(metrics(avg, data.nModels, data, val))}`);
+    }
+  }
+}
