@@ -17,20 +17,23 @@ export interface OnlineSummary {
     randomProbes: number;
     adaptiveErrorAt100: number;
     randomErrorAt100: number;
-    targetedProbes: number;
-    targetedErrorAt100: number;
+    fisherProbes: number;
+    fisherErrorAt100: number;
     oracleError: number;
+    /** Median adaptive / median random probes, with a 95% bootstrap interval over (model, seed) pairs. */
+    ratio: number;
+    ratioCi95: [number, number];
   };
   detail: {
     calibrationByModel: {
       model: string;
       trueTestAccuracy: number;
       adaptiveProbes: number;
-      randomProbes: number;
       adaptiveErrorAt100: number;
+      randomProbes: number[];
       randomErrorAt100: number;
-      targetedProbes: number;
-      targetedErrorAt100: number;
+      fisherProbes: number;
+      fisherErrorAt100: number;
       oracleError: number;
     }[];
     config: unknown;
@@ -69,7 +72,7 @@ export function renderOnlineResults(s: OnlineSummary): string {
   const k1000 = cps.findIndex((r) => r.events === 1000);
   const k3000 = cps.findIndex((r) => r.events === 3000);
   const cal = s.calibration;
-  const ratio = cal.adaptiveProbes / cal.randomProbes;
+  const ratio = cal.ratio;
   const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
   const gapExcludes0 = s.gap.ci95[0] > 0;
   const lines = [
@@ -88,20 +91,23 @@ export function renderOnlineResults(s: OnlineSummary): string {
     "",
     `Thompson routed ${(100 * s.heldOutShare).toFixed(1)}% of the 3,000 events to held-out models. Worst seed: ${k1000 >= 0 ? `${(100 * worst(k1000)).toFixed(0)}% closed at 1,000` : ""}${k3000 >= 0 ? `, ${(100 * worst(k3000)).toFixed(0)}% at 3,000` : ""}.`,
     "",
-    "**Adaptive calibration** (each held-out model from the new-model prior; probes = its train-split items answered by replaying its recorded correctness; target: predicted test accuracy first within 3 points of its true test accuracy; cap 300):",
+    "**Adaptive calibration** (each held-out model from the new-model prior; probes = its train-split items answered by replaying its recorded correctness; target: predicted test accuracy first within 3 points of its true test accuracy; cap 300; " +
+      `the random baseline is run in ${s.detail.calibrationByModel[0]?.randomProbes.length ?? 0} seeded orders per model and its median pools them):`,
     "",
     mdTable(
-      ["", "Fisher-chosen (default)", "accuracy-targeted", "random"],
+      ["", "accuracy-targeted Fisher (default)", "Fisher about theta", "random"],
       [
-        ["median probes to within 3 points", cal.adaptiveProbes, cal.targetedProbes, cal.randomProbes],
-        ["mean abs. error after 100 probes (points)", (100 * cal.adaptiveErrorAt100).toFixed(2), (100 * cal.targetedErrorAt100).toFixed(2), (100 * cal.randomErrorAt100).toFixed(2)],
+        ["median probes to within 3 points", cal.adaptiveProbes, cal.fisherProbes, cal.randomProbes],
+        ["mean abs. error after 100 probes (points)", (100 * cal.adaptiveErrorAt100).toFixed(2), (100 * cal.fisherErrorAt100).toFixed(2), (100 * cal.randomErrorAt100).toFixed(2)],
         ["oracle-ability error (floor, points)", (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2)],
       ],
     ),
     "",
-    "Per model (Fisher / accuracy-targeted / random): " +
+    `Median default / median random: ${(100 * ratio).toFixed(0)}%, 95% bootstrap interval over the (model, seed) pairs [${(100 * cal.ratioCi95[0]).toFixed(0)}%, ${(100 * cal.ratioCi95[1]).toFixed(0)}%].`,
+    "",
+    "Per model (default / Fisher about theta / random orders): " +
       s.detail.calibrationByModel
-        .map((c) => `${c.model} (test acc ${pct(c.trueTestAccuracy)}): ${c.adaptiveProbes} / ${c.targetedProbes} / ${c.randomProbes}`)
+        .map((c) => `${c.model} (test acc ${pct(c.trueTestAccuracy)}): ${c.adaptiveProbes} / ${c.fisherProbes} / ${c.randomProbes.join(",")}`)
         .join("; ") +
       ` (301 = not within 3 points by 300).`,
     "",
@@ -113,7 +119,7 @@ export function renderOnlineResults(s: OnlineSummary): string {
     c3000
       ? `- above the SGD ablation and the epsilon-greedy bandit at 3,000: ${verdict(c3000.learning! > c3000.sgdEpsilon! && c3000.learning! > c3000.epsilonGreedy!)} (${pct(c3000.learning!)} vs ${pct(c3000.sgdEpsilon!)} and ${pct(c3000.epsilonGreedy!)});`
       : "",
-    `- adaptive calibration needs <= 60% of the random probes (median): ${verdict(ratio <= 0.6)} (${cal.adaptiveProbes} vs ${cal.randomProbes}, ${(100 * ratio).toFixed(0)}%).`,
+    `- adaptive calibration needs <= 60% of the random probes (median): ${verdict(ratio <= 0.6)} (${cal.adaptiveProbes} vs ${cal.randomProbes}, ${(100 * ratio).toFixed(0)}%, interval [${(100 * cal.ratioCi95[0]).toFixed(0)}%, ${(100 * cal.ratioCi95[1]).toFixed(0)}%]).`,
     "",
     `Reproduce: \`npm run bench:online\` (${s.seeds.length} seed${s.seeds.length > 1 ? "s" : ""}; \`-- --quick\` for one seed; seeds can be computed in parallel processes with \`npx tsx bench/online.ts --only-seed <k>\`, then aggregated by \`npm run bench:online\`).`,
   ];

@@ -40,6 +40,8 @@ export interface SimConfig {
   /** Probe bank size per held-out model: a seeded sample of its train-split items. */
   readonly calibrationBank: number;
   readonly calibrationTolerance: number;
+  /** Random probe orders per held-out model (the random baseline's median pools all of them). */
+  readonly randomOrders: number;
   readonly bootstrap: number;
   /** Prior options of the posterior routers (defaults of OnlineLearner when absent). */
   readonly learner?: Pick<LearnerOptions, "inflate" | "knownScale" | "shrinkage">;
@@ -56,13 +58,15 @@ export interface SeedResult {
   readonly calibration: {
     model: string;
     trueTestAccuracy: number;
+    /** Probes until within tolerance with the default rule ("accuracy": Fisher information about the predicted accuracy). */
     adaptiveProbes: number;
-    randomProbes: number;
     adaptiveErrorAt100: number;
+    /** The same for each seeded random order (`randomOrders` of them); error averaged over the orders. */
+    randomProbes: number[];
     randomErrorAt100: number;
-    /** Same for the "accuracy" strategy (targeted variance reduction). */
-    targetedProbes: number;
-    targetedErrorAt100: number;
+    /** The same for the "fisher" rule (Fisher information about theta as a whole). */
+    fisherProbes: number;
+    fisherErrorAt100: number;
     oracleError: number;
   }[];
   /** Share of exploring-router events routed to held-out models. */
@@ -162,6 +166,45 @@ export function pairedBootstrap(a: Float64Array, b: Float64Array, n: number, see
   }
   stats.sort((x, y) => x - y);
   return [stats[Math.floor(0.025 * (n - 1))]!, stats[Math.ceil(0.975 * (n - 1))]!];
+}
+
+/** A held-out model's calibration setup: its probe bank (a seeded sample of its train items, with its
+ * recorded labels to replay) and its evaluation items (`w.test`) with their parameters and its true accuracy. */
+export function calibrationSetup(w: SimWorld, m: number, seed: number, bankSize: number) {
+  const d = w.d;
+  const alphaOf = (i: number) => w.alphas.subarray(i * d, (i + 1) * d);
+  const bankItems: number[] = [];
+  const label = new Map<number, number>();
+  const sample = [...w.train];
+  const rs = seededRng(seed * 271 + m);
+  for (let k = sample.length - 1; k > 0; k--) {
+    const j = Math.floor(rs.next() * (k + 1));
+    [sample[k], sample[j]] = [sample[j]!, sample[k]!];
+  }
+  for (const i of sample) {
+    if (bankItems.length >= bankSize) break;
+    for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+      if (w.model[j] === m) {
+        bankItems.push(i);
+        label.set(i, w.y[j]!);
+      }
+    }
+  }
+  const testItems: number[] = [];
+  let trueSum = 0;
+  for (const i of w.test) {
+    for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+      if (w.model[j] === m) {
+        testItems.push(i);
+        trueSum += w.y[j]!;
+      }
+    }
+  }
+  const bank = probeBankFrom("sim", bankItems.map((i) => ({ id: String(i), alpha: alphaOf(i), beta: w.betas[i]! })));
+  const testAlphas = new Float32Array(testItems.length * d);
+  testItems.forEach((i, k) => testAlphas.set(alphaOf(i), k * d));
+  const testBetas = Float32Array.from(testItems, (i) => w.betas[i]!);
+  return { bank, label, testItems, testAlphas, testBetas, trueAcc: trueSum / testItems.length };
 }
 
 /** Runs every router and the calibration study for one seed. */
@@ -322,40 +365,10 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   const calibration: SeedResult["calibration"] = [];
   const t1 = performance.now();
   for (const m of cfg.skipCalibration ? [] : w.heldOut) {
-    const bankItems: number[] = [];
-    const label = new Map<number, number>();
-    const sample = [...w.train];
-    const rs = seededRng(cfg.seed * 271 + m);
-    for (let k = sample.length - 1; k > 0; k--) {
-      const j = Math.floor(rs.next() * (k + 1));
-      [sample[k], sample[j]] = [sample[j]!, sample[k]!];
-    }
-    for (const i of sample) {
-      if (bankItems.length >= cfg.calibrationBank) break;
-      for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
-        if (w.model[j] === m) {
-          bankItems.push(i);
-          label.set(i, w.y[j]!);
-        }
-      }
-    }
-    const testItems: number[] = [];
-    let trueSum = 0;
-    for (const i of w.test) {
-      for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
-        if (w.model[j] === m) {
-          testItems.push(i);
-          trueSum += w.y[j]!;
-        }
-      }
-    }
-    const trueAcc = trueSum / testItems.length;
-    const bank = probeBankFrom("sim", bankItems.map((i) => ({ id: String(i), alpha: alphaOf(i), beta: w.betas[i]! })));
-    const testAlphas = new Float32Array(testItems.length * d);
-    testItems.forEach((i, k) => testAlphas.set(alphaOf(i), k * d));
-    const testBetas = Float32Array.from(testItems, (i) => w.betas[i]!);
+    const { bank, label, testItems, testAlphas, testBetas, trueAcc } = calibrationSetup(w, m, cfg.seed, cfg.calibrationBank);
     const oraclePred = mean(testItems.map((i) => sig(logit(w.alphas, d, i, oracleTheta.get(m)!, w.betas[i]!))));
-    const run = async (strategy: "fisher" | "accuracy" | "random") => {
+    // order: which seeded random order (the random baseline is run in several orders; adaptive rules are deterministic).
+    const run = async (strategy: "fisher" | "accuracy" | "random", order: number) => {
       const learner = new OnlineLearner(known, { ...cfg.learner });
       learner.addModel(ids[m]!);
       const tracker = new ItemTracker(learner.posterior(ids[m]!), testAlphas, testBetas);
@@ -373,7 +386,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
         probes: bank,
         budget: cfg.calibrationCap,
         strategy,
-        seed: cfg.seed * 101 + m,
+        seed: cfg.seed * 101 + m + 7777 * order,
         targetSd: 0,
         ask: async (probe) => label.get(Number(probe.id))!,
         onProgress: (p) => check(p.asked),
@@ -381,18 +394,19 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
       tracker.dispose();
       return { probes: first < 0 ? cfg.calibrationCap + 1 : first, at100 };
     };
-    const fisher = await run("fisher");
-    const random = await run("random");
-    const targeted = await run("accuracy");
+    const adaptive = await run("accuracy", 0);
+    const fisher = await run("fisher", 0);
+    const random: { probes: number; at100: number }[] = [];
+    for (let o = 0; o < cfg.randomOrders; o++) random.push(await run("random", o));
     calibration.push({
       model: ids[m]!,
       trueTestAccuracy: trueAcc,
-      adaptiveProbes: fisher.probes,
-      randomProbes: random.probes,
-      adaptiveErrorAt100: fisher.at100,
-      randomErrorAt100: random.at100,
-      targetedProbes: targeted.probes,
-      targetedErrorAt100: targeted.at100,
+      adaptiveProbes: adaptive.probes,
+      adaptiveErrorAt100: adaptive.at100,
+      randomProbes: random.map((r) => r.probes),
+      randomErrorAt100: mean(random.map((r) => r.at100)),
+      fisherProbes: fisher.probes,
+      fisherErrorAt100: fisher.at100,
       oracleError: Math.abs(oraclePred - trueAcc),
     });
   }

@@ -17,13 +17,13 @@ import { z } from "zod";
 import { getTf } from "../adapters/tf.js";
 import { loadDataset } from "../adapters/data/index.js";
 import { splitIndices } from "../src/data/split.js";
-import type { CorrectnessDataset } from "../src/data/types.js";
 import { seededRng } from "../src/learning/index.js";
-import { itemParamsOf, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
+import type { IrtMoeConfig } from "../src/scorer/index.js";
 import { parseWith } from "../src/util/validate.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import { renderOnlineResults, type OnlineSummary } from "./online-report.js";
-import { simulateSeed, type SeedResult, type SimConfig, type SimWorld } from "./online-sim.js";
+import { simulateSeed, type SeedResult, type SimConfig } from "./online-sim.js";
+import { buildWorld, CHECKPOINTS, SIM_SCORER_CONFIG } from "./online-world.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -40,74 +40,6 @@ const argsSchema = z
     fresh: z.boolean().default(false),
   })
   .strict();
-
-/** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
-export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 20, patience: 3 };
-
-const CHECKPOINTS = [0, 50, 100, 300, 1000, 3000];
-
-function parseLeaveOut(spec: string, ds: CorrectnessDataset, trainItems: readonly number[], seed: number): number[] {
-  const acc = trainAccuracy(ds, trainItems);
-  const order = ds.models.map((_, m) => m).sort((a, b) => acc[b]! - acc[a]!);
-  const chosen: number[] = [];
-  for (const part of spec.split(",")) {
-    const top = /^top:(\d+)$/.exec(part);
-    const rnd = /^random:(\d+)$/.exec(part);
-    if (top) {
-      const want = Number(top[1]);
-      let added = 0;
-      for (const m of order) {
-        if (added >= want) break;
-        if (!chosen.includes(m)) {
-          chosen.push(m);
-          added++;
-        }
-      }
-    } else if (rnd) {
-      const rng = seededRng(seed * 1009 + 7);
-      const pool = ds.models.map((_, m) => m).filter((m) => !chosen.includes(m));
-      for (let k = 0; k < Number(rnd[1]) && pool.length > 0; k++) chosen.push(pool.splice(Math.floor(rng.next() * pool.length), 1)[0]!);
-    } else {
-      const m = ds.models.indexOf(part);
-      if (m < 0) throw new Error(`--leave-out: model "${part}" is not in ${ds.name} (models: ${ds.models.join(", ")})`);
-      if (!chosen.includes(m)) chosen.push(m);
-    }
-  }
-  if (chosen.length >= ds.models.length - 1) throw new Error(`--leave-out leaves ${ds.models.length - chosen.length} model(s) in training; at least 2 are needed`);
-  return chosen;
-}
-
-function trainAccuracy(ds: CorrectnessDataset, items: readonly number[]): number[] {
-  const s = new Float64Array(ds.models.length);
-  const n = new Float64Array(ds.models.length);
-  for (const i of items) {
-    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
-      s[ds.labels.model[j]!] += ds.labels.y[j]!;
-      n[ds.labels.model[j]!]++;
-    }
-  }
-  return Array.from(s, (v, m) => (n[m] ? v / n[m]! : 0));
-}
-
-/** CSR labels of the known models only (held-out columns removed, indices remapped). */
-function knownLabels(ds: CorrectnessDataset, keep: readonly number[], X: Float32Array, dim: number): EmbeddedLabels {
-  const remap = new Int32Array(ds.models.length).fill(-1);
-  keep.forEach((m, k) => (remap[m] = k));
-  const offsets = new Int32Array(ds.items.length + 1);
-  const model: number[] = [];
-  const y: number[] = [];
-  for (let i = 0; i < ds.items.length; i++) {
-    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
-      const k = remap[ds.labels.model[j]!]!;
-      if (k >= 0) {
-        model.push(k);
-        y.push(ds.labels.y[j]!);
-      }
-    }
-    offsets[i + 1] = model.length;
-  }
-  return { X, dim, nItems: ds.items.length, nModels: keep.length, offsets, model: Int32Array.from(model), y: Float32Array.from(y), models: keep.map((m) => ds.models[m]!) };
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -145,6 +77,7 @@ async function main(): Promise<void> {
     calibrationCap: 300,
     calibrationBank: 2000,
     calibrationTolerance: 0.03,
+    randomOrders: 5,
     bootstrap: 1000,
   });
   const results: SeedResult[] = [];
@@ -157,7 +90,7 @@ async function main(): Promise<void> {
       "..",
       ".cache",
       "online-bench",
-      `seed-${createHash("sha256").update(JSON.stringify({ v: 3, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
+      `seed-${createHash("sha256").update(JSON.stringify({ v: 4, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
     );
   const seeds = args["only-seed"] ? [args["only-seed"]] : Array.from({ length: nSeeds }, (_, k) => k + 1);
   for (const seed of seeds) {
@@ -169,37 +102,7 @@ async function main(): Promise<void> {
       log(`seed ${seed}: cached result ${cached}`);
       continue;
     }
-    const heldOut = parseLeaveOut(args["leave-out"], ds, split.train, seed);
-    const keep = ds.models.map((_, m) => m).filter((m) => !heldOut.includes(m));
-    log(`seed ${seed}: leave out ${heldOut.map((m) => ds.models[m]).join(", ")}`);
-    const ts = performance.now();
-    const data = knownLabels(ds, keep, emb.X, emb.dim);
-    const trained = await trainIrtMoe(tf, data, { train: split.train, val: split.val }, config, { seed });
-    log(`  item model: ${trained.history.length} epochs, best ${trained.bestEpoch}, val AUC ${trained.val.auc.toFixed(4)}, T ${trained.temperature.toFixed(3)}, ${((performance.now() - ts) / 1000).toFixed(0)}s`);
-    const d = trained.weights.alpha.outDim;
-    const T = trained.temperature;
-    const alphas = new Float32Array(ds.items.length * d);
-    const betas = new Float32Array(ds.items.length);
-    for (let i = 0; i < ds.items.length; i++) {
-      const p = itemParamsOf(trained.weights, emb.X.subarray(i * emb.dim, (i + 1) * emb.dim));
-      for (let k = 0; k < d; k++) alphas[i * d + k] = p.alpha[k]! / T;
-      betas[i] = p.beta / T;
-    }
-    const knownTheta = new Map<number, Float32Array>();
-    keep.forEach((m, k) => knownTheta.set(m, trained.weights.theta.slice(k * d, (k + 1) * d)));
-    const world: SimWorld = {
-      models: ds.models,
-      d,
-      alphas,
-      betas,
-      offsets: ds.labels.offsets,
-      model: ds.labels.model,
-      y: ds.labels.y,
-      train: split.train,
-      test: split.test,
-      heldOut,
-      knownTheta,
-    };
+    const world = await buildWorld(tf, ds, emb, split, args["leave-out"], config, seed, log);
     const r = await simulateSeed(world, simCfg(seed), log);
     results.push(r);
     mkdirSync(dirname(cached), { recursive: true });
@@ -208,7 +111,7 @@ async function main(): Promise<void> {
     log(`  static ${fmt(c.static![0]!)} oracle ${fmt(c.oracle![0]!)} gap ${r.gap.points.toFixed(2)} [${r.gap.ci95.map((v) => v.toFixed(2)).join(", ")}]`);
     log(`  learning ${c.learning!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")} | ucb ${c.learningUcb!.map(fmt).join(" ")}`);
     log(`  sgdEps ${c.sgdEpsilon!.map(fmt).join(" ")} | epsGreedy ${c.epsilonGreedy!.map(fmt).join(" ")}`);
-    log(`  calibration (fisher/accuracy/random) ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.targetedProbes}/${x.randomProbes}`).join("; ")}`);
+    log(`  calibration (accuracy/fisher/random orders) ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.fisherProbes}/${x.randomProbes.join(",")}`).join("; ")}`);
   }
   if (args["only-seed"]) {
     log(`bench:online: seed ${args["only-seed"]} cached; run without --only-seed to aggregate`);
@@ -287,15 +190,26 @@ function summarise(
     heldOutShare: meanOf(results.map((s) => s.heldOutShare)),
     calibration: {
       adaptiveProbes: median(cal.map((c) => c.adaptiveProbes)),
-      randomProbes: median(cal.map((c) => c.randomProbes)),
+      randomProbes: median(cal.flatMap((c) => c.randomProbes)),
       adaptiveErrorAt100: meanOf(cal.map((c) => c.adaptiveErrorAt100)),
       randomErrorAt100: meanOf(cal.map((c) => c.randomErrorAt100)),
-      targetedProbes: median(cal.map((c) => c.targetedProbes)),
-      targetedErrorAt100: meanOf(cal.map((c) => c.targetedErrorAt100)),
+      fisherProbes: median(cal.map((c) => c.fisherProbes)),
+      fisherErrorAt100: meanOf(cal.map((c) => c.fisherErrorAt100)),
+      ...calibrationRatio(cal, median),
       oracleError: meanOf(cal.map((c) => c.oracleError)),
     },
     detail: { calibrationByModel: cal, config: meta.config, embeddings: meta.embeddings, seconds: meta.seconds, quick: meta.quick, cachedSeeds: meta.cachedSeeds },
   };
+}
+
+/** Median adaptive / median random probes, and its 95% bootstrap interval over (model, seed) pairs (1,000 resamples, seeded). */
+function calibrationRatio(cal: SeedResult["calibration"], median: (xs: number[]) => number): { ratio: number; ratioCi95: [number, number] } {
+  const ratioOf = (rows: SeedResult["calibration"]) => median(rows.map((c) => c.adaptiveProbes)) / Math.max(1e-9, median(rows.flatMap((c) => c.randomProbes)));
+  const rng = seededRng(4242);
+  const stats: number[] = [];
+  for (let b = 0; b < 1000; b++) stats.push(ratioOf(cal.map(() => cal[Math.floor(rng.next() * cal.length)]!)));
+  stats.sort((a, b) => a - b);
+  return { ratio: ratioOf(cal), ratioCi95: [stats[24]!, stats[974]!] };
 }
 
 await main();

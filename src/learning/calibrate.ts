@@ -2,20 +2,21 @@
  * Adaptive calibration of a (new) model: ask it the probe questions that teach the posterior the
  * most, update after each answer, stop at the budget or once its predicted accuracy is pinned down.
  *
- * Probe choice (strategy "fisher", the default): for each unasked probe i, with logit moments
- * m_i = alpha_i . mu - beta_i, s_i^2 = alpha_i^T Sigma alpha_i and predictive p_i, the score is
+ * Probe choice. For each unasked probe i, with logit moments m_i = alpha_i . mu - beta_i,
+ * s_i^2 = alpha_i^T Sigma alpha_i and predictive p_i (the answer's Fisher information about theta is
+ * p_i (1 - p_i) alpha_i alpha_i^T):
  *
- *     p_i (1 - p_i) * s_i^2   (= the Fisher information of the answer about theta, projected on the
- *                              posterior covariance: trace(Sigma I_i Sigma)-style, and monotone in the
- *                              expected information gain 0.5 log(1 + p_i (1 - p_i) s_i^2) of the
- *                              linearised Gaussian update)
+ * - "accuracy" (the default): maximum Fisher information about the quantity calibration is for, the
+ *   predicted accuracy on the bank A(theta) = mean_i p_i (a c-optimal design). With g = dA/dtheta (delta
+ *   method), it asks the probe whose answer most reduces Var(A) = g^T Sigma g under the linearised update,
  *
- * and the highest score is asked next. Strategy "accuracy" targets the quantity calibration is for, the
- * predicted accuracy on the bank A(theta) = mean_i p_i: with g = dA/dtheta (delta method), it asks the probe
- * whose answer most reduces Var(A) = g^T Sigma g under the linearised update,
+ *       p_i (1 - p_i) (alpha_i^T Sigma g)^2 / (1 + p_i (1 - p_i) s_i^2).
  *
- *     p_i (1 - p_i) (alpha_i^T Sigma g)^2 / (1 + p_i (1 - p_i) s_i^2).
+ * - "fisher": maximum Fisher information about theta as a whole, projected on the posterior covariance,
+ *   p_i (1 - p_i) s_i^2 (monotone in the expected information gain 0.5 log(1 + p_i (1 - p_i) s_i^2)). It also
+ *   spends probes on directions of theta that barely move the predicted accuracy.
  *
+ * The default was chosen on a validation-only development run (bench/calibration-dev.ts, docs/online.md).
  * Strategy "random" asks probes in a seeded random order (the benchmark's baseline). Stopping: `budget` probes, or the standard deviation of the predicted
  * probe-bank accuracy (delta method: g^T Sigma g, g = mean_i p_i (1 - p_i) alpha_i) falls below
  * `targetSd` after at least `minProbes` answers, or the bank is exhausted.
@@ -79,7 +80,7 @@ const optionsSchema = z
   .object({
     modelId: z.string().min(1),
     budget: z.number().int().positive(),
-    strategy: z.enum(["fisher", "accuracy", "random"]).default("fisher"),
+    strategy: z.enum(["accuracy", "fisher", "random"]).default("accuracy"),
     /** Stop once the sd of the predicted bank accuracy is below this (default 0.015; 0 disables). */
     targetSd: z.number().min(0).max(1).default(0.015),
     minProbes: z.number().int().nonnegative().default(10),

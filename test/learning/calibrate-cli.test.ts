@@ -23,7 +23,7 @@ describe("irt-router calibrate arguments", () => {
 
   it("accepts a replay run with defaults", () => {
     const a = parse({ model: "m", budget: "40", replay: "Yi-34B" });
-    expect(a).toMatchObject({ model: "m", budget: 40, probes: "mmlu-pro-29models", strategy: "fisher", "bank-size": 1000 });
+    expect(a).toMatchObject({ model: "m", budget: 40, probes: "mmlu-pro-29models", strategy: "accuracy", "bank-size": 1000 });
   });
 
   it("needs exactly one answer source and a positive budget", () => {

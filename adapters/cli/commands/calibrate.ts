@@ -45,7 +45,7 @@ const schema = z
     endpoint: z.string().url().optional(),
     "endpoint-model": z.string().min(1).optional(),
     "api-key-env": z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").default("OPENAI_API_KEY"),
-    strategy: z.enum(["fisher", "accuracy", "random"]).default("fisher"),
+    strategy: z.enum(["accuracy", "fisher", "random"]).default("accuracy"),
     "target-sd": z
       .string()
       .transform(Number)
@@ -177,7 +177,7 @@ export const command: CliCommand<typeof schema> = {
     "Calibrate a model's ability with probe questions chosen by maximum Fisher information (answers replayed from a dataset column, or asked to an OpenAI-compatible endpoint and graded by letter extraction).",
   usage:
     "irt-router calibrate --model <id> --budget <n> (--replay <model-column> | --endpoint <url> [--endpoint-model <name>] [--api-key-env <VAR>]) " +
-    "[--probes <name-or-folder>] [--data-root <dir>] [--scorer <artifact-dir>] [--strategy fisher|accuracy|random] [--target-sd <x>] [--bank-size <n>] [--seed <n>] [--store <dir>] [--json]",
+    "[--probes <name-or-folder>] [--data-root <dir>] [--scorer <artifact-dir>] [--strategy accuracy|fisher|random] [--target-sd <x>] [--bank-size <n>] [--seed <n>] [--store <dir>] [--json]",
   options: {
     model: { type: "string" },
     budget: { type: "string" },

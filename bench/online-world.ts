@@ -1,0 +1,126 @@
+/**
+ * The world of one seed of the online simulation: which models are left out, the item model trained
+ * without them (IRT-MoE, temperature folded into alpha and beta), and every item's parameters.
+ * Shared by `bench/online.ts` (the benchmark) and `bench/calibration-dev.ts` (validation-only development).
+ */
+import type { Tf } from "../adapters/tf.js";
+import type { CorrectnessDataset } from "../src/data/types.js";
+import { seededRng } from "../src/learning/index.js";
+import { itemParamsOf, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
+import type { SimWorld } from "./online-sim.js";
+
+/** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
+export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 20, patience: 3 };
+
+export const CHECKPOINTS = [0, 50, 100, 300, 1000, 3000];
+
+export function parseLeaveOut(spec: string, ds: CorrectnessDataset, trainItems: readonly number[], seed: number): number[] {
+  const acc = trainAccuracy(ds, trainItems);
+  const order = ds.models.map((_, m) => m).sort((a, b) => acc[b]! - acc[a]!);
+  const chosen: number[] = [];
+  for (const part of spec.split(",")) {
+    const top = /^top:(\d+)$/.exec(part);
+    const rnd = /^random:(\d+)$/.exec(part);
+    if (top) {
+      const want = Number(top[1]);
+      let added = 0;
+      for (const m of order) {
+        if (added >= want) break;
+        if (!chosen.includes(m)) {
+          chosen.push(m);
+          added++;
+        }
+      }
+    } else if (rnd) {
+      const rng = seededRng(seed * 1009 + 7);
+      const pool = ds.models.map((_, m) => m).filter((m) => !chosen.includes(m));
+      for (let k = 0; k < Number(rnd[1]) && pool.length > 0; k++) chosen.push(pool.splice(Math.floor(rng.next() * pool.length), 1)[0]!);
+    } else {
+      const m = ds.models.indexOf(part);
+      if (m < 0) throw new Error(`--leave-out: model "${part}" is not in ${ds.name} (models: ${ds.models.join(", ")})`);
+      if (!chosen.includes(m)) chosen.push(m);
+    }
+  }
+  if (chosen.length >= ds.models.length - 1) throw new Error(`--leave-out leaves ${ds.models.length - chosen.length} model(s) in training; at least 2 are needed`);
+  return chosen;
+}
+
+function trainAccuracy(ds: CorrectnessDataset, items: readonly number[]): number[] {
+  const s = new Float64Array(ds.models.length);
+  const n = new Float64Array(ds.models.length);
+  for (const i of items) {
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
+      s[ds.labels.model[j]!] += ds.labels.y[j]!;
+      n[ds.labels.model[j]!]++;
+    }
+  }
+  return Array.from(s, (v, m) => (n[m] ? v / n[m]! : 0));
+}
+
+/** CSR labels of the known models only (held-out columns removed, indices remapped). */
+function knownLabels(ds: CorrectnessDataset, keep: readonly number[], X: Float32Array, dim: number): EmbeddedLabels {
+  const remap = new Int32Array(ds.models.length).fill(-1);
+  keep.forEach((m, k) => (remap[m] = k));
+  const offsets = new Int32Array(ds.items.length + 1);
+  const model: number[] = [];
+  const y: number[] = [];
+  for (let i = 0; i < ds.items.length; i++) {
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
+      const k = remap[ds.labels.model[j]!]!;
+      if (k >= 0) {
+        model.push(k);
+        y.push(ds.labels.y[j]!);
+      }
+    }
+    offsets[i + 1] = model.length;
+  }
+  return { X, dim, nItems: ds.items.length, nModels: keep.length, offsets, model: Int32Array.from(model), y: Float32Array.from(y), models: keep.map((m) => ds.models[m]!) };
+}
+
+/**
+ * Trains the seed's item model without the left-out models and returns the simulation world.
+ * `evalRows` (default: the test split) are the items routing and calibration are scored on.
+ */
+export async function buildWorld(
+  tf: Tf,
+  ds: CorrectnessDataset,
+  emb: { X: Float32Array; dim: number },
+  split: { train: readonly number[]; val: readonly number[]; test: readonly number[] },
+  leaveOut: string,
+  config: Partial<IrtMoeConfig>,
+  seed: number,
+  log: (s: string) => void,
+  evalRows: readonly number[] = split.test,
+): Promise<SimWorld> {
+  const heldOut = parseLeaveOut(leaveOut, ds, split.train, seed);
+  const keep = ds.models.map((_, m) => m).filter((m) => !heldOut.includes(m));
+  log(`seed ${seed}: leave out ${heldOut.map((m) => ds.models[m]).join(", ")}`);
+  const ts = performance.now();
+  const data = knownLabels(ds, keep, emb.X, emb.dim);
+  const trained = await trainIrtMoe(tf, data, { train: split.train, val: split.val }, config, { seed });
+  log(`  item model: ${trained.history.length} epochs, best ${trained.bestEpoch}, val AUC ${trained.val.auc.toFixed(4)}, T ${trained.temperature.toFixed(3)}, ${((performance.now() - ts) / 1000).toFixed(0)}s`);
+  const d = trained.weights.alpha.outDim;
+  const T = trained.temperature;
+  const alphas = new Float32Array(ds.items.length * d);
+  const betas = new Float32Array(ds.items.length);
+  for (let i = 0; i < ds.items.length; i++) {
+    const p = itemParamsOf(trained.weights, emb.X.subarray(i * emb.dim, (i + 1) * emb.dim));
+    for (let k = 0; k < d; k++) alphas[i * d + k] = p.alpha[k]! / T;
+    betas[i] = p.beta / T;
+  }
+  const knownTheta = new Map<number, Float32Array>();
+  keep.forEach((m, k) => knownTheta.set(m, trained.weights.theta.slice(k * d, (k + 1) * d)));
+  return {
+    models: ds.models,
+    d,
+    alphas,
+    betas,
+    offsets: ds.labels.offsets,
+    model: ds.labels.model,
+    y: ds.labels.y,
+    train: split.train,
+    test: evalRows,
+    heldOut,
+    knownTheta,
+  };
+}
