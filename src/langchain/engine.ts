@@ -11,6 +11,7 @@ import { describePolicy } from "../policy/schema.js";
 import { rankCandidates } from "../policy/rank.js";
 import { expectedCostUsd } from "../policy/expected-cost.js";
 import { estimateTokens } from "../policy/tokens.js";
+import { OutputTokenTracker } from "../policy/output-tokens.js";
 import { listPrice } from "../policy/prices.js";
 import type { ItemParams, Scorer } from "../scorer/types.js";
 import type { RouteDecision, ExclusionRecord } from "./decision.js";
@@ -23,6 +24,8 @@ import { messageText, routingText, type RoutingTextOptions } from "./routing-tex
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_EXPECTED_OUTPUT_TOKENS = 256;
+/** How many observed calls the configured output-token guess is worth when output lengths are learned. */
+export const DEFAULT_OUTPUT_TOKENS_PRIOR_WEIGHT = 4;
 export const DEFAULT_CACHE_SIZE = 1024;
 export const DEFAULT_DECISION_LOG_SIZE = 10_000;
 
@@ -33,7 +36,10 @@ export interface ModelSlot {
   readonly model: BaseChatModel;
   readonly price?: ModelPrice;
   readonly contextWindow?: number;
-  readonly expectedOutputTokens: number;
+  /** Expected output tokens per call: the configured guess, updated from observed usage unless learning is off. */
+  readonly outputTokens: OutputTokenTracker;
+  /** Whether observed usage updates `outputTokens`. */
+  readonly learnOutputTokens: boolean;
 }
 
 /** A decision plus the order in which to try the models. */
@@ -126,12 +132,15 @@ export class RouteEngine {
 
   constructor(options: ParsedRouterOptions) {
     const defaultOut = options.expectedOutputTokens ?? DEFAULT_EXPECTED_OUTPUT_TOKENS;
+    const learn = options.learnOutputTokens;
+    const learnWeight = typeof learn === "object" ? learn.weight : DEFAULT_OUTPUT_TOKENS_PRIOR_WEIGHT;
     this.slots = Object.entries(options.models).map(([id, entry]) => ({
       id,
       model: entry.model,
       price: entry.price,
       contextWindow: entry.contextWindow,
-      expectedOutputTokens: entry.expectedOutputTokens ?? defaultOut,
+      outputTokens: new OutputTokenTracker(entry.expectedOutputTokens ?? defaultOut, learnWeight),
+      learnOutputTokens: options.learnOutputTokens !== false,
     }));
     this.policy = (options.policy as PolicyConfig | undefined) ?? { kind: "quality" };
     this.policyName = describePolicy(this.policy);
@@ -274,7 +283,7 @@ export class RouteEngine {
       }
       const price = ctx.prices.get(slot.id);
       const expectedCost = price
-        ? expectedCostUsd({ inputTokens, expectedOutputTokens: slot.expectedOutputTokens, price })
+        ? expectedCostUsd({ inputTokens, expectedOutputTokens: slot.outputTokens.estimate, price })
         : 0;
       return { id: slot.id, p, expectedCost };
     });
@@ -319,6 +328,7 @@ export class RouteEngine {
     const slot = this.slots.find((s) => s.id === slotId);
     const price = slot?.price ?? this.cachedPrice(slotId);
     let usd = candidate?.expectedCost ?? 0;
+    if (slot?.learnOutputTokens && usage && usage.output_tokens !== undefined) slot.outputTokens.observe(usage.output_tokens);
     if (price && usage && Number.isFinite(usage.input_tokens) && Number.isFinite(usage.output_tokens)) {
       usd = expectedCostUsd({
         inputTokens: usage.input_tokens!,

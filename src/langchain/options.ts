@@ -49,8 +49,15 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly policy?: PolicyConfig;
   /** Most models tried per call: the choice plus fallbacks (default 3). */
   readonly maxAttempts?: number;
-  /** Expected output tokens per call for the cost estimate (default 256). */
+  /** Expected output tokens per call for the cost estimate, before any call is observed (default 256). */
   readonly expectedOutputTokens?: number;
+  /**
+   * Learn each model's expected output tokens from the `usage_metadata.output_tokens` of the calls it
+   * answers (a running mean shrunk toward `expectedOutputTokens`), so the cost estimate follows what the model
+   * really writes. `weight` is how many calls the configured guess is worth (default 4); `false` keeps the
+   * configured numbers fixed. Default: on.
+   */
+  readonly learnOutputTokens?: boolean | { readonly weight: number };
   /** What part of the conversation is scored (see {@link routingText}). */
   readonly routingText?: RoutingTextOptions;
   /** Routing texts whose item parameters are kept (LRU, default 1024; 0 disables the cache). */
@@ -121,6 +128,7 @@ export const irtRouterOptionsSchema = z.strictObject({
   policy: policySchema.optional(),
   maxAttempts: z.number().int().min(1).max(20).optional(),
   expectedOutputTokens: z.number().finite().nonnegative().optional(),
+  learnOutputTokens: z.union([z.boolean(), z.strictObject({ weight: z.number().finite().nonnegative() })]).optional(),
   routingText: z
     .strictObject({
       contextChars: z.number().int().nonnegative().optional(),

@@ -4,7 +4,7 @@ export { rankCandidates, budgetLambda } from "./rank.js";
 export { estimateTokens, TOKEN_HEURISTIC } from "./tokens.js";
 export { expectedCostUsd, type ExpectedCostInput } from "./expected-cost.js";
 export { ROUTERBENCH_PRICES, listPrice } from "./prices.js";
-export { knnOutputTokens, type KnnOutputTokensInput } from "./output-tokens.js";
+export { knnOutputTokens, OutputTokenTracker, type KnnOutputTokensInput } from "./output-tokens.js";
 export {
   replayPolicy,
   replayAlways,

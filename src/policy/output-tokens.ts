@@ -101,3 +101,53 @@ export function knnOutputTokens(input: KnnOutputTokensInput): Float64Array {
   });
   return out;
 }
+
+/**
+ * A model's expected output tokens per call, learned from the calls it has answered: the mean of the
+ * observed output lengths, shrunk toward a prior guess worth `priorWeight` calls,
+ *
+ *     estimate = (priorWeight x prior + sum of observed) / (priorWeight + observed calls).
+ *
+ * The router keeps one per model and feeds it each response's `usage_metadata.output_tokens`, so its
+ * ex-ante cost estimate follows what the model really writes on this workload.
+ *
+ * @example
+ * ```ts
+ * const est = new OutputTokenTracker(256, 4);
+ * est.observe(40); est.observe(60);
+ * est.estimate; // (4 * 256 + 100) / 6 = 187.3
+ * ```
+ */
+export class OutputTokenTracker {
+  private sum = 0;
+  private n = 0;
+
+  constructor(
+    /** The guess before any call (the configured `expectedOutputTokens`). */
+    readonly prior: number,
+    /** How many observed calls the prior is worth (0: the plain mean once a call is observed). */
+    readonly priorWeight: number,
+  ) {
+    if (!(Number.isFinite(prior) && prior >= 0)) throw new ValidationError(`prior must be a finite number >= 0, got ${prior}`, { path: "prior" });
+    if (!(Number.isFinite(priorWeight) && priorWeight >= 0)) throw new ValidationError(`priorWeight must be a finite number >= 0, got ${priorWeight}`, { path: "priorWeight" });
+  }
+
+  /** Records one call's output length; a non-finite or negative value is ignored and reported as `false`. */
+  observe(outputTokens: number): boolean {
+    if (!(Number.isFinite(outputTokens) && outputTokens >= 0)) return false;
+    this.sum += outputTokens;
+    this.n++;
+    return true;
+  }
+
+  /** Calls observed so far. */
+  get observed(): number {
+    return this.n;
+  }
+
+  /** The current expected output tokens per call. */
+  get estimate(): number {
+    const w = this.priorWeight;
+    return this.n + w > 0 ? (w * this.prior + this.sum) / (w + this.n) : this.prior;
+  }
+}

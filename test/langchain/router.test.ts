@@ -40,6 +40,20 @@ class SlowModel extends BaseChatModel {
   }
 }
 
+/** Answers "ok" and reports `outputTokens` output tokens in its usage metadata. */
+class TerseModel extends BaseChatModel {
+  constructor(private readonly outputTokens: number) {
+    super({});
+  }
+  _llmType() {
+    return "terse";
+  }
+  async _generate(): Promise<ChatResult> {
+    const message = new AIMessage({ content: "ok", usage_metadata: { input_tokens: 20, output_tokens: this.outputTokens, total_tokens: 20 + this.outputTokens } });
+    return { generations: [{ message, text: "ok" }] };
+  }
+}
+
 function withProfile<T extends BaseChatModel>(model: T, profile: Record<string, unknown>): T {
   Object.defineProperty(model, "profile", { value: profile, configurable: true });
   return model;
@@ -255,6 +269,23 @@ describe("IrtRouter routing", () => {
     // A new run starts with a fresh budget.
     const other = await router.invoke("What is 12 * 12?", { metadata: { irtRouterRunId: "run-b" } });
     expect(decisionOf(other).chosen).toBe("gpt-4");
+  });
+
+  it("learns each model's output length from usage metadata, so its expected cost follows what it really writes", async () => {
+    const make = (learnOutputTokens?: false) =>
+      new IrtRouter({ models: { "gpt-4": new TerseModel(8) }, scorer: new ToyScorer(), expectedOutputTokens: 256, ...(learnOutputTokens === false ? { learnOutputTokens } : {}) });
+    const costOf = async (router: IrtRouter) => decisionOf(await router.invoke("What is 12 * 12?")).candidates[0]!.expectedCost;
+    const learning = make();
+    const fixed = make(false);
+    const first = await costOf(learning);
+    expect(await costOf(fixed)).toBeCloseTo(first, 12);
+    for (let i = 0; i < 12; i++) await learning.invoke("What is 12 * 12?");
+    for (let i = 0; i < 12; i++) await fixed.invoke("What is 12 * 12?");
+    // input tokens x $10/1M + E[out] x $30/1M; E[out] = (4 x 256 + 13 x 8) / 17 after 13 observed calls
+    const inputCost = first - (256 * 30) / 1e6;
+    expect(await costOf(learning)).toBeCloseTo(inputCost + (((4 * 256 + 13 * 8) / 17) * 30) / 1e6, 9);
+    expect(await costOf(fixed)).toBeCloseTo(first, 12);
+    expect(() => new IrtRouter({ models: { "gpt-4": new TerseModel(8) }, scorer: new ToyScorer(), learnOutputTokens: { weight: -1 } })).toThrow(/learnOutputTokens.weight/);
   });
 
   it("generate() runs the child as a nested run of the router's own run", async () => {
