@@ -1,4 +1,5 @@
 /** Markdown of the online-learning simulation results (the generated block of docs/online.md). */
+import type { SeedResult } from "./online-sim.js";
 import { mdTable } from "./section.js";
 
 export interface OnlineSummary {
@@ -25,17 +26,7 @@ export interface OnlineSummary {
     ratioCi95: [number, number];
   };
   detail: {
-    calibrationByModel: {
-      model: string;
-      trueTestAccuracy: number;
-      adaptiveProbes: number;
-      adaptiveErrorAt100: number;
-      randomProbes: number[];
-      randomErrorAt100: number;
-      fisherProbes: number;
-      fisherErrorAt100: number;
-      oracleError: number;
-    }[];
+    calibrationByModel: SeedResult["calibration"];
     config: unknown;
     embeddings: string;
     seconds: number;

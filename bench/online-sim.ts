@@ -207,6 +207,25 @@ export function calibrationSetup(w: SimWorld, m: number, seed: number, bankSize:
   return { bank, label, testItems, testAlphas, testBetas, trueAcc: trueSum / testItems.length };
 }
 
+/**
+ * Epsilon-greedy choice among label entries lo..hi-1: a uniform draw first (always taken, so the generator
+ * advances the same way either way), kept with probability epsilon, else the entry with the highest value.
+ */
+function epsilonGreedyPick(r: { next(): number }, lo: number, hi: number, epsilon: number, value: (k: number) => number): number {
+  let j = lo + Math.floor(r.next() * (hi - lo));
+  if (r.next() >= epsilon) {
+    let best = -Infinity;
+    for (let k = lo; k < hi; k++) {
+      const v = value(k);
+      if (v > best) {
+        best = v;
+        j = k;
+      }
+    }
+  }
+  return j;
+}
+
 /** Runs every router and the calibration study for one seed. */
 export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string) => void = () => {}): Promise<SeedResult> {
   const d = w.d;
@@ -286,19 +305,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     for (const cp of cfg.checkpoints) {
       for (; e < Math.min(cp, maxEvents); e++) {
         const i = stream[e]!;
-        const lo = w.offsets[i]!;
-        const hi = w.offsets[i + 1]!;
-        let j = lo + Math.floor(r.next() * (hi - lo));
-        if (r.next() >= cfg.epsilon) {
-          let best = -Infinity;
-          for (let k = lo; k < hi; k++) {
-            const z = logit(w.alphas, d, i, theta[w.model[k]!]!, w.betas[i]!);
-            if (z > best) {
-              best = z;
-              j = k;
-            }
-          }
-        }
+        const j = epsilonGreedyPick(r, w.offsets[i]!, w.offsets[i + 1]!, cfg.epsilon, (k) => logit(w.alphas, d, i, theta[w.model[k]!]!, w.betas[i]!));
         const m = w.model[j]!;
         const a = alphaOf(i);
         const p = sig(logit(w.alphas, d, i, theta[m]!, w.betas[i]!));
@@ -335,19 +342,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     for (const cp of cfg.checkpoints) {
       for (; e < Math.min(cp, maxEvents); e++) {
         const i = stream[e]!;
-        const lo = w.offsets[i]!;
-        const hi = w.offsets[i + 1]!;
-        let j = lo + Math.floor(r.next() * (hi - lo));
-        if (r.next() >= cfg.epsilon) {
-          let best = -Infinity;
-          for (let k = lo; k < hi; k++) {
-            const v = succ[w.model[k]!]! / cnt[w.model[k]!]!;
-            if (v > best) {
-              best = v;
-              j = k;
-            }
-          }
-        }
+        const j = epsilonGreedyPick(r, w.offsets[i]!, w.offsets[i + 1]!, cfg.epsilon, (k) => succ[w.model[k]!]! / cnt[w.model[k]!]!);
         succ[w.model[j]!] += w.y[j]!;
         cnt[w.model[j]!] += 1;
       }
