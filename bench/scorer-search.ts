@@ -44,6 +44,8 @@ export const SEARCH_VARIANTS: Record<string, Partial<IrtMoeConfig>> = {
   lr5e4: { learningRate: 5e-4, maxEpochs: 40, patience: 5 },
   auc: { earlyStopOn: "auc" },
   ema: { emaDecay: 0.99 },
+  /** The configuration the authors' code did best with on this data (issue #8): 8 experts, H = 256, d = 64. */
+  authors: { experts: 8, hidden: 256, out: 128, abilityDim: 64 },
 };
 
 const { values } = parseArgs({
