@@ -16,10 +16,10 @@ import { createHash } from "node:crypto";
 import { getTf } from "../adapters/tf.js";
 import { loadDataset } from "../adapters/data/index.js";
 import { splitIndices } from "../src/data/split.js";
-import { calibrateModel, ItemTracker, OnlineLearner, type LearnerOptions } from "../src/learning/index.js";
+import { OnlineLearner, type LearnerOptions } from "../src/learning/index.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import type { SimWorld } from "./online-sim.js";
-import { calibrationSetup, fitAbilityMap } from "./online-sim.js";
+import { calibrationSetup, fitAbilityMap, mean, median, predictedAccuracyOf, probesToTolerance } from "./online-sim.js";
 import { buildWorld, SIM_SCORER_CONFIG } from "./online-world.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,7 +43,6 @@ const emb = await embeddingsFor(ds, (s) => process.stderr.write(`${s}\n`));
 const learnerOpts = JSON.parse(values.learner) as Pick<LearnerOptions, "inflate" | "knownScale" | "shrinkage">;
 const cap = Number(values.cap);
 const strategies = values.strategies.split(",");
-const sig = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
 /** The seed's world with val as the evaluation rows, cached (item parameters and known abilities). */
 async function world(seed: number): Promise<SimWorld> {
@@ -66,50 +65,23 @@ async function world(seed: number): Promise<SimWorld> {
 const rows: { seed: number; model: string; acc: number; strategy: string; probes: number; at100: number; oracle: number }[] = [];
 for (const seed of values.seeds.split(",").map(Number)) {
   const w = await world(seed);
-  const d = w.d;
   const known = [...w.knownTheta.entries()].map(([m, theta]) => ({ id: w.models[m]!, ability: theta }));
   const ref = new OnlineLearner(known, learnerOpts);
   for (const m of w.heldOut) {
-    const { bank, label, testItems: evalItems, testAlphas: evalAlphas, testBetas: evalBetas, trueAcc } = calibrationSetup(w, m, seed, 2000);
-    const oracleTheta = fitAbilityMap(w, m, w.train, ref.population);
-    let oraclePred = 0;
-    for (const i of evalItems) {
-      let z = -w.betas[i]!;
-      for (let k = 0; k < d; k++) z += w.alphas[i * d + k]! * oracleTheta[k]!;
-      oraclePred += sig(z) / evalItems.length;
-    }
+    const setup = calibrationSetup(w, m, seed, 2000);
+    const oracle = Math.abs(predictedAccuracyOf(w, setup.testItems, fitAbilityMap(w, m, w.train, ref.population)) - setup.trueAcc);
     for (const strategy of strategies) {
       const orders = strategy === "random" ? Number(values["random-orders"]) : 1;
       for (let o = 0; o < orders; o++) {
-        const learner = new OnlineLearner(known, learnerOpts);
-        learner.addModel(w.models[m]!);
-        const tracker = new ItemTracker(learner.posterior(w.models[m]!), evalAlphas, evalBetas);
-        let first = -1;
-        let at100 = NaN;
-        const check = (asked: number) => {
-          const err = Math.abs(tracker.predictedAccuracy() - trueAcc);
-          if (first < 0 && err <= 0.03) first = asked;
-          if (asked === 100) at100 = err;
-        };
-        check(0);
-        await calibrateModel({
-          learner, modelId: w.models[m]!, probes: bank, budget: cap, strategy: strategy as never, seed: seed * 101 + m + 7777 * o, targetSd: 0,
-          ask: async (probe) => label.get(Number(probe.id))!, onProgress: (p) => check(p.asked),
-        });
-        tracker.dispose();
-        rows.push({ seed, model: w.models[m]!, acc: trueAcc, strategy, probes: first < 0 ? cap + 1 : first, at100, oracle: Math.abs(oraclePred - trueAcc) });
+        const r = await probesToTolerance({ known, learner: learnerOpts, modelId: w.models[m]!, setup, strategy: strategy as never, seed: seed * 101 + m + 7777 * o, cap, tolerance: 0.03 });
+        rows.push({ seed, model: w.models[m]!, acc: setup.trueAcc, strategy, ...r, oracle });
       }
     }
     process.stderr.write(
-      `seed ${seed} ${w.models[m]} (val acc ${(100 * trueAcc).toFixed(1)}): ${strategies.map((s) => `${s} ${rows.filter((r) => r.seed === seed && r.model === w.models[m] && r.strategy === s).map((r) => r.probes).join("/")}`).join(", ")}\n`,
+      `seed ${seed} ${w.models[m]} (val acc ${(100 * setup.trueAcc).toFixed(1)}): ${strategies.map((s) => `${s} ${rows.filter((r) => r.seed === seed && r.model === w.models[m] && r.strategy === s).map((r) => r.probes).join("/")}`).join(", ")}\n`,
     );
   }
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 console.log(`learner ${values.learner}; seeds ${values.seeds}; target: validation accuracy within 3 points`);
 for (const s of strategies) {
   const r = rows.filter((x) => x.strategy === s);

@@ -148,10 +148,15 @@ function routeTest(w: SimWorld, score: (i: number, m: number) => number): Float6
   return out;
 }
 
-const mean = (a: ArrayLike<number>): number => {
+export const mean = (a: ArrayLike<number>): number => {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]!;
   return a.length ? s / a.length : NaN;
+};
+
+export const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
 /** Paired bootstrap 95% interval of mean(b - a) over items. */
@@ -205,6 +210,57 @@ export function calibrationSetup(w: SimWorld, m: number, seed: number, bankSize:
   testItems.forEach((i, k) => testAlphas.set(alphaOf(i), k * d));
   const testBetas = Float32Array.from(testItems, (i) => w.betas[i]!);
   return { bank, label, testItems, testAlphas, testBetas, trueAcc: trueSum / testItems.length };
+}
+
+/** What {@link calibrationSetup} returns. */
+export type CalibrationSetup = ReturnType<typeof calibrationSetup>;
+
+/** Mean p over `items` of a model with ability `theta` (point estimate). */
+export function predictedAccuracyOf(w: SimWorld, items: readonly number[], theta: ArrayLike<number>): number {
+  return mean(items.map((i) => sig(logit(w.alphas, w.d, i, theta, w.betas[i]!))));
+}
+
+/**
+ * Calibrates one held-out model from the new-model prior with one probe rule, answering from its recorded
+ * labels: the number of probes after which its predicted accuracy on the setup's evaluation items is first
+ * within `tolerance` of the true one (`cap + 1`: never), and the error after 100 probes. `seed` sets the
+ * random rule's order (the adaptive rules are deterministic).
+ */
+export async function probesToTolerance(args: {
+  known: readonly { id: string; ability: ArrayLike<number> }[];
+  learner?: SimConfig["learner"];
+  modelId: string;
+  setup: CalibrationSetup;
+  strategy: "fisher" | "accuracy" | "random";
+  seed: number;
+  cap: number;
+  tolerance: number;
+}): Promise<{ probes: number; at100: number }> {
+  const { setup, modelId, cap } = args;
+  const learner = new OnlineLearner(args.known, { ...args.learner });
+  learner.addModel(modelId);
+  const tracker = new ItemTracker(learner.posterior(modelId), setup.testAlphas, setup.testBetas);
+  let first = -1;
+  let at100 = NaN;
+  const check = (asked: number) => {
+    const err = Math.abs(tracker.predictedAccuracy() - setup.trueAcc);
+    if (first < 0 && err <= args.tolerance) first = asked;
+    if (asked === 100) at100 = err;
+  };
+  check(0);
+  await calibrateModel({
+    learner,
+    modelId,
+    probes: setup.bank,
+    budget: cap,
+    strategy: args.strategy,
+    seed: args.seed,
+    targetSd: 0,
+    ask: async (probe) => setup.label.get(Number(probe.id))!,
+    onProgress: (p) => check(p.asked),
+  });
+  tracker.dispose();
+  return { probes: first < 0 ? cap + 1 : first, at100 };
 }
 
 /**
@@ -360,35 +416,11 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   const calibration: SeedResult["calibration"] = [];
   const t1 = performance.now();
   for (const m of cfg.skipCalibration ? [] : w.heldOut) {
-    const { bank, label, testItems, testAlphas, testBetas, trueAcc } = calibrationSetup(w, m, cfg.seed, cfg.calibrationBank);
-    const oraclePred = mean(testItems.map((i) => sig(logit(w.alphas, d, i, oracleTheta.get(m)!, w.betas[i]!))));
-    // order: which seeded random order (the random baseline is run in several orders; adaptive rules are deterministic).
-    const run = async (strategy: "fisher" | "accuracy" | "random", order: number) => {
-      const learner = new OnlineLearner(known, { ...cfg.learner });
-      learner.addModel(ids[m]!);
-      const tracker = new ItemTracker(learner.posterior(ids[m]!), testAlphas, testBetas);
-      let first = -1;
-      let at100 = NaN;
-      const check = (asked: number) => {
-        const err = Math.abs(tracker.predictedAccuracy() - trueAcc);
-        if (first < 0 && err <= cfg.calibrationTolerance) first = asked;
-        if (asked === 100) at100 = err;
-      };
-      check(0);
-      await calibrateModel({
-        learner,
-        modelId: ids[m]!,
-        probes: bank,
-        budget: cfg.calibrationCap,
-        strategy,
-        seed: cfg.seed * 101 + m + 7777 * order,
-        targetSd: 0,
-        ask: async (probe) => label.get(Number(probe.id))!,
-        onProgress: (p) => check(p.asked),
-      });
-      tracker.dispose();
-      return { probes: first < 0 ? cfg.calibrationCap + 1 : first, at100 };
-    };
+    const setup = calibrationSetup(w, m, cfg.seed, cfg.calibrationBank);
+    const { trueAcc } = setup;
+    const oraclePred = predictedAccuracyOf(w, setup.testItems, oracleTheta.get(m)!);
+    const run = (strategy: "fisher" | "accuracy" | "random", order: number) =>
+      probesToTolerance({ known, learner: cfg.learner, modelId: ids[m]!, setup, strategy, seed: cfg.seed * 101 + m + 7777 * order, cap: cfg.calibrationCap, tolerance: cfg.calibrationTolerance });
     const adaptive = await run("accuracy", 0);
     const fisher = await run("fisher", 0);
     const random: { probes: number; at100: number }[] = [];

@@ -22,7 +22,7 @@ import type { IrtMoeConfig } from "../src/scorer/index.js";
 import { parseWith } from "../src/util/validate.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import { renderOnlineResults, type OnlineSummary } from "./online-report.js";
-import { simulateSeed, type SeedResult, type SimConfig } from "./online-sim.js";
+import { median, simulateSeed, type SeedResult, type SimConfig } from "./online-sim.js";
 import { buildWorld, CHECKPOINTS, SIM_SCORER_CONFIG } from "./online-world.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -148,10 +148,6 @@ function summarise(
   meta: { dataset: string; leaveOutSpec: string; embeddings: string; config: Partial<IrtMoeConfig>; seconds: number; quick: boolean; cachedSeeds: number },
 ): OnlineSummary {
   const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  };
   const routers = Object.keys(results[0]!.curves);
   const checkpoints = CHECKPOINTS.map((events, k) => {
     const row: Record<string, number> = { events };
@@ -195,7 +191,7 @@ function summarise(
       randomErrorAt100: meanOf(cal.map((c) => c.randomErrorAt100)),
       fisherProbes: median(cal.map((c) => c.fisherProbes)),
       fisherErrorAt100: meanOf(cal.map((c) => c.fisherErrorAt100)),
-      ...calibrationRatio(cal, median),
+      ...calibrationRatio(cal),
       oracleError: meanOf(cal.map((c) => c.oracleError)),
     },
     detail: { calibrationByModel: cal, config: meta.config, embeddings: meta.embeddings, seconds: meta.seconds, quick: meta.quick, cachedSeeds: meta.cachedSeeds },
@@ -203,7 +199,7 @@ function summarise(
 }
 
 /** Median adaptive / median random probes, and its 95% bootstrap interval over (model, seed) pairs (1,000 resamples, seeded). */
-function calibrationRatio(cal: SeedResult["calibration"], median: (xs: number[]) => number): { ratio: number; ratioCi95: [number, number] } {
+function calibrationRatio(cal: SeedResult["calibration"]): { ratio: number; ratioCi95: [number, number] } {
   const ratioOf = (rows: SeedResult["calibration"]) => median(rows.map((c) => c.adaptiveProbes)) / Math.max(1e-9, median(rows.flatMap((c) => c.randomProbes)));
   const rng = seededRng(4242);
   const stats: number[] = [];

@@ -114,16 +114,16 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
       if (existsSync(file)) {
         const j = JSON.parse(await readFile(file, "utf8"));
         run = { ...j, logits: Float32Array.from(j.logits) };
-      } else if (baseline) {
-        const t0 = performance.now();
-        const fitted = await baseline().fit(data, split, { seed });
-        run = { logits: logitsOf(await fitted.predict(data.X, val)), bestEpoch: 0, epochs: 0, seconds: (performance.now() - t0) / 1000 };
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, JSON.stringify({ ...run, logits: Array.from(run.logits) }));
       } else {
-        const t = await trainIrtMoe(tf, data, split, config, { seed });
-        const p = predictItems({ weights: t.weights, temperature: 1 }, data.X, val);
-        run = { logits: logitsOf(p), bestEpoch: t.bestEpoch, epochs: t.history.length, seconds: t.trainSeconds };
+        if (baseline) {
+          const t0 = performance.now();
+          const fitted = await baseline().fit(data, split, { seed });
+          run = { logits: logitsOf(await fitted.predict(data.X, val)), bestEpoch: 0, epochs: 0, seconds: (performance.now() - t0) / 1000 };
+        } else {
+          const t = await trainIrtMoe(tf, data, split, config, { seed });
+          const p = predictItems({ weights: t.weights, temperature: 1 }, data.X, val);
+          run = { logits: logitsOf(p), bestEpoch: t.bestEpoch, epochs: t.history.length, seconds: t.trainSeconds };
+        }
         await mkdir(dirname(file), { recursive: true });
         await writeFile(file, JSON.stringify({ ...run, logits: Array.from(run.logits) }));
       }

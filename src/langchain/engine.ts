@@ -38,8 +38,6 @@ export interface ModelSlot {
   readonly contextWindow?: number;
   /** Expected output tokens per call: the configured guess, updated from observed usage unless learning is off. */
   readonly outputTokens: OutputTokenTracker;
-  /** Whether observed usage updates `outputTokens`. */
-  readonly learnOutputTokens: boolean;
 }
 
 /** A decision plus the order in which to try the models. */
@@ -127,6 +125,8 @@ export class RouteEngine {
   private context?: Promise<ScoringContext>;
   private loaded?: ScoringContext;
   private readonly warned = new Set<string>();
+  /** Whether observed usage updates each slot's expected output tokens (option `learnOutputTokens`). */
+  private readonly learnOutputTokens: boolean;
   /** Online learner whose posterior gives p, when configured. */
   readonly learner?: AbilityLearner;
 
@@ -140,8 +140,8 @@ export class RouteEngine {
       price: entry.price,
       contextWindow: entry.contextWindow,
       outputTokens: new OutputTokenTracker(entry.expectedOutputTokens ?? defaultOut, learnWeight),
-      learnOutputTokens: options.learnOutputTokens !== false,
     }));
+    this.learnOutputTokens = learn !== false;
     this.policy = (options.policy as PolicyConfig | undefined) ?? { kind: "quality" };
     this.policyName = describePolicy(this.policy);
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -328,7 +328,7 @@ export class RouteEngine {
     const slot = this.slots.find((s) => s.id === slotId);
     const price = slot?.price ?? this.cachedPrice(slotId);
     let usd = candidate?.expectedCost ?? 0;
-    if (slot?.learnOutputTokens && usage && usage.output_tokens !== undefined) slot.outputTokens.observe(usage.output_tokens);
+    if (this.learnOutputTokens && slot && usage?.output_tokens !== undefined) slot.outputTokens.observe(usage.output_tokens);
     if (price && usage && Number.isFinite(usage.input_tokens) && Number.isFinite(usage.output_tokens)) {
       usd = expectedCostUsd({
         inputTokens: usage.input_tokens!,

@@ -174,7 +174,7 @@ async function run(a: Args): Promise<number> {
 export const command: CliCommand<typeof schema> = {
   name: "calibrate",
   summary:
-    "Calibrate a model's ability with probe questions chosen by maximum Fisher information (answers replayed from a dataset column, or asked to an OpenAI-compatible endpoint and graded by letter extraction).",
+    "Calibrate a model's ability with probe questions chosen by maximum Fisher information about its predicted accuracy (answers replayed from a dataset column, or asked to an OpenAI-compatible endpoint and graded by letter extraction).",
   usage:
     "irt-router calibrate --model <id> --budget <n> (--replay <model-column> | --endpoint <url> [--endpoint-model <name>] [--api-key-env <VAR>]) " +
     "[--probes <name-or-folder>] [--data-root <dir>] [--scorer <artifact-dir>] [--strategy accuracy|fisher|random] [--target-sd <x>] [--bank-size <n>] [--seed <n>] [--store <dir>] [--json]",
