@@ -24,6 +24,7 @@ import { trainIrtMoe } from "../src/scorer/train.js";
 import { fitTemperature } from "../src/scorer/calibration.js";
 import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../src/baselines/index.js";
 import type { RoutingMethod } from "../src/eval/types.js";
+import type { CorrectnessDataset } from "../src/data/types.js";
 import { ngramHashFeatures } from "./ngram-hash.js";
 
 /** Baselines whose validation figures are printed beside the variants (`--variants baseline:linear-mirt`). */
@@ -79,6 +80,48 @@ function metrics(logits: Float32Array, nModels: number, labels: Parameters<typeo
 
 const fmt = (m: ReturnType<typeof metrics>) => `loss ${m.loss.toFixed(4)} AUC ${m.auc.toFixed(4)} routing ${m.routing.toFixed(4)} ECE ${m.ece.toFixed(4)}`;
 
+/**
+ * Reference points on validation: the best single model (highest train accuracy) and a subject-label router
+ * (per item category, the model with the highest train accuracy in that category). The second uses dataset
+ * metadata that no user has at routing time, so it is a yardstick, never a method.
+ */
+function printReferences(name: string, ds: CorrectnessDataset, split: { train: readonly number[]; val: readonly number[] }): void {
+  const accuracy = (rows: readonly number[]) => {
+    const s = new Float64Array(ds.models.length);
+    const n = new Float64Array(ds.models.length);
+    for (const i of rows) {
+      for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
+        s[ds.labels.model[j]!] += ds.labels.y[j]!;
+        n[ds.labels.model[j]!]++;
+      }
+    }
+    return Array.from(s, (v, m) => (n[m] ? v / n[m]! : 0));
+  };
+  const argmax = (a: number[]) => a.indexOf(Math.max(...a));
+  const label = (i: number, m: number) => {
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) if (ds.labels.model[j] === m) return ds.labels.y[j]!;
+    return undefined;
+  };
+  const scoreOn = (rows: readonly number[], pick: (i: number) => number) => {
+    let sum = 0;
+    let n = 0;
+    for (const i of rows) {
+      const y = label(i, pick(i));
+      if (y === undefined) continue;
+      sum += y;
+      n++;
+    }
+    return sum / n;
+  };
+  const best = argmax(accuracy(split.train));
+  const byCategory = new Map<string, number>();
+  for (const c of new Set(ds.items.map((it) => it.category ?? ""))) byCategory.set(c, argmax(accuracy(split.train.filter((i) => (ds.items[i]!.category ?? "") === c))));
+  console.log(
+    `${name} references on val: best single (${ds.models[best]}) ${scoreOn(split.val, () => best).toFixed(4)}; ` +
+      `subject-label router (uses item categories: not a method) ${scoreOn(split.val, (i) => byCategory.get(ds.items[i]!.category ?? "")!).toFixed(4)}`,
+  );
+}
+
 const { tf } = await getTf();
 const seeds = values.seeds.split(",").map(Number);
 const extra: Partial<IrtMoeConfig> = values.config ? JSON.parse(values.config) : {};
@@ -100,6 +143,7 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
   const joined = joinDatasets([{ dataset: emb.dataset, vectors, dim }]);
   const { data, split } = joined;
   const val = split.val;
+  printReferences(name, emb.dataset, split);
   const logitsOf = (p: Float32Array) => Float32Array.from(p, (q) => Math.log(Math.max(1e-7, q) / Math.max(1e-7, 1 - q)));
   const tag = values.ngram ? ` +ngram ${values.ngram}` : "";
   for (const variant of values.variants.split(",")) {
