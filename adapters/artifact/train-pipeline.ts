@@ -17,6 +17,7 @@ import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { trainIrtMoe, type EpochReport, type TrainedIrtMoe } from "../../src/scorer/train.js";
 import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
 import { getTf } from "../tf.js";
+import { fitKnownPriorOnTraining, type KnownPriorRecord } from "../../src/learning/known-prior.js";
 
 /** The protocol's split rule, as recorded in manifests. */
 export const SPLIT_RULE =
@@ -134,6 +135,7 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
     }
     metrics[part.name] = entry;
   }
+  const knownPrior = fitKnownPrior(trained, joined, datasets, log);
   const catalog = buildCatalog(trained.weights.theta, trained.config.abilityDim, joined.stats);
   const artifact: ScorerArtifact = {
     weights: trained.weights,
@@ -159,6 +161,56 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
     },
     metrics,
     interpretability: { betaDifficulty: interpretability, val: trained.val },
+    ...(knownPrior ? { knownPrior } : {}),
   };
   return { artifact, trained, joined, datasets };
+}
+
+/**
+ * The known-model prior fitted on the train split, one workload per (model row, item category); undefined when
+ * no dataset has categories (the learner then uses its default scale, and the log says so).
+ */
+function fitKnownPrior(trained: TrainedIrtMoe, joined: JoinedData, datasets: readonly CorrectnessDataset[], log: (line: string) => void): KnownPriorRecord | undefined {
+  const { data } = joined;
+  const categories = datasets.flatMap((ds) => ds.items.map((it) => (it.category ? `${ds.name}/${it.category}` : undefined)));
+  if (!categories.some((c) => c !== undefined)) {
+    log("known-model prior: no item categories in the training data, so no scale was fitted (the learner's default applies)");
+    return undefined;
+  }
+  const d = trained.config.abilityDim;
+  const T = trained.temperature;
+  const alphas = new Float32Array(data.nItems * d);
+  const betas = new Float32Array(data.nItems);
+  for (const i of joined.split.train) {
+    const q = itemParamsOf(trained.weights, data.X.subarray(i * data.dim, (i + 1) * data.dim));
+    for (let k = 0; k < d; k++) alphas[i * d + k] = q.alpha[k]! / T;
+    betas[i] = q.beta / T;
+  }
+  const t0 = performance.now();
+  const theta = trained.weights.theta;
+  const abilities = Array.from({ length: data.nModels }, (_, m) => theta.subarray(m * d, (m + 1) * d));
+  const fitOn = (dataset?: string) =>
+    fitKnownPriorOnTraining({
+      dim: d,
+      alphas,
+      betas,
+      abilities,
+      labels: data,
+      rows: joined.split.train,
+      groupOf: dataset === undefined ? (i) => categories[i] : (i) => (categories[i]?.startsWith(`${dataset}/`) ? categories[i] : undefined),
+    });
+  const fit = fitOn();
+  if (!fit) return undefined;
+  const describe = (f: KnownPriorRecord) => `${f.scale.toFixed(4)}${f.atBoundary ? " (at the end of the search range)" : ""}, ${f.groups} groups, ${f.labels} labels`;
+  log(`known-model prior: scale ${describe(fit)} (fraction of the population covariance, Laplace evidence over (model, category) groups)`);
+  const byDataset: Record<string, { scale: number; atBoundary: boolean; groups: number; labels: number }> = {};
+  if (datasets.length > 1)
+    for (const ds of datasets) {
+      const f = fitOn(ds.name);
+      if (!f) continue;
+      byDataset[ds.name] = { scale: f.scale, atBoundary: f.atBoundary, groups: f.groups, labels: f.labels };
+      log(`known-model prior on ${ds.name} alone: scale ${describe(f)}`);
+    }
+  log(`known-model prior fitted in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  return Object.keys(byDataset).length > 0 ? { ...fit, byDataset } : fit;
 }

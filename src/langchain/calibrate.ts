@@ -23,7 +23,7 @@ export async function calibrateRoutedModel(engine: RouteEngine, modelId: string,
   if (!(learner instanceof OnlineLearner)) {
     throw new IrtRouterError(
       "INVALID_CONFIG",
-      "router.calibrate() needs the router's `learner` option set to an OnlineLearner (new OnlineLearner(scorer.models)).",
+      "router.calibrate() needs the router's `learner` option set to an OnlineLearner (OnlineLearner.forScorer(scorer)).",
       { path: "options.learner" },
     );
   }

@@ -16,3 +16,5 @@ export { seededRng } from "./rng.js";
 export type { ExplorationRng } from "./rng.js";
 export { assertValidFeedbackEvents, feedbackEventSchema, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
+export { DEFAULT_SHRINKAGE, fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
+export type { KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";

@@ -22,7 +22,10 @@ const learnerOptionsSchema = z
   .object({
     /** Forgetting half-life, per model: in that model's events, or in milliseconds of event time. Off by default. */
     forgetting: forgettingSchema.optional(),
-    /** Known-model covariance as a fraction of the population covariance (default 0.05). */
+    /**
+     * Known-model covariance as a fraction of the population covariance (default 0.05; {@link OnlineLearner.forScorer}
+     * uses the scale the scorer's artifact fitted on its training labels).
+     */
     knownScale: z.number().positive().default(0.05),
     /** Shrinkage of the population covariance toward a scaled identity (default 0.2). */
     shrinkage: z.number().min(0).max(1).default(0.2),
@@ -107,7 +110,7 @@ interface ModelEntry {
  *
  * @example
  * ```ts
- * const learner = new OnlineLearner(scorer.models, { forgetting: { halfLifeEvents: 500 }, explore: "thompson" });
+ * const learner = OnlineLearner.forScorer(scorer, { forgetting: { halfLifeEvents: 500 }, explore: "thompson" });
  * const { alpha, beta } = await scorer.itemParams(query);
  * const model = learner.choose({ alpha, beta }, ["gpt-4o", "llama-3-8b"]);
  * learner.observe({ id: "run1:step3", model, alpha: Array.from(alpha), beta, y: 1, at: Date.now() });
@@ -277,6 +280,26 @@ export class OnlineLearner {
       removed: [...this.removed],
       seenIds: [...this.seen],
     };
+  }
+
+  /**
+   * A learner over a scorer's catalog, its known models starting at the prior the scorer's artifact fitted on
+   * its training labels (`scorer.knownPrior`: scale and the shrinkage it was fitted with; see
+   * docs/online.md). Options given explicitly win; a scorer without a fitted prior gets the defaults
+   * (`knownScale` 0.05).
+   *
+   * @example
+   * ```ts
+   * const scorer = await loadPretrained();
+   * const learner = OnlineLearner.forScorer(scorer, { explore: "thompson" });
+   * ```
+   */
+  static forScorer(
+    scorer: { readonly models: readonly KnownAbility[]; readonly knownPrior?: { readonly scale: number; readonly shrinkage: number } },
+    options: LearnerOptions = {},
+  ): OnlineLearner {
+    const fitted = scorer.knownPrior ? { knownScale: scorer.knownPrior.scale, shrinkage: scorer.knownPrior.shrinkage } : {};
+    return new OnlineLearner(scorer.models, { ...fitted, ...options });
   }
 
   /** Restores a learner from {@link OnlineLearner.exportState} output (options as when it was created). */

@@ -8,7 +8,8 @@
  * - Known model: N(theta_pretrained, knownScale * Sigma_pop). The residual uncertainty about a
  *   catalogued model is mostly distribution shift (a user's workload is not the benchmark), which
  *   scales with how different models are; `knownScale` (default 0.05) sets it as a fraction of the
- *   population spread. Optionally the prior of an unknown model can be conditioned on declared
+ *   population spread. A trained artifact fits the scale on its training labels (known-prior.ts), and
+ *   `OnlineLearner.forScorer` uses it. Optionally the prior of an unknown model can be conditioned on declared
  *   similar models ("like"): mean = their mean ability, covariance = the population covariance.
  */
 import type { GaussianPrior } from "./posterior.js";

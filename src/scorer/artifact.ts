@@ -20,6 +20,7 @@ import {
   WEIGHTS_FILE,
   type ScorerManifest,
 } from "./serialize.js";
+import type { KnownPriorRecord } from "../learning/known-prior.js";
 import type { CatalogEntry } from "./types.js";
 import { shapeOf, type IrtMoeWeights } from "./weights.js";
 
@@ -34,6 +35,8 @@ export interface ScorerArtifact {
   readonly training: ScorerManifest["training"];
   readonly metrics: ScorerManifest["metrics"];
   readonly interpretability?: Record<string, unknown>;
+  /** Known-model prior fitted on the training labels (what `OnlineLearner.forScorer` starts catalogued models at). */
+  readonly knownPrior?: KnownPriorRecord;
   /** ISO timestamp (default: now). */
   readonly createdAt?: string;
 }
@@ -61,6 +64,7 @@ export function artifactFiles(a: ScorerArtifact): ArtifactFiles {
     training: a.training,
     metrics: a.metrics,
     ...(a.interpretability ? { interpretability: a.interpretability } : {}),
+    ...(a.knownPrior ? { knownPrior: { ...a.knownPrior, curve: a.knownPrior.curve.map((c) => ({ ...c })), ...(a.knownPrior.byDataset ? { byDataset: { ...a.knownPrior.byDataset } } : {}) } } : {}),
     weights: { file: WEIGHTS_FILE, byteLength: bytes.byteLength, sha256: sha256Hex(bytes), dtype: "float32", endianness: "little", tensors },
     catalog: { file: CATALOG_FILE, byteLength: catalogBytes.byteLength, sha256: sha256Hex(catalogBytes) },
   };

@@ -51,6 +51,8 @@ export class IrtMoeScorer implements Scorer {
   readonly weights: IrtMoeWeights;
   /** Manifest of the artifact it was loaded from (hyperparameters, training data, metrics), if any. */
   readonly manifest?: ScorerManifest;
+  /** Known-model prior fitted on the training labels (from the manifest), if the artifact has one. */
+  readonly knownPrior?: { readonly scale: number; readonly shrinkage: number };
   private readonly resolver: ModelResolver;
   private encoderSource?: EncoderSource;
   private encoderPromise?: Promise<QueryEncoder>;
@@ -68,6 +70,7 @@ export class IrtMoeScorer implements Scorer {
     this.abilityDim = weights.alpha.outDim;
     this.temperature = init.temperature;
     this.manifest = init.manifest;
+    if (init.manifest?.knownPrior) this.knownPrior = { scale: init.manifest.knownPrior.scale, shrinkage: init.manifest.knownPrior.shrinkage };
     this.resolver = new ModelResolver(catalog);
     if (init.encoder && typeof init.encoder !== "function") assertSameEncoder(this.encoder, init.encoder, "scorer");
     this.encoderSource = init.encoder;

@@ -67,6 +67,21 @@ export const manifestSchema = z.object({
   /** Per dataset, per split ("test", "val"), metric name -> value. */
   metrics: z.record(z.string(), metricsSchema),
   interpretability: z.record(z.string(), z.unknown()).optional(),
+  /** Known-model prior fitted on the training labels (src/learning/known-prior.ts); absent in older manifests. */
+  knownPrior: z
+    .object({
+      scale: z.number().positive(),
+      shrinkage: z.number().min(0).max(1),
+      method: z.string(),
+      groups: z.number().int().nonnegative(),
+      labels: z.number().int().nonnegative(),
+      atBoundary: z.boolean(),
+      curve: z.array(z.object({ scale: z.number().positive(), logEvidence: z.number() })),
+      byDataset: z
+        .record(z.string(), z.object({ scale: z.number().positive(), atBoundary: z.boolean(), groups: z.number().int().nonnegative(), labels: z.number().int().nonnegative() }))
+        .optional(),
+    })
+    .optional(),
   weights: fileSchema.extend({ dtype: z.literal("float32"), endianness: z.literal("little"), tensors: z.array(tensorSchema) }),
   catalog: fileSchema,
 });

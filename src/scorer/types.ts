@@ -37,6 +37,11 @@ export interface Scorer {
   readonly models: readonly CatalogEntry[];
   /** Ability dimension d. */
   readonly abilityDim: number;
+  /**
+   * Prior of a catalogued model's ability on a new workload, fitted on the training labels:
+   * N(theta, scale x the population covariance shrunk by `shrinkage`). Absent when it was not fitted.
+   */
+  readonly knownPrior?: { readonly scale: number; readonly shrinkage: number };
   /** Alpha and beta of one query (computed once per query). */
   itemParams(textOrEmbedding: string | Float32Array): Promise<ItemParams>;
   /** Scores the given models (catalog ids or aliases; default: every catalog model). */

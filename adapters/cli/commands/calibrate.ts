@@ -118,16 +118,17 @@ async function run(a: Args): Promise<number> {
   if (!fromCache) bankProgress.finish();
   err.write(`Probe bank: ${bank.ids.length} items of ${ds.name}${fromCache ? " (cached)" : ""}.\n`);
 
-  const known = scorer.models.map((m) => ({ id: m.id, ability: m.ability }));
+  // Known models start at the prior the artifact fitted on its training labels (OnlineLearner.forScorer).
+  const restoreOptions = { unknownModels: "add" as const, ...(scorer.knownPrior ? { knownScale: scorer.knownPrior.scale } : {}) };
   const store = a.store ? await FileStore.open(a.store) : undefined;
   try {
     let learner: OnlineLearner;
     if (store) {
       const { snapshot, events } = await store.load();
-      learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState, { unknownModels: "add" }) : new OnlineLearner(known, { unknownModels: "add" });
+      learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState, restoreOptions) : OnlineLearner.forScorer(scorer, { unknownModels: "add" });
       for (const e of events) learner.observe(e);
       err.write(`Store ${a.store}: ${events.length} event(s) replayed${snapshot ? ` after snapshot ${snapshot.seq}` : ""}.\n`);
-    } else learner = new OnlineLearner(known, { unknownModels: "add" });
+    } else learner = OnlineLearner.forScorer(scorer, { unknownModels: "add" });
 
     const apiKey = process.env[a["api-key-env"]];
     const ask = async (probe: Probe): Promise<number> => {
