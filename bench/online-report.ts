@@ -7,6 +7,8 @@ export interface OnlineSummary {
   leaveOut: string;
   seeds: number[];
   heldOutBySeed: string[][];
+  /** Per seed: the known-model prior scale fitted on its train split (null: the learner default). */
+  knownScaleBySeed: (number | null)[];
   gap: { points: number; ci95: [number, number] };
   gapBySeed: { points: number; ci95: [number, number] }[];
   checkpoints: Record<string, number>[];
@@ -72,6 +74,11 @@ export function renderOnlineResults(s: OnlineSummary): string {
       `${s.detail.cachedSeeds ? `${s.detail.cachedSeeds} seed(s) served from the per-seed cache; ` : ""}this invocation took ${s.detail.seconds.toFixed(0)} s.`,
     "",
     "Held-out models per seed: " + s.heldOutBySeed.map((h, k) => `seed ${s.seeds[k]}: ${h.join(", ")}`).join("; ") + ".",
+    "",
+    "Known models start at N(theta, s x population covariance) with s fitted on each seed's train split (Laplace evidence over (model, subject) groups, " +
+      "as the training pipeline fits it for an artifact): " +
+      s.knownScaleBySeed.map((v, k) => `seed ${s.seeds[k]} ${v === null ? "default 0.05" : v.toFixed(3)}`).join("; ") +
+      ".",
     "",
     `**Static-to-oracle gap**: ${s.gap.points.toFixed(2)} points, 95% paired bootstrap interval ${ci(s.gap.ci95)} (test items resampled within each seed). ` +
       `Per seed: ${s.gapBySeed.map((g, k) => `seed ${s.seeds[k]} ${g.points.toFixed(2)} ${ci(g.ci95)}`).join("; ")}.`,

@@ -26,6 +26,8 @@ export interface SimWorld {
   readonly heldOut: readonly number[];
   /** Known abilities from the item model, by model index (held-out ones absent). */
   readonly knownTheta: ReadonlyMap<number, Float32Array>;
+  /** Known-model prior scale fitted on the train split (absent: the learner's default). */
+  readonly knownScale?: number;
 }
 
 export interface SimConfig {
@@ -71,6 +73,8 @@ export interface SeedResult {
   }[];
   /** Share of exploring-router events routed to held-out models. */
   readonly heldOutShare: number;
+  /** Known-model prior scale the posterior routers used (fitted on the train split; null: the learner default). */
+  readonly knownScale: number | null;
   /** Per test item: oracle minus static correctness (for pooled bootstrap intervals). */
   readonly gapDiffs: Float64Array;
 }
@@ -291,7 +295,9 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   const heldOutSet = new Set(w.heldOut);
 
   // Oracle abilities: item model fixed, each held-out ability fitted on all its train labels.
-  const refLearner = new OnlineLearner(known, { ...cfg.learner });
+  // Known models start at the prior scale fitted on the train split (as OnlineLearner.forScorer does for an artifact).
+  const learnerOpts = { ...(w.knownScale !== undefined ? { knownScale: w.knownScale } : {}), ...cfg.learner };
+  const refLearner = new OnlineLearner(known, learnerOpts);
   const oracleTheta = new Map<number, ArrayLike<number>>(w.knownTheta);
   for (const m of w.heldOut) oracleTheta.set(m, fitAbilityMap(w, m, w.train, refLearner.population));
 
@@ -309,7 +315,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
 
   // Posterior routers (through the public OnlineLearner API).
   const runPosterior = (name: RouterName, explore: Exploration | "frozen") => {
-    const learner = new OnlineLearner(known, { ...cfg.learner, seed: cfg.seed, ucbKappa: cfg.ucbKappa, explore: explore === "frozen" ? "none" : explore });
+    const learner = new OnlineLearner(known, { ...learnerOpts, seed: cfg.seed, ucbKappa: cfg.ucbKappa, explore: explore === "frozen" ? "none" : explore });
     for (const m of w.heldOut) learner.addModel(ids[m]!);
     const post = ids.map((id) => learner.posterior(id));
     const evalScore = (i: number, m: number) => post[m]!.predict(alphaOf(i), w.betas[i]!);
@@ -420,7 +426,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     const { trueAcc } = setup;
     const oraclePred = predictedAccuracyOf(w, setup.testItems, oracleTheta.get(m)!);
     const run = (strategy: "fisher" | "accuracy" | "random", order: number) =>
-      probesToTolerance({ known, learner: cfg.learner, modelId: ids[m]!, setup, strategy, seed: cfg.seed * 101 + m + 7777 * order, cap: cfg.calibrationCap, tolerance: cfg.calibrationTolerance });
+      probesToTolerance({ known, learner: learnerOpts, modelId: ids[m]!, setup, strategy, seed: cfg.seed * 101 + m + 7777 * order, cap: cfg.calibrationCap, tolerance: cfg.calibrationTolerance });
     const adaptive = await run("accuracy", 0);
     const fisher = await run("fisher", 0);
     const random: { probes: number; at100: number }[] = [];
@@ -439,7 +445,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   }
   log(`  calibration ${((performance.now() - t1) / 1000).toFixed(1)}s`);
   const gapDiffs = Float64Array.from(staticAcc, (v, k) => perItem.oracle![k]! - v);
-  return { seed: cfg.seed, heldOut: w.heldOut.map((m) => ids[m]!), curves, gap, calibration, heldOutShare, gapDiffs };
+  return { seed: cfg.seed, heldOut: w.heldOut.map((m) => ids[m]!), curves, gap, calibration, heldOutShare, knownScale: w.knownScale ?? null, gapDiffs };
 }
 
 export { ROUTERS };

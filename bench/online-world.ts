@@ -5,7 +5,7 @@
  */
 import type { Tf } from "../adapters/tf.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
-import { seededRng } from "../src/learning/index.js";
+import { fitKnownPriorOnTraining, seededRng } from "../src/learning/index.js";
 import { itemParamsOf, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
 import type { SimWorld } from "./online-sim.js";
 
@@ -110,6 +110,7 @@ export async function buildWorld(
   }
   const knownTheta = new Map<number, Float32Array>();
   keep.forEach((m, k) => knownTheta.set(m, trained.weights.theta.slice(k * d, (k + 1) * d)));
+  const knownScale = fitWorldKnownScale(ds, split.train, knownTheta, alphas, betas, d, log);
   return {
     models: ds.models,
     d,
@@ -122,5 +123,26 @@ export async function buildWorld(
     test: evalRows,
     heldOut,
     knownTheta,
+    knownScale,
   };
+}
+
+/**
+ * The known-model prior scale fitted on the world's train split, the way the training pipeline fits it for an
+ * artifact (one workload per known model and category; src/learning/known-prior.ts). Undefined without categories.
+ */
+function fitWorldKnownScale(
+  ds: CorrectnessDataset,
+  train: readonly number[],
+  knownTheta: ReadonlyMap<number, Float32Array>,
+  alphas: Float32Array,
+  betas: Float32Array,
+  d: number,
+  log: (s: string) => void,
+): number | undefined {
+  const t0 = performance.now();
+  const abilities = ds.models.map((_, m) => knownTheta.get(m));
+  const fit = fitKnownPriorOnTraining({ dim: d, alphas, betas, abilities, labels: ds.labels, rows: train, groupOf: (i) => ds.items[i]!.category });
+  if (fit) log(`  known-model prior scale ${fit.scale.toFixed(4)}${fit.atBoundary ? " (at the end of the search range)" : ""} (${fit.groups} groups, ${((performance.now() - t0) / 1000).toFixed(0)}s)`);
+  return fit?.scale;
 }

@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       "..",
       ".cache",
       "online-bench",
-      `seed-${createHash("sha256").update(JSON.stringify({ v: 4, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
+      `seed-${createHash("sha256").update(JSON.stringify({ v: 5, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
     );
   const seeds = args["only-seed"] ? [args["only-seed"]] : Array.from({ length: nSeeds }, (_, k) => k + 1);
   for (const seed of seeds) {
@@ -125,6 +125,7 @@ async function main(): Promise<void> {
     gap: summary.gap,
     checkpoints: summary.checkpoints,
     calibration: summary.calibration,
+    knownScaleBySeed: summary.knownScaleBySeed,
     detail: summary.detail,
   };
   const defaultRun = args.dataset === "mmlu-pro-29models" && args["leave-out"] === "top:3,random:2" && !args.quick && !args.seeds && !args.epochs && !args["only-seed"];
@@ -175,6 +176,7 @@ function summarise(
     leaveOut: meta.leaveOutSpec,
     seeds: results.map((s) => s.seed),
     heldOutBySeed: results.map((s) => s.heldOut),
+    knownScaleBySeed: results.map((s) => s.knownScale ?? null),
     gap: { points: meanOf(results.map((s) => s.gap.points)), ci95: [stats[Math.floor(0.025 * (B - 1))]!, stats[Math.ceil(0.975 * (B - 1))]!] },
     gapBySeed: results.map((s) => s.gap),
     checkpoints,
