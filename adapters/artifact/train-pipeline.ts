@@ -135,7 +135,13 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
     }
     metrics[part.name] = entry;
   }
-  const knownPrior = fitKnownPrior(trained, joined, datasets, log);
+  let knownPrior: KnownPriorRecord | undefined;
+  try {
+    knownPrior = fitKnownPrior(trained, joined, datasets, log);
+  } catch (error) {
+    // The trained scorer is still good: ship it without a fitted prior (the learner's default applies) and say why.
+    log(`known-model prior: the fit failed (${error instanceof Error ? error.message : String(error)}); the artifact has no knownPrior and the learner's default scale applies`);
+  }
   const catalog = buildCatalog(trained.weights.theta, trained.config.abilityDim, joined.stats);
   const artifact: ScorerArtifact = {
     weights: trained.weights,
@@ -201,7 +207,8 @@ function fitKnownPrior(trained: TrainedIrtMoe, joined: JoinedData, datasets: rea
     });
   const fit = fitOn();
   if (!fit) return undefined;
-  const describe = (f: KnownPriorRecord) => `${f.scale.toFixed(4)}${f.atBoundary ? " (at the end of the search range)" : ""}, ${f.groups} groups, ${f.labels} labels`;
+  const describe = (f: KnownPriorRecord) =>
+    `${f.scale.toFixed(4)}${f.atBoundary ? " (at the end of the search range)" : ""}, ${f.groups} groups, ${f.labels} labels${f.unconverged ? `, ${f.unconverged} group evaluations at the Newton iteration cap` : ""}`;
   log(`known-model prior: scale ${describe(fit)} (fraction of the population covariance, Laplace evidence over (model, category) groups)`);
   const byDataset: Record<string, { scale: number; atBoundary: boolean; groups: number; labels: number }> = {};
   if (datasets.length > 1)

@@ -4,7 +4,7 @@ export type { CovarianceMode, GaussianPrior, LogitMoments, PosteriorOptions, Pos
 export { populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
 export type { PopulationPrior, PopulationPriorOptions } from "./prior.js";
 export { OnlineLearner } from "./learner.js";
-export type { CandidateScore, Exploration, KnownAbility, LearnerItem, LearnerOptions, LearnerState, ObserveResult } from "./learner.js";
+export type { CandidateScore, Exploration, KnownAbility, LearnerItem, LearnerOptions, LearnerState, ObserveResult, ScorerPriorSource } from "./learner.js";
 export { ItemTracker } from "./tracker.js";
 export { attributeRun } from "./attribution.js";
 export type { AttributionOptions, RunOutcome, RunStep } from "./attribution.js";

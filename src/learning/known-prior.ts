@@ -12,7 +12,7 @@
  *
  * at the group's MAP theta* = theta_m + delta, with p_i = sigmoid(alpha_i . theta* - beta_i) and
  * H = Lambda / s + sum_i p_i (1 - p_i) alpha_i alpha_i^T (Lambda = Sigma_pop^{-1}). Graded labels enter
- * as soft targets (the same quasi-likelihood the scorer trains on). The search is a log-spaced grid over
+ * as soft targets (the same quasi-likelihood the scorer trains on; each graded label counts as one Bernoulli trial). The search is a log-spaced grid over
  * [1e-3, 10] (12 steps) refined by golden section (about +-4% in s); the top end leaves room for s > 1, a
  * workload shift larger than the spread between models, which the pretrained scorer's training data shows. Caveat: theta_m was fitted on the same labels (all
  * categories pooled), so s is, if anything, slightly underestimated. Pure: no I/O.
@@ -54,6 +54,8 @@ export interface KnownScaleFit {
   readonly atBoundary: boolean;
   readonly groups: number;
   readonly labels: number;
+  /** Group evaluations whose Newton iteration hit its cap (evaluated at the last iterate); 0 in a healthy fit. */
+  readonly unconverged: number;
 }
 
 /**
@@ -76,6 +78,13 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
   for (const [g, grp] of groups.entries()) {
     if (grp.ability.length !== d) throw new RangeError(`fitKnownScale: group ${g} ability has length ${grp.ability.length}, expected ${d}`);
     if (grp.items.length !== grp.y.length) throw new RangeError(`fitKnownScale: group ${g} has ${grp.items.length} items but ${grp.y.length} labels`);
+    for (let t = 0; t < grp.items.length; t++) {
+      const i = grp.items[t]!;
+      if (!Number.isInteger(i) || i < 0 || i >= betas.length) throw new RangeError(`fitKnownScale: group ${g} item ${t} is ${i}, expected an integer in [0, ${betas.length})`);
+      const y = grp.y[t]!;
+      if (!(y >= 0 && y <= 1)) throw new RangeError(`fitKnownScale: group ${g} label ${t} is ${y}, expected a number in [0, 1]`);
+    }
+    for (let k = 0; k < d; k++) if (!Number.isFinite(grp.ability[k]!)) throw new RangeError(`fitKnownScale: group ${g} ability[${k}] is not finite`);
     labels += grp.items.length;
   }
   const { L: LSigma } = cholesky(Float64Array.from(args.covariance), d);
@@ -91,6 +100,7 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
   }
   // Warm starts: each group's last MAP shift, reused by the next evaluation (nearby s).
   const shifts = groups.map(() => new Float64Array(d));
+  let unconverged = 0;
   const evidence = (s: number): number => {
     let total = 0;
     for (const [g, grp] of groups.entries()) total += groupEvidence(grp, shifts[g]!, s);
@@ -157,14 +167,28 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
   function groupEvidence(grp: WorkloadGroup, delta: Float64Array, s: number): number {
     let ll = 0;
     let LH: Float64Array = H;
-    for (let outer = 0; outer < 20; outer++) {
+    let converged = false;
+    for (let outer = 0; outer < 20 && !converged; outer++) {
       ll = pass(grp, delta, s, true);
       LH = cholesky(H, d).L;
-      if (stepNorm(choleskySolve(LH, d, grad), delta) < 1e-4) break;
-      for (let inner = 0; inner < 10; inner++) {
-        pass(grp, delta, s, false);
-        if (stepNorm(choleskySolve(LH, d, grad), delta) < 1e-5) break;
+      const step = choleskySolve(LH, d, grad);
+      let norm = 0;
+      for (let k = 0; k < d; k++) norm += step[k]! * step[k]!;
+      // Converged: ll and the Hessian were just computed at delta, which is within 1e-4 of the MAP.
+      if (Math.sqrt(norm) < 1e-4) converged = true;
+      else {
+        stepNorm(step, delta);
+        for (let inner = 0; inner < 10; inner++) {
+          pass(grp, delta, s, false);
+          if (stepNorm(choleskySolve(LH, d, grad), delta) < 1e-5) break;
+        }
       }
+    }
+    if (!converged) {
+      // Iteration cap: evaluate at the last iterate so likelihood, Hessian and prior term refer to one point.
+      unconverged++;
+      ll = pass(grp, delta, s, true);
+      LH = cholesky(H, d).L;
     }
     let quad = 0;
     for (let r = 0; r < d; r++) {
@@ -215,7 +239,7 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
       logEvidence = f;
     }
   }
-  return { scale, logEvidence, curve, atBoundary, groups: groups.length, labels };
+  return { scale, logEvidence, curve, atBoundary, groups: groups.length, labels, unconverged };
 }
 
 /** log(sigmoid(z)) without overflow. */
@@ -235,6 +259,8 @@ export interface KnownPriorRecord {
   readonly labels: number;
   readonly atBoundary: boolean;
   readonly curve: readonly { readonly scale: number; readonly logEvidence: number }[];
+  /** Group evaluations whose Newton iteration hit its cap (0 in a healthy fit). */
+  readonly unconverged?: number;
   /**
    * The same fit on each training dataset's groups alone (artifacts trained on several datasets), for a user
    * whose workload resembles one of them: `OnlineLearner.forScorer(scorer, { knownScale: byDataset[name].scale })`.
@@ -299,5 +325,6 @@ export function fitKnownPriorOnTraining(args: {
     labels: fit.labels,
     atBoundary: fit.atBoundary,
     curve: fit.curve,
+    unconverged: fit.unconverged,
   };
 }

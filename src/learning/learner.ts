@@ -70,6 +70,12 @@ export type ObserveResult =
   | "removed-model";
 
 /** One candidate's score for one query. */
+/** What {@link OnlineLearner.forScorer} reads from a scorer: its catalog and its fitted known-model prior. */
+export interface ScorerPriorSource {
+  readonly models: readonly KnownAbility[];
+  readonly knownPrior?: { readonly scale: number; readonly shrinkage: number };
+}
+
 export interface CandidateScore {
   readonly model: string;
   /** Predictive p(correct) (probit approximation over the posterior). */
@@ -294,12 +300,24 @@ export class OnlineLearner {
    * const learner = OnlineLearner.forScorer(scorer, { explore: "thompson" });
    * ```
    */
-  static forScorer(
-    scorer: { readonly models: readonly KnownAbility[]; readonly knownPrior?: { readonly scale: number; readonly shrinkage: number } },
-    options: LearnerOptions = {},
-  ): OnlineLearner {
+  static forScorer(scorer: ScorerPriorSource, options: LearnerOptions = {}): OnlineLearner {
+    return new OnlineLearner(scorer.models, OnlineLearner.optionsForScorer(scorer, options));
+  }
+
+  /**
+   * The options {@link OnlineLearner.forScorer} uses: the scorer's fitted `knownScale` and `shrinkage` (when its
+   * artifact has them) under `options`. Pass them to {@link OnlineLearner.fromState} too, so models added after a
+   * restore start at the same prior.
+   *
+   * @example
+   * ```ts
+   * const options = OnlineLearner.optionsForScorer(scorer, { explore: "thompson" });
+   * const learner = snapshot ? OnlineLearner.fromState(snapshot.state, options) : new OnlineLearner(scorer.models, options);
+   * ```
+   */
+  static optionsForScorer(scorer: Pick<ScorerPriorSource, "knownPrior">, options: LearnerOptions = {}): LearnerOptions {
     const fitted = scorer.knownPrior ? { knownScale: scorer.knownPrior.scale, shrinkage: scorer.knownPrior.shrinkage } : {};
-    return new OnlineLearner(scorer.models, { ...fitted, ...options });
+    return { ...fitted, ...options };
   }
 
   /** Restores a learner from {@link OnlineLearner.exportState} output (options as when it was created). */

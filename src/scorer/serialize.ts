@@ -77,6 +77,7 @@ export const manifestSchema = z.object({
       labels: z.number().int().nonnegative(),
       atBoundary: z.boolean(),
       curve: z.array(z.object({ scale: z.number().positive(), logEvidence: z.number() })),
+      unconverged: z.number().int().nonnegative().optional(),
       byDataset: z
         .record(z.string(), z.object({ scale: z.number().positive(), atBoundary: z.boolean(), groups: z.number().int().nonnegative(), labels: z.number().int().nonnegative() }))
         .optional(),

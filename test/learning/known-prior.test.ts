@@ -42,7 +42,12 @@ describe("fitKnownScale (empirical Bayes over workloads)", () => {
       expect(fit.scale).toBeLessThan(sTrue * 1.4);
       expect(fit.groups).toBe(160);
       expect(fit.labels).toBe(160 * 150);
-      // the curve peaks near the fitted scale: the refined optimum is at least as good as every grid point
+      expect(fit.unconverged).toBe(0);
+      // the golden-section refinement stays between the best grid point's neighbours and moves off the grid
+      const best = fit.curve.reduce((b, c, k) => (c.logEvidence > fit.curve[b]!.logEvidence ? k : b), 0);
+      expect(fit.scale).toBeGreaterThan(fit.curve[best - 1]!.scale);
+      expect(fit.scale).toBeLessThan(fit.curve[best + 1]!.scale);
+      expect(fit.curve.some((c) => Math.abs(c.scale - fit.scale) < 1e-12)).toBe(false);
       for (const c of fit.curve) expect(fit.logEvidence).toBeGreaterThanOrEqual(c.logEvidence - 1e-6);
     }
   });
@@ -64,6 +69,10 @@ describe("fitKnownScale (empirical Bayes over workloads)", () => {
     expect(() => fitKnownScale({ ...base, groups: [{ ...groups[0]!, y: [1] }] })).toThrow(/group 0 has 150 items but 1 labels/);
     expect(() => fitKnownScale({ ...base, groups, range: [1, 0.1] })).toThrow(/range/);
     expect(() => fitKnownScale({ ...base, covariance: [1, 0, 0, 1], groups })).toThrow(/covariance has 4 entries, expected 16/);
+    const g0 = groups[0]!;
+    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, items: [w.n, ...Array.from(g0.items).slice(1)] }] })).toThrow(new RegExp(`group 0 item 0 is ${w.n}, expected an integer in \\[0, ${w.n}\\)`));
+    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, y: [1.5, ...Array.from(g0.y).slice(1)] }] })).toThrow(/group 0 label 0 is 1.5, expected a number in \[0, 1\]/);
+    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, ability: [Number.NaN, 0, 0, 0] }] })).toThrow(/ability\[0\] is not finite/);
   });
 });
 
@@ -111,5 +120,11 @@ describe("OnlineLearner.forScorer", () => {
     expect(logitVar(fitted)).toBeCloseTo(logitVar(direct), 12);
     expect(logitVar(fitted)).toBeCloseTo(8 * logitVar(OnlineLearner.forScorer({ models })), 10); // default 0.05
     expect(logitVar(OnlineLearner.forScorer({ models, knownPrior: { scale: 0.4, shrinkage: 0.2 } }, { knownScale: 0.1 }))).toBeCloseTo(logitVar(fitted) / 4, 10);
+    // the same options restore a learner so that models added later start at the fitted prior
+    const options = OnlineLearner.optionsForScorer({ knownPrior: { scale: 0.4, shrinkage: 0.2 } }, { explore: "ucb" });
+    expect(options).toEqual({ knownScale: 0.4, shrinkage: 0.2, explore: "ucb" });
+    const restored = OnlineLearner.fromState(OnlineLearner.forScorer({ models }).exportState(), options);
+    restored.addModel("late", { ability: models[0]!.ability });
+    expect(restored.posterior("late").logit(alpha, 0).variance).toBeCloseTo(logitVar(direct), 10);
   });
 });

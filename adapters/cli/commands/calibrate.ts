@@ -119,16 +119,16 @@ async function run(a: Args): Promise<number> {
   err.write(`Probe bank: ${bank.ids.length} items of ${ds.name}${fromCache ? " (cached)" : ""}.\n`);
 
   // Known models start at the prior the artifact fitted on its training labels (OnlineLearner.forScorer).
-  const restoreOptions = { unknownModels: "add" as const, ...(scorer.knownPrior ? { knownScale: scorer.knownPrior.scale } : {}) };
+  const options = OnlineLearner.optionsForScorer(scorer, { unknownModels: "add" });
   const store = a.store ? await FileStore.open(a.store) : undefined;
   try {
     let learner: OnlineLearner;
     if (store) {
       const { snapshot, events } = await store.load();
-      learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState, restoreOptions) : OnlineLearner.forScorer(scorer, { unknownModels: "add" });
+      learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState, options) : new OnlineLearner(scorer.models, options);
       for (const e of events) learner.observe(e);
       err.write(`Store ${a.store}: ${events.length} event(s) replayed${snapshot ? ` after snapshot ${snapshot.seq}` : ""}.\n`);
-    } else learner = OnlineLearner.forScorer(scorer, { unknownModels: "add" });
+    } else learner = new OnlineLearner(scorer.models, options);
 
     const apiKey = process.env[a["api-key-env"]];
     const ask = async (probe: Probe): Promise<number> => {
