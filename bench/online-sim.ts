@@ -4,7 +4,7 @@
  * test-split routing accuracy of several routers at checkpoints; then measure adaptive calibration.
  * Used by bench/online.ts; see docs/online.md for the protocol.
  */
-import { calibrateModel, ItemTracker, OnlineLearner, probeBankFrom, seededRng, type Exploration, type LearnerOptions } from "../src/learning/index.js";
+import { calibrateModel, ItemTracker, OnlineLearner, probeBankFrom, seededRng, type Exploration, type KnownPrior, type LearnerOptions } from "../src/learning/index.js";
 import { cholesky, choleskySolve } from "../src/learning/linalg.js";
 import type { PopulationPrior } from "../src/learning/prior.js";
 
@@ -26,8 +26,8 @@ export interface SimWorld {
   readonly heldOut: readonly number[];
   /** Known abilities from the item model, by model index (held-out ones absent). */
   readonly knownTheta: ReadonlyMap<number, Float32Array>;
-  /** Known-model prior scale fitted on the train split (absent: the learner's default). */
-  readonly knownScale?: number;
+  /** Known-model prior fitted on the train split (absent: the learner's default). */
+  readonly knownPrior?: KnownPrior;
 }
 
 export interface SimConfig {
@@ -232,7 +232,7 @@ export function predictedAccuracyOf(w: SimWorld, items: readonly number[], theta
  */
 export async function probesToTolerance(args: {
   known: readonly { id: string; ability: ArrayLike<number> }[];
-  learner?: SimConfig["learner"];
+  learner?: LearnerOptions;
   modelId: string;
   setup: CalibrationSetup;
   strategy: "fisher" | "accuracy" | "random";
@@ -296,7 +296,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
 
   // Oracle abilities: item model fixed, each held-out ability fitted on all its train labels.
   // Known models start at the prior scale fitted on the train split (as OnlineLearner.forScorer does for an artifact).
-  const learnerOpts = { ...(w.knownScale !== undefined ? { knownScale: w.knownScale } : {}), ...cfg.learner };
+  const learnerOpts = OnlineLearner.optionsForScorer(w, cfg.learner);
   const refLearner = new OnlineLearner(known, learnerOpts);
   const oracleTheta = new Map<number, ArrayLike<number>>(w.knownTheta);
   for (const m of w.heldOut) oracleTheta.set(m, fitAbilityMap(w, m, w.train, refLearner.population));
@@ -445,7 +445,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   }
   log(`  calibration ${((performance.now() - t1) / 1000).toFixed(1)}s`);
   const gapDiffs = Float64Array.from(staticAcc, (v, k) => perItem.oracle![k]! - v);
-  return { seed: cfg.seed, heldOut: w.heldOut.map((m) => ids[m]!), curves, gap, calibration, heldOutShare, knownScale: w.knownScale ?? null, gapDiffs };
+  return { seed: cfg.seed, heldOut: w.heldOut.map((m) => ids[m]!), curves, gap, calibration, heldOutShare, knownScale: w.knownPrior?.scale ?? null, gapDiffs };
 }
 
 export { ROUTERS };

@@ -5,8 +5,8 @@
  */
 import type { Tf } from "../adapters/tf.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
-import { fitKnownPriorOnTraining, seededRng } from "../src/learning/index.js";
-import { itemParamsOf, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
+import { fitKnownPriorOnTraining, seededRng, type KnownPrior } from "../src/learning/index.js";
+import { foldedItemParams, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
 import type { SimWorld } from "./online-sim.js";
 
 /** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
@@ -100,17 +100,10 @@ export async function buildWorld(
   const trained = await trainIrtMoe(tf, data, { train: split.train, val: split.val }, config, { seed });
   log(`  item model: ${trained.history.length} epochs, best ${trained.bestEpoch}, val AUC ${trained.val.auc.toFixed(4)}, T ${trained.temperature.toFixed(3)}, ${((performance.now() - ts) / 1000).toFixed(0)}s`);
   const d = trained.weights.alpha.outDim;
-  const T = trained.temperature;
-  const alphas = new Float32Array(ds.items.length * d);
-  const betas = new Float32Array(ds.items.length);
-  for (let i = 0; i < ds.items.length; i++) {
-    const p = itemParamsOf(trained.weights, emb.X.subarray(i * emb.dim, (i + 1) * emb.dim));
-    for (let k = 0; k < d; k++) alphas[i * d + k] = p.alpha[k]! / T;
-    betas[i] = p.beta / T;
-  }
+  const { alphas, betas } = foldedItemParams(trained, emb.X, ds.items.map((_, i) => i));
   const knownTheta = new Map<number, Float32Array>();
   keep.forEach((m, k) => knownTheta.set(m, trained.weights.theta.slice(k * d, (k + 1) * d)));
-  const knownScale = fitWorldKnownScale(ds, split.train, knownTheta, alphas, betas, d, log);
+  const knownPrior = fitWorldKnownPrior(ds, split.train, knownTheta, alphas, betas, d, log);
   return {
     models: ds.models,
     d,
@@ -123,15 +116,15 @@ export async function buildWorld(
     test: evalRows,
     heldOut,
     knownTheta,
-    knownScale,
+    knownPrior,
   };
 }
 
 /**
- * The known-model prior scale fitted on the world's train split, the way the training pipeline fits it for an
+ * The known-model prior fitted on the world's train split, the way the training pipeline fits it for an
  * artifact (one workload per known model and category; src/learning/known-prior.ts). Undefined without categories.
  */
-function fitWorldKnownScale(
+function fitWorldKnownPrior(
   ds: CorrectnessDataset,
   train: readonly number[],
   knownTheta: ReadonlyMap<number, Float32Array>,
@@ -139,10 +132,10 @@ function fitWorldKnownScale(
   betas: Float32Array,
   d: number,
   log: (s: string) => void,
-): number | undefined {
+): KnownPrior | undefined {
   const t0 = performance.now();
   const abilities = ds.models.map((_, m) => knownTheta.get(m));
   const fit = fitKnownPriorOnTraining({ dim: d, alphas, betas, abilities, labels: ds.labels, rows: train, groupOf: (i) => ds.items[i]!.category });
   if (fit) log(`  known-model prior scale ${fit.scale.toFixed(4)}${fit.atBoundary ? " (at the end of the search range)" : ""} (${fit.groups} groups, ${((performance.now() - t0) / 1000).toFixed(0)}s)`);
-  return fit?.scale;
+  return fit ? { scale: fit.scale, shrinkage: fit.shrinkage } : undefined;
 }

@@ -13,7 +13,7 @@ import { buildCatalog } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
 import { joinDatasets, type JoinedData } from "../../src/scorer/dataset.js";
 import { betaDifficultyR, effectiveDifficulty, scorerMetrics } from "../../src/scorer/evaluate.js";
-import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
+import { foldedItemParams, itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { trainIrtMoe, type EpochReport, type TrainedIrtMoe } from "../../src/scorer/train.js";
 import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
 import { getTf } from "../tf.js";
@@ -184,14 +184,7 @@ function fitKnownPrior(trained: TrainedIrtMoe, joined: JoinedData, datasets: rea
     return undefined;
   }
   const d = trained.config.abilityDim;
-  const T = trained.temperature;
-  const alphas = new Float32Array(data.nItems * d);
-  const betas = new Float32Array(data.nItems);
-  for (const i of joined.split.train) {
-    const q = itemParamsOf(trained.weights, data.X.subarray(i * data.dim, (i + 1) * data.dim));
-    for (let k = 0; k < d; k++) alphas[i * d + k] = q.alpha[k]! / T;
-    betas[i] = q.beta / T;
-  }
+  const { alphas, betas } = foldedItemParams(trained, data.X, joined.split.train);
   const t0 = performance.now();
   const theta = trained.weights.theta;
   const abilities = Array.from({ length: data.nModels }, (_, m) => theta.subarray(m * d, (m + 1) * d));

@@ -1,7 +1,7 @@
 export type { FeedbackEvent } from "./events.js";
 export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP } from "./posterior.js";
 export type { CovarianceMode, GaussianPrior, LogitMoments, PosteriorOptions, PosteriorState } from "./posterior.js";
-export { populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
+export { DEFAULT_SHRINKAGE, populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
 export type { PopulationPrior, PopulationPriorOptions } from "./prior.js";
 export { OnlineLearner } from "./learner.js";
 export type { CandidateScore, Exploration, KnownAbility, LearnerItem, LearnerOptions, LearnerState, ObserveResult, ScorerPriorSource } from "./learner.js";
@@ -16,5 +16,5 @@ export { seededRng } from "./rng.js";
 export type { ExplorationRng } from "./rng.js";
 export { assertValidFeedbackEvents, feedbackEventSchema, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
-export { DEFAULT_SHRINKAGE, fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
-export type { KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";
+export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
+export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";

@@ -19,7 +19,7 @@
  */
 import { cholesky, choleskySolve } from "./linalg.js";
 import { sigmoid } from "./posterior.js";
-import { populationPrior } from "./prior.js";
+import { DEFAULT_SHRINKAGE, populationPrior } from "./prior.js";
 
 /** The labels of one model on one workload (category). */
 export interface WorkloadGroup {
@@ -151,13 +151,15 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
     if (withHessian) for (let r = 0; r < d; r++) for (let c = 0; c < r; c++) H[c * d + r] = H[r * d + c]!;
     return ll;
   }
-  const stepNorm = (step: Float64Array, delta: Float64Array): number => {
-    let norm = 0;
-    for (let k = 0; k < d; k++) {
-      delta[k] += step[k]!;
-      norm += step[k]! * step[k]!;
-    }
-    return Math.sqrt(norm);
+  const normOf = (v: Float64Array): number => {
+    let sq = 0;
+    for (let k = 0; k < d; k++) sq += v[k]! * v[k]!;
+    return Math.sqrt(sq);
+  };
+  /** delta += step; returns |step|. */
+  const applyStep = (step: Float64Array, delta: Float64Array): number => {
+    for (let k = 0; k < d; k++) delta[k] += step[k]!;
+    return normOf(step);
   };
   /**
    * The group's Laplace log evidence at prior scale s. Newton with a frozen Hessian between rebuilds (the
@@ -172,15 +174,13 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
       ll = pass(grp, delta, s, true);
       LH = cholesky(H, d).L;
       const step = choleskySolve(LH, d, grad);
-      let norm = 0;
-      for (let k = 0; k < d; k++) norm += step[k]! * step[k]!;
       // Converged: ll and the Hessian were just computed at delta, which is within 1e-4 of the MAP.
-      if (Math.sqrt(norm) < 1e-4) converged = true;
+      if (normOf(step) < 1e-4) converged = true;
       else {
-        stepNorm(step, delta);
+        applyStep(step, delta);
         for (let inner = 0; inner < 10; inner++) {
           pass(grp, delta, s, false);
-          if (stepNorm(choleskySolve(LH, d, grad), delta) < 1e-5) break;
+          if (applyStep(choleskySolve(LH, d, grad), delta) < 1e-5) break;
         }
       }
     }
@@ -247,12 +247,17 @@ function logSigmoid(z: number): number {
   return z >= 0 ? -Math.log1p(Math.exp(-z)) : z - Math.log1p(Math.exp(z));
 }
 
-/** What a scorer artifact records about its fitted known-model prior (manifest `knownPrior`). */
-export interface KnownPriorRecord {
-  /** Fraction s of the population covariance: a catalogued model starts at N(theta, s * Sigma_pop). */
+/**
+ * The known-model prior a learner needs: catalogued models start at N(theta, scale x the population covariance
+ * shrunk by `shrinkage`).
+ */
+export interface KnownPrior {
   readonly scale: number;
-  /** Shrinkage of the population covariance the scale was fitted against (the learner's default, 0.2). */
   readonly shrinkage: number;
+}
+
+/** What a scorer artifact records about its fitted known-model prior (manifest `knownPrior`). */
+export interface KnownPriorRecord extends KnownPrior {
   /** How it was fitted. */
   readonly method: string;
   readonly groups: number;
@@ -267,9 +272,6 @@ export interface KnownPriorRecord {
    */
   readonly byDataset?: Readonly<Record<string, { readonly scale: number; readonly atBoundary: boolean; readonly groups: number; readonly labels: number }>>;
 }
-
-/** Population-covariance shrinkage the learner uses by default (and the known-prior fit assumes). */
-export const DEFAULT_SHRINKAGE = 0.2;
 
 /**
  * Fits the known-model prior scale of a trained scorer on its training labels: one workload group per

@@ -7,7 +7,8 @@ import { FeedbackError, IrtRouterError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
-import { knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
+import type { KnownPrior } from "./known-prior.js";
+import { DEFAULT_SHRINKAGE, knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
 import { seededRng, type ExplorationRng } from "./rng.js";
 
 /** Exploration rule used when choosing among candidates. */
@@ -28,7 +29,7 @@ const learnerOptionsSchema = z
      */
     knownScale: z.number().positive().default(0.05),
     /** Shrinkage of the population covariance toward a scaled identity (default 0.2). */
-    shrinkage: z.number().min(0).max(1).default(0.2),
+    shrinkage: z.number().min(0).max(1).default(DEFAULT_SHRINKAGE),
     /**
      * Multiplier on the population covariance for a model the catalog does not know (default 3). The known
      * models are an older cohort: a new model is more likely than a random known one to lie outside their
@@ -69,13 +70,13 @@ export type ObserveResult =
   /** The model was removed from the learner: documented no-op (old journals replay cleanly). */
   | "removed-model";
 
-/** One candidate's score for one query. */
 /** What {@link OnlineLearner.forScorer} reads from a scorer: its catalog and its fitted known-model prior. */
 export interface ScorerPriorSource {
   readonly models: readonly KnownAbility[];
-  readonly knownPrior?: { readonly scale: number; readonly shrinkage: number };
+  readonly knownPrior?: KnownPrior;
 }
 
+/** One candidate's score for one query. */
 export interface CandidateScore {
   readonly model: string;
   /** Predictive p(correct) (probit approximation over the posterior). */

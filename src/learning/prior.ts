@@ -14,6 +14,9 @@
  */
 import type { GaussianPrior } from "./posterior.js";
 
+/** Default weight of the scaled identity in the population covariance (learner option `shrinkage`). */
+export const DEFAULT_SHRINKAGE = 0.2;
+
 export interface PopulationPriorOptions {
   /** Weight of the scaled identity in the shrunk covariance, in [0, 1] (default 0.2). */
   readonly shrinkage?: number;
@@ -44,7 +47,7 @@ export function populationPrior(abilities: readonly ArrayLike<number>[], options
   for (const [i, a] of abilities.entries()) {
     if (a.length !== d) throw new RangeError(`populationPrior: ability ${i} has length ${a.length}, expected ${d}`);
   }
-  const shrinkage = options.shrinkage ?? 0.2;
+  const shrinkage = options.shrinkage ?? DEFAULT_SHRINKAGE;
   const inflate = options.inflate ?? 1;
   if (!(shrinkage >= 0 && shrinkage <= 1)) throw new RangeError(`shrinkage must be in [0, 1], got ${shrinkage}`);
   if (!(inflate > 0)) throw new RangeError(`inflate must be > 0, got ${inflate}`);

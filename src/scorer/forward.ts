@@ -14,6 +14,33 @@ export function itemParamsOf(weights: IrtMoeWeights, x: Float32Array): ItemParam
 }
 
 /**
+ * Alpha and beta of the given item rows of `X` (n x inDim) with the temperature folded in (alpha / T, beta / T:
+ * what an online learner or a probe bank sees), as an `n x abilityDim` row-major alpha table and an `n` beta
+ * vector; rows not listed stay 0. Pure TypeScript.
+ *
+ * @example
+ * const { alphas, betas } = foldedItemParams(trained, data.X, split.train); // alphas[i * d + k]
+ */
+export function foldedItemParams(
+  trained: { weights: IrtMoeWeights; temperature: number },
+  X: Float32Array,
+  rows: readonly number[],
+): { alphas: Float32Array; betas: Float32Array } {
+  const { weights, temperature: T } = trained;
+  const dim = weights.inDim;
+  const d = weights.alpha.outDim;
+  const n = X.length / dim;
+  const alphas = new Float32Array(n * d);
+  const betas = new Float32Array(n);
+  for (const i of rows) {
+    const q = itemParamsOf(weights, X.subarray(i * dim, (i + 1) * dim));
+    for (let k = 0; k < d; k++) alphas[i * d + k] = q.alpha[k]! / T;
+    betas[i] = q.beta / T;
+  }
+  return { alphas, betas };
+}
+
+/**
  * p(model correct) for the given item rows of a row-major embedding matrix `X` (n x inDim):
  * a `rows.length x nModels` row-major matrix. Pure TypeScript.
  *

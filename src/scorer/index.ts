@@ -1,7 +1,7 @@
 export type { Scorer, ItemParams, CatalogEntry, ModelScore } from "./types.js";
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, irtMoeConfigSchema, type IrtMoeConfig } from "./config.js";
 export { trainIrtMoe, graphLogits, type EmbeddedLabels, type EpochReport, type TrainedIrtMoe, type TrainOptions } from "./train.js";
-export { predictItems, itemParamsOf } from "./forward.js";
+export { foldedItemParams, predictItems, itemParamsOf } from "./forward.js";
 export { mixtureForward, softmaxInPlace, type MixtureOutput } from "./mixture.js";
 export { denseForward, expertForward } from "./expert.js";
 export { irtHeads, irtLogit, scoreRows, sigmoid } from "./irt-head.js";

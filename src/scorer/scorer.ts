@@ -1,6 +1,7 @@
 import { assertSameEncoder } from "../encoders/identity.js";
 import type { EncoderInfo, QueryEncoder } from "../encoders/types.js";
 import { EncoderMismatchError, EncoderUnavailableError, ValidationError } from "../errors.js";
+import type { KnownPrior } from "../learning/known-prior.js";
 import { ModelResolver } from "./catalog.js";
 import { irtHeads, scoreRows } from "./irt-head.js";
 import { mixtureForward } from "./mixture.js";
@@ -52,7 +53,7 @@ export class IrtMoeScorer implements Scorer {
   /** Manifest of the artifact it was loaded from (hyperparameters, training data, metrics), if any. */
   readonly manifest?: ScorerManifest;
   /** Known-model prior fitted on the training labels (from the manifest), if the artifact has one. */
-  readonly knownPrior?: { readonly scale: number; readonly shrinkage: number };
+  readonly knownPrior?: KnownPrior;
   private readonly resolver: ModelResolver;
   private encoderSource?: EncoderSource;
   private encoderPromise?: Promise<QueryEncoder>;

@@ -1,5 +1,6 @@
 import type { EncoderInfo } from "../encoders/types.js";
 import type { ModelPrice } from "../data/types.js";
+import type { KnownPrior } from "../learning/known-prior.js";
 
 /** IRT item parameters of one query: p(m) = sigmoid(alpha . theta_m - beta). */
 export interface ItemParams {
@@ -41,7 +42,7 @@ export interface Scorer {
    * Prior of a catalogued model's ability on a new workload, fitted on the training labels:
    * N(theta, scale x the population covariance shrunk by `shrinkage`). Absent when it was not fitted.
    */
-  readonly knownPrior?: { readonly scale: number; readonly shrinkage: number };
+  readonly knownPrior?: KnownPrior;
   /** Alpha and beta of one query (computed once per query). */
   itemParams(textOrEmbedding: string | Float32Array): Promise<ItemParams>;
   /** Scores the given models (catalog ids or aliases; default: every catalog model). */
