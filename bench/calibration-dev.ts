@@ -7,6 +7,9 @@
  * tolerance and the mean error after 100 probes, per strategy; writes nothing but its cache.
  *
  *   npx tsx bench/calibration-dev.ts --seeds 1,2,3 --strategies fisher,accuracy,random --random-orders 5
+ *
+ * A strategy "<rule>+warmup<k>" (e.g. accuracy+warmup10) asks k probes by Fisher information about theta
+ * first (a sequential D-optimal start), then follows <rule>.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -72,8 +75,10 @@ for (const seed of values.seeds.split(",").map(Number)) {
     const oracle = Math.abs(predictedAccuracyOf(w, setup.testItems, fitAbilityMap(w, m, w.train, ref.population)) - setup.trueAcc);
     for (const strategy of strategies) {
       const orders = strategy === "random" ? Number(values["random-orders"]) : 1;
+      // "<rule>+warmup<k>": k probes by Fisher about theta first, then <rule>
+      const [rule, warm] = strategy.split("+warmup");
       for (let o = 0; o < orders; o++) {
-        const r = await probesToTolerance({ known, learner: learnerOpts, modelId: w.models[m]!, setup, strategy: strategy as never, seed: seed * 101 + m + 7777 * o, cap, tolerance: 0.03 });
+        const r = await probesToTolerance({ known, learner: learnerOpts, modelId: w.models[m]!, setup, strategy: rule as never, warmup: warm ? Number(warm) : 0, seed: seed * 101 + m + 7777 * o, cap, tolerance: 0.03 });
         rows.push({ seed, model: w.models[m]!, acc: setup.trueAcc, strategy, ...r, oracle });
       }
     }

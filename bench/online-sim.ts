@@ -239,6 +239,8 @@ export async function probesToTolerance(args: {
   seed: number;
   cap: number;
   tolerance: number;
+  /** Development only: ask this many probes by Fisher information about theta first, then go on with `strategy`. */
+  warmup?: number;
 }): Promise<{ probes: number; at100: number }> {
   const { setup, modelId, cap } = args;
   const learner = new OnlineLearner(args.known, { ...args.learner });
@@ -252,17 +254,24 @@ export async function probesToTolerance(args: {
     if (asked === 100) at100 = err;
   };
   check(0);
-  await calibrateModel({
-    learner,
-    modelId,
-    probes: setup.bank,
-    budget: cap,
-    strategy: args.strategy,
-    seed: args.seed,
-    targetSd: 0,
-    ask: async (probe) => setup.label.get(Number(probe.id))!,
-    onProgress: (p) => check(p.asked),
-  });
+  const warmup = Math.min(cap, args.warmup ?? 0);
+  const phases: ["fisher" | "accuracy" | "random", number][] = warmup > 0 ? [["fisher", warmup], [args.strategy, cap - warmup]] : [[args.strategy, cap]];
+  let done = 0;
+  for (const [strategy, budget] of phases) {
+    if (budget <= 0) continue;
+    const r = await calibrateModel({
+      learner,
+      modelId,
+      probes: setup.bank,
+      budget,
+      strategy,
+      seed: args.seed,
+      targetSd: 0,
+      ask: async (probe) => setup.label.get(Number(probe.id))!,
+      onProgress: (p) => check(done + p.asked),
+    });
+    done += r.asked;
+  }
   tracker.dispose();
   return { probes: first < 0 ? cap + 1 : first, at100 };
 }

@@ -7,6 +7,7 @@
  * never read: every choice recorded in docs/scorer.md was made on these validation figures.
  *
  *   npx tsx bench/scorer-search.ts --dataset mmlu-pro-29models --variants default,d64 --seeds 1,2,3
+ *   npx tsx bench/scorer-search.ts --variants default,baseline:knn --blend default+baseline:knn
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -57,6 +58,8 @@ const { values } = parseArgs({
     config: { type: "string" },
     /** Hashed n-gram features beside the embedding: "<buckets>" or "<buckets>:<scale>". */
     ngram: { type: "string" },
+    /** Seed-wise logit blends of two of the variants run, "<a>+<b>" (e.g. default+baseline:knn), at weights 0.25 / 0.5 / 0.75 on <a>. */
+    blend: { type: "string", multiple: true },
   },
   strict: true,
 });
@@ -146,6 +149,7 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
   printReferences(name, emb.dataset, split);
   const logitsOf = (p: Float32Array) => Float32Array.from(p, (q) => Math.log(Math.max(1e-7, q) / Math.max(1e-7, 1 - q)));
   const tag = values.ngram ? ` +ngram ${values.ngram}` : "";
+  const runsOf = new Map<string, Run[]>();
   for (const variant of values.variants.split(",")) {
     const baseline = variant.startsWith("baseline:") ? BASELINES[variant.slice(9)] : undefined;
     const config = { ...SEARCH_VARIANTS[variant], ...extra };
@@ -174,6 +178,7 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
       runs.push(run);
       console.log(`${name} ${variant}${tag} seed ${seed}: ${fmt(metrics(run.logits, data.nModels, data, val))} (best epoch ${run.bestEpoch}/${run.epochs}, ${run.seconds.toFixed(0)} s)`);
     }
+    runsOf.set(variant, runs);
     const each = runs.map((r) => metrics(r.logits, data.nModels, data, val));
     const mean = (f: (m: (typeof each)[number]) => number) => each.reduce((s, m) => s + f(m), 0) / each.length;
     const sd = (f: (m: (typeof each)[number]) => number) => Math.sqrt(each.reduce((s, m) => s + (f(m) - mean(f)) ** 2, 0) / Math.max(1, each.length - 1));
@@ -184,6 +189,19 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
       const avg = new Float32Array(runs[0]!.logits.length);
       for (const r of runs) r.logits.forEach((z, i) => (avg[i]! += z / runs.length));
       console.log(`${name} ${variant}${tag} ensemble of ${runs.length}: ${fmt(metrics(avg, data.nModels, data, val))}`);
+    }
+  }
+  for (const pair of values.blend ?? []) {
+    const [a, b] = pair.split("+");
+    const ra = runsOf.get(a!);
+    const rb = runsOf.get(b!);
+    if (!ra || !rb) throw new Error(`--blend ${pair}: run both variants (--variants ${a},${b})`);
+    for (const w of [0.25, 0.5, 0.75]) {
+      const each = ra.map((r, k) => metrics(Float32Array.from(r.logits, (z, i) => w * z + (1 - w) * rb[k]!.logits[i]!), data.nModels, data, val));
+      const mean = (f: (m: (typeof each)[number]) => number) => each.reduce((s, m) => s + f(m), 0) / each.length;
+      console.log(
+        `${name} blend ${w} x ${a} + ${1 - w} x ${b}${tag} mean of ${each.length}: loss ${mean((m) => m.loss).toFixed(4)} AUC ${mean((m) => m.auc).toFixed(4)} routing ${mean((m) => m.routing).toFixed(4)} ECE ${mean((m) => m.ece).toFixed(4)} (per seed ${each.map((m) => m.routing.toFixed(4)).join(", ")})`,
+      );
     }
   }
 }
