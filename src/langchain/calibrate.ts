@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { IrtRouterError, UnknownModelError } from "../errors.js";
+import { parseWith } from "../util/validate.js";
 import { calibrateModel, type CalibrateArgs, type CalibrationResult, type Probe } from "../learning/calibrate.js";
 import { OnlineLearner } from "../learning/learner.js";
 import type { RouteEngine } from "./engine.js";
@@ -18,7 +20,20 @@ export interface RouterCalibrateOptions extends Omit<CalibrateArgs, "learner" | 
  * applies it, and stops at the budget or when the estimate is certain enough. Needs the router's `learner` to be
  * an `OnlineLearner`.
  */
+/** The parts of the options only this wrapper uses; `calibrateModel` validates the rest (budget, strategy, ...). */
+const callbacksSchema = z
+  .object({
+    probes: z.object(
+      { dataset: z.string(), dim: z.number().int().positive(), ids: z.array(z.string()), alphas: z.instanceof(Float32Array), betas: z.instanceof(Float32Array) },
+      { error: "expected a probe bank (buildProbeBank(scorer, dataset) or probeBankFrom(...))" },
+    ),
+    prompt: z.custom<RouterCalibrateOptions["prompt"]>((v) => typeof v === "function", { error: "expected a function (probe) => question text" }),
+    grade: z.custom<RouterCalibrateOptions["grade"]>((v) => typeof v === "function", { error: "expected a function (reply, probe) => grade in [0, 1]" }),
+  })
+  .loose();
+
 export async function calibrateRoutedModel(engine: RouteEngine, modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
+  parseWith(callbacksSchema, options, "options");
   const learner = engine.learner;
   if (!(learner instanceof OnlineLearner)) {
     throw new IrtRouterError(

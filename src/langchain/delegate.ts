@@ -39,6 +39,18 @@ export function isAbort(_error: unknown, signal?: AbortSignal): boolean {
   return signal?.aborted === true;
 }
 
+/**
+ * True when a failure is the reason of an `AbortController.abort()` with no reason of its own: a
+ * `DOMException` named "AbortError". The agent middleware cannot see a signal given to
+ * `createAgent({ signal })` (the agent merges it only around the innermost model call, and a
+ * middleware's `runtime.signal` is the `invoke` config's), but the agent rejects the call with that
+ * signal's reason, which is this error. A timeout's reason (`AbortSignal.timeout`) is a "TimeoutError",
+ * and a provider's own abort errors are plain `Error`s, so those may still fall back.
+ */
+export function isAbortReason(error: unknown): boolean {
+  return typeof DOMException !== "undefined" && error instanceof DOMException && error.name === "AbortError";
+}
+
 /** `Name: first line of message`, for the attempt record. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) {

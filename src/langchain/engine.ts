@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { assertSameEncoder } from "../encoders/identity.js";
-import { FeedbackError, IrtRouterError } from "../errors.js";
+import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
 import type { ModelPrice } from "../data/types.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { FeedbackEvent } from "../learning/events.js";
@@ -172,6 +172,7 @@ export class RouteEngine {
       ({ scorer, encoder } = await loadDefaultScorer());
     } else {
       scorer = typeof this.scorerOption === "function" ? await this.scorerOption() : this.scorerOption;
+      assertScorerShape(scorer);
     }
     if (this.encoderOption !== undefined) {
       encoder = typeof this.encoderOption === "function" ? await this.encoderOption() : this.encoderOption;
@@ -348,7 +349,11 @@ export class RouteEngine {
    * Record an observed outcome for one decision (by decision id) or for every answered decision of a
    * run (by run id), as {@link FeedbackEvent}s written to the sink. Returns the events written.
    */
-  async feedback(idOrRunId: string, outcome: boolean | number, options: { weight?: number } = {}): Promise<FeedbackEvent[]> {
+  async feedback(idOrRunId: string, outcome: boolean | number, givenOptions: { weight?: number } | null = {}): Promise<FeedbackEvent[]> {
+    if (givenOptions !== null && typeof givenOptions !== "object") {
+      throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${String(givenOptions)}.`, { path: "options" });
+    }
+    const options = givenOptions ?? {};
     if (typeof idOrRunId !== "string" || idOrRunId.length === 0) {
       throw new FeedbackError("feedback() needs a decision id (response_metadata.irtRouter.decisionId) or a run id.", {
         path: "id",
@@ -369,7 +374,7 @@ export class RouteEngine {
     }
     const weight = options.weight ?? 1;
     if (!Number.isFinite(weight) || weight <= 0 || weight > 1) {
-      throw new FeedbackError(`weight must be a number in (0, 1], got ${String(options.weight)}.`, { path: "weight" });
+      throw new FeedbackError(`weight must be a number in (0, 1], got ${String(options.weight)}.`, { path: "options.weight" });
     }
     const single = this.log.get(idOrRunId);
     const targets = single ? [single] : this.log.ofRun(idOrRunId);
@@ -416,5 +421,23 @@ export class RouteEngine {
     for (const t of answered) t.feedbackGiven = true;
     if (this.learner) for (const event of events) this.learner.observe(event);
     return events;
+  }
+}
+
+/** A scorer factory's result, checked before use: a typed error naming the option instead of a TypeError later. */
+function assertScorerShape(scorer: unknown): asserts scorer is Scorer {
+  const s = scorer as Partial<Scorer> | null | undefined;
+  const missing = [
+    Array.isArray(s?.models) ? undefined : "models (array)",
+    typeof s?.abilityDim === "number" ? undefined : "abilityDim (number)",
+    typeof s?.predict === "function" ? undefined : "predict()",
+    typeof s?.itemParams === "function" ? undefined : "itemParams()",
+    typeof s?.ability === "function" ? undefined : "ability()",
+  ].filter((x): x is string => x !== undefined);
+  if (missing.length > 0) {
+    throw new ValidationError(
+      `options.scorer did not give a Scorer (missing ${missing.join(", ")}); pass a scorer such as loadPretrained(), or a function that resolves to one.`,
+      { path: "options.scorer" },
+    );
   }
 }

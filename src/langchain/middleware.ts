@@ -6,7 +6,7 @@ import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/mess
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ValidationError } from "../errors.js";
 import { snapshot, type RouteDecision } from "./decision.js";
-import { childConfig, describeError, isAbort } from "./delegate.js";
+import { childConfig, describeError, isAbort, isAbortReason } from "./delegate.js";
 import type { IrtRouterOptions } from "./options.js";
 import { IrtRouter, engineOf } from "./router.js";
 
@@ -86,7 +86,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         } catch (error) {
           decision.attempts.push({ id: slot.id, ok: false, error: describeError(error), ms: performance.now() - t0 });
           lastError = error;
-          if (isAbort(error, request.runtime?.signal) || !engine.fallbackOn(error)) break;
+          if (isAbort(error, request.runtime?.signal) || isAbortReason(error) || !engine.fallbackOn(error)) break;
         }
       }
       throw lastError;

@@ -286,7 +286,22 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     if (target) target.response_metadata = { ...target.response_metadata, irtRouter: snapshot(decision) };
   }
 
-  override async invoke(input: BaseLanguageModelInput, options?: Partial<BaseChatModelCallOptions>): Promise<AIMessageChunk> {
+  /**
+   * The call options with the router's own `callbacks`, `tags`, `metadata` and `verbose` (constructor fields)
+   * merged in, as `BaseChatModel.generate` does for every call: `invoke` and `stream` hand the call straight to
+   * the child, so the router's own configuration must travel with it.
+   */
+  private withOwnConfig(options?: Partial<BaseChatModelCallOptions>): Partial<BaseChatModelCallOptions> | undefined {
+    const ownTags = this.tags ?? [];
+    const ownMetadata = this.metadata ?? {};
+    if (this.callbacks === undefined && ownTags.length === 0 && Object.keys(ownMetadata).length === 0 && !this.verbose) return options;
+    const tags = [...ownTags, ...(options?.tags ?? []).filter((t) => !ownTags.includes(t))];
+    const callbacks = CallbackManager.configure(options?.callbacks, this.callbacks, undefined, undefined, undefined, undefined, { verbose: this.verbose });
+    return { ...options, callbacks, tags, metadata: { ...ownMetadata, ...options?.metadata } };
+  }
+
+  override async invoke(input: BaseLanguageModelInput, callOptions?: Partial<BaseChatModelCallOptions>): Promise<AIMessageChunk> {
+    const options = this.withOwnConfig(callOptions);
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
     const { out, plan, slot } = await this.attempt(messages, options, (child, config) => child.invoke(input, config));
     this.attach(out, plan.decision);
@@ -296,8 +311,9 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
 
   override async stream(
     input: BaseLanguageModelInput,
-    options?: Partial<BaseChatModelCallOptions>,
+    callOptions?: Partial<BaseChatModelCallOptions>,
   ): Promise<IterableReadableStream<AIMessageChunk>> {
+    const options = this.withOwnConfig(callOptions);
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
     const { out, plan, slot } = await this.attempt(messages, options, (child, config) => startStream(child, input, config));
     return IterableReadableStream.fromAsyncGenerator(this.relay(out, plan, slot)) as IterableReadableStream<AIMessageChunk>;
@@ -312,16 +328,22 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
         usage.output_tokens = (usage.output_tokens ?? 0) + (u.output_tokens ?? 0);
       }
     };
-    if (!started.first.done) {
-      this.attach(started.first.value, plan.decision);
-      count(started.first.value);
-      yield started.first.value;
-      for (let next = await started.it.next(); !next.done; next = await started.it.next()) {
-        count(next.value);
-        yield next.value;
+    try {
+      if (!started.first.done) {
+        this.attach(started.first.value, plan.decision);
+        count(started.first.value);
+        yield started.first.value;
+        for (let next = await started.it.next(); !next.done; next = await started.it.next()) {
+          count(next.value);
+          yield next.value;
+        }
       }
+    } finally {
+      // A consumer that stops early (break, return, an error downstream) closes the child's stream too, as it
+      // would close the provider's stream if it iterated the child directly; what was streamed is accounted.
+      await started.it.return?.();
+      this.engine.recordSpend(plan, slot.id, usage.input_tokens !== undefined ? usage : undefined);
     }
-    this.engine.recordSpend(plan, slot.id, usage.input_tokens !== undefined ? usage : undefined);
   }
 
   override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<BaseChatModelCallOptions>): AsyncGenerator<AIMessageChunk> {
@@ -352,9 +374,8 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => startStream(child, messages, cfg));
     for await (const chunk of this.relay(out, plan, slot)) {
       const message = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk({ content: String(chunk) });
-      const generation = new ChatGenerationChunk({ message, text: message.text });
-      yield generation;
-      await runManager?.handleLLMNewToken(message.text, undefined, undefined, undefined, undefined, { chunk: generation });
+      // No handleLLMNewToken here: the child's own run (nested under this one) already reports each token.
+      yield new ChatGenerationChunk({ message, text: message.text });
     }
   }
 }

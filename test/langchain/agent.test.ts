@@ -3,7 +3,9 @@ import { createAgent } from "langchain";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouter, irtRouterMiddleware, type RouteDecision } from "../../src/langchain/index.js";
@@ -24,6 +26,29 @@ function withProfile<T extends BaseChatModel>(model: T, profile: Record<string, 
 }
 
 const Forecast = z.object({ city: z.string(), summary: z.string() });
+
+/** Answers after 2 s unless its signal aborts it first (as provider SDKs do). */
+class SlowModel extends BaseChatModel {
+  constructor() {
+    super({});
+  }
+  _llmType() {
+    return "slow";
+  }
+  override bindTools() {
+    return this as never;
+  }
+  async _generate(_m: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, 2000);
+      options.signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
+      });
+    });
+    return { generations: [{ message: new AIMessage("late"), text: "late" }] };
+  }
+}
 
 describe("createAgent with IrtRouter as the model", () => {
   it("routes every step; the tool calls are executed", async () => {
@@ -132,6 +157,18 @@ describe("irtRouterMiddleware", () => {
     expect(routes.map((d) => d.chosen)).toEqual(["mistral", "mistral"]);
     expect(routes[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
     expect(result.messages.at(-1)!.content).toBe("Sunny in Lima.");
+  });
+
+  it("does not fall back after the agent's own signal (createAgent({ signal })) aborts the call", async () => {
+    const slow = new SlowModel();
+    const backup = fakeModel().respond(new AIMessage("backup"));
+    const middleware = irtRouterMiddleware({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
+    const controller = new AbortController();
+    const agent = createAgent({ model: fakeModel(), tools: [], middleware: [middleware], signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(agent.invoke({ messages: [{ role: "user", content: "hi" }] })).rejects.toThrow(/abort/i);
+    expect(backup.callCount).toBe(0);
+    expect(middleware.router.decisions(1)[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
   });
 
   it("works with responseFormat (provider strategy when the chosen model supports it)", async () => {

@@ -57,9 +57,11 @@ describe("router.feedback", () => {
     for (const bad of [1.5, -0.1, Number.NaN, Number.POSITIVE_INFINITY, "yes" as never]) {
       await expect(router.feedback(id, bad)).rejects.toMatchObject({ code: "FEEDBACK", path: "outcome" });
     }
-    await expect(router.feedback(id, true, { weight: 0 })).rejects.toMatchObject({ path: "weight" });
+    await expect(router.feedback(id, true, { weight: 0 })).rejects.toMatchObject({ path: "options.weight" });
     await expect(router.feedback(id, true, { wieght: 0.5 } as never)).rejects.toMatchObject({ path: "options.wieght" });
-    await router.feedback(id, false);
+    await expect(router.feedback(id, true, 0.5 as never)).rejects.toMatchObject({ code: "FEEDBACK", path: "options" });
+    // null options read as none (weight 1)
+    expect(await router.feedback(id, false, null as never)).toHaveLength(1);
     await expect(router.feedback(id, true)).rejects.toThrow(/already recorded/);
   });
 

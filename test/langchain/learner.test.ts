@@ -99,5 +99,11 @@ describe("router.calibrate", () => {
     await expect(bare.calibrate("gpt-4", options)).rejects.toThrow(/learner/);
     const withLearner = new IrtRouter({ models: { "gpt-4": fake() }, scorer, learner: new OnlineLearner(scorer.models), logger: quietLogger() });
     await expect(withLearner.calibrate("nope", options)).rejects.toMatchObject({ code: "UNKNOWN_MODEL" });
+    // A missing bank, question or grader is a typed error naming the option, not a TypeError or a run of failed probes.
+    const { probes: _p, ...noProbes } = options;
+    await expect(withLearner.calibrate("gpt-4", noProbes as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.probes" });
+    const { prompt: _q, ...noPrompt } = options;
+    await expect(withLearner.calibrate("gpt-4", noPrompt as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.prompt" });
+    await expect(withLearner.calibrate("gpt-4", { ...options, grade: "letter" } as never)).rejects.toMatchObject({ path: "options.grade" });
   });
 });

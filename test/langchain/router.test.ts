@@ -201,6 +201,12 @@ describe("IrtRouter routing", () => {
     expect(encoder.calls).toBe(2);
   });
 
+  it("says which option is wrong when a scorer factory does not give a scorer", async () => {
+    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["x"] }) }, scorer: async () => ({ models: "gpt-4" }) as never });
+    await expect(router.invoke("hi")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.scorer" });
+    await expect(router.invoke("hi")).rejects.toThrow(/missing models \(array\), abilityDim/);
+  });
+
   it("refuses an encoder the scorer was not built with", async () => {
     const encoder = Object.assign(new ToyEncoder(), { id: "other-encoder" });
     const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["m"] }) }, scorer: new ToyScorer(), encoder });
@@ -295,6 +301,53 @@ describe("IrtRouter routing", () => {
     expect(result.generations[0]![0]!.text).toBe("nested");
     expect(recorder.starts.map((s) => s.name)).toEqual(["IrtRouter", "FakeListChatModel"]);
     expect((recorder.starts[1]!.metadata?.irtRouter as RouteDecision).chosen).toBe("mistral");
+  });
+
+  it("applies the router's own callbacks, tags and metadata to invoke and stream, as a chat model does", async () => {
+    const recorder = new Recorder();
+    const router = new IrtRouter({
+      models: { mistral: new FakeListChatModel({ responses: ["a", "b"] }) },
+      scorer: new ToyScorer(),
+      callbacks: [recorder],
+      tags: ["team-tag"],
+      metadata: { team: "search" },
+    });
+    await router.invoke("hi", { tags: ["call-tag"] });
+    for await (const _ of await router.stream("hi")) void _;
+    expect(recorder.starts).toHaveLength(2);
+    for (const start of recorder.starts) {
+      expect(start.tags).toEqual(expect.arrayContaining(["team-tag", "irt-router:mistral"]));
+      expect(start.metadata?.team).toBe("search");
+    }
+    expect(recorder.starts[0]!.tags).toContain("call-tag");
+  });
+
+  it("closes the child's stream when the consumer stops early", async () => {
+    let closed = 0;
+    const child = new FakeListChatModel({ responses: ["one two three four"] });
+    const inner = child._streamResponseChunks.bind(child);
+    child._streamResponseChunks = async function* (...args: Parameters<typeof inner>) {
+      try {
+        yield* inner(...args);
+      } finally {
+        closed++;
+      }
+    };
+    const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
+    for await (const _ of await router.stream("hi")) break;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(1);
+  });
+
+  it("generate() with a streaming handler reports each token once (from the child's run)", async () => {
+    const streamingRecorder = () => Object.assign(new Recorder(), { lc_prefer_streaming: true });
+    const reference = streamingRecorder();
+    await new FakeListChatModel({ responses: ["abc"] }).generate([[new HumanMessage("hi")]], { callbacks: [reference] });
+    expect(reference.tokens).toBe(3);
+    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["abc"] }) }, scorer: new ToyScorer() });
+    const recorder = streamingRecorder();
+    await router.generate([[new HumanMessage("hi")]], { callbacks: [recorder] });
+    expect(recorder.tokens).toBe(reference.tokens);
   });
 
   it("streams the child's chunks unchanged in number, the first carrying the decision", async () => {
