@@ -175,7 +175,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    */
   async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string } = {}): Promise<RouteDecision> {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
-    const plan = await this.engine.plan(messages, { toolsBound: options.toolsBound ?? this.bound !== undefined, runId: options.runId });
+    const plan = await this.engine.plan(messages, { toolsBound: options.toolsBound ?? this.toolsBound, runId: options.runId });
     return snapshot(plan.decision);
   }
 
@@ -230,11 +230,22 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
 
   // ---------------------------------------------------------------- delegation
 
+  /**
+   * Whether the calls need tool calling: tools were bound and there is at least one. `createAgent` binds its
+   * tool list even when it is empty, and a model without tool calling can serve such an agent.
+   */
+  private get toolsBound(): boolean {
+    return this.bound !== undefined && this.bound.tools.length > 0;
+  }
+
   /** The child as this router uses it: with the bound tools or the structured-output schema replayed. */
   private prepare(slot: ModelSlot): Runnable {
     let child = this.prepared.get(slot.id);
     if (child) return child;
-    if (this.bound) {
+    if (this.bound && !this.toolsBound && typeof slot.model.bindTools !== "function") {
+      // an empty tool list on a model that cannot bind tools: nothing to bind, so the model is called as it is
+      child = slot.model as unknown as Runnable;
+    } else if (this.bound) {
       if (typeof slot.model.bindTools !== "function") throw new TypeError(`model "${slot.id}" has no bindTools()`);
       child = slot.model.bindTools(this.bound.tools, this.bound.kwargs) as Runnable;
     } else if (this.structured) {
@@ -253,7 +264,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     call: (child: Runnable, config: Partial<BaseChatModelCallOptions>) => Promise<T>,
   ): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot }> {
     options?.signal?.throwIfAborted();
-    const plan = await this.engine.plan(messages, { toolsBound: this.bound !== undefined, runId: runIdOf(options) });
+    const plan = await this.engine.plan(messages, { toolsBound: this.toolsBound, runId: runIdOf(options) });
     const { decision } = plan;
     let lastError: unknown;
     for (const [i, slot] of plan.order.entries()) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { FakeChatModel, FakeListChatModel } from "@langchain/core/utils/testing";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
@@ -76,6 +76,19 @@ describe("createAgent with IrtRouter as the model", () => {
     const agent = createAgent({ model: router, tools: [], responseFormat: Forecast });
     const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Rome" }] });
     expect(result.structuredResponse).toEqual({ city: "Rome", summary: "warm" });
+  });
+});
+
+describe("createAgent with no tools", () => {
+  it("keeps models without tool calling as candidates (the agent binds an empty tool list)", async () => {
+    const echo = new FakeChatModel({}); // no bindTools
+    const router = new IrtRouter({ models: { "gpt-4": echo, mistral: fakeModel().respond(new AIMessage("from mistral")) }, scorer: new ToyScorer() });
+    const agent = createAgent({ model: router, tools: [] });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "Prove the theorem." }] });
+    const decision = (result.messages.at(-1)!.response_metadata as { irtRouter: RouteDecision }).irtRouter;
+    expect(decision.chosen).toBe("gpt-4");
+    expect(decision.candidates.map((c) => c.id)).toContain("gpt-4");
+    expect(result.messages.at(-1)!.content).toContain("Prove the theorem.");
   });
 });
 
