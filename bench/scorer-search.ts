@@ -81,6 +81,9 @@ function metrics(logits: Float32Array, nModels: number, labels: Parameters<typeo
   return { loss: logLoss(pairs.p, pairs.y), auc: rocAuc(pairs.p, pairs.y), ece: ece(pairs.p, pairs.y), routing: routingAccuracy(p, nModels, labels, rows) };
 }
 
+/** Mean of `f` over runs. */
+const meanOf = <T>(xs: readonly T[], f: (x: T) => number): number => xs.reduce((s, x) => s + f(x), 0) / xs.length;
+
 const fmt = (m: ReturnType<typeof metrics>) => `loss ${m.loss.toFixed(4)} AUC ${m.auc.toFixed(4)} routing ${m.routing.toFixed(4)} ECE ${m.ece.toFixed(4)}`;
 
 /**
@@ -180,7 +183,7 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
     }
     runsOf.set(variant, runs);
     const each = runs.map((r) => metrics(r.logits, data.nModels, data, val));
-    const mean = (f: (m: (typeof each)[number]) => number) => each.reduce((s, m) => s + f(m), 0) / each.length;
+    const mean = (f: (m: (typeof each)[number]) => number) => meanOf(each, f);
     const sd = (f: (m: (typeof each)[number]) => number) => Math.sqrt(each.reduce((s, m) => s + (f(m) - mean(f)) ** 2, 0) / Math.max(1, each.length - 1));
     console.log(
       `${name} ${variant}${tag} mean of ${runs.length}: loss ${mean((m) => m.loss).toFixed(4)} AUC ${mean((m) => m.auc).toFixed(4)} routing ${mean((m) => m.routing).toFixed(4)} ± ${sd((m) => m.routing).toFixed(4)} ECE ${mean((m) => m.ece).toFixed(4)}`,
@@ -198,7 +201,7 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
     if (!ra || !rb) throw new Error(`--blend ${pair}: run both variants (--variants ${a},${b})`);
     for (const w of [0.25, 0.5, 0.75]) {
       const each = ra.map((r, k) => metrics(Float32Array.from(r.logits, (z, i) => w * z + (1 - w) * rb[k]!.logits[i]!), data.nModels, data, val));
-      const mean = (f: (m: (typeof each)[number]) => number) => each.reduce((s, m) => s + f(m), 0) / each.length;
+      const mean = (f: (m: (typeof each)[number]) => number) => meanOf(each, f);
       console.log(
         `${name} blend ${w} x ${a} + ${1 - w} x ${b}${tag} mean of ${each.length}: loss ${mean((m) => m.loss).toFixed(4)} AUC ${mean((m) => m.auc).toFixed(4)} routing ${mean((m) => m.routing).toFixed(4)} ECE ${mean((m) => m.ece).toFixed(4)} (per seed ${each.map((m) => m.routing.toFixed(4)).join(", ")})`,
       );

@@ -4,6 +4,7 @@ import { parseWith } from "../util/validate.js";
 import { calibrateModel, type CalibrateArgs, type CalibrationResult, type Probe } from "../learning/calibrate.js";
 import { OnlineLearner } from "../learning/learner.js";
 import type { RouteEngine } from "./engine.js";
+import { functionSchema } from "./options.js";
 import { messageText } from "./routing-text.js";
 
 /** Options of `router.calibrate()`: the probe bank, how to pose and grade a probe, and the stopping rule. */
@@ -14,26 +15,26 @@ export interface RouterCalibrateOptions extends Omit<CalibrateArgs, "learner" | 
   readonly grade: (reply: string, probe: Probe) => number | Promise<number>;
 }
 
+/** The parts of the options only this wrapper uses; `calibrateModel` validates the rest (budget, strategy, ...). */
+const wrapperOptionsSchema = z
+  .object({
+    probes: z.object(
+      { dataset: z.string(), dim: z.number().int().positive(), ids: z.array(z.string()), alphas: z.instanceof(Float32Array), betas: z.instanceof(Float32Array) },
+      { error: "expected a probe bank (buildProbeBank(scorer, dataset) or probeBankFrom(...))" },
+    ),
+    prompt: functionSchema<RouterCalibrateOptions["prompt"]>("a function (probe) => question text"),
+    grade: functionSchema<RouterCalibrateOptions["grade"]>("a function (reply, probe) => grade in [0, 1]"),
+  })
+  .loose();
+
 /**
  * Calibrates one of the router's models: asks it probe questions chosen by maximum Fisher information under the
  * router's learner, grades the replies, writes each outcome to the router's feedback sink before the learner
  * applies it, and stops at the budget or when the estimate is certain enough. Needs the router's `learner` to be
  * an `OnlineLearner`.
  */
-/** The parts of the options only this wrapper uses; `calibrateModel` validates the rest (budget, strategy, ...). */
-const callbacksSchema = z
-  .object({
-    probes: z.object(
-      { dataset: z.string(), dim: z.number().int().positive(), ids: z.array(z.string()), alphas: z.instanceof(Float32Array), betas: z.instanceof(Float32Array) },
-      { error: "expected a probe bank (buildProbeBank(scorer, dataset) or probeBankFrom(...))" },
-    ),
-    prompt: z.custom<RouterCalibrateOptions["prompt"]>((v) => typeof v === "function", { error: "expected a function (probe) => question text" }),
-    grade: z.custom<RouterCalibrateOptions["grade"]>((v) => typeof v === "function", { error: "expected a function (reply, probe) => grade in [0, 1]" }),
-  })
-  .loose();
-
 export async function calibrateRoutedModel(engine: RouteEngine, modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
-  parseWith(callbacksSchema, options, "options");
+  parseWith(wrapperOptionsSchema, options, "options");
   const learner = engine.learner;
   if (!(learner instanceof OnlineLearner)) {
     throw new IrtRouterError(

@@ -100,7 +100,8 @@ const modelEntry = z.preprocess(
     expectedOutputTokens: z.number().finite().nonnegative().optional(),
   }),
 );
-const fn = <T>(what: string) => z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });
+/** A zod check that a value is a function; `what` describes it in the error ("a function (error) => boolean"). */
+export const functionSchema = <T>(what: string) => z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });
 const scorerLike = z.custom<Scorer | (() => Promise<Scorer>)>(
   (v) =>
     typeof v === "function" ||
@@ -147,7 +148,7 @@ export const irtRouterOptionsSchema = z.strictObject({
       message: "must have a warn(message) method",
     })
     .optional(),
-  fallbackOn: fn<(error: unknown) => boolean>("a function (error) => boolean").optional(),
+  fallbackOn: functionSchema<(error: unknown) => boolean>("a function (error) => boolean").optional(),
   learner: z
     .custom<AbilityLearner>(
       (v) => ["has", "addModel", "score", "observe"].every((k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function"),
