@@ -5,7 +5,7 @@ import {
 } from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { CallbackManager, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { CallbackManager, type CallbackManagerForChainRun, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { AIMessageChunk, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
@@ -262,9 +262,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     messages: BaseMessage[],
     options: Partial<BaseChatModelCallOptions> | undefined,
     call: (child: Runnable, config: Partial<BaseChatModelCallOptions>) => Promise<T>,
+    runId: string | undefined = runIdOf(options),
   ): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot }> {
     options?.signal?.throwIfAborted();
-    const plan = await this.engine.plan(messages, { toolsBound: this.toolsBound, runId: runIdOf(options) });
+    const plan = await this.engine.plan(messages, { toolsBound: this.toolsBound, runId });
     const { decision } = plan;
     let lastError: unknown;
     for (const [i, slot] of plan.order.entries()) {
@@ -311,28 +312,64 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     return { ...options, callbacks, tags, metadata: { ...ownMetadata, ...options?.metadata } };
   }
 
+  /**
+   * When the call names its run (`runId`; `streamEvents` always does), the router opens that run itself, a chain
+   * run named "IrtRouter", and every attempt runs nested under it with an id of its own. The id the caller chose
+   * then names the call that answered, also after a fallback; handed to the first child instead, it would name a
+   * failed attempt, and `streamEvents` would report a fallback's chunks twice (once under the failed attempt).
+   * Without a `runId` the child is called directly and its run is the call's run.
+   */
+  private async openRun(
+    input: BaseLanguageModelInput,
+    options: Partial<BaseChatModelCallOptions> | undefined,
+  ): Promise<{ run?: CallbackManagerForChainRun; options: Partial<BaseChatModelCallOptions> | undefined }> {
+    if (typeof options?.runId !== "string") return { options };
+    const manager = await CallbackManager.configure(options.callbacks, undefined, options.tags, undefined, options.metadata);
+    if (!manager) return { options };
+    const run = await manager.handleChainStart(this.toJSON(), { input }, options.runId, undefined, undefined, undefined, this.getName());
+    const { runId: _own, ...rest } = options;
+    return { run, options: { ...rest, callbacks: run.getChild() } };
+  }
+
   override async invoke(input: BaseLanguageModelInput, callOptions?: Partial<BaseChatModelCallOptions>): Promise<AIMessageChunk> {
-    const options = this.withOwnConfig(callOptions);
-    const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
-    const { out, plan, slot } = await this.attempt(messages, options, (child, config) => child.invoke(input, config));
-    this.attach(out, plan.decision);
-    this.engine.recordSpend(plan, slot.id, (out as { usage_metadata?: Usage })?.usage_metadata);
-    return out as AIMessageChunk;
+    const own = this.withOwnConfig(callOptions);
+    const { run, options } = await this.openRun(input, own);
+    try {
+      const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
+      const { out, plan, slot } = await this.attempt(messages, options, (child, config) => child.invoke(input, config), runIdOf(own));
+      this.attach(out, plan.decision);
+      this.engine.recordSpend(plan, slot.id, (out as { usage_metadata?: Usage })?.usage_metadata);
+      await run?.handleChainEnd({ output: out });
+      return out as AIMessageChunk;
+    } catch (error) {
+      await run?.handleChainError(error);
+      throw error;
+    }
   }
 
   override async stream(
     input: BaseLanguageModelInput,
     callOptions?: Partial<BaseChatModelCallOptions>,
   ): Promise<IterableReadableStream<AIMessageChunk>> {
-    const options = this.withOwnConfig(callOptions);
-    const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
-    const { out, plan, slot } = await this.attempt(messages, options, (child, config) => startStream(child, input, config));
-    return IterableReadableStream.fromAsyncGenerator(this.relay(out, plan, slot)) as IterableReadableStream<AIMessageChunk>;
+    const own = this.withOwnConfig(callOptions);
+    const { run, options } = await this.openRun(input, own);
+    let started: Awaited<ReturnType<IrtRouter["attempt"]>> & { out: StartedStream };
+    try {
+      const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
+      started = await this.attempt(messages, options, (child, config) => startStream(child, input, config), runIdOf(own));
+    } catch (error) {
+      await run?.handleChainError(error);
+      throw error;
+    }
+    return IterableReadableStream.fromAsyncGenerator(this.relay(started.out, started.plan, started.slot, run)) as IterableReadableStream<AIMessageChunk>;
   }
 
-  private async *relay(started: StartedStream, plan: RoutePlan, slot: ModelSlot): AsyncGenerator<any> {
+  private async *relay(started: StartedStream, plan: RoutePlan, slot: ModelSlot, run?: CallbackManagerForChainRun): AsyncGenerator<any> {
     const usage: Usage = {};
+    let output: any;
+    let failure: unknown;
     const count = (chunk: unknown) => {
+      if (run) output = output === undefined ? chunk : typeof output?.concat === "function" ? output.concat(chunk) : chunk;
       const u = (chunk as { usage_metadata?: Usage })?.usage_metadata;
       if (u) {
         usage.input_tokens = (usage.input_tokens ?? 0) + (u.input_tokens ?? 0);
@@ -349,11 +386,17 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
           yield next.value;
         }
       }
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       // A consumer that stops early (break, return, an error downstream) closes the child's stream too, as it
       // would close the provider's stream if it iterated the child directly; what was streamed is accounted.
       await started.it.return?.();
       this.engine.recordSpend(plan, slot.id, usage.input_tokens !== undefined ? usage : undefined);
+      // The router's own run (see openRun) ends with what was streamed, or with the error that stopped it.
+      if (failure !== undefined) await run?.handleChainError(failure);
+      else await run?.handleChainEnd({ output });
     }
   }
 

@@ -378,6 +378,66 @@ describe("IrtRouter routing", () => {
     expect(text).toBe("abc");
   });
 
+  it("streamEvents after a fallback reports each chunk once, under a root run that ends well", async () => {
+    const router = new IrtRouter({
+      models: { "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")), mistral: new FakeListChatModel({ responses: ["abc"] }) },
+      scorer: new ToyScorer(),
+    });
+    const runId = "00000000-0000-4000-8000-0000000000aa";
+    const events: { event: string; name: string; run_id: string; text?: string }[] = [];
+    for await (const e of router.streamEvents("What is 2+2?", { version: "v2", runId })) {
+      const chunk = e.data?.chunk as AIMessageChunk | undefined;
+      events.push({ event: e.event, name: e.name, run_id: e.run_id, text: chunk && typeof chunk.content === "string" ? chunk.content : undefined });
+    }
+    const modelChunks = events.filter((e) => e.event === "on_chat_model_stream");
+    expect(modelChunks.map((e) => e.text).join("")).toBe("abc");
+    expect(new Set(modelChunks.map((e) => e.name))).toEqual(new Set(["FakeListChatModel"]));
+    expect(events[0]).toMatchObject({ event: "on_chain_start", name: "IrtRouter", run_id: runId });
+    expect(events.at(-1)).toMatchObject({ event: "on_chain_end", name: "IrtRouter", run_id: runId });
+    expect(modelChunks.every((e) => e.run_id !== runId)).toBe(true);
+  });
+
+  it("a call's runId names the router's own run, which succeeds when a fallback answers", async () => {
+    class RunRecorder extends BaseCallbackHandler {
+      name = "run-recorder";
+      runs = new Map<string, { kind: string; parent?: string; status?: string }>();
+      override async handleChainStart(_c: unknown, _i: unknown, runId: string, parent?: string) {
+        this.runs.set(runId, { kind: "chain", parent });
+      }
+      override async handleChainEnd(_o: unknown, runId: string) {
+        this.runs.get(runId)!.status = "ok";
+      }
+      override async handleChainError(_e: unknown, runId: string) {
+        this.runs.get(runId)!.status = "error";
+      }
+      override async handleChatModelStart(_l: unknown, _m: unknown, runId: string, parent?: string) {
+        this.runs.set(runId, { kind: "chat", parent });
+      }
+      override async handleLLMEnd(_o: unknown, runId: string) {
+        this.runs.get(runId)!.status = "ok";
+      }
+      override async handleLLMError(_e: unknown, runId: string) {
+        this.runs.get(runId)!.status = "error";
+      }
+    }
+    const router = new IrtRouter({
+      models: { "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")), mistral: fakeModel().respond(new AIMessage("ok")) },
+      scorer: new ToyScorer(),
+    });
+    const recorder = new RunRecorder();
+    const runId = "00000000-0000-4000-8000-0000000000bb";
+    const reply = await router.invoke("What is 2+2?", { runId, callbacks: [recorder] });
+    expect(decisionOf(reply).attempts.map((a) => a.ok)).toEqual([false, true]);
+    expect(recorder.runs.get(runId)).toEqual({ kind: "chain", parent: undefined, status: "ok" });
+    const children = [...recorder.runs.entries()].filter(([id]) => id !== runId).map(([, r]) => r);
+    expect(children).toEqual([
+      { kind: "chat", parent: runId, status: "error" },
+      { kind: "chat", parent: runId, status: "ok" },
+    ]);
+    // the decision stays keyed by the caller's run id, for feedback by run
+    expect(router.decisions().at(-1)!.runId).toBe(runId);
+  });
+
   it("an abort cancels the child and is not retried on another model", async () => {
     const slow = new SlowModel();
     const backup = fakeModel().respond(new AIMessage("backup"));
