@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { IrtRouterError, UnknownModelError } from "../errors.js";
-import { parseWith } from "../util/validate.js";
-import { calibrateModel, type CalibrateArgs, type CalibrationResult, type Probe } from "../learning/calibrate.js";
+import { functionSchema, parseWith } from "../util/validate.js";
+import { calibrateModel, probeBankSchema, type CalibrateArgs, type CalibrationResult, type Probe } from "../learning/calibrate.js";
 import { OnlineLearner } from "../learning/learner.js";
 import type { RouteEngine } from "./engine.js";
-import { functionSchema } from "./options.js";
 import { messageText } from "./routing-text.js";
 
 /** Options of `router.calibrate()`: the probe bank, how to pose and grade a probe, and the stopping rule. */
@@ -18,10 +17,7 @@ export interface RouterCalibrateOptions extends Omit<CalibrateArgs, "learner" | 
 /** The parts of the options only this wrapper uses; `calibrateModel` validates the rest (budget, strategy, ...). */
 const wrapperOptionsSchema = z
   .object({
-    probes: z.object(
-      { dataset: z.string(), dim: z.number().int().positive(), ids: z.array(z.string()), alphas: z.instanceof(Float32Array), betas: z.instanceof(Float32Array) },
-      { error: "expected a probe bank (buildProbeBank(scorer, dataset) or probeBankFrom(...))" },
-    ),
+    probes: probeBankSchema,
     prompt: functionSchema<RouterCalibrateOptions["prompt"]>("a function (probe) => question text"),
     grade: functionSchema<RouterCalibrateOptions["grade"]>("a function (reply, probe) => grade in [0, 1]"),
   })

@@ -20,6 +20,7 @@ import { loadDefaultScorer } from "./defaults.js";
 import { NoCandidatesError } from "./errors.js";
 import { LruCache } from "../encoders/lru.js";
 import type { AbilityLearner, FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
+import { missingScorerParts } from "./options.js";
 import { messageText, routingText, type RoutingTextOptions } from "./routing-text.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -426,14 +427,7 @@ export class RouteEngine {
 
 /** A scorer factory's result, checked before use: a typed error naming the option instead of a TypeError later. */
 function assertScorerShape(scorer: unknown): asserts scorer is Scorer {
-  const s = scorer as Partial<Scorer> | null | undefined;
-  const missing = [
-    Array.isArray(s?.models) ? undefined : "models (array)",
-    typeof s?.abilityDim === "number" ? undefined : "abilityDim (number)",
-    typeof s?.predict === "function" ? undefined : "predict()",
-    typeof s?.itemParams === "function" ? undefined : "itemParams()",
-    typeof s?.ability === "function" ? undefined : "ability()",
-  ].filter((x): x is string => x !== undefined);
+  const missing = missingScorerParts(scorer);
   if (missing.length > 0) {
     throw new ValidationError(
       `options.scorer did not give a Scorer (missing ${missing.join(", ")}); pass a scorer such as loadPretrained(), or a function that resolves to one.`,

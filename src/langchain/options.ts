@@ -6,6 +6,7 @@ import type { Scorer } from "../scorer/types.js";
 import type { PolicyConfig } from "../policy/types.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { policySchema } from "../policy/schema.js";
+import { functionSchema } from "../util/validate.js";
 import type { RoutingTextOptions } from "./routing-text.js";
 
 /** One model the router may call. */
@@ -100,17 +101,20 @@ const modelEntry = z.preprocess(
     expectedOutputTokens: z.number().finite().nonnegative().optional(),
   }),
 );
-/** A zod check that a value is a function; `what` describes it in the error ("a function (error) => boolean"). */
-export const functionSchema = <T>(what: string) => z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });
+/** What a value lacks to be a {@link Scorer} (empty when it is one); shared by the option check and the factory check. */
+export function missingScorerParts(value: unknown): string[] {
+  const s = (typeof value === "object" && value !== null ? value : {}) as Partial<Scorer>;
+  return [
+    Array.isArray(s.models) ? undefined : "models (array)",
+    typeof s.abilityDim === "number" ? undefined : "abilityDim (number)",
+    typeof s.predict === "function" ? undefined : "predict()",
+    typeof s.itemParams === "function" ? undefined : "itemParams()",
+    typeof s.ability === "function" ? undefined : "ability()",
+  ].filter((x): x is string => x !== undefined);
+}
 const scorerLike = z.custom<Scorer | (() => Promise<Scorer>)>(
-  (v) =>
-    typeof v === "function" ||
-    (typeof v === "object" &&
-      v !== null &&
-      typeof (v as Scorer).itemParams === "function" &&
-      typeof (v as Scorer).ability === "function" &&
-      Array.isArray((v as Scorer).models)),
-  { message: "must be a Scorer (itemParams, ability, models) or a function returning a Promise of one" },
+  (v) => typeof v === "function" || missingScorerParts(v).length === 0,
+  { message: "must be a Scorer (models, abilityDim, predict, itemParams, ability) or a function returning a Promise of one" },
 );
 const encoderLike = z.custom<QueryEncoder | (() => Promise<QueryEncoder>)>(
   (v) =>

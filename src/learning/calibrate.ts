@@ -22,8 +22,8 @@
  * `targetSd` after at least `minProbes` answers, or the bank is exhausted.
  */
 import { z } from "zod";
-import { FeedbackError } from "../errors.js";
-import { parseWith } from "../util/validate.js";
+import { FeedbackError, ValidationError } from "../errors.js";
+import { functionSchema, parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 import type { OnlineLearner } from "./learner.js";
 import { predictiveP } from "./posterior.js";
@@ -94,6 +94,27 @@ const optionsSchema = z
 
 export type CalibrationOptions = z.input<typeof optionsSchema>;
 
+/** The shape of a {@link ProbeBank}, checked before calibration (the numbers' consistency is checked after). */
+export const probeBankSchema = z.object(
+  { dataset: z.string(), dim: z.number().int().positive(), ids: z.array(z.string()), alphas: z.instanceof(Float32Array), betas: z.instanceof(Float32Array) },
+  { error: "expected a probe bank (buildProbeBank(scorer, dataset) or probeBankFrom(...))" },
+);
+
+/** The non-numeric arguments of {@link calibrateModel}: the learner, the bank and the callbacks. */
+const argsSchema = z
+  .object({
+    learner: z.custom<OnlineLearner>(
+      (v) => typeof v === "object" && v !== null && ["has", "addModel", "posterior", "observe"].every((k) => typeof (v as Record<string, unknown>)[k] === "function"),
+      { message: "must be an OnlineLearner (OnlineLearner.forScorer(scorer))" },
+    ),
+    probes: probeBankSchema,
+    ask: functionSchema<CalibrateArgs["ask"]>("a function (probe) => Promise of a grade in [0, 1]"),
+    onProgress: functionSchema<NonNullable<CalibrateArgs["onProgress"]>>("a function (progress) => void").optional(),
+    onEvent: functionSchema<NonNullable<CalibrateArgs["onEvent"]>>("a function (event) => void or a Promise").optional(),
+    now: functionSchema<NonNullable<CalibrateArgs["now"]>>("a function () => milliseconds").optional(),
+  })
+  .loose();
+
 export interface CalibrateArgs extends CalibrationOptions {
   readonly learner: OnlineLearner;
   readonly probes: ProbeBank;
@@ -122,6 +143,10 @@ export interface CalibrateArgs extends CalibrationOptions {
  * ```
  */
 export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationResult> {
+  if (typeof args !== "object" || args === null) {
+    throw new ValidationError("calibrateModel() takes one options object: { learner, modelId, probes, ask, budget, ... }.", { path: "calibrate" });
+  }
+  parseWith(argsSchema, args, "calibrate");
   const { learner, probes, ask, onProgress } = args;
   const o = parseWith(
     optionsSchema,

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { ValidationError } from "../errors.js";
 
 /**
@@ -25,3 +25,6 @@ export function parseWith<S extends z.ZodType>(
     details: { issues },
   });
 }
+
+/** A zod schema for a function-valued option; `what` completes the message "must be ...". */
+export const functionSchema = <T>(what: string) => z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FeedbackError } from "../../src/errors.js";
+import { FeedbackError, ValidationError } from "../../src/errors.js";
 import { calibrateModel, OnlineLearner, probeBankFrom, seededRng, type ProbeBank } from "../../src/learning/index.js";
 import { alphaOf, makeWorld, trueAccuracy, trueP } from "./synthetic.js";
 
@@ -126,5 +126,25 @@ describe("calibrateModel", () => {
     const other = probeBankFrom("x", [{ id: "a", alpha: [1, 2], beta: 0 }]);
     await expect(calibrateModel({ learner, modelId: "n", probes: other, budget: 5, ask: async () => 1 })).rejects.toThrow(FeedbackError);
     await expect(calibrateModel({ learner, modelId: "n", probes: bank, budget: 0, ask: async () => 1 })).rejects.toThrow(/calibrate\.budget/);
+  });
+
+  it("names the missing or wrong argument instead of failing with a TypeError", async () => {
+    const learner = new OnlineLearner(known);
+    const pathOf = async (args: unknown) => {
+      try {
+        await calibrateModel(args as never);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        return (error as ValidationError).path;
+      }
+      expect.unreachable("calibrateModel accepted bad arguments");
+    };
+    expect(await pathOf({ learner, modelId: "n", budget: 5, ask: async () => 1 })).toBe("calibrate.probes");
+    expect(await pathOf({ learner, modelId: "n", probes: { ...bank, alphas: Array.from(bank.alphas) }, budget: 5, ask: async () => 1 })).toBe("calibrate.probes.alphas");
+    expect(await pathOf({ learner, modelId: "n", probes: bank, budget: 5 })).toBe("calibrate.ask");
+    expect(await pathOf({ learner: {}, modelId: "n", probes: bank, budget: 5, ask: async () => 1 })).toBe("calibrate.learner");
+    expect(await pathOf({ learner, modelId: "n", probes: bank, budget: 5, ask: async () => 1, onEvent: "journal" })).toBe("calibrate.onEvent");
+    expect(await pathOf(undefined)).toBe("calibrate");
+    expect(learner.has("n")).toBe(false);
   });
 });
