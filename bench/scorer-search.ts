@@ -48,6 +48,9 @@ export const SEARCH_VARIANTS: Record<string, Partial<IrtMoeConfig>> = {
   ema: { emaDecay: 0.99 },
   /** The configuration the authors' code did best with on this data (issue #8): 8 experts, H = 256, d = 64. */
   authors: { experts: 8, hidden: 256, out: 128, abilityDim: 64 },
+  /** BCE plus the per-item listwise loss (rankWeight) at two weights. */
+  rank03: { rankWeight: 0.3 },
+  rank1: { rankWeight: 1 },
 };
 
 const { values } = parseArgs({

@@ -38,6 +38,13 @@ export interface IrtMoeConfig {
    * validation, early stopping and the returned weights (Polyak averaging); 0 turns it off.
    */
   emaDecay: number;
+  /**
+   * Weight of an auxiliary per-item listwise loss added to the BCE: the cross-entropy between a softmax over the
+   * item's observed models' logits and its correct models (target y_m / sum of y), on items where the models
+   * disagree. It trains the order of the models on an item, which is what routing uses; 0 turns it off (the
+   * paper's loss).
+   */
+  rankWeight: number;
 }
 
 /**
@@ -61,6 +68,7 @@ export const DEFAULT_IRT_MOE_CONFIG: IrtMoeConfig = Object.freeze({
   earlyStopOn: "loss",
   calibrate: true,
   emaDecay: 0,
+  rankWeight: 0,
 }) as IrtMoeConfig;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -84,6 +92,7 @@ export const irtMoeConfigSchema = z
     earlyStopOn: z.enum(["loss", "auc", "routing"]),
     calibrate: z.boolean(),
     emaDecay: z.number().min(0).max(0.99999),
+    rankWeight: z.number().min(0).max(100),
   })
   .strict();
 

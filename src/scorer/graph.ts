@@ -187,3 +187,19 @@ export function maskedBce(tf: Tf, logits: Tensor2D, y: Tensor2D, mask: Tensor2D)
   const cell = tf.sub(tf.softplus(logits), tf.mul(y, logits));
   return tf.div(tf.sum(tf.mul(cell, mask)), tf.maximum(tf.sum(mask), 1));
 }
+
+/**
+ * Mean over items of the listwise loss -sum_m w_m log softmax(logits over the item's observed models)_m, with
+ * w_m = y_m / sum_m y_m over observed models; only items with some but not all of their observed labels correct
+ * count (on the others the order carries no signal). Unobserved cells get no probability mass and no weight.
+ */
+export function maskedListwise(tf: Tf, logits: Tensor2D, y: Tensor2D, mask: Tensor2D): Tensor {
+  const shifted = tf.add(logits, tf.mul(tf.sub(mask, 1), 1e4));
+  const logp = tf.logSoftmax(shifted, 1);
+  const target = tf.mul(y, mask);
+  const correct = tf.sum(target, 1);
+  const observed = tf.sum(mask, 1);
+  const informative = tf.cast(tf.logicalAnd(tf.greater(correct, 0), tf.less(correct, observed)), "float32");
+  const perItem = tf.neg(tf.div(tf.sum(tf.mul(target, logp), 1), tf.maximum(correct, 1e-6)));
+  return tf.div(tf.sum(tf.mul(perItem, informative)), tf.maximum(tf.sum(informative), 1));
+}

@@ -43,7 +43,7 @@ export const manifestSchema = z.object({
     nModels: z.number().int().positive(),
   }),
   /** Options added after format version 1 was first written are optional here (absent: their default). */
-  hyperparameters: irtMoeConfigSchema.partial({ emaDecay: true }),
+  hyperparameters: irtMoeConfigSchema.partial({ emaDecay: true, rankWeight: true }),
   temperature: z.number().positive(),
   calibration: z.object({ applied: z.boolean(), fitted: z.number(), eceBefore: z.number(), eceAfter: z.number() }),
   training: z.object({

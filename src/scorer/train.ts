@@ -11,7 +11,7 @@ import { ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { fitTemperature, type CalibrationReport } from "./calibration.js";
 import { resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
-import { createVars, disposeVars, forwardGraph, listVars, makeOps, maskedBce, readVars, type GraphOps, type GraphVars } from "./graph.js";
+import { createVars, disposeVars, forwardGraph, listVars, makeOps, maskedBce, maskedListwise, readVars, type GraphOps, type GraphVars } from "./graph.js";
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
 import { Rng } from "./rng.js";
 import { initWeights, type IrtMoeWeights } from "./weights.js";
@@ -243,7 +243,11 @@ export async function trainIrtMoe(
           const yt = tf.tensor2d(yb, [nb, nModels]);
           const mt = tf.tensor2d(mb, [nb, nModels]);
           const dropout = masks.map((m) => tf.tensor2d(m, [nb, H]));
-          const f = () => maskedBce(tf, forwardGraph(tf, ops, vars, x, { dropout }).logits, yt, mt) as Tensor & { rank: 0 };
+          const f = () => {
+            const logits = forwardGraph(tf, ops, vars, x, { dropout }).logits;
+            const bce = maskedBce(tf, logits, yt, mt);
+            return (cfg.rankWeight > 0 ? tf.add(bce, tf.mul(maskedListwise(tf, logits, yt, mt), cfg.rankWeight)) : bce) as Tensor & { rank: 0 };
+          };
           const { value, grads } = tf.variableGrads(f as any, varList.map((v) => v.variable));
           const c1 = 1 - Math.pow(b1, adam.step);
           const c2 = 1 - Math.pow(b2, adam.step);

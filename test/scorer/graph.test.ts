@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Tensor2D } from "@tensorflow/tfjs";
 import { getTf, type Tf } from "../../adapters/tf.js";
-import { forwardGraph, createVars, makeOps, maskedBce, disposeVars, listVars } from "../../src/scorer/graph.js";
+import { forwardGraph, createVars, makeOps, maskedBce, maskedListwise, disposeVars, listVars } from "../../src/scorer/graph.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { mixtureForward } from "../../src/scorer/mixture.js";
 import { initWeights } from "../../src/scorer/weights.js";
@@ -98,7 +98,7 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
     checkOp((a, th) => ops.abilityLogits(a, th), [[5, 4], [6, 4]], 3);
   });
 
-  it("the whole masked loss, through experts, gate and heads", () => {
+  it.each([["BCE", 0], ["BCE plus the listwise term", 1]])("the whole masked loss (%s), through experts, gate and heads", (_name, rankWeight) => {
     const { w, X } = randomWeights(7);
     const ops = makeOps(tf);
     const vars = createVars(tf, w);
@@ -106,7 +106,10 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
     const y = tf.tensor2d(Array.from({ length: 45 }, () => rng.next()), [9, 5]);
     const mask = tf.tensor2d(Array.from({ length: 45 }, () => (rng.next() < 0.7 ? 1 : 0)), [9, 5]);
     const x = tf.tensor2d(X, [9, 12]);
-    const loss = () => maskedBce(tf, forwardGraph(tf, ops, vars, x).logits, y, mask);
+    const loss = () => {
+      const logits = forwardGraph(tf, ops, vars, x).logits;
+      return tf.add(maskedBce(tf, logits, y, mask), tf.mul(maskedListwise(tf, logits, y, mask), rankWeight));
+    };
     const list = listVars(vars).map((v) => v.variable);
     const { grads } = tf.variableGrads(loss as any, list);
     const h = 1e-2;
@@ -127,6 +130,26 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
       }
     }
     disposeVars(vars);
+  });
+
+  it("the listwise loss: softmax over observed models against the correct ones, informative items only", () => {
+    const logits = tf.tensor2d([[2, 0, -1, 5], [1, 1, 1, 1], [0.5, -0.5, 3, 0]], [3, 4]);
+    // item 0: models 0-2 observed, 0 and 2 correct; item 1: all correct (no order signal); item 2: 0, 1, 3 observed, 1 correct
+    const y = tf.tensor2d([[1, 0, 1, 1], [1, 1, 1, 1], [0, 1, 1, 0]], [3, 4]);
+    const mask = tf.tensor2d([[1, 1, 1, 0], [1, 1, 1, 1], [1, 1, 0, 1]], [3, 4]);
+    const logSoftmax = (xs: number[]) => {
+      const m = Math.max(...xs);
+      const z = Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0)) + m;
+      return xs.map((x) => x - z);
+    };
+    const l0 = logSoftmax([2, 0, -1]);
+    const l2 = logSoftmax([0.5, -0.5, 0]);
+    const expected = (-(l0[0]! + l0[2]!) / 2 + -l2[1]!) / 2;
+    expect(maskedListwise(tf, logits, y, mask).dataSync()[0]).toBeCloseTo(expected, 5);
+    // the unobserved cell's logit (item 0, model 3) and label (item 2, model 2) change nothing
+    const moved = tf.tensor2d([[2, 0, -1, -40], [1, 1, 1, 1], [0.5, -0.5, 3, 0]], [3, 4]);
+    const relabelled = tf.tensor2d([[1, 0, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]], [3, 4]);
+    expect(maskedListwise(tf, moved, relabelled, mask).dataSync()[0]).toBeCloseTo(expected, 5);
   });
 
   it("unobserved cells do not affect the loss or its gradients", () => {
