@@ -461,6 +461,15 @@ describe("IrtRouter routing", () => {
     expect(decisionOf(reply).attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
   });
 
+  it("a timeout signal bounds the whole call: when it fires, no other model is tried", async () => {
+    const slow = new SlowModel();
+    const backup = fakeModel().respond(new AIMessage("too late"));
+    const router = new IrtRouter({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
+    await expect(router.invoke("What is 1+1?", { signal: AbortSignal.timeout(50) })).rejects.toThrow();
+    expect(slow.cancelled).toBe(1);
+    expect(backup.callCount).toBe(0);
+  });
+
   it("falls back to the next candidate when the chosen child throws", async () => {
     const limited = fakeModel().alwaysThrow(Object.assign(new Error("429 Too Many Requests"), { status: 429 }));
     const backup = fakeModel().respond(new AIMessage("from backup"));
