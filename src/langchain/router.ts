@@ -314,7 +314,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
 
   /**
    * When the call names its run (`runId`; `streamEvents` always does), the router opens that run itself, a chain
-   * run named "IrtRouter", and every attempt runs nested under it with an id of its own. The id the caller chose
+   * run named by the call's `runName` (default "IrtRouter"), and every attempt runs nested under it with an id of its own. The id the caller chose
    * then names the call that answered, also after a fallback; handed to the first child instead, it would name a
    * failed attempt, and `streamEvents` would report a fallback's chunks twice (once under the failed attempt).
    * Without a `runId` the child is called directly and its run is the call's run.
@@ -326,9 +326,13 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     if (typeof options?.runId !== "string") return { options };
     const manager = await CallbackManager.configure(options.callbacks, undefined, options.tags, undefined, options.metadata);
     if (!manager) return { options };
-    const run = await manager.handleChainStart(this.toJSON(), { input }, options.runId, undefined, undefined, undefined, this.getName());
+    const run = await manager.handleChainStart(this.toJSON(), { input }, options.runId, undefined, undefined, undefined, options.runName ?? this.getName());
+    // getChild() passes on inheritable handlers only; the router's own constructor callbacks are local ones
+    // (withOwnConfig) and still see the child's run, as they do when the child is called directly.
+    const child = run.getChild();
+    for (const handler of manager.handlers) if (!manager.inheritableHandlers.includes(handler)) child.addHandler(handler, false);
     const { runId: _own, ...rest } = options;
-    return { run, options: { ...rest, callbacks: run.getChild() } };
+    return { run, options: { ...rest, callbacks: child } };
   }
 
   override async invoke(input: BaseLanguageModelInput, callOptions?: Partial<BaseChatModelCallOptions>): Promise<AIMessageChunk> {

@@ -314,7 +314,10 @@ describe("IrtRouter routing", () => {
     });
     await router.invoke("hi", { tags: ["call-tag"] });
     for await (const _ of await router.stream("hi")) void _;
-    expect(recorder.starts).toHaveLength(2);
+    // with a runId (streamEvents always passes one) the router's own run sits between, and its own callbacks
+    // still see the child's run
+    for await (const _ of router.streamEvents("hi", { version: "v2" })) void _;
+    expect(recorder.starts).toHaveLength(3);
     for (const start of recorder.starts) {
       expect(start.tags).toEqual(expect.arrayContaining(["team-tag", "irt-router:mistral"]));
       expect(start.metadata?.team).toBe("search");
@@ -401,8 +404,10 @@ describe("IrtRouter routing", () => {
     class RunRecorder extends BaseCallbackHandler {
       name = "run-recorder";
       runs = new Map<string, { kind: string; parent?: string; status?: string }>();
-      override async handleChainStart(_c: unknown, _i: unknown, runId: string, parent?: string) {
+      names = new Map<string, string | undefined>();
+      override async handleChainStart(_c: unknown, _i: unknown, runId: string, parent?: string, _t?: string[], _m?: unknown, _type?: string, runName?: string) {
         this.runs.set(runId, { kind: "chain", parent });
+        this.names.set(runId, runName);
       }
       override async handleChainEnd(_o: unknown, runId: string) {
         this.runs.get(runId)!.status = "ok";
@@ -426,9 +431,10 @@ describe("IrtRouter routing", () => {
     });
     const recorder = new RunRecorder();
     const runId = "00000000-0000-4000-8000-0000000000bb";
-    const reply = await router.invoke("What is 2+2?", { runId, callbacks: [recorder] });
+    const reply = await router.invoke("What is 2+2?", { runId, runName: "my-step", callbacks: [recorder] });
     expect(decisionOf(reply).attempts.map((a) => a.ok)).toEqual([false, true]);
     expect(recorder.runs.get(runId)).toEqual({ kind: "chain", parent: undefined, status: "ok" });
+    expect(recorder.names.get(runId)).toBe("my-step");
     const children = [...recorder.runs.entries()].filter(([id]) => id !== runId).map(([, r]) => r);
     expect(children).toEqual([
       { kind: "chat", parent: runId, status: "error" },
