@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
-import { IrtRouterError } from "../../src/errors.js";
+import { IrtRouterError, ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
+import { parseCliArgs } from "./args.js";
 import { commands } from "./commands/index.js";
 
 function usage(): string {
@@ -12,6 +12,8 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
+    // "irt-router help <command>" is that command's help
+    if (name === "help" && rest[0] && commands[rest[0]]) return main([rest[0], "--help"]);
     process.stdout.write(`${usage()}\n`);
     return name ? 0 : 1;
   }
@@ -21,16 +23,20 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const command = await load();
-  if (rest.includes("--help") || rest.includes("-h")) {
+  // --help counts only before a "--" (after it, "--help" is an argument, e.g. a text to explain)
+  const dashes = rest.indexOf("--");
+  const flags = dashes >= 0 ? rest.slice(0, dashes) : rest;
+  if (flags.includes("--help") || flags.includes("-h")) {
     process.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
     return 0;
   }
   try {
     let parsed;
     try {
-      parsed = parseArgs({ args: rest, options: command.options, allowPositionals: command.allowPositionals ?? false, strict: true });
+      parsed = parseCliArgs(command, rest);
     } catch (error) {
-      process.stderr.write(`irt-router ${name}: ${(error as Error).message}\nUsage: ${command.usage}\n`);
+      if (!(error instanceof ValidationError)) throw error;
+      process.stderr.write(`irt-router ${name}: [${error.code}] ${error.message}\nUsage: ${command.usage}\n`);
       return 2;
     }
     const args = parseWith(command.schema, parsed.values, "options");

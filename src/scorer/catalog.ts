@@ -2,6 +2,7 @@ import type { ModelPrice } from "../data/types.js";
 import { UnknownModelError } from "../errors.js";
 import { aliasIndex, guessProvider, MODEL_ALIASES, type ModelAlias } from "./aliases.js";
 import type { CatalogEntry } from "./types.js";
+import { editDistance } from "../util/edit-distance.js";
 
 /** Training statistics of one model (a row of theta). */
 export interface ModelStats {
@@ -68,20 +69,6 @@ export function buildCatalog(theta: Float32Array, abilityDim: number, stats: rea
 export function datasetModelNames(catalog: readonly CatalogEntry[], models: readonly string[], dataset: string): string[] {
   const known = new Set(catalog.flatMap((e) => [e.id, ...e.aliases]));
   return models.map((m) => (known.has(`${m}@${dataset}`) ? `${m}@${dataset}` : m));
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length]!;
 }
 
 /** Resolves model ids and aliases to catalog rows; unknown names raise UNKNOWN_MODEL with close matches. */

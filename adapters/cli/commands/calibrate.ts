@@ -24,13 +24,15 @@ import { OnlineLearner, type LearnerState } from "../../../src/learning/learner.
 import { loadPretrained, loadScorer } from "../../artifact/load.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { buildProbeBank } from "../../learning/probe-bank.js";
+import { ModelResolver } from "../../../src/scorer/catalog.js";
+import type { CatalogEntry } from "../../../src/scorer/types.js";
 import { FileStore } from "../../stores/file.js";
 import type { CliCommand } from "../command.js";
 import { Progress } from "../progress.js";
 
 const positiveInt = (what: string) =>
   z
-    .string()
+    .string({ error: `is required: ${what}` })
     .regex(/^[1-9][0-9]*$/, `must be a positive integer (${what})`)
     .transform(Number);
 
@@ -42,12 +44,14 @@ const schema = z
     "data-root": z.string().min(1).optional(),
     scorer: z.string().min(1).optional(),
     replay: z.string().min(1).optional(),
-    endpoint: z.string().url().optional(),
+    endpoint: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL of an OpenAI-compatible server, e.g. http://localhost:8000/v1" }).optional(),
     "endpoint-model": z.string().min(1).optional(),
-    "api-key-env": z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").default("OPENAI_API_KEY"),
+    "api-key-env": z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
     strategy: z.enum(["accuracy", "fisher", "random"]).default("accuracy"),
     "target-sd": z
       .string()
+      .regex(/^(?:0|[1-9][0-9]*)?(?:\.[0-9]+)?$/, "must be a decimal number in [0, 1], e.g. 0.02")
+      .refine((v) => v !== "" && v !== ".", "must be a decimal number in [0, 1], e.g. 0.02")
       .transform(Number)
       .pipe(z.number().min(0).max(1))
       .optional(),
@@ -57,9 +61,30 @@ const schema = z
     json: z.boolean().default(false),
   })
   .strict()
-  .refine((a) => Boolean(a.replay) !== Boolean(a.endpoint), { message: "give exactly one of --replay <model-column> or --endpoint <url>", path: ["replay"] });
+  .refine((a) => Boolean(a.replay) !== Boolean(a.endpoint), { message: "give exactly one of --replay <model-column> or --endpoint <url>", path: ["replay"] })
+  .refine((a) => a.endpoint || a["endpoint-model"] === undefined, { message: "only applies with --endpoint <url> (a replay asks no model)", path: ["endpoint-model"] })
+  .refine((a) => a.endpoint || a["api-key-env"] === undefined, { message: "only applies with --endpoint <url> (a replay asks no model)", path: ["api-key-env"] });
 
 type Args = z.output<typeof schema>;
+
+/**
+ * The learner's id for `--model`: a catalog id or alias resolves to the catalog id (a known model starts from its
+ * pretrained ability); any other id is calibrated as a new model from the population prior, which is right for a
+ * new model and wrong for a misspelled known one, so the note names the closest catalog ids.
+ */
+export function catalogIdentity(catalog: readonly CatalogEntry[], modelId: string): { id: string; note?: string } {
+  const resolver = new ModelResolver(catalog);
+  try {
+    const id = catalog[resolver.indexOf(modelId)]!.id;
+    return id === modelId ? { id } : { id, note: `note: "${modelId}" is the catalog model "${id}"; calibrating it from its pretrained ability.` };
+  } catch {
+    const close = resolver.suggest(modelId);
+    const note =
+      `note: "${modelId}" is not in the scorer's catalog (${catalog.length} models); it is calibrated as a new model from the population prior.` +
+      (close.length > 0 ? ` If you meant a known model: ${close.join(", ")}.` : "");
+    return { id: modelId, note };
+  }
+}
 
 /** Answer keys (letters) from the dataset folder's questions table, when it has an `answer` column. */
 function answerKeys(ds: CorrectnessDataset): Map<string, string> {
@@ -103,6 +128,8 @@ async function askEndpoint(url: string, model: string, apiKey: string | undefine
 async function run(a: Args): Promise<number> {
   const err = process.stderr;
   const scorer = a.scorer ? await loadScorer(a.scorer) : await loadPretrained();
+  const identity = catalogIdentity(scorer.models, a.model);
+  if (identity.note) err.write(`${identity.note}\n`);
   const ds = await loadDataset(a.probes, a["data-root"] ? { dataRoot: a["data-root"] } : {});
   const replay = a.replay ? replayAnswers(ds, a.replay) : undefined;
   const keys = a.endpoint ? answerKeys(ds) : undefined;
@@ -130,7 +157,7 @@ async function run(a: Args): Promise<number> {
       err.write(`Store ${a.store}: ${events.length} event(s) replayed${snapshot ? ` after snapshot ${snapshot.seq}` : ""}.\n`);
     } else learner = new OnlineLearner(scorer.models, options);
 
-    const apiKey = process.env[a["api-key-env"]];
+    const apiKey = process.env[a["api-key-env"] ?? "OPENAI_API_KEY"];
     const ask = async (probe: Probe): Promise<number> => {
       const i = indexOfId.get(probe.id);
       if (i === undefined) throw new FeedbackError(`probe ${probe.id} is not an item of ${ds.name}`);
@@ -141,7 +168,7 @@ async function run(a: Args): Promise<number> {
     const progress = new Progress({ label: `calibrating ${a.model}`, total: a.budget, unit: "probes" });
     const result = await calibrateModel({
       learner,
-      modelId: a.model,
+      modelId: identity.id,
       probes: bank,
       budget: a.budget,
       strategy: a.strategy,

@@ -26,7 +26,11 @@ const schema = z
       .pipe(z.array(z.enum(EVAL_METHODS)).min(1, "needs at least one method"))
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((a) => a.model === undefined || a.methods === undefined || a.methods.includes("irt-moe"), {
+    message: "only applies to the irt-moe method: add irt-moe to --methods, or leave --model out",
+    path: ["model"],
+  });
 
 export const command: CliCommand<typeof schema> = {
   name: "eval",

@@ -31,6 +31,9 @@ export const command: CliCommand<typeof schema> = {
     if (text.trim() === "") throw new ValidationError('Give the query text to explain, e.g. irt-router explain "What is 2+2?"', { path: "text" });
     const scorer = !args.model || args.model === "pretrained" ? await loadPretrained() : await loadScorer(args.model);
     const ex = await scorer.explain(text);
+    if (args.top !== undefined && args.top > ex.gate.length) {
+      throw new ValidationError(`--top ${args.top} is more than the scorer's ${ex.gate.length} routed experts; give --top ${ex.gate.length} or less.`, { path: "options.top" });
+    }
     const gate = Array.from(ex.gate, (g, k) => ({ expert: k, weight: g })).sort((a, b) => b.weight - a.weight);
     const top = gate.slice(0, args.top ?? 3);
     const scores = [...ex.scores].sort((a, b) => b.p - a.p);

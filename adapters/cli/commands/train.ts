@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_IRT_MOE_CONFIG, irtMoeConfigSchema } from "../../../src/scorer/config.js";
+import { ValidationError } from "../../../src/errors.js";
 import { parseWith } from "../../../src/util/validate.js";
 import { saveScorer } from "../../artifact/files.js";
 import { pretrainedDir } from "../../artifact/load.js";
@@ -31,15 +32,21 @@ const schema = z
   })
   .strict()
   .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), { message: "give --dataset <name-or-folder> (repeatable) or --pretrained", path: ["dataset"] })
-  .refine((a) => a.pretrained || a.out, { message: "is required with --dataset: the artifact directory to write", path: ["out"] });
+  .refine((a) => a.pretrained || a.out, { message: "is required with --dataset: the artifact directory to write", path: ["out"] })
+  .refine((a) => !(a.pretrained && a.dataset), { message: "does not combine with --pretrained, which trains on the four datasets of the data root; give one or the other", path: ["dataset"] })
+  .refine((a) => !a.dataset || new Set(a.dataset).size === a.dataset.length, { message: "names a dataset twice; each is trained on once", path: ["dataset"] });
 
 function parseConfig(text: string | undefined) {
   if (!text) return {};
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch {
-    return parseWith(z.never({ error: 'must be a JSON object, e.g. --config \'{"experts":4}\'' }), text, "options.config");
+  } catch (error) {
+    throw new ValidationError(
+      `--config is not valid JSON (${(error as Error).message}); it takes the JSON object itself, e.g. --config '{"experts":4}'` +
+        (/\.json$/i.test(text.trim()) ? `; for a file, --config "$(cat ${text.trim()})"` : ""),
+      { path: "options.config" },
+    );
   }
   return parseWith(irtMoeConfigSchema.partial(), json, "options.config");
 }

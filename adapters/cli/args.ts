@@ -1,0 +1,78 @@
+/**
+ * Command-line parsing for one subcommand: node's `util.parseArgs` (strict), with its failures and a
+ * repeated single-value flag turned into a ValidationError naming the flag (`options.<flag>`), with a
+ * "did you mean" hint for a misspelled one.
+ */
+import { parseArgs } from "node:util";
+import { ValidationError } from "../../src/errors.js";
+import { closestMatch } from "../../src/util/edit-distance.js";
+import type { CliCommand } from "./command.js";
+
+export interface ParsedCli {
+  values: Record<string, unknown>;
+  positionals: string[];
+}
+
+/** Parses `args` for `command`; every problem is a ValidationError with the flag's path. */
+export function parseCliArgs(command: Pick<CliCommand, "name" | "options" | "allowPositionals">, args: string[]): ParsedCli {
+  const flags = Object.keys(command.options);
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: command.options, allowPositionals: command.allowPositionals ?? false, strict: true, tokens: true });
+  } catch (error) {
+    throw fromParseError(error, command.name, flags);
+  }
+  const seen = new Map<string, string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option") continue;
+    const spec = command.options[token.name];
+    if (spec?.multiple) continue;
+    const value = token.value ?? "";
+    const earlier = seen.get(token.name);
+    if (earlier !== undefined) {
+      const values = spec?.type === "boolean" ? "" : ` ("${earlier}" and "${value}")`;
+      throw new ValidationError(`--${token.name} was given twice${values}; it takes one value, so give it once.`, { path: `options.${token.name}` });
+    }
+    seen.set(token.name, value);
+  }
+  return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
+}
+
+function fromParseError(error: unknown, command: string, flags: string[]): Error {
+  const e = error as Error & { code?: string };
+  const message = e?.message ?? String(error);
+  const flag = /'(-{1,2}[^'\s]+)/.exec(message)?.[1];
+  const name = flag?.replace(/^-+/, "").split("=")[0];
+  switch (e?.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const hint = name ? closestMatch(name, flags) : undefined;
+      return new ValidationError(
+        `unknown option ${flag ?? ""}${hint ? `; did you mean --${hint}?` : ""} (irt-router ${command} --help lists the options)`,
+        { path: `options.${name ?? "?"}` },
+      );
+    }
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
+      const missing = /argument missing/.test(message);
+      const ambiguous = /ambiguous/.test(message);
+      const noValue = /does not take an argument/.test(message);
+      return new ValidationError(
+        missing
+          ? `${flag} needs a value: ${flag} <value>`
+          : ambiguous
+            ? `${flag}'s value starts with "-": write it as ${flag}=<value>`
+            : noValue
+              ? `${flag} is a switch and takes no value: write ${flag} alone (or leave it out for false)`
+              : `${flag ?? "an option"}: ${message}`,
+        { path: `options.${name ?? "?"}` },
+      );
+    }
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
+      const arg = /'([^']*)'/.exec(message)?.[1];
+      return new ValidationError(`unexpected argument "${arg ?? "?"}": irt-router ${command} takes only --options (irt-router ${command} --help)`, {
+        path: "options",
+      });
+    }
+    default:
+      return new ValidationError(message, { path: "options" });
+  }
+}
