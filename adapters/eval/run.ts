@@ -52,6 +52,12 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     ...(options.dataRoot && { dataRoot: options.dataRoot }),
     ...(options.labels && { labels: options.labels }),
   });
+  const wanted = new Set(options.methods ?? EVAL_METHODS);
+  if (options.model && !wanted.has(IRT_MOE)) {
+    throw new ValidationError("options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.", { path: "options.model" });
+  }
+  // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes.
+  const saved = options.model && wanted.has(IRT_MOE) ? (options.model === "pretrained" ? await loadPretrained() : await loadScorer(options.model)) : undefined;
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
   const embeddings = await (options.embed ?? embedForEval)(ds);
@@ -74,11 +80,10 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
       .join("; ");
     cost = { recorded: ds.labels.cost, expected: est.cost, note: `${inputs.note}; ${detail}` };
   }
-  const wanted = new Set(options.methods ?? EVAL_METHODS);
   const methods: RoutingMethod[] = [];
   if (wanted.has(IRT_MOE)) {
-    if (options.model) {
-      const scorer = options.model === "pretrained" ? await loadPretrained() : await loadScorer(options.model);
+    if (saved && options.model) {
+      const scorer = saved;
       if (scorer.encoder.id !== embeddings.encoderId) {
         throw new ValidationError(
           `The scorer in ${options.model} was built with encoder "${scorer.encoder.id}" but the dataset was embedded with "${embeddings.encoderId}".`,

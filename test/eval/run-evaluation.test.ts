@@ -76,3 +76,22 @@ describe("runEvaluation on a your-own-data folder", async () => {
     expect(JSON.parse(formatEvalJson(report)).methods[0].costAware).toHaveProperty("hullArea");
   });
 });
+
+describe("runEvaluation with a saved scorer", () => {
+  const folder2 = mkdtempSync(join(tmpdir(), "irt-eval-model-"));
+  const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
+  writeFileSync(join(folder2, "items.csv"), `${items.join("\n")}\n`);
+  writeFileSync(join(folder2, "labels.csv"), `${labels.join("\n")}\n`);
+  afterAll(() => rmSync(folder2, { recursive: true, force: true }));
+
+  it("checks the artifact before embedding anything, and refuses a model without the irt-moe method", async () => {
+    let embedded = 0;
+    const embed = async () => {
+      embedded++;
+      return { X: new Float32Array(n * 2), dim: 2, encoderId: "toy" };
+    };
+    await expect(runEvaluation({ dataset: folder2, model: join(folder2, "no-such-artifact"), log: sink, embed })).rejects.toMatchObject({ code: "ARTIFACT_FORMAT" });
+    await expect(runEvaluation({ dataset: folder2, model: "pretrained", methods: ["knn"], log: sink, embed })).rejects.toMatchObject({ path: "options.model" });
+    expect(embedded).toBe(0);
+  });
+});
