@@ -6,7 +6,7 @@ import type { CorrectnessDataset } from "../../src/data/types.js";
 import { parseWith } from "../../src/util/validate.js";
 import { BUILTIN_DATASETS } from "./builtin.js";
 import { DATA_ROOT_ENV, dataRootCandidates, describeCandidate, isDirectory } from "./data-root.js";
-import { isOwnDataFolder, loadOwnDataFolder } from "./own-data.js";
+import { isOwnDataFolder, loadOwnDataFolder, ownDataFolderProblem } from "./own-data.js";
 
 const nameSchema = z.string({ error: "must be a dataset name or a folder path (a string)" });
 
@@ -47,7 +47,9 @@ function kindOf(dir: string): ResolvedDataset["kind"] | undefined {
  * Find a dataset without loading it. A path (absolute, or containing `/`, or starting with `.`) is used as
  * is; a bare name is looked up in each data root (see {@link dataRootCandidates}), then as a folder of the
  * current directory.
- * Throws a {@link DatasetNotFoundError} listing every place it looked.
+ * Throws a {@link DatasetNotFoundError} listing every place it looked; for a folder that is a broken
+ * your-own-data folder (items but no labels table, or a misnamed table file such as `model.csv`), that
+ * folder's own error instead (a DatasetNotFoundError naming the missing table, or a DatasetFormatError).
  *
  * @example
  * ```ts
@@ -69,6 +71,8 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
     }
     const kind = kindOf(asPath);
     if (kind) return { dir: asPath, kind };
+    const problem = ownDataFolderProblem(asPath);
+    if (problem) throw problem;
     tried.push(`${asPath} [as a folder path; neither one of the four known datasets nor a your-own-data folder with items.* and labels.*]`);
     return undefined;
   };
@@ -90,7 +94,8 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
     }
     const kind = kindOf(dir);
     if (kind) return { dir, kind };
-    tried.push(`${dir} [${describeCandidate(candidate)}; folder lacks the dataset files]`);
+    const problem = ownDataFolderProblem(dir);
+    tried.push(`${dir} [${describeCandidate(candidate)}; ${problem ? problem.message : "folder lacks the dataset files"}]`);
   }
   const found = tryFolder();
   if (found) return found;

@@ -1,14 +1,15 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { z } from "zod";
-import { DatasetFormatError, DatasetNotFoundError } from "../../src/errors.js";
+import { DatasetFormatError, DatasetNotFoundError, type IrtRouterError } from "../../src/errors.js";
 import { columnIndex, formatCsv, parseCsv } from "../../src/data/csv.js";
 import { csrFromTriplets } from "../../src/data/csr.js";
 import { TEXT_RULES_VERSION } from "../../src/data/text-rules.js";
 import type { CorrectnessDataset, DatasetItem, ModelPrice } from "../../src/data/types.js";
+import { closestMatch } from "../../src/util/edit-distance.js";
 import { parseWith } from "../../src/util/validate.js";
 import { labelKindOf, parseCostCell, parseDecimal } from "./matrix.js";
 import { SourceFiles } from "./source-files.js";
@@ -41,6 +42,107 @@ export function findOwnDataFile(dir: string, table: TableName): string | undefin
   return present[0];
 }
 
+/** `items.csv, items.csv.gz or items.jsonl`. */
+function acceptedNames(table: TableName): string {
+  const names = FORMATS.map((f) => `${table}.${f}`);
+  return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+/** Extensions of files that are probably meant as a table when their stem is close to a table name. */
+const DATA_LIKE = /^(csv|tsv|txt|json|jsonl|ndjson|xlsx?|parquet)(\.gz)?$|^gz$/i;
+
+/** Extensions of documentation files, never mistaken for a table. */
+const DOCS = /^(md|markdown|rst|html?|pdf)$/i;
+
+/** The table that `stem` probably misspells: within one edit of it (case-insensitive), or one adjacent swap ("lables"). */
+function nearTable(stem: string): TableName | undefined {
+  const lower = stem.toLowerCase();
+  const close = closestMatch(lower, TABLES, 1) as TableName | undefined;
+  if (close) return close;
+  const sorted = (s: string) => [...s].sort().join("");
+  return TABLES.find((t) => t.length === lower.length && sorted(t) === sorted(lower) && closestMatch(lower, [t], 2) === t);
+}
+
+/**
+ * Check the file names of a your-own-data folder and find its tables. A file that looks like a table
+ * but is not one of the accepted names (`model.csv`, `Items.csv`, `labels.json`, `lables.csv`) is a
+ * {@link DatasetFormatError} rather than silently ignored; unrelated files (README.md, notes.txt) are fine.
+ */
+function scanOwnDataFolder(dir: string): Partial<Record<TableName, string>> {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => !e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  } catch (error) {
+    throw new DatasetNotFoundError(`${dir} cannot be read as a folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, {
+      file: dir,
+      cause: error,
+    });
+  }
+  for (const name of entries) {
+    if (name.startsWith(".")) continue;
+    const dot = name.indexOf(".");
+    const stem = dot < 0 ? name : name.slice(0, dot);
+    const ext = dot < 0 ? "" : name.slice(dot + 1);
+    if (DOCS.test(ext)) continue; // items.md describing the table is documentation, not a table
+    if ((TABLES as readonly string[]).includes(stem)) {
+      if ((FORMATS as readonly string[]).includes(ext)) continue;
+      throw new DatasetFormatError(
+        `${join(dir, name)}: ${ext === "" ? "a table file needs an extension" : `".${ext}" is not a supported table format`}; ` +
+          `the ${stem} table must be named ${acceptedNames(stem as TableName)} (JSON Lines: one object per line, not a JSON array). ` +
+          `Rename or convert it, or move it out of the folder.`,
+        { file: join(dir, name), details: { accepted: FORMATS.map((f) => `${stem}.${f}`) } },
+      );
+    }
+    const table = nearTable(stem);
+    if (table && (ext === "" || DATA_LIKE.test(ext))) {
+      const rename = (FORMATS as readonly string[]).includes(ext.toLowerCase()) ? `${table}.${ext.toLowerCase()}` : `${table}.csv`;
+      throw new DatasetFormatError(
+        `${join(dir, name)}: "${name}" is not a table name of a your-own-data folder; did you mean ${rename}? ` +
+          `The tables are named exactly (lower case) ${acceptedNames("items")}; ${acceptedNames("labels")}; ${acceptedNames("models")}. ` +
+          `Rename it, or move it out of the folder.`,
+        { file: join(dir, name), details: { suggestion: rename } },
+      );
+    }
+  }
+  const found: Partial<Record<TableName, string>> = {};
+  for (const table of TABLES) {
+    const name = findOwnDataFile(dir, table);
+    if (name) found[table] = name;
+  }
+  return found;
+}
+
+function missingTables(dir: string, found: Partial<Record<TableName, string>>): DatasetNotFoundError {
+  const missing = (["items", "labels"] as const).filter((t) => !found[t]);
+  const have = TABLES.filter((t) => found[t]).map((t) => found[t]!);
+  const need = missing.map((t) => `${t} (${acceptedNames(t)}, with ${COLUMNS[t].required.join(", ")})`).join(" and ");
+  return new DatasetNotFoundError(
+    `${dir} is not a complete your-own-data folder: ${have.length > 0 ? `it has ${have.join(" and ")} but` : "it has"} ` +
+      `no ${missing.join(" and no ")} table. Missing: ${missing.join(" and ")}. Add ${need}. See docs/your-own-data.md.`,
+    { file: dir, details: { missing } },
+  );
+}
+
+/**
+ * Why `dir` is a broken your-own-data folder, when it has any sign of being one (an items or labels
+ * table, or a misnamed table file) but cannot be loaded as one; undefined for a loadable folder or an unrelated one.
+ * Used by dataset resolution to give this error instead of a generic "not found".
+ */
+export function ownDataFolderProblem(dir: string): IrtRouterError | undefined {
+  let found: Partial<Record<TableName, string>>;
+  try {
+    found = scanOwnDataFolder(dir);
+  } catch (error) {
+    if (error instanceof DatasetFormatError) return error;
+    throw error;
+  }
+  if (!found.items && !found.labels) return undefined; // a models table alone (e.g. mmlu-pro's models.csv) is no sign
+  return found.items && found.labels ? undefined : missingTables(dir, found);
+}
+
 /**
  * Whether `dir` looks like a your-own-data folder (has an items and a labels file).
  *
@@ -70,7 +172,11 @@ async function readTable(src: SourceFiles, name: string, table: TableName): Prom
   const text = await src.text(name);
   const { required, optional } = COLUMNS[table];
   const known = new Set([...required, ...optional]);
-  if (name.endsWith(".jsonl")) return readJsonl(text, file, table, required, known);
+  if (name.endsWith(".jsonl")) {
+    const jsonl = readJsonl(text, file, table, required, known);
+    if (jsonl.rows === 0) throw emptyTable(file, table, "holds no records (no non-blank lines)");
+    return jsonl;
+  }
   const csv = parseCsv(text, file);
   const col = columnIndex(csv.header, required, file);
   const extraCols = csv.header.filter((h) => !known.has(h));
@@ -82,6 +188,7 @@ async function readTable(src: SourceFiles, name: string, table: TableName): Prom
     );
   }
   const records = csv.records;
+  if (records.length === 0) throw emptyTable(file, table, "has a header row but no data rows");
   return {
     rows: records.length,
     line: (r) => records[r]!.line,
@@ -93,10 +200,20 @@ async function readTable(src: SourceFiles, name: string, table: TableName): Prom
   };
 }
 
+function emptyTable(file: string, table: TableName, what: string): DatasetFormatError {
+  const fix =
+    table === "items"
+      ? "add one row per item (item_id, text)"
+      : table === "labels"
+        ? "add one row per (item, model) result (item_id, model, correct)"
+        : "list the models with their prices, or delete the file (it is optional)";
+  return new DatasetFormatError(`${file} ${what}: the ${table} table needs at least one row; ${fix}.`, { file });
+}
+
 function readJsonl(text: string, file: string, table: TableName, required: string[], known: Set<string>): Table {
   const records: Record<string, unknown>[] = [];
   const lines: number[] = [];
-  let start = 0;
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a UTF-8 byte-order mark, as for CSV
   for (let line = 1; start <= text.length; line++) {
     let end = text.indexOf("\n", start);
     if (end < 0) end = text.length;
@@ -107,10 +224,19 @@ function readJsonl(text: string, file: string, table: TableName, required: strin
     try {
       value = JSON.parse(source);
     } catch (error) {
-      throw new DatasetFormatError(`${file} line ${line}: not valid JSON (${(error as Error).message}).`, { file, line, cause: error });
+      // JSON strings cannot hold a raw \r, so one here is an old Mac (CR-only) line ending.
+      const cr = source.includes("\r") ? " The line holds a carriage return (\\r): re-save the file with \\n line endings." : "";
+      throw new DatasetFormatError(`${file} line ${line}: not valid JSON (${(error as Error).message}).${cr}`, { file, line, cause: error });
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw new DatasetFormatError(`${file} line ${line}: each line must be a JSON object with ${required.join(", ")}.`, { file, line });
+    }
+    const duplicate = duplicateJsonKey(source);
+    if (duplicate !== undefined) {
+      throw new DatasetFormatError(
+        `${file} line ${line}: key ${JSON.stringify(duplicate)} appears twice in one object (JSON would silently keep only the last); keep one.`,
+        { file, line },
+      );
     }
     const record = value as Record<string, unknown>;
     const missing = required.filter((c) => !(c in record));
@@ -141,6 +267,43 @@ function readJsonl(text: string, file: string, table: TableName, required: strin
   };
 }
 
+/**
+ * The first key that appears twice in one object of the (valid) JSON text `source`, or undefined.
+ * Keys are compared after unescaping (`"a"` and `"\u0061"` are the same key).
+ */
+function duplicateJsonKey(source: string): string | undefined {
+  const stack: (Set<string> | null)[] = []; // a Set per open object, null per open array
+  let expectKey = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let j = i + 1;
+      while (j < source.length && source.charCodeAt(j) !== 34) j += source.charCodeAt(j) === 92 /* \ */ ? 2 : 1;
+      const keys = stack[stack.length - 1];
+      if (expectKey && keys) {
+        const raw = source.slice(i, j + 1);
+        const key = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        if (keys.has(key)) return key;
+        keys.add(key);
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === 123 /* { */) {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (c === 91 /* [ */) {
+      stack.push(null);
+      expectKey = false;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      stack.pop();
+      expectKey = false;
+    } else if (c === 44 /* , */) {
+      expectKey = stack[stack.length - 1] instanceof Set;
+    }
+  }
+  return undefined;
+}
+
 function asId(value: Cell, file: string, line: number, field: string): string {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value !== "string" || value.trim() === "") {
@@ -148,6 +311,13 @@ function asId(value: Cell, file: string, line: number, field: string): string {
       file,
       line,
     });
+  }
+  if (value.trim() !== value) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: "${field}" ${JSON.stringify(value)} has leading or trailing whitespace; ids are matched exactly, ` +
+        `so remove the spaces (write ${JSON.stringify(value.trim())}).`,
+      { file, line },
+    );
   }
   return value;
 }
@@ -202,9 +372,11 @@ function asPrice(value: Cell, file: string, line: number, field: string): number
  * Load a your-own-data folder (format: docs/your-own-data.md). The dataset's name, `D` of the split rule,
  * is the folder's base name.
  *
- * Model order: the rows of `models.*` when present, then any other model of `labels.*` in order of first
- * appearance. Items keep the order of `items.*`; an item without labels is kept (it has no observations).
- * Every bad row is a {@link DatasetFormatError} naming the file and its 1-based line.
+ * Model order: the rows of `models.*` when present (a label for a model it does not list is then an
+ * error), else the models of `labels.*` in order of first appearance. Items keep the order of `items.*`;
+ * an item without labels is kept (it has no observations). Every bad row is a {@link DatasetFormatError}
+ * naming the file and its 1-based line; so is a file that is not UTF-8, an empty table, or a misnamed
+ * table file (`model.csv`, `labels.json`). A missing items or labels table is a {@link DatasetNotFoundError}.
  *
  * @example
  * ```ts
@@ -213,17 +385,9 @@ function asPrice(value: Cell, file: string, line: number, field: string): number
  */
 export async function loadOwnDataFolder(folder: string): Promise<CorrectnessDataset> {
   const dir = resolve(parseWith(z.string().min(1, "must be a folder path"), folder, "folder"));
-  const itemsName = findOwnDataFile(dir, "items");
-  const labelsName = findOwnDataFile(dir, "labels");
-  if (!itemsName || !labelsName) {
-    throw new DatasetNotFoundError(
-      `${dir} is not a your-own-data folder: it needs items.csv (or items.csv.gz / items.jsonl) and labels.csv ` +
-        `(or labels.csv.gz / labels.jsonl). Missing: ${[!itemsName && "items", !labelsName && "labels"].filter(Boolean).join(" and ")}. ` +
-        `See docs/your-own-data.md.`,
-      { file: dir },
-    );
-  }
-  const modelsName = findOwnDataFile(dir, "models");
+  const found = scanOwnDataFolder(dir);
+  const { items: itemsName, labels: labelsName, models: modelsName } = found;
+  if (!itemsName || !labelsName) throw missingTables(dir, found);
   const src = new SourceFiles(dir, JSON.stringify({ loader: "own-data", textRules: TEXT_RULES_VERSION }));
 
   // Items.
@@ -242,7 +406,14 @@ export async function loadOwnDataFolder(folder: string): Promise<CorrectnessData
       });
     }
     const textCell = itemTable.get(r, "text");
-    if (typeof textCell !== "string" || textCell.trim() === "") {
+    if (typeof textCell !== "string") {
+      throw new DatasetFormatError(
+        `${itemsFile} line ${line}: item "${id}": "text" must be a string (the query text a router would see), got ${JSON.stringify(textCell ?? null)}. ` +
+          `Quote it in JSON ("text": "...").`,
+        { file: itemsFile, line },
+      );
+    }
+    if (textCell.trim() === "") {
       throw new DatasetFormatError(`${itemsFile} line ${line}: item "${id}" has an empty text; every item needs the query text a router would see.`, {
         file: itemsFile,
         line,
@@ -315,6 +486,15 @@ export async function loadOwnDataFolder(folder: string): Promise<CorrectnessData
     }
     const model = asId(labelTable.get(r, "model"), labelsFile, line, "model");
     let m = modelIndex.get(model);
+    if (m === undefined && modelsName) {
+      // With a models table, it is the full list: an unlisted model is most likely a typo, and would have no price.
+      const close = closestMatch(model, models, Math.max(2, Math.floor(model.length / 4)));
+      throw new DatasetFormatError(
+        `${labelsFile} line ${line}: model "${model}" is not listed in ${modelsName}` +
+          `${close !== undefined ? ` (did you mean "${close}"?)` : ""}. Fix the name, or add a row for it to ${modelsName}.`,
+        { file: labelsFile, line, details: { model, ...(close !== undefined ? { suggestion: close } : {}) } },
+      );
+    }
     if (m === undefined) {
       m = models.length;
       if (m >= 2 ** 21) {

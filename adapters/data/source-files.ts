@@ -4,6 +4,7 @@ import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import { DatasetFormatError, DatasetNotFoundError } from "../../src/errors.js";
+import { decodeUtf8 } from "../../src/data/text-decode.js";
 
 const gunzipAsync = promisify(gunzip);
 
@@ -24,7 +25,11 @@ export class SourceFiles {
     this.hash.update(`irt-router-dataset\0${describe}\0`);
   }
 
-  /** Read `name` (relative to the folder) as UTF-8 text, gunzipping `.gz` files. */
+  /**
+   * Read `name` (relative to the folder) as UTF-8 text, gunzipping `.gz` files. Bytes that are not UTF-8
+   * (Latin-1, UTF-16, ...) are a {@link DatasetFormatError} naming the file and line (see {@link decodeUtf8}),
+   * never replaced.
+   */
   async text(name: string): Promise<string> {
     const path = join(this.dir, name);
     let bytes: Buffer;
@@ -42,15 +47,17 @@ export class SourceFiles {
     this.hash.update(`${name}\0${bytes.length}\0`);
     this.hash.update(bytes);
     this.read.push(name);
-    if (!name.endsWith(".gz")) return bytes.toString("utf8");
+    if (!name.endsWith(".gz")) return decodeUtf8(bytes, path);
+    let unzipped: Buffer;
     try {
-      return (await gunzipAsync(bytes)).toString("utf8");
+      unzipped = await gunzipAsync(bytes);
     } catch (error) {
       throw new DatasetFormatError(`${path} is not a valid gzip file: ${(error as Error).message}.`, {
         file: path,
         cause: error,
       });
     }
+    return decodeUtf8(unzipped, path);
   }
 
   /** The dataset's `source` record. Call once, after every file was read. */

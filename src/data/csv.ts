@@ -16,7 +16,8 @@ export interface CsvTable {
 /**
  * Parse RFC-4180 CSV text.
  *
- * - Fields are separated by `,`; records by `\n` or `\r\n`.
+ * - Fields are separated by `,`; records by `\n` or `\r\n`. A bare `\r` (old Mac line ending) outside quotes is a
+ *   {@link DatasetFormatError} naming `file` and the line, never read as part of a field.
  * - A field that starts with `"` is quoted: it may hold commas, newlines and `""` (one literal quote),
  *   and must be followed by `,` or the end of the record.
  * - A `"` inside an unquoted field, text after a closing quote, an unterminated quote, or a record whose
@@ -103,6 +104,7 @@ export function parseCsvRows(text: string, file: string): CsvRecord[] {
         }
         value = buf;
         const next = text[i];
+        if (next === "\r" && text[i + 1] !== "\n") throw bareCr(file, line);
         if (i < n && next !== "," && next !== "\n" && !(next === "\r" && text[i + 1] === "\n")) {
           throw new DatasetFormatError(
             `${file} line ${line}: unexpected text after a closing quote; a quoted field must be followed by ',' or the end of the line.`,
@@ -114,7 +116,10 @@ export function parseCsvRows(text: string, file: string): CsvRecord[] {
         while (j < n) {
           const c = text.charCodeAt(j);
           if (c === 44 /* , */ || c === 10 /* \n */) break;
-          if (c === 13 /* \r */ && text.charCodeAt(j + 1) === 10) break;
+          if (c === 13 /* \r */) {
+            if (text.charCodeAt(j + 1) === 10) break;
+            throw bareCr(file, line);
+          }
           if (c === 34 /* " */) {
             throw new DatasetFormatError(
               `${file} line ${line}: a '"' inside an unquoted field. Quote the whole field and double inner quotes ("a ""b"" c").`,
@@ -140,6 +145,14 @@ export function parseCsvRows(text: string, file: string): CsvRecord[] {
     out.push({ fields, line: startLine });
   }
   return out;
+}
+
+function bareCr(file: string, line: number): DatasetFormatError {
+  return new DatasetFormatError(
+    `${file} line ${line}: a carriage return (\\r) without a following \\n outside quotes: the file uses old Mac (CR-only) line ` +
+      `endings, or a field holds a stray \\r. Re-save it with \\n or \\r\\n line endings, or quote the field.`,
+    { file, line },
+  );
 }
 
 function countNewlines(s: string): number {

@@ -58,6 +58,17 @@ describe("parseCsv (RFC 4180)", () => {
     expect(formatError(() => parseCsv('a,b\n1,"x"y\n', "t.csv")).line).toBe(2);
   });
 
+  it("rejects a bare CR (old Mac line ending) outside quotes, naming the line, but keeps one inside quotes", () => {
+    const mac = formatError(() => parseCsv("item_id,text\rq1,hi\rq2,yo\r", "items.csv"));
+    expect(mac.file).toBe("items.csv");
+    expect(mac.line).toBe(1);
+    expect(mac.message).toMatch(/carriage return.*line endings/);
+    expect(formatError(() => parseCsv("a,b\n1,2\n3,x\ry\n", "t.csv")).line).toBe(3); // stray CR in a field
+    expect(formatError(() => parseCsv('a,b\n1,"2"\r3,4\n', "t.csv")).message).toMatch(/carriage return/); // after a quote
+    expect(formatError(() => parseCsv("a,b\n\r\n1,2\n\r", "t.csv")).line).toBe(4); // a lone CR on its own line
+    expect(parseCsv('a,b\n1,"x\ry"\r\n', "t.csv").records[0]!.fields).toEqual(["1", "x\ry"]);
+  });
+
   it("rejects an empty file", () => {
     expect(formatError(() => parseCsv("", "t.csv")).line).toBe(1);
   });
