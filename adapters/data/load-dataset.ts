@@ -62,6 +62,13 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
   if (nameOrFolder.trim() === "") {
     throw new DatasetNotFoundError(`No dataset given: pass a dataset name (e.g. "mmlu-pro-29models") or a folder path.`);
   }
+  if (opts.dataRoot !== undefined && !isDirectory(resolve(opts.dataRoot))) {
+    // an explicit data root is the user's choice: a typo must not fall back to another root without a word
+    throw new ValidationError(
+      `The data root ${resolve(opts.dataRoot)} (--data-root / dataRoot option) is not a folder; give the folder that holds the datasets, or leave it out to use $${DATA_ROOT_ENV} or ../shared/data.`,
+      { path: "options.dataRoot" },
+    );
+  }
   const tried: string[] = [];
   const asPath = resolve(nameOrFolder);
   const tryFolder = (): ResolvedDataset | undefined => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { dataRootCandidates, packageRoot } from "../../adapters/data/data-root.js";
 import { loadDataset, resolveDataset } from "../../adapters/data/load-dataset.js";
-import { DatasetNotFoundError } from "../../src/errors.js";
+import { DatasetNotFoundError, ValidationError } from "../../src/errors.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const project = resolve(here, "..", "..");
@@ -66,7 +66,7 @@ describe("data root resolution", () => {
 
   it("a dataset found nowhere lists every place it looked and how to point at the data", () => {
     const missing = join(tmp, "does-not-exist");
-    const error = notFound(() => resolveDataset("nope", { dataRoot: missing, env: { IRT_ROUTER_DATA: optionRoot } }));
+    const error = notFound(() => resolveDataset("nope", { dataRoot: optionRoot, env: { IRT_ROUTER_DATA: missing } }));
     expect(error.code).toBe("DATASET_NOT_FOUND");
     expect(error.message).toContain(join(missing, "nope"));
     expect(error.message).toContain(join(optionRoot, "nope"));
@@ -76,6 +76,17 @@ describe("data root resolution", () => {
     expect(error.message).toContain("IRT_ROUTER_DATA");
     // The three roots, then a folder of that name in the current directory.
     expect((error.details as { tried: string[] }).tried).toHaveLength(4);
+  });
+
+  it("an explicit data root that is not a folder is refused, not passed over for another root", () => {
+    try {
+      resolveDataset("tiny", { dataRoot: join(tmp, "typo-root"), env: { IRT_ROUTER_DATA: envRoot } });
+      expect.unreachable("a missing --data-root fell back to another root");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).path).toBe("options.dataRoot");
+      expect((error as Error).message).toContain(join(tmp, "typo-root"));
+    }
   });
 
   it("a path that is not a dataset folder says so", () => {
