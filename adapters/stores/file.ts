@@ -5,7 +5,8 @@ import { z } from "zod";
 import { IrtRouterError, StoreError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import {
-  assertValidFeedbackEvents,
+  parseStoreOptions,
+  prepareFeedbackEvents,
   StoreLedger,
   storeOptionsSchema,
   toStrictJson,
@@ -27,7 +28,7 @@ import {
 import { acquireStoreLock, type LockInfo, type StoreLock } from "./lock.js";
 
 const fileStoreOptionsSchema = storeOptionsSchema.extend({
-  /** Called with a human-readable note when opening repaired something (torn last line, stale lock). */
+  /** Called with a human-readable note when opening repaired something (torn or damaged last line, stale lock). */
   onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function").optional(),
 });
 
@@ -36,8 +37,14 @@ export type FileStoreOptions = z.input<typeof fileStoreOptionsSchema>;
 
 /** What {@link FileStore.open} found and repaired. */
 export interface FileStoreRecovery {
-  /** A torn (partially written, never acknowledged) last journal line was cut off. */
+  /** A torn last journal line (no newline: partially written, never acknowledged) was cut off. */
   tornTail?: { line: number; bytes: number };
+  /**
+   * A complete (newline-terminated) last journal line that failed its checksum or record check was cut off. It may
+   * be an unacknowledged append whose newline reached the disk before the rest of it, or an acknowledged event
+   * damaged afterwards (then lost: restore from a backup).
+   */
+  damagedLastLine?: { line: number; bytes: number };
   /** A lock left by a dead process on this host was replaced. */
   staleLock?: LockInfo;
   /** Journal events already covered by the snapshot (a crash hit between snapshot and compaction); skipped on load. */
@@ -62,8 +69,9 @@ const snapshotPayloadSchema = z.object({
  *
  * Guarantees: `append` resolves only after the events are fsynced; a crash (even SIGKILL or power
  * loss mid-write) can at worst leave a torn last line, which `open` detects by its checksum and
- * cuts off (it was never acknowledged); a bad line anywhere else is a `StoreError` naming file
- * and line, never skipped. Snapshots are atomic (temp file + fsync + rename + directory fsync)
+ * cuts off (it was never acknowledged; a complete last line failing its checksum is cut off too and
+ * reported as `recovery.damagedLastLine`); a bad line anywhere else is a `StoreError` naming file
+ * and line, never skipped, and so is a missing journal beside a snapshot. Snapshots are atomic (temp file + fsync + rename + directory fsync)
  * and compact the journal the same way. One process at a time: a second `open` of the same
  * directory gets `StoreLockedError` (code `STORE_LOCKED`) while the first is alive; a lock left by a
  * dead process is recovered automatically. See docs/stores.md for the on-disk format.
@@ -107,7 +115,7 @@ export class FileStore implements AbilityStore {
    * it, `StoreError` when a file is corrupted (with `file` and `line`).
    */
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
-    const { snapshotEvery, onWarning } = parseWith(fileStoreOptionsSchema, options, "FileStore options");
+    const { snapshotEvery, onWarning } = parseStoreOptions(fileStoreOptionsSchema, options, "FileStore options");
     parseWith(z.string().min(1, "dir must be a non-empty path"), dir, "dir");
     try {
       return await FileStore.openValidated(dir, snapshotEvery, onWarning);
@@ -137,14 +145,19 @@ export class FileStore implements AbilityStore {
         text = await readFile(journalPath);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-        await atomicWrite(dir, JOURNAL, journalHeader(snap?.seq ?? 0));
-        text = await readFile(journalPath);
         if (snap) {
-          onWarning?.(
-            `${journalPath} was missing although a snapshot (up to event ${snap.seq}) exists; started a new journal after it. ` +
-              `Events acknowledged after that snapshot, if any, were in the missing file.`,
+          // The journal is only ever replaced by rename, never deleted: a snapshot without it is outside damage,
+          // and the events acknowledged after the snapshot were in the missing file.
+          throw new StoreError(
+            `${journalPath} is missing although ${join(dir, SNAPSHOT)} (covering events up to ${snap.seq}) exists. ` +
+              `Events acknowledged after that snapshot were in the missing journal, so the store will not start a new one silently. ` +
+              `Restore the journal from a backup; or, accepting the loss of those events, create it holding only the header line ` +
+              `${JSON.stringify(journalHeader(snap.seq).trimEnd())} (with a newline).`,
+            { file: journalPath },
           );
         }
+        await atomicWrite(dir, JOURNAL, journalHeader(0));
+        text = await readFile(journalPath);
       }
       const parsed = parseJournal(text, journalPath);
       const handle = await open(journalPath, "r+");
@@ -152,10 +165,20 @@ export class FileStore implements AbilityStore {
         if (parsed.torn) {
           await handle.truncate(parsed.validBytes);
           await handle.sync();
-          recovery.tornTail = parsed.torn;
-          onWarning?.(
-            `Cut a torn last line (line ${parsed.torn.line}, ${parsed.torn.bytes} bytes) from ${journalPath}: it was being written when the writer stopped and was never acknowledged.`,
-          );
+          const { line, bytes, complete } = parsed.torn;
+          if (complete) {
+            recovery.damagedLastLine = { line, bytes };
+            onWarning?.(
+              `Cut the last line (line ${line}, ${bytes} bytes) from ${journalPath}: it is complete (newline-terminated) but fails its checksum or record check. ` +
+                `Either a crash persisted its newline but not all of its bytes (an append that was never acknowledged), or the line was damaged ` +
+                `after it was written, in which case that acknowledged event is lost: restore the journal from a backup if you have one.`,
+            );
+          } else {
+            recovery.tornTail = { line, bytes };
+            onWarning?.(
+              `Cut a torn last line (line ${line}, ${bytes} bytes) from ${journalPath}: it has no newline, so it was being written when the writer stopped and was never acknowledged.`,
+            );
+          }
         }
         const snapSeq = snap?.seq ?? 0;
         const lastSeq = parsed.base + parsed.records.length;
@@ -201,16 +224,17 @@ export class FileStore implements AbilityStore {
 
   async append(events: readonly FeedbackEvent[]): Promise<AppendResult> {
     this.ensureUsable();
-    assertValidFeedbackEvents(events);
+    // Validated, deduped and written exactly as serialised (the JSON round trip of each event).
+    const prepared = prepareFeedbackEvents(events);
+    const eventJson = new Map<FeedbackEvent, string>(prepared.map((p) => [p.event, p.json]));
     return this.serial(async () => {
       this.ensureUsable();
-      const { fresh, duplicates } = this.ledger.partition(events);
+      const { fresh, duplicates } = this.ledger.partition(prepared.map((p) => p.event));
       if (fresh.length === 0) return this.ledger.result(0, duplicates);
       await this.lock.verify();
       const records: JournalRecord[] = fresh.map((event, k) => {
         const seq = this.ledger.seq + k + 1;
-        const json = `{"seq":${seq},"event":${toStrictJson(event, "event")}}`;
-        return { seq, event: JSON.parse(json).event as FeedbackEvent, line: encodeLine(json) };
+        return { seq, event, line: encodeLine(`{"seq":${seq},"event":${eventJson.get(event)!}}`) };
       });
       const buf = Buffer.from(records.map((r) => r.line).join(""), "utf8");
       try {
@@ -339,7 +363,7 @@ async function writeFully(handle: FileHandle, buf: Buffer, position: number): Pr
 function parseJournal(
   buf: Buffer,
   file: string,
-): { base: number; records: JournalRecord[]; validBytes: number; torn?: { line: number; bytes: number } } {
+): { base: number; records: JournalRecord[]; validBytes: number; torn?: { line: number; bytes: number; complete: boolean } } {
   const segments: { start: number; end: number; complete: boolean }[] = [];
   let start = 0;
   for (let i = 0; i < buf.length; i++) {
@@ -375,7 +399,7 @@ function parseJournal(
     const wellFormed = value && typeof value.seq === "number" && value.event && typeof value.event.id === "string";
     if (!wellFormed) {
       if (s === segments.length - 1) {
-        return { base, records, validBytes, torn: { line: lineNo, bytes: buf.length - seg.start } };
+        return { base, records, validBytes, torn: { line: lineNo, bytes: buf.length - seg.start, complete: seg.complete } };
       }
       throw new StoreError(
         `${file} line ${lineNo} is corrupted (${decoded ? "unexpected record shape" : "checksum or JSON mismatch"}) and is followed by ` +

@@ -1,7 +1,8 @@
 import { StoreError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import {
-  assertValidFeedbackEvents,
+  parseStoreOptions,
+  prepareFeedbackEvents,
   StoreLedger,
   storeOptionsSchema,
   toStrictJson,
@@ -9,11 +10,10 @@ import {
   type AppendResult,
   type LoadResult,
 } from "../../src/learning/store.js";
-import { parseWith } from "../../src/util/validate.js";
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
-  /** `append()` reports `snapshotDue` after this many events since the last snapshot (default 1000). */
+  /** `append()` reports `snapshotDue` after this many events since the last snapshot (default 1000). Unknown keys are rejected. */
   snapshotEvery?: number;
 }
 
@@ -38,15 +38,17 @@ export class MemoryStore implements AbilityStore {
   private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    const { snapshotEvery } = parseWith(storeOptionsSchema, options, "MemoryStore options");
+    const { snapshotEvery } = parseStoreOptions(storeOptionsSchema, options, "MemoryStore options");
     this.ledger = new StoreLedger(snapshotEvery);
   }
 
   async append(events: readonly FeedbackEvent[]): Promise<AppendResult> {
     this.ensureOpen();
-    assertValidFeedbackEvents(events);
-    const { fresh, duplicates } = this.ledger.partition(events);
-    fresh.forEach((e, k) => this.tail.push({ seq: this.ledger.seq + k + 1, json: toStrictJson(e, "event") }));
+    // Validated, deduped and stored exactly as serialised (the JSON round trip of each event).
+    const prepared = prepareFeedbackEvents(events);
+    const json = new Map<FeedbackEvent, string>(prepared.map((p) => [p.event, p.json]));
+    const { fresh, duplicates } = this.ledger.partition(prepared.map((p) => p.event));
+    fresh.forEach((e, k) => this.tail.push({ seq: this.ledger.seq + k + 1, json: json.get(e)! }));
     this.ledger.commit(fresh);
     return this.ledger.result(fresh.length, duplicates);
   }

@@ -411,6 +411,8 @@ export class RouteEngine {
       ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
       at,
     }));
+    // Check against the learner before journaling: a stored event the learner rejects would make every replay throw.
+    if (this.learner?.check) for (const event of events) this.learner.check(event);
     try {
       await this.sink.append(events);
     } catch (error) {

@@ -173,6 +173,8 @@ export interface AbilityLearner {
   addModel(modelId: string): unknown;
   score(item: { readonly alpha: ArrayLike<number>; readonly beta: number }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
   observe(event: FeedbackEvent): unknown;
+  /** Throws what `observe` would throw for this event, changing nothing (checked before the event is journaled). */
+  check?(event: FeedbackEvent): unknown;
 }
 
 export type ParsedRouterOptions = z.output<typeof irtRouterOptionsSchema>;

@@ -123,7 +123,8 @@ export interface CalibrateArgs extends CalibrationOptions {
   readonly onProgress?: (p: CalibrationProgress) => void;
   /**
    * Called with each feedback event BEFORE the learner applies it (e.g. `store.append([e])`, so an
-   * answer is durable before it counts). If it throws, calibration stops with that error.
+   * answer is durable before it counts), after `learner.check(event)` accepted it (an event the learner rejects
+   * is never handed over: calibration stops with that error). If it throws, calibration stops with that error.
    */
   readonly onEvent?: (event: FeedbackEvent) => Promise<void> | void;
   /** Time source for event timestamps (default Date.now). */
@@ -244,6 +245,9 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
       }
       consecutive = 0;
       const event: FeedbackEvent = { id: `${o.eventPrefix}:${o.modelId}:${probe.id}`, model: o.modelId, alpha: Array.from(probe.alpha), beta: probe.beta, y, at: now() };
+      // Checked against the learner before it is handed to onEvent (journaled): a stored event the learner
+      // rejects would make every replay of the journal throw.
+      if (typeof learner.check === "function") learner.check(event);
       if (args.onEvent) await args.onEvent(event);
       learner.observe(event);
       answers.push({ probeId: probe.id, y });

@@ -1,10 +1,22 @@
 export type { FeedbackEvent } from "./events.js";
+export { MAX_ITEM_PARAMETER } from "./events.js";
 export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP } from "./posterior.js";
 export type { CovarianceMode, GaussianPrior, LogitMoments, PosteriorOptions, PosteriorState } from "./posterior.js";
 export { DEFAULT_SHRINKAGE, populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
 export type { PopulationPrior, PopulationPriorOptions } from "./prior.js";
 export { OnlineLearner } from "./learner.js";
-export type { CandidateScore, Exploration, KnownAbility, LearnerItem, LearnerOptions, LearnerState, ObserveResult, ScorerPriorSource } from "./learner.js";
+export type {
+  CandidateScore,
+  Exploration,
+  KnownAbility,
+  LearnerItem,
+  LearnerOptions,
+  LearnerState,
+  ObserveResult,
+  RestoreMembership,
+  RestoreSource,
+  ScorerPriorSource,
+} from "./learner.js";
 export { ItemTracker } from "./tracker.js";
 export { attributeRun } from "./attribution.js";
 export type { AttributionOptions, RunOutcome, RunStep } from "./attribution.js";
@@ -14,7 +26,7 @@ export { extractChoiceLetter, gradeMultipleChoice } from "./grader.js";
 export type { Grader } from "./grader.js";
 export { seededRng } from "./rng.js";
 export type { ExplorationRng } from "./rng.js";
-export { assertValidFeedbackEvents, feedbackEventSchema, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
+export { assertValidFeedbackEvents, feedbackEventSchema, parseStoreOptions, prepareFeedbackEvents, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
 export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";

@@ -3,9 +3,9 @@
  * scoring candidates with uncertainty (predictive p, optional Thompson or UCB exploration).
  */
 import { z } from "zod";
-import { FeedbackError, IrtRouterError } from "../errors.js";
+import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
-import type { FeedbackEvent } from "./events.js";
+import { MAX_ITEM_PARAMETER, type FeedbackEvent } from "./events.js";
 import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
 import type { KnownPrior } from "./known-prior.js";
 import { DEFAULT_SHRINKAGE, knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
@@ -94,6 +94,20 @@ export interface LearnerItem {
   readonly beta: number;
 }
 
+/** What {@link OnlineLearner.restore} reads: the result of an `AbilityStore`'s `load()`. */
+export interface RestoreSource {
+  readonly snapshot?: { readonly state: unknown };
+  readonly events: readonly FeedbackEvent[];
+}
+
+/** Membership changes of the live learner that the event journal does not record (see {@link OnlineLearner.restore}). */
+export interface RestoreMembership {
+  /** Models added with an ability or `like` (a model added at the new-model prior needs no entry). */
+  readonly added?: readonly { readonly id: string; readonly ability?: ArrayLike<number>; readonly like?: readonly string[] }[];
+  /** Models removed with `removeModel`. */
+  readonly removed?: readonly string[];
+}
+
 /** Serialisable learner state. */
 export interface LearnerState {
   readonly version: 1;
@@ -147,7 +161,16 @@ export class OnlineLearner {
       };
       this.dim = restore.dim;
       for (const [id, m] of Object.entries(restore.models)) {
-        this.entries.set(id, { posterior: AbilityPosterior.fromState(m.posterior), pendingDecay: m.pendingDecay, clock: m.clock });
+        let posterior: AbilityPosterior;
+        try {
+          posterior = AbilityPosterior.fromState(m.posterior);
+        } catch (err) {
+          throw new ValidationError(`Invalid learner state: state.models.${id}.posterior cannot be restored (${(err as Error).message}).`, {
+            path: `state.models.${id}.posterior`,
+            cause: err,
+          });
+        }
+        this.entries.set(id, { posterior, pendingDecay: m.pendingDecay, clock: m.clock });
       }
       for (const id of restore.removed) this.removed.add(id);
       for (const id of restore.seenIds) this.seen.add(id);
@@ -195,10 +218,21 @@ export class OnlineLearner {
     return post;
   }
 
-  /** Stops tracking a model; later feedback for it is a no-op reported as "removed-model". */
+  /**
+   * Stops tracking a model; later feedback for it is a no-op reported as "removed-model". Removing a model that is
+   * already removed is a no-op (so a restore can re-apply removals); an id never tracked throws UNKNOWN_MODEL.
+   * Removals are part of {@link OnlineLearner.exportState}; a journal replayed without a snapshot that has them needs
+   * them re-applied first ({@link OnlineLearner.restore} `removed`).
+   */
   removeModel(modelId: string): void {
+    if (this.removed.has(modelId) && !this.entries.has(modelId)) return;
     if (!this.entries.delete(modelId)) throw this.unknown(modelId);
     this.removed.add(modelId);
+  }
+
+  /** Ids of the models removed with {@link OnlineLearner.removeModel} (and not added back). */
+  removedModels(): string[] {
+    return [...this.removed];
   }
 
   /** The posterior of a model (throws UNKNOWN_MODEL when it is not tracked). */
@@ -211,36 +245,84 @@ export class OnlineLearner {
   /**
    * Absorbs one event. Malformed events throw {@link FeedbackError} and change nothing; a replayed
    * id returns "duplicate"; a removed model returns "removed-model"; an unknown model throws
-   * UNKNOWN_MODEL unless `unknownModels: "add"`.
+   * UNKNOWN_MODEL unless `unknownModels: "add"`. Atomic: when it throws, nothing changed (not the
+   * posterior, its forgetting clock, nor the remembered ids).
    */
   observe(event: FeedbackEvent): ObserveResult {
+    return this.apply(event, this.opts.unknownModels === "add");
+  }
+
+  /**
+   * What {@link OnlineLearner.observe} would do with `event`, without doing it: throws the same
+   * {@link FeedbackError} (malformed, out-of-bound or non-finite-making event) or UNKNOWN_MODEL error, else returns
+   * the {@link ObserveResult} it would give now. Call it before journaling an event, so that a store never holds an
+   * event the learner rejects (every later replay would throw on it). The router's `feedback()` and
+   * `calibrateModel` do.
+   */
+  check(event: FeedbackEvent): ObserveResult {
     this.validate(event);
     if (this.seen.has(event.id)) return "duplicate";
-    let e = this.entries.get(event.model);
+    const e = this.entries.get(event.model);
     if (!e) {
       if (this.removed.has(event.model)) return "removed-model";
       if (this.opts.unknownModels === "error") throw this.unknown(event.model);
-      this.addModel(event.model);
-      e = this.entries.get(event.model)!;
     }
+    this.wrapUpdateError(event, () => (e?.posterior ?? this.newPosterior()).checkUpdate(event.alpha, event.beta, event.y, event.weight ?? 1));
+    return "applied";
+  }
+
+  private apply(event: FeedbackEvent, addUnknown: boolean): ObserveResult {
+    this.validate(event);
+    if (this.seen.has(event.id)) return "duplicate";
+    let e = this.entries.get(event.model);
+    const isNew = !e;
+    if (!e) {
+      if (this.removed.has(event.model)) return "removed-model";
+      if (!addUnknown) throw this.unknown(event.model);
+      e = this.entry(this.newPosterior());
+    }
+    // Forgetting, planned without touching the entry. A factor that underflows to 0 (a gap of more than ~1075
+    // half-lives) is the exact limit: the data part decays fully and the posterior is back at its prior.
     let weight = event.weight ?? 1;
+    let pending = e.pendingDecay;
+    let clock = e.clock;
     const f = this.opts.forgetting;
     if (f && "halfLifeEvents" in f) {
-      e.pendingDecay *= Math.pow(2, -1 / f.halfLifeEvents);
+      pending *= Math.pow(2, -1 / f.halfLifeEvents);
     } else if (f && "halfLifeMs" in f) {
-      if (e.clock === null) e.clock = event.at;
-      else if (event.at > e.clock) {
-        e.pendingDecay *= Math.pow(2, -(event.at - e.clock) / f.halfLifeMs);
-        e.clock = event.at;
-      } else weight *= Math.pow(2, -(e.clock - event.at) / f.halfLifeMs);
+      if (clock === null) clock = event.at;
+      else if (event.at > clock) {
+        pending *= Math.pow(2, -(event.at - clock) / f.halfLifeMs);
+        clock = event.at;
+      } else weight *= Math.pow(2, -(clock - event.at) / f.halfLifeMs);
     }
-    if (e.pendingDecay < 1 - this.opts.decayTolerance) {
-      e.posterior.decay(e.pendingDecay);
-      e.pendingDecay = 1;
+    const post = e.posterior;
+    const decayNow = pending < 1 - this.opts.decayTolerance;
+    const backup = decayNow ? post.saveData() : undefined;
+    if (decayNow) post.decay(pending);
+    try {
+      this.wrapUpdateError(event, () => post.update(event.alpha, event.beta, event.y, weight));
+    } catch (err) {
+      if (backup) post.restoreData(backup);
+      throw err;
     }
-    e.posterior.update(event.alpha, event.beta, event.y, weight);
+    e.pendingDecay = decayNow ? 1 : pending;
+    e.clock = clock;
+    if (isNew) this.entries.set(event.model, e);
     this.remember(event.id);
     return "applied";
+  }
+
+  /** Runs a posterior update (or its check), naming the event in a FeedbackError it throws. */
+  private wrapUpdateError(event: FeedbackEvent, run: () => void): void {
+    try {
+      run();
+    } catch (err) {
+      if (err instanceof FeedbackError) {
+        throw new FeedbackError(`Feedback event ${JSON.stringify(event.id)}: ${err.message}`, { path: err.path, details: err.details, cause: err });
+      }
+      throw err;
+    }
   }
 
   /** Whether an event id was already applied (and is still remembered). */
@@ -270,15 +352,27 @@ export class OnlineLearner {
   choose(item: LearnerItem, candidates: readonly string[] = this.models(), explore: Exploration = this.opts.explore): string {
     if (candidates.length === 0) throw new IrtRouterError("NO_CANDIDATES", "choose() was given no candidate models; pass at least one model id.");
     const scores = this.score(item, candidates, explore);
-    let best = 0;
-    for (let i = 1; i < scores.length; i++) if (scores[i]!.score > scores[best]!.score) best = i;
+    // NaN never wins (a NaN compares false both ways, so a NaN first candidate would otherwise never be displaced).
+    let best = -1;
+    for (let i = 0; i < scores.length; i++) {
+      const v = scores[i]!.score;
+      if (!Number.isNaN(v) && (best < 0 || v > scores[best]!.score)) best = i;
+    }
+    if (best < 0) {
+      throw new FeedbackError(
+        `choose(): every candidate's score is NaN for this item (alpha length ${item.alpha.length}, beta ${item.beta}); its parameters are not usable item parameters.`,
+        { path: "item" },
+      );
+    }
     return scores[best]!.model;
   }
 
   /** Serialisable snapshot of every posterior and the remembered event ids. */
   exportState(): LearnerState {
-    const models: LearnerState["models"] = {};
-    for (const [id, e] of this.entries) models[id] = { posterior: e.posterior.toState(), pendingDecay: e.pendingDecay, clock: e.clock };
+    // Object.fromEntries defines own properties, so a model named "__proto__" is kept (an assignment would set the prototype).
+    const models: LearnerState["models"] = Object.fromEntries(
+      [...this.entries].map(([id, e]) => [id, { posterior: e.posterior.toState(), pendingDecay: e.pendingDecay, clock: e.clock }]),
+    );
     return {
       version: 1,
       dim: this.dim,
@@ -307,13 +401,13 @@ export class OnlineLearner {
 
   /**
    * The options {@link OnlineLearner.forScorer} uses: the scorer's fitted `knownScale` and `shrinkage` (when its
-   * artifact has them) under `options`. Pass them to {@link OnlineLearner.fromState} too, so models added after a
-   * restore start at the same prior.
+   * artifact has them) under `options`. Pass them to {@link OnlineLearner.restore} / {@link OnlineLearner.fromState}
+   * too, so models added after a restore start at the same prior.
    *
    * @example
    * ```ts
    * const options = OnlineLearner.optionsForScorer(scorer, { explore: "thompson" });
-   * const learner = snapshot ? OnlineLearner.fromState(snapshot.state, options) : new OnlineLearner(scorer.models, options);
+   * const learner = OnlineLearner.restore(await store.load(), scorer.models, options);
    * ```
    */
   static optionsForScorer(scorer: Pick<ScorerPriorSource, "knownPrior">, options: LearnerOptions = {}): LearnerOptions {
@@ -321,15 +415,53 @@ export class OnlineLearner {
     return { ...fitted, ...options };
   }
 
-  /** Restores a learner from {@link OnlineLearner.exportState} output (options as when it was created). */
-  static fromState(state: LearnerState, options: LearnerOptions = {}): OnlineLearner {
-    if (state?.version !== 1) throw new FeedbackError(`Unsupported learner state version ${String(state?.version)}; expected 1`, { path: "state.version" });
-    return new OnlineLearner([], options, state);
+  /**
+   * Restores a learner from {@link OnlineLearner.exportState} output (options as when it was created). The state
+   * is checked first: a malformed one (wrong version, a posterior whose dim or array lengths do not match the
+   * state's dim, non-finite numbers, ...) throws a {@link ValidationError} whose `path` names the field
+   * (`state.models.gpt-4o.posterior.dim`).
+   */
+  static fromState(state: unknown, options: LearnerOptions = {}): OnlineLearner {
+    return new OnlineLearner([], options, checkLearnerState(state));
+  }
+
+  /**
+   * Rebuilds the live learner from what an `AbilityStore` holds (`await store.load()`): starts from the
+   * snapshot's state (or fresh from `known` without one), re-applies the membership changes the journal does not
+   * record, then replays the events after the snapshot. Gives the live learner's posteriors (to rounding) provided
+   * every journaled event was first accepted by {@link OnlineLearner.check}:
+   *
+   * - an event for a model that is neither known, in the snapshot, nor removed is taken to be for a model the live
+   *   learner added at the new-model prior (the router adds models outside the catalog so), and that model is
+   *   added the same way, whatever `unknownModels` says (it applies to live events only);
+   * - `membership.added`: models the live learner added with an `ability` or `like` (re-added before the replay
+   *   unless already tracked);
+   * - `membership.removed`: models the live learner removed (re-removed before the replay, so their journaled
+   *   events stay no-ops, as they were live; the snapshot records removals it covers).
+   *
+   * @example
+   * ```ts
+   * const learner = OnlineLearner.restore(await store.load(), scorer.models, OnlineLearner.optionsForScorer(scorer), { removed: ["old-model"] });
+   * ```
+   */
+  static restore(source: RestoreSource, known: readonly KnownAbility[], options: LearnerOptions = {}, membership: RestoreMembership = {}): OnlineLearner {
+    const learner = source.snapshot ? OnlineLearner.fromState(source.snapshot.state, options) : new OnlineLearner(known, options);
+    for (const a of membership.added ?? []) if (!learner.has(a.id)) learner.addModel(a.id, a);
+    for (const id of membership.removed ?? []) {
+      learner.entries.delete(id);
+      learner.removed.add(id);
+    }
+    for (const event of source.events) learner.apply(event, true);
+    return learner;
   }
 
   /** Prior of a model the catalog does not know: population mean, `inflate` x population covariance. */
   newModelPrior(): GaussianPrior {
     return { mean: this.population.mean, covariance: Float64Array.from(this.population.covariance, (v) => v * this.opts.inflate) };
+  }
+
+  private newPosterior(): AbilityPosterior {
+    return new AbilityPosterior(this.newModelPrior(), this.postOpts());
   }
 
   private entry(posterior: AbilityPosterior): ModelEntry {
@@ -362,15 +494,86 @@ export class OnlineLearner {
       throw new FeedbackError(`Feedback event ${JSON.stringify(event?.id ?? null)}: ${what}`, { path: `event.${path}` });
     };
     if (typeof event !== "object" || event === null) bad("", "is not an object");
-    if (typeof event.id !== "string" || event.id.length === 0) bad("id", "id must be a non-empty string");
-    if (typeof event.model !== "string" || event.model.length === 0) bad("model", "model must be a non-empty string");
+    // Same rules as the store schema (feedbackEventSchema): an id or model of only whitespace is empty.
+    if (typeof event.id !== "string" || event.id.trim().length === 0) bad("id", "id must be a non-empty string");
+    if (typeof event.model !== "string" || event.model.trim().length === 0) bad("model", "model must be a non-empty string");
     if (!event.alpha || event.alpha.length !== this.dim) bad("alpha", `alpha must have length ${this.dim}, got ${event.alpha?.length}`);
-    for (let i = 0; i < this.dim; i++) if (!Number.isFinite(event.alpha[i])) bad(`alpha.${i}`, `alpha[${i}] is ${event.alpha[i]}, must be finite`);
+    for (let i = 0; i < this.dim; i++) {
+      const a = event.alpha[i];
+      if (!Number.isFinite(a)) bad(`alpha.${i}`, `alpha[${i}] is ${a}, must be finite`);
+      if (Math.abs(a!) > MAX_ITEM_PARAMETER) bad(`alpha.${i}`, `alpha[${i}] is ${a}; item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}]`);
+    }
     if (!Number.isFinite(event.beta)) bad("beta", `beta is ${event.beta}, must be finite`);
+    if (Math.abs(event.beta) > MAX_ITEM_PARAMETER) bad("beta", `beta is ${event.beta}; item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}]`);
     if (!Number.isFinite(event.y) || event.y < 0 || event.y > 1) bad("y", `outcome y is ${event.y}; it must be a finite number in [0, 1] (1 = correct)`);
     if (event.weight !== undefined && !(Number.isFinite(event.weight) && event.weight > 0 && event.weight <= 1)) {
       bad("weight", `weight is ${event.weight}; it must be in (0, 1]`);
     }
     if (!Number.isFinite(event.at)) bad("at", `at is ${event.at}; it must be epoch milliseconds`);
   }
+}
+
+/**
+ * Checks a {@link LearnerState} (from JSON, so untrusted) field by field; throws a ValidationError naming the
+ * first bad field (`state.models.<id>.posterior.dataEta.3`).
+ */
+function checkLearnerState(state: unknown): LearnerState {
+  const bad = (path: string, what: string): never => {
+    throw new ValidationError(`Invalid learner state: ${path} ${what}. Restore from a state written by learner.exportState().`, { path });
+  };
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const finiteArray = (v: unknown, n: number, path: string): number[] => {
+    if (!Array.isArray(v)) return bad(path, `must be an array of ${n} finite numbers`);
+    if (v.length !== n) return bad(path, `has ${v.length} numbers, expected ${n}`);
+    v.forEach((x, i) => Number.isFinite(x) || bad(`${path}.${i}`, `is ${String(x)}, must be a finite number`));
+    return v as number[];
+  };
+  const stringArray = (v: unknown, path: string): string[] => {
+    if (!Array.isArray(v)) return bad(path, "must be an array of strings");
+    v.forEach((x, i) => typeof x === "string" || bad(`${path}.${i}`, "must be a string"));
+    return v as string[];
+  };
+  if (!isObject(state)) return bad("state", "must be an object (the output of learner.exportState())");
+  if (state.version !== 1) return bad("state.version", `is ${String(state.version)}; this library reads version 1`);
+  const dim = state.dim;
+  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) return bad("state.dim", `is ${String(dim)}, must be a positive integer`);
+  const pop = state.population;
+  if (!isObject(pop)) return bad("state.population", "must be an object");
+  const mean = finiteArray(pop.mean, dim, "state.population.mean");
+  const covariance = finiteArray(pop.covariance, dim * dim, "state.population.covariance");
+  if (typeof pop.nModels !== "number" || !Number.isInteger(pop.nModels) || pop.nModels < 0) {
+    return bad("state.population.nModels", `is ${String(pop.nModels)}, must be a non-negative integer`);
+  }
+  try {
+    new AbilityPosterior({ mean, covariance });
+  } catch (err) {
+    return bad("state.population.covariance", `is not a usable covariance (${(err as Error).message})`);
+  }
+  if (!isObject(state.models)) return bad("state.models", "must be an object keyed by model id");
+  for (const [id, m] of Object.entries(state.models)) {
+    const at = `state.models.${id}`;
+    if (id.trim().length === 0) return bad(at, "has an empty model id");
+    if (!isObject(m)) return bad(at, "must be an object");
+    const p = m.posterior;
+    if (!isObject(p)) return bad(`${at}.posterior`, "must be an object");
+    if (p.version !== 1) return bad(`${at}.posterior.version`, `is ${String(p.version)}, expected 1`);
+    if (p.dim !== dim) return bad(`${at}.posterior.dim`, `is ${String(p.dim)}, but the state's dim is ${dim}`);
+    if (p.mode !== "full" && p.mode !== "diagonal") return bad(`${at}.posterior.mode`, `is ${String(p.mode)}, expected "full" or "diagonal"`);
+    const size = p.mode === "full" ? dim * dim : dim;
+    finiteArray(p.priorMean, dim, `${at}.posterior.priorMean`);
+    finiteArray(p.priorPrecision, size, `${at}.posterior.priorPrecision`);
+    finiteArray(p.dataPrecision, size, `${at}.posterior.dataPrecision`);
+    finiteArray(p.dataEta, dim, `${at}.posterior.dataEta`);
+    if (typeof p.evidence !== "number" || !Number.isFinite(p.evidence) || p.evidence < 0) {
+      return bad(`${at}.posterior.evidence`, `is ${String(p.evidence)}, must be a finite number >= 0`);
+    }
+    // 0 is accepted: it is the limit of a decay that underflowed (the next event resets the data part).
+    if (typeof m.pendingDecay !== "number" || !(m.pendingDecay >= 0 && m.pendingDecay <= 1)) {
+      return bad(`${at}.pendingDecay`, `is ${String(m.pendingDecay)}, must be a number in [0, 1]`);
+    }
+    if (m.clock !== null && !Number.isFinite(m.clock)) return bad(`${at}.clock`, `is ${String(m.clock)}, must be null or a finite number`);
+  }
+  stringArray(state.removed, "state.removed");
+  stringArray(state.seenIds, "state.seenIds");
+  return state as unknown as LearnerState;
 }

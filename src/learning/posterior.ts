@@ -23,6 +23,7 @@
  * Above {@link FULL_COVARIANCE_MAX_DIM} dimensions the default is a diagonal posterior (precision
  * and eta per coordinate, alpha alpha^T replaced by its diagonal): O(d) per update.
  */
+import { FeedbackError } from "../errors.js";
 import { cholesky, choleskySolve, dot, inverseFromCholesky, matVec, quadForm } from "./linalg.js";
 
 /** Largest ability dimension for which the default covariance is full. */
@@ -159,19 +160,19 @@ export class AbilityPosterior {
   }
 
   /**
-   * Absorbs one outcome y in [0, 1] on an item (alpha, beta) with credit `weight` (> 0).
+   * Absorbs one outcome y in [0, 1] on an item (alpha, beta) with credit `weight` (>= 0; 0 is a no-op).
    * Linearised at the current mean (EKF); O(d^2) (full) or O(d) (diagonal).
+   *
+   * Atomic: when the update would make any number of the state non-finite (item parameters far too large),
+   * it throws a {@link FeedbackError} (path `event`) and leaves the posterior as it was.
    */
   update(alpha: ArrayLike<number>, beta: number, y: number, weight = 1): void {
     const d = this.dim;
-    const mu = this.mean;
-    const am = dot(alpha, mu, d);
-    const p0 = sigmoid(am - beta);
-    const w = weight * p0 * (1 - p0);
-    const g = weight * (y - p0);
-    const etaCoef = g + w * am;
-    this.evidenceSum += weight;
+    const plan = this.plan(alpha, beta, y, weight);
+    const { w, etaCoef } = plan;
     if (this.mode === "full") {
+      const refreshNow = this.sinceRefresh + 1 >= this.refreshEvery;
+      const backup = refreshNow ? this.saveData() : undefined;
       const P = this.dataPrecision;
       for (let i = 0; i < d; i++) {
         const ai = alpha[i]!;
@@ -180,16 +181,27 @@ export class AbilityPosterior {
         for (let k = 0; k < d; k++) P[ri + k] += wai * alpha[k]!;
         this.dataEta[i] += etaCoef * ai;
       }
-      if (++this.sinceRefresh >= this.refreshEvery) {
-        this.refresh();
+      this.evidenceSum += weight;
+      if (backup) {
+        let ok: boolean;
+        try {
+          this.refresh();
+          ok = allFinite(this.mean) && allFinite(this.covariance);
+        } catch {
+          ok = false;
+        }
+        if (!ok) {
+          this.restoreData(backup);
+          throw nonFinite("the posterior's mean or covariance", { refresh: true });
+        }
         return;
       }
+      this.sinceRefresh++;
       // Sherman-Morrison: v = Sigma a; Sigma' = Sigma - w v v^T / (1 + w a^T v); mu' = mu + v g / (1 + w a^T v)
-      const v = matVec(this.covariance, d, alpha, this.v);
-      const denom = 1 + w * dot(alpha, v, d);
-      const shrink = w / denom;
-      const step = g / denom;
+      const v = this.v;
+      const { shrink, step } = plan;
       const S = this.covariance;
+      const mu = this.mean;
       for (let i = 0; i < d; i++) {
         const svi = shrink * v[i]!;
         const ri = i * d;
@@ -203,16 +215,84 @@ export class AbilityPosterior {
         this.dataPrecision[i] += w * ai * ai;
         this.dataEta[i] += etaCoef * ai;
       }
+      this.evidenceSum += weight;
       this.refresh();
     }
   }
 
   /**
-   * Forgetting: multiplies the data part of the natural parameters by `factor` in (0, 1],
-   * moving precision back toward the prior (factor = 0.5 halves the weight of all evidence so far).
+   * Throws the {@link FeedbackError} {@link AbilityPosterior.update} would throw for this outcome (a non-finite
+   * intermediate), changing nothing. The refresh every `refreshEvery` updates is not simulated.
+   * @internal
+   */
+  checkUpdate(alpha: ArrayLike<number>, beta: number, y: number, weight = 1): void {
+    this.plan(alpha, beta, y, weight);
+  }
+
+  /**
+   * The scalars of one update, checked to keep every number of the state finite (triangle bounds on each
+   * entry that changes). Writes only the scratch vector `v` (full mode).
+   */
+  private plan(alpha: ArrayLike<number>, beta: number, y: number, weight: number): { w: number; etaCoef: number; shrink: number; step: number } {
+    const d = this.dim;
+    const am = dot(alpha, this.mean, d);
+    const p0 = sigmoid(am - beta);
+    const w = weight * p0 * (1 - p0);
+    const g = weight * (y - p0);
+    const etaCoef = g + w * am;
+    let amax = 0;
+    for (let i = 0; i < d; i++) amax = Math.max(amax, Math.abs(alpha[i]!));
+    const scalars = { am, p0, w, g, etaCoef, amax, weight, beta, y };
+    if (!(Number.isFinite(etaCoef) && Number.isFinite(amax) && Number.isFinite(w) && Number.isFinite(beta) && Number.isFinite(y))) {
+      const k = Object.entries(scalars).find(([, v]) => !Number.isFinite(v))?.[0] ?? "intermediates";
+      throw nonFinite(`the update's ${k}`, scalars);
+    }
+    if (!Number.isFinite(this.evidenceSum + weight)) throw nonFinite("the posterior's evidence", scalars);
+    if (!Number.isFinite(maxAbs(this.dataPrecision) + w * amax * amax)) throw nonFinite("the posterior's precision", scalars);
+    if (!Number.isFinite(maxAbs(this.dataEta) + Math.abs(etaCoef) * amax)) throw nonFinite("the posterior's natural mean", scalars);
+    if (this.mode !== "full" || this.sinceRefresh + 1 >= this.refreshEvery) return { w, etaCoef, shrink: 0, step: 0 };
+    const v = matVec(this.covariance, d, alpha, this.v);
+    const denom = 1 + w * dot(alpha, v, d);
+    const shrink = w / denom;
+    const step = g / denom;
+    const vmax = maxAbs(v);
+    if (
+      !(denom > 0) ||
+      !Number.isFinite(denom) ||
+      !Number.isFinite(maxAbs(this.covariance) + Math.abs(shrink) * vmax * vmax) ||
+      !Number.isFinite(maxAbs(this.mean) + Math.abs(step) * vmax)
+    ) {
+      throw nonFinite("the posterior's mean or covariance", { ...scalars, denom, vmax });
+    }
+    return { w, etaCoef, shrink, step };
+  }
+
+  /**
+   * Copy of the data part (natural parameters and evidence), for {@link AbilityPosterior.restoreData}.
+   * @internal
+   */
+  saveData(): { precision: Float64Array; eta: Float64Array; evidence: number } {
+    return { precision: Float64Array.from(this.dataPrecision), eta: Float64Array.from(this.dataEta), evidence: this.evidenceSum };
+  }
+
+  /**
+   * Puts back a data part saved by {@link AbilityPosterior.saveData} and recomputes the moments.
+   * @internal
+   */
+  restoreData(saved: { precision: Float64Array; eta: Float64Array; evidence: number }): void {
+    this.dataPrecision.set(saved.precision);
+    this.dataEta.set(saved.eta);
+    this.evidenceSum = saved.evidence;
+    this.refresh();
+  }
+
+  /**
+   * Forgetting: multiplies the data part of the natural parameters by `factor` in [0, 1],
+   * moving precision back toward the prior (factor = 0.5 halves the weight of all evidence so far;
+   * 0, the limit of a decay that underflows, resets the posterior to its prior).
    */
   decay(factor: number): void {
-    if (!(factor > 0 && factor <= 1)) throw new RangeError(`decay factor must be in (0, 1], got ${factor}`);
+    if (!(factor >= 0 && factor <= 1)) throw new RangeError(`decay factor must be in [0, 1], got ${factor}`);
     if (factor === 1) return;
     for (let i = 0; i < this.dataPrecision.length; i++) this.dataPrecision[i] *= factor;
     for (let i = 0; i < this.dim; i++) this.dataEta[i] *= factor;
@@ -315,4 +395,27 @@ export class AbilityPosterior {
     post.refresh();
     return post;
   }
+}
+
+function maxAbs(a: Float64Array): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const v = Math.abs(a[i]!);
+    if (Number.isNaN(v)) return NaN;
+    if (v > m) m = v;
+  }
+  return m;
+}
+
+function allFinite(a: Float64Array): boolean {
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i]!)) return false;
+  return true;
+}
+
+function nonFinite(what: string, details: Record<string, unknown>): FeedbackError {
+  return new FeedbackError(
+    `this outcome would make ${what} non-finite, so it was not applied (the posterior is unchanged). ` +
+      `Item parameters are expected to be of order 1; check the scorer that produced alpha and beta.`,
+    { path: "event", details },
+  );
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { FeedbackError, StoreError } from "../errors.js";
-import type { FeedbackEvent } from "./events.js";
+import { FeedbackError, StoreError, ValidationError } from "../errors.js";
+import { parseWith } from "../util/validate.js";
+import { MAX_ITEM_PARAMETER, type FeedbackEvent } from "./events.js";
 
 /** What {@link AbilityStore.append} reports. */
 export interface AppendResult {
@@ -32,15 +33,16 @@ export interface LoadResult {
  * snapshots of the learner state. Implementations: `MemoryStore` (tests, ephemeral) and the
  * embedded default `FileStore` (JSONL journal + atomic snapshot files), both in `irt-router/adapters`.
  *
- * Restoring a learner: `const { snapshot, events } = await store.load()`; start from
- * `snapshot.state` (or fresh when absent) and apply `events` in order.
+ * Restoring a learner: `OnlineLearner.restore(await store.load(), known, options)` starts from the
+ * snapshot's state (or fresh when absent), re-adds models the live learner added at the new-model
+ * prior, and replays the events (see docs/stores.md for removed models). Check an event with
+ * `learner.check(event)` before appending it, so the journal never holds one the learner rejects.
  *
  * @example
  * ```ts
  * const store = await FileStore.open(".irt-router/abilities");
- * const { snapshot, events } = await store.load();
- * const learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState) : new OnlineLearner(known);
- * for (const e of events) learner.observe(e);
+ * const learner = OnlineLearner.restore(await store.load(), known);
+ * learner.check(event);                            // throws on an event the learner would refuse: not journaled
  * const r = await store.append([event]);           // durable once resolved
  * learner.observe(event);
  * if (r.snapshotDue) await store.snapshot(r.seq, learner.exportState());
@@ -66,16 +68,23 @@ export interface AbilityStore {
 }
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
+const itemParameter = finite.refine(
+  (v) => Math.abs(v) <= MAX_ITEM_PARAMETER,
+  `item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}] (MAX_ITEM_PARAMETER)`,
+);
+/** Non-empty after trimming (the learner applies the same rule); the string is kept as given. */
+const nonBlank = (what: string) => z.string().refine((v) => v.trim().length > 0, `${what} must be a non-empty string`);
 
 /**
  * Schema of a storable {@link FeedbackEvent}. Extra fields are allowed and kept as given
- * (they must be JSON values).
+ * (they must be JSON values). `alpha` entries and `beta` are bounded by {@link MAX_ITEM_PARAMETER}
+ * (the learner enforces the same bound).
  */
 export const feedbackEventSchema = z.looseObject({
-  id: z.string().trim().min(1, "id must be a non-empty string"),
-  model: z.string().trim().min(1, "model must be a non-empty string"),
-  alpha: z.array(finite).min(1, "alpha must be a non-empty array of finite numbers"),
-  beta: finite,
+  id: nonBlank("id"),
+  model: nonBlank("model"),
+  alpha: z.array(itemParameter).min(1, "alpha must be a non-empty array of finite numbers"),
+  beta: itemParameter,
   y: finite.refine((v) => v >= 0 && v <= 1, "y must be in [0, 1]"),
   weight: finite.refine((v) => v > 0 && v <= 1, "weight must be in (0, 1]").optional(),
   decisionId: z.string().optional(),
@@ -86,30 +95,49 @@ export const feedbackEventSchema = z.looseObject({
 /**
  * Validate a batch of feedback events before anything is written. Throws a {@link FeedbackError}
  * naming the first bad event by index and id and the bad field (`events.3.y: y must be in [0, 1]`).
+ * What is checked is the event as it will be stored: its JSON round trip (so an object whose
+ * `toJSON` changes it is validated in the shape that would be written).
  */
 export function assertValidFeedbackEvents(events: unknown): asserts events is readonly FeedbackEvent[] {
+  prepareFeedbackEvents(events);
+}
+
+/**
+ * What a store writes for a batch: each event's strict JSON text and the event parsed back from it, validated
+ * ({@link assertValidFeedbackEvents} rules). Stores keep, dedupe and return exactly these copies.
+ */
+export function prepareFeedbackEvents(events: unknown): { event: FeedbackEvent; json: string }[] {
   if (!Array.isArray(events)) {
     throw new FeedbackError(`append() takes an array of feedback events, got ${events === null ? "null" : typeof events}.`);
   }
-  for (let i = 0; i < events.length; i++) {
-    const r = feedbackEventSchema.safeParse(events[i]);
-    if (!r.success) {
-      const issue = r.error.issues[0]!;
-      const path = ["events", i, ...issue.path.map(String)].join(".");
-      const id = (events[i] as { id?: unknown } | null)?.id;
-      throw new FeedbackError(
-        `Feedback event ${i}${typeof id === "string" ? ` ("${id}")` : ""} is invalid: ${path}: ${issue.message}. Nothing was written.`,
-        { path, details: { issues: r.error.issues } },
-      );
-    }
+  return events.map((raw: unknown, i) => {
+    const id = (raw as { id?: unknown } | null)?.id;
+    const name = `${i}${typeof id === "string" ? ` ("${id}")` : ""}`;
+    // The given value first, for the clearest message (unless it serialises through its own toJSON).
+    if (typeof (raw as { toJSON?: unknown } | null)?.toJSON !== "function") checkEvent(raw, i, name, "");
+    let json: string;
     try {
-      toStrictJson(events[i], `events.${i}`);
+      json = toStrictJson(raw, `events.${i}`);
     } catch (err) {
-      throw new FeedbackError(`Feedback event ${i} cannot be stored: ${(err as Error).message}. Nothing was written.`, {
-        path: `events.${i}`,
+      throw new FeedbackError(`Feedback event ${name} cannot be stored: ${(err as Error).message}. Nothing was written.`, {
+        path: (err as StoreError).path ?? `events.${i}`,
       });
     }
-  }
+    const event: unknown = JSON.parse(json);
+    checkEvent(event, i, name, " as it would be stored (its JSON form, after toJSON)");
+    return { event: event as FeedbackEvent, json };
+  });
+}
+
+function checkEvent(value: unknown, i: number, name: string, as: string): void {
+  const r = feedbackEventSchema.safeParse(value);
+  if (r.success) return;
+  const issue = r.error.issues[0]!;
+  const path = ["events", i, ...issue.path.map(String)].join(".");
+  throw new FeedbackError(`Feedback event ${name} is invalid${as}: ${path}: ${issue.message}. Nothing was written.`, {
+    path,
+    details: { issues: r.error.issues },
+  });
 }
 
 /**
@@ -119,34 +147,35 @@ export function assertValidFeedbackEvents(events: unknown): asserts events is re
  */
 export function toStrictJson(value: unknown, what: string): string {
   const problem = jsonProblem(value, what, new Set());
-  if (problem) throw new StoreError(problem);
+  if (problem) throw new StoreError(problem.message, { path: problem.path });
   const text = JSON.stringify(value);
   if (text === undefined) throw new StoreError(`${what} is not JSON-serialisable`);
   return text;
 }
 
 /** First value under `value` that JSON would drop or alter, described with its path. */
-function jsonProblem(value: unknown, path: string, stack: Set<object>): string | undefined {
+function jsonProblem(value: unknown, path: string, stack: Set<object>): { path: string; message: string } | undefined {
+  const at = (message: string) => ({ path, message: `${path} ${message}` });
   switch (typeof value) {
     case "number":
-      return Number.isFinite(value) ? undefined : `${path} is ${value}, which JSON cannot represent`;
+      return Number.isFinite(value) ? undefined : at(`is ${value}, which JSON cannot represent`);
     case "string":
     case "boolean":
       return undefined;
     case "bigint":
-      return `${path} is a bigint; convert it to a number or a string`;
+      return at("is a bigint; convert it to a number or a string");
     case "function":
     case "symbol":
     case "undefined":
-      return `${path} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON would drop`;
+      return at(`is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON would drop`);
   }
   if (value === null) return undefined;
   const obj = value as object;
   if (ArrayBuffer.isView(obj)) {
-    return `${path} is a ${obj.constructor.name}, which JSON would turn into an object; convert it with Array.from()`;
+    return at(`is a ${obj.constructor.name}, which JSON would turn into an object; convert it with Array.from()`);
   }
   if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return undefined; // e.g. Date
-  if (stack.has(obj)) return `${path} refers back to one of its parents (a cycle), which JSON cannot represent`;
+  if (stack.has(obj)) return at("refers back to one of its parents (a cycle), which JSON cannot represent");
   stack.add(obj);
   try {
     if (Array.isArray(obj)) {
@@ -218,8 +247,28 @@ export class StoreLedger {
   }
 }
 
-/** Options every store accepts. */
-export const storeOptionsSchema = z.object({
-  /** `append()` reports `snapshotDue` once this many events were appended since the last snapshot. */
-  snapshotEvery: z.number().int().min(1).max(10_000_000).default(1000),
-});
+/** Options every store accepts (unknown keys are rejected). */
+export const storeOptionsSchema = z
+  .object({
+    /** `append()` reports `snapshotDue` once this many events were appended since the last snapshot. */
+    snapshotEvery: z.number().int().min(1).max(10_000_000).default(1000),
+  })
+  .strict();
+
+/**
+ * Parse store options with a strict schema; an unknown key is a {@link ValidationError} whose `path` names it
+ * (`FileStore options.snapshotEvry`), so a misspelt option is never silently ignored.
+ */
+export function parseStoreOptions<S extends z.ZodObject>(schema: S, options: unknown, what: string): z.output<S> {
+  if (typeof options === "object" && options !== null && !Array.isArray(options)) {
+    const known = Object.keys(schema.shape);
+    const unknown = Object.keys(options).filter((k) => !known.includes(k));
+    if (unknown.length > 0) {
+      throw new ValidationError(
+        `Invalid ${what}: unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options are ${known.join(", ")}.`,
+        { path: `${what}.${unknown[0]}`, details: { unknown } },
+      );
+    }
+  }
+  return parseWith(schema, options, what);
+}

@@ -62,7 +62,7 @@ describe("AbilityPosterior", () => {
     }
   });
 
-  it("decay moves precision back toward the prior; factor 1 is a no-op", () => {
+  it("decay moves precision back toward the prior; factor 1 is a no-op; factor 0 (underflow) is back at the prior", () => {
     const post = new AbilityPosterior({ mean: [0, 0], covariance: eye(2) });
     for (let i = 0; i < 50; i++) post.update([1, 0.5], 0, 1);
     const before = post.covariance[0]!;
@@ -71,7 +71,12 @@ describe("AbilityPosterior", () => {
     post.decay(0.01);
     expect(post.covariance[0]).toBeGreaterThan(before);
     expect(post.covariance[0]).toBeLessThanOrEqual(1);
-    expect(() => post.decay(0)).toThrow(RangeError);
+    post.decay(0);
+    expect(Array.from(post.mean)).toEqual([0, 0]);
+    expect(Array.from(post.covariance)).toEqual([1, 0, 0, 1]);
+    expect(post.evidence).toBe(0);
+    expect(() => post.decay(-0.1)).toThrow(RangeError);
+    expect(() => post.decay(NaN)).toThrow(RangeError);
   });
 
   it("state round-trips through JSON", () => {

@@ -62,12 +62,17 @@ describe("FileStore: torn and corrupted journals", () => {
     await again.close();
   });
 
-  it("(b) a complete last line with a bad checksum is treated as torn", async () => {
+  it("(b) a complete last line with a bad checksum is cut off and reported as damaged, not as torn", async () => {
     await seed(2);
     const line = encodeLine(JSON.stringify({ seq: 3, event: ev(3) }));
     await appendFile(journal(), line.replace('"y":1', '"y":0'));
-    const store = await FileStore.open(dir);
-    expect(store.recovery.tornTail).toMatchObject({ line: 4 });
+    const warnings: string[] = [];
+    const store = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
+    expect(store.recovery.tornTail).toBeUndefined();
+    expect(store.recovery.damagedLastLine).toEqual({ line: 4, bytes: Buffer.byteLength(line) });
+    expect(warnings.join("\n")).toMatch(/line 4, .* it is complete \(newline-terminated\) but fails its checksum/);
+    expect(warnings.join("\n")).not.toMatch(/torn|never acknowledged\.$/);
+    expect(warnings.join("\n")).toMatch(/acknowledged event is lost/);
     expect((await store.load()).seq).toBe(2);
     await store.close();
   });
