@@ -20,7 +20,7 @@ import { FeedbackError, ValidationError } from "../../../src/errors.js";
 import { calibrateModel, type Probe } from "../../../src/learning/calibrate.js";
 import type { FeedbackEvent } from "../../../src/learning/events.js";
 import { gradeMultipleChoice } from "../../../src/learning/grader.js";
-import { OnlineLearner, type LearnerState } from "../../../src/learning/learner.js";
+import { OnlineLearner } from "../../../src/learning/learner.js";
 import { loadPretrained, loadScorer } from "../../artifact/load.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { buildProbeBank } from "../../learning/probe-bank.js";
@@ -151,10 +151,9 @@ async function run(a: Args): Promise<number> {
   try {
     let learner: OnlineLearner;
     if (store) {
-      const { snapshot, events } = await store.load();
-      learner = snapshot ? OnlineLearner.fromState(snapshot.state as LearnerState, options) : new OnlineLearner(scorer.models, options);
-      for (const e of events) learner.observe(e);
-      err.write(`Store ${a.store}: ${events.length} event(s) replayed${snapshot ? ` after snapshot ${snapshot.seq}` : ""}.\n`);
+      const loaded = await store.load();
+      learner = OnlineLearner.restore(loaded, scorer.models, options);
+      err.write(`Store ${a.store}: ${loaded.events.length} event(s) replayed${loaded.snapshot ? ` after snapshot ${loaded.snapshot.seq}` : ""}.\n`);
     } else learner = new OnlineLearner(scorer.models, options);
 
     const apiKey = process.env[a["api-key-env"] ?? "OPENAI_API_KEY"];
