@@ -49,7 +49,7 @@ function acceptedNames(table: TableName): string {
 }
 
 /** Extensions of files that are probably meant as a table when their stem is close to a table name. */
-const DATA_LIKE = /^(csv|tsv|txt|json|jsonl|ndjson|xlsx?|parquet)(\.gz)?$|^gz$/i;
+const DATA_LIKE = /^(csv|tsv|json|jsonl|ndjson|xlsx?|parquet)(\.gz)?$|^gz$/i;
 
 /** Extensions of documentation files, never mistaken for a table. */
 const DOCS = /^(md|markdown|rst|html?|pdf)$/i;
@@ -66,7 +66,7 @@ function nearTable(stem: string): TableName | undefined {
 /**
  * Check the file names of a your-own-data folder and find its tables. A file that looks like a table
  * but is not one of the accepted names (`model.csv`, `Items.csv`, `labels.json`, `lables.csv`) is a
- * {@link DatasetFormatError} rather than silently ignored; unrelated files (README.md, notes.txt) are fine.
+ * {@link DatasetFormatError} rather than silently ignored; unrelated files (README.md, notes.txt, backups) are fine.
  */
 function scanOwnDataFolder(dir: string): Partial<Record<TableName, string>> {
   let entries: string[];
@@ -89,6 +89,8 @@ function scanOwnDataFolder(dir: string): Partial<Record<TableName, string>> {
     if (DOCS.test(ext)) continue; // items.md describing the table is documentation, not a table
     if ((TABLES as readonly string[]).includes(stem)) {
       if ((FORMATS as readonly string[]).includes(ext)) continue;
+      // notes and backups beside a table (models.txt, labels.csv.bak, items.csv~) are not tables
+      if (ext !== "" && !DATA_LIKE.test(ext)) continue;
       throw new DatasetFormatError(
         `${join(dir, name)}: ${ext === "" ? "a table file needs an extension" : `".${ext}" is not a supported table format`}; ` +
           `the ${stem} table must be named ${acceptedNames(stem as TableName)} (JSON Lines: one object per line, not a JSON array). ` +

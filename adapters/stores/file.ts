@@ -151,9 +151,9 @@ export class FileStore implements AbilityStore {
           throw new StoreError(
             `${journalPath} is missing although ${join(dir, SNAPSHOT)} (covering events up to ${snap.seq}) exists. ` +
               `Events acknowledged after that snapshot were in the missing journal, so the store will not start a new one silently. ` +
-              `Restore the journal from a backup; or, accepting the loss of those events, create it holding only the header line ` +
-              `${JSON.stringify(journalHeader(snap.seq).trimEnd())} (with a newline).`,
-            { file: journalPath },
+              `Restore the journal from a backup; or, accepting the loss of those events, create it holding only this header line ` +
+              `(and a newline):\n${journalHeader(snap.seq).trimEnd()}`,
+            { file: journalPath, details: { headerLine: journalHeader(snap.seq) } },
           );
         }
         await atomicWrite(dir, JOURNAL, journalHeader(0));

@@ -269,6 +269,12 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const { decision } = plan;
     let lastError: unknown;
     for (const [i, slot] of plan.order.entries()) {
+      // a cancellation while the query was being encoded, or during a failed attempt, stops here (not every
+      // provider checks an already-aborted signal)
+      if (options?.signal?.aborted) {
+        lastError = options.signal.reason;
+        break;
+      }
       const t0 = performance.now();
       decision.chosen = slot.id;
       try {

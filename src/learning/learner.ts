@@ -257,7 +257,9 @@ export class OnlineLearner {
    * {@link FeedbackError} (malformed, out-of-bound or non-finite-making event) or UNKNOWN_MODEL error, else returns
    * the {@link ObserveResult} it would give now. Call it before journaling an event, so that a store never holds an
    * event the learner rejects (every later replay would throw on it). The router's `feedback()` and
-   * `calibrateModel` do.
+   * `calibrateModel` do. The non-finite check runs against the posterior as it is, without a forgetting decay that
+   * `observe` would apply first: within the item-parameter bound, a decay cannot make an accepted update overflow
+   * from any posterior the learner reaches in use (only a hand-made state with a prior precision near 1e-300 can).
    */
   check(event: FeedbackEvent): ObserveResult {
     this.validate(event);

@@ -65,6 +65,7 @@ describe("CLI option rules", () => {
     expect(rejection(parse(calibrate, { model: "m", budget: "5", endpoint: "ftp://host/v1" })).path).toBe("options.endpoint");
     for (const bad of ["", " ", "0x1", "abc", "1.5"]) expect(rejection(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": bad })).path).toBe("options.target-sd");
     expect(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": "0.02" })()).toMatchObject({ "target-sd": 0.02 });
+    expect(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": "5e-3" })()).toMatchObject({ "target-sd": 0.005 });
     expect(rejection(parse(calibrate, { model: "m", replay: "x" })).message).toMatch(/is required/);
   });
 

@@ -190,6 +190,11 @@ describe("folder contents: misnamed or unsupported table files are not silently 
       "nodes.csv": "a\n1\n",
       "levels.csv": "a\n1\n",
       ".DS_Store": "",
+      // notes and backups beside the tables
+      "models.txt": "prices from the vendor's page",
+      "labels.csv.bak": LABELS,
+      "items.csv~": ITEMS,
+      "label.txt": "x",
     });
     mkdirSync(join(dir, "model")); // a sub-folder is not a table
     const ds = await loadDataset(dir);

@@ -29,6 +29,9 @@ const Forecast = z.object({ city: z.string(), summary: z.string() });
 
 /** Answers after 2 s unless its signal aborts it first (as provider SDKs do). */
 class SlowModel extends BaseChatModel {
+  private markStarted!: () => void;
+  /** Resolves once a call has started (so a test can abort a call that is surely in flight). */
+  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
   constructor() {
     super({});
   }
@@ -45,6 +48,7 @@ class SlowModel extends BaseChatModel {
         clearTimeout(timer);
         reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
       });
+      this.markStarted();
     });
     return { generations: [{ message: new AIMessage("late"), text: "late" }] };
   }
@@ -178,8 +182,10 @@ describe("irtRouterMiddleware", () => {
     const middleware = irtRouterMiddleware({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
     const controller = new AbortController();
     const agent = createAgent({ model: fakeModel(), tools: [], middleware: [middleware], signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
-    await expect(agent.invoke({ messages: [{ role: "user", content: "hi" }] })).rejects.toThrow(/abort/i);
+    const run = agent.invoke({ messages: [{ role: "user", content: "hi" }] });
+    await slow.started;
+    controller.abort();
+    await expect(run).rejects.toThrow(/abort/i);
     expect(backup.callCount).toBe(0);
     expect(middleware.router.decisions(1)[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
   });

@@ -18,9 +18,13 @@ const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
   schema: z.object({ city: z.string() }),
 });
 
-/** A chat model that takes 10 s unless its signal aborts it (as provider SDKs do). */
+/** A chat model that takes 10 s unless its signal aborts it (as provider SDKs do, also when it is aborted already). */
 class SlowModel extends BaseChatModel {
   cancelled = 0;
+  finished = 0;
+  private markStarted!: () => void;
+  /** Resolves once a call has started (so a test can abort a call that is surely in flight). */
+  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
   constructor() {
     super({});
   }
@@ -29,13 +33,17 @@ class SlowModel extends BaseChatModel {
   }
   async _generate(_m: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, 10_000);
-      options.signal?.addEventListener("abort", () => {
+      const cancel = () => {
         clearTimeout(timer);
         this.cancelled++;
         reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
-      });
+      };
+      const timer = setTimeout(resolve, 10_000);
+      if (options.signal?.aborted) return cancel();
+      options.signal?.addEventListener("abort", cancel);
+      this.markStarted();
     });
+    this.finished++;
     return { generations: [{ message: new AIMessage("late"), text: "late" }] };
   }
 }
@@ -338,8 +346,7 @@ describe("IrtRouter routing", () => {
     };
     const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
     for await (const _ of await router.stream("hi")) break;
-    await new Promise((r) => setTimeout(r, 20));
-    expect(closed).toBe(1);
+    await vi.waitFor(() => expect(closed).toBe(1));
   });
 
   it("generate() with a streaming handler reports each token once (from the child's run)", async () => {
@@ -449,8 +456,10 @@ describe("IrtRouter routing", () => {
     const backup = fakeModel().respond(new AIMessage("backup"));
     const router = new IrtRouter({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 20);
-    await expect(router.invoke("What is 1+1?", { signal: controller.signal })).rejects.toThrow(/abort/i);
+    const call = router.invoke("What is 1+1?", { signal: controller.signal });
+    await slow.started;
+    controller.abort();
+    await expect(call).rejects.toThrow(/abort/i);
     expect(slow.cancelled).toBe(1);
     expect(backup.callCount).toBe(0);
     const d = router.decisions().at(-1)!;
@@ -467,12 +476,28 @@ describe("IrtRouter routing", () => {
     expect(decisionOf(reply).attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
   });
 
+  it("a cancellation while the router is still scoring calls no model", async () => {
+    const controller = new AbortController();
+    class AbortingScorer extends ToyScorer {
+      override async itemParams(textOrEmbedding: string | Float32Array) {
+        controller.abort(); // the caller cancels while the query is being scored
+        return super.itemParams(textOrEmbedding);
+      }
+    }
+    const child = fakeModel().respond(new AIMessage("should not answer"));
+    const router = new IrtRouter({ models: { mistral: child }, scorer: new AbortingScorer() });
+    await expect(router.invoke("What is 1+1?", { signal: controller.signal })).rejects.toThrow(/abort/i);
+    expect(child.callCount).toBe(0);
+  });
+
   it("a timeout signal bounds the whole call: when it fires, no other model is tried", async () => {
     const slow = new SlowModel();
     const backup = fakeModel().respond(new AIMessage("too late"));
     const router = new IrtRouter({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
     await expect(router.invoke("What is 1+1?", { signal: AbortSignal.timeout(50) })).rejects.toThrow();
-    expect(slow.cancelled).toBe(1);
+    // the signal fires while the router plans (no model is called) or while the slow model runs (it is cancelled);
+    // either way nothing answers late and no other model is tried
+    expect(slow.finished).toBe(0);
     expect(backup.callCount).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, unlink } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -56,6 +56,11 @@ describe("FileStore: a missing journal beside a snapshot", () => {
     // Nothing was created or changed, and the lock was released (a second open reports the same problem).
     expect((await readdir(dir)).sort()).toEqual(["snapshot.json"]);
     await expect(FileStore.open(dir)).rejects.toThrow(/is missing although/);
+    // The repair the message gives, pasted as printed (its last line), opens the store at the snapshot.
+    await writeFile(join(dir, "journal.jsonl"), `${(err as Error).message.split("\n").at(-1)}\n`);
+    const repaired = await FileStore.open(dir);
+    expect((await repaired.load()).seq).toBe(2);
+    await repaired.close();
   });
 
   it("a fresh directory still starts an empty journal", async () => {

@@ -50,8 +50,7 @@ const schema = z
     strategy: z.enum(["accuracy", "fisher", "random"]).default("accuracy"),
     "target-sd": z
       .string()
-      .regex(/^(?:0|[1-9][0-9]*)?(?:\.[0-9]+)?$/, "must be a decimal number in [0, 1], e.g. 0.02")
-      .refine((v) => v !== "" && v !== ".", "must be a decimal number in [0, 1], e.g. 0.02")
+      .regex(/^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/, "must be a decimal number in [0, 1], e.g. 0.02 or 5e-3")
       .transform(Number)
       .pipe(z.number().min(0).max(1))
       .optional(),
