@@ -8,6 +8,8 @@ export interface EvalEmbeddings {
   readonly X: Float32Array;
   readonly dim: number;
   readonly encoderId: string;
+  /** Whether the vectors came from the on-disk cache (false: computed by this call). */
+  readonly fromCache?: boolean;
 }
 
 /**
@@ -29,5 +31,5 @@ export async function embedForEval(ds: CorrectnessDataset): Promise<EvalEmbeddin
     },
   });
   bar?.finish(result.fromCache ? "(from cache)" : "");
-  return { X: result.vectors, dim: result.dim, encoderId: result.encoder.id };
+  return { X: result.vectors, dim: result.dim, encoderId: result.encoder.id, fromCache: result.fromCache };
 }
