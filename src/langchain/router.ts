@@ -17,11 +17,15 @@ import { parseWith } from "../util/validate.js";
 import { snapshot, type RouteDecision } from "./decision.js";
 import { childConfig, describeError, isAbort, runIdOf } from "./delegate.js";
 import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
+import { ChildRuns } from "./child-runs.js";
 import type { CalibrationResult } from "../learning/calibrate.js";
 import { MemoryFeedbackSink, RouteEngine, type ModelSlot, type RoutePlan } from "./engine.js";
 import { irtRouterOptionsSchema, type IrtRouterOptions } from "./options.js";
 
 const INTERNAL = Symbol("irt-router.internal");
+
+/** The attempts under each of the router's own runs (see openRun), so a failed stream can end its run after them. */
+const OWN_RUN_CHILDREN = new WeakMap<CallbackManagerForChainRun, ChildRuns>();
 
 interface DerivedState {
   engine: RouteEngine;
@@ -337,6 +341,9 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     // (withOwnConfig) and still see the child's run, as they do when the child is called directly.
     const child = run.getChild();
     for (const handler of manager.handlers) if (!manager.inheritableHandlers.includes(handler)) child.addHandler(handler, false);
+    const attempts = new ChildRuns(run.runId);
+    child.addHandler(attempts, false);
+    OWN_RUN_CHILDREN.set(run, attempts);
     const { runId: _own, ...rest } = options;
     return { run, options: { ...rest, callbacks: child } };
   }
@@ -405,8 +412,12 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
       await started.it.return?.();
       this.engine.recordSpend(plan, slot.id, usage.input_tokens !== undefined ? usage : undefined);
       // The router's own run (see openRun) ends with what was streamed, or with the error that stopped it.
-      if (failure !== undefined) await run?.handleChainError(failure);
-      else await run?.handleChainEnd({ output });
+      // After an abort mid-stream the child reports its error a moment after the stream rejected: the router's run
+      // ends once its attempts have (at most 1 s later), without holding up the consumer.
+      if (failure !== undefined && run) {
+        const ending = (OWN_RUN_CHILDREN.get(run)?.settled(1000) ?? Promise.resolve()).then(() => run.handleChainError(failure));
+        ending.catch(() => undefined);
+      } else await run?.handleChainEnd({ output });
     }
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { RunCollectorCallbackHandler } from "@langchain/core/tracers/run_collector";
 import { FakeChatModel, FakeListChatModel } from "@langchain/core/utils/testing";
 import { fakeModel } from "@langchain/core/testing";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -405,6 +406,25 @@ describe("IrtRouter routing", () => {
     expect(events[0]).toMatchObject({ event: "on_chain_start", name: "IrtRouter", run_id: runId });
     expect(events.at(-1)).toMatchObject({ event: "on_chain_end", name: "IrtRouter", run_id: runId });
     expect(modelChunks.every((e) => e.run_id !== runId)).toBe(true);
+  });
+
+  it("a stream with a runId aborted mid-way leaves one run tree: the router's run ends after its child's", async () => {
+    const collector = new RunCollectorCallbackHandler();
+    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["one two three"], sleep: 5 }) }, scorer: new ToyScorer() });
+    const controller = new AbortController();
+    const runId = "00000000-0000-4000-8000-0000000000cc";
+    await expect(
+      (async () => {
+        for await (const _ of await router.stream("hi", { runId, callbacks: [collector], signal: controller.signal })) controller.abort();
+      })(),
+    ).rejects.toThrow();
+    await vi.waitFor(() => expect(collector.tracedRuns).toHaveLength(1), { timeout: 5000 });
+    const root = collector.tracedRuns[0]!;
+    expect(root.id).toBe(runId);
+    expect(root.error).toBeDefined();
+    expect(root.child_runs!.map((r) => r.run_type)).toEqual(["llm"]);
+    // the child had ended (with its error) when the router's run ended, so it is inside the tree, not a second root
+    expect(root.child_runs![0]!.error).toBeDefined();
   });
 
   it("a call's runId names the router's own run, which succeeds when a fallback answers", async () => {
