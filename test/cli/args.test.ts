@@ -6,17 +6,9 @@ import { command as train } from "../../adapters/cli/commands/train.js";
 import { ValidationError } from "../../src/errors.js";
 import type { CatalogEntry } from "../../src/scorer/types.js";
 import { parseWith } from "../../src/util/validate.js";
+import { thrownBy } from "../errors.js";
 
-/** The ValidationError a call throws (fails the test if it throws something else or nothing). */
-function rejection(f: () => unknown): ValidationError {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return error as ValidationError;
-  }
-  throw new Error("expected a ValidationError");
-}
+const rejection = (fn: () => unknown) => thrownBy(ValidationError, fn);
 
 describe("CLI argument parsing", () => {
   const cmd = { name: "eval", options: evalCommand.options };

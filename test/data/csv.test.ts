@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { DatasetFormatError } from "../../src/errors.js";
 import { columnIndex, formatCsv, parseCsv, parseCsvRows } from "../../src/data/csv.js";
+import { thrownBy } from "../errors.js";
 
-function formatError(fn: () => unknown): DatasetFormatError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DatasetFormatError);
-    return error as DatasetFormatError;
-  }
-  throw new Error("expected a DatasetFormatError");
-}
+const formatError = (fn: () => unknown) => thrownBy(DatasetFormatError, fn);
 
 describe("parseCsv (RFC 4180)", () => {
   it("parses quoted fields with commas, doubled quotes and embedded newlines, tracking record lines", () => {

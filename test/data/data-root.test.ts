@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { dataRootCandidates, packageRoot } from "../../adapters/data/data-root.js";
 import { loadDataset, resolveDataset } from "../../adapters/data/load-dataset.js";
 import { DatasetNotFoundError, ValidationError } from "../../src/errors.js";
+import { thrownBy } from "../errors.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const project = resolve(here, "..", "..");
@@ -23,16 +24,7 @@ function root(name: string, text: string): string {
 }
 const optionRoot = root("option-root", "from option");
 const envRoot = root("env-root", "from env");
-
-function notFound(fn: () => unknown): DatasetNotFoundError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DatasetNotFoundError);
-    return error as DatasetNotFoundError;
-  }
-  throw new Error("expected DatasetNotFoundError");
-}
+const notFound = (fn: () => unknown) => thrownBy(DatasetNotFoundError, fn);
 
 describe("data root resolution", () => {
   it("orders --data-root, then IRT_ROUTER_DATA, then ../shared/data beside the package (not the cwd)", () => {
@@ -79,14 +71,9 @@ describe("data root resolution", () => {
   });
 
   it("an explicit data root that is not a folder is refused, not passed over for another root", () => {
-    try {
-      resolveDataset("tiny", { dataRoot: join(tmp, "typo-root"), env: { IRT_ROUTER_DATA: envRoot } });
-      expect.unreachable("a missing --data-root fell back to another root");
-    } catch (error) {
-      expect(error).toBeInstanceOf(ValidationError);
-      expect((error as ValidationError).path).toBe("options.dataRoot");
-      expect((error as Error).message).toContain(join(tmp, "typo-root"));
-    }
+    const error = thrownBy(ValidationError, () => resolveDataset("tiny", { dataRoot: join(tmp, "typo-root"), env: { IRT_ROUTER_DATA: envRoot } }));
+    expect(error.path).toBe("options.dataRoot");
+    expect(error.message).toContain(join(tmp, "typo-root"));
   });
 
   it("a path that is not a dataset folder says so", () => {

@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { DatasetFormatError } from "../../src/errors.js";
 import { decodeUtf8 } from "../../src/data/text-decode.js";
+import { thrownBy } from "../errors.js";
 
-function formatError(fn: () => unknown): DatasetFormatError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DatasetFormatError);
-    return error as DatasetFormatError;
-  }
-  throw new Error("expected a DatasetFormatError");
-}
+const formatError = (fn: () => unknown) => thrownBy(DatasetFormatError, fn);
 
 describe("decodeUtf8", () => {
   it("decodes UTF-8 (multi-byte characters, a leading BOM kept for the parsers to skip)", () => {

@@ -8,6 +8,9 @@ import {
   type HuggingFaceRetryInfo,
 } from "../../adapters/encoders/huggingface.js";
 import { EmbeddingProviderError, EncoderInputError, ValidationError } from "../../src/errors.js";
+import { rejectedWith } from "../errors.js";
+
+const providerError = (promise: Promise<unknown>) => rejectedWith(EmbeddingProviderError, promise);
 
 /** A scripted reply of the local feature-extraction server. */
 interface Reply {
@@ -82,15 +85,6 @@ function encoder(extra: Partial<HuggingFaceEncoderOptions> = {}, retries?: Huggi
     onRetry: retries ? (info) => retries.push(info) : undefined,
     ...extra,
   });
-}
-
-async function providerError(promise: Promise<unknown>): Promise<EmbeddingProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EmbeddingProviderError);
-  return err as EmbeddingProviderError;
 }
 
 describe("HuggingFaceEncoder against a local feature-extraction server", () => {

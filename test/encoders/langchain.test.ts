@@ -3,6 +3,9 @@ import { SyntheticEmbeddings } from "@langchain/core/utils/testing";
 import { describe, expect, it } from "vitest";
 import { LangChainEncoder, defaultLangChainEncoderId } from "../../adapters/encoders/langchain.js";
 import { EmbeddingProviderError, EncoderInputError, ValidationError } from "../../src/errors.js";
+import { rejectedWith } from "../errors.js";
+
+const providerError = (promise: Promise<unknown>) => rejectedWith(EmbeddingProviderError, promise);
 
 /** A real LangChain Embeddings subclass whose output the test scripts. */
 class ScriptedEmbeddings extends Embeddings {
@@ -23,15 +26,6 @@ class ScriptedEmbeddings extends Embeddings {
 }
 
 const three = (texts: string[]) => texts.map((t) => [t.length, 1, -1]);
-
-async function providerError(promise: Promise<unknown>): Promise<EmbeddingProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EmbeddingProviderError);
-  return err as EmbeddingProviderError;
-}
 
 describe("LangChainEncoder", () => {
   it("wraps a real LangChain Embeddings class and returns one Float32Array per text, in order", async () => {

@@ -4,12 +4,10 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { FakeChatModel, FakeListChatModel } from "@langchain/core/utils/testing";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseMessage } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouter, irtRouterMiddleware, type RouteDecision } from "../../src/langchain/index.js";
-import { ToyScorer } from "./helpers.js";
+import { SlowModel, ToyScorer } from "./helpers.js";
 
 const calls: string[] = [];
 const weather = tool(
@@ -26,33 +24,6 @@ function withProfile<T extends BaseChatModel>(model: T, profile: Record<string, 
 }
 
 const Forecast = z.object({ city: z.string(), summary: z.string() });
-
-/** Answers after 2 s unless its signal aborts it first (as provider SDKs do). */
-class SlowModel extends BaseChatModel {
-  private markStarted!: () => void;
-  /** Resolves once a call has started (so a test can abort a call that is surely in flight). */
-  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
-  constructor() {
-    super({});
-  }
-  _llmType() {
-    return "slow";
-  }
-  override bindTools() {
-    return this as never;
-  }
-  async _generate(_m: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, 2000);
-      options.signal?.addEventListener("abort", () => {
-        clearTimeout(timer);
-        reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
-      });
-      this.markStarted();
-    });
-    return { generations: [{ message: new AIMessage("late"), text: "late" }] };
-  }
-}
 
 describe("createAgent with IrtRouter as the model", () => {
   it("routes every step; the tool calls are executed", async () => {
@@ -177,7 +148,7 @@ describe("irtRouterMiddleware", () => {
   });
 
   it("does not fall back after the agent's own signal (createAgent({ signal })) aborts the call", async () => {
-    const slow = new SlowModel();
+    const slow = new SlowModel(2000);
     const backup = fakeModel().respond(new AIMessage("backup"));
     const middleware = irtRouterMiddleware({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
     const controller = new AbortController();

@@ -1,3 +1,6 @@
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
 import { IrtRouterError } from "../../src/errors.js";
 import type { CatalogEntry, ItemParams, ModelScore, Scorer } from "../../src/scorer/types.js";
 
@@ -61,4 +64,40 @@ function entry(id: string, aliases: string[], ability: number[], price: { inputP
 export function quietLogger(): { warn: (m: string) => void; messages: string[] } {
   const messages: string[] = [];
   return { messages, warn: (m: string) => void messages.push(m) };
+}
+
+/**
+ * A chat model that answers "late" after `ms` (default 10 s) unless its signal aborts it, as provider SDKs do,
+ * also when the signal is aborted already. Binds tools as itself, so an agent can use it.
+ */
+export class SlowModel extends BaseChatModel {
+  cancelled = 0;
+  finished = 0;
+  private markStarted!: () => void;
+  /** Resolves once a call has started (so a test can abort a call that is surely in flight). */
+  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
+  constructor(private readonly ms = 10_000) {
+    super({});
+  }
+  _llmType() {
+    return "slow";
+  }
+  override bindTools() {
+    return this as never;
+  }
+  async _generate(_m: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    await new Promise<void>((resolve, reject) => {
+      const cancel = () => {
+        clearTimeout(timer);
+        this.cancelled++;
+        reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
+      };
+      const timer = setTimeout(resolve, this.ms);
+      if (options.signal?.aborted) return cancel();
+      options.signal?.addEventListener("abort", cancel);
+      this.markStarted();
+    });
+    this.finished++;
+    return { generations: [{ message: new AIMessage("late"), text: "late" }] };
+  }
 }

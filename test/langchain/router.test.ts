@@ -5,49 +5,18 @@ import { RunCollectorCallbackHandler } from "@langchain/core/tracers/run_collect
 import { FakeChatModel, FakeListChatModel } from "@langchain/core/utils/testing";
 import { fakeModel } from "@langchain/core/testing";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouter, NoCandidatesError, type RouteDecision } from "../../src/langchain/index.js";
 import { ValidationError } from "../../src/errors.js";
-import { ToyEncoder, ToyScorer, quietLogger } from "./helpers.js";
+import { SlowModel, ToyEncoder, ToyScorer, quietLogger } from "./helpers.js";
 
 const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
   name: "get_weather",
   description: "Weather of a city",
   schema: z.object({ city: z.string() }),
 });
-
-/** A chat model that takes 10 s unless its signal aborts it (as provider SDKs do, also when it is aborted already). */
-class SlowModel extends BaseChatModel {
-  cancelled = 0;
-  finished = 0;
-  private markStarted!: () => void;
-  /** Resolves once a call has started (so a test can abort a call that is surely in flight). */
-  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
-  constructor() {
-    super({});
-  }
-  _llmType() {
-    return "slow";
-  }
-  async _generate(_m: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
-    await new Promise<void>((resolve, reject) => {
-      const cancel = () => {
-        clearTimeout(timer);
-        this.cancelled++;
-        reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
-      };
-      const timer = setTimeout(resolve, 10_000);
-      if (options.signal?.aborted) return cancel();
-      options.signal?.addEventListener("abort", cancel);
-      this.markStarted();
-    });
-    this.finished++;
-    return { generations: [{ message: new AIMessage("late"), text: "late" }] };
-  }
-}
 
 /** Answers "ok" and reports `outputTokens` output tokens in its usage metadata. */
 class TerseModel extends BaseChatModel {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FeedbackError, ValidationError } from "../../src/errors.js";
 import { calibrateModel, OnlineLearner, probeBankFrom, seededRng, type ProbeBank } from "../../src/learning/index.js";
+import { rejectedWith } from "../errors.js";
 import { alphaOf, makeWorld, trueAccuracy, trueP } from "./synthetic.js";
 
 // A synthetic "dataset": 12 models x 3000 items with recorded 0/1 correctness sampled once.
@@ -130,15 +131,7 @@ describe("calibrateModel", () => {
 
   it("names the missing or wrong argument instead of failing with a TypeError", async () => {
     const learner = new OnlineLearner(known);
-    const pathOf = async (args: unknown) => {
-      try {
-        await calibrateModel(args as never);
-      } catch (error) {
-        expect(error).toBeInstanceOf(ValidationError);
-        return (error as ValidationError).path;
-      }
-      expect.unreachable("calibrateModel accepted bad arguments");
-    };
+    const pathOf = async (args: unknown) => (await rejectedWith(ValidationError, calibrateModel(args as never))).path;
     expect(await pathOf({ learner, modelId: "n", budget: 5, ask: async () => 1 })).toBe("calibrate.probes");
     expect(await pathOf({ learner, modelId: "n", probes: { ...bank, alphas: Array.from(bank.alphas) }, budget: 5, ask: async () => 1 })).toBe("calibrate.probes.alphas");
     expect(await pathOf({ learner, modelId: "n", probes: bank, budget: 5 })).toBe("calibrate.ask");

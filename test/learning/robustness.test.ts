@@ -3,6 +3,7 @@ import { FeedbackError, IrtRouterError, ValidationError } from "../../src/errors
 import { calibrateModel, OnlineLearner, probeBankFrom, type FeedbackEvent, type LearnerState } from "../../src/learning/index.js";
 import { MAX_ITEM_PARAMETER } from "../../src/learning/events.js";
 import { AbilityPosterior } from "../../src/learning/posterior.js";
+import { rejectedWith, thrownBy } from "../errors.js";
 
 const known = [
   { id: "a", ability: [0.5, -0.2, 0.1, 0.3] },
@@ -14,15 +15,6 @@ const DAY = 24 * HOUR;
 
 function ev(i: number, patch: Partial<FeedbackEvent> = {}): FeedbackEvent {
   return { id: `e${i}`, model: "a", alpha: [Math.sin(i), Math.cos(i), 0.3, -0.2], beta: 0.1 * (i % 5) - 0.2, y: i % 3 === 0 ? 0 : 1, at: 1_700_000_000_000 + i * 1000, ...patch };
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
 }
 
 function expectSamePosterior(x: AbilityPosterior, y: AbilityPosterior, tol: number): void {
@@ -85,10 +77,10 @@ describe("forgetting underflow", () => {
     p.dataEta = p.dataEta.map(() => 1e-310);
     const l = OnlineLearner.fromState(state, opts);
     const before = JSON.stringify(l.exportState());
-    const err = thrown(() => l.observe(ev(2, { at: 10 * HOUR, alpha: [MAX_ITEM_PARAMETER, 0, 0, 0] })));
+    const err = thrownBy(FeedbackError, () => l.observe(ev(2, { at: 10 * HOUR, alpha: [MAX_ITEM_PARAMETER, 0, 0, 0] })));
     expect(err).toBeInstanceOf(FeedbackError);
-    expect((err as FeedbackError).path).toBe("event");
-    expect((err as Error).message).toMatch(/"e2".*non-finite.*not applied/);
+    expect(err.path).toBe("event");
+    expect(err.message).toMatch(/"e2".*non-finite.*not applied/);
     expect(JSON.stringify(l.exportState())).toBe(before);
     expect(l.hasSeen("e2")).toBe(false);
     expect(Array.from(l.posterior("a").mean).every(Number.isFinite)).toBe(true);
@@ -105,9 +97,9 @@ describe("item-parameter bound and non-finite guard", () => {
       [{ beta: 1e308 }, "event.beta"],
       [{ beta: -2e6 }, "event.beta"],
     ] as const) {
-      const err = thrown(() => l.observe(ev(1, patch as Partial<FeedbackEvent>)));
+      const err = thrownBy(FeedbackError, () => l.observe(ev(1, patch as Partial<FeedbackEvent>)));
       expect(err).toBeInstanceOf(FeedbackError);
-      expect((err as FeedbackError).path).toBe(path);
+      expect(err.path).toBe(path);
     }
     expect(Array.from(l.posterior("a").mean)).toEqual(mean);
     expect(l.observe(ev(2, { alpha: [MAX_ITEM_PARAMETER, 0, 0, 0], beta: -MAX_ITEM_PARAMETER }))).toBe("applied");
@@ -120,9 +112,9 @@ describe("item-parameter bound and non-finite guard", () => {
       const state = JSON.stringify(post.toState());
       const mean = Array.from(post.mean);
       const cov = Array.from(post.covariance);
-      const err = thrown(() => post.update([1e200, 1e200], 0, 1));
+      const err = thrownBy(FeedbackError, () => post.update([1e200, 1e200], 0, 1));
       expect(err).toBeInstanceOf(FeedbackError);
-      expect((err as FeedbackError).path).toBe("event");
+      expect(err.path).toBe("event");
       expect(JSON.stringify(post.toState())).toBe(state);
       expect(Array.from(post.mean)).toEqual(mean);
       expect(Array.from(post.covariance)).toEqual(cov);
@@ -147,10 +139,10 @@ describe("item-parameter bound and non-finite guard", () => {
 describe("ids, model names and state", () => {
   it("a whitespace-only id or model is a FeedbackError naming the field (as in the store)", () => {
     const l = new OnlineLearner(known);
-    expect((thrown(() => l.observe(ev(1, { id: "   " }))) as FeedbackError).path).toBe("event.id");
-    const err = thrown(() => l.observe(ev(1, { model: " \t" })));
+    expect(thrownBy(FeedbackError, () => l.observe(ev(1, { id: "   " }))).path).toBe("event.id");
+    const err = thrownBy(FeedbackError, () => l.observe(ev(1, { model: " \t" })));
     expect(err).toBeInstanceOf(FeedbackError);
-    expect((err as FeedbackError).path).toBe("event.model");
+    expect(err.path).toBe("event.model");
   });
 
   it('a model named "__proto__" survives exportState / JSON / fromState', () => {
@@ -184,9 +176,9 @@ describe("ids, model names and state", () => {
       ["removed", (s) => ((s.removed = "b"), s), "state.removed"],
     ];
     for (const [name, mutate, path] of cases) {
-      const err = thrown(() => OnlineLearner.fromState(mutate(structuredClone(good) as Record<string, any>)));
+      const err = thrownBy(ValidationError, () => OnlineLearner.fromState(mutate(structuredClone(good) as Record<string, any>)));
       expect(err, name).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).path, name).toBe(path);
+      expect(err.path, name).toBe(path);
     }
     expect(OnlineLearner.fromState(good).models()).toEqual(["a", "b", "c"]);
   });
@@ -201,9 +193,9 @@ describe("check()", () => {
     expect(l.check(ev(2))).toBe("applied");
     expect(l.check(ev(1))).toBe("duplicate");
     expect(l.check(ev(3, { model: "c" }))).toBe("removed-model");
-    expect((thrown(() => l.check(ev(4, { model: "zz" }))) as IrtRouterError).code).toBe("UNKNOWN_MODEL");
-    expect((thrown(() => l.check(ev(5, { alpha: [1, 2, 3] }))) as FeedbackError).path).toBe("event.alpha");
-    expect((thrown(() => l.check(ev(6, { alpha: [1, 2, 3, 2e6] }))) as FeedbackError).path).toBe("event.alpha.3");
+    expect(thrownBy(IrtRouterError, () => l.check(ev(4, { model: "zz" }))).code).toBe("UNKNOWN_MODEL");
+    expect(thrownBy(FeedbackError, () => l.check(ev(5, { alpha: [1, 2, 3] }))).path).toBe("event.alpha");
+    expect(thrownBy(FeedbackError, () => l.check(ev(6, { alpha: [1, 2, 3, 2e6] }))).path).toBe("event.alpha.3");
     expect(JSON.stringify(l.exportState())).toBe(before);
     expect(l.has("zz")).toBe(false);
     const lax = new OnlineLearner(known, { unknownModels: "add" });
@@ -216,7 +208,7 @@ describe("check()", () => {
     l.removeModel("b");
     l.removeModel("b");
     expect(l.removedModels()).toEqual(["b"]);
-    expect((thrown(() => l.removeModel("nope")) as IrtRouterError).code).toBe("UNKNOWN_MODEL");
+    expect(thrownBy(IrtRouterError, () => l.removeModel("nope")).code).toBe("UNKNOWN_MODEL");
   });
 });
 
@@ -226,17 +218,20 @@ describe("calibrateModel checks each event with the learner before onEvent", () 
     // A probe bank whose parameters are beyond the learner's bound (e.g. a bank built with a broken scorer).
     const bank = probeBankFrom("broken", [{ id: "q1", alpha: [2e6, 0, 0, 0], beta: 0 }]);
     const handed: FeedbackEvent[] = [];
-    const err = await calibrateModel({
-      learner,
-      modelId: "new",
-      probes: bank,
-      budget: 1,
-      targetSd: 0,
-      ask: async () => 1,
-      onEvent: (e) => void handed.push(e),
-    }).catch((e: unknown) => e);
+    const err = await rejectedWith(
+      FeedbackError,
+      calibrateModel({
+        learner,
+        modelId: "new",
+        probes: bank,
+        budget: 1,
+        targetSd: 0,
+        ask: async () => 1,
+        onEvent: (e) => void handed.push(e),
+      }),
+    );
     expect(err).toBeInstanceOf(FeedbackError);
-    expect((err as FeedbackError).path).toBe("event.alpha.0");
+    expect(err.path).toBe("event.alpha.0");
     expect(handed).toEqual([]);
     expect(learner.hasSeen("calibrate:new:q1")).toBe(false);
   });

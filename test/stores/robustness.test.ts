@@ -8,6 +8,7 @@ import { FeedbackError, StoreError, ValidationError } from "../../src/errors.js"
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import type { AbilityStore } from "../../src/learning/store.js";
+import { rejectedWith, thrownBy } from "../errors.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -32,15 +33,6 @@ const stores: [string, () => Promise<AbilityStore>, (s: AbilityStore) => Promise
   ],
 ];
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e,
-  );
-}
-
 describe("FileStore: a missing journal beside a snapshot", () => {
   it("is a StoreError naming the journal, not a silent drop of the events acknowledged after the snapshot", async () => {
     const store = await FileStore.open(dir);
@@ -49,15 +41,15 @@ describe("FileStore: a missing journal beside a snapshot", () => {
     await store.append([ev(3)]); // acknowledged, only in the journal
     await store.close();
     await unlink(join(dir, "journal.jsonl"));
-    const err = await rejection(FileStore.open(dir));
+    const err = await rejectedWith(StoreError, FileStore.open(dir));
     expect(err).toBeInstanceOf(StoreError);
-    expect((err as StoreError).file).toBe(join(dir, "journal.jsonl"));
-    expect((err as Error).message).toMatch(/journal\.jsonl is missing although .*snapshot\.json.* exists/);
+    expect(err.file).toBe(join(dir, "journal.jsonl"));
+    expect(err.message).toMatch(/journal\.jsonl is missing although .*snapshot\.json.* exists/);
     // Nothing was created or changed, and the lock was released (a second open reports the same problem).
     expect((await readdir(dir)).sort()).toEqual(["snapshot.json"]);
     await expect(FileStore.open(dir)).rejects.toThrow(/is missing although/);
     // The repair the message gives, pasted as printed (its last line), opens the store at the snapshot.
-    await writeFile(join(dir, "journal.jsonl"), `${(err as Error).message.split("\n").at(-1)}\n`);
+    await writeFile(join(dir, "journal.jsonl"), `${err.message.split("\n").at(-1)}\n`);
     const repaired = await FileStore.open(dir);
     expect((await repaired.load()).seq).toBe(2);
     await repaired.close();
@@ -72,19 +64,12 @@ describe("FileStore: a missing journal beside a snapshot", () => {
 
 describe("store options are strict", () => {
   it("MemoryStore and FileStore reject an unknown key with a ValidationError naming it", async () => {
-    const mem = (() => {
-      try {
-        return new MemoryStore({ snapshotEvry: 5 } as never);
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(mem).toBeInstanceOf(ValidationError);
-    expect((mem as ValidationError).path).toBe("MemoryStore options.snapshotEvry");
-    expect((mem as Error).message).toMatch(/"snapshotEvry"/);
-    const file = await rejection(FileStore.open(join(dir, "s"), { snapshotEvery: 10, onWarn: () => undefined } as never));
+    const mem = thrownBy(ValidationError, () => new MemoryStore({ snapshotEvry: 5 } as never));
+    expect(mem.path).toBe("MemoryStore options.snapshotEvry");
+    expect(mem.message).toMatch(/"snapshotEvry"/);
+    const file = await rejectedWith(ValidationError, FileStore.open(join(dir, "s"), { snapshotEvery: 10, onWarn: () => undefined } as never));
     expect(file).toBeInstanceOf(ValidationError);
-    expect((file as ValidationError).path).toBe("FileStore options.onWarn");
+    expect(file.path).toBe("FileStore options.onWarn");
     expect(await readdir(dir)).toEqual([]); // nothing was created
     // Known keys still work, including an explicit undefined.
     expect(() => new MemoryStore({ snapshotEvery: undefined })).not.toThrow();
@@ -95,10 +80,10 @@ describe.each(stores)("%s validates exactly what it writes", (_name, create, reo
   it("an event whose toJSON changes its shape is validated in the stored shape", async () => {
     let store = await create();
     const sneaky = { ...ev(1), toJSON: () => ({ id: "e1", model: "a" }) };
-    const err = await rejection(store.append([sneaky as FeedbackEvent]));
+    const err = await rejectedWith(FeedbackError, store.append([sneaky as FeedbackEvent]));
     expect(err).toBeInstanceOf(FeedbackError);
-    expect((err as FeedbackError).path).toBe("events.0.alpha");
-    expect((err as Error).message).toMatch(/as it would be stored/);
+    expect(err.path).toBe("events.0.alpha");
+    expect(err.message).toMatch(/as it would be stored/);
     // An alpha array whose own toJSON would write something else.
     const alpha = Object.assign([0.5, -1, 0.2, 0.1], { toJSON: () => "not numbers" });
     await expect(store.append([{ ...ev(2), alpha } as FeedbackEvent])).rejects.toThrow(/events\.0\.alpha/);
