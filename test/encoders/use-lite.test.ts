@@ -171,7 +171,7 @@ describe("UseLiteEncoder", () => {
       [{ cacheSize: -1 }, "UseLiteOptions.cacheSize"],
       [{ loneSurrogates: "drop" }, "UseLiteOptions.loneSurrogates"],
       [{ onTruncate: "warn" }, "UseLiteOptions.onTruncate"],
-      [{ maxbatch: 8 }, "UseLiteOptions"],
+      [{ maxbatch: 8 }, "UseLiteOptions.maxbatch"],
     ])("rejects %j naming %s", async (options, path) => {
       const error = await UseLiteEncoder.load(options as never).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ValidationError } from "../../src/errors.js";
+import { parseWith } from "../../src/util/validate.js";
+import { thrownBy } from "../errors.js";
+
+const schema = z
+  .object({
+    snapshotEvery: z.number().int().default(1000),
+    retry: z.object({ attempts: z.number(), backoffMs: z.number() }).strict().optional(),
+  })
+  .strict();
+
+describe("parseWith", () => {
+  it("names a bad value by its dotted path", () => {
+    const error = thrownBy(ValidationError, () => parseWith(schema, { snapshotEvery: 1.5 }, "StoreOptions"));
+    expect(error.path).toBe("StoreOptions.snapshotEvery");
+  });
+
+  it("reports an unknown key at its own path with the closest known key", () => {
+    const error = thrownBy(ValidationError, () => parseWith(schema, { snapshotEvry: 10 }, "StoreOptions"));
+    expect(error.path).toBe("StoreOptions.snapshotEvry");
+    expect(error.message).toContain('unknown key "snapshotEvry"; did you mean "snapshotEvery"?');
+  });
+
+  it("lists the known keys when no key is close, for nested objects too, and reports every unknown key", () => {
+    const error = thrownBy(ValidationError, () => parseWith(schema, { retry: { attempts: 2, backoffMs: 5, jitter: true }, verbose: 1 }, "opts"));
+    const paths = (error.details as { issues: { path: string }[] }).issues.map((i) => i.path).sort();
+    expect(paths).toEqual(["opts.retry.jitter", "opts.verbose"]);
+    expect(error.message).toContain('opts.retry.jitter: unknown key "jitter"; the known keys are attempts, backoffMs');
+    expect(error.message).toContain("the known keys are snapshotEvery, retry");
+  });
+});
