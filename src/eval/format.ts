@@ -28,7 +28,10 @@ export function verdict(m: MethodReport): string {
 export function summarise(report: EvalReport): string {
   const irt = report.methods.find((m) => m.name === IRT_MOE);
   const contenders = report.methods.filter((m) => m.name !== "oracle");
-  const top = contenders.reduce((a, b) => (b.routingAccuracy > a.routingAccuracy ? b : a));
+  // On a tie irt-moe is the top row (then reported as a tie), whatever the order of the rows.
+  const top = contenders.reduce((a, b) =>
+    b.routingAccuracy > a.routingAccuracy || (b.routingAccuracy === a.routingAccuracy && b.name === IRT_MOE) ? b : a,
+  );
   if (!irt) {
     return `No irt-moe row in this run; the highest routing accuracy among the evaluated methods is ${top.name} (${f4(top.routingAccuracy)}).`;
   }

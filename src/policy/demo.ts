@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { ValidationError } from "../errors.js";
+import { parseWith } from "../util/validate.js";
 import type { CorrectnessDataset, ModelPrice } from "../data/types.js";
 import { expectedCostUsd } from "./expected-cost.js";
 import { bestUnderCap, impliedOutputTokens, logGrid, replayAlways, replayPolicy, type ReplayResult, type ReplayTable } from "./replay.js";
@@ -21,6 +23,16 @@ export interface DemoSettings {
   /** Budget pressures tried (default 17 log-spaced values from 0.01 to 100). */
   readonly pressures: readonly number[];
 }
+
+/** Zod schema of {@link DemoSettings} (every field optional in `runDemo`; unknown keys are errors). */
+const demoSettingsSchema = z.strictObject({
+  referenceModel: z.string().min(1).optional(),
+  mainCap: z.number().finite().positive().optional(),
+  cheapCap: z.number().finite().positive().optional(),
+  lambdas: z.array(z.number().finite().nonnegative()).min(1).optional(),
+  taus: z.array(z.number().min(0).max(1)).min(1).optional(),
+  pressures: z.array(z.number().finite().positive()).min(1).optional(),
+});
 
 export const DEFAULT_DEMO_SETTINGS: DemoSettings = {
   referenceModel: "gpt-4-1106-preview",
@@ -76,6 +88,9 @@ export interface DemoReport {
  *   of items replayed (the whole split is one run); the pressure with the best validation accuracy.
  * - always-cheapest: the model with the lowest mean expected cost on validation.
  *
+ * @throws ValidationError naming the bad field (`settings.mainCap`, ...) when a setting is out of range,
+ * an empty grid, or an unknown key; or when the tables do not match.
+ *
  * @example
  * ```ts
  * const report = runDemo(valTable, testTable);
@@ -83,7 +98,9 @@ export interface DemoReport {
  * ```
  */
 export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<DemoSettings> = {}): DemoReport {
-  const s = { ...DEFAULT_DEMO_SETTINGS, ...settings };
+  const given = parseWith(demoSettingsSchema, settings ?? {}, "settings");
+  // A key given as undefined keeps its default (a plain spread would set it to undefined).
+  const s: DemoSettings = { ...DEFAULT_DEMO_SETTINGS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
   if (val.models.join("\n") !== test.models.join("\n")) {
     throw new ValidationError("The validation and test tables must list the same models in the same order.", { path: "test.models" });
   }

@@ -37,7 +37,9 @@ export function knnOutputTokens(input: KnnOutputTokensInput): Float64Array {
   if (!Number.isInteger(dim) || dim <= 0 || vectors.length % dim !== 0) {
     throw new ValidationError(`vectors (${vectors.length} values) must be a whole number of rows of dim ${dim}.`, { path: "vectors" });
   }
-  if (!(k >= 1)) throw new ValidationError("knnOutputTokens needs k >= 1 and at least one train row.", { path: "k" });
+  if (!(Number.isInteger(k) && k >= 1)) {
+    throw new ValidationError(`knnOutputTokens needs a whole number k >= 1 and at least one train row, got k = ${input.k ?? 25} and ${trainRows.length} train rows.`, { path: "k" });
+  }
   const norms = new Float64Array(vectors.length / dim);
   const normOf = (i: number) => {
     if (norms[i] === 0) {

@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.js";
-import { costWeight } from "./schema.js";
+import { costWeight, parsePolicy } from "./schema.js";
 import type { Candidate, PolicyConfig, PolicyContext, RankedCandidate } from "./types.js";
 
 /**
@@ -21,7 +21,8 @@ import type { Candidate, PolicyConfig, PolicyContext, RankedCandidate } from "./
  * Ties (equal utility) are broken by higher p, then lower expected cost, then id in code-unit order,
  * so the same input always gives the same ranking.
  *
- * @throws ValidationError when a candidate has a non-finite p or one outside [0, 1], a negative or
+ * @throws ValidationError when the policy is not a valid {@link PolicyConfig} (checked with `policySchema`,
+ * path `policy.<field>`); when a candidate has a non-finite p or one outside [0, 1], a negative or
  * non-finite expected cost, an empty id, or an id given twice; or when `ctx.spentUsd` is negative.
  *
  * @example
@@ -38,22 +39,25 @@ export function rankCandidates(
   candidates: readonly Candidate[],
   ctx: PolicyContext = {},
 ): RankedCandidate[] {
+  // A policy that skipped parsePolicy (a plain object typed as PolicyConfig) must not rank silently
+  // wrong: a NaN cap dropped every candidate, an unknown kind returned undefined.
+  const config = parsePolicy(policy);
   checkCandidates(candidates);
-  switch (policy.kind) {
+  switch (config.kind) {
     case "quality":
       return sortRanked(candidates.map((c) => ranked(c, c.p)));
     case "cost-aware": {
-      const lambda = costWeight(policy);
+      const lambda = costWeight(config);
       return sortRanked(candidates.map((c) => ranked(c, c.p - lambda * c.expectedCost)));
     }
     case "cheapest-above": {
       const maxCost = Math.max(0, ...candidates.map((c) => c.expectedCost));
       return sortRanked(
-        candidates.map((c) => ranked(c, c.p >= policy.tau ? 2 - (maxCost > 0 ? c.expectedCost / maxCost : 0) : c.p)),
+        candidates.map((c) => ranked(c, c.p >= config.tau ? 2 - (maxCost > 0 ? c.expectedCost / maxCost : 0) : c.p)),
       );
     }
     case "budget":
-      return rankBudget(policy, candidates, ctx);
+      return rankBudget(config, candidates, ctx);
   }
 }
 
@@ -78,9 +82,11 @@ function rankBudget(
   const remaining = policy.maxUsdPerRun - spent;
   const lambda = budgetLambda(policy, spent);
   const scored = candidates.map((c) => ranked(c, c.p - lambda * c.expectedCost));
-  const fits = sortRanked(scored.filter((c) => c.expectedCost <= remaining));
+  // A free call adds nothing to the spend: it fits even when the run is already over its cap.
+  const fitsBudget = (c: Candidate) => c.expectedCost <= remaining || c.expectedCost === 0;
+  const fits = sortRanked(scored.filter(fitsBudget));
   const over = scored
-    .filter((c) => c.expectedCost > remaining)
+    .filter((c) => !fitsBudget(c))
     .sort((a, b) => a.expectedCost - b.expectedCost || b.p - a.p || compareIds(a.id, b.id))
     .map((c) => ({ id: c.id, p: c.p, expectedCost: c.expectedCost, utility: c.utility, overBudget: true as const }));
   return [...fits, ...over];

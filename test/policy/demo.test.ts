@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runDemo } from "../../src/policy/demo.js";
+import { ValidationError } from "../../src/errors.js";
 import type { ReplayTable } from "../../src/policy/replay.js";
 import { Rng } from "../../src/scorer/rng.js";
 
@@ -53,5 +54,35 @@ describe("runDemo", () => {
     const t = randomTable(5, 20);
     expect(() => runDemo(t, { ...t, models: ["a", "b", "c"] })).toThrow(/same models/);
     expect(() => runDemo(t, t, { referenceModel: "claude" })).toThrow(/Reference model/);
+  });
+
+  it("validates its settings into a ValidationError naming the field", () => {
+    const t = randomTable(6, 30);
+    const bad: [Record<string, unknown>, string][] = [
+      [{ mainCap: -0.5 }, "settings.mainCap"],
+      [{ cheapCap: NaN }, "settings.cheapCap"],
+      [{ lambdas: [] }, "settings.lambdas"],
+      [{ taus: [0.5, 1.5] }, "settings.taus.1"],
+      [{ pressures: [0] }, "settings.pressures.0"],
+      [{ mainCapp: 0.5 }, "settings.mainCapp"],
+    ];
+    for (const [settings, path] of bad) {
+      let error: unknown;
+      try {
+        runDemo(t, t, settings as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, path).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).path).toBe(path);
+    }
+  });
+
+  it("keeps the default of a setting given as undefined", () => {
+    const val = randomTable(7, 100);
+    const test = randomTable(8, 100);
+    const a = runDemo(val, test);
+    const b = runDemo(val, test, { mainCap: undefined, lambdas: undefined });
+    expect(b.rows.map((r) => r.setting)).toEqual(a.rows.map((r) => r.setting));
   });
 });

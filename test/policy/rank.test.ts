@@ -153,6 +153,14 @@ describe("rankCandidates: budget", () => {
     expect(r[0]!.overBudget).toBeUndefined();
   });
 
+  it("a free candidate fits even when the run is already over its cap", () => {
+    // recorded costs can exceed their estimates, so spentUsd > maxUsdPerRun happens
+    const r = rankCandidates(policy, [...all, { id: "free", p: 0.1, expectedCost: 0 }], { spentUsd: 0.0125 });
+    expect(r[0]!.id).toBe("free");
+    expect(r[0]!.overBudget).toBeUndefined();
+    expect(r.slice(1).every((c) => c.overBudget === true)).toBe(true);
+  });
+
   it("rejects a negative or NaN spend", () => {
     expect(() => rankCandidates(policy, all, { spentUsd: -1 })).toThrow(ValidationError);
     expect(() => rankCandidates(policy, all, { spentUsd: NaN })).toThrow(/ctx.spentUsd/);
@@ -184,4 +192,39 @@ describe("rankCandidates: bad candidates", () => {
       }
     });
   }
+});
+
+describe("rankCandidates: bad policy", () => {
+  // A PolicyConfig built by hand (not through parsePolicy) is validated too: before, a NaN cap ranked
+  // every candidate out (empty list, reported as NO_CANDIDATES), an unknown kind returned undefined,
+  // and a negative lambda silently preferred the expensive models.
+  const bad: [string, unknown, string][] = [
+    ["NaN budget cap", { kind: "budget", maxUsdPerRun: NaN }, "policy.maxUsdPerRun"],
+    ["zero budget cap", { kind: "budget", maxUsdPerRun: 0 }, "policy.maxUsdPerRun"],
+    ["negative pressure", { kind: "budget", maxUsdPerRun: 1, pressure: -1 }, "policy.pressure"],
+    ["negative lambda", { kind: "cost-aware", lambda: -5 }, "policy.lambda"],
+    ["NaN lambda", { kind: "cost-aware", lambda: NaN }, "policy.lambda"],
+    ["tau above 1", { kind: "cheapest-above", tau: 1.5 }, "policy.tau"],
+    ["unknown kind", { kind: "cheapest" }, "policy.kind"],
+    ["misspelt key", { kind: "cost-aware", lamda: 1 }, "policy.lamda"],
+  ];
+  for (const [name, policy, path] of bad) {
+    it(`throws a ValidationError at ${path} for ${name}`, () => {
+      let error: unknown;
+      try {
+        rankCandidates(policy as never, all, { spentUsd: 0 });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).path).toBe(path);
+      expect((error as ValidationError).code).toBe("INVALID_ARGUMENT");
+    });
+  }
+
+  it("still ranks a valuePerSuccessUsd policy given by hand", () => {
+    expect(ids(rankCandidates({ kind: "cost-aware", valuePerSuccessUsd: 0.01 }, all))).toEqual(
+      ids(rankCandidates({ kind: "cost-aware", lambda: 100 }, all)),
+    );
+  });
 });

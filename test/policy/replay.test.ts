@@ -153,6 +153,18 @@ describe("knnOutputTokens", () => {
     expect(out[0]).toBe(40);
   });
 
+  it("rejects a k that is not a whole number (it ranked the wrong neighbours)", () => {
+    const vectors = new Float32Array([1, 0, 0, 1, 1, 0.1]);
+    let error: unknown;
+    try {
+      knnOutputTokens({ vectors, dim: 2, trainRows: [0, 1], targetRows: [2], nModels: 1, k: 1.5, known: () => 1 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).path).toBe("k");
+  });
+
   it("rejects vectors that are not whole rows", () => {
     expect(() => knnOutputTokens({ vectors: new Float32Array(3), dim: 2, trainRows: [0], targetRows: [0], nModels: 1, known: () => 1 })).toThrow(
       ValidationError,
