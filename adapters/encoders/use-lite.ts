@@ -233,7 +233,7 @@ export class UseLiteEncoder implements QueryEncoder {
         const vector = computed[j]!;
         const first = job.positions[0]!;
         checkVector(vector, first);
-        this.cache.set(job.key, { vector, tokens: details[first]!.tokens });
+        if (!this.disposed) this.cache.set(job.key, { vector, tokens: details[first]!.tokens });
         for (const position of job.positions) {
           vectors[position] = vector.slice();
           details[position] ??= { ...details[first]!, cached: false };
@@ -248,12 +248,16 @@ export class UseLiteEncoder implements QueryEncoder {
     return { vectors, details };
   }
 
-  /** Frees the model's weights. The encoder cannot embed afterwards. */
+  /**
+   * Frees the model's weights. The encoder cannot embed afterwards; `embed` calls made before still
+   * finish (the weights are freed once they have run).
+   */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.model.dispose();
     this.cache.clear();
+    // Model calls already queued would otherwise fail inside tfjs ("Tensor is disposed").
+    void this.queue.then(() => this.model.dispose());
   }
 
   /** Runs model calls one at a time, so concurrent embed() calls never interleave inside tfjs. */

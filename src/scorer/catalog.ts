@@ -77,13 +77,14 @@ export class ModelResolver {
   private readonly folded = new Map<string, number>();
 
   constructor(private readonly catalog: readonly CatalogEntry[]) {
-    catalog.forEach((e, m) => {
-      for (const name of [e.id, ...e.aliases]) {
-        if (!this.exact.has(name)) this.exact.set(name, m);
-        const f = name.toLowerCase();
-        if (!this.folded.has(f)) this.folded.set(f, m);
-      }
-    });
+    // Ids first, so a model's own id always resolves to its row even when another entry lists it as an alias.
+    const add = (name: string, m: number) => {
+      if (!this.exact.has(name)) this.exact.set(name, m);
+      const f = name.toLowerCase();
+      if (!this.folded.has(f)) this.folded.set(f, m);
+    };
+    catalog.forEach((e, m) => add(e.id, m));
+    catalog.forEach((e, m) => e.aliases.forEach((a) => add(a, m)));
   }
 
   /** Row of theta for an id or alias (exact, then case-insensitive). */

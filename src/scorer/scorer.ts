@@ -1,6 +1,6 @@
 import { assertSameEncoder } from "../encoders/identity.js";
 import type { EncoderInfo, QueryEncoder } from "../encoders/types.js";
-import { EncoderMismatchError, EncoderUnavailableError, ValidationError } from "../errors.js";
+import { EmbeddingProviderError, EncoderInputError, EncoderMismatchError, EncoderUnavailableError, ValidationError } from "../errors.js";
 import type { KnownPrior } from "../learning/known-prior.js";
 import { ModelResolver } from "./catalog.js";
 import { irtHeads, scoreRows } from "./irt-head.js";
@@ -64,7 +64,15 @@ export class IrtMoeScorer implements Scorer {
       throw new ValidationError(`catalog has ${catalog.length} entries but the weights have ${weights.models.length} ability rows`, { path: "catalog" });
     if (init.encoderInfo.dim !== weights.inDim)
       throw new ValidationError(`encoderInfo.dim ${init.encoderInfo.dim} does not match the weights' input dimension ${weights.inDim}`, { path: "encoderInfo.dim" });
-    if (!(init.temperature > 0)) throw new ValidationError(`temperature must be > 0, got ${init.temperature}`, { path: "temperature" });
+    if (typeof init.temperature !== "number" || !Number.isFinite(init.temperature) || !(init.temperature > 0))
+      throw new ValidationError(`temperature must be a finite number > 0, got ${String(init.temperature)}`, { path: "temperature" });
+    const seen = new Map<string, number>();
+    catalog.forEach((e, m) => {
+      const first = seen.get(e.id);
+      if (first !== undefined)
+        throw new ValidationError(`catalog has the id "${e.id}" twice (entries ${first} and ${m}); each ability row needs its own id`, { path: `catalog.${m}.id` });
+      seen.set(e.id, m);
+    });
     this.weights = weights;
     this.models = catalog;
     this.encoder = { id: init.encoderInfo.id, dim: init.encoderInfo.dim };
@@ -100,9 +108,20 @@ export class IrtMoeScorer implements Scorer {
   /** The query's embedding: the vector itself (checked) or the encoder's vector of the text. */
   async embed(textOrEmbedding: string | Float32Array): Promise<Float32Array> {
     if (typeof textOrEmbedding === "string") {
+      if (textOrEmbedding.length === 0)
+        throw new EncoderInputError("query text is the empty string, which carries nothing to embed; pass the text of the query.", { path: "textOrEmbedding" });
       const enc = await this.textEncoder();
-      const [v] = await enc.embed([textOrEmbedding]);
-      return this.checkVector(v!);
+      const out = await enc.embed([textOrEmbedding]);
+      const v = Array.isArray(out) && out.length === 1 ? out[0] : undefined;
+      if (!(v instanceof Float32Array))
+        throw new EmbeddingProviderError(
+          `Encoder "${enc.id}" returned ${Array.isArray(out) ? `${out.length} results` : String(out)} for one text; expected one Float32Array.`,
+        );
+      if (v.length !== this.encoder.dim)
+        throw new EmbeddingProviderError(`Encoder "${enc.id}" reports dim ${enc.dim} but returned a vector of length ${v.length}.`, {
+          details: { expectedDim: this.encoder.dim, actualDim: v.length },
+        });
+      return this.checkVector(v);
     }
     if (textOrEmbedding instanceof Float32Array) return this.checkVector(textOrEmbedding);
     throw new ValidationError(`query must be a string or a Float32Array embedding, got ${textOrEmbedding === null ? "null" : typeof textOrEmbedding}`, { path: "textOrEmbedding" });
@@ -117,7 +136,7 @@ export class IrtMoeScorer implements Scorer {
 
   /** Row of theta of a model id or alias (UNKNOWN_MODEL with close matches otherwise). */
   modelIndex(modelId: string): number {
-    return this.resolver.indexOf(modelId);
+    return this.resolver.indexOf(modelIdArg(modelId, "modelId"));
   }
 
   async itemParams(textOrEmbedding: string | Float32Array): Promise<ItemParams> {
@@ -132,7 +151,8 @@ export class IrtMoeScorer implements Scorer {
 
   /**
    * p for each requested model (ids or aliases; default: the whole catalog), in the order requested,
-   * reported under the catalog's canonical id.
+   * reported under the catalog's canonical id. A name listed twice, or one that is not a non-empty string,
+   * is a ValidationError (`path` `modelIds.<i>`); empty query text is an EncoderInputError.
    */
   async predict(textOrEmbedding: string | Float32Array, modelIds?: readonly string[]): Promise<ModelScore[]> {
     const rows = this.rowsOf(modelIds);
@@ -147,7 +167,15 @@ export class IrtMoeScorer implements Scorer {
   private rowsOf(modelIds?: readonly string[]): number[] {
     if (modelIds === undefined) return this.models.map((_, m) => m);
     if (!Array.isArray(modelIds)) throw new ValidationError("modelIds must be an array of model ids", { path: "modelIds" });
-    return modelIds.map((id) => this.resolver.indexOf(id));
+    const seen = new Map<string, number>();
+    return modelIds.map((id, i) => {
+      const name = modelIdArg(id, `modelIds.${i}`);
+      const first = seen.get(name);
+      if (first !== undefined)
+        throw new ValidationError(`modelIds lists "${name}" twice (modelIds[${first}] and modelIds[${i}]); list each model once.`, { path: `modelIds.${i}` });
+      seen.set(name, i);
+      return this.resolver.indexOf(name);
+    });
   }
 
   private predictRows(x: Float32Array, rows: number[]): ModelScore[] {
@@ -166,7 +194,14 @@ export class IrtMoeScorer implements Scorer {
   }
 
   ability(modelId: string): Float32Array {
-    const m = this.resolver.indexOf(modelId);
+    const m = this.resolver.indexOf(modelIdArg(modelId, "modelId"));
     return this.weights.theta.slice(m * this.abilityDim, (m + 1) * this.abilityDim);
   }
+}
+
+/** A model id argument: a non-empty string (ValidationError at `path` otherwise). */
+function modelIdArg(id: unknown, path: string): string {
+  if (typeof id !== "string" || id.length === 0)
+    throw new ValidationError(`${path} must be a non-empty model id string, got ${typeof id === "string" ? "the empty string" : id === null ? "null" : typeof id}`, { path });
+  return id;
 }

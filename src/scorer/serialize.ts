@@ -136,11 +136,17 @@ export function encodeWeights(w: IrtMoeWeights): { bytes: Uint8Array; tensors: T
  */
 export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, models: readonly string[], file = WEIGHTS_FILE): IrtMoeWeights {
   const { inDim, experts, hidden, out, abilityDim, nModels } = manifest.architecture;
-  const table = new Map(manifest.weights.tensors.map((t) => [t.name, t]));
+  const table = new Map<string, TensorEntry>();
+  for (const t of manifest.weights.tensors) {
+    if (table.has(t.name)) throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${t.name}" is listed twice in the manifest's tensor table.`, { file });
+    table.set(t.name, t);
+  }
+  const used = new Set<string>();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const read = (name: string, shape: number[]): Float32Array => {
     const t = table.get(name);
     if (!t) throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${name}" is missing from the manifest's tensor table.`, { file });
+    used.add(name);
     if (t.shape.length !== shape.length || t.shape.some((s, i) => s !== shape[i]))
       throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${name}" has shape [${t.shape}] but the architecture needs [${shape}].`, { file });
     const n = shape.reduce((a, b) => a * b, 1);
@@ -158,7 +164,7 @@ export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, model
   const expert = (prefix: string): ExpertWeights => ({ l1: dense(`${prefix}.l1`, inDim, hidden), l2: dense(`${prefix}.l2`, hidden, out) });
   if (models.length !== nModels)
     throw new ArtifactError("ARTIFACT_FORMAT", `catalog has ${models.length} models but the manifest's architecture says ${nModels}.`, { file: CATALOG_FILE });
-  return {
+  const weights: IrtMoeWeights = {
     inDim,
     experts: Array.from({ length: experts }, (_, k) => expert(`experts.${k}`)),
     shared: expert("shared"),
@@ -168,6 +174,14 @@ export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, model
     models: [...models],
     theta: read("theta", [nModels, abilityDim]),
   };
+  const unused = [...table.keys()].filter((name) => !used.has(name));
+  if (unused.length > 0)
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file}: the manifest's tensor table lists ${unused.map((n) => `"${n}"`).join(", ")}, which the architecture (${experts} experts) has no place for; the manifest does not match the weights.`,
+      { file, details: { unused } },
+    );
+  return weights;
 }
 
 /** Parses manifest.json text; wrong format name or version -> ArtifactError (ARTIFACT_FORMAT). */
@@ -187,11 +201,27 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
       `${file}: formatVersion ${JSON.stringify(head.formatVersion)} is not supported (this irt-router reads version ${ARTIFACT_FORMAT_VERSION}). Re-train the scorer or use the irt-router version that wrote it.`,
       { file, details: { formatVersion: head.formatVersion, supported: ARTIFACT_FORMAT_VERSION } },
     );
+  let manifest: ScorerManifest;
   try {
-    return parseWith(manifestSchema, json, "manifest", file);
+    manifest = parseWith(manifestSchema, json, "manifest", file);
   } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, { file, cause: error });
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, { file, path: (error as { path?: string }).path, cause: error });
   }
+  const { architecture: arch, hyperparameters: hp } = manifest;
+  if (manifest.encoder.dim !== arch.inDim)
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: encoder.dim is ${manifest.encoder.dim} but architecture.inDim is ${arch.inDim}; the manifest is inconsistent.`, {
+      file,
+      path: "manifest.encoder.dim",
+    });
+  for (const key of ["experts", "hidden", "out", "abilityDim"] as const) {
+    if (hp[key] !== arch[key])
+      throw new ArtifactError(
+        "ARTIFACT_FORMAT",
+        `${file}: hyperparameters.${key} is ${hp[key]} but architecture.${key} is ${arch[key]}; the manifest is inconsistent.`,
+        { file, path: `manifest.hyperparameters.${key}` },
+      );
+  }
+  return manifest;
 }
 
 const catalogSchema = z.object({
@@ -227,8 +257,18 @@ export function parseCatalog(text: string, theta: Float32Array | undefined, abil
   try {
     parsed = parseWith(catalogSchema, json, "catalog", file);
   } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, { file, cause: error });
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, { file, path: (error as { path?: string }).path, cause: error });
   }
+  const firstRow = new Map<string, number>();
+  parsed.models.forEach((e, m) => {
+    const first = firstRow.get(e.id);
+    if (first !== undefined)
+      throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model id "${e.id}" appears twice (models ${first} and ${m}); each row of theta needs its own id.`, {
+        file,
+        path: `catalog.models.${m}.id`,
+      });
+    firstRow.set(e.id, m);
+  });
   return parsed.models.map((e, m) => {
     if (e.ability.length !== abilityDim)
       throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model "${e.id}" has an ability vector of length ${e.ability.length}, expected ${abilityDim}.`, { file });

@@ -9,6 +9,7 @@ import { buildCatalog } from "../../src/scorer/catalog.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
 import { Rng } from "../../src/scorer/rng.js";
+import { sha256Hex } from "../../src/scorer/serialize.js";
 import { initWeights } from "../../src/scorer/weights.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
 
@@ -135,5 +136,54 @@ describe("scorer artifact", () => {
     const dir2 = await saved("missing");
     rmSync(join(dir2, "catalog.json"));
     await expect(loadScorer(dir2)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", file: join(dir2, "catalog.json") });
+  });
+
+  describe("a manifest that does not match its weights or catalog", () => {
+    /** Saves an artifact, lets `edit` change the parsed manifest (and catalog), writes both back with fresh checksums. */
+    async function edited(name: string, edit: (manifest: any, catalog: any) => void): Promise<string> {
+      const dir = await saved(name);
+      const manifestFile = join(dir, "manifest.json");
+      const catalogFile = join(dir, "catalog.json");
+      const m = JSON.parse(readFileSync(manifestFile, "utf8"));
+      const c = JSON.parse(readFileSync(catalogFile, "utf8"));
+      edit(m, c);
+      const catalogBytes = new TextEncoder().encode(JSON.stringify(c));
+      writeFileSync(catalogFile, catalogBytes);
+      m.catalog.byteLength = catalogBytes.byteLength;
+      m.catalog.sha256 = sha256Hex(catalogBytes);
+      writeFileSync(manifestFile, JSON.stringify(m));
+      return dir;
+    }
+
+    it("refuses an encoder dim other than the architecture's input dim, naming the manifest", async () => {
+      const dir = await edited("enc-dim", (m) => (m.encoder.dim = 16));
+      const err = await loadScorer(dir).catch((e) => e);
+      expect(err).toBeInstanceOf(ArtifactError);
+      expect(err).toMatchObject({ code: "ARTIFACT_FORMAT", file: join(dir, "manifest.json"), path: "manifest.encoder.dim" });
+    });
+
+    it.each(["experts", "hidden", "out", "abilityDim"])("refuses hyperparameters.%s differing from the architecture", async (key) => {
+      const dir = await edited(`hp-${key}`, (m) => (m.hyperparameters[key] += 1));
+      await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", path: `manifest.hyperparameters.${key}` });
+    });
+
+    it("refuses a tensor the architecture has no place for, and a tensor listed twice", async () => {
+      const extra = await edited("extra-tensor", (m) => m.weights.tensors.push({ name: "experts.2.l1.W", shape: [8, 6], offset: 0 }));
+      const err = await loadScorer(extra).catch((e) => e);
+      expect(err).toMatchObject({ code: "ARTIFACT_FORMAT", file: join(extra, "weights.bin") });
+      expect(err.message).toMatch(/experts\.2\.l1\.W/);
+      const twice = await edited("twice-tensor", (m) => m.weights.tensors.push({ ...m.weights.tensors[0], offset: 4 }));
+      await expect(loadScorer(twice)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", message: expect.stringMatching(/listed twice/) });
+    });
+
+    it("refuses a catalog with one id on two rows", async () => {
+      const dir = await edited("dup-id", (_m, c) => (c.models[2].id = c.models[0].id));
+      await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", file: join(dir, "catalog.json"), path: "catalog.models.2.id" });
+    });
+
+    it("names the bad field of a manifest that fails its schema", async () => {
+      const dir = await edited("bad-temperature", (m) => (m.temperature = 0));
+      await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", path: "manifest.temperature" });
+    });
   });
 });
