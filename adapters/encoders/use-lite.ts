@@ -326,7 +326,7 @@ function checkVector(vector: Float32Array, index: number): void {
   if (!Number.isFinite(sum) || Math.abs(sum - 1) > 1e-3) {
     throw new EncoderInputError(
       `USE-lite produced an unusable vector (non-finite or zero) for texts[${index}]; no vector was returned for it. Please report the text.`,
-      { path: `texts[${index}]`, details: { index } },
+      { path: `texts.${index}`, details: { index } },
     );
   }
 }

@@ -37,7 +37,7 @@ export function findLoneSurrogate(text: string): number {
 /**
  * Checks the argument of `embed(texts)`: an array of strings, none empty, and (with
  * `loneSurrogates: "error"`) none with an unpaired surrogate. Throws {@link EncoderInputError}
- * whose `path` is `texts[i]` and whose message says what was wrong with input `i` and how to fix it.
+ * whose `path` is `texts.<i>` and whose message says what was wrong with input `i` and how to fix it.
  *
  * @example
  * ```ts
@@ -58,13 +58,13 @@ export function checkTexts(texts: unknown, options: CheckTextsOptions = {}): str
     if (typeof text !== "string") {
       throw new EncoderInputError(
         `texts[${i}] is ${describe(text)}, not a string. Pass text only (convert or drop the value before embedding).`,
-        { path: `texts[${i}]`, details: { index: i, type: describe(text) } },
+        { path: `texts.${i}`, details: { index: i, type: describe(text) } },
       );
     }
     if (text.length === 0) {
       throw new EncoderInputError(
         `texts[${i}] is the empty string, which carries nothing to embed. Skip it, or embed a placeholder text you choose.`,
-        { path: `texts[${i}]`, details: { index: i } },
+        { path: `texts.${i}`, details: { index: i } },
       );
     }
     if (options.loneSurrogates === "error") {
@@ -73,7 +73,7 @@ export function checkTexts(texts: unknown, options: CheckTextsOptions = {}): str
         throw new EncoderInputError(
           `texts[${i}] has an unpaired UTF-16 surrogate (0x${text.charCodeAt(at).toString(16)}) at index ${at}: the text is not well-formed Unicode, ` +
             `often a sign it was cut in the middle of an emoji. Repair it (e.g. text.toWellFormed()) or use loneSurrogates: "embed".`,
-          { path: `texts[${i}]`, details: { index: i, position: at } },
+          { path: `texts.${i}`, details: { index: i, position: at } },
         );
       }
     }

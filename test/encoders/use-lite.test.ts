@@ -113,7 +113,7 @@ describe("UseLiteEncoder", () => {
       expect(error).toBeInstanceOf(EncoderInputError);
       expect((error as EncoderInputError).code).toBe("ENCODER_INPUT");
       expect((error as Error).message).toMatch(pattern);
-      expect((error as EncoderInputError).path).toBe(index === undefined ? "texts" : `texts[${index}]`);
+      expect((error as EncoderInputError).path).toBe(index === undefined ? "texts" : `texts.${index}`);
     };
 
     it("rejects a non-array argument", () => rejects("just a string", undefined, /array of strings/));
