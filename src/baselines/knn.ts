@@ -93,7 +93,10 @@ export function knnBaseline(options: KnnOptions = {}): RoutingMethod {
               cnt[data.model[e]!]!++;
             }
           }
-          for (let m = 0; m < nModels; m++) out[r * nModels + m] = (sum[m]! + s * prior[m]!) / (cnt[m]! + s);
+          // With s = 0 and no neighbour observed for m, the formula is 0/0: use its s -> 0 limit, a_m.
+          for (let m = 0; m < nModels; m++) {
+            out[r * nModels + m] = cnt[m]! + s > 0 ? (sum[m]! + s * prior[m]!) / (cnt[m]! + s) : prior[m]!;
+          }
         });
         return out;
       };
