@@ -17,7 +17,7 @@ export interface CurvePoint {
 }
 
 /**
- * Default cost-weight grid: 0, then 96 log-spaced values from 1e-1 to 1e7 per USD
+ * Default cost-weight grid: 0, then 97 log-spaced values from 1e-1 to 1e7 per USD
  * (covers "cost does not matter" to "always the cheapest" for per-query costs of 1e-5 to 1e-1 USD).
  */
 export function defaultLambdaGrid(): number[] {

@@ -56,7 +56,7 @@ export const command: CliCommand<typeof schema> = {
   summary:
     "Train an IRT-MoE scorer on the train split of one or more datasets (early stopping on val) and write an artifact (manifest.json, weights.bin, catalog.json) with each dataset's test metrics.",
   usage:
-    "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n       irt-router train --pretrained [--out pretrained/] [--seed N]",
+    "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n       irt-router train --pretrained [--out pretrained/] [--seed N] [--config '<json>']",
   options: {
     dataset: { type: "string", multiple: true },
     pretrained: { type: "boolean" },
