@@ -11,11 +11,7 @@
  * A strategy "<rule>+warmup<k>" (e.g. accuracy+warmup10) asks k probes by Fisher information about theta
  * first (a sequential D-optimal start), then follows <rule>.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createHash } from "node:crypto";
 import { getTf } from "../adapters/tf.js";
 import { loadDataset } from "../adapters/data/index.js";
 import { splitIndices } from "../src/data/split.js";
@@ -23,9 +19,8 @@ import { OnlineLearner, type LearnerOptions } from "../src/learning/index.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import type { SimWorld } from "./online-sim.js";
 import { calibrationSetup, fitAbilityMap, mean, median, predictedAccuracyOf, probesToTolerance } from "./online-sim.js";
-import { buildWorld, SIM_SCORER_CONFIG } from "./online-world.js";
+import { validationWorld } from "./online-world.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
   options: {
     dataset: { type: "string", default: "mmlu-pro-29models" },
@@ -47,23 +42,7 @@ const learnerOpts = JSON.parse(values.learner) as Pick<LearnerOptions, "inflate"
 const cap = Number(values.cap);
 const strategies = values.strategies.split(",");
 
-/** The seed's world with val as the evaluation rows, cached (item parameters and known abilities). */
-async function world(seed: number): Promise<SimWorld> {
-  const key = createHash("sha256").update(JSON.stringify({ v: 1, data: ds.source.sha256, lo: values["leave-out"], config: SIM_SCORER_CONFIG, seed })).digest("hex").slice(0, 16);
-  const file = join(here, "..", ".cache", "online-bench", `world-val-${key}.json`);
-  if (existsSync(file)) {
-    const j = JSON.parse(readFileSync(file, "utf8"));
-    return {
-      models: ds.models, d: j.d, alphas: Float32Array.from(j.alphas), betas: Float32Array.from(j.betas),
-      offsets: ds.labels.offsets, model: ds.labels.model, y: ds.labels.y, train: split.train, test: split.val,
-      heldOut: j.heldOut, knownTheta: new Map(j.knownTheta.map(([m, t]: [number, number[]]) => [m, Float32Array.from(t)])),
-    };
-  }
-  const w = await buildWorld(tf, ds, emb, split, values["leave-out"], SIM_SCORER_CONFIG, seed, (s) => process.stderr.write(`${s}\n`), split.val);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify({ d: w.d, alphas: Array.from(w.alphas), betas: Array.from(w.betas), heldOut: w.heldOut, knownTheta: [...w.knownTheta].map(([m, t]) => [m, Array.from(t)]) }));
-  return w;
-}
+const world = (seed: number): Promise<SimWorld> => validationWorld(tf, ds, emb, split, values["leave-out"], seed, (s) => process.stderr.write(`${s}\n`));
 
 const rows: { seed: number; model: string; acc: number; strategy: string; probes: number; at100: number; oracle: number }[] = [];
 for (const seed of values.seeds.split(",").map(Number)) {

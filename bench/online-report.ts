@@ -87,7 +87,7 @@ export function renderOnlineResults(s: OnlineSummary): string {
     "",
     table,
     "",
-    `Thompson routed ${(100 * s.heldOutShare).toFixed(1)}% of the 3,000 events to held-out models. Worst seed: ${k1000 >= 0 ? `${(100 * worst(k1000)).toFixed(0)}% closed at 1,000` : ""}${k3000 >= 0 ? `, ${(100 * worst(k3000)).toFixed(0)}% at 3,000` : ""}.`,
+    `Thompson routed ${(100 * s.heldOutShare).toFixed(1)}% of the 3,000 events to held-out models. Worst seed at each checkpoint: ${k1000 >= 0 ? `${(100 * worst(k1000)).toFixed(0)}% closed at 1,000` : ""}${k3000 >= 0 ? `, ${(100 * worst(k3000)).toFixed(0)}% at 3,000` : ""}.`,
     "",
     "**Adaptive calibration** (each held-out model from the new-model prior; probes = its train-split items answered by replaying its recorded correctness; target: predicted test accuracy first within 3 points of its true test accuracy; cap 300; " +
       `the random baseline is run in ${s.detail.calibrationByModel[0]?.randomProbes.length ?? 0} seeded orders per model and its median pools them):`,

@@ -3,6 +3,10 @@
  * without them (IRT-MoE, temperature folded into alpha and beta), and every item's parameters.
  * Shared by `bench/online.ts` (the benchmark) and `bench/calibration-dev.ts` (validation-only development).
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createHash } from "node:crypto";
 import type { Tf } from "../adapters/tf.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
 import { fitKnownPriorOnTraining, seededRng, type KnownPrior } from "../src/learning/index.js";
@@ -138,4 +142,32 @@ function fitWorldKnownPrior(
   const fit = fitKnownPriorOnTraining({ dim: d, alphas, betas, abilities, labels: ds.labels, rows: train, groupOf: (i) => ds.items[i]!.category });
   if (fit) log(`  known-model prior scale ${fit.scale.toFixed(4)}${fit.atBoundary ? " (at the end of the search range)" : ""} (${fit.groups} groups, ${((performance.now() - t0) / 1000).toFixed(0)}s)`);
   return fit ? { scale: fit.scale, shrinkage: fit.shrinkage } : undefined;
+}
+
+/**
+ * The seed's world with the VALIDATION split as its evaluation rows (for validation-only development runs:
+ * bench/calibration-dev.ts, bench/calibration-update-dev.ts), cached in .cache/online-bench (item parameters and
+ * known abilities).
+ */
+export async function validationWorld(
+  tf: Tf,
+  ds: CorrectnessDataset,
+  emb: { X: Float32Array; dim: number },
+  split: { train: readonly number[]; val: readonly number[]; test: readonly number[] },
+  leaveOut: string,
+  seed: number,
+  log: (s: string) => void,
+): Promise<SimWorld> {
+  const key = createHash("sha256").update(JSON.stringify({ v: 1, data: ds.source.sha256, lo: leaveOut, config: SIM_SCORER_CONFIG, seed })).digest("hex").slice(0, 16);
+  const file = join(dirname(fileURLToPath(import.meta.url)), "..", ".cache", "online-bench", `world-val-${key}.json`);
+  const fromCache = (j: { d: number; alphas: number[]; betas: number[]; heldOut: number[]; knownTheta: [number, number[]][] }): SimWorld => ({
+    models: ds.models, d: j.d, alphas: Float32Array.from(j.alphas), betas: Float32Array.from(j.betas),
+    offsets: ds.labels.offsets, model: ds.labels.model, y: ds.labels.y, train: split.train, test: split.val,
+    heldOut: j.heldOut, knownTheta: new Map(j.knownTheta.map(([m, t]) => [m, Float32Array.from(t)])),
+  });
+  if (existsSync(file)) return fromCache(JSON.parse(readFileSync(file, "utf8")));
+  const w = await buildWorld(tf, ds, emb, split, leaveOut, SIM_SCORER_CONFIG, seed, log, split.val);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ d: w.d, alphas: Array.from(w.alphas), betas: Array.from(w.betas), heldOut: w.heldOut, knownTheta: [...w.knownTheta].map(([m, t]) => [m, Array.from(t)]) }));
+  return w;
 }
