@@ -13,10 +13,13 @@
  *   i.e. every answer re-linearised at the mode.
  *
  * The probe rules are the library's ("accuracy": c-optimal for the predicted bank accuracy; "random": the seeded
- * order calibrateModel uses), re-implemented here over a plain mean and covariance so the update can be swapped.
- * Prints the median probes and mean error per (update, rule); writes nothing.
+ * order calibrateModel uses), re-implemented here over a plain mean and covariance so the update can be swapped,
+ * plus a non-myopic one ("lookahead": two steps of the default rule's criterion, in expectation over the answers).
+ * Prints the median probes and mean error per (update, rule), and each variant's paired difference from the first
+ * with a bootstrap interval over the (seed, model) pairs; writes nothing.
  *
  *   npx tsx bench/calibration-update-dev.ts --updates ekf,adf,laplace --strategies accuracy,random
+ *   npx tsx bench/calibration-update-dev.ts --updates ekf --strategies accuracy,lookahead,random
  */
 import { parseArgs } from "node:util";
 import { getTf } from "../adapters/tf.js";
@@ -41,10 +44,10 @@ const { values } = parseArgs({
   strict: true,
 });
 const updates = values.updates.split(",") as Update[];
-const strategies = values.strategies.split(",") as ("accuracy" | "random")[];
+const strategies = values.strategies.split(",") as ("accuracy" | "lookahead" | "random")[];
 const cap = Number(values.cap);
 for (const u of updates) if (!["ekf", "adf", "laplace"].includes(u)) throw new Error(`--updates: unknown update "${u}" (ekf, adf, laplace)`);
-for (const s of strategies) if (!["accuracy", "random"].includes(s)) throw new Error(`--strategies: unknown rule "${s}" (accuracy, random)`);
+for (const s of strategies) if (!["accuracy", "lookahead", "random"].includes(s)) throw new Error(`--strategies: unknown rule "${s}" (accuracy, lookahead, random)`);
 
 type Update = "ekf" | "adf" | "laplace";
 const LAMBDA2 = Math.PI / 8;
@@ -131,7 +134,7 @@ const { tf } = await getTf();
 const ds = await loadDataset(values.dataset);
 const split = splitIndices(ds.name, ds.items.map((it) => it.id));
 const emb = await embeddingsFor(ds, (s) => process.stderr.write(`${s}\n`));
-const rows: { update: Update; strategy: string; probes: number; at100: number }[] = [];
+const rows: { update: Update; strategy: string; pair: string; probes: number; at100: number }[] = [];
 
 for (const seed of values.seeds.split(",").map(Number)) {
   const w = await validationWorld(tf, ds, emb, split, values["leave-out"], seed, (s) => process.stderr.write(`${s}\n`));
@@ -168,7 +171,7 @@ for (const seed of values.seeds.split(",").map(Number)) {
           };
           check(0);
           for (let k = 1; k <= Math.min(cap, nb); k++) {
-            const next = strategy === "random" ? order[k - 1]! : accuracyTargeted(f, bank.alphas, b, asked);
+            const next = strategy === "random" ? order[k - 1]! : strategy === "lookahead" ? lookahead(f, bank.alphas, b, asked, 20) : accuracyTargeted(f, bank.alphas, b, asked);
             asked[next] = 1;
             const y = setup.label.get(Number(bank.ids[next]))!;
             if (update === "laplace") {
@@ -198,7 +201,7 @@ for (const seed of values.seeds.split(",").map(Number)) {
           }
           const probes = first < 0 ? cap + 1 : first;
           counts.push(probes);
-          rows.push({ update, strategy, probes, at100 });
+          rows.push({ update, strategy, pair: `${seed}:${m}`, probes, at100 });
         }
         line.push(`${update}/${strategy} ${counts.join(",")}`);
       }
@@ -208,6 +211,7 @@ for (const seed of values.seeds.split(",").map(Number)) {
 }
 
 console.log(`seeds ${values.seeds}; target: validation accuracy within 3 points; cap ${cap}`);
+const variants = updates.flatMap((update) => strategies.map((strategy) => ({ update, strategy })));
 for (const update of updates) {
   for (const strategy of strategies) {
     const r = rows.filter((x) => x.update === update && x.strategy === strategy);
@@ -240,6 +244,84 @@ function accuracyTargeted(f: Filter, alphas: Float32Array, b: { m: Float64Array;
     }
   }
   return next;
+}
+
+/**
+ * Non-myopic ("lookahead") rule: among the `width` best probes of the default rule, the one that minimises the
+ * EXPECTED Var(A) after it AND the best second probe, over both answers (weighted by the predictive p), each
+ * answer absorbed by the EKF step. (The default rule is the one-step version of this.)
+ */
+function lookahead(f: Filter, alphas: Float32Array, b: { m: Float64Array; s2: Float64Array }, asked: Uint8Array, width: number): number {
+  const { d } = f;
+  const n = b.m.length;
+  const first = myopicScores(f, alphas, b.m, b.s2, asked);
+  const shortlist = [...first.keys()].filter((i) => !asked[i]).sort((x, y) => first[y]! - first[x]!).slice(0, width);
+  let best = -1;
+  let bestValue = Infinity;
+  for (const i of shortlist) {
+    const v = new Float64Array(d);
+    for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) v[r] += f.cov[r * d + c]! * alphas[i * d + c]!;
+    const av = new Float64Array(n);
+    for (let j = 0; j < n; j++) for (let c = 0; c < d; c++) av[j] += alphas[j * d + c]! * v[c]!;
+    const p = predictiveP(b.m[i]!, b.s2[i]!);
+    let expected = 0;
+    for (const y of [0, 1]) {
+      const { step, shrink } = rankOneStep("ekf", b.m[i]!, b.s2[i]!, y);
+      const m2 = Float64Array.from(b.m, (m, j) => m + step * av[j]!);
+      const s22 = Float64Array.from(b.s2, (s2, j) => Math.max(0, s2 - shrink * av[j]! * av[j]!));
+      // the state after this answer, as a Filter view: Sigma' = Sigma - shrink v v^T
+      const after = new Filter(d, f.mu, f.cov);
+      for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) after.cov[r * d + c] -= shrink * v[r]! * v[c]!;
+      const askedAfter = Uint8Array.from(asked);
+      askedAfter[i] = 1;
+      const second = myopicScores(after, alphas, m2, s22, askedAfter);
+      let bestSecond = 0;
+      for (let j = 0; j < n; j++) if (!askedAfter[j] && second[j]! > bestSecond) bestSecond = second[j]!;
+      expected += (y === 1 ? p : 1 - p) * (accuracyVariance(after, alphas, m2, s22) - bestSecond);
+    }
+    if (expected < bestValue) {
+      bestValue = expected;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/** g = sum_i p_i (1 - p_i) alpha_i over the bank (the gradient of its predicted accuracy, unnormalised). */
+function accuracyGradient(d: number, alphas: Float32Array, m: Float64Array, s2: Float64Array): Float64Array {
+  const g = new Float64Array(d);
+  for (let i = 0; i < m.length; i++) {
+    const p = predictiveP(m[i]!, s2[i]!);
+    for (let k = 0; k < d; k++) g[k] += p * (1 - p) * alphas[i * d + k]!;
+  }
+  return g;
+}
+
+/** g^T Sigma g (the delta-method variance of the predicted bank accuracy, unnormalised). */
+function accuracyVariance(f: Filter, alphas: Float32Array, m: Float64Array, s2: Float64Array): number {
+  const { d } = f;
+  const g = accuracyGradient(d, alphas, m, s2);
+  let v = 0;
+  for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) v += g[r]! * f.cov[r * d + c]! * g[c]!;
+  return v;
+}
+
+/** The default rule's score of every probe: the reduction of g^T Sigma g its answer brings (0 for asked ones). */
+function myopicScores(f: Filter, alphas: Float32Array, m: Float64Array, s2: Float64Array, asked: Uint8Array): Float64Array {
+  const { d } = f;
+  const g = accuracyGradient(d, alphas, m, s2);
+  const u = new Float64Array(d);
+  for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) u[r] += f.cov[r * d + c]! * g[c]!;
+  const scores = new Float64Array(m.length);
+  for (let i = 0; i < m.length; i++) {
+    if (asked[i]) continue;
+    const p = predictiveP(m[i]!, s2[i]!);
+    const w = p * (1 - p);
+    let c = 0;
+    for (let k = 0; k < d; k++) c += alphas[i * d + k]! * u[k]!;
+    scores[i] = (w * c * c) / (1 + w * s2[i]!);
+  }
+  return scores;
 }
 
 /** Newton from the current mean to the MAP of prior + answers; the covariance is the inverse Hessian there. */
@@ -283,4 +365,25 @@ function shuffled(n: number, seed: number): number[] {
     [a[i], a[j]] = [a[j]!, a[i]!];
   }
   return a;
+}
+
+// Paired differences against the first (update, rule): mean over (seed, model) pairs (random orders averaged
+// within a pair), with a 95% bootstrap interval over the pairs.
+const base = variants[0]!;
+const perPair = (v: { update: Update; strategy: string }, key: "probes" | "at100") => {
+  const out = new Map<string, number[]>();
+  for (const r of rows) if (r.update === v.update && r.strategy === v.strategy) out.set(r.pair, [...(out.get(r.pair) ?? []), r[key]]);
+  return new Map([...out].map(([k, xs]) => [k, mean(xs)]));
+};
+for (const v of variants.slice(1)) {
+  const parts = (["probes", "at100"] as const).map((key) => {
+    const a = perPair(base, key);
+    const b = perPair(v, key);
+    const diffs = [...a.keys()].map((k) => b.get(k)! - a.get(k)!);
+    const rng = seededRng(7);
+    const stats = Array.from({ length: 2000 }, () => mean(diffs.map(() => diffs[Math.floor(rng.next() * diffs.length)]!))).sort((x, y) => x - y);
+    const scale = key === "at100" ? 100 : 1;
+    return `${key === "probes" ? "probes" : "error@100 (points)"} ${(scale * mean(diffs)).toFixed(2)} [${(scale * stats[49]!).toFixed(2)}, ${(scale * stats[1949]!).toFixed(2)}]`;
+  });
+  console.log(`${v.update}/${v.strategy} minus ${base.update}/${base.strategy}, mean over ${perPair(base, "probes").size} pairs: ${parts.join("; ")}`);
 }
