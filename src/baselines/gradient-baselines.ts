@@ -17,16 +17,17 @@ export interface GradientBaselineOptions {
   readonly patience?: number;
 }
 
-const optionsSchema = z
-  .object({
-    l2Grid: z.array(z.number().min(0)).min(1).optional(),
-    learningRate: z.number().positive().optional(),
-    batchSize: z.number().int().positive().optional(),
-    maxEpochs: z.number().int().positive().optional(),
-    patience: z.number().int().positive().optional(),
-    dim: z.number().int().positive().optional(),
-  })
-  .strict();
+const trainingOptions = {
+  l2Grid: z.array(z.number().min(0)).min(1).optional(),
+  learningRate: z.number().positive().optional(),
+  batchSize: z.number().int().positive().optional(),
+  maxEpochs: z.number().int().positive().optional(),
+  patience: z.number().int().positive().optional(),
+};
+/** Options of per-model logistic regression (no latent dimension: a `dim` is an error, not ignored). */
+const logisticOptionsSchema = z.object(trainingOptions).strict();
+/** Options of the baselines with a latent dimension (linear MIRT, EmbedLLM MF). */
+const optionsSchema = z.object({ ...trainingOptions, dim: z.number().int().positive().optional() }).strict();
 
 type Build = (data: EmbeddedLabelData, prior: Float64Array, rng: Rng) => LogitModel;
 
@@ -94,7 +95,7 @@ function gradientBaseline(
  * ```
  */
 export function logisticRegressionBaseline(options: GradientBaselineOptions = {}): RoutingMethod {
-  parseWith(optionsSchema, options, "logisticRegressionBaseline");
+  parseWith(logisticOptionsSchema, options, "logisticRegressionBaseline");
   return gradientBaseline(
     "logistic-regression",
     options,

@@ -82,8 +82,10 @@ function rankBudget(
   const remaining = policy.maxUsdPerRun - spent;
   const lambda = budgetLambda(policy, spent);
   const scored = candidates.map((c) => ranked(c, c.p - lambda * c.expectedCost));
-  // A free call adds nothing to the spend: it fits even when the run is already over its cap.
-  const fitsBudget = (c: Candidate) => c.expectedCost <= remaining || c.expectedCost === 0;
+  // A free call adds nothing to the spend: it fits even when the run is already over its cap. A call costing
+  // exactly what is left fits although cap - spent rounds below it (0.3 - 0.2 < 0.1 in floating point).
+  const slack = 1e-12 * Math.max(1, Math.abs(policy.maxUsdPerRun));
+  const fitsBudget = (c: Candidate) => c.expectedCost <= remaining + slack || c.expectedCost === 0;
   const fits = sortRanked(scored.filter(fitsBudget));
   const over = scored
     .filter((c) => !fitsBudget(c))

@@ -59,4 +59,9 @@ describe("baselines learn a planted signal", () => {
     expect(() => logisticRegressionBaseline({ l2Grid: [-1] })).toThrow(/l2Grid\.0/);
     expect(() => embedLlmMfBaseline({ dim: 2.5 } as never)).toThrow(/dim/);
   });
+
+  it("refuses a dim for logistic regression, which has no latent dimension (it was silently ignored)", () => {
+    expect(() => logisticRegressionBaseline({ dim: 8 } as never)).toThrow(ValidationError);
+    expect(() => logisticRegressionBaseline({ dim: 8 } as never)).toThrow(/logisticRegressionBaseline\.dim: unknown key "dim"/);
+  });
 });

@@ -161,6 +161,13 @@ describe("rankCandidates: budget", () => {
     expect(r.slice(1).every((c) => c.overBudget === true)).toBe(true);
   });
 
+  it("a call costing exactly the budget left fits, although cap - spent rounds below it", () => {
+    const cap = { kind: "budget", maxUsdPerRun: 0.3 } as const;
+    expect(0.3 - 0.2 < 0.1).toBe(true); // the rounding this guards against
+    const r = rankCandidates(cap, [{ id: "exact", p: 0.9, expectedCost: 0.1 }, { id: "over", p: 0.95, expectedCost: 0.1000001 }], { spentUsd: 0.2 });
+    expect(r.map((c) => [c.id, c.overBudget ?? false])).toEqual([["exact", false], ["over", true]]);
+  });
+
   it("rejects a negative or NaN spend", () => {
     expect(() => rankCandidates(policy, all, { spentUsd: -1 })).toThrow(ValidationError);
     expect(() => rankCandidates(policy, all, { spentUsd: NaN })).toThrow(/ctx.spentUsd/);
