@@ -409,6 +409,15 @@ function checkDataset(ds: EvalDataset): void {
     if (split[key].length === 0) fail(`split.${key}`, "is empty: the protocol needs train, val and test items.");
     for (const i of split[key]) if (!(i >= 0 && i < data.nItems)) fail(`split.${key}`, `holds item index ${i}, outside 0..${data.nItems - 1}.`);
   }
+  // An item in two parts (or twice in one) would leak what a method was trained or tuned on into what it is scored on.
+  const part = new Map<number, string>();
+  for (const key of ["train", "val", "test"] as const) {
+    for (const i of split[key]) {
+      const seen = part.get(i);
+      if (seen !== undefined) fail(`split.${key}`, `holds item ${i}, which is already in split.${seen}: train, val and test must be disjoint, each item listed once.`);
+      part.set(i, key);
+    }
+  }
   if (ds.categories && ds.categories.length !== data.nItems) fail("categories", `has ${ds.categories.length} entries for ${data.nItems} items.`);
   if (ds.cost) {
     if (ds.cost.recorded.length !== data.y.length) fail("cost.recorded", `has ${ds.cost.recorded.length} values for ${data.y.length} labels.`);

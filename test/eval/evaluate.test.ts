@@ -121,4 +121,14 @@ describe("evaluate (end to end, synthetic)", async () => {
     const bad: RoutingMethod = { name: "bad", seeded: false, fit: async () => ({ description: "", predict: () => new Float32Array(3) }) };
     await expect(evaluate(dataset, { methods: [bad] })).rejects.toThrow(/returned 3 predictions/);
   });
+
+  it("refuses a split whose parts overlap (a test item also in train would leak into the scores)", async () => {
+    const leaky = { ...dataset, split: { ...split, test: [...split.test, split.train[0]!] } };
+    const error = await evaluate(leaky, { methods: [truthMethod] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).path).toBe("dataset.split.test");
+    expect((error as Error).message).toMatch(/already in split\.train/);
+    const twice = { ...dataset, split: { ...split, val: [...split.val, split.val[0]!] } };
+    await expect(evaluate(twice, { methods: [truthMethod] })).rejects.toThrow(/already in split\.val/);
+  });
 });
