@@ -228,15 +228,23 @@ export class UseLiteEncoder implements QueryEncoder {
     }
     if (pending.size > 0) {
       const jobs = [...pending.values()];
-      const computed = await this.serialized(() => this.runBatches(jobs.map((j) => j.ids)));
+      // Model calls run one at a time: by the time this one runs, a concurrent call may have cached some of
+      // these texts, and those are taken from the cache instead of being computed a second time.
+      const computed = await this.serialized(async () => {
+        const cached = jobs.map((job) => (!this.disposed && this.cache.has(job.key) ? this.cache.get(job.key)!.vector : undefined));
+        const misses = jobs.filter((_, j) => !cached[j]);
+        const fresh = await this.runBatches(misses.map((job) => job.ids));
+        let next = 0;
+        return jobs.map((_, j) => (cached[j] ? { vector: cached[j], cached: true } : { vector: fresh[next++]!, cached: false }));
+      });
       jobs.forEach((job, j) => {
-        const vector = computed[j]!;
+        const { vector, cached } = computed[j]!;
         const first = job.positions[0]!;
         checkVector(vector, first);
-        if (!this.disposed) this.cache.set(job.key, { vector, tokens: details[first]!.tokens });
+        if (!cached && !this.disposed) this.cache.set(job.key, { vector, tokens: details[first]!.tokens });
         for (const position of job.positions) {
           vectors[position] = vector.slice();
-          details[position] ??= { ...details[first]!, cached: false };
+          details[position] = { ...details[first]!, cached };
         }
       });
     }

@@ -73,6 +73,17 @@ describe("UseLiteEncoder", () => {
     expect(Array.from(vectors[0]!)).toEqual(Array.from(vectors[1]!));
   });
 
+  it("computes a text asked for by two concurrent calls once: the later call takes it from the cache", async () => {
+    const modelRuns = vi.spyOn(encoder as unknown as { runModel: (lists: number[][]) => unknown }, "runModel");
+    const [a, b] = await Promise.all([encoder.embedDetailed(["asked twice at once"]), encoder.embedDetailed(["asked twice at once", "and one more"])]);
+    const rows = modelRuns.mock.calls.reduce((n, [lists]) => n + lists.length, 0);
+    modelRuns.mockRestore();
+    expect(rows).toBe(2); // "asked twice at once" and "and one more", each once
+    expect(a.details[0]!.cached).toBe(false);
+    expect(b.details.map((d) => d.cached)).toEqual([true, false]);
+    expect(Array.from(b.vectors[0]!)).toEqual(Array.from(a.vectors[0]!));
+  });
+
   it("evicts the least recently used entry beyond cacheSize", async () => {
     await encoder.embed(["one", "two", "three"]);
     await encoder.embed(["one"]); // refresh "one"
