@@ -33,8 +33,8 @@ type Build = (data: EmbeddedLabelData, prior: Float64Array, rng: Rng) => LogitMo
 
 /**
  * A gradient-trained baseline: the L2 strength is tuned on validation with the FIRST seed the
- * method is fitted with on a dataset, and reused for the other seeds (each seed re-initialises and
- * re-shuffles). The grid search is reported in the fitted method's description.
+ * method is fitted with on a dataset and split, and reused for the other seeds (each seed re-initialises and
+ * re-shuffles); another split is tuned afresh. The grid search is reported in the fitted method's description.
  */
 function gradientBaseline(
   name: string,
@@ -51,7 +51,9 @@ function gradientBaseline(
     ...(options.patience !== undefined && { patience: options.patience }),
   };
   const grid = options.l2Grid ?? defaults.l2Grid;
-  const tuned = new WeakMap<EmbeddedLabelData, { l2: number; search: string }>();
+  // Keyed by the data AND the split: an L2 chosen on one split's val must not be reused on another split,
+  // whose test items it may have seen.
+  const tuned = new WeakMap<EmbeddedLabelData, Map<string, { l2: number; search: string }>>();
   return {
     name,
     seeded: true,
@@ -64,7 +66,8 @@ function gradientBaseline(
         );
         return { model, result, l2 };
       };
-      let chosen = tuned.get(data);
+      const key = splitKey(split);
+      let chosen = tuned.get(data)?.get(key);
       let best: ReturnType<typeof run>;
       if (chosen) {
         best = run(chosen.l2);
@@ -75,7 +78,8 @@ function gradientBaseline(
           l2: best.l2,
           search: runs.map((r) => `l2=${r.l2}: val log-loss ${r.result.valLoss.toFixed(4)}`).join(", "),
         };
-        tuned.set(data, chosen);
+        if (!tuned.has(data)) tuned.set(data, new Map());
+        tuned.get(data)!.set(key, chosen);
       }
       const { model, result } = best;
       return {
@@ -146,4 +150,14 @@ export function embedLlmMfBaseline(options: GradientBaselineOptions & { readonly
     (data, prior, rng) => embedLlmMfModel(data.dim, data.nModels, h, prior, rng),
     `logit = w . (E_m * (P e + p0)) + c, h = ${h}`,
   );
+}
+
+/** A content key of a split's train and val items (FNV-1a over the indices, with the part sizes). */
+function splitKey(split: FitSplit): string {
+  let h = 0x811c9dc5;
+  for (const part of [split.train, split.val]) {
+    for (const i of part) h = Math.imul(h ^ i, 0x01000193) >>> 0;
+    h = Math.imul(h ^ 0xffff, 0x01000193) >>> 0;
+  }
+  return `${split.train.length}/${split.val.length}/${h.toString(16)}`;
 }

@@ -54,6 +54,20 @@ describe("baselines learn a planted signal", () => {
     expect(second.description).toContain("l2 0.0001 (tuned");
   });
 
+  it("reuses the L2 for the same split given as a new object, and tunes afresh on another split", async () => {
+    const method = logisticRegressionBaseline({ l2Grid: [1e-4, 1e-1], learningRate: 2e-2, maxEpochs: 4 });
+    const tried = async (s: { train: readonly number[]; val: readonly number[] }) => {
+      const notes = new Set<string>();
+      await method.fit(data, s, { seed: 1, onProgress: (e) => notes.add(String((e as { note?: string }).note)) });
+      return [...notes].sort();
+    };
+    expect(await tried(split)).toEqual(["l2=0.0001", "l2=0.1"]);
+    // as evaluate() passes it: the same items in new arrays
+    expect(await tried({ train: [...split.train], val: [...split.val] })).toEqual(["l2=0.0001"]);
+    // another split (here val = the test items) must not reuse a choice made on other items
+    expect(await tried({ train: split.train, val: split.test })).toEqual(["l2=0.0001", "l2=0.1"]);
+  });
+
   it("rejects bad options with a ValidationError naming the field", () => {
     expect(() => knnBaseline({ kGrid: [0] })).toThrow(ValidationError);
     expect(() => logisticRegressionBaseline({ l2Grid: [-1] })).toThrow(/l2Grid\.0/);
