@@ -1,4 +1,6 @@
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { renameSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ArtifactError } from "../../src/errors.js";
 import { artifactFiles, decodeArtifact, type DecodedArtifact, type ScorerArtifact } from "../../src/scorer/artifact.js";
@@ -17,11 +19,20 @@ export async function saveScorer(dir: string, artifact: ScorerArtifact): Promise
   const abs = resolve(dir);
   await mkdir(abs, { recursive: true });
   const files = artifactFiles(artifact);
-  // Manifest last: it names the checksums of the other two.
-  for (const name of [WEIGHTS_FILE, CATALOG_FILE, MANIFEST_FILE] as const) {
-    const tmp = join(abs, `.${name}.tmp-${process.pid}`);
-    await writeFile(tmp, files[name]);
-    await rename(tmp, join(abs, name));
+  // All three are written under unique temporary names first (a failed write leaves the previous artifact, or
+  // nothing, in place), then renamed without an await in between, so two saves of this process never mix their
+  // files. Manifest last: it names the checksums of the other two.
+  const staged: { tmp: string; final: string }[] = [];
+  try {
+    for (const name of [WEIGHTS_FILE, CATALOG_FILE, MANIFEST_FILE] as const) {
+      const tmp = join(abs, `.${name}.tmp-${process.pid}-${randomUUID()}`);
+      staged.push({ tmp, final: join(abs, name) });
+      await writeFile(tmp, files[name]);
+    }
+    for (const { tmp, final } of staged) renameSync(tmp, final);
+  } catch (error) {
+    await Promise.all(staged.map(({ tmp }) => rm(tmp, { force: true })));
+    throw error;
   }
   return abs;
 }

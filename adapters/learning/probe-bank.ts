@@ -4,13 +4,14 @@
  * `<cache>/probe-banks/` keyed by the dataset's content hash, the scorer's weights hash and the sample.
  * The cache holds item ids and numbers only, never item texts or answers.
  */
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { probeBankFrom, type ProbeBank } from "../../src/learning/calibrate.js";
 import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
+import { encodeWeights, sha256Hex } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../data/data-root.js";
 import { peekCachedEmbeddings } from "../data/embedding-cache.js";
@@ -62,9 +63,12 @@ export function sampleItems(n: number, size: number, seed: number, filter?: (i: 
 export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDataset, options: ProbeBankOptions = {}): Promise<{ bank: ProbeBank; items: number[]; fromCache: boolean }> {
   const o = parseWith(optionsSchema, options, "probeBankOptions");
   const items = sampleItems(ds.items.length, o.size, o.seed, o.filter);
-  const scorerKey = scorer.manifest?.weights.sha256 ?? "unsaved";
+  // The hash of the weights themselves (a scorer without a manifest, e.g. freshly trained, has its own key) and the
+  // temperature folded into the bank.
+  const scorerKey = sha256Hex(encodeWeights(scorer.weights).bytes);
+  const ids = items.map((i) => ds.items[i]!.id);
   const key = createHash("sha256")
-    .update(JSON.stringify({ data: ds.source.sha256, scorer: scorerKey, encoder: scorer.encoder.id, items: items.map((i) => ds.items[i]!.id) }))
+    .update(JSON.stringify({ data: ds.source.sha256, scorer: scorerKey, temperature: scorer.temperature, encoder: scorer.encoder.id, items: ids }))
     .digest("hex")
     .slice(0, 20);
   const dir = o.cacheDir ?? join(packageRoot(), ".cache", "probe-banks");
@@ -72,7 +76,7 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
   if (existsSync(file)) {
     try {
       const cached = JSON.parse(readFileSync(file, "utf8")) as { ids: string[]; alphas: number[]; betas: number[]; dim: number };
-      if (cached.ids.length === items.length && cached.alphas.length === items.length * cached.dim) {
+      if (validCache(cached, ids, scorer.abilityDim)) {
         return { bank: { dataset: ds.name, dim: cached.dim, ids: cached.ids, alphas: Float32Array.from(cached.alphas), betas: Float32Array.from(cached.betas) }, items, fromCache: true };
       }
     } catch {
@@ -90,8 +94,29 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
   }
   const bank = probeBankFrom(ds.name, entries);
   mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ dataset: ds.name, dim: bank.dim, ids: bank.ids, alphas: Array.from(bank.alphas), betas: Array.from(bank.betas) }));
-  renameSync(tmp, file);
+  // Unique per writer (threads share a pid), renamed into place: readers never see a half-written file.
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify({ dataset: ds.name, dim: bank.dim, ids: bank.ids, alphas: Array.from(bank.alphas), betas: Array.from(bank.betas) }));
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
   return { bank, items, fromCache: false };
+}
+
+/** Whether a parsed cache file is a complete bank of exactly these ids, with finite numbers of the scorer's dim. */
+function validCache(c: unknown, ids: readonly string[], dim: number): c is { ids: string[]; alphas: number[]; betas: number[]; dim: number } {
+  if (typeof c !== "object" || c === null) return false;
+  const v = c as { ids?: unknown; alphas?: unknown; betas?: unknown; dim?: unknown };
+  const finite = (a: unknown, n: number) => Array.isArray(a) && a.length === n && a.every((x) => typeof x === "number" && Number.isFinite(x));
+  return (
+    v.dim === dim &&
+    Array.isArray(v.ids) &&
+    v.ids.length === ids.length &&
+    v.ids.every((id, k) => id === ids[k]) &&
+    finite(v.alphas, ids.length * dim) &&
+    finite(v.betas, ids.length)
+  );
 }
