@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { ValidationError } from "../src/errors.js";
 
 export type Tf = typeof import("@tensorflow/tfjs");
 
@@ -27,7 +28,9 @@ export function getTf(): Promise<TfRuntime> {
 }
 
 async function init(): Promise<TfRuntime> {
-  const forced = process.env.IRT_ROUTER_TF_BACKEND;
+  const forced = process.env.IRT_ROUTER_TF_BACKEND || undefined;
+  if (forced !== undefined && !["wasm", "cpu", "tensorflow"].includes(forced))
+    throw new ValidationError(`IRT_ROUTER_TF_BACKEND must be "wasm", "cpu" or "tensorflow" (tfjs-node), got ${JSON.stringify(forced)}.`, { path: "IRT_ROUTER_TF_BACKEND" });
   const notes: string[] = [];
   const require = createRequire(import.meta.url);
   if (!forced || forced === "tensorflow") {
@@ -38,7 +41,11 @@ async function init(): Promise<TfRuntime> {
       await tfNode.ready();
       return { tf: tfNode, backend: "tensorflow", notes };
     } catch (error) {
-      if (forced === "tensorflow") throw error;
+      if (forced === "tensorflow")
+        throw new ValidationError(
+          `IRT_ROUTER_TF_BACKEND=tensorflow, but @tensorflow/tfjs-node could not be used (${(error as Error).message.split("\n")[0]}). Install it (npm install @tensorflow/tfjs-node) or unset IRT_ROUTER_TF_BACKEND.`,
+          { path: "IRT_ROUTER_TF_BACKEND", cause: error },
+        );
       notes.push(`@tensorflow/tfjs-node not used: ${(error as Error).message.split("\n")[0]}`);
     }
   }
@@ -50,17 +57,56 @@ async function init(): Promise<TfRuntime> {
       const wasm = await import("@tensorflow/tfjs-backend-wasm");
       const dir = dirname(require.resolve("@tensorflow/tfjs-backend-wasm/package.json"));
       wasm.setWasmPaths(`${join(dir, "dist")}/`);
-      if (await tf.setBackend("wasm")) {
-        await tf.ready();
+      // A failed initialisation makes emscripten and tfjs print raw abort lines and a stack: keep them out of
+      // the user's console and report one clear line instead.
+      const { value: ok, output } = await captureConsole(async () => {
+        const set = await tf.setBackend("wasm");
+        if (set) await tf.ready();
+        return set;
+      });
+      if (ok) {
+        for (const line of output) line.replay();
         return { tf, backend: "wasm", notes };
       }
-      notes.push("wasm backend did not initialise");
+      const reason = output.map((l) => l.text).find((t) => !/^Initialization of backend/.test(t)) ?? "no reason given";
+      // what else was printed meanwhile (not the wasm start-up's own lines) is not lost
+      for (const line of output) if (line.text !== reason && !/wasm|^Initialization of backend|^Aborted\(|^Make sure the server can serve/i.test(line.text)) line.replay();
+      const message = `wasm backend failed to initialise (${reason.split("\n")[0]!.replace(/^Aborted\((.*)\)$/, "$1").slice(0, 300)})`;
+      if (forced === "wasm") throw new ValidationError(`IRT_ROUTER_TF_BACKEND=wasm, but the ${message}.`, { path: "IRT_ROUTER_TF_BACKEND" });
+      notes.push(`${message}; using the slower cpu backend`);
+      console.warn(`irt-router: ${notes[notes.length - 1]}.`);
     } catch (error) {
-      if (forced === "wasm") throw error;
-      notes.push(`wasm backend not used: ${(error as Error).message.split("\n")[0]}`);
+      if (forced === "wasm")
+        throw error instanceof ValidationError
+          ? error
+          : new ValidationError(`IRT_ROUTER_TF_BACKEND=wasm, but the wasm backend could not be used (${(error as Error).message.split("\n")[0]}).`, { path: "IRT_ROUTER_TF_BACKEND", cause: error });
+      notes.push(`wasm backend not used: ${(error as Error).message.split("\n")[0]}; using the slower cpu backend`);
+      console.warn(`irt-router: ${notes[notes.length - 1]}.`);
     }
   }
   await tf.setBackend("cpu");
   await tf.ready();
   return { tf, backend: "cpu", notes };
+}
+
+/** Runs `run` with console.warn/error captured (lines can be replayed); calls made after it ends pass through. */
+async function captureConsole<T>(run: () => Promise<T>): Promise<{ value: T; output: { text: string; replay: () => void }[] }> {
+  const output: { text: string; replay: () => void }[] = [];
+  const original = { warn: console.warn, error: console.error };
+  let capturing = true;
+  const wrap =
+    (level: "warn" | "error") =>
+    (...args: unknown[]): void => {
+      if (!capturing) return original[level].apply(console, args);
+      output.push({ text: args.map((a) => (a instanceof Error ? a.message : String(a))).join(" "), replay: () => original[level].apply(console, args) });
+    };
+  console.warn = wrap("warn");
+  console.error = wrap("error");
+  try {
+    return { value: await run(), output };
+  } finally {
+    capturing = false;
+    console.warn = original.warn;
+    console.error = original.error;
+  }
 }
