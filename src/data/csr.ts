@@ -1,3 +1,4 @@
+import { ValidationError } from "../errors.js";
 import type { CorrectnessDataset } from "./types.js";
 
 /** One observed (item, model) cell. */
@@ -32,6 +33,7 @@ export class CsrBuilder {
   constructor(private readonly withCost: boolean) {}
 
   add(model: number, y: number, cost = Number.NaN): void {
+    if (!Number.isInteger(model) || model < 0) throw new ValidationError(`model index must be an integer >= 0, got ${model} (item ${this.offsets.length - 1})`, { path: "model" });
     this.models.push(model);
     this.ys.push(y);
     if (this.withCost) this.costs.push(cost);
@@ -47,15 +49,15 @@ export class CsrBuilder {
     const model = Int32Array.from(this.models);
     const y = Float32Array.from(this.ys);
     const cost = this.withCost ? Float32Array.from(this.costs) : undefined;
-    for (let i = 0; i + 1 < offsets.length; i++) sortRow(offsets[i]!, offsets[i + 1]!, model, y, cost);
+    for (let i = 0; i + 1 < offsets.length; i++) sortRow(offsets[i]!, offsets[i + 1]!, model, y, cost, i);
     return cost ? { offsets, model, y, cost } : { offsets, model, y };
   }
 }
 
 /**
  * Build CSR labels from (item, model, y[, cost]) triplets in any order: entries are grouped by item
- * (stable) and sorted by model within each item. Duplicate (item, model) pairs must be rejected by the
- * caller beforehand.
+ * (stable) and sorted by model within each item. A duplicate (item, model) pair or an index out of range
+ * throws ValidationError.
  *
  * @example
  * ```ts
@@ -70,6 +72,14 @@ export function csrFromTriplets(
   cost?: ArrayLike<number>,
 ): CorrectnessDataset["labels"] {
   const n = item.length;
+  if (model.length !== n || y.length !== n || (cost && cost.length !== n))
+    throw new ValidationError(`item, model, y${cost ? " and cost" : ""} must have the same length (${[item.length, model.length, y.length, ...(cost ? [cost.length] : [])].join(", ")})`);
+  for (let k = 0; k < n; k++) {
+    const i = item[k]!;
+    const m = model[k]!;
+    if (!Number.isInteger(i) || i < 0 || i >= nItems) throw new ValidationError(`item index ${i} at entry ${k} is not an integer in [0, ${nItems})`, { path: `item.${k}` });
+    if (!Number.isInteger(m) || m < 0) throw new ValidationError(`model index ${m} at entry ${k} is not an integer >= 0`, { path: `model.${k}` });
+  }
   const offsets = new Int32Array(nItems + 1);
   for (let k = 0; k < n; k++) offsets[item[k]! + 1]!++;
   for (let i = 0; i < nItems; i++) offsets[i + 1]! += offsets[i]!;
@@ -83,14 +93,20 @@ export function csrFromTriplets(
     outY[at] = y[k]!;
     if (outCost && cost) outCost[at] = cost[k]!;
   }
-  for (let i = 0; i < nItems; i++) sortRow(offsets[i]!, offsets[i + 1]!, outModel, outY, outCost);
+  for (let i = 0; i < nItems; i++) sortRow(offsets[i]!, offsets[i + 1]!, outModel, outY, outCost, i);
   return outCost ? { offsets, model: outModel, y: outY, cost: outCost } : { offsets, model: outModel, y: outY };
 }
 
-function sortRow(start: number, end: number, model: Int32Array, y: Float32Array, cost?: Float32Array): void {
+function sortRow(start: number, end: number, model: Int32Array, y: Float32Array, cost: Float32Array | undefined, item: number): void {
   let sorted = true;
   for (let k = start + 1; k < end; k++) if (model[k - 1]! > model[k]!) sorted = false;
-  if (sorted) return;
+  if (!sorted) reorderRow(start, end, model, y, cost);
+  // A duplicate (item, model) pair would be counted twice and make lookups ambiguous.
+  for (let k = start + 1; k < end; k++)
+    if (model[k - 1] === model[k]) throw new ValidationError(`duplicate label for item ${item} and model ${model[k]}: keep one entry per (item, model)`, { details: { item, model: model[k] } });
+}
+
+function reorderRow(start: number, end: number, model: Int32Array, y: Float32Array, cost?: Float32Array): void {
   const order = Array.from({ length: end - start }, (_, k) => start + k).sort((a, b) => model[a]! - model[b]!);
   const m = order.map((k) => model[k]!);
   const v = order.map((k) => y[k]!);

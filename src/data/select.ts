@@ -1,3 +1,4 @@
+import { ValidationError } from "../errors.js";
 import { splitIndices } from "./split.js";
 import type { CorrectnessDataset, Split } from "./types.js";
 
@@ -28,6 +29,10 @@ export function datasetSplits(ds: CorrectnessDataset): Record<Split, number[]> {
  */
 export function selectItems(ds: CorrectnessDataset, indices: readonly number[]): CorrectnessDataset {
   const { offsets, model, y, cost } = ds.labels;
+  indices.forEach((i, row) => {
+    if (!Number.isInteger(i) || i < 0 || i >= ds.items.length)
+      throw new ValidationError(`item index ${i} (position ${row}) is not an integer in [0, ${ds.items.length}) for dataset "${ds.name}"`, { path: `indices.${row}` });
+  });
   let total = 0;
   for (const i of indices) total += offsets[i + 1]! - offsets[i]!;
   const newOffsets = new Int32Array(indices.length + 1);
