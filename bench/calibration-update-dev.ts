@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { getTf } from "../adapters/tf.js";
 import { loadDataset } from "../adapters/data/index.js";
 import { splitIndices } from "../src/data/split.js";
+import { shuffledIndices } from "../src/learning/calibrate.js";
 import { OnlineLearner, predictiveP, seededRng } from "../src/learning/index.js";
 import { cholesky, choleskySolve, inverseFromCholesky } from "../src/learning/linalg.js";
 import { embeddingsFor } from "./online-embeddings.js";
@@ -157,7 +158,7 @@ for (const seed of values.seeds.split(",").map(Number)) {
           const f = new Filter(d, mu0, cov0);
           let b = f.moments(bank.alphas, bank.betas);
           let t = f.moments(setup.testAlphas, setup.testBetas);
-          const order = shuffled(nb, seed * 101 + m + 7777 * o);
+          const order = shuffledIndices(nb, seed * 101 + m + 7777 * o);
           const asked = new Uint8Array(nb);
           const answered: [number, number][] = [];
           let first = -1;
@@ -354,17 +355,6 @@ function laplaceAtMode(f: Filter, precision0: Float64Array, mu0: Float64Array, a
     if (Math.sqrt(norm) < 1e-7) break;
   }
   inverseFromCholesky(cholesky(hessianAt(), d).L, d, f.cov);
-}
-
-/** The seeded order calibrateModel's "random" rule asks in. */
-function shuffled(n: number, seed: number): number[] {
-  const rng = seededRng(seed);
-  const a = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
 }
 
 // Paired differences against the first (update, rule): mean over (seed, model) pairs (random orders averaged

@@ -302,7 +302,8 @@ function covTimes(cov: Float64Array, v: Float64Array, full: boolean): Float64Arr
   return out;
 }
 
-function shuffledIndices(n: number, seed: number): number[] {
+/** @internal The seeded order strategy "random" asks probes in (also used by the validation development script). */
+export function shuffledIndices(n: number, seed: number): number[] {
   const rng = seededRng(seed);
   const a = Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {

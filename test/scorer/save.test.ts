@@ -25,7 +25,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const ENC = { id: "test-encoder@1", dim: 8 };
 const vec = Float32Array.from([0.1, -0.2, 0.3, 0.05, 0, 0.7, -0.4, 0.2]);
 
-export function artifact(seed: number): ScorerArtifact {
+function artifact(seed: number): ScorerArtifact {
   const weights = initWeights(new Rng(seed), { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 }, ["a", "b", "c"], 0.6);
   const catalog = buildCatalog(
     weights.theta,
