@@ -29,9 +29,11 @@ export interface GraphVars {
 
 /** Creates tf.Variables holding a copy of `w`. */
 export function createVars(tf: Tf, w: IrtMoeWeights): GraphVars {
+  // tf.variable keeps its initial tensor alive (and counted) until that tensor is disposed: tidy disposes it.
+  const variable = (make: () => Tensor): Variable => tf.tidy(() => tf.variable(make()));
   const d = (x: DenseWeights): DenseVars => ({
-    W: tf.variable(tf.tensor2d(x.W, [x.inDim, x.outDim])),
-    b: tf.variable(tf.tensor1d(x.b)),
+    W: variable(() => tf.tensor2d(x.W, [x.inDim, x.outDim])),
+    b: variable(() => tf.tensor1d(x.b)),
   });
   const e = (x: ExpertWeights): ExpertVars => ({ l1: d(x.l1), l2: d(x.l2) });
   return {
@@ -40,7 +42,7 @@ export function createVars(tf: Tf, w: IrtMoeWeights): GraphVars {
     gate: d(w.gate),
     alpha: d(w.alpha),
     beta: d(w.beta),
-    theta: tf.variable(tf.tensor2d(w.theta, [w.models.length, w.alpha.outDim])),
+    theta: variable(() => tf.tensor2d(w.theta, [w.models.length, w.alpha.outDim])),
   };
 }
 

@@ -184,8 +184,8 @@ export async function trainIrtMoe(
   const ema = cfg.emaDecay > 0 ? createVars(tf, init) : undefined;
   const emaList = ema ? listVars(ema) : [];
   const adam: AdamState = {
-    m: varList.map(({ variable }) => tf.variable(tf.zerosLike(variable), false)),
-    v: varList.map(({ variable }) => tf.variable(tf.zerosLike(variable), false)),
+    m: varList.map(({ variable }) => tf.tidy(() => tf.variable(tf.zerosLike(variable), false))),
+    v: varList.map(({ variable }) => tf.tidy(() => tf.variable(tf.zerosLike(variable), false))),
     step: 0,
   };
   const b1 = 0.9;

@@ -65,6 +65,19 @@ describe("trainIrtMoe", () => {
     await expect(trainIrtMoe(tf, data, split, { emaDecay: 1 })).rejects.toMatchObject({ path: "config.emaDecay" });
   });
 
+  it("leaves no tensors or bytes behind: flat across epochs, and back to the start after training (with and without weight averaging)", async () => {
+    const { data } = simulateIrt({ nItems: 120, dim: 6, nModels: 4, seed: 1 });
+    const split = { train: rows(0, 100), val: rows(100, 120) };
+    for (const extra of [{}, { emaDecay: 0.9, rankWeight: 0.5 }]) {
+      const before = tf.memory();
+      const perEpoch: number[] = [];
+      await trainIrtMoe(tf, data, split, { ...TINY, ...extra, maxEpochs: 4, patience: 10 }, { seed: 1, onEpoch: () => perEpoch.push(tf.memory().numTensors) });
+      expect(new Set(perEpoch).size).toBe(1);
+      expect(tf.memory().numTensors).toBe(before.numTensors);
+      expect(tf.memory().numBytes).toBe(before.numBytes);
+    }
+  });
+
   it("rejects bad data and config with typed errors naming the field", async () => {
     const { data } = simulateIrt({ nItems: 30, dim: 4, nModels: 3, seed: 2 });
     const split = { train: rows(0, 20), val: rows(20, 30) };
