@@ -18,7 +18,8 @@ export type IrtRouterErrorCode =
   | "NO_CANDIDATES"
   | "FEEDBACK"
   | "STORE"
-  | "STORE_LOCKED";
+  | "STORE_LOCKED"
+  | "TRAINING_FAILED";
 
 export interface IrtRouterErrorOptions {
   /** Dotted path of the bad field in an options object or config file. */
@@ -107,6 +108,13 @@ export class EmbeddingProviderError extends IrtRouterError {
 export class ArtifactError extends IrtRouterError {
   constructor(code: "ARTIFACT_INTEGRITY" | "ARTIFACT_FORMAT", message: string, options: IrtRouterErrorOptions = {}) {
     super(code, message, options);
+  }
+}
+
+/** Training produced no usable scorer (e.g. the validation score was never finite: diverged, or a one-class validation set). */
+export class TrainingError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("TRAINING_FAILED", message, options);
   }
 }
 

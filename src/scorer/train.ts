@@ -7,7 +7,7 @@
 import type { Tensor, Tensor2D, Variable } from "@tensorflow/tfjs";
 import { z } from "zod";
 import type { Tf } from "../../adapters/tf.js";
-import { ValidationError } from "../errors.js";
+import { TrainingError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { fitTemperature, type CalibrationReport } from "./calibration.js";
 import { resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
@@ -315,6 +315,18 @@ export async function trainIrtMoe(
     adam.v.forEach((t) => t.dispose());
   }
 
+  if (best.epoch === 0) {
+    // No epoch gave a finite validation score: returning the initial weights would pass off an untrained scorer.
+    const last = history[history.length - 1];
+    throw new TrainingError(
+      `Training produced no usable scorer: the validation ${cfg.earlyStopOn} was not a finite number in any of ${history.length} epoch(s) ` +
+        `(last: loss ${last?.valLoss}, AUC ${last?.valAuc}, routing ${last?.valRouting}). ` +
+        (cfg.earlyStopOn === "auc"
+          ? "AUC needs both outcomes among the validation labels; use earlyStopOn \"loss\" or a validation split with both."
+          : "The training diverged: lower learningRate, or check the labels and embeddings for non-finite values."),
+      { path: "config.earlyStopOn", details: { earlyStopOn: cfg.earlyStopOn, epochs: history.length } },
+    );
+  }
   // Calibration on validation (kept only if it lowers validation ECE).
   const valZ = observedPairs(best.valLogits, nModels, data, valRows).p;
   const calibration = cfg.calibrate

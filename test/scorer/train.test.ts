@@ -3,7 +3,7 @@ import { getTf, type Tf } from "../../adapters/tf.js";
 import { trainIrtMoe } from "../../src/scorer/train.js";
 import { predictItems } from "../../src/scorer/forward.js";
 import { tensorLayout } from "../../src/scorer/serialize.js";
-import { ValidationError } from "../../src/errors.js";
+import { TrainingError, ValidationError } from "../../src/errors.js";
 import { simulateIrt, spearman, TINY } from "./helpers.js";
 
 let tf: Tf;
@@ -25,6 +25,22 @@ describe("trainIrtMoe", () => {
     la.forEach((t, k) => expect(Array.from(t.data)).toEqual(Array.from(lb[k]!.data)));
     expect(a.temperature).toBe(b.temperature);
     expect(Array.from(c.weights.theta)).not.toEqual(Array.from(a.weights.theta));
+  });
+
+  it("fails with a TrainingError, not the untrained initial weights, when no epoch gives a finite validation score", async () => {
+    const { data } = simulateIrt({ nItems: 120, dim: 6, nModels: 4, seed: 1 });
+    const val = rows(100, 120);
+    // every validation label correct: AUC is undefined (NaN) at every epoch
+    const y = Float32Array.from(data.y);
+    for (const i of val) for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++) y[j] = 1;
+    const oneClass = { ...data, y };
+    const error = await trainIrtMoe(tf, oneClass, { train: rows(0, 100), val }, { ...TINY, earlyStopOn: "auc", maxEpochs: 2 }, { seed: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TrainingError);
+    expect((error as TrainingError).code).toBe("TRAINING_FAILED");
+    expect((error as Error).message).toMatch(/validation auc was not a finite number in any of 2 epoch\(s\).*earlyStopOn "loss"/);
+    // the same data stopping on loss trains normally
+    const ok = await trainIrtMoe(tf, oneClass, { train: rows(0, 100), val }, { ...TINY, maxEpochs: 2 }, { seed: 1 });
+    expect(ok.bestEpoch).toBeGreaterThan(0);
   });
 
   it("recovers the ranking of known abilities from simulated IRT data (Spearman >= 0.95)", async () => {
