@@ -26,6 +26,8 @@ const optionsSchema = z
     /** Cache folder (default `<package>/.cache/probe-banks`). */
     cacheDir: z.string().min(1).optional(),
     onProgress: z.custom<(done: number, total: number) => void>((v) => typeof v === "function", "must be a function").optional(),
+    /** Told when the bank could not be written to the cache (it is still returned; default console.warn). */
+    onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "must be a function").optional(),
   })
   .strict();
 
@@ -93,15 +95,22 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
     o.onProgress?.(k + 1, items.length);
   }
   const bank = probeBankFrom(ds.name, entries);
-  mkdirSync(dir, { recursive: true });
   // Unique per writer (threads share a pid), renamed into place: readers never see a half-written file.
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   try {
+    mkdirSync(dir, { recursive: true });
     writeFileSync(tmp, JSON.stringify({ dataset: ds.name, dim: bank.dim, ids: bank.ids, alphas: Array.from(bank.alphas), betas: Array.from(bank.betas) }));
     renameSync(tmp, file);
   } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written there
+    }
+    // The bank is computed and correct: a cache that cannot be written costs a recomputation next time, not this run.
+    (o.onWarning ?? ((m: string) => console.warn(m)))(
+      `irt-router: the probe bank could not be cached in ${dir} (${(error as Error).message.split("\n")[0]}); it is used uncached and will be recomputed next time. Pass cacheDir to use a writable folder.`,
+    );
   }
   return { bank, items, fromCache: false };
 }

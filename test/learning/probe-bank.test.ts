@@ -108,4 +108,17 @@ describe("buildProbeBank cache", () => {
     // and the rebuilt file is served next time
     expect((await buildProbeBank(s, ds, { cacheDir, size: 6 })).fromCache).toBe(true);
   });
+
+  it("returns the computed bank with a warning when the cache cannot be written", async () => {
+    const blocker = join(root, "a-file-not-a-folder");
+    writeFileSync(blocker, "x");
+    const warnings: string[] = [];
+    const s = scorer(6);
+    const r = await buildProbeBank(s, ds, { cacheDir: join(blocker, "banks"), size: 5, onWarning: (m) => warnings.push(m) });
+    expect(r.fromCache).toBe(false);
+    expect(r.bank.ids).toHaveLength(5);
+    expect(r.bank.ids).toEqual((await buildProbeBank(s, ds, { cacheDir: join(root, "writable"), size: 5 })).bank.ids);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/could not be cached in .*a-file-not-a-folder.*used uncached/);
+  });
 });
