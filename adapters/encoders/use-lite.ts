@@ -231,7 +231,8 @@ export class UseLiteEncoder implements QueryEncoder {
       // Model calls run one at a time: by the time this one runs, a concurrent call may have cached some of
       // these texts, and those are taken from the cache instead of being computed a second time.
       const computed = await this.serialized(async () => {
-        const cached = jobs.map((job) => (!this.disposed && this.cache.has(job.key) ? this.cache.get(job.key)!.vector : undefined));
+        // peek: each of these texts was already counted once, as the miss of its first lookup
+        const cached = jobs.map((job) => (this.disposed ? undefined : this.cache.peek(job.key)?.vector));
         const misses = jobs.filter((_, j) => !cached[j]);
         const fresh = await this.runBatches(misses.map((job) => job.ids));
         let next = 0;

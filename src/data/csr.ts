@@ -33,7 +33,8 @@ export class CsrBuilder {
   constructor(private readonly withCost: boolean) {}
 
   add(model: number, y: number, cost = Number.NaN): void {
-    if (!Number.isInteger(model) || model < 0) throw new ValidationError(`model index must be an integer >= 0, got ${model} (item ${this.offsets.length - 1})`, { path: "model" });
+    if (!Number.isInteger(model) || model < 0)
+      throw new ValidationError(`model index must be an integer >= 0, got ${model} (item ${this.offsets.length - 1})`, { path: `items.${this.offsets.length - 1}.model` });
     this.models.push(model);
     this.ys.push(y);
     if (this.withCost) this.costs.push(cost);
@@ -73,7 +74,9 @@ export function csrFromTriplets(
 ): CorrectnessDataset["labels"] {
   const n = item.length;
   if (model.length !== n || y.length !== n || (cost && cost.length !== n))
-    throw new ValidationError(`item, model, y${cost ? " and cost" : ""} must have the same length (${[item.length, model.length, y.length, ...(cost ? [cost.length] : [])].join(", ")})`);
+    throw new ValidationError(`item, model, y${cost ? " and cost" : ""} must have the same length (${[item.length, model.length, y.length, ...(cost ? [cost.length] : [])].join(", ")})`, {
+      path: model.length !== n ? "model" : y.length !== n ? "y" : "cost",
+    });
   for (let k = 0; k < n; k++) {
     const i = item[k]!;
     const m = model[k]!;
@@ -103,7 +106,8 @@ function sortRow(start: number, end: number, model: Int32Array, y: Float32Array,
   if (!sorted) reorderRow(start, end, model, y, cost);
   // A duplicate (item, model) pair would be counted twice and make lookups ambiguous.
   for (let k = start + 1; k < end; k++)
-    if (model[k - 1] === model[k]) throw new ValidationError(`duplicate label for item ${item} and model ${model[k]}: keep one entry per (item, model)`, { details: { item, model: model[k] } });
+    if (model[k - 1] === model[k])
+      throw new ValidationError(`duplicate label for item ${item} and model ${model[k]}: keep one entry per (item, model)`, { path: `items.${item}`, details: { item, model: model[k] } });
 }
 
 function reorderRow(start: number, end: number, model: Int32Array, y: Float32Array, cost?: Float32Array): void {

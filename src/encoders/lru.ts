@@ -43,6 +43,11 @@ export class LruCache<K, V> {
     }
   }
 
+  /** The value for `key` without counting a hit or a miss (and without marking it recently used). */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
   has(key: K): boolean {
     return this.entries.has(key);
   }

@@ -110,6 +110,12 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
     });
   }
   const refVal = replayAlways(val, s.referenceModel);
+  if (!(refVal.spendUsd > 0)) {
+    throw new ValidationError(
+      `Reference model "${s.referenceModel}" spent $${refVal.spendUsd} on the validation split: the spend caps are fractions of its spend, so it must be a model with a recorded cost.`,
+      { path: "settings.referenceModel" },
+    );
+  }
   const mainCapUsd = s.mainCap * refVal.spendUsd;
   const cheapCapUsd = s.cheapCap * refVal.spendUsd;
   const pct = (f: number) => `${Math.round(f * 100)}%`;

@@ -137,8 +137,9 @@ export function encodeWeights(w: IrtMoeWeights): { bytes: Uint8Array; tensors: T
 export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, models: readonly string[], file = WEIGHTS_FILE): IrtMoeWeights {
   const { inDim, experts, hidden, out, abilityDim, nModels } = manifest.architecture;
   const table = new Map<string, TensorEntry>();
-  for (const t of manifest.weights.tensors) {
-    if (table.has(t.name)) throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${t.name}" is listed twice in the manifest's tensor table.`, { file });
+  for (const [k, t] of manifest.weights.tensors.entries()) {
+    if (table.has(t.name))
+      throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${t.name}" is listed twice in the manifest's tensor table.`, { file, path: `manifest.weights.tensors.${k}.name` });
     table.set(t.name, t);
   }
   const used = new Set<string>();
@@ -179,7 +180,7 @@ export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, model
     throw new ArtifactError(
       "ARTIFACT_FORMAT",
       `${file}: the manifest's tensor table lists ${unused.map((n) => `"${n}"`).join(", ")}, which the architecture (${experts} experts) has no place for; the manifest does not match the weights.`,
-      { file, details: { unused } },
+      { file, path: `manifest.weights.tensors.${manifest.weights.tensors.findIndex((t) => t.name === unused[0])}.name`, details: { unused } },
     );
   return weights;
 }

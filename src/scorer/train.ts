@@ -324,7 +324,7 @@ export async function trainIrtMoe(
         (cfg.earlyStopOn === "auc"
           ? "AUC needs both outcomes among the validation labels; use earlyStopOn \"loss\" or a validation split with both."
           : "The training diverged: lower learningRate, or check the labels and embeddings for non-finite values."),
-      { path: "config.earlyStopOn", details: { earlyStopOn: cfg.earlyStopOn, epochs: history.length } },
+      { path: cfg.earlyStopOn === "auc" ? "config.earlyStopOn" : "config.learningRate", details: { earlyStopOn: cfg.earlyStopOn, epochs: history.length } },
     );
   }
   // Calibration on validation (kept only if it lowers validation ECE).

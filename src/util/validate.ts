@@ -22,13 +22,17 @@ export function parseWith<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues: Issue[] = result.error.issues.flatMap((issue): Issue[] => {
+  // Unknown keys first: a misspelt option usually explains the other issues (a required field "missing").
+  const ordered = [...result.error.issues].sort((a, b) => Number(b.code === "unrecognized_keys") - Number(a.code === "unrecognized_keys"));
+  const unknown: string[] = [];
+  const issues: Issue[] = ordered.flatMap((issue): Issue[] => {
     const at = [what, ...issue.path.map(String)];
     if (issue.code !== "unrecognized_keys") return [{ path: at.join("."), message: issue.message }];
-    const known = objectKeysAt(schema, issue.path);
+    const known = objectKeysAt(schema, value, issue.path);
     return issue.keys.map((key) => {
       const near = known && closestMatch(key, known);
       const hint = near ? `; did you mean "${near}"?` : known ? `; the known keys are ${known.join(", ")}` : "";
+      unknown.push([...at, key].join("."));
       return { path: [...at, key].join("."), message: `unknown key "${key}"${hint}` };
     });
   });
@@ -37,28 +41,58 @@ export function parseWith<S extends z.ZodType>(
   throw new ValidationError(`Invalid ${what}${file ? ` in ${file}` : ""}: ${text}`, {
     path: first.path,
     file,
-    details: { issues },
+    details: unknown.length > 0 ? { issues, unknown } : { issues },
   });
 }
 
-/** The keys of the object schema at `path` inside `schema` (through optional, default and similar wrappers), if it is one. */
-function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
-  let node: z.ZodType | undefined = unwrap(schema);
+/**
+ * The keys of the object schema at `path` inside `schema`, if it is one: through optional, default and similar
+ * wrappers, the input side of a transform (pipe), and, in a union, the object option that fits the value best
+ * (its discriminator, else the most keys in common).
+ */
+function objectKeysAt(schema: z.ZodType, value: unknown, path: readonly PropertyKey[]): string[] | undefined {
+  let node = resolve(schema, value);
+  let v = value;
   for (const segment of path) {
     if (!(node instanceof z.ZodObject)) return undefined;
-    node = unwrap((node.shape as Record<string, z.ZodType>)[String(segment)]);
+    v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[String(segment)] : undefined;
+    node = resolve((node.shape as Record<string, z.ZodType>)[String(segment)], v);
   }
   return node instanceof z.ZodObject ? Object.keys(node.shape) : undefined;
 }
 
-function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+function resolve(schema: z.ZodType | undefined, value: unknown): z.ZodType | undefined {
   let node = schema;
-  for (let i = 0; i < 8 && node; i++) {
-    const inner = (node._zod.def as { innerType?: z.ZodType }).innerType;
-    if (!inner) break;
-    node = inner;
+  for (let i = 0; i < 16 && node; i++) {
+    const def = node._zod.def as { innerType?: z.ZodType; in?: z.ZodType; options?: z.ZodType[]; discriminator?: string };
+    if (def.innerType) node = def.innerType;
+    else if (def.in && !(node instanceof z.ZodObject)) node = def.in;
+    else if (def.options) node = bestOption(def.options, def.discriminator, value);
+    else break;
   }
   return node;
+}
+
+function bestOption(options: readonly z.ZodType[], discriminator: string | undefined, value: unknown): z.ZodType | undefined {
+  const given = value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+  const objects = options.map((o) => ({ option: o, shape: resolve(o, value) })).filter((o): o is { option: z.ZodType; shape: z.ZodObject } => o.shape instanceof z.ZodObject);
+  if (discriminator) {
+    const match = objects.find(({ shape }) => {
+      const field = (shape.shape as Record<string, z.ZodType>)[discriminator];
+      return field !== undefined && field.safeParse(given[discriminator]).success;
+    });
+    if (match) return match.shape;
+  }
+  let best: z.ZodObject | undefined;
+  let bestCommon = -1;
+  for (const { shape } of objects) {
+    const common = Object.keys(given).filter((k) => k in shape.shape).length;
+    if (common > bestCommon) {
+      bestCommon = common;
+      best = shape;
+    }
+  }
+  return best;
 }
 
 /** A zod schema for a function-valued option; `what` completes the message "must be ...". */

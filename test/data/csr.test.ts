@@ -24,6 +24,15 @@ describe("CSR building", () => {
     expect(() => csrFromTriplets(2, [0, 2], [0, 1], [1, 0])).toThrow(ValidationError);
     expect(() => csrFromTriplets(2, [0, 0.5], [0, 1], [1, 0])).toThrow(ValidationError);
     expect(() => csrFromTriplets(2, [0, 1], [0, -1], [1, 0])).toThrow(ValidationError);
+    // the offending field is named
+    expect(() => csrFromTriplets(2, [0, 1, 0], [2, 0, 2], [1, 0, 0])).toThrow(expect.objectContaining({ path: "items.0" }));
+    expect(() => csrFromTriplets(2, [0, 2], [0, 1], [1, 0])).toThrow(expect.objectContaining({ path: "item.1" }));
+  });
+
+  it("csrFromTriplets rejects arrays of different lengths, naming the one that differs", () => {
+    expect(() => csrFromTriplets(2, [0, 1], [0], [1, 0])).toThrow(expect.objectContaining({ path: "model" }));
+    expect(() => csrFromTriplets(2, [0, 1], [0, 1], [1])).toThrow(expect.objectContaining({ path: "y" }));
+    expect(() => csrFromTriplets(2, [0, 1], [0, 1], [1, 0], [0.1])).toThrow(expect.objectContaining({ path: "cost" }));
   });
 
   it("keeps items and models without labels, sorts each row by model, and carries y and cost along", () => {

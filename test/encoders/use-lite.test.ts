@@ -75,6 +75,7 @@ describe("UseLiteEncoder", () => {
 
   it("computes a text asked for by two concurrent calls once: the later call takes it from the cache", async () => {
     const modelRuns = vi.spyOn(encoder as unknown as { runModel: (lists: number[][]) => unknown }, "runModel");
+    const before = encoder.cacheStats;
     const [a, b] = await Promise.all([encoder.embedDetailed(["asked twice at once"]), encoder.embedDetailed(["asked twice at once", "and one more"])]);
     const rows = modelRuns.mock.calls.reduce((n, [lists]) => n + lists.length, 0);
     modelRuns.mockRestore();
@@ -82,6 +83,9 @@ describe("UseLiteEncoder", () => {
     expect(a.details[0]!.cached).toBe(false);
     expect(b.details.map((d) => d.cached)).toEqual([true, false]);
     expect(Array.from(b.vectors[0]!)).toEqual(Array.from(a.vectors[0]!));
+    // three lookups, three counts (no text counted twice)
+    const after = encoder.cacheStats;
+    expect(after.hits + after.misses - before.hits - before.misses).toBe(3);
   });
 
   it("evicts the least recently used entry beyond cacheSize", async () => {

@@ -85,4 +85,19 @@ describe("runDemo", () => {
     const b = runDemo(val, test, { mainCap: undefined, lambdas: undefined });
     expect(b.rows.map((r) => r.setting)).toEqual(a.rows.map((r) => r.setting));
   });
+
+  it("names the reference model when it has no recorded cost on validation (the caps would be 0)", () => {
+    const val = randomTable(7, 100);
+    const free = { ...val, cost: (val.cost as number[]).map((c, k) => (k % 3 === 0 ? 0 : c)) };
+    const error = (() => {
+      try {
+        runDemo(free, randomTable(8, 100), { referenceModel: models[0] });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).path).toBe("settings.referenceModel");
+    expect((error as Error).message).toMatch(/spent \$0 on the validation split/);
+  });
 });

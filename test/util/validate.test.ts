@@ -30,4 +30,18 @@ describe("parseWith", () => {
     expect(error.message).toContain('opts.retry.jitter: unknown key "jitter"; the known keys are attempts, backoffMs');
     expect(error.message).toContain("the known keys are snapshotEvery, retry");
   });
+
+  it("finds the known keys through a discriminated union and a transform, and reports unknown keys first", () => {
+    const union = z.discriminatedUnion("kind", [
+      z.object({ kind: z.literal("cost-aware"), lambda: z.number().optional() }).strict(),
+      z.object({ kind: z.literal("budget"), maxUsdPerRun: z.number(), pressure: z.number().optional() }).strict(),
+    ]);
+    const piped = z.object({ lambda: z.number() }).strict().transform((v) => v.lambda);
+    const a = thrownBy(ValidationError, () => parseWith(union, { kind: "budget", maxUsdPerRun: 1, presure: 2 }, "policy"));
+    expect(a.message).toContain('policy.presure: unknown key "presure"; did you mean "pressure"?');
+    const b = thrownBy(ValidationError, () => parseWith(piped, { lamda: 2 }, "policy"));
+    expect(b.path).toBe("policy.lamda"); // before the "lambda is required" issue it causes
+    expect(b.message).toContain('did you mean "lambda"?');
+    expect(b.details).toMatchObject({ unknown: ["policy.lamda"] });
+  });
 });
