@@ -38,7 +38,7 @@ export interface EmbeddedLabels {
 /** One epoch of training. */
 export interface EpochReport {
   epoch: number;
-  /** Mean masked BCE over the epoch's training steps (with dropout and noise). */
+  /** Mean training loss over the epoch's steps (masked BCE, plus rankWeight x the listwise ranking term when rankWeight > 0; with dropout and noise), each step weighted by its items. */
   trainLoss: number;
   valLoss: number;
   valAuc: number;
