@@ -5,6 +5,7 @@ import { evaluate, IRT_MOE, type EvalDataset } from "../../src/eval/evaluate.js"
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
 import type { RoutingMethod } from "../../src/eval/types.js";
 import { plantedData } from "./synthetic.js";
+import { rejectedWith } from "../errors.js";
 
 const nModels = 3;
 const { data, split, truth } = plantedData({ nItems: 900, dim: 12, nModels, observe: 0.9, seed: 21 });
@@ -124,10 +125,9 @@ describe("evaluate (end to end, synthetic)", async () => {
 
   it("refuses a split whose parts overlap (a test item also in train would leak into the scores)", async () => {
     const leaky = { ...dataset, split: { ...split, test: [...split.test, split.train[0]!] } };
-    const error = await evaluate(leaky, { methods: [truthMethod] }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).path).toBe("dataset.split.test");
-    expect((error as Error).message).toMatch(/already in split\.train/);
+    const error = await rejectedWith(ValidationError, evaluate(leaky, { methods: [truthMethod] }));
+    expect(error.path).toBe("dataset.split.test");
+    expect(error.message).toMatch(/already in split\.train/);
     const twice = { ...dataset, split: { ...split, val: [...split.val, split.val[0]!] } };
     await expect(evaluate(twice, { methods: [truthMethod] })).rejects.toThrow(/already in split\.val/);
   });

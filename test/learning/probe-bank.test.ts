@@ -5,10 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildProbeBank } from "../../adapters/learning/probe-bank.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
-import { buildCatalog } from "../../src/scorer/catalog.js";
-import { Rng } from "../../src/scorer/rng.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
-import { initWeights } from "../../src/scorer/weights.js";
+import { toyScorerParts } from "../scorer/helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "irt-probe-bank-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -20,12 +18,7 @@ const encoder: QueryEncoder = {
 };
 
 function scorer(seed: number, temperature = 1): IrtMoeScorer {
-  const weights = initWeights(new Rng(seed), { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 }, ["m0", "m1"], 0.6);
-  const catalog = buildCatalog(
-    weights.theta,
-    3,
-    weights.models.map((id) => ({ id, names: [id], sources: ["toy"], nLabels: 10, accuracy: 0.5 })),
-  );
+  const { weights, catalog } = toyScorerParts(seed, ["m0", "m1"]);
   return new IrtMoeScorer({ weights, catalog, encoderInfo: ENC, temperature, encoder });
 }
 

@@ -3,6 +3,7 @@ import { runDemo } from "../../src/policy/demo.js";
 import { ValidationError } from "../../src/errors.js";
 import type { ReplayTable } from "../../src/policy/replay.js";
 import { Rng } from "../../src/scorer/rng.js";
+import { thrownBy } from "../errors.js";
 
 const models = ["gpt-4-1106-preview", "mid", "cheap"];
 
@@ -89,15 +90,8 @@ describe("runDemo", () => {
   it("names the reference model when it has no recorded cost on validation (the caps would be 0)", () => {
     const val = randomTable(7, 100);
     const free = { ...val, cost: (val.cost as number[]).map((c, k) => (k % 3 === 0 ? 0 : c)) };
-    const error = (() => {
-      try {
-        runDemo(free, randomTable(8, 100), { referenceModel: models[0] });
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).path).toBe("settings.referenceModel");
-    expect((error as Error).message).toMatch(/spent \$0 on the validation split/);
+    const error = thrownBy(ValidationError, () => runDemo(free, randomTable(8, 100), { referenceModel: models[0] }));
+    expect(error.path).toBe("settings.referenceModel");
+    expect(error.message).toMatch(/spent \$0 on the validation split/);
   });
 });

@@ -1,53 +1,34 @@
 import { describe, expect, it, vi } from "vitest";
 import { EmbeddingProviderError, EncoderInputError, ValidationError } from "../../src/errors.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
-import { buildCatalog, ModelResolver } from "../../src/scorer/catalog.js";
+import { ModelResolver } from "../../src/scorer/catalog.js";
 import { itemParamsOf } from "../../src/scorer/forward.js";
-import { Rng } from "../../src/scorer/rng.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import type { CatalogEntry } from "../../src/scorer/types.js";
-import { initWeights } from "../../src/scorer/weights.js";
+import { toyScorerParts } from "./helpers.js";
+import { rejectedWith, thrownBy } from "../errors.js";
 
 const ENC = { id: "test-encoder@1", dim: 8 };
 const vec = Float32Array.from([0.1, -0.2, 0.3, 0.05, 0, 0.7, -0.4, 0.2]);
 
-function parts() {
-  const weights = initWeights(new Rng(4), { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 }, ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"], 0.6);
-  const catalog = buildCatalog(
-    weights.theta,
-    3,
-    weights.models.map((id) => ({ id, names: [id], sources: ["toy"], nLabels: 10, accuracy: 0.5 })),
-  );
-  return { weights, catalog };
-}
+const parts = () => toyScorerParts(4, ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"]);
 
 function scorer(options: { temperature?: number; encoder?: QueryEncoder } = {}): IrtMoeScorer {
   return new IrtMoeScorer({ ...parts(), encoderInfo: ENC, temperature: "temperature" in options ? options.temperature! : 1, encoder: options.encoder });
 }
 
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("did not throw");
-}
-
 describe("IrtMoeScorer public API: bad input", () => {
   it.each([Infinity, -Infinity, "2", null])("rejects the temperature %s, naming the field", (t) => {
-    const error = thrown(() => scorer({ temperature: t as number }));
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).path).toBe("temperature");
+    const error = thrownBy(ValidationError, () => scorer({ temperature: t as number }));
+    expect(error.path).toBe("temperature");
   });
 
   it("rejects a model id listed twice instead of scoring it twice", async () => {
     const s = scorer();
-    const error = await s.predict(vec, ["meta-llama-3-8b", "gpt-4-1106-preview", "meta-llama-3-8b"]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).path).toBe("modelIds.2");
-    expect((error as Error).message).toMatch(/"meta-llama-3-8b" twice \(modelIds\[0\] and modelIds\[2\]\)/);
-    expect(thrown(() => s.predictSync(vec, ["gpt-4-1106-preview", "gpt-4-1106-preview"]))).toBeInstanceOf(ValidationError);
+    const error = await rejectedWith(ValidationError, s.predict(vec, ["meta-llama-3-8b", "gpt-4-1106-preview", "meta-llama-3-8b"]));
+    expect(error.path).toBe("modelIds.2");
+    expect(error.message).toMatch(/"meta-llama-3-8b" twice \(modelIds\[0\] and modelIds\[2\]\)/);
+    thrownBy(ValidationError, () => s.predictSync(vec, ["gpt-4-1106-preview", "gpt-4-1106-preview"]));
     // distinct names of one model (id and alias) are still scored in the order asked
     const both = await s.predict(vec, ["gpt-4-1106-preview", "openai/gpt-4-1106-preview"]);
     expect(both.map((x) => x.model)).toEqual(["gpt-4-1106-preview", "gpt-4-1106-preview"]);
@@ -55,42 +36,36 @@ describe("IrtMoeScorer public API: bad input", () => {
 
   it("rejects a model id that is not a string with a typed error naming its index", async () => {
     const s = scorer();
-    const error = await s.predict(vec, ["gpt-4-1106-preview", 42 as unknown as string]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).path).toBe("modelIds.1");
-    const ability = thrown(() => s.ability(undefined as unknown as string));
-    expect(ability).toBeInstanceOf(ValidationError);
-    expect((ability as ValidationError).path).toBe("modelId");
+    const error = await rejectedWith(ValidationError, s.predict(vec, ["gpt-4-1106-preview", 42 as unknown as string]));
+    expect(error.path).toBe("modelIds.1");
+    const ability = thrownBy(ValidationError, () => s.ability(undefined as unknown as string));
+    expect(ability.path).toBe("modelId");
   });
 
   it("rejects empty query text without calling the encoder", async () => {
     const embed = vi.fn(async (texts: string[]) => texts.map(() => vec.slice()));
     const s = scorer({ encoder: { ...ENC, embed } });
     for (const call of [() => s.predict(""), () => s.itemParams("")]) {
-      const error = await call().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(EncoderInputError);
-      expect((error as EncoderInputError).path).toBe("textOrEmbedding");
+      const error = await rejectedWith(EncoderInputError, call());
+      expect(error.path).toBe("textOrEmbedding");
     }
     expect(embed).not.toHaveBeenCalled();
   });
 
   it("names the encoder when it returns no vector or one of the wrong length", async () => {
     const none = scorer({ encoder: { ...ENC, embed: async () => [] } });
-    const e1 = await none.predict("hello").catch((e: unknown) => e);
-    expect(e1).toBeInstanceOf(EmbeddingProviderError);
-    expect((e1 as Error).message).toMatch(/test-encoder@1.*0 results/);
+    const e1 = await rejectedWith(EmbeddingProviderError, none.predict("hello"));
+    expect(e1.message).toMatch(/test-encoder@1.*0 results/);
     const short = scorer({ encoder: { ...ENC, embed: async (t) => t.map(() => new Float32Array(4)) } });
-    const e2 = await short.predict("hello").catch((e: unknown) => e);
-    expect(e2).toBeInstanceOf(EmbeddingProviderError);
-    expect((e2 as Error).message).toMatch(/"test-encoder@1" reports dim 8 but returned a vector of length 4/);
+    const e2 = await rejectedWith(EmbeddingProviderError, short.predict("hello"));
+    expect(e2.message).toMatch(/"test-encoder@1" reports dim 8 but returned a vector of length 4/);
   });
 
   it("rejects a catalog that uses one id for two ability rows", () => {
     const { weights, catalog } = parts();
     const dup = catalog.map((e, m) => (m === 2 ? { ...e, id: catalog[0]!.id } : e));
-    const error = thrown(() => new IrtMoeScorer({ weights, catalog: dup, encoderInfo: ENC, temperature: 1 }));
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).path).toBe("catalog.2.id");
+    const error = thrownBy(ValidationError, () => new IrtMoeScorer({ weights, catalog: dup, encoderInfo: ENC, temperature: 1 }));
+    expect(error.path).toBe("catalog.2.id");
   });
 });
 

@@ -5,13 +5,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadScorer, saveScorer } from "../../adapters/artifact/index.js";
 import { ArtifactError, EncoderMismatchError, UnknownModelError } from "../../src/errors.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
-import { buildCatalog } from "../../src/scorer/catalog.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
-import { Rng } from "../../src/scorer/rng.js";
 import { sha256Hex } from "../../src/scorer/serialize.js";
-import { initWeights } from "../../src/scorer/weights.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
+import { toyScorerParts } from "./helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "irt-scorer-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -20,13 +18,7 @@ const ENC = { id: "test-encoder@1", dim: 8 };
 const models = ["gpt-4-1106-preview", "mistralai/mixtral-8x7b-chat", "Meta-Llama-3-8B"];
 
 function artifact(): ScorerArtifact {
-  const rng = new Rng(4);
-  const weights = initWeights(rng, { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 }, ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"], 0.6);
-  const catalog = buildCatalog(
-    weights.theta,
-    3,
-    weights.models.map((id, m) => ({ id, names: [models[m]!], sources: ["toy"], nLabels: 10 + m, accuracy: 0.5 })),
-  );
+  const { weights, catalog } = toyScorerParts(4, ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"], (_id, m) => ({ names: [models[m]!], nLabels: 10 + m }));
   return {
     weights,
     catalog,

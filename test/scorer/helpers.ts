@@ -1,5 +1,7 @@
+import { buildCatalog } from "../../src/scorer/catalog.js";
 import { Rng } from "../../src/scorer/rng.js";
 import type { EmbeddedLabels } from "../../src/scorer/train.js";
+import { initWeights } from "../../src/scorer/weights.js";
 
 /**
  * Data simulated from a known 1-d IRT model: alpha_q = 1 + 0.5 tanh(a . x), beta_q = b . x,
@@ -55,3 +57,20 @@ export function spearman(a: number[], b: number[]): number {
 }
 
 export const TINY = { experts: 2, hidden: 8, out: 6, abilityDim: 3, batchItems: 16, maxEpochs: 3, dropout: 0.1, inputNoise: 0.01 };
+
+/** Architecture of the toy scorers the API, artifact and probe-bank tests build (8-d input). */
+export const TOY_ARCH = { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 };
+
+/**
+ * Weights (seeded) and a catalog for a toy scorer with one ability row per id; `entry` gives each row's names
+ * and label count (default: its own id, 10 labels).
+ */
+export function toyScorerParts(seed: number, ids: readonly string[], entry: (id: string, m: number) => { names: string[]; nLabels: number } = (id) => ({ names: [id], nLabels: 10 })) {
+  const weights = initWeights(new Rng(seed), TOY_ARCH, ids, 0.6);
+  const catalog = buildCatalog(
+    weights.theta,
+    TOY_ARCH.abilityDim,
+    weights.models.map((id, m) => ({ id, ...entry(id, m), sources: ["toy"], accuracy: 0.5 })),
+  );
+  return { weights, catalog };
+}

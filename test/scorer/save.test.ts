@@ -4,10 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { loadScorer, saveScorer } from "../../adapters/artifact/index.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
-import { buildCatalog } from "../../src/scorer/catalog.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
-import { Rng } from "../../src/scorer/rng.js";
-import { initWeights } from "../../src/scorer/weights.js";
+import { toyScorerParts } from "./helpers.js";
 
 const failOn = vi.hoisted(() => ({ name: undefined as string | undefined }));
 vi.mock("node:fs/promises", async (importOriginal) => {
@@ -26,12 +24,7 @@ const ENC = { id: "test-encoder@1", dim: 8 };
 const vec = Float32Array.from([0.1, -0.2, 0.3, 0.05, 0, 0.7, -0.4, 0.2]);
 
 function artifact(seed: number): ScorerArtifact {
-  const weights = initWeights(new Rng(seed), { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 }, ["a", "b", "c"], 0.6);
-  const catalog = buildCatalog(
-    weights.theta,
-    3,
-    weights.models.map((id) => ({ id, names: [id], sources: ["toy"], nLabels: 10, accuracy: 0.5 })),
-  );
+  const { weights, catalog } = toyScorerParts(seed, ["a", "b", "c"]);
   return {
     weights,
     catalog,

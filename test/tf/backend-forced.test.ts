@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { rejectedWith } from "../errors.js";
 
 const saved = process.env.IRT_ROUTER_TF_BACKEND;
 afterEach(() => {
@@ -17,17 +18,15 @@ describe("IRT_ROUTER_TF_BACKEND", () => {
   it("forcing tensorflow without @tensorflow/tfjs-node installed gives a clear typed error, not a raw module-resolution error", async () => {
     process.env.IRT_ROUTER_TF_BACKEND = "tensorflow";
     const { getTf, ValidationError } = await freshGetTf();
-    const error = await getTf().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as Error).message).toMatch(/IRT_ROUTER_TF_BACKEND=tensorflow.*@tensorflow\/tfjs-node.*(npm install|unset)/);
+    const error = await rejectedWith(ValidationError, getTf());
+    expect(error.message).toMatch(/IRT_ROUTER_TF_BACKEND=tensorflow.*@tensorflow\/tfjs-node.*(npm install|unset)/);
   });
 
   it("rejects an unknown backend name instead of silently running on cpu", async () => {
     process.env.IRT_ROUTER_TF_BACKEND = "tfjs-node";
     const { getTf, ValidationError } = await freshGetTf();
-    const error = await getTf().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as Error).message).toMatch(/"wasm", "cpu" or "tensorflow"/);
+    const error = await rejectedWith(ValidationError, getTf());
+    expect(error.message).toMatch(/"wasm", "cpu" or "tensorflow"/);
   });
 
   it("cpu when forced", async () => {

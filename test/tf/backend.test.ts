@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { rejectedWith } from "../errors.js";
 
 // The wasm binaries cannot be found (a broken install, a bundler that dropped them): wasm fails to initialise.
 vi.mock("@tensorflow/tfjs-backend-wasm", async (importOriginal) => {
@@ -40,9 +41,8 @@ describe("IRT_ROUTER_TF_BACKEND=wasm when wasm fails to initialise", () => {
       vi.resetModules();
       const { getTf } = await import("../../adapters/tf.js");
       const { ValidationError } = await import("../../src/errors.js");
-      const error = await getTf().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ValidationError);
-      expect((error as Error).message).toMatch(/IRT_ROUTER_TF_BACKEND=wasm, but the wasm backend/);
+      const error = await rejectedWith(ValidationError, getTf());
+      expect(error.message).toMatch(/IRT_ROUTER_TF_BACKEND=wasm, but the wasm backend/);
     } finally {
       if (saved === undefined) delete process.env.IRT_ROUTER_TF_BACKEND;
       else process.env.IRT_ROUTER_TF_BACKEND = saved;
