@@ -5,6 +5,7 @@ import { mmluProText, normalizeNewlines, routerBenchText, TEXT_RULES_VERSION } f
 import type { CorrectnessDataset, DatasetItem } from "../../src/data/types.js";
 import { labelKindOf, matrixToCsr, parseLabelCell } from "./matrix.js";
 import { SourceFiles } from "./source-files.js";
+import { firstRepeat } from "../../src/util/repeats.js";
 
 /** Which labels to load where a dataset offers more than one kind. */
 export type LabelChoice = "binary" | "soft";
@@ -24,14 +25,10 @@ export interface BuiltinDataset {
 }
 
 function assertUniqueIds(table: CsvTable, file: string): void {
-  const seen = new Map<string, number>();
-  for (const r of table.records) {
-    const id = r.fields[0]!;
-    const prev = seen.get(id);
-    if (prev !== undefined) {
-      throw new DatasetFormatError(`${file} line ${r.line}: duplicate item id "${id}" (first on line ${prev}).`, { file, line: r.line });
-    }
-    seen.set(id, r.line);
+  const twice = firstRepeat(table.records.map((r) => r.fields[0]!));
+  if (twice) {
+    const line = table.records[twice.at]!.line;
+    throw new DatasetFormatError(`${file} line ${line}: duplicate item id "${twice.value}" (first on line ${table.records[twice.first]!.line}).`, { file, line });
   }
 }
 

@@ -2,6 +2,7 @@ import { assertSameEncoder } from "../encoders/identity.js";
 import type { EncoderInfo, QueryEncoder } from "../encoders/types.js";
 import { EmbeddingProviderError, EncoderInputError, EncoderMismatchError, EncoderUnavailableError, ValidationError } from "../errors.js";
 import type { KnownPrior } from "../learning/known-prior.js";
+import { firstRepeat } from "../util/repeats.js";
 import { ModelResolver } from "./catalog.js";
 import { irtHeads, scoreRows } from "./irt-head.js";
 import { mixtureForward } from "./mixture.js";
@@ -66,13 +67,11 @@ export class IrtMoeScorer implements Scorer {
       throw new ValidationError(`encoderInfo.dim ${init.encoderInfo.dim} does not match the weights' input dimension ${weights.inDim}`, { path: "encoderInfo.dim" });
     if (typeof init.temperature !== "number" || !Number.isFinite(init.temperature) || !(init.temperature > 0))
       throw new ValidationError(`temperature must be a finite number > 0, got ${String(init.temperature)}`, { path: "temperature" });
-    const seen = new Map<string, number>();
-    catalog.forEach((e, m) => {
-      const first = seen.get(e.id);
-      if (first !== undefined)
-        throw new ValidationError(`catalog has the id "${e.id}" twice (entries ${first} and ${m}); each ability row needs its own id`, { path: `catalog.${m}.id` });
-      seen.set(e.id, m);
-    });
+    const twice = firstRepeat(catalog.map((e) => e.id));
+    if (twice)
+      throw new ValidationError(`catalog has the id "${twice.value}" twice (entries ${twice.first} and ${twice.at}); each ability row needs its own id`, {
+        path: `catalog.${twice.at}.id`,
+      });
     this.weights = weights;
     this.models = catalog;
     this.encoder = { id: init.encoderInfo.id, dim: init.encoderInfo.dim };

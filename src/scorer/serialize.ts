@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ArtifactError } from "../errors.js";
+import { firstRepeat } from "../util/repeats.js";
 import { parseWith } from "../util/validate.js";
 import { irtMoeConfigSchema } from "./config.js";
 import type { CatalogEntry } from "./types.js";
@@ -260,16 +261,12 @@ export function parseCatalog(text: string, theta: Float32Array | undefined, abil
   } catch (error) {
     throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, { file, path: (error as { path?: string }).path, cause: error });
   }
-  const firstRow = new Map<string, number>();
-  parsed.models.forEach((e, m) => {
-    const first = firstRow.get(e.id);
-    if (first !== undefined)
-      throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model id "${e.id}" appears twice (models ${first} and ${m}); each row of theta needs its own id.`, {
-        file,
-        path: `catalog.models.${m}.id`,
-      });
-    firstRow.set(e.id, m);
-  });
+  const twice = firstRepeat(parsed.models.map((e) => e.id));
+  if (twice)
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model id "${twice.value}" appears twice (models ${twice.first} and ${twice.at}); each row of theta needs its own id.`, {
+      file,
+      path: `catalog.models.${twice.at}.id`,
+    });
   return parsed.models.map((e, m) => {
     if (e.ability.length !== abilityDim)
       throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model "${e.id}" has an ability vector of length ${e.ability.length}, expected ${abilityDim}.`, { file });
