@@ -222,25 +222,12 @@ for (const update of updates) {
 
 /** The library's default rule: the unasked probe with the most information about the predicted bank accuracy. */
 function accuracyTargeted(f: Filter, alphas: Float32Array, b: { m: Float64Array; s2: Float64Array }, asked: Uint8Array): number {
-  const { d } = f;
-  const g = new Float64Array(d);
-  for (let i = 0; i < b.m.length; i++) {
-    const p = predictiveP(b.m[i]!, b.s2[i]!);
-    for (let k = 0; k < d; k++) g[k] += p * (1 - p) * alphas[i * d + k]!;
-  }
-  const u = new Float64Array(d);
-  for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) u[r] += f.cov[r * d + c]! * g[c]!;
+  const scores = myopicScores(f, alphas, b.m, b.s2, asked);
   let best = -Infinity;
   let next = -1;
-  for (let i = 0; i < b.m.length; i++) {
-    if (asked[i]) continue;
-    const p = predictiveP(b.m[i]!, b.s2[i]!);
-    const w = p * (1 - p);
-    let c = 0;
-    for (let k = 0; k < d; k++) c += alphas[i * d + k]! * u[k]!;
-    const score = (w * c * c) / (1 + w * b.s2[i]!);
-    if (score > best) {
-      best = score;
+  for (let i = 0; i < scores.length; i++) {
+    if (!asked[i] && scores[i]! > best) {
+      best = scores[i]!;
       next = i;
     }
   }
