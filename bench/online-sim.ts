@@ -163,18 +163,37 @@ export const median = (xs: readonly number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** Paired bootstrap 95% interval of mean(b - a) over items. */
+/** Paired bootstrap 95% interval of mean(b - a) over items (one seed of {@link itemBootstrapCi}). */
 export function pairedBootstrap(a: Float64Array, b: Float64Array, n: number, seed: number): [number, number] {
+  return itemBootstrapCi([Float64Array.from(a, (v, i) => b[i]! - v)], n, seed);
+}
+
+/**
+ * 95% bootstrap interval of the mean over items of per-item differences, averaged over seeds that score the SAME
+ * items in the same order (the benchmark's test split is one set of items for every seed). Each of the `resamples`
+ * resamples draws ONE vector of item indices and applies it to every seed, i.e. the seeds' differences are averaged
+ * per item inside the resample: the items are the sampling unit, and seeds that repeat an item's noise do not count
+ * as more items (resampling each seed's items independently would shrink the interval about sqrt(seeds) times).
+ * With one seed this is the plain paired bootstrap. Percentile interval; `seed` seeds the draws.
+ */
+export function itemBootstrapCi(diffsBySeed: readonly ArrayLike<number>[], resamples: number, seed: number): [number, number] {
+  const n = diffsBySeed[0]?.length ?? 0;
+  if (n === 0) throw new RangeError("itemBootstrapCi needs at least one seed with at least one item");
+  for (const [s, d] of diffsBySeed.entries()) {
+    if (d.length !== n) throw new RangeError(`itemBootstrapCi: seed ${s} has ${d.length} items, seed 0 has ${n}; the seeds must score the same items`);
+  }
+  const perItem = new Float64Array(n);
+  for (const d of diffsBySeed) for (let k = 0; k < n; k++) perItem[k] += d[k]!;
+  for (let k = 0; k < n; k++) perItem[k] /= diffsBySeed.length;
   const rng = seededRng(seed);
-  const diffs = Float64Array.from(a, (v, i) => b[i]! - v);
   const stats: number[] = [];
-  for (let r = 0; r < n; r++) {
+  for (let r = 0; r < resamples; r++) {
     let s = 0;
-    for (let k = 0; k < diffs.length; k++) s += diffs[Math.floor(rng.next() * diffs.length)]!;
-    stats.push(s / diffs.length);
+    for (let k = 0; k < n; k++) s += perItem[Math.floor(rng.next() * n)]!;
+    stats.push(s / n);
   }
   stats.sort((x, y) => x - y);
-  return [stats[Math.floor(0.025 * (n - 1))]!, stats[Math.ceil(0.975 * (n - 1))]!];
+  return [stats[Math.floor(0.025 * (resamples - 1))]!, stats[Math.ceil(0.975 * (resamples - 1))]!];
 }
 
 /** A held-out model's calibration setup: its probe bank (a seeded sample of its train items, with its
