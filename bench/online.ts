@@ -22,8 +22,8 @@ import type { IrtMoeConfig } from "../src/scorer/index.js";
 import { parseWith } from "../src/util/validate.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import { renderOnlineResults, type OnlineSummary } from "./online-report.js";
-import { itemBootstrapCi, median, simulateSeed, type SeedResult, type SimConfig } from "./online-sim.js";
-import { buildWorld, CHECKPOINTS, SIM_SCORER_CONFIG } from "./online-world.js";
+import { itemBootstrapCi, median, simulateSeed, type SeedResult } from "./online-sim.js";
+import { benchSimConfig, buildWorld, CHECKPOINTS, SIM_SCORER_CONFIG } from "./online-world.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -68,18 +68,6 @@ async function main(): Promise<void> {
   const { tf } = await getTf();
   // --quick: one seed and a 3-epoch item model, so the whole run fits in about 3 minutes on a shared 2-core machine.
   const config = { ...SIM_SCORER_CONFIG, ...(args.quick ? { maxEpochs: 3 } : {}), ...(args.epochs ? { maxEpochs: args.epochs } : {}) };
-  const simCfg = (seed: number): SimConfig => ({
-    seed,
-    checkpoints: CHECKPOINTS,
-    epsilon: 0.1,
-    sgdEta: 0.1,
-    ucbKappa: 2,
-    calibrationCap: 300,
-    calibrationBank: 2000,
-    calibrationTolerance: 0.03,
-    randomOrders: 5,
-    bootstrap: 1000,
-  });
   const results: SeedResult[] = [];
   let cachedSeeds = 0;
   // Each seed's result is cached (keyed by dataset content, leave-out, item-model config and embeddings), so
@@ -103,7 +91,7 @@ async function main(): Promise<void> {
       continue;
     }
     const world = await buildWorld(tf, ds, emb, split, args["leave-out"], config, seed, log);
-    const r = await simulateSeed(world, simCfg(seed), log);
+    const r = await simulateSeed(world, benchSimConfig(seed), log);
     results.push(r);
     mkdirSync(dirname(cached), { recursive: true });
     writeFileSync(cached, JSON.stringify({ ...r, gapDiffs: Array.from(r.gapDiffs) }));
