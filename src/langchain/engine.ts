@@ -395,10 +395,27 @@ export class RouteEngine {
     const repeated = answered.filter((t) => t.feedbackGiven);
     if (repeated.length > 0) {
       throw new FeedbackError(
-        `Feedback was already recorded for decision(s) ${repeated.map((t) => t.decision.decisionId).join(", ")}; each decision takes one outcome.`,
+        `Decision(s) ${repeated.map((t) => t.decision.decisionId).join(", ")} already has an outcome (recorded, or being recorded by a concurrent ` +
+          `feedback() call); each decision takes one outcome.`,
         { path: "id", details: { duplicate: repeated.map((t) => t.decision.decisionId) } },
       );
     }
+    // Claimed before the first await, so a concurrent feedback() for the same decision is refused above; released
+    // if the outcome is not stored (the same call can then be retried).
+    for (const t of answered) t.feedbackGiven = true;
+    let events: FeedbackEvent[];
+    try {
+      events = await this.storeFeedback(answered, y, weight);
+    } catch (error) {
+      for (const t of answered) t.feedbackGiven = false;
+      throw error;
+    }
+    if (this.learner) for (const event of events) this.learner.observe(event);
+    return events;
+  }
+
+  /** Builds the events of one feedback() call, checks them against the learner and writes them to the sink. */
+  private async storeFeedback(answered: readonly LoggedDecision[], y: number, weight: number): Promise<FeedbackEvent[]> {
     const at = Date.now();
     const events: FeedbackEvent[] = answered.map((t) => ({
       id: `${t.decision.decisionId}:feedback`,
@@ -421,8 +438,6 @@ export class RouteEngine {
         cause: error,
       });
     }
-    for (const t of answered) t.feedbackGiven = true;
-    if (this.learner) for (const event of events) this.learner.observe(event);
     return events;
   }
 }

@@ -62,7 +62,36 @@ describe("router.feedback", () => {
     await expect(router.feedback(id, true, 0.5 as never)).rejects.toMatchObject({ code: "FEEDBACK", path: "options" });
     // null options read as none (weight 1)
     expect(await router.feedback(id, false, null as never)).toHaveLength(1);
-    await expect(router.feedback(id, true)).rejects.toThrow(/already recorded/);
+    await expect(router.feedback(id, true)).rejects.toThrow(/already has an outcome/);
+  });
+
+  it("refuses a second outcome given while the first is still being stored", async () => {
+    const router = makeRouter();
+    const id = ((await router.invoke("question")).response_metadata.irtRouter as RouteDecision).decisionId;
+    const [first, second] = await Promise.allSettled([router.feedback(id, true), router.feedback(id, false)]);
+    expect(first.status).toBe("fulfilled");
+    expect(second.status).toBe("rejected");
+    expect((second as PromiseRejectedResult).reason).toBeInstanceOf(FeedbackError);
+    expect((second as PromiseRejectedResult).reason).toMatchObject({ path: "id", message: expect.stringMatching(/already has an outcome/) });
+    expect(router.feedbackEvents!.map((e) => e.y)).toEqual([1]);
+  });
+
+  it("releases a decision whose outcome the sink failed to store, also when a concurrent call was refused meanwhile", async () => {
+    let fail = true;
+    const stored: FeedbackEvent[] = [];
+    const router = makeRouter({
+      append: async (events) => {
+        if (fail) throw new Error("disk full");
+        stored.push(...events);
+      },
+    });
+    const id = ((await router.invoke("question")).response_metadata.irtRouter as RouteDecision).decisionId;
+    const [first, second] = await Promise.allSettled([router.feedback(id, true), router.feedback(id, false)]);
+    expect((first as PromiseRejectedResult).reason).toMatchObject({ code: "FEEDBACK", message: expect.stringMatching(/disk full/) });
+    expect((second as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/already has an outcome/) });
+    fail = false;
+    await router.feedback(id, false);
+    expect(stored.map((e) => e.y)).toEqual([0]);
   });
 
   it("wraps a failing sink in a FEEDBACK error and lets the outcome be retried", async () => {
