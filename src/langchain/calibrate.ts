@@ -48,8 +48,8 @@ export async function calibrateRoutedModel(engine: RouteEngine, modelId: string,
     learner,
     modelId: catalogIds[slot.id] ?? slot.id,
     ask: async (probe) => grade(messageText(await slot.model.invoke(await prompt(probe))), probe),
-    onEvent: async (event) => {
-      await engine.sink.append([event]);
-    },
+    // Stored and applied in turn with feedback() (so the router's snapshots stay exact); the learner then finds the
+    // event already applied when calibrateModel observes it.
+    onEvent: (event) => engine.record([event]),
   });
 }

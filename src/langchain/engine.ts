@@ -403,43 +403,85 @@ export class RouteEngine {
     // Claimed before the first await, so a concurrent feedback() for the same decision is refused above; released
     // if the outcome is not stored (the same call can then be retried).
     for (const t of answered) t.feedbackGiven = true;
-    let events: FeedbackEvent[];
+    const events = feedbackEventsOf(answered, y, weight);
+    let stored = false;
     try {
-      events = await this.storeFeedback(answered, y, weight);
+      await this.record(events, () => (stored = true));
     } catch (error) {
-      for (const t of answered) t.feedbackGiven = false;
+      if (!stored) for (const t of answered) t.feedbackGiven = false;
       throw error;
     }
-    if (this.learner) for (const event of events) this.learner.observe(event);
     return events;
   }
 
-  /** Builds the events of one feedback() call, checks them against the learner and writes them to the sink. */
-  private async storeFeedback(answered: readonly LoggedDecision[], y: number, weight: number): Promise<FeedbackEvent[]> {
-    const at = Date.now();
-    const events: FeedbackEvent[] = answered.map((t) => ({
-      id: `${t.decision.decisionId}:feedback`,
-      model: t.catalogIds[t.decision.chosen] ?? t.decision.chosen,
-      alpha: Array.from(t.alpha),
-      beta: t.beta,
-      y,
-      ...(weight !== 1 ? { weight } : {}),
-      decisionId: t.decision.decisionId,
-      ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
-      at,
-    }));
-    // Check against the learner before journaling: a stored event the learner rejects would make every replay throw.
-    if (this.learner?.check) for (const event of events) this.learner.check(event);
+  /** The tail of the sink writes in flight: {@link RouteEngine.record} runs one batch at a time. */
+  private recording: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Records feedback events (of `feedback()` or of a calibration probe), one batch at a time: checks them against the
+   * learner (an event it would refuse is never stored: every replay would throw on it), writes them to the sink,
+   * applies them to the learner, and, when the sink is a store that reports `snapshotDue` and the learner can export
+   * its state, snapshots that state at the batch's sequence number. Serialised, so a snapshot covers exactly the
+   * events stored up to it. A failed snapshot is a warning: the events are stored (the journal keeps them until a
+   * later snapshot succeeds). Throws a FeedbackError when the sink fails (nothing then counts); `onStored` is called
+   * as soon as the sink has acknowledged the events.
+   */
+  record(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
+    const run = this.recording.then(() => this.recordNow(events, onStored));
+    this.recording = run.catch(() => undefined);
+    return run;
+  }
+
+  private async recordNow(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
+    const learner = this.learner;
+    if (learner?.check) for (const event of events) learner.check(event);
+    let appended: unknown;
     try {
-      await this.sink.append(events);
+      appended = await this.sink.append(events);
     } catch (error) {
       if (error instanceof IrtRouterError) throw error;
       throw new FeedbackError(`The feedback sink failed to store ${events.length} event(s): ${(error as Error).message}`, {
         cause: error,
       });
     }
-    return events;
+    onStored?.();
+    if (learner) for (const event of events) learner.observe(event);
+    const due = appended as { snapshotDue?: unknown; seq?: unknown } | undefined;
+    if (due?.snapshotDue !== true || typeof due.seq !== "number") return;
+    const { snapshot } = this.sink;
+    if (typeof snapshot !== "function" || typeof learner?.exportState !== "function") {
+      this.warnOnce(
+        "snapshot-unsupported",
+        `irt-router: the feedback sink reports a snapshot is due, but ${typeof snapshot !== "function" ? "it has no snapshot(seq, state) method" : "the router has no learner with exportState() to snapshot"}; ` +
+          `its journal keeps every event and a restore replays them all. Give the router a learner (OnlineLearner), or snapshot the store yourself.`,
+      );
+      return;
+    }
+    try {
+      await snapshot.call(this.sink, due.seq, learner.exportState());
+    } catch (error) {
+      this.logger.warn(
+        `irt-router: the snapshot of the learner at event ${due.seq} failed (${(error as Error)?.message ?? String(error)}); the feedback is stored ` +
+          `in the journal all the same, and the next feedback retries the snapshot.`,
+      );
+    }
   }
+}
+
+/** The events of one feedback() call: one per answered decision, at the query's item parameters. */
+function feedbackEventsOf(answered: readonly LoggedDecision[], y: number, weight: number): FeedbackEvent[] {
+  const at = Date.now();
+  return answered.map((t) => ({
+    id: `${t.decision.decisionId}:feedback`,
+    model: t.catalogIds[t.decision.chosen] ?? t.decision.chosen,
+    alpha: Array.from(t.alpha),
+    beta: t.beta,
+    y,
+    ...(weight !== 1 ? { weight } : {}),
+    decisionId: t.decision.decisionId,
+    ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
+    at,
+  }));
 }
 
 /** A scorer factory's result, checked before use: a typed error naming the option instead of a TypeError later. */
