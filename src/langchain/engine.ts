@@ -18,6 +18,7 @@ import type { RouteDecision, ExclusionRecord } from "./decision.js";
 import { DecisionLog, type LoggedDecision } from "./decision-log.js";
 import { loadDefaultScorer } from "./defaults.js";
 import { NoCandidatesError } from "./errors.js";
+import { decisionEvent, markToolErrors, parseFeedbackOptions, runEvents, type FeedbackOptions } from "./feedback.js";
 import { LruCache } from "../encoders/lru.js";
 import type { AbilityLearner, FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
 import { missingScorerParts } from "./options.js";
@@ -347,14 +348,12 @@ export class RouteEngine {
   }
 
   /**
-   * Record an observed outcome for one decision (by decision id) or for every answered decision of a
-   * run (by run id), as {@link FeedbackEvent}s written to the sink. Returns the events written.
+   * Record an observed outcome for one decision (by decision id) or for the answered decisions of a run (by run id,
+   * spread over its steps as `options.attribution` says), as {@link FeedbackEvent}s written to the sink. Returns the
+   * events written.
    */
-  async feedback(idOrRunId: string, outcome: boolean | number, givenOptions: { weight?: number } | null = {}): Promise<FeedbackEvent[]> {
-    if (givenOptions !== null && typeof givenOptions !== "object") {
-      throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${String(givenOptions)}.`, { path: "options" });
-    }
-    const options = givenOptions ?? {};
+  async feedback(idOrRunId: string, outcome: boolean | number, givenOptions: FeedbackOptions | null = {}): Promise<FeedbackEvent[]> {
+    const options = parseFeedbackOptions(givenOptions);
     if (typeof idOrRunId !== "string" || idOrRunId.length === 0) {
       throw new FeedbackError("feedback() needs a decision id (response_metadata.irtRouter.decisionId) or a run id.", {
         path: "id",
@@ -367,17 +366,15 @@ export class RouteEngine {
         { path: "outcome" },
       );
     }
-    const unknown = Object.keys(options ?? {}).filter((k) => k !== "weight");
-    if (unknown.length > 0) {
-      throw new FeedbackError(`Unknown feedback option "${unknown[0]}"; the only option is weight (0, 1].`, {
-        path: `options.${unknown[0]}`,
-      });
-    }
     const weight = options.weight ?? 1;
-    if (!Number.isFinite(weight) || weight <= 0 || weight > 1) {
-      throw new FeedbackError(`weight must be a number in (0, 1], got ${String(options.weight)}.`, { path: "options.weight" });
-    }
     const single = this.log.get(idOrRunId);
+    if (single && options.attribution !== undefined) {
+      throw new FeedbackError(
+        `options.attribution spreads a run's outcome over its steps; "${idOrRunId}" is a decision id, which takes the outcome as given. ` +
+          `Pass the run id (irtRouterRunId) to attribute, or leave attribution out.`,
+        { path: "options.attribution" },
+      );
+    }
     const targets = single ? [single] : this.log.ofRun(idOrRunId);
     if (targets.length === 0) {
       throw new FeedbackError(
@@ -403,7 +400,8 @@ export class RouteEngine {
     // Claimed before the first await, so a concurrent feedback() for the same decision is refused above; released
     // if the outcome is not stored (the same call can then be retried).
     for (const t of answered) t.feedbackGiven = true;
-    const events = feedbackEventsOf(answered, y, weight);
+    const at = Date.now();
+    const events = single ? [decisionEvent(single, y, weight, at)] : runEvents(idOrRunId, answered, y, weight, at, options.attribution);
     let stored = false;
     try {
       await this.record(events, () => (stored = true));
@@ -412,6 +410,14 @@ export class RouteEngine {
       throw error;
     }
     return events;
+  }
+
+  /**
+   * Notes which logged decisions' tool calls failed, from the conversation a routed call receives (see
+   * {@link markToolErrors}); `feedback(runId, y, { attribution: { toolErrorsAsFailures: true } })` reads it.
+   */
+  noteToolErrors(messages: readonly BaseMessage[]): void {
+    markToolErrors(this.log, messages);
   }
 
   /** The tail of the sink writes in flight: {@link RouteEngine.record} runs one batch at a time. */
@@ -466,22 +472,6 @@ export class RouteEngine {
       );
     }
   }
-}
-
-/** The events of one feedback() call: one per answered decision, at the query's item parameters. */
-function feedbackEventsOf(answered: readonly LoggedDecision[], y: number, weight: number): FeedbackEvent[] {
-  const at = Date.now();
-  return answered.map((t) => ({
-    id: `${t.decision.decisionId}:feedback`,
-    model: t.catalogIds[t.decision.chosen] ?? t.decision.chosen,
-    alpha: Array.from(t.alpha),
-    beta: t.beta,
-    y,
-    ...(weight !== 1 ? { weight } : {}),
-    decisionId: t.decision.decisionId,
-    ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
-    at,
-  }));
 }
 
 /** A scorer factory's result, checked before use: a typed error naming the option instead of a TypeError later. */
