@@ -153,16 +153,13 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * under the router's `learner` (an `OnlineLearner`), grades the replies, journals each outcome to the feedback
    * sink before it counts, and stops at `budget` or when the estimate is certain enough.
    *
+   * The probe set (`probes`, `prompt`, `grade`) is given: `multipleChoiceProbes(scorer)` from `irt-router/adapters`
+   * builds one from the data root's MMLU-Pro (or your own bank, question text and grader).
+   *
    * @example
    * ```ts
-   * const { bank } = await buildProbeBank(scorer, ds);   // from irt-router/adapters: alpha/beta of dataset items
-   * const byId = new Map(ds.items.map((item) => [item.id, item]));
-   * const result = await router.calibrate("my-new-model", {
-   *   budget: 40,
-   *   probes: bank,
-   *   prompt: (probe) => byId.get(probe.id)!.text,
-   *   grade: (reply, probe) => gradeMultipleChoice(reply, answerKey(probe.id)),
-   * });
+   * import { multipleChoiceProbes } from "irt-router/adapters";
+   * const result = await router.calibrate("my-new-model", { budget: 40, ...(await multipleChoiceProbes(scorer)) });
    * console.log(result.predictedAccuracy, result.stopReason);
    * ```
    */

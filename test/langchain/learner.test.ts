@@ -105,5 +105,12 @@ describe("router.calibrate", () => {
     const { prompt: _q, ...noPrompt } = options;
     await expect(withLearner.calibrate("gpt-4", noPrompt as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.prompt" });
     await expect(withLearner.calibrate("gpt-4", { ...options, grade: "letter" } as never)).rejects.toMatchObject({ path: "options.grade" });
+    // As the issue writes it, with the budget only: the error names what is missing and the ready-made set.
+    await expect(withLearner.calibrate("gpt-4", { budget: 40 } as never)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      path: "options.probes",
+      details: { missing: ["probes", "prompt", "grade"] },
+      message: expect.stringMatching(/missing: probes, prompt, grade.*\.\.\.\(await multipleChoiceProbes\(scorer\)\).*irt-router\/adapters/),
+    });
   });
 });
