@@ -53,6 +53,13 @@ describe("IrtRouter with an online learner", () => {
     expect(learner.has("brand-new-model")).toBe(true);
   });
 
+  it("refuses to route to a registered model its learner removed, instead of silently re-adding it", async () => {
+    const { learner, router } = setup();
+    learner.removeModel("mistral-7b-chat");
+    await expect(router.invoke("Name a colour.")).rejects.toMatchObject({ code: "FEEDBACK", path: "modelId", details: { model: "mistral-7b-chat", removed: true } });
+    expect(learner.has("mistral-7b-chat")).toBe(false);
+  });
+
   it("rejects a learner option that is not a learner, naming the field", () => {
     expect(() => new IrtRouter({ models: { "gpt-4": fake() }, scorer: new ToyScorer(), learner: {} as never })).toThrow(/options\.learner/);
   });
