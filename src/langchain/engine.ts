@@ -400,10 +400,11 @@ export class RouteEngine {
     // Claimed before the first await, so a concurrent feedback() for the same decision is refused above; released
     // if the outcome is not stored (the same call can then be retried).
     for (const t of answered) t.feedbackGiven = true;
-    const at = Date.now();
-    const events = single ? [decisionEvent(single, y, weight, at)] : runEvents(idOrRunId, answered, y, weight, at, options.attribution);
+    let events: FeedbackEvent[];
     let stored = false;
     try {
+      const at = Date.now();
+      events = single ? [decisionEvent(single, y, weight, at)] : runEvents(idOrRunId, answered, y, weight, at, options.attribution);
       await this.record(events, () => (stored = true));
     } catch (error) {
       if (!stored) for (const t of answered) t.feedbackGiven = false;

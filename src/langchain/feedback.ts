@@ -42,12 +42,7 @@ export function parseFeedbackOptions(options: unknown): z.output<typeof feedback
   if (typeof options !== "object" || Array.isArray(options)) {
     throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${String(options)}.`, { path: "options" });
   }
-  try {
-    return parseWith(feedbackOptionsSchema, options, "options");
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    throw new FeedbackError(error.message, { path: error.path, details: error.details, cause: error });
-  }
+  return asFeedbackError(() => parseWith(feedbackOptionsSchema, options, "options"));
 }
 
 /**
@@ -90,26 +85,34 @@ export function runEvents(
   attribution: FeedbackOptions["attribution"] = {},
 ): FeedbackEvent[] {
   const o = { ...DEFAULT_ROUTER_ATTRIBUTION, ...definedOnly(attribution) };
-  const events = attributeRun(
-    {
-      runId,
-      outcome: y,
-      at,
-      steps: steps.map((t) => ({
-        decisionId: t.decision.decisionId,
-        model: modelOf(t),
-        alpha: Array.from(t.alpha),
-        beta: t.beta,
-        toolError: t.toolError === true,
-      })),
-    },
-    o,
-  );
+  const run = {
+    runId,
+    outcome: y,
+    at,
+    steps: steps.map((t) => ({
+      decisionId: t.decision.decisionId,
+      model: modelOf(t),
+      alpha: Array.from(t.alpha),
+      beta: t.beta,
+      toolError: t.toolError === true,
+    })),
+  };
+  const events = asFeedbackError(() => attributeRun(run, o));
   const failed = new Set(o.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : []);
   return events.map(({ weight: w = 1, ...event }) => {
     const credit = failed.has(event.decisionId!) ? w : w * weight;
     return credit !== 1 ? { ...event, weight: credit } : event;
   });
+}
+
+/** Runs `fn`, reporting a ValidationError it throws (e.g. a logged alpha that is not finite) as a FeedbackError, like every feedback() error. */
+function asFeedbackError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new FeedbackError(error.message, { path: error.path, details: error.details, cause: error });
+  }
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

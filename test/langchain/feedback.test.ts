@@ -176,4 +176,19 @@ describe("router.feedback of a run: attribution over its steps", () => {
     // nothing was claimed by the refused calls
     expect(await router.feedback("run-1", 1)).toHaveLength(3);
   });
+
+  it("a run whose events cannot be built (an infinite logged alpha) is a FeedbackError and releases its steps", async () => {
+    class InfiniteScorer extends ToyScorer {
+      override async itemParams(text: string | Float32Array) {
+        const item = await super.itemParams(text);
+        return { alpha: item.alpha.map(() => Number.POSITIVE_INFINITY), beta: item.beta }; // p = 1: routable
+      }
+    }
+    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) }, scorer: new InfiniteScorer() });
+    const ids = await threeStepRun(router);
+    const error = await rejectedWith(FeedbackError, router.feedback("run-1", 1));
+    expect(error.path).toBe("run.steps.0.alpha.0");
+    // the steps were released: the in-memory sink takes an outcome for one of them (a store or learner would refuse it)
+    expect(await router.feedback(ids[0]!, 1)).toHaveLength(1);
+  });
 });
