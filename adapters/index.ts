@@ -16,3 +16,5 @@ export * from "./artifact/index.js";
 export { readRouterBenchPrompts } from "./policy/full-prompts.js";
 export { buildProbeBank, sampleItems } from "./learning/probe-bank.js";
 export type { ProbeBankOptions } from "./learning/probe-bank.js";
+export { multipleChoiceProbes, multipleChoicePrompt, answerKeys, MULTIPLE_CHOICE_INSTRUCTION, DEFAULT_PROBE_DATASET } from "./learning/multiple-choice.js";
+export type { MultipleChoiceProbes, MultipleChoiceProbesOptions } from "./learning/multiple-choice.js";

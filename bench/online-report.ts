@@ -80,7 +80,7 @@ export function renderOnlineResults(s: OnlineSummary): string {
       s.knownScaleBySeed.map((v, k) => `seed ${s.seeds[k]} ${v === null ? "default 0.05" : v.toFixed(3)}`).join("; ") +
       ".",
     "",
-    `**Static-to-oracle gap**: ${s.gap.points.toFixed(2)} points, 95% paired bootstrap interval ${ci(s.gap.ci95)} (test items resampled within each seed). ` +
+    `**Static-to-oracle gap**: ${s.gap.points.toFixed(2)} points, 95% paired bootstrap interval ${ci(s.gap.ci95)} (test items resampled, one draw for all seeds: they route the same test items). ` +
       `Per seed: ${s.gapBySeed.map((g, k) => `seed ${s.seeds[k]} ${g.points.toFixed(2)} ${ci(g.ci95)}`).join("; ")}.`,
     "",
     "**Test-split routing accuracy (%) after N bandit events** (means over seeds):",

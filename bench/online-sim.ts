@@ -49,6 +49,12 @@ export interface SimConfig {
   readonly learner?: Pick<LearnerOptions, "inflate" | "knownScale" | "shrinkage">;
   /** Skip the calibration study (tuning runs). */
   readonly skipCalibration?: boolean;
+  /**
+   * Routers to run (default: all). "static" and "oracle" always run (the gap needs them); a router left out has no
+   * curve, and without "learning" `heldOutShare` is NaN. Each router has its own generator, so the ones run give
+   * the same curves as in a full run.
+   */
+  readonly routers?: readonly RouterName[];
 }
 
 export interface SeedResult {
@@ -163,18 +169,37 @@ export const median = (xs: readonly number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** Paired bootstrap 95% interval of mean(b - a) over items. */
+/** Paired bootstrap 95% interval of mean(b - a) over items (one seed of {@link itemBootstrapCi}). */
 export function pairedBootstrap(a: Float64Array, b: Float64Array, n: number, seed: number): [number, number] {
+  return itemBootstrapCi([Float64Array.from(a, (v, i) => b[i]! - v)], n, seed);
+}
+
+/**
+ * 95% bootstrap interval of the mean over items of per-item differences, averaged over seeds that score the SAME
+ * items in the same order (the benchmark's test split is one set of items for every seed). Each of the `resamples`
+ * resamples draws ONE vector of item indices and applies it to every seed, i.e. the seeds' differences are averaged
+ * per item inside the resample: the items are the sampling unit, and seeds that repeat an item's noise do not count
+ * as more items (resampling each seed's items independently would shrink the interval about sqrt(seeds) times).
+ * With one seed this is the plain paired bootstrap. Percentile interval; `seed` seeds the draws.
+ */
+export function itemBootstrapCi(diffsBySeed: readonly ArrayLike<number>[], resamples: number, seed: number): [number, number] {
+  const n = diffsBySeed[0]?.length ?? 0;
+  if (n === 0) throw new RangeError("itemBootstrapCi needs at least one seed with at least one item");
+  for (const [s, d] of diffsBySeed.entries()) {
+    if (d.length !== n) throw new RangeError(`itemBootstrapCi: seed ${s} has ${d.length} items, seed 0 has ${n}; the seeds must score the same items`);
+  }
+  const perItem = new Float64Array(n);
+  for (const d of diffsBySeed) for (let k = 0; k < n; k++) perItem[k] += d[k]!;
+  for (let k = 0; k < n; k++) perItem[k] /= diffsBySeed.length;
   const rng = seededRng(seed);
-  const diffs = Float64Array.from(a, (v, i) => b[i]! - v);
   const stats: number[] = [];
-  for (let r = 0; r < n; r++) {
+  for (let r = 0; r < resamples; r++) {
     let s = 0;
-    for (let k = 0; k < diffs.length; k++) s += diffs[Math.floor(rng.next() * diffs.length)]!;
-    stats.push(s / diffs.length);
+    for (let k = 0; k < n; k++) s += perItem[Math.floor(rng.next() * n)]!;
+    stats.push(s / n);
   }
   stats.sort((x, y) => x - y);
-  return [stats[Math.floor(0.025 * (n - 1))]!, stats[Math.ceil(0.975 * (n - 1))]!];
+  return [stats[Math.floor(0.025 * (resamples - 1))]!, stats[Math.ceil(0.975 * (resamples - 1))]!];
 }
 
 /** A held-out model's calibration setup: its probe bank (a seeded sample of its train items, with its
@@ -353,10 +378,11 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     return maxEvents > 0 ? heldOutPicks / maxEvents : 0;
   };
 
+  const runs = (name: RouterName) => !cfg.routers || cfg.routers.includes(name) || name === "static" || name === "oracle";
   const t0 = performance.now();
-  const heldOutShare = runPosterior("learning", "thompson");
-  runPosterior("learningUcb", "ucb");
-  runPosterior("greedy", "none");
+  const heldOutShare = runs("learning") ? runPosterior("learning", "thompson") : NaN;
+  if (runs("learningUcb")) runPosterior("learningUcb", "ucb");
+  if (runs("greedy")) runPosterior("greedy", "none");
   runPosterior("static", "frozen");
   log(`  posterior routers ${((performance.now() - t0) / 1000).toFixed(1)}s`);
 
@@ -368,7 +394,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   }
 
   // SGD + epsilon ablation: same item model, point-estimate abilities, no posterior.
-  {
+  if (runs("sgdEpsilon")) {
     const theta = ids.map((id, m) => Float64Array.from(w.knownTheta.get(m) ?? refLearner.population.mean));
     const r = seededRng(cfg.seed * 31 + 1);
     const curve: number[] = [];
@@ -391,7 +417,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   }
 
   // Epsilon-greedy per-model mean-accuracy bandit (ignores the query).
-  {
+  if (runs("epsilonGreedy")) {
     const trainAcc = ids.map((_, m) => {
       let s = 0;
       let n = 0;

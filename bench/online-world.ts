@@ -11,12 +11,28 @@ import type { Tf } from "../adapters/tf.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
 import { fitKnownPriorOnTraining, seededRng, type KnownPrior } from "../src/learning/index.js";
 import { foldedItemParams, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
-import type { SimWorld } from "./online-sim.js";
+import type { SimConfig, SimWorld } from "./online-sim.js";
 
 /** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
 export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 20, patience: 3 };
 
 export const CHECKPOINTS = [0, 50, 100, 300, 1000, 3000];
+
+/** The benchmark's simulation settings for one seed (`npm run bench:online`; the dev scripts start from them). */
+export function benchSimConfig(seed: number): SimConfig {
+  return {
+    seed,
+    checkpoints: CHECKPOINTS,
+    epsilon: 0.1,
+    sgdEta: 0.1,
+    ucbKappa: 2,
+    calibrationCap: 300,
+    calibrationBank: 2000,
+    calibrationTolerance: 0.03,
+    randomOrders: 5,
+    bootstrap: 1000,
+  };
+}
 
 export function parseLeaveOut(spec: string, ds: CorrectnessDataset, trainItems: readonly number[], seed: number): number[] {
   const acc = trainAccuracy(ds, trainItems);
@@ -146,8 +162,8 @@ function fitWorldKnownPrior(
 
 /**
  * The seed's world with the VALIDATION split as its evaluation rows (for validation-only development runs:
- * bench/calibration-dev.ts, bench/calibration-update-dev.ts), cached in .cache/online-bench (item parameters and
- * known abilities).
+ * bench/calibration-dev.ts, bench/calibration-update-dev.ts, bench/exploration-dev.ts), cached in .cache/online-bench
+ * (item parameters, known abilities and the known-model prior fitted on the train split, as the benchmark's world has).
  */
 export async function validationWorld(
   tf: Tf,
@@ -158,16 +174,35 @@ export async function validationWorld(
   seed: number,
   log: (s: string) => void,
 ): Promise<SimWorld> {
+  type Cached = { d: number; alphas: number[]; betas: number[]; heldOut: number[]; knownTheta: [number, number[]][]; knownPrior?: KnownPrior | null };
   const key = createHash("sha256").update(JSON.stringify({ v: 1, data: ds.source.sha256, lo: leaveOut, config: SIM_SCORER_CONFIG, seed })).digest("hex").slice(0, 16);
   const file = join(dirname(fileURLToPath(import.meta.url)), "..", ".cache", "online-bench", `world-val-${key}.json`);
-  const fromCache = (j: { d: number; alphas: number[]; betas: number[]; heldOut: number[]; knownTheta: [number, number[]][] }): SimWorld => ({
+  const fromCache = (j: Cached): SimWorld => ({
     models: ds.models, d: j.d, alphas: Float32Array.from(j.alphas), betas: Float32Array.from(j.betas),
     offsets: ds.labels.offsets, model: ds.labels.model, y: ds.labels.y, train: split.train, test: split.val,
     heldOut: j.heldOut, knownTheta: new Map(j.knownTheta.map(([m, t]) => [m, Float32Array.from(t)])),
+    ...(j.knownPrior ? { knownPrior: j.knownPrior } : {}),
   });
-  if (existsSync(file)) return fromCache(JSON.parse(readFileSync(file, "utf8")));
+  if (existsSync(file)) {
+    const j = JSON.parse(readFileSync(file, "utf8")) as Cached;
+    if (j.knownPrior === undefined) {
+      // Cached before worlds kept their known-model prior: fit it on the cached item model (train split only).
+      const w = fromCache(j);
+      j.knownPrior = fitWorldKnownPrior(ds, split.train, w.knownTheta, w.alphas, w.betas, w.d, log) ?? null;
+      writeFileSync(file, JSON.stringify(j));
+    }
+    return fromCache(j);
+  }
   const w = await buildWorld(tf, ds, emb, split, leaveOut, SIM_SCORER_CONFIG, seed, log, split.val);
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify({ d: w.d, alphas: Array.from(w.alphas), betas: Array.from(w.betas), heldOut: w.heldOut, knownTheta: [...w.knownTheta].map(([m, t]) => [m, Array.from(t)]) }));
+  const cached: Cached = {
+    d: w.d,
+    alphas: Array.from(w.alphas),
+    betas: Array.from(w.betas),
+    heldOut: [...w.heldOut],
+    knownTheta: [...w.knownTheta].map(([m, t]) => [m, Array.from(t)]),
+    knownPrior: w.knownPrior ?? null,
+  };
+  writeFileSync(file, JSON.stringify(cached));
   return w;
 }

@@ -22,8 +22,8 @@ import type { IrtMoeConfig } from "../src/scorer/index.js";
 import { parseWith } from "../src/util/validate.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import { renderOnlineResults, type OnlineSummary } from "./online-report.js";
-import { median, simulateSeed, type SeedResult, type SimConfig } from "./online-sim.js";
-import { buildWorld, CHECKPOINTS, SIM_SCORER_CONFIG } from "./online-world.js";
+import { itemBootstrapCi, median, simulateSeed, type SeedResult } from "./online-sim.js";
+import { benchSimConfig, buildWorld, CHECKPOINTS, SIM_SCORER_CONFIG } from "./online-world.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -68,18 +68,6 @@ async function main(): Promise<void> {
   const { tf } = await getTf();
   // --quick: one seed and a 3-epoch item model, so the whole run fits in about 3 minutes on a shared 2-core machine.
   const config = { ...SIM_SCORER_CONFIG, ...(args.quick ? { maxEpochs: 3 } : {}), ...(args.epochs ? { maxEpochs: args.epochs } : {}) };
-  const simCfg = (seed: number): SimConfig => ({
-    seed,
-    checkpoints: CHECKPOINTS,
-    epsilon: 0.1,
-    sgdEta: 0.1,
-    ucbKappa: 2,
-    calibrationCap: 300,
-    calibrationBank: 2000,
-    calibrationTolerance: 0.03,
-    randomOrders: 5,
-    bootstrap: 1000,
-  });
   const results: SeedResult[] = [];
   let cachedSeeds = 0;
   // Each seed's result is cached (keyed by dataset content, leave-out, item-model config and embeddings), so
@@ -103,7 +91,7 @@ async function main(): Promise<void> {
       continue;
     }
     const world = await buildWorld(tf, ds, emb, split, args["leave-out"], config, seed, log);
-    const r = await simulateSeed(world, simCfg(seed), log);
+    const r = await simulateSeed(world, benchSimConfig(seed), log);
     results.push(r);
     mkdirSync(dirname(cached), { recursive: true });
     writeFileSync(cached, JSON.stringify({ ...r, gapDiffs: Array.from(r.gapDiffs) }));
@@ -155,21 +143,12 @@ function summarise(
     for (const r of routers) row[r] = meanOf(results.map((s) => s.curves[r]![k]!));
     return row;
   });
-  // Pooled interval: resample test items within each seed, average the seeds' means.
-  const rng = seededRng(12345);
-  const B = 1000;
-  const stats: number[] = [];
-  for (let b = 0; b < B; b++) {
-    let total = 0;
-    for (const s of results) {
-      let sum = 0;
-      const n = s.gapDiffs.length;
-      for (let k = 0; k < n; k++) sum += s.gapDiffs[Math.floor(rng.next() * n)]!;
-      total += sum / n;
-    }
-    stats.push((100 * total) / results.length);
-  }
-  stats.sort((a, b) => a - b);
+  // Pooled interval: every seed scores the same test items, so each resample draws one set of items for all seeds.
+  const pooled = itemBootstrapCi(
+    results.map((s) => s.gapDiffs),
+    1000,
+    12345,
+  );
   const cal = results.flatMap((s) => s.calibration);
   return {
     dataset: meta.dataset,
@@ -177,7 +156,7 @@ function summarise(
     seeds: results.map((s) => s.seed),
     heldOutBySeed: results.map((s) => s.heldOut),
     knownScaleBySeed: results.map((s) => s.knownScale ?? null),
-    gap: { points: meanOf(results.map((s) => s.gap.points)), ci95: [stats[Math.floor(0.025 * (B - 1))]!, stats[Math.ceil(0.975 * (B - 1))]!] },
+    gap: { points: meanOf(results.map((s) => s.gap.points)), ci95: [100 * pooled[0], 100 * pooled[1]] },
     gapBySeed: results.map((s) => s.gap),
     checkpoints,
     closedBySeed: results.map((s) => {

@@ -44,7 +44,7 @@ export type { FeedbackEvent } from "./learning/events.js";
 export type { AbilityStore } from "./learning/store.js";
 export { OnlineLearner, type LearnerOptions, type LearnerState, type KnownAbility } from "./learning/learner.js";
 export { AbilityPosterior, predictiveP } from "./learning/posterior.js";
-export { attributeRun, type AttributionOptions, type RunOutcome, type RunStep } from "./learning/attribution.js";
+export { attributeRun, stepEventId, type AttributionOptions, type RunOutcome, type RunStep } from "./learning/attribution.js";
 export { calibrateModel, type CalibrationResult, type ProbeBank, type Probe } from "./learning/calibrate.js";
 export { gradeMultipleChoice, extractChoiceLetter } from "./learning/grader.js";
 

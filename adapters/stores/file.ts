@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { IrtRouterError, StoreError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
@@ -18,11 +18,13 @@ import { parseWith } from "../../src/util/validate.js";
 import {
   decodeLine,
   decodeSnapshot,
-  encodeLine,
+  encodeRecord,
   encodeSnapshot,
-  FORMAT_VERSION,
   JOURNAL_FORMAT,
+  JOURNAL_VERSION,
   journalHeader,
+  READABLE_JOURNAL_VERSIONS,
+  recordEvents,
   type JournalRecord,
 } from "./format.js";
 import { acquireStoreLock, type LockInfo, type StoreLock } from "./lock.js";
@@ -37,14 +39,19 @@ export type FileStoreOptions = z.input<typeof fileStoreOptionsSchema>;
 
 /** What {@link FileStore.open} found and repaired. */
 export interface FileStoreRecovery {
-  /** A torn last journal line (no newline: partially written, never acknowledged) was cut off. */
+  /** A torn last journal line (no newline: the last append, partially written, never acknowledged) was cut off. */
   tornTail?: { line: number; bytes: number };
   /**
    * A complete (newline-terminated) last journal line that failed its checksum or record check was cut off. It may
-   * be an unacknowledged append whose newline reached the disk before the rest of it, or an acknowledged event
+   * be an unacknowledged append whose newline reached the disk before the rest of it, or an acknowledged append
    * damaged afterwards (then lost: restore from a backup).
    */
   damagedLastLine?: { line: number; bytes: number };
+  /**
+   * The journal was in an older format (version 1: one line per event, written by irt-router before batch records)
+   * and was rewritten in the current one, with the same events. Older irt-router versions cannot open it any more.
+   */
+  upgradedJournal?: { fromVersion: number };
   /** A lock left by a dead process on this host was replaced. */
   staleLock?: LockInfo;
   /** Journal events already covered by the snapshot (a crash hit between snapshot and compaction); skipped on load. */
@@ -67,11 +74,11 @@ const snapshotPayloadSchema = z.object({
  * The embedded default {@link AbilityStore}: a directory holding an append-only, checksummed JSONL
  * event journal, the latest snapshot of the learner state, and an exclusive lock.
  *
- * Guarantees: `append` resolves only after the events are fsynced; a crash (even SIGKILL or power
- * loss mid-write) can at worst leave a torn last line, which `open` detects by its checksum and
- * cuts off (it was never acknowledged; a complete last line failing its checksum is cut off too and
- * reported as `recovery.damagedLastLine`); a bad line anywhere else is a `StoreError` naming file
- * and line, never skipped, and so is a missing journal beside a snapshot. Snapshots are atomic (temp file + fsync + rename + directory fsync)
+ * Guarantees: `append` writes its events as one journal line and resolves only after it is fsynced; a
+ * crash (even SIGKILL or power loss mid-write) can at worst damage that last line, which `open` detects
+ * by its checksum and cuts off (it was never acknowledged; a complete last line failing its checksum is
+ * cut off too and reported as `recovery.damagedLastLine`); a bad line anywhere else is a `StoreError`
+ * naming file and line, never skipped, and so is a missing journal beside a snapshot. Snapshots are atomic (temp file + fsync + rename + directory fsync)
  * and compact the journal the same way. One process at a time: a second `open` of the same
  * directory gets `StoreLockedError` (code `STORE_LOCKED`) while the first is alive; a lock left by a
  * dead process is recovered automatically. See docs/stores.md for the on-disk format.
@@ -101,7 +108,7 @@ export class FileStore implements AbilityStore {
     private readonly ledger: StoreLedger,
     private journal: FileHandle,
     private journalSize: number,
-    /** Journal records after the snapshot. */
+    /** Journal records of the events after the snapshot (a record the snapshot covers in part holds only the rest). */
     private pending: JournalRecord[],
     /** Ids the snapshot covers. */
     private snapshotIds: string[],
@@ -130,7 +137,7 @@ export class FileStore implements AbilityStore {
   }
 
   private static async openValidated(dir: string, snapshotEvery: number, onWarning: ((message: string) => void) | undefined): Promise<FileStore> {
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     const lock = await acquireStoreLock(dir);
     try {
       const recovery: FileStoreRecovery = { coveredBySnapshot: 0, removedTempFiles: [], staleLock: lock.replacedStale };
@@ -160,7 +167,7 @@ export class FileStore implements AbilityStore {
         text = await readFile(journalPath);
       }
       const parsed = parseJournal(text, journalPath);
-      const handle = await open(journalPath, "r+");
+      let handle = await open(journalPath, "r+");
       try {
         if (parsed.torn) {
           await handle.truncate(parsed.validBytes);
@@ -180,8 +187,20 @@ export class FileStore implements AbilityStore {
             );
           }
         }
+        if (parsed.version !== JOURNAL_VERSION) {
+          // Same header base and record lines, verbatim (a version-1 line is a one-event record of version 2), under
+          // the new header, so that an older library refuses the file instead of misreading a batch record.
+          await atomicWrite(dir, JOURNAL, journalHeader(parsed.base) + parsed.records.map((r) => r.line).join(""));
+          await handle.close();
+          handle = await open(journalPath, "r+");
+          recovery.upgradedJournal = { fromVersion: parsed.version };
+          onWarning?.(
+            `Upgraded ${journalPath} from journal format ${parsed.version} to ${JOURNAL_VERSION} (same events; one line per append from now on). ` +
+              `irt-router versions that read only format ${parsed.version} can no longer open this store.`,
+          );
+        }
         const snapSeq = snap?.seq ?? 0;
-        const lastSeq = parsed.base + parsed.records.length;
+        const lastSeq = parsed.base + countEvents(parsed.records);
         if (snapSeq > lastSeq) {
           throw new StoreError(
             `${join(dir, SNAPSHOT)} covers events up to ${snapSeq}, but ${journalPath} ends at ${lastSeq}: the journal was replaced or truncated from outside. ` +
@@ -196,19 +215,21 @@ export class FileStore implements AbilityStore {
             { file: journalPath },
           );
         }
-        const pending = parsed.records.filter((r) => r.seq > snapSeq);
-        recovery.coveredBySnapshot = parsed.records.length - pending.length;
+        const pending: JournalRecord[] = [];
         const ledger = new StoreLedger(snapshotEvery);
         for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
-        for (const r of pending) {
-          if (ledger.ids.has(r.event.id)) {
-            throw new StoreError(`${journalPath} line ${r.seq - parsed.base + 1}: event id "${r.event.id}" is stored twice.`, {
-              file: journalPath,
-              line: r.seq - parsed.base + 1,
-            });
+        for (const r of parsed.records) {
+          const rest = recordAfter(r, snapSeq);
+          if (!rest) continue;
+          pending.push(rest);
+          for (const e of rest.events) {
+            if (ledger.ids.has(e.id)) {
+              throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, { file: journalPath, line: r.lineNo });
+            }
+            ledger.ids.add(e.id);
           }
-          ledger.ids.add(r.event.id);
         }
+        recovery.coveredBySnapshot = lastSeq - parsed.base - countEvents(pending);
         ledger.seq = lastSeq;
         ledger.snapshotSeq = snapSeq;
         return new FileStore(dir, recovery, lock, ledger, handle, parsed.validBytes, pending, snap?.eventIds ?? [], snap?.payload);
@@ -232,11 +253,11 @@ export class FileStore implements AbilityStore {
       const { fresh, duplicates } = this.ledger.partition(prepared.map((p) => p.event));
       if (fresh.length === 0) return this.ledger.result(0, duplicates);
       await this.lock.verify();
-      const records: JournalRecord[] = fresh.map((event, k) => {
-        const seq = this.ledger.seq + k + 1;
-        return { seq, event, line: encodeLine(`{"seq":${seq},"event":${eventJson.get(event)!}}`) };
-      });
-      const buf = Buffer.from(records.map((r) => r.line).join(""), "utf8");
+      // One line for the whole batch: a crash can only damage this last line, never leave part of a batch
+      // followed by intact lines (which open could not tell from corruption).
+      const seq = this.ledger.seq + 1;
+      const record: JournalRecord = { seq, events: fresh, line: encodeRecord(seq, fresh.map((e) => eventJson.get(e)!)) };
+      const buf = Buffer.from(record.line, "utf8");
       try {
         await writeFully(this.journal, buf, this.journalSize);
         await this.journal.sync();
@@ -248,7 +269,7 @@ export class FileStore implements AbilityStore {
         );
       }
       this.journalSize += buf.length;
-      this.pending.push(...records);
+      this.pending.push(record);
       this.ledger.commit(fresh);
       return this.ledger.result(fresh.length, duplicates);
     });
@@ -260,7 +281,8 @@ export class FileStore implements AbilityStore {
       const snapshot = this.snapshotPayload
         ? { seq: this.ledger.snapshotSeq, state: (JSON.parse(this.snapshotPayload) as { state: unknown }).state }
         : undefined;
-      const events = this.pending.map((r) => (JSON.parse(r.line.slice(17)) as { event: FeedbackEvent }).event);
+      // Fresh copies, parsed from the stored lines.
+      const events = this.pending.flatMap((r) => recordEvents(JSON.parse(r.line.slice(17)))!.events);
       return { snapshot, events, seq: this.ledger.seq };
     });
   }
@@ -273,10 +295,10 @@ export class FileStore implements AbilityStore {
       this.ensureUsable();
       this.ledger.checkSnapshotSeq(seq);
       await this.lock.verify();
-      const covered = this.snapshotIds.concat(this.pending.filter((r) => r.seq <= seq).map((r) => r.event.id));
+      const covered = this.snapshotIds.concat(this.pending.flatMap((r) => r.events.filter((_, k) => r.seq + k <= seq).map((e) => e.id)));
       const head = JSON.stringify({ seq, createdAt: new Date().toISOString(), eventIds: covered });
       const payload = `${head.slice(0, -1)},"state":${stateJson}}`;
-      const keep = this.pending.filter((r) => r.seq > seq);
+      const keep = this.pending.map((r) => recordAfter(r, seq)).filter((r) => r !== undefined);
       const journalText = journalHeader(seq) + keep.map((r) => r.line).join("");
       try {
         await atomicWrite(this.dir, SNAPSHOT, encodeSnapshot(payload));
@@ -359,11 +381,35 @@ async function writeFully(handle: FileHandle, buf: Buffer, position: number): Pr
   }
 }
 
-/** Parse and verify a journal file. Throws StoreError on corruption other than a torn last line. */
+/** Number of events in these records. */
+function countEvents(records: readonly JournalRecord[]): number {
+  let n = 0;
+  for (const r of records) n += r.events.length;
+  return n;
+}
+
+/**
+ * The part of a record after event `after`: the record itself when it starts later, undefined when `after` covers
+ * it, else a new record of its remaining events (re-encoded from their JSON, which round-trips exactly).
+ */
+function recordAfter(r: JournalRecord, after: number): JournalRecord | undefined {
+  if (r.seq > after) return r;
+  const events = r.events.slice(after - r.seq + 1);
+  if (events.length === 0) return undefined;
+  return { seq: after + 1, events, line: encodeRecord(after + 1, events.map((e) => JSON.stringify(e))) };
+}
+
+/** Parse and verify a journal file. Throws StoreError on corruption other than a damaged last line. */
 function parseJournal(
   buf: Buffer,
   file: string,
-): { base: number; records: JournalRecord[]; validBytes: number; torn?: { line: number; bytes: number; complete: boolean } } {
+): {
+  base: number;
+  version: number;
+  records: (JournalRecord & { lineNo: number })[];
+  validBytes: number;
+  torn?: { line: number; bytes: number; complete: boolean };
+} {
   const segments: { start: number; end: number; complete: boolean }[] = [];
   let start = 0;
   for (let i = 0; i < buf.length; i++) {
@@ -381,44 +427,47 @@ function parseJournal(
   if (!segments[0]!.complete || !h || h.format !== JOURNAL_FORMAT || typeof h.base !== "number" || !Number.isInteger(h.base)) {
     throw new StoreError(`${file} line 1 is not a valid irt-router journal header (bad checksum or format).`, { file, line: 1 });
   }
-  if (h.version !== FORMAT_VERSION) {
-    throw new StoreError(`${file} has journal format version ${String(h.version)}; this library reads version ${FORMAT_VERSION}.`, {
-      file,
-      line: 1,
-    });
+  if (typeof h.version !== "number" || !READABLE_JOURNAL_VERSIONS.includes(h.version)) {
+    throw new StoreError(
+      `${file} has journal format version ${String(h.version)}; this library reads versions ${READABLE_JOURNAL_VERSIONS.join(" and ")}. ` +
+        `Open it with the irt-router version that wrote it.`,
+      { file, line: 1 },
+    );
   }
   const base = h.base;
-  const records: JournalRecord[] = [];
+  const version = h.version;
+  const records: (JournalRecord & { lineNo: number })[] = [];
+  let count = 0;
   let validBytes = segments[0]!.end + 1;
   for (let s = 1; s < segments.length; s++) {
     const seg = segments[s]!;
     const lineNo = s + 1;
     const text = buf.toString("utf8", seg.start, seg.end);
     const decoded = seg.complete ? decodeLine(text) : undefined;
-    const value = decoded?.value as { seq?: unknown; event?: { id?: unknown } } | undefined;
-    const wellFormed = value && typeof value.seq === "number" && value.event && typeof value.event.id === "string";
-    if (!wellFormed) {
+    const record = decoded && recordEvents(decoded.value);
+    if (!record) {
       if (s === segments.length - 1) {
-        return { base, records, validBytes, torn: { line: lineNo, bytes: buf.length - seg.start, complete: seg.complete } };
+        return { base, version, records, validBytes, torn: { line: lineNo, bytes: buf.length - seg.start, complete: seg.complete } };
       }
       throw new StoreError(
         `${file} line ${lineNo} is corrupted (${decoded ? "unexpected record shape" : "checksum or JSON mismatch"}) and is followed by ` +
           `${segments.length - 1 - s} more line(s), so it is not a torn write. The store will not skip it: restore the file from a backup, ` +
-          `or repair/remove that line by hand if you accept losing that event.`,
+          `or repair/remove that line by hand if you accept losing its event(s).`,
         { file, line: lineNo },
       );
     }
-    const expected = base + records.length + 1;
-    if (value.seq !== expected) {
-      throw new StoreError(`${file} line ${lineNo} has sequence number ${String(value.seq)}, expected ${expected}: events are missing or out of order.`, {
+    const expected = base + count + 1;
+    if (record.seq !== expected) {
+      throw new StoreError(`${file} line ${lineNo} has sequence number ${record.seq}, expected ${expected}: events are missing or out of order.`, {
         file,
         line: lineNo,
       });
     }
-    records.push({ seq: expected, event: value.event as FeedbackEvent, line: text + "\n" });
+    records.push({ seq: expected, events: record.events, line: text + "\n", lineNo });
+    count += record.events.length;
     validBytes = seg.end + 1;
   }
-  return { base, records, validBytes };
+  return { base, version, records, validBytes };
 }
 
 async function readSnapshot(dir: string): Promise<{ seq: number; eventIds: string[]; payload: string } | undefined> {
@@ -469,6 +518,17 @@ async function atomicWrite(dir: string, name: string, content: string): Promise<
     throw err;
   }
   await fsyncDir(dir);
+}
+
+/**
+ * Create `dir` (and missing parents). When something was created, fsync the parent of each new directory, deepest
+ * first, so that the store directory itself survives a power loss (its own entries are synced by each write).
+ */
+async function makeDirectory(dir: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true });
+  if (first === undefined) return;
+  const top = dirname(resolve(first));
+  for (let d = resolve(dir); d !== top && dirname(d) !== d; d = dirname(d)) await fsyncDir(dirname(d));
 }
 
 async function fsyncDir(dir: string): Promise<void> {

@@ -1,12 +1,15 @@
 import { z } from "zod";
-import { IrtRouterError, UnknownModelError } from "../errors.js";
+import { IrtRouterError, UnknownModelError, ValidationError } from "../errors.js";
 import { functionSchema, parseWith } from "../util/validate.js";
 import { calibrateModel, probeBankSchema, type CalibrateArgs, type CalibrationResult, type Probe } from "../learning/calibrate.js";
 import { OnlineLearner } from "../learning/learner.js";
 import type { RouteEngine } from "./engine.js";
 import { messageText } from "./routing-text.js";
 
-/** Options of `router.calibrate()`: the probe bank, how to pose and grade a probe, and the stopping rule. */
+/**
+ * Options of `router.calibrate()`: the probe bank, how to pose and grade a probe (`multipleChoiceProbes(scorer)` from
+ * `irt-router/adapters` gives all three for MMLU-Pro), and the stopping rule.
+ */
 export interface RouterCalibrateOptions extends Omit<CalibrateArgs, "learner" | "modelId" | "ask" | "onEvent"> {
   /** The question text of a probe (the bank holds only ids and item parameters, never texts). */
   readonly prompt: (probe: Probe) => string | Promise<string>;
@@ -30,6 +33,7 @@ const wrapperOptionsSchema = z
  * an `OnlineLearner`.
  */
 export async function calibrateRoutedModel(engine: RouteEngine, modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
+  assertProbeSet(options);
   parseWith(wrapperOptionsSchema, options, "options");
   const learner = engine.learner;
   if (!(learner instanceof OnlineLearner)) {
@@ -48,8 +52,25 @@ export async function calibrateRoutedModel(engine: RouteEngine, modelId: string,
     learner,
     modelId: catalogIds[slot.id] ?? slot.id,
     ask: async (probe) => grade(messageText(await slot.model.invoke(await prompt(probe))), probe),
-    onEvent: async (event) => {
-      await engine.sink.append([event]);
-    },
+    // Stored and applied in turn with feedback() (so the router's snapshots stay exact); the learner then finds the
+    // event already applied when calibrateModel observes it.
+    onEvent: (event) => engine.record([event]),
   });
+}
+
+/**
+ * The probe set (`probes`, `prompt`, `grade`) is required: the library reads no dataset itself. A missing part is a
+ * ValidationError naming it and the ready-made set in the adapters.
+ */
+function assertProbeSet(options: unknown): void {
+  const given = typeof options === "object" && options !== null ? (options as Record<string, unknown>) : {};
+  const missing = (["probes", "prompt", "grade"] as const).filter((k) => given[k] === undefined);
+  if (missing.length === 0) return;
+  throw new ValidationError(
+    `router.calibrate() needs a probe set: probes, prompt and grade (missing: ${missing.join(", ")}). For MMLU-Pro from the data root, spread in ` +
+      `the ready one: router.calibrate(id, { budget: 40, ...(await multipleChoiceProbes(scorer)) }) with multipleChoiceProbes from ` +
+      `"irt-router/adapters". Or give your own: probes from buildProbeBank(scorer, dataset), prompt (probe) => question text, ` +
+      `grade (reply, probe) => a number in [0, 1].`,
+    { path: `options.${missing[0]}`, details: { missing } },
+  );
 }

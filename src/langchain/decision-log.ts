@@ -7,7 +7,10 @@ export interface LoggedDecision {
   readonly beta: number;
   /** Catalog id of each registered key that was tried (the key itself for an unknown model). */
   readonly catalogIds: Readonly<Record<string, string>>;
+  /** Whether an outcome was recorded (or is being recorded) for it: a decision takes one. */
   feedbackGiven: boolean;
+  /** One of its tool calls returned an error (a ToolMessage with status "error" later in the conversation). */
+  toolError?: boolean;
 }
 
 /**

@@ -18,6 +18,7 @@ import type { RouteDecision, ExclusionRecord } from "./decision.js";
 import { DecisionLog, type LoggedDecision } from "./decision-log.js";
 import { loadDefaultScorer } from "./defaults.js";
 import { NoCandidatesError } from "./errors.js";
+import { decisionEvent, markToolErrors, parseFeedbackOptions, runEvents, type FeedbackOptions } from "./feedback.js";
 import { LruCache } from "../encoders/lru.js";
 import type { AbilityLearner, FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
 import { missingScorerParts } from "./options.js";
@@ -382,14 +383,12 @@ export class RouteEngine {
   }
 
   /**
-   * Record an observed outcome for one decision (by decision id) or for every answered decision of a
-   * run (by run id), as {@link FeedbackEvent}s written to the sink. Returns the events written.
+   * Record an observed outcome for one decision (by decision id) or for the answered decisions of a run (by run id,
+   * spread over its steps as `options.attribution` says), as {@link FeedbackEvent}s written to the sink. Returns the
+   * events written.
    */
-  async feedback(idOrRunId: string, outcome: boolean | number, givenOptions: { weight?: number } | null = {}): Promise<FeedbackEvent[]> {
-    if (givenOptions !== null && typeof givenOptions !== "object") {
-      throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${String(givenOptions)}.`, { path: "options" });
-    }
-    const options = givenOptions ?? {};
+  async feedback(idOrRunId: string, outcome: boolean | number, givenOptions: FeedbackOptions | null = {}): Promise<FeedbackEvent[]> {
+    const options = parseFeedbackOptions(givenOptions);
     if (typeof idOrRunId !== "string" || idOrRunId.length === 0) {
       throw new FeedbackError("feedback() needs a decision id (response_metadata.irtRouter.decisionId) or a run id.", {
         path: "id",
@@ -402,17 +401,15 @@ export class RouteEngine {
         { path: "outcome" },
       );
     }
-    const unknown = Object.keys(options ?? {}).filter((k) => k !== "weight");
-    if (unknown.length > 0) {
-      throw new FeedbackError(`Unknown feedback option "${unknown[0]}"; the only option is weight (0, 1].`, {
-        path: `options.${unknown[0]}`,
-      });
-    }
     const weight = options.weight ?? 1;
-    if (!Number.isFinite(weight) || weight <= 0 || weight > 1) {
-      throw new FeedbackError(`weight must be a number in (0, 1], got ${String(options.weight)}.`, { path: "options.weight" });
-    }
     const single = this.log.get(idOrRunId);
+    if (single && options.attribution !== undefined) {
+      throw new FeedbackError(
+        `options.attribution spreads a run's outcome over its steps; "${idOrRunId}" is a decision id, which takes the outcome as given. ` +
+          `Pass the run id (irtRouterRunId) to attribute, or leave attribution out.`,
+        { path: "options.attribution" },
+      );
+    }
     const targets = single ? [single] : this.log.ofRun(idOrRunId);
     if (targets.length === 0) {
       throw new FeedbackError(
@@ -430,35 +427,86 @@ export class RouteEngine {
     const repeated = answered.filter((t) => t.feedbackGiven);
     if (repeated.length > 0) {
       throw new FeedbackError(
-        `Feedback was already recorded for decision(s) ${repeated.map((t) => t.decision.decisionId).join(", ")}; each decision takes one outcome.`,
+        `Decision(s) ${repeated.map((t) => t.decision.decisionId).join(", ")} already has an outcome (recorded, or being recorded by a concurrent ` +
+          `feedback() call); each decision takes one outcome.`,
         { path: "id", details: { duplicate: repeated.map((t) => t.decision.decisionId) } },
       );
     }
-    const at = Date.now();
-    const events: FeedbackEvent[] = answered.map((t) => ({
-      id: `${t.decision.decisionId}:feedback`,
-      model: t.catalogIds[t.decision.chosen] ?? t.decision.chosen,
-      alpha: Array.from(t.alpha),
-      beta: t.beta,
-      y,
-      ...(weight !== 1 ? { weight } : {}),
-      decisionId: t.decision.decisionId,
-      ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
-      at,
-    }));
-    // Check against the learner before journaling: a stored event the learner rejects would make every replay throw.
-    if (this.learner?.check) for (const event of events) this.learner.check(event);
+    // Claimed before the first await, so a concurrent feedback() for the same decision is refused above; released
+    // if the outcome is not stored (the same call can then be retried).
+    for (const t of answered) t.feedbackGiven = true;
+    let events: FeedbackEvent[];
+    let stored = false;
     try {
-      await this.sink.append(events);
+      const at = Date.now();
+      events = single ? [decisionEvent(single, y, weight, at)] : runEvents(idOrRunId, answered, y, weight, at, options.attribution);
+      await this.record(events, () => (stored = true));
+    } catch (error) {
+      if (!stored) for (const t of answered) t.feedbackGiven = false;
+      throw error;
+    }
+    return events;
+  }
+
+  /**
+   * Notes which logged decisions' tool calls failed, from the conversation a routed call receives (see
+   * {@link markToolErrors}); `feedback(runId, y, { attribution: { toolErrorsAsFailures: true } })` reads it.
+   */
+  noteToolErrors(messages: readonly BaseMessage[]): void {
+    markToolErrors(this.log, messages);
+  }
+
+  /** The tail of the sink writes in flight: {@link RouteEngine.record} runs one batch at a time. */
+  private recording: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Records feedback events (of `feedback()` or of a calibration probe), one batch at a time: checks them against the
+   * learner (an event it would refuse is never stored: every replay would throw on it), writes them to the sink,
+   * applies them to the learner, and, when the sink is a store that reports `snapshotDue` and the learner can export
+   * its state, snapshots that state at the batch's sequence number. Serialised, so a snapshot covers exactly the
+   * events stored up to it. A failed snapshot is a warning: the events are stored (the journal keeps them until a
+   * later snapshot succeeds). Throws a FeedbackError when the sink fails (nothing then counts); `onStored` is called
+   * as soon as the sink has acknowledged the events.
+   */
+  record(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
+    const run = this.recording.then(() => this.recordNow(events, onStored));
+    this.recording = run.catch(() => undefined);
+    return run;
+  }
+
+  private async recordNow(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
+    const learner = this.learner;
+    if (learner?.check) for (const event of events) learner.check(event);
+    let appended: unknown;
+    try {
+      appended = await this.sink.append(events);
     } catch (error) {
       if (error instanceof IrtRouterError) throw error;
       throw new FeedbackError(`The feedback sink failed to store ${events.length} event(s): ${(error as Error).message}`, {
         cause: error,
       });
     }
-    for (const t of answered) t.feedbackGiven = true;
-    if (this.learner) for (const event of events) this.learner.observe(event);
-    return events;
+    onStored?.();
+    if (learner) for (const event of events) learner.observe(event);
+    const due = appended as { snapshotDue?: unknown; seq?: unknown } | undefined;
+    if (due?.snapshotDue !== true || typeof due.seq !== "number") return;
+    const { snapshot } = this.sink;
+    if (typeof snapshot !== "function" || typeof learner?.exportState !== "function") {
+      this.warnOnce(
+        "snapshot-unsupported",
+        `irt-router: the feedback sink reports a snapshot is due, but ${typeof snapshot !== "function" ? "it has no snapshot(seq, state) method" : "the router has no learner with exportState() to snapshot"}; ` +
+          `its journal keeps every event and a restore replays them all. Give the router a learner (OnlineLearner), or snapshot the store yourself.`,
+      );
+      return;
+    }
+    try {
+      await snapshot.call(this.sink, due.seq, learner.exportState());
+    } catch (error) {
+      this.logger.warn(
+        `irt-router: the snapshot of the learner at event ${due.seq} failed (${(error as Error)?.message ?? String(error)}); the feedback is stored ` +
+          `in the journal all the same, and the next feedback retries the snapshot.`,
+      );
+    }
   }
 }
 

@@ -8,3 +8,4 @@ export { MemoryFeedbackSink } from "./engine.js";
 export { routingText, messageText, type RoutingTextOptions } from "./routing-text.js";
 export { RUN_ID_METADATA_KEY } from "./delegate.js";
 export type { RouterCalibrateOptions } from "./calibrate.js";
+export { feedbackEventId, type FeedbackOptions } from "./feedback.js";

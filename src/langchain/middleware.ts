@@ -47,6 +47,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
     stateSchema,
     beforeAgent: () => ({ irtRouterRunId: agentRunId(), irtRouterRoutes: [] }),
     wrapModelCall: async (request, handler) => {
+      engine.noteToolErrors(request.messages);
       const system = request.systemMessage?.text ? [request.systemMessage as BaseMessage] : [];
       const plan = await engine.plan([...system, ...request.messages], {
         toolsBound: (request.tools?.length ?? 0) > 0,

@@ -21,9 +21,14 @@ export interface RoutedModelConfig {
   readonly expectedOutputTokens?: number;
 }
 
-/** Where `router.feedback()` writes events. An `AbilityStore` fits; so does any `{ append }`. */
+/**
+ * Where `router.feedback()` writes events. An `AbilityStore` fits; so does any `{ append }`. When `append` reports
+ * `{ snapshotDue: true, seq }` (as a store does every `snapshotEvery` events) and the sink has `snapshot`, the router
+ * snapshots its learner's `exportState()` there after applying the events.
+ */
 export interface FeedbackSink {
   append(events: readonly FeedbackEvent[]): unknown;
+  snapshot?(seq: number, state: unknown): unknown;
 }
 
 export interface RouterLogger {
@@ -65,7 +70,10 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly cacheSize?: number;
   /** Decisions kept for `feedback()` (oldest dropped first, default 10000). */
   readonly decisionLogSize?: number;
-  /** Where feedback events go (default: kept in memory, readable as `router.feedbackEvents`). */
+  /**
+   * Where feedback events go (default: kept in memory, readable as `router.feedbackEvents`, and lost when the process
+   * ends; a `FileStore` keeps them). With a `learner`, the router snapshots it to a store that reports a snapshot due.
+   */
   readonly feedbackSink?: FeedbackSink;
   /** Receives one-time warnings (unknown model, missing price). Default: `console`. */
   readonly logger?: RouterLogger;
@@ -175,6 +183,8 @@ export interface AbilityLearner {
   observe(event: FeedbackEvent): unknown;
   /** Throws what `observe` would throw for this event, changing nothing (checked before the event is journaled). */
   check?(event: FeedbackEvent): unknown;
+  /** Serialisable state, snapshotted to the feedback sink when it reports a snapshot is due. */
+  exportState?(): unknown;
 }
 
 export type ParsedRouterOptions = z.output<typeof irtRouterOptionsSchema>;

@@ -17,6 +17,7 @@ import { parseWith } from "../util/validate.js";
 import { snapshot, type RouteDecision } from "./decision.js";
 import { attachDecision, callInOrder, childConfig, isAbort, runIdOf } from "./delegate.js";
 import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
+import type { FeedbackOptions } from "./feedback.js";
 import { ChildRuns } from "./child-runs.js";
 import type { CalibrationResult } from "../learning/calibrate.js";
 import { MemoryFeedbackSink, RouteEngine, type CallNeeds, type ModelSlot, type RoutePlan } from "./engine.js";
@@ -145,18 +146,21 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
 
   /**
    * Record whether an answer was right: `id` is a decision id (`response_metadata.irtRouter.decisionId`)
-   * or a run id (every answered decision of that run: the middleware's `irtRouterRunId`, or the
+   * or a run id (the answered decisions of that run: the middleware's `irtRouterRunId`, or the
    * `metadata.irtRouterRunId` you passed). `outcome` is true/false or a grade in [0, 1]. Writes one
-   * {@link FeedbackEvent} per decision (with the query's alpha/beta) to the sink and returns them.
-   * Throws a FEEDBACK error for an unknown id, an outcome outside [0, 1], or a repeated outcome.
+   * {@link FeedbackEvent} per credited decision (with the query's alpha/beta) to the sink and returns them.
+   * A run's outcome credits every step with weight 1 unless `options.attribution` says otherwise
+   * (`{ mode: "last" | "discounted", discount, toolErrorsAsFailures }`, as `attributeRun`).
+   * Throws a FEEDBACK error for an unknown id, an outcome outside [0, 1], a bad option, or a repeated outcome.
    *
    * @example
    * ```ts
    * const reply = await router.invoke("What is 17 * 23?");
    * await router.feedback(reply.response_metadata.irtRouter.decisionId, reply.text.includes("391"));
+   * await router.feedback(result.irtRouterRunId, true, { attribution: { mode: "discounted", toolErrorsAsFailures: true } });
    * ```
    */
-  feedback(id: string, outcome: boolean | number, options: { weight?: number } = {}): Promise<FeedbackEvent[]> {
+  feedback(id: string, outcome: boolean | number, options: FeedbackOptions = {}): Promise<FeedbackEvent[]> {
     return this.engine.feedback(id, outcome, options);
   }
 
@@ -165,16 +169,13 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * under the router's `learner` (an `OnlineLearner`), grades the replies, journals each outcome to the feedback
    * sink before it counts, and stops at `budget` or when the estimate is certain enough.
    *
+   * The probe set (`probes`, `prompt`, `grade`) is given: `multipleChoiceProbes(scorer)` from `irt-router/adapters`
+   * builds one from the data root's MMLU-Pro (or your own bank, question text and grader).
+   *
    * @example
    * ```ts
-   * const { bank } = await buildProbeBank(scorer, ds);   // from irt-router/adapters: alpha/beta of dataset items
-   * const byId = new Map(ds.items.map((item) => [item.id, item]));
-   * const result = await router.calibrate("my-new-model", {
-   *   budget: 40,
-   *   probes: bank,
-   *   prompt: (probe) => byId.get(probe.id)!.text,
-   *   grade: (reply, probe) => gradeMultipleChoice(reply, answerKey(probe.id)),
-   * });
+   * import { multipleChoiceProbes } from "irt-router/adapters";
+   * const result = await router.calibrate("my-new-model", { budget: 40, ...(await multipleChoiceProbes(scorer)) });
    * console.log(result.predictedAccuracy, result.stopReason);
    * ```
    */
@@ -303,6 +304,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     else if (planned) plan = planned.plan;
     else {
       options?.signal?.throwIfAborted();
+      this.engine.noteToolErrors(messages);
       plan = await this.engine.plan(messages, { ...this.needs, runId });
     }
     const { out, slot } = await callInOrder(plan, (slot, i) => call(this.prepare(slot), childConfig(options, plan.decision, slot.id, i)), {
@@ -442,6 +444,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     // An aborted call is left to _generate, which fails inside the run, as a call that is cancelled while planning does.
     if (rest.signal?.aborted) return super.generate(prompts, rest, callbacks);
     const runId = runIdOf({ ...rest, metadata: { ...this.metadata, ...rest.metadata } });
+    for (const prompt of prompts) this.engine.noteToolErrors(prompt);
     const plans = await Promise.all(
       prompts.map((prompt) => this.engine.plan(prompt, { ...this.needs, runId }).then((plan) => ({ plan }), (error: unknown) => ({ error }))),
     );

@@ -9,8 +9,8 @@
  * A step whose tool call errored can count as a failure of that step on its own (y = 0, weight 1),
  * whatever the run outcome (`toolErrorsAsFailures`, default true).
  *
- * Event ids are `${runId}:${decisionId}`, so attributing the same run twice yields the same ids and
- * the learner (or store) applies them once.
+ * Event ids are `${runId}:${decisionId}` ({@link stepEventId}), so attributing the same run twice yields the same ids
+ * and the learner (or store) applies them once. `router.feedback()` gives a run's steps the same ids.
  */
 import { z } from "zod";
 import { parseWith } from "../util/validate.js";
@@ -54,6 +54,18 @@ export type RunStep = z.input<typeof stepSchema>;
 export type AttributionOptions = z.input<typeof attributionOptionsSchema>;
 
 /**
+ * The id of the feedback event of one step of a run: `${runId}:${decisionId}`.
+ *
+ * @example
+ * ```ts
+ * stepEventId("run-7", "6f0e"); // "run-7:6f0e"
+ * ```
+ */
+export function stepEventId(runId: string, decisionId: string): string {
+  return `${runId}:${decisionId}`;
+}
+
+/**
  * Feedback events for every step of a run, in step order.
  *
  * @example
@@ -73,7 +85,7 @@ export function attributeRun(run: RunOutcome, options: AttributionOptions = {}):
   const out: FeedbackEvent[] = [];
   r.steps.forEach((step, k) => {
     const base = {
-      id: `${r.runId}:${step.decisionId}`,
+      id: stepEventId(r.runId, step.decisionId),
       model: step.model,
       alpha: step.alpha,
       beta: step.beta,

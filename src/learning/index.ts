@@ -18,7 +18,7 @@ export type {
   ScorerPriorSource,
 } from "./learner.js";
 export { ItemTracker } from "./tracker.js";
-export { attributeRun } from "./attribution.js";
+export { attributeRun, stepEventId } from "./attribution.js";
 export type { AttributionOptions, RunOutcome, RunStep } from "./attribution.js";
 export { calibrateModel, probeBankFrom } from "./calibrate.js";
 export type { CalibrateArgs, CalibrationOptions, CalibrationProgress, CalibrationResult, CalibrationStopReason, Probe, ProbeBank } from "./calibrate.js";

@@ -201,10 +201,23 @@ export class OnlineLearner {
 
   /**
    * Adds a model: from a given ability (treated like a catalogued model), from the mean of
-   * declared similar models (`like`), or from the population prior. Re-adding a removed model is allowed.
+   * declared similar models (`like`), or from the population prior.
+   *
+   * A removed model cannot be added back under the same id (FeedbackError, path `modelId`, `details.removed`): events
+   * carry only the model id, and neither they nor the store record when the model was removed and re-added, so a
+   * restore would replay the events from before the removal into the new posterior. Add it under a new id instead
+   * (the old id's journaled events stay no-ops).
    */
   addModel(modelId: string, init: { ability?: ArrayLike<number>; like?: readonly string[] } = {}): AbilityPosterior {
     if (this.entries.has(modelId)) throw new FeedbackError(`Model "${modelId}" is already tracked`, { path: "modelId" });
+    if (this.removed.has(modelId)) {
+      throw new FeedbackError(
+        `Model "${modelId}" was removed (removeModel) and cannot be added back under the same id: the event journal does not record when ` +
+          `a model was removed or re-added, so a restore would replay its events from before the removal into the new posterior. ` +
+          `Add it under a new id (e.g. "${modelId}@2"); the old id's events stay no-ops.`,
+        { path: "modelId", details: { model: modelId, removed: true } },
+      );
+    }
     let prior;
     if (init.ability) {
       if (init.ability.length !== this.dim) throw new FeedbackError(`ability has length ${init.ability.length}, expected ${this.dim}`, { path: "ability" });
@@ -214,7 +227,6 @@ export class OnlineLearner {
     } else prior = this.newModelPrior();
     const post = new AbilityPosterior(prior, this.postOpts());
     this.entries.set(modelId, this.entry(post));
-    this.removed.delete(modelId);
     return post;
   }
 
@@ -230,7 +242,7 @@ export class OnlineLearner {
     this.removed.add(modelId);
   }
 
-  /** Ids of the models removed with {@link OnlineLearner.removeModel} (and not added back). */
+  /** Ids of the models removed with {@link OnlineLearner.removeModel} (a removed id stays removed). */
   removedModels(): string[] {
     return [...this.removed];
   }
@@ -437,7 +449,7 @@ export class OnlineLearner {
    *   learner added at the new-model prior (the router adds models outside the catalog so), and that model is
    *   added the same way, whatever `unknownModels` says (it applies to live events only);
    * - `membership.added`: models the live learner added with an `ability` or `like` (re-added before the replay
-   *   unless already tracked);
+   *   unless already tracked, or removed: a removed id stays removed);
    * - `membership.removed`: models the live learner removed (re-removed before the replay, so their journaled
    *   events stay no-ops, as they were live; the snapshot records removals it covers).
    *
@@ -448,7 +460,8 @@ export class OnlineLearner {
    */
   static restore(source: RestoreSource, known: readonly KnownAbility[], options: LearnerOptions = {}, membership: RestoreMembership = {}): OnlineLearner {
     const learner = source.snapshot ? OnlineLearner.fromState(source.snapshot.state, options) : new OnlineLearner(known, options);
-    for (const a of membership.added ?? []) if (!learner.has(a.id)) learner.addModel(a.id, a);
+    const removed = new Set(membership.removed ?? []);
+    for (const a of membership.added ?? []) if (!learner.has(a.id) && !learner.removed.has(a.id) && !removed.has(a.id)) learner.addModel(a.id, a);
     for (const id of membership.removed ?? []) {
       learner.entries.delete(id);
       learner.removed.add(id);

@@ -1,16 +1,20 @@
 /**
  * Priors for ability posteriors.
  *
- * - Population prior (for a model the catalog does not know): mean and covariance of the known
- *   abilities. With fewer models than dimensions the sample covariance is singular, so it is shrunk
- *   toward a scaled identity: Sigma = (1 - s) S + s (tr(S)/d) I (s = `shrinkage`, default 0.2),
- *   then inflated by `inflate` (default 1) to leave room for a model unlike any known one.
+ * - Population prior: mean and covariance of the known abilities. With fewer models than dimensions
+ *   the sample covariance is singular, so it is shrunk toward a scaled identity:
+ *   Sigma = (1 - s) S + s (tr(S)/d) I (s = `shrinkage`, default 0.2), then multiplied by
+ *   {@link populationPrior}'s `inflate` option (default 1; the learner fits it uninflated and inflates
+ *   only a new model's prior).
  * - Known model: N(theta_pretrained, knownScale * Sigma_pop). The residual uncertainty about a
  *   catalogued model is mostly distribution shift (a user's workload is not the benchmark), which
  *   scales with how different models are; `knownScale` (default 0.05) sets it as a fraction of the
  *   population spread. A trained artifact fits the scale on its training labels (known-prior.ts), and
- *   `OnlineLearner.forScorer` uses it. Optionally the prior of an unknown model can be conditioned on declared
- *   similar models ("like"): mean = their mean ability, covariance = the population covariance.
+ *   `OnlineLearner.forScorer` uses it.
+ * - New model (`OnlineLearner.newModelPrior`): population mean, `inflate` (learner default 3) times the population
+ *   covariance. Optionally conditioned on declared similar models (`addModel(id, { like })`,
+ *   {@link similarModelsPrior}): mean = the mean of their prior means (for catalogued models, their
+ *   pretrained abilities), covariance = the new-model prior's, inflation included.
  */
 import type { GaussianPrior } from "./posterior.js";
 
@@ -92,13 +96,21 @@ export function knownModelPrior(ability: ArrayLike<number>, population: Gaussian
 }
 
 /**
- * Prior of a new model declared similar to some known ones: mean of their abilities,
- * population covariance (the declaration moves the guess, it does not make it more certain).
+ * Prior of a new model declared similar to some known ones: the mean of their abilities, and the covariance of
+ * `base`, the prior the new model would get without the declaration (the declaration moves the guess, it does not
+ * make it more certain). `OnlineLearner.addModel(id, { like })` passes its new-model prior as `base` (population
+ * mean, `inflate` x population covariance) and the declared models' prior means (for catalogued models their pretrained
+ * abilities; not what they have learned since, so a restore rebuilds the same prior). With no similar models, `base` itself.
+ *
+ * @example
+ * ```ts
+ * const prior = similarModelsPrior([llama70b.ability, llama8b.ability], learner.newModelPrior());
+ * ```
  */
-export function similarModelsPrior(similar: readonly ArrayLike<number>[], population: GaussianPrior): GaussianPrior {
-  if (similar.length === 0) return population;
-  const d = population.mean.length;
+export function similarModelsPrior(similar: readonly ArrayLike<number>[], base: GaussianPrior): GaussianPrior {
+  if (similar.length === 0) return base;
+  const d = base.mean.length;
   const mean = new Float64Array(d);
   for (const a of similar) for (let k = 0; k < d; k++) mean[k] += a[k]! / similar.length;
-  return { mean, covariance: Float64Array.from(population.covariance) };
+  return { mean, covariance: Float64Array.from(base.covariance) };
 }

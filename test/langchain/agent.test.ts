@@ -55,6 +55,29 @@ describe("createAgent with IrtRouter as the model", () => {
   });
 });
 
+describe("createAgent with IrtRouter as the model: tool errors", () => {
+  it("are read from the conversation of the next routed call and count as step failures when asked", async () => {
+    const broken = tool(
+      async () => {
+        throw new Error("service down");
+      },
+      { name: "lookup", description: "Looks something up", schema: z.object({ q: z.string() }) },
+    );
+    const strong = fakeModel()
+      .respondWithTools([{ name: "lookup", args: { q: "x" }, id: "c1" }])
+      .respond(new AIMessage("I could not look it up."));
+    const router = new IrtRouter({ models: { "gpt-4": strong }, scorer: new ToyScorer() });
+    const agent = createAgent({ model: router, tools: [broken] });
+    await agent.invoke({ messages: [{ role: "user", content: "Look it up" }] }, { metadata: { irtRouterRunId: "run-t" } });
+    const ids = router.decisions().map((d) => d.decisionId);
+    const events = await router.feedback("run-t", 1, { attribution: { mode: "discounted", discount: 0.5, toolErrorsAsFailures: true } });
+    expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
+      [ids[0], 0, undefined],
+      [ids[1], 1, undefined],
+    ]);
+  });
+});
+
 describe("createAgent with no tools", () => {
   it("keeps models without tool calling as candidates (the agent binds an empty tool list)", async () => {
     const echo = new FakeChatModel({}); // no bindTools
@@ -109,6 +132,30 @@ describe("irtRouterMiddleware", () => {
     const again = await agent.invoke({ messages: [{ role: "user", content: "Hi" }] });
     expect(again.irtRouterRunId).not.toBe(result.irtRouterRunId);
     expect(again.irtRouterRoutes).toHaveLength(1);
+  });
+
+  it("records a step whose tool call failed, so run feedback can count it as that step's failure", async () => {
+    const broken = tool(
+      async () => {
+        throw new Error("service down");
+      },
+      { name: "lookup", description: "Looks something up", schema: z.object({ q: z.string() }) },
+    );
+    const strong = fakeModel()
+      .respondWithTools([{ name: "lookup", args: { q: "x" }, id: "c1" }])
+      .respondWithTools([{ name: "get_weather", args: { city: "Oslo" }, id: "c2" }])
+      .respond(new AIMessage("Sunny in Oslo."));
+    const middleware = irtRouterMiddleware({ models: { "gpt-4": strong, mistral: fakeModel() }, scorer: new ToyScorer() });
+    const agent = createAgent({ model: fakeModel(), tools: [broken, weather], middleware: [middleware] });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Oslo?" }] });
+    const steps = result.irtRouterRoutes.map((d: RouteDecision) => d.decisionId);
+    expect(steps).toHaveLength(3);
+    const events = await middleware.router.feedback(result.irtRouterRunId!, 1, { attribution: { toolErrorsAsFailures: true } });
+    expect(events.map((e) => [e.decisionId, e.y])).toEqual([
+      [steps[0], 0],
+      [steps[1], 1],
+      [steps[2], 1],
+    ]);
   });
 
   it("validates its options", () => {

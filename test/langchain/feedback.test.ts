@@ -3,6 +3,9 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { FeedbackError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
+import { attributeRun, stepEventId } from "../../src/learning/attribution.js";
+import { OnlineLearner } from "../../src/learning/learner.js";
+import { rejectedWith } from "../errors.js";
 import { ToyScorer } from "./helpers.js";
 
 function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }) {
@@ -62,7 +65,36 @@ describe("router.feedback", () => {
     await expect(router.feedback(id, true, 0.5 as never)).rejects.toMatchObject({ code: "FEEDBACK", path: "options" });
     // null options read as none (weight 1)
     expect(await router.feedback(id, false, null as never)).toHaveLength(1);
-    await expect(router.feedback(id, true)).rejects.toThrow(/already recorded/);
+    await expect(router.feedback(id, true)).rejects.toThrow(/already has an outcome/);
+  });
+
+  it("refuses a second outcome given while the first is still being stored", async () => {
+    const router = makeRouter();
+    const id = ((await router.invoke("question")).response_metadata.irtRouter as RouteDecision).decisionId;
+    const [first, second] = await Promise.allSettled([router.feedback(id, true), router.feedback(id, false)]);
+    expect(first.status).toBe("fulfilled");
+    expect(second.status).toBe("rejected");
+    expect((second as PromiseRejectedResult).reason).toBeInstanceOf(FeedbackError);
+    expect((second as PromiseRejectedResult).reason).toMatchObject({ path: "id", message: expect.stringMatching(/already has an outcome/) });
+    expect(router.feedbackEvents!.map((e) => e.y)).toEqual([1]);
+  });
+
+  it("releases a decision whose outcome the sink failed to store, also when a concurrent call was refused meanwhile", async () => {
+    let fail = true;
+    const stored: FeedbackEvent[] = [];
+    const router = makeRouter({
+      append: async (events) => {
+        if (fail) throw new Error("disk full");
+        stored.push(...events);
+      },
+    });
+    const id = ((await router.invoke("question")).response_metadata.irtRouter as RouteDecision).decisionId;
+    const [first, second] = await Promise.allSettled([router.feedback(id, true), router.feedback(id, false)]);
+    expect((first as PromiseRejectedResult).reason).toMatchObject({ code: "FEEDBACK", message: expect.stringMatching(/disk full/) });
+    expect((second as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/already has an outcome/) });
+    fail = false;
+    await router.feedback(id, false);
+    expect(stored.map((e) => e.y)).toEqual([0]);
   });
 
   it("wraps a failing sink in a FEEDBACK error and lets the outcome be retried", async () => {
@@ -77,5 +109,86 @@ describe("router.feedback", () => {
     await expect(router.feedback(id, true)).rejects.toThrow(/disk full/);
     fail = false;
     await expect(router.feedback(id, true)).resolves.toHaveLength(1);
+  });
+});
+
+describe("router.feedback of a run: attribution over its steps", () => {
+  async function threeStepRun(router: IrtRouter, runId = "run-1"): Promise<string[]> {
+    const ids: string[] = [];
+    for (const q of ["first step", "second step here", "third and last step"]) {
+      ids.push(((await router.invoke(q, { metadata: { irtRouterRunId: runId } })).response_metadata.irtRouter as RouteDecision).decisionId);
+    }
+    return ids;
+  }
+
+  it("credits every step with weight 1 by default, as before", async () => {
+    const router = makeRouter();
+    const ids = await threeStepRun(router);
+    const events = await router.feedback("run-1", 1);
+    expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual(ids.map((id) => [id, 1, undefined]));
+  });
+
+  it("discounted: step k of n gets discount^(n-1-k), times the weight given", async () => {
+    const router = makeRouter();
+    const ids = await threeStepRun(router);
+    const events = await router.feedback("run-1", 0, { weight: 0.5, attribution: { mode: "discounted", discount: 0.5 } });
+    expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
+      [ids[0], 0, 0.125],
+      [ids[1], 0, 0.25],
+      [ids[2], 0, 0.5],
+    ]);
+  });
+
+  it("last: only the final step is credited, and the run's outcome is then given for every step", async () => {
+    const router = makeRouter();
+    const ids = await threeStepRun(router);
+    const events = await router.feedback("run-1", 1, { attribution: { mode: "last" } });
+    expect(events.map((e) => e.decisionId)).toEqual([ids[2]]);
+    await expect(router.feedback(ids[0]!, 0)).rejects.toThrow(/already has an outcome/);
+    await expect(router.feedback("run-1", 1)).rejects.toThrow(/already has an outcome/);
+  });
+
+  it("gives a step one event id whichever way its outcome arrives, the id attributeRun gives it, so it is applied once", async () => {
+    const scorer = new ToyScorer();
+    const learner = new OnlineLearner(scorer.models);
+    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) }, scorer, learner });
+    const ids = await threeStepRun(router);
+    const [single] = await router.feedback(ids[0]!, 1);
+    expect(single!.id).toBe(stepEventId("run-1", ids[0]!));
+    await expect(router.feedback("run-1", 1)).rejects.toThrow(/already has an outcome/); // one of its steps has one
+    // attributeRun over the route log, as a user replaying the run would: the step already applied is a duplicate
+    const replay = attributeRun({ runId: "run-1", outcome: 1, steps: [{ decisionId: ids[0]!, model: single!.model, alpha: [...single!.alpha], beta: single!.beta }] });
+    expect(replay.map((e) => e.id)).toEqual([single!.id]);
+    expect(learner.observe(replay[0]!)).toBe("duplicate");
+  });
+
+  it("rejects attribution for a decision id and bad attribution options, naming the field", async () => {
+    const router = makeRouter();
+    const ids = await threeStepRun(router);
+    const e1 = await rejectedWith(FeedbackError, router.feedback(ids[0]!, 1, { attribution: { mode: "last" } }));
+    expect(e1.path).toBe("options.attribution");
+    const e2 = await rejectedWith(FeedbackError, router.feedback("run-1", 1, { attribution: { mode: "first" as never } }));
+    expect(e2.path).toBe("options.attribution.mode");
+    const e3 = await rejectedWith(FeedbackError, router.feedback("run-1", 1, { attribution: { discount: 0 } }));
+    expect(e3.path).toBe("options.attribution.discount");
+    const e4 = await rejectedWith(FeedbackError, router.feedback("run-1", 1, { attribution: { toolErrorsAsFailure: true } as never }));
+    expect(e4).toMatchObject({ path: "options.attribution.toolErrorsAsFailure", message: expect.stringMatching(/did you mean "toolErrorsAsFailures"/) });
+    // nothing was claimed by the refused calls
+    expect(await router.feedback("run-1", 1)).toHaveLength(3);
+  });
+
+  it("a run whose events cannot be built (an infinite logged alpha) is a FeedbackError and releases its steps", async () => {
+    class InfiniteScorer extends ToyScorer {
+      override async itemParams(text: string | Float32Array) {
+        const item = await super.itemParams(text);
+        return { alpha: item.alpha.map(() => Number.POSITIVE_INFINITY), beta: item.beta }; // p = 1: routable
+      }
+    }
+    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) }, scorer: new InfiniteScorer() });
+    const ids = await threeStepRun(router);
+    const error = await rejectedWith(FeedbackError, router.feedback("run-1", 1));
+    expect(error.path).toBe("run.steps.0.alpha.0");
+    // the steps were released: the in-memory sink takes an outcome for one of them (a store or learner would refuse it)
+    expect(await router.feedback(ids[0]!, 1)).toHaveLength(1);
   });
 });

@@ -53,6 +53,13 @@ describe("IrtRouter with an online learner", () => {
     expect(learner.has("brand-new-model")).toBe(true);
   });
 
+  it("refuses to route to a registered model its learner removed, instead of silently re-adding it", async () => {
+    const { learner, router } = setup();
+    learner.removeModel("mistral-7b-chat");
+    await expect(router.invoke("Name a colour.")).rejects.toMatchObject({ code: "FEEDBACK", path: "modelId", details: { model: "mistral-7b-chat", removed: true } });
+    expect(learner.has("mistral-7b-chat")).toBe(false);
+  });
+
   it("rejects a learner option that is not a learner, naming the field", () => {
     expect(() => new IrtRouter({ models: { "gpt-4": fake() }, scorer: new ToyScorer(), learner: {} as never })).toThrow(/options\.learner/);
   });
@@ -105,5 +112,12 @@ describe("router.calibrate", () => {
     const { prompt: _q, ...noPrompt } = options;
     await expect(withLearner.calibrate("gpt-4", noPrompt as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.prompt" });
     await expect(withLearner.calibrate("gpt-4", { ...options, grade: "letter" } as never)).rejects.toMatchObject({ path: "options.grade" });
+    // As the issue writes it, with the budget only: the error names what is missing and the ready-made set.
+    await expect(withLearner.calibrate("gpt-4", { budget: 40 } as never)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      path: "options.probes",
+      details: { missing: ["probes", "prompt", "grade"] },
+      message: expect.stringMatching(/missing: probes, prompt, grade.*\.\.\.\(await multipleChoiceProbes\(scorer\)\).*irt-router\/adapters/),
+    });
   });
 });

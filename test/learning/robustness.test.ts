@@ -203,6 +203,36 @@ describe("check()", () => {
     expect(lax.has("zz")).toBe(false);
   });
 
+  it("a removed id cannot be added back (a restore could not place the re-add in the journal); a new id can", () => {
+    const l = new OnlineLearner(known, { unknownModels: "add" });
+    for (let i = 0; i < 5; i++) l.observe(ev(i, { model: "new", y: 0 }));
+    l.removeModel("new");
+    const before = JSON.stringify(l.exportState());
+    const error = thrownBy(FeedbackError, () => l.addModel("new"));
+    expect(error).toMatchObject({ path: "modelId", details: { model: "new", removed: true } });
+    expect(error.message).toMatch(/cannot be added back under the same id.*new@2/);
+    expect(JSON.stringify(l.exportState())).toBe(before);
+    expect(l.observe(ev(9, { model: "new" }))).toBe("removed-model");
+    l.addModel("new@2");
+    expect(l.observe(ev(10, { model: "new@2" }))).toBe("applied");
+    // What a restore replays agrees with the live learner: the old id's events stay no-ops.
+    const restored = OnlineLearner.restore({ events: [...Array.from({ length: 5 }, (_, i) => ev(i, { model: "new", y: 0 })), ev(9, { model: "new" }), ev(10, { model: "new@2" })] }, known, { unknownModels: "add" }, { removed: l.removedModels() });
+    expect(restored.has("new")).toBe(false);
+    expectSamePosterior(restored.posterior("new@2"), l.posterior("new@2"), 1e-12);
+  });
+
+  it("a restore whose snapshot has a model removed keeps it removed when membership also lists it as added", () => {
+    const l = new OnlineLearner(known);
+    l.addModel("mine", { like: ["a"] });
+    l.removeModel("mine");
+    const restored = OnlineLearner.restore({ snapshot: { state: JSON.parse(JSON.stringify(l.exportState())) }, events: [ev(1, { model: "mine" })] }, known, {}, {
+      added: [{ id: "mine", like: ["a"] }],
+      removed: ["mine"],
+    });
+    expect(restored.has("mine")).toBe(false);
+    expect(restored.removedModels()).toEqual(["mine"]);
+  });
+
   it("removeModel is idempotent for a removed model and still rejects an id never tracked", () => {
     const l = new OnlineLearner(known);
     l.removeModel("b");

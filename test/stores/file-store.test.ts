@@ -4,10 +4,11 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
-import { encodeLine } from "../../adapters/stores/format.js";
+import { encodeLine, encodeRecord, journalHeader } from "../../adapters/stores/format.js";
 import { StoreError, StoreLockedError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner, type LearnerState } from "../../src/learning/learner.js";
+import { rejectedWith } from "../errors.js";
 import { crashEvent, KNOWN, LEARNER_OPTIONS } from "./fixtures/events.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "store-child.ts");
@@ -23,10 +24,16 @@ afterEach(async () => {
 const ev = (i: number): FeedbackEvent => ({ id: `e${i}`, model: "m", alpha: [0.5, -1], beta: 0.25, y: i % 2, at: 1000 + i });
 const journal = () => join(dir, "journal.jsonl");
 
+/** A store holding e1..en, one append (one journal line) each: line k + 1 holds event k. */
 async function seed(n: number): Promise<void> {
   const store = await FileStore.open(dir);
-  await store.append(Array.from({ length: n }, (_, i) => ev(i + 1)));
+  for (let i = 1; i <= n; i++) await store.append([ev(i)]);
   await store.close();
+}
+
+/** The journal's lines (without the trailing empty string). */
+async function journalLines(): Promise<string[]> {
+  return (await readFile(journal(), "utf8")).split("\n").slice(0, -1);
 }
 
 /** Run the fixture child to completion and return its stdout. */
@@ -75,6 +82,80 @@ describe("FileStore: torn and corrupted journals", () => {
     expect(warnings.join("\n")).toMatch(/acknowledged event is lost/);
     expect((await store.load()).seq).toBe(2);
     await store.close();
+  });
+
+  it("an append is one journal line, so a power loss that persists only part of an unacknowledged batch damages only the last line", async () => {
+    await seed(1);
+    const store = await FileStore.open(dir);
+    await store.append([ev(2), ev(3), ev(4)]);
+    await store.close();
+    const lines = await journalLines();
+    expect(lines).toHaveLength(3); // header, e1, the batch e2..e4
+    // As if the batch had not been acknowledged: its first page never reached the disk (zeros), the rest and its
+    // newline did. One line per event would leave intact lines after the zeros, indistinguishable from corruption.
+    const last = Buffer.from(lines[2]!, "utf8");
+    last.fill(0, 0, Math.floor(last.length / 2));
+    await writeFile(journal(), Buffer.concat([Buffer.from(`${lines.slice(0, 2).join("\n")}\n`), last, Buffer.from("\n")]));
+    const warnings: string[] = [];
+    const reopened = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
+    expect(reopened.recovery.damagedLastLine).toEqual({ line: 3, bytes: last.length + 1 });
+    expect(warnings.join("\n")).toMatch(/Cut the last line \(line 3, /);
+    expect(await reopened.load()).toEqual({ events: [ev(1)], seq: 1, snapshot: undefined });
+    // The writer's retry of the unacknowledged batch is stored in full.
+    expect(await reopened.append([ev(2), ev(3), ev(4)])).toMatchObject({ appended: 3, duplicates: [], seq: 4 });
+    await reopened.close();
+  });
+
+  it("a batch torn before its newline is cut off whole as a torn tail", async () => {
+    await seed(1);
+    const store = await FileStore.open(dir);
+    await store.append([ev(2), ev(3), ev(4)]);
+    await store.close();
+    const text = await readFile(journal(), "utf8");
+    const cut = text.length - 40; // 40 bytes before the end: inside the batch's line, which loses its newline
+    await writeFile(journal(), text.slice(0, cut));
+    const reopened = await FileStore.open(dir);
+    expect(reopened.recovery.tornTail?.line).toBe(3);
+    expect((await reopened.load()).events.map((e) => e.id)).toEqual(["e1"]);
+    await reopened.close();
+  });
+
+  it("reads a version-1 journal (one line per event) and upgrades it to version 2 with the same lines", async () => {
+    const v1Header = encodeLine(JSON.stringify({ format: "irt-router-journal", version: 1, base: 0 }));
+    const v1Lines = [1, 2, 3].map((i) => encodeLine(JSON.stringify({ seq: i, event: ev(i) })));
+    await writeFile(journal(), v1Header + v1Lines.join(""));
+    const warnings: string[] = [];
+    const store = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
+    expect(store.recovery.upgradedJournal).toEqual({ fromVersion: 1 });
+    expect(warnings.join("\n")).toMatch(/Upgraded .*journal\.jsonl from journal format 1 to 2/);
+    expect(await store.load()).toEqual({ events: [ev(1), ev(2), ev(3)], seq: 3, snapshot: undefined });
+    expect(await journalLines()).toEqual([journalHeader(0).trimEnd(), ...v1Lines.map((l) => l.trimEnd())]);
+    await store.append([ev(4), ev(5)]);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.recovery.upgradedJournal).toBeUndefined();
+    expect((await again.load()).events.map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4", "e5"]);
+    await again.close();
+    expect(await journalLines()).toHaveLength(5);
+  });
+
+  it("a journal of a newer, unknown format version is a typed error naming the versions read", async () => {
+    await writeFile(journal(), encodeLine(JSON.stringify({ format: "irt-router-journal", version: 3, base: 0 })));
+    const err = await rejectedWith(StoreError, FileStore.open(dir));
+    expect(err.message).toMatch(/journal format version 3; this library reads versions 1 and 2/);
+    expect(err.line).toBe(1);
+  });
+
+  it("a snapshot inside a batch compacts the journal to the batch's remaining events", async () => {
+    const store = await FileStore.open(dir);
+    await store.append([ev(1), ev(2), ev(3), ev(4)]);
+    await store.snapshot(2, { n: 2 });
+    expect(await store.load()).toEqual({ snapshot: { seq: 2, state: { n: 2 } }, events: [ev(3), ev(4)], seq: 4 });
+    await store.close();
+    expect(await journalLines()).toEqual([journalHeader(2).trimEnd(), encodeRecord(3, [JSON.stringify(ev(3)), JSON.stringify(ev(4))]).trimEnd()]);
+    const again = await FileStore.open(dir);
+    expect(await again.load()).toEqual({ snapshot: { seq: 2, state: { n: 2 } }, events: [ev(3), ev(4)], seq: 4 });
+    await again.close();
   });
 
   it("(c) a corrupted middle line is a typed StoreError naming file and line, and nothing is changed", async () => {

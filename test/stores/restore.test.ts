@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
+import { MemoryStore } from "../../adapters/stores/memory.js";
 import { FeedbackError } from "../../src/errors.js";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
@@ -141,5 +142,93 @@ describe("router feedback is checked against the learner before it is journaled"
     expect((err as FeedbackError).path).toBe("event.alpha.0");
     expect(written).toEqual([]);
     expect(learner.posterior("gpt-4-1106-preview").evidence).toBe(0);
+  });
+});
+
+describe("the router snapshots its learner when the store says one is due", () => {
+  const models = () => ({ "brand-new-model": fake(), "gpt-4": fake() });
+  const ask = async (router: IrtRouter, q: string) => ((await router.invoke(q)).response_metadata.irtRouter as RouteDecision).decisionId;
+
+  it("snapshots every snapshotEvery events, compacting the journal, and a restore equals the live learner", async () => {
+    const scorer = new ToyScorer();
+    const store = await FileStore.open(dir, { snapshotEvery: 2 });
+    const learner = new OnlineLearner(scorer.models);
+    const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: store, logger: quietLogger() });
+    for (let i = 0; i < 7; i++) await router.feedback(await ask(router, `question number ${i} words`), i % 3 !== 0);
+    const loaded = await store.load();
+    expect(loaded.snapshot?.seq).toBe(6);
+    expect(loaded.events).toHaveLength(1);
+    await store.close();
+    const restored = await restart(scorer.models, {});
+    for (const id of learner.models()) expectSamePosterior(restored.posterior(id), learner.posterior(id));
+  });
+
+  it("stores, applies and snapshots one feedback at a time, so a snapshot never misses an event stored before it", async () => {
+    const scorer = new ToyScorer();
+    const store = new MemoryStore({ snapshotEvery: 2 });
+    let calls = 0;
+    // The first append is acknowledged last (event-loop turns, not time): unserialised, the second call's snapshot
+    // (due at seq 2) would be taken before the first event was applied.
+    const sink = {
+      append: async (events: readonly FeedbackEvent[]) => {
+        const result = await store.append(events);
+        for (let turns = calls++ === 0 ? 5 : 0; turns > 0; turns--) await new Promise((resolve) => setImmediate(resolve));
+        return result;
+      },
+      snapshot: (seq: number, state: unknown) => store.snapshot(seq, state),
+    };
+    const learner = new OnlineLearner(scorer.models);
+    const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: sink, logger: quietLogger() });
+    const ids = [await ask(router, "Name a colour."), await ask(router, "What is 2 + 2?")];
+    await Promise.all([router.feedback(ids[0]!, true), router.feedback(ids[1]!, false)]);
+    const loaded = await store.load();
+    expect(loaded.snapshot?.seq).toBe(2);
+    const restored = OnlineLearner.restore(loaded, scorer.models);
+    for (const id of learner.models()) expectSamePosterior(restored.posterior(id), learner.posterior(id));
+  });
+
+  it("keeps acknowledged feedback when the snapshot fails: a warning, the journal still holds it", async () => {
+    const scorer = new ToyScorer();
+    const store = new MemoryStore({ snapshotEvery: 1 });
+    const sink = { append: (events: readonly FeedbackEvent[]) => store.append(events), snapshot: async () => Promise.reject(new Error("disk full")) };
+    const learner = new OnlineLearner(scorer.models);
+    const logger = quietLogger();
+    const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: sink, logger });
+    const events = await router.feedback(await ask(router, "Name a colour."), true);
+    expect(events).toHaveLength(1);
+    expect(logger.messages.some((m) => /snapshot of the learner at event 1 failed \(disk full\).*stored in the journal/.test(m))).toBe(true);
+    expect((await store.load()).events.map((e) => e.id)).toEqual([events[0]!.id]);
+    expect(learner.posterior(events[0]!.model).evidence).toBeGreaterThan(0);
+    await expect(router.feedback(events[0]!.decisionId!, true)).rejects.toThrow(/already has an outcome/);
+  });
+
+  it("warns once when a snapshot is due but there is no learner to snapshot", async () => {
+    const store = new MemoryStore({ snapshotEvery: 1 });
+    const logger = quietLogger();
+    const router = new IrtRouter({ models: models(), scorer: new ToyScorer(), feedbackSink: store, logger });
+    for (const q of ["Name a colour.", "What is 2 + 2?"]) await router.feedback(await ask(router, q), true);
+    expect(logger.messages.filter((m) => /snapshot is due.*no learner/.test(m))).toHaveLength(1);
+    expect((await store.load()).events).toHaveLength(2);
+  });
+
+  it("router.calibrate journals, applies and snapshots each answer the same way", async () => {
+    const scorer = new ToyScorer();
+    const store = new MemoryStore({ snapshotEvery: 4 });
+    const learner = new OnlineLearner(scorer.models);
+    const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: store, logger: quietLogger() });
+    const bank = {
+      dataset: "synthetic",
+      dim: 2,
+      ids: Array.from({ length: 30 }, (_, i) => `q${i}`),
+      alphas: Float32Array.from({ length: 60 }, (_, k) => 0.5 + ((k * 7) % 11) / 10),
+      betas: Float32Array.from({ length: 30 }, (_, i) => -1 + i / 15),
+    };
+    const result = await router.calibrate("brand-new-model", { budget: 10, targetSd: 0, probes: bank, prompt: (p) => p.id, grade: (_r, p) => Number(p.id.length % 2) });
+    expect(result.asked).toBe(10);
+    const loaded = await store.load();
+    expect(loaded.snapshot?.seq).toBe(8);
+    expect(loaded.events).toHaveLength(2);
+    const restored = OnlineLearner.restore(loaded, scorer.models);
+    expectSamePosterior(restored.posterior("brand-new-model"), learner.posterior("brand-new-model"));
   });
 });

@@ -10,19 +10,15 @@
  *   The API key is read from the environment variable named by `--api-key-env` (default OPENAI_API_KEY).
  * With `--store <dir>` every answer is appended to a FileStore (durable) before it is applied.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { z } from "zod";
-import { parseCsv } from "../../../src/data/csv.js";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { FeedbackError, ValidationError } from "../../../src/errors.js";
 import { calibrateModel, type Probe } from "../../../src/learning/calibrate.js";
 import type { FeedbackEvent } from "../../../src/learning/events.js";
-import { gradeMultipleChoice } from "../../../src/learning/grader.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { loadPretrained, loadScorer } from "../../artifact/load.js";
 import { loadDataset } from "../../data/load-dataset.js";
+import { buildMultipleChoiceProbes } from "../../learning/multiple-choice.js";
 import { buildProbeBank } from "../../learning/probe-bank.js";
 import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { CatalogEntry } from "../../../src/scorer/types.js";
@@ -85,20 +81,6 @@ export function catalogIdentity(catalog: readonly CatalogEntry[], modelId: strin
   }
 }
 
-/** Answer keys (letters) from the dataset folder's questions table, when it has an `answer` column. */
-function answerKeys(ds: CorrectnessDataset): Map<string, string> {
-  const file = ds.source.files.find((f) => /questions\.csv(\.gz)?$/.test(f));
-  if (!file) throw new ValidationError(`Dataset "${ds.name}" has no questions table with answer keys; use --replay, or call calibrateModel() with your own grader.`, { path: "options.endpoint" });
-  const path = file.startsWith("/") ? file : join(ds.source.dir, file);
-  const raw = readFileSync(path);
-  const text = path.endsWith(".gz") ? gunzipSync(raw).toString("utf8") : raw.toString("utf8");
-  const table = parseCsv(text, path);
-  const idCol = table.header.indexOf(table.header.includes("question_id") ? "question_id" : table.header[0]!);
-  const ansCol = table.header.indexOf("answer");
-  if (ansCol < 0) throw new ValidationError(`${path} has no "answer" column; use --replay, or call calibrateModel() with your own grader.`, { path: "options.endpoint" });
-  return new Map(table.records.map((r) => [r.fields[idCol]!, r.fields[ansCol]!.trim()]));
-}
-
 function replayAnswers(ds: CorrectnessDataset, column: string): Map<number, number> {
   const m = ds.models.indexOf(column);
   if (m < 0) throw new ValidationError(`--replay "${column}" is not a model column of ${ds.name}. Columns: ${ds.models.join(", ")}`, { path: "options.replay" });
@@ -114,7 +96,7 @@ async function askEndpoint(url: string, model: string, apiKey: string | undefine
     body: JSON.stringify({
       model,
       temperature: 0,
-      messages: [{ role: "user", content: `${question}\n\nThink step by step, then finish with "The answer is (X)" where X is the letter of the correct option.` }],
+      messages: [{ role: "user", content: question }],
     }),
   });
   if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}: ${(await res.text()).slice(0, 200)}`);
@@ -131,16 +113,15 @@ async function run(a: Args): Promise<number> {
   if (identity.note) err.write(`${identity.note}\n`);
   const ds = await loadDataset(a.probes, a["data-root"] ? { dataRoot: a["data-root"] } : {});
   const replay = a.replay ? replayAnswers(ds, a.replay) : undefined;
-  const keys = a.endpoint ? answerKeys(ds) : undefined;
   const indexOfId = new Map(ds.items.map((it, i) => [it.id, i]));
 
   const bankProgress = new Progress({ label: "probe bank", total: Math.min(a["bank-size"], ds.items.length), unit: "items" });
-  const { bank, fromCache } = await buildProbeBank(scorer, ds, {
-    size: a["bank-size"],
-    seed: a.seed,
-    filter: replay ? (i) => replay.has(i) : keys ? (i) => keys.has(ds.items[i]!.id) : undefined,
-    onProgress: (d) => bankProgress.update(d),
-  });
+  const onProgress = (d: number) => bankProgress.update(d);
+  // --endpoint: the probe set router.calibrate() users get (question + lettered options, graded against the key)
+  const set = replay ? undefined : await buildMultipleChoiceProbes(scorer, { dataset: ds, size: a["bank-size"], seed: a.seed, onProgress }, "options.endpoint");
+  const { bank, fromCache } = set
+    ? { bank: set.probes, fromCache: set.fromCache }
+    : await buildProbeBank(scorer, ds, { size: a["bank-size"], seed: a.seed, filter: (i) => replay!.has(i), onProgress });
   if (!fromCache) bankProgress.finish();
   err.write(`Probe bank: ${bank.ids.length} items of ${ds.name}${fromCache ? " (cached)" : ""}.\n`);
 
@@ -160,8 +141,7 @@ async function run(a: Args): Promise<number> {
       const i = indexOfId.get(probe.id);
       if (i === undefined) throw new FeedbackError(`probe ${probe.id} is not an item of ${ds.name}`);
       if (replay) return replay.get(i)!;
-      const reply = await askEndpoint(a.endpoint!, a["endpoint-model"] ?? a.model, apiKey, ds.items[i]!.text);
-      return gradeMultipleChoice(reply, keys!.get(probe.id)!);
+      return set!.grade(await askEndpoint(a.endpoint!, a["endpoint-model"] ?? a.model, apiKey, set!.prompt(probe)), probe);
     };
     const progress = new Progress({ label: `calibrating ${a.model}`, total: a.budget, unit: "probes" });
     const result = await calibrateModel({
