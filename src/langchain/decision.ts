@@ -40,7 +40,10 @@ export interface RouteDecision {
   readonly policy: string;
   /** Every eligible candidate, best first. */
   readonly candidates: readonly CandidateRecord[];
-  /** Models filtered out before scoring (no tool calling while tools are bound, context too small). */
+  /**
+   * Models filtered out before scoring, with the reason: no tool calling while tools are bound, no structured
+   * output after `withStructuredOutput`, no `bindTools` under the agent middleware, context too small.
+   */
   readonly excluded: readonly ExclusionRecord[];
   /** Time to embed the routing text (0 on a cache hit). */
   readonly encodeMs: number;

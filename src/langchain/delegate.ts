@@ -1,10 +1,16 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { snapshot, type RouteDecision } from "./decision.js";
+import type { ModelSlot, RoutePlan } from "./engine.js";
 
 /** Metadata key under which a call's run id is read (`config.metadata.irtRouterRunId`). */
 export const RUN_ID_METADATA_KEY = "irtRouterRunId";
 
-/** The run a call belongs to: `metadata.irtRouterRunId` when set, else the call's own `runId`. */
+/**
+ * The run a call belongs to: `metadata.irtRouterRunId` when set, else the call's own `runId`. Metadata is what
+ * reaches a call made inside an agent or a chain: LangGraph keeps the `runId` given to `agent.invoke` for the
+ * graph's own run and hands its steps none (nor an `executionInfo.runId`, as of @langchain/langgraph 1.7).
+ */
 export function runIdOf(config: Partial<RunnableConfig> | undefined): string | undefined {
   const fromMetadata = config?.metadata?.[RUN_ID_METADATA_KEY];
   if (typeof fromMetadata === "string" && fromMetadata.length > 0) return fromMetadata;
@@ -28,6 +34,67 @@ export function childConfig<C extends Partial<RunnableConfig>>(
   out.tags = [...(config?.tags ?? []), "irt-router", `irt-router:${modelId}`];
   if (attempt > 0) delete out.runId;
   return out as C;
+}
+
+/**
+ * Calls the plan's models best-first until one succeeds, recording each try in the decision. A failure the
+ * caller calls a cancellation (`cancelled`), or one `fallbackOn` refuses, is not retried; when no try succeeds,
+ * the last error is rethrown with the decision as `error.irtRouter`. An aborted `signal` stops before the next try.
+ */
+export async function callInOrder<T>(
+  plan: RoutePlan,
+  call: (slot: ModelSlot, attempt: number) => Promise<T>,
+  rules: { signal?: AbortSignal; cancelled: (error: unknown) => boolean; fallbackOn: (error: unknown) => boolean },
+): Promise<{ out: T; slot: ModelSlot }> {
+  const { decision } = plan;
+  let lastError: unknown;
+  for (const [i, slot] of plan.order.entries()) {
+    // a cancellation while the query was being encoded, or during a failed attempt, stops here (not every
+    // provider checks an already-aborted signal)
+    if (rules.signal?.aborted) {
+      lastError = rules.signal.reason;
+      break;
+    }
+    const t0 = performance.now();
+    decision.chosen = slot.id;
+    try {
+      const out = await call(slot, i);
+      decision.attempts.push({ id: slot.id, ok: true, ms: performance.now() - t0 });
+      return { out, slot };
+    } catch (error) {
+      decision.attempts.push({ id: slot.id, ok: false, error: describeError(error), ms: performance.now() - t0 });
+      lastError = error;
+      if (rules.cancelled(error) || !rules.fallbackOn(error)) break;
+    }
+  }
+  decision.chosen = decision.attempts[0]?.id ?? decision.chosen;
+  if (lastError instanceof Error) {
+    Object.defineProperty(lastError, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
+  }
+  throw lastError;
+}
+
+/**
+ * A copy of the message (same class, same fields) whose `response_metadata.irtRouter` is the decision. The
+ * child's own message is left as it was: a model with a cache hands the same object out again, and the child's
+ * run and the cache entry must not carry the router's decision.
+ */
+export function withDecision<M extends BaseMessage>(message: M, decision: RouteDecision): M {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as M, message);
+  copy.lc_kwargs = { ...message.lc_kwargs };
+  copy.response_metadata = { ...message.response_metadata, irtRouter: snapshot(decision) };
+  return copy;
+}
+
+/**
+ * The output with the decision attached (see {@link withDecision}): a message, or the `raw` message of
+ * `withStructuredOutput(schema, { includeRaw: true })`. A parsed structured output has no message and is returned as it is.
+ */
+export function attachDecision<T>(output: T, decision: RouteDecision): T {
+  if (isBaseMessage(output)) return withDecision(output, decision) as T;
+  const raw = (output as { raw?: unknown } | null | undefined)?.raw;
+  if (isBaseMessage(raw)) return { ...output, raw: withDecision(raw, decision) };
+  return output;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { assertSameEncoder } from "../encoders/identity.js";
 import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
 import type { ModelPrice } from "../data/types.js";
@@ -40,6 +40,19 @@ export interface ModelSlot {
   readonly contextWindow?: number;
   /** Expected output tokens per call: the configured guess, updated from observed usage unless learning is off. */
   readonly outputTokens: OutputTokenTracker;
+}
+
+/** What a call needs of a model; a model that lacks it is excluded before scoring (see `RouteEngine.plan`). */
+export interface CallNeeds {
+  /** At least one tool is bound: the model must be able to call tools. */
+  readonly toolsBound: boolean;
+  /**
+   * The caller calls `bindTools()` on the model whatever the tool list: `createAgent` does on every step, even with
+   * no tools, so under {@link irtRouterMiddleware} a model without `bindTools()` would only fail.
+   */
+  readonly bindsTools?: boolean;
+  /** The call wants structured output (`withStructuredOutput` is replayed on the model). */
+  readonly structuredOutput?: boolean;
 }
 
 /** A decision plus the order in which to try the models. */
@@ -227,10 +240,19 @@ export class RouteEngine {
   }
 
   /** Why a model cannot serve this call, or undefined when it can. */
-  private exclusion(slot: ModelSlot, toolsBound: boolean, inputTokens: number): string | undefined {
-    const profile = (slot.model as { profile?: { toolCalling?: boolean; maxInputTokens?: number } }).profile ?? {};
-    if (toolsBound && (typeof (slot.model as { bindTools?: unknown }).bindTools !== "function" || profile.toolCalling === false)) {
+  private exclusion(slot: ModelSlot, needs: CallNeeds, inputTokens: number): string | undefined {
+    const model = slot.model as BaseChatModel & { profile?: { toolCalling?: boolean; maxInputTokens?: number } };
+    const profile = model.profile ?? {};
+    const canBindTools = typeof model.bindTools === "function";
+    if (needs.toolsBound && (!canBindTools || profile.toolCalling === false)) {
       return "cannot call tools (no bindTools / profile.toolCalling is false) and tools are bound";
+    }
+    if (needs.bindsTools && !canBindTools) {
+      return "has no bindTools(), which createAgent calls on every model it is given (also with no tools)";
+    }
+    // LangChain's default withStructuredOutput is built on bindTools; a model that has neither its own nor bindTools would throw
+    if (needs.structuredOutput && !canBindTools && model.withStructuredOutput === BaseChatModel.prototype.withStructuredOutput) {
+      return "cannot give structured output (no bindTools, which LangChain's default withStructuredOutput needs, and no withStructuredOutput of its own)";
     }
     const window = slot.contextWindow ?? profile.maxInputTokens;
     if (window !== undefined && inputTokens > window) {
@@ -239,17 +261,30 @@ export class RouteEngine {
     return undefined;
   }
 
-  /** Decide which models to try for one call. Throws NO_CANDIDATES when no model can serve it. */
-  async plan(messages: readonly BaseMessage[], call: { toolsBound: boolean; runId?: string }): Promise<RoutePlan> {
+  /**
+   * Decide which models to try for one call. Throws NO_CANDIDATES when no model can serve it. `runId` names the
+   * run the call belongs to (feedback by run, and the budget policy's spend).
+   */
+  async plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string }): Promise<RoutePlan> {
     const inputTokens = estimateTokens(messages.map(messageText).join("\n"));
     const eligible: ModelSlot[] = [];
     const excluded: ExclusionRecord[] = [];
     for (const slot of this.slots) {
-      const reason = this.exclusion(slot, call.toolsBound, inputTokens);
+      const reason = this.exclusion(slot, call, inputTokens);
       if (reason === undefined) eligible.push(slot);
       else excluded.push({ id: slot.id, reason });
     }
     if (eligible.length === 0) throw new NoCandidatesError(excluded);
+    if (this.policy.kind === "budget" && call.runId === undefined) {
+      this.warnOnce(
+        "budget:no-run-id",
+        `irt-router: the ${this.policyName} policy got a call with no run id, so its spend counts toward one budget ` +
+          `shared by every call without a run id, for as long as the router lives. Name each run: ` +
+          `metadata: { irtRouterRunId: "<id>" } in the call's config (for a createAgent run: ` +
+          `agent.invoke(input, { metadata: { irtRouterRunId } })), ` +
+          `or route the agent with irtRouterMiddleware, which gives each run its own id.`,
+      );
+    }
 
     const ctx = await this.scoring();
     const text = routingText(messages, this.textOptions) || "(no text)";

@@ -5,28 +5,45 @@ import {
 } from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { CallbackManager, type CallbackManagerForChainRun, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { CallbackManager, type CallbackManagerForChainRun, type CallbackManagerForLLMRun, type Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { AIMessageChunk, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
-import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { AIMessageChunk, coerceMessageLikeToMessage, isBaseMessage, type BaseMessage, type BaseMessageLike } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { ValidationError } from "../errors.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { snapshot, type RouteDecision } from "./decision.js";
-import { childConfig, describeError, isAbort, runIdOf } from "./delegate.js";
+import { attachDecision, callInOrder, childConfig, isAbort, runIdOf } from "./delegate.js";
 import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
 import type { FeedbackOptions } from "./feedback.js";
 import { ChildRuns } from "./child-runs.js";
 import type { CalibrationResult } from "../learning/calibrate.js";
-import { MemoryFeedbackSink, RouteEngine, type ModelSlot, type RoutePlan } from "./engine.js";
+import { MemoryFeedbackSink, RouteEngine, type CallNeeds, type ModelSlot, type RoutePlan } from "./engine.js";
 import { irtRouterOptionsSchema, type IrtRouterOptions } from "./options.js";
 
 const INTERNAL = Symbol("irt-router.internal");
 
 /** The attempts under each of the router's own runs (see openRun), so a failed stream can end its run after them. */
 const OWN_RUN_CHILDREN = new WeakMap<CallbackManagerForChainRun, ChildRuns>();
+
+/**
+ * Key of what `generate()` decided before BaseChatModel starts the router's run (see {@link Planned}). It rides on
+ * the call options, as a symbol so that no serializer or child sees it: BaseChatModel copies the options object
+ * (`{ ...options }`) before `getLsParams` and again before each `_generate`, so a WeakMap keyed on one of those
+ * objects would lose it, while an own enumerable symbol survives every spread.
+ */
+const PLANNED = Symbol("irt-router.planned");
+
+/** The plans of one `generate()` call, one per prompt (or the error planning gave), and the call's `timeout`. */
+interface Planned {
+  readonly plans: readonly ({ plan: RoutePlan } | { error: unknown })[];
+  /** Handed to each attempt, as `invoke` does: taken out before BaseChatModel would turn it into one signal for the call. */
+  readonly timeout?: number;
+}
+
+type WithPlanned<T> = T & { [PLANNED]?: Planned };
 
 interface DerivedState {
   engine: RouteEngine;
@@ -78,7 +95,6 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   private readonly bound?: DerivedState["bound"];
   private readonly structured?: DerivedState["structured"];
   private readonly prepared = new Map<string, Runnable>();
-  private lastChosen?: string;
 
   constructor(options: IrtRouterOptions) {
     const derived = (options as unknown as { [INTERNAL]?: DerivedState } | undefined)?.[INTERNAL];
@@ -180,7 +196,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    */
   async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string } = {}): Promise<RouteDecision> {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
-    const plan = await this.engine.plan(messages, { toolsBound: options.toolsBound ?? this.toolsBound, runId: options.runId });
+    const plan = await this.engine.plan(messages, { ...this.needs, toolsBound: options.toolsBound ?? this.needs.toolsBound, runId: options.runId });
     return snapshot(plan.decision);
   }
 
@@ -223,10 +239,19 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     return out as ModelProfile;
   }
 
-  /** LangSmith parameters of the model chosen for the latest call (the router's own before any call). */
+  /**
+   * LangSmith parameters of the model this call goes to: BaseChatModel reads them when it opens the router's run
+   * (`generate()`), after the router has chosen (see {@link IrtRouter.generate}), so the run reports the chosen
+   * child's provider and model name (`ls_model_name` defaults to its key in `models`). That is the first choice: a
+   * fallback's own run, nested under the router's, reports the fallback. For options that carry no choice (a
+   * `generate()` whose prompts went to different models, or options from elsewhere), the router's own identity,
+   * `ls_provider: "irt-router"`.
+   */
   override getLsParams(options: this["ParsedCallOptions"]) {
-    const slot = this.engine.slots.find((s) => s.id === this.lastChosen);
-    if (slot) {
+    const plans = (options as WithPlanned<typeof options> | undefined)?.[PLANNED]?.plans ?? [];
+    const first = plans.map((p) => ("plan" in p ? p.plan.order[0] : undefined));
+    const slot = first[0];
+    if (slot && first.every((s) => s === slot)) {
       const params = slot.model.getLsParams(options as never);
       return { ...params, ls_model_name: params.ls_model_name ?? slot.id };
     }
@@ -236,18 +261,19 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   // ---------------------------------------------------------------- delegation
 
   /**
-   * Whether the calls need tool calling: tools were bound and there is at least one. `createAgent` binds its
-   * tool list even when it is empty, and a model without tool calling can serve such an agent.
+   * What the calls need of a model. Tool calling when tools were bound and there is at least one: `createAgent`
+   * binds its tool list even when it is empty, and a model without tool calling can serve such an agent (see
+   * prepare). Structured output after `withStructuredOutput`.
    */
-  private get toolsBound(): boolean {
-    return this.bound !== undefined && this.bound.tools.length > 0;
+  private get needs(): CallNeeds {
+    return { toolsBound: this.bound !== undefined && this.bound.tools.length > 0, structuredOutput: this.structured !== undefined };
   }
 
   /** The child as this router uses it: with the bound tools or the structured-output schema replayed. */
   private prepare(slot: ModelSlot): Runnable {
     let child = this.prepared.get(slot.id);
     if (child) return child;
-    if (this.bound && !this.toolsBound && typeof slot.model.bindTools !== "function") {
+    if (this.bound && !this.needs.toolsBound && typeof slot.model.bindTools !== "function") {
       // an empty tool list on a model that cannot bind tools: nothing to bind, so the model is called as it is
       child = slot.model as unknown as Runnable;
     } else if (this.bound) {
@@ -262,52 +288,31 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     return child;
   }
 
-  /** Plan, then call the candidates best-first until one succeeds (an abort is never retried). */
+  /**
+   * Plan (unless `generate()` already did: `planned`), then call the candidates best-first until one succeeds (an
+   * abort is never retried).
+   */
   private async attempt<T>(
     messages: BaseMessage[],
     options: Partial<BaseChatModelCallOptions> | undefined,
     call: (child: Runnable, config: Partial<BaseChatModelCallOptions>) => Promise<T>,
     runId: string | undefined = runIdOf(options),
+    planned?: Planned["plans"][number],
   ): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot }> {
-    options?.signal?.throwIfAborted();
-    this.engine.noteToolErrors(messages);
-    const plan = await this.engine.plan(messages, { toolsBound: this.toolsBound, runId });
-    const { decision } = plan;
-    let lastError: unknown;
-    for (const [i, slot] of plan.order.entries()) {
-      // a cancellation while the query was being encoded, or during a failed attempt, stops here (not every
-      // provider checks an already-aborted signal)
-      if (options?.signal?.aborted) {
-        lastError = options.signal.reason;
-        break;
-      }
-      const t0 = performance.now();
-      decision.chosen = slot.id;
-      try {
-        const out = await call(this.prepare(slot), childConfig(options, decision, slot.id, i));
-        decision.attempts.push({ id: slot.id, ok: true, ms: performance.now() - t0 });
-        this.lastChosen = slot.id;
-        return { out, plan, slot };
-      } catch (error) {
-        decision.attempts.push({ id: slot.id, ok: false, error: describeError(error), ms: performance.now() - t0 });
-        lastError = error;
-        if (isAbort(error, options?.signal) || !this.engine.fallbackOn(error)) break;
-      }
+    let plan: RoutePlan;
+    if (planned && "error" in planned) throw planned.error;
+    else if (planned) plan = planned.plan;
+    else {
+      options?.signal?.throwIfAborted();
+      this.engine.noteToolErrors(messages);
+      plan = await this.engine.plan(messages, { ...this.needs, runId });
     }
-    decision.chosen = decision.attempts[0]?.id ?? decision.chosen;
-    if (lastError instanceof Error) {
-      Object.defineProperty(lastError, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
-    }
-    throw lastError;
-  }
-
-  private attach(output: unknown, decision: RouteDecision): void {
-    const target = isBaseMessage(output)
-      ? output
-      : output && typeof output === "object" && isBaseMessage((output as { raw?: unknown }).raw)
-        ? ((output as { raw: BaseMessage }).raw)
-        : undefined;
-    if (target) target.response_metadata = { ...target.response_metadata, irtRouter: snapshot(decision) };
+    const { out, slot } = await callInOrder(plan, (slot, i) => call(this.prepare(slot), childConfig(options, plan.decision, slot.id, i)), {
+      signal: options?.signal,
+      cancelled: (error) => isAbort(error, options?.signal),
+      fallbackOn: this.engine.fallbackOn,
+    });
+    return { out, plan, slot };
   }
 
   /**
@@ -356,10 +361,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     try {
       const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
       const { out, plan, slot } = await this.attempt(messages, options, (child, config) => child.invoke(input, config), runIdOf(own));
-      this.attach(out, plan.decision);
+      const output = attachDecision(out, plan.decision);
       this.engine.recordSpend(plan, slot.id, (out as { usage_metadata?: Usage })?.usage_metadata);
-      await run?.handleChainEnd({ output: out });
-      return out as AIMessageChunk;
+      await run?.handleChainEnd({ output });
+      return output as AIMessageChunk;
     } catch (error) {
       await run?.handleChainError(error);
       throw error;
@@ -397,9 +402,9 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     };
     try {
       if (!started.first.done) {
-        this.attach(started.first.value, plan.decision);
-        count(started.first.value);
-        yield started.first.value;
+        const first = attachDecision(started.first.value, plan.decision);
+        count(first);
+        yield first;
         for (let next = await started.it.next(); !next.done; next = await started.it.next()) {
           count(next.value);
           yield next.value;
@@ -427,19 +432,39 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     yield* await this.stream(input, options);
   }
 
+  /**
+   * As BaseChatModel's, but the router chooses before the run opens: each prompt is planned (scored and ranked)
+   * first, and the plans ride on the call options (see {@link PLANNED}) to `getLsParams`, so the router's run
+   * reports the chosen child, and to `_generate` / `_streamResponseChunks`, which call the planned models without
+   * planning again. A `timeout` bounds each attempt, as in `invoke`.
+   */
+  override async generate(messages: BaseMessageLike[][], options?: string[] | Partial<BaseChatModelCallOptions>, callbacks?: Callbacks): Promise<LLMResult> {
+    const { timeout, ...rest }: Partial<BaseChatModelCallOptions> = Array.isArray(options) ? { stop: options } : { ...options };
+    const prompts = messages.map((list) => list.map(coerceMessageLikeToMessage));
+    // An aborted call is left to _generate, which fails inside the run, as a call that is cancelled while planning does.
+    if (rest.signal?.aborted) return super.generate(prompts, rest, callbacks);
+    const runId = runIdOf({ ...rest, metadata: { ...this.metadata, ...rest.metadata } });
+    for (const prompt of prompts) this.engine.noteToolErrors(prompt);
+    const plans = await Promise.all(
+      prompts.map((prompt) => this.engine.plan(prompt, { ...this.needs, runId }).then((plan) => ({ plan }), (error: unknown) => ({ error }))),
+    );
+    const planned: Planned = { plans, timeout };
+    return super.generate(prompts, { ...rest, [PLANNED]: planned } as Partial<BaseChatModelCallOptions>, callbacks);
+  }
+
   override async _generate(
     messages: BaseMessage[],
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    const config = { ...options, callbacks: childCallbacks(runManager) } as Partial<BaseChatModelCallOptions>;
-    const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => child.invoke(messages, cfg));
+    const { config, planned } = delegated(options, runManager);
+    const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => child.invoke(messages, cfg), undefined, planned);
     if (!isBaseMessage(out)) {
       throw new ValidationError("generate() on a structured-output router is not supported; use invoke().", { path: "generate" });
     }
-    this.attach(out, plan.decision);
+    const message = attachDecision(out, plan.decision);
     this.engine.recordSpend(plan, slot.id, (out as { usage_metadata?: Usage }).usage_metadata);
-    return { generations: [{ message: out, text: out.text }] };
+    return { generations: [{ message, text: message.text }] };
   }
 
   override async *_streamResponseChunks(
@@ -447,13 +472,28 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const config = { ...options, callbacks: childCallbacks(runManager) } as Partial<BaseChatModelCallOptions>;
-    const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => startStream(child, messages, cfg));
+    const { config, planned } = delegated(options, runManager);
+    const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => startStream(child, messages, cfg), undefined, planned);
     for await (const chunk of this.relay(out, plan, slot)) {
       const message = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk({ content: String(chunk) });
       // No handleLLMNewToken here: the child's own run (nested under this one) already reports each token.
       yield new ChatGenerationChunk({ message, text: message.text });
     }
+  }
+
+  /**
+   * The per-input configs of `batch()`. Runnable.batch runs each through `ensureConfig`, which turns a `timeout`
+   * into one aborting signal for that input's whole call (a cancellation, so no fallback); the timeout is kept as
+   * it is instead, so `router.batch(inputs, { timeout })` bounds each attempt, as `router.invoke(input, { timeout })` does.
+   */
+  protected override _getOptionsList<O extends BaseChatModelCallOptions & { runType?: string }>(
+    options: Partial<O> | Partial<O>[],
+    length = 0,
+  ): Partial<O>[] {
+    const timeoutOf = (i: number) => (Array.isArray(options) ? options[i] : options)?.timeout;
+    const untimed = (o: Partial<O> | undefined) => (o?.timeout === undefined ? o : { ...o, timeout: undefined });
+    const configs = super._getOptionsList((Array.isArray(options) ? options.map(untimed) : untimed(options)) as Partial<O>, length);
+    return configs.map((config, i) => (timeoutOf(i) === undefined ? config : { ...config, timeout: timeoutOf(i) }));
   }
 }
 
@@ -468,6 +508,21 @@ async function startStream(child: Runnable, input: unknown, config: Partial<Base
   const it = stream[Symbol.asyncIterator]();
   const first = await it.next();
   return { it, first };
+}
+
+/**
+ * The child's config on the `generate()` path (inside the router's own LLM run): the call options without the
+ * plans, with the call's `timeout` back, and callbacks nesting the child under the router's run; plus this
+ * prompt's plan when `generate()` made one.
+ */
+function delegated(
+  options: WithPlanned<BaseChatModelCallOptions & { promptIndex?: number }>,
+  runManager?: CallbackManagerForLLMRun,
+): { config: Partial<BaseChatModelCallOptions>; planned?: Planned["plans"][number] } {
+  const { [PLANNED]: planned, ...rest } = options;
+  const config: Partial<BaseChatModelCallOptions> = { ...rest, callbacks: childCallbacks(runManager) };
+  if (planned?.timeout !== undefined) config.timeout = planned.timeout;
+  return { config, planned: planned?.plans[options.promptIndex ?? 0] };
 }
 
 /**

@@ -1,13 +1,14 @@
-import { describe, expect, it } from "vitest";
-import { createAgent } from "langchain";
+import { describe, expect, it, vi } from "vitest";
+import { createAgent, FakeToolCallingModel, toolStrategy } from "langchain";
+import { ConfigurableModel, initChatModel } from "langchain/chat_models/universal";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { FakeChatModel, FakeListChatModel } from "@langchain/core/utils/testing";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { IrtRouter, irtRouterMiddleware, type RouteDecision } from "../../src/langchain/index.js";
-import { SlowModel, ToyScorer } from "./helpers.js";
+import { IrtRouter, irtRouterMiddleware, NoCandidatesError, type RouteDecision } from "../../src/langchain/index.js";
+import { SlowModel, ToolCallingFake, ToyScorer, quietLogger } from "./helpers.js";
 
 const calls: string[] = [];
 const weather = tool(
@@ -225,5 +226,176 @@ describe("irtRouterMiddleware", () => {
     const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Bern" }] });
     expect(result.structuredResponse).toEqual({ city: "Bern", summary: "cold" });
     expect((result.irtRouterRoutes as RouteDecision[]).length).toBe(1);
+  });
+});
+
+const decisionOf = (m: { response_metadata: Record<string, unknown> }) => m.response_metadata.irtRouter as RouteDecision;
+
+describe("createAgent with LangChain's FakeToolCallingModel", () => {
+  const weatherThenAnswer = () => new FakeToolCallingModel({ toolCalls: [[{ name: "get_weather", args: { city: "Paris" }, id: "t1" }], []] });
+
+  it("the router as the agent's model: the step's tool call is routed and executed, every step recorded", async () => {
+    calls.length = 0;
+    const strong = weatherThenAnswer();
+    const cheap = weatherThenAnswer();
+    const generate = vi.spyOn(cheap, "_generate");
+    const router = new IrtRouter({ models: { "gpt-4": strong, mistral: cheap }, scorer: new ToyScorer() });
+    const result = await createAgent({ model: router, tools: [weather] }).invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] });
+    expect(calls).toEqual(["Paris"]);
+    expect(result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.content)).toEqual(["Sunny in Paris"]);
+    const ai = result.messages.filter((m) => AIMessage.isInstance(m)) as AIMessage[];
+    expect(ai.map((m) => m.tool_calls?.length ?? 0)).toEqual([1, 0]);
+    expect(ai.map((m) => decisionOf(m).chosen)).toEqual(["gpt-4", "gpt-4"]);
+    expect(generate).not.toHaveBeenCalled();
+  });
+
+  it("the middleware: the same run, the agent's own model never called", async () => {
+    calls.length = 0;
+    const placeholder = weatherThenAnswer();
+    const generate = vi.spyOn(placeholder, "_generate");
+    const middleware = irtRouterMiddleware({ models: { "gpt-4": weatherThenAnswer(), mistral: weatherThenAnswer() }, scorer: new ToyScorer() });
+    const result = await createAgent({ model: placeholder, tools: [weather], middleware: [middleware] }).invoke({
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+    });
+    expect(calls).toEqual(["Paris"]);
+    expect((result.irtRouterRoutes as RouteDecision[]).map((d) => d.chosen)).toEqual(["gpt-4", "gpt-4"]);
+    expect(generate).not.toHaveBeenCalled();
+  });
+});
+
+describe("structured output on a configurable model (initChatModel), routed", () => {
+  const Forecast = z.object({ city: z.string(), summary: z.string() });
+
+  /**
+   * initChatModel's ConfigurableModel builds its provider model on first use (a dynamic import of @langchain/openai
+   * here), then replays the queued bindTools / withStructuredOutput on it. Offline, the provider model is a fake;
+   * the replay is the library's loop over its queue, as in ConfigurableModel._getModelInstance.
+   */
+  async function offlineConfigurable(instance: () => unknown) {
+    const spy = vi.spyOn(ConfigurableModel.prototype, "_getModelInstance").mockImplementation(async function (this: ConfigurableModel) {
+      let model: any = instance();
+      for (const [method, args] of Object.entries(this._queuedMethodOperations)) model = await model[method](...(args as unknown[]));
+      return model;
+    });
+    const model = await initChatModel("gpt-4o-mini", { modelProvider: "openai", configurableFields: ["model"] });
+    return { model, restore: () => spy.mockRestore() };
+  }
+
+  it("router.withStructuredOutput queues the schema on the configurable child, which replays it on the model it builds", async () => {
+    const built: ToolCallingFake[] = [];
+    const { model, restore } = await offlineConfigurable(() => {
+      built.push(new ToolCallingFake({ city: "Rome", summary: "warm" }));
+      return built.at(-1);
+    });
+    try {
+      expect(model).toBeInstanceOf(ConfigurableModel);
+      const router = new IrtRouter({ models: { mistral: model }, scorer: new ToyScorer() });
+      const out = await router.withStructuredOutput(Forecast, { includeRaw: true }).invoke("Forecast for Rome");
+      expect(out.parsed).toEqual({ city: "Rome", summary: "warm" });
+      expect(decisionOf(out.raw as AIMessage).chosen).toBe("mistral");
+      expect(built.at(-1)!.seen.withStructuredOutput).toEqual([[Forecast, { includeRaw: true }]]);
+      // and as the model of an agent with a responseFormat (the agent binds the tool strategy's tool itself)
+      const agent = createAgent({ model: router, tools: [], responseFormat: toolStrategy(Forecast.meta({ title: "Forecast" })) });
+      const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Rome" }] });
+      expect(result.structuredResponse).toEqual({ city: "Rome", summary: "warm" });
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe("irtRouterMiddleware: candidates and run ids", () => {
+  it("leaves out models without bindTools (createAgent calls it on every model), with the reason in the decision", async () => {
+    const middleware = irtRouterMiddleware({ models: { "gpt-4": new FakeChatModel({}), mistral: fakeModel().respond(new AIMessage("from mistral")) }, scorer: new ToyScorer() });
+    const result = await createAgent({ model: fakeModel(), tools: [], middleware: [middleware] }).invoke({ messages: [{ role: "user", content: "Prove it." }] });
+    const [decision] = result.irtRouterRoutes as RouteDecision[];
+    expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([["mistral", true]]);
+    expect(decision!.excluded).toEqual([{ id: "gpt-4", reason: expect.stringMatching(/no bindTools\(\), which createAgent calls/) }]);
+    const only = irtRouterMiddleware({ models: { "gpt-4": new FakeChatModel({}) }, scorer: new ToyScorer() });
+    const error = await createAgent({ model: fakeModel(), tools: [], middleware: [only] })
+      .invoke({ messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
+    expect((error as Error).cause ?? error).toBeInstanceOf(NoCandidatesError);
+  });
+
+  it("names the run with the caller's metadata.irtRouterRunId when given, else a fresh id", async () => {
+    const model = fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")).respond(new AIMessage("c"));
+    const middleware = irtRouterMiddleware({ models: { mistral: model }, scorer: new ToyScorer() });
+    const agent = createAgent({ model: fakeModel(), tools: [], middleware: [middleware] });
+    const input = { messages: [{ role: "user" as const, content: "hi" }] };
+    const byMetadata = await agent.invoke(input, { metadata: { irtRouterRunId: "my-run" } });
+    expect(byMetadata.irtRouterRunId).toBe("my-run");
+    expect((byMetadata.irtRouterRoutes as RouteDecision[])[0]!.runId).toBe("my-run");
+    expect(await middleware.router.feedback("my-run", true)).toHaveLength(1);
+    const generated = await agent.invoke(input);
+    expect(generated.irtRouterRunId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await agent.invoke(input)).irtRouterRunId).not.toBe(generated.irtRouterRunId);
+  });
+
+  it("keeps every step in the route log when the agent retries a structured output, without duplicating messages", async () => {
+    const Forecast = z.object({ city: z.string(), summary: z.string() }).meta({ title: "Forecast" });
+    const replies = () => [
+      new AIMessage({ content: "", tool_calls: [{ name: "Forecast", args: { city: "Bern" }, id: "s1" }] }), // invalid: the agent asks again
+      new AIMessage({ content: "", tool_calls: [{ name: "Forecast", args: { city: "Bern", summary: "cold" }, id: "s2" }] }),
+      new AIMessage("done"),
+    ];
+    /** Replies in turn, with messages that have no id (as a model called without callbacks gives). */
+    class Scripted extends BaseChatModel {
+      callCount = 0;
+      private readonly script = replies();
+      _llmType() {
+        return "scripted";
+      }
+      override bindTools() {
+        return this as never;
+      }
+      async _generate() {
+        const message = this.script[this.callCount++]!;
+        return { generations: [{ message, text: message.text }] };
+      }
+    }
+    const withIds = fakeModel();
+    for (const [i, reply] of replies().entries()) withIds.respond(new AIMessage({ ...reply, id: `m${i}` }));
+    for (const model of [withIds, new Scripted({})]) {
+      const middleware = irtRouterMiddleware({ models: { mistral: model }, scorer: new ToyScorer() });
+      const agent = createAgent({ model: fakeModel(), tools: [], responseFormat: toolStrategy(Forecast), middleware: [middleware] });
+      const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Bern" }] });
+      expect(result.structuredResponse).toEqual({ city: "Bern", summary: "cold" });
+      // one decision per model call, the retried one included (the agent keeps the model's own message for it)
+      const routes = result.irtRouterRoutes as RouteDecision[];
+      expect(routes).toHaveLength(model.callCount);
+      expect(new Set(routes.map((d) => d.decisionId)).size).toBe(routes.length);
+      const ids = result.messages.map((m) => m.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(result.messages.filter((m) => AIMessage.isInstance(m) && m.tool_calls?.[0]?.id === "s1")).toHaveLength(1);
+    }
+  });
+});
+
+describe("createAgent with the router as model: run ids", () => {
+  const input = { messages: [{ role: "user" as const, content: "What is 17 * 23?" }] };
+  const many = () => {
+    const m = fakeModel();
+    for (let i = 0; i < 10; i++) m.respond(new AIMessage("391"));
+    return m;
+  };
+
+  it("a run named by metadata.irtRouterRunId has its own budget; runs without a name share one, with a warning", async () => {
+    const logger = quietLogger();
+    const router = new IrtRouter({ models: { "gpt-4": many(), mistral: many() }, scorer: new ToyScorer(), policy: { kind: "budget", maxUsdPerRun: 0.02 }, logger });
+    const agent = createAgent({ model: router, tools: [] });
+    const chosen: string[] = [];
+    for (const run of ["run-1", "run-2", "run-3"]) {
+      const result = await agent.invoke(input, { metadata: { irtRouterRunId: run } });
+      const d = decisionOf(result.messages.at(-1)!);
+      expect(d.runId).toBe(run);
+      chosen.push(d.chosen);
+    }
+    expect(chosen).toEqual(["gpt-4", "gpt-4", "gpt-4"]); // a fresh budget each run
+    expect(logger.messages).toEqual([]);
+    // without one, the runs share the router's budget: warned once
+    await agent.invoke(input);
+    await agent.invoke(input);
+    expect(logger.messages.filter((m) => m.includes("no run id"))).toHaveLength(1);
   });
 });

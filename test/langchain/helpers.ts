@@ -1,5 +1,5 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { IrtRouterError } from "../../src/errors.js";
 import type { CatalogEntry, ItemParams, ModelScore, Scorer } from "../../src/scorer/types.js";
@@ -99,5 +99,41 @@ export class SlowModel extends BaseChatModel {
     });
     this.finished++;
     return { generations: [{ message: new AIMessage("late"), text: "late" }] };
+  }
+}
+
+/**
+ * A tool-calling chat model that answers every call with one call of the first tool bound to it (named as the
+ * provider format names it), with fixed `args`; with LangChain's default withStructuredOutput, which binds the
+ * schema as a tool, it gives `args` as the structured output. Counts its bindTools and withStructuredOutput calls.
+ */
+export class ToolCallingFake extends BaseChatModel {
+  readonly seen: { bindTools: unknown[][]; withStructuredOutput: unknown[][] };
+  constructor(
+    private readonly args: Record<string, unknown>,
+    fields: { cache?: boolean } = {},
+    private readonly tools: unknown[] = [],
+    seen?: ToolCallingFake["seen"],
+  ) {
+    super(fields);
+    this.seen = seen ?? { bindTools: [], withStructuredOutput: [] };
+  }
+  _llmType() {
+    return "tool-calling-fake";
+  }
+  override bindTools(tools: unknown[], kwargs?: unknown) {
+    this.seen.bindTools.push([tools, kwargs]);
+    return new ToolCallingFake(this.args, { cache: this.cache !== undefined }, tools, this.seen) as never;
+  }
+  override withStructuredOutput(schema: any, config?: any): any {
+    this.seen.withStructuredOutput.push([schema, config]);
+    return super.withStructuredOutput(schema, config);
+  }
+  async _generate(): Promise<ChatResult> {
+    const first = this.tools[0] as { name?: string; function?: { name?: string } } | undefined;
+    const name = first?.function?.name ?? first?.name ?? "none";
+    // a chunk, as LangChain's default structured-output parser expects
+    const message = new AIMessageChunk({ content: "", tool_calls: [{ name, args: this.args, id: "call_1", type: "tool_call" }] });
+    return { generations: [{ message, text: "" }] };
   }
 }

@@ -7,10 +7,12 @@ import { fakeModel } from "@langchain/core/testing";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { z } from "zod";
 import { IrtRouter, NoCandidatesError, type RouteDecision } from "../../src/langchain/index.js";
 import { ValidationError } from "../../src/errors.js";
-import { SlowModel, ToyEncoder, ToyScorer, quietLogger } from "./helpers.js";
+import { SlowModel, ToolCallingFake, ToyEncoder, ToyScorer, quietLogger } from "./helpers.js";
 
 const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
   name: "get_weather",
@@ -217,7 +219,7 @@ describe("IrtRouter routing", () => {
     expect(start.metadata?.user).toBe("u1");
     expect((start.metadata?.irtRouter as RouteDecision).chosen).toBe("gpt-4");
     expect((start.metadata?.irtRouter as RouteDecision).decisionId).toBe(decisionOf(reply).decisionId);
-    expect(router.getLsParams({} as never).ls_provider).not.toBe("irt-router");
+    expect(router.getLsParams({} as never).ls_provider).toBe("irt-router"); // options that carry no choice: the router itself
   });
 
   it("hands configurable, timeout and the rest of the config to the child, and refuses a pre-aborted call", async () => {
@@ -581,5 +583,226 @@ describe("IrtRouter routing", () => {
     });
     await router.invoke([message]);
     expect(child.calls[0]!.messages[0]!.content).toEqual(message.content);
+  });
+});
+
+/** Records, for each chat-model run, whether it is the root run and the `ls_model_name` it was opened with. */
+class LsRecorder extends BaseCallbackHandler {
+  name = "ls-recorder";
+  runs: { root: boolean; model?: unknown; provider?: unknown }[] = [];
+  override async handleChatModelStart(_l: unknown, _m: unknown, _r: string, parent?: string, _x?: unknown, _t?: string[], metadata?: Record<string, unknown>) {
+    this.runs.push({ root: parent === undefined, model: metadata?.ls_model_name, provider: metadata?.ls_provider });
+  }
+}
+
+describe("IrtRouter: each call's own choice", () => {
+  const short = "hi";
+  const long = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+  const twoWay = () =>
+    new IrtRouter({
+      models: { "gpt-4": new FakeListChatModel({ responses: ["a"] }), mistral: new FakeListChatModel({ responses: ["b"] }) },
+      scorer: new ToyScorer(),
+      policy: { kind: "cheapest-above", tau: 0.55 },
+    });
+  /** generate() one prompt: the ls_model_name the router's own run was opened with, and the model that answered. */
+  const run = async (router: IrtRouter, text: string, callbacks: BaseCallbackHandler[] = []) => {
+    const recorder = new LsRecorder();
+    const result = await router.generate([[new HumanMessage(text)]], { callbacks: [recorder, ...callbacks] });
+    const message = (result.generations[0]![0] as unknown as { message: AIMessage }).message;
+    return { reported: recorder.runs.find((r) => r.root)?.model, chosen: decisionOf(message).chosen };
+  };
+
+  it("the router's run reports the model chosen for that call (getLsParams), not the previous call's", async () => {
+    const router = twoWay();
+    expect((await router.decide(short)).chosen).toBe("gpt-4");
+    expect((await router.decide(long)).chosen).toBe("mistral");
+    for (const text of [short, long, short]) {
+      const { reported, chosen } = await run(router, text);
+      expect(reported).toBe(chosen);
+    }
+    // concurrent calls each report their own
+    const both = await Promise.all([run(router, short), run(router, long), run(router, short)]);
+    expect(both.map((b) => b.reported)).toEqual(["gpt-4", "mistral", "gpt-4"]);
+    // a router from bindTools and the router it came from share nothing per call
+    const bound = router.bindTools([]);
+    expect((await run(bound, long)).reported).toBe("mistral");
+    expect((await run(router, short)).reported).toBe("gpt-4");
+    // one generate() whose prompts go to different models has no single choice to report: the router reports itself
+    const recorder = new LsRecorder();
+    await router.generate([[new HumanMessage(short)], [new HumanMessage(long)]], { callbacks: [recorder] });
+    expect(recorder.runs.filter((r) => r.root).map((r) => r.provider)).toEqual(["irt-router", "irt-router"]);
+    expect(router.getLsParams({} as never).ls_provider).toBe("irt-router");
+  });
+
+  it("plans each call once, also when generate() streams to a streaming handler", async () => {
+    const router = twoWay();
+    const streaming = Object.assign(new LsRecorder(), { lc_prefer_streaming: true });
+    for (const handlers of [[], [streaming]]) {
+      const before = router.decisions().length;
+      const { reported, chosen } = await run(router, long, handlers);
+      expect(router.decisions().length - before).toBe(1);
+      expect([reported, chosen]).toEqual(["mistral", "mistral"]);
+    }
+    // a decision that excludes every model fails inside the router's run, as before
+    const none = new IrtRouter({ models: { mistral: withProfile(new FakeListChatModel({ responses: ["x"] }), { maxInputTokens: 1 }) }, scorer: new ToyScorer() });
+    const errors: unknown[] = [];
+    const onError = { handleLLMError: async (e: unknown) => void errors.push(e) };
+    await expect(none.generate([[new HumanMessage(long)]], { callbacks: [onError] })).rejects.toBeInstanceOf(NoCandidatesError);
+    expect(errors[0]).toBeInstanceOf(NoCandidatesError);
+  });
+
+  it("puts the decision on a copy of the child's message: a cached reply keeps its own, the cache has none", async () => {
+    const child = new FakeListChatModel({ responses: ["a", "b"], cache: true });
+    const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
+    const prompt = "a prompt only this test sends (the cache is global)";
+    const first = await router.invoke(prompt);
+    const firstId = decisionOf(first).decisionId;
+    const second = await router.invoke(prompt);
+    expect(second.content).toBe("a"); // the cached reply
+    expect(second).not.toBe(first);
+    expect(decisionOf(first).decisionId).toBe(firstId);
+    expect(decisionOf(second).decisionId).not.toBe(firstId);
+    expect((await child.invoke(prompt)).response_metadata.irtRouter).toBeUndefined();
+    // so does the raw message of withStructuredOutput(..., { includeRaw: true })
+    const structuredChild = new ToolCallingFake({ answer: 42 }, { cache: true });
+    const structured = new IrtRouter({ models: { mistral: structuredChild }, scorer: new ToyScorer() }).withStructuredOutput(z.object({ answer: z.number() }), { includeRaw: true });
+    const one = await structured.invoke("a structured prompt only this test sends");
+    const two = await structured.invoke("a structured prompt only this test sends");
+    expect(two.raw).not.toBe(one.raw);
+    expect(decisionOf(one.raw).decisionId).not.toBe(decisionOf(two.raw).decisionId);
+  });
+
+  it("a timeout given to the router bounds each attempt (invoke, batch, generate); one set above it bounds the whole call", async () => {
+    const setup = () => {
+      const backup = fakeModel().respond(new AIMessage("in time"));
+      return { backup, router: new IrtRouter({ models: { "gpt-4": new SlowModel(2000), mistral: backup }, scorer: new ToyScorer() }) };
+    };
+    const attempts = (router: IrtRouter) => router.decisions(1)[0]!.attempts.map((a) => [a.id, a.ok]);
+    const fellBack = [["gpt-4", false], ["mistral", true]];
+    {
+      const { router } = setup();
+      const [reply] = await router.batch(["What is 1+1?"], { timeout: 50 });
+      expect(reply!.content).toBe("in time");
+      expect(attempts(router)).toEqual(fellBack);
+    }
+    {
+      const { router } = setup();
+      const [reply] = await router.batch(["What is 1+1?"], [{ timeout: 50 }]);
+      expect(reply!.content).toBe("in time");
+    }
+    {
+      const { router } = setup();
+      const result = await router.generate([[new HumanMessage("What is 1+1?")]], { timeout: 50 });
+      expect(result.generations[0]![0]!.text).toBe("in time");
+      expect(attempts(router)).toEqual(fellBack);
+    }
+    {
+      // a chain turns its timeout into one signal for everything under it, as withFallbacks does: no fallback
+      const { router, backup } = setup();
+      const chain = ChatPromptTemplate.fromMessages([["human", "{q}"]]).pipe(router);
+      await expect(chain.invoke({ q: "What is 1+1?" }, { timeout: 50 })).rejects.toThrow();
+      expect(backup.callCount).toBe(0);
+      expect(attempts(router)).toEqual([["gpt-4", false]]);
+    }
+    {
+      // bound on the router, the timeout bounds each attempt inside the chain too
+      const { router } = setup();
+      const chain = ChatPromptTemplate.fromMessages([["human", "{q}"]]).pipe(router.withConfig({ timeout: 50 }));
+      expect((await chain.invoke({ q: "What is 1+1?" })).content).toBe("in time");
+      expect(attempts(router)).toEqual(fellBack);
+    }
+  });
+
+  it("warns once when the budget policy gets calls without a run id (they share one budget)", async () => {
+    const logger = quietLogger();
+    const router = new IrtRouter({ models: { mistral: fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")) }, scorer: new ToyScorer(), policy: { kind: "budget", maxUsdPerRun: 1 }, logger });
+    await router.invoke("What is 2+2?", { metadata: { irtRouterRunId: "run-1" } });
+    expect(logger.messages).toEqual([]);
+    await router.invoke("What is 2+2?");
+    await router.invoke("What is 2+2?").catch(() => undefined);
+    const warnings = logger.messages.filter((m) => m.includes("no run id"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/metadata: \{ irtRouterRunId/);
+    expect(warnings[0]).toMatch(/irtRouterMiddleware/);
+  });
+});
+
+describe("IrtRouter withStructuredOutput", () => {
+  const Answer = z.object({ answer: z.number() });
+  const AnswerJson = { title: "Answer", type: "object", properties: { answer: { type: "number" } }, required: ["answer"] };
+
+  it("replays the schema and its options on the chosen child: includeRaw, a JSON schema, method and name", async () => {
+    const cases: [string, unknown, Record<string, unknown> | undefined][] = [
+      ["zod, includeRaw", Answer, { includeRaw: true }],
+      ["JSON schema", AnswerJson, undefined],
+      ["JSON schema, includeRaw", AnswerJson, { includeRaw: true }],
+      ["method jsonSchema", Answer, { method: "jsonSchema" }],
+      ["method functionCalling, name", Answer, { method: "functionCalling", name: "extract_answer" }],
+    ];
+    for (const [label, schema, config] of cases) {
+      const child = new ToolCallingFake({ answer: 42 });
+      const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
+      const out = (await router.withStructuredOutput(schema as never, config as never).invoke("What is 6 * 7?")) as Record<string, any>;
+      expect(child.seen.withStructuredOutput, label).toEqual([[schema, config]]);
+      if (config?.includeRaw) {
+        expect(out.parsed, label).toEqual({ answer: 42 });
+        expect(decisionOf(out.raw).chosen, label).toBe("mistral");
+      } else {
+        expect(out, label).toEqual({ answer: 42 });
+      }
+    }
+    // a method named in the options is the child's to refuse, as it would be without the router
+    const strict = new IrtRouter({ models: { mistral: new ToolCallingFake({ answer: 1 }) }, scorer: new ToyScorer() });
+    await expect(strict.withStructuredOutput(Answer, { method: "jsonMode" }).invoke("x")).rejects.toThrow(/functionCalling/);
+  });
+
+  it("leaves out children that cannot give structured output, and says why when none can", async () => {
+    const plain = new FakeChatModel({}); // no bindTools, and LangChain's default withStructuredOutput needs it
+    const router = new IrtRouter({ models: { "gpt-4": plain, mistral: new ToolCallingFake({ answer: 1 }) }, scorer: new ToyScorer() });
+    const out = await router.withStructuredOutput(Answer, { includeRaw: true }).invoke("What is 1?");
+    expect(out.parsed).toEqual({ answer: 1 });
+    const d = decisionOf(out.raw as AIMessage);
+    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([["mistral", true]]);
+    expect(d.excluded).toEqual([{ id: "gpt-4", reason: expect.stringMatching(/cannot give structured output/) }]);
+    // the unstructured router still uses it
+    expect(decisionOf(await router.invoke("What is 1?")).chosen).toBe("gpt-4");
+    const only = new IrtRouter({ models: { "gpt-4": new FakeChatModel({}) }, scorer: new ToyScorer() });
+    const error = await only.withStructuredOutput(Answer).invoke("x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoCandidatesError);
+    expect((error as NoCandidatesError).message).toMatch(/gpt-4: cannot give structured output/);
+    // a model with a withStructuredOutput of its own qualifies without bindTools
+    class OwnStructured extends FakeChatModel {
+      override withStructuredOutput(): any {
+        return RunnableLambda.from(async () => ({ answer: 7 }));
+      }
+    }
+    const own = new IrtRouter({ models: { "gpt-4": new OwnStructured({}) }, scorer: new ToyScorer() });
+    await expect(own.withStructuredOutput(Answer).invoke("x")).resolves.toEqual({ answer: 7 });
+  });
+});
+
+describe("IrtRouter defaults", () => {
+  it("with no scorer option, routes with the pretrained scorer and its offline encoder", async () => {
+    const logger = quietLogger();
+    const router = new IrtRouter({
+      models: { "gpt-4-1106-preview": fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")), "mistralai/mistral-7b-chat": fakeModel().respond(new AIMessage("c")) },
+      logger,
+    });
+    const first = decisionOf(await router.invoke("Prove that the square root of 2 is irrational."));
+    expect(first.policy).toBe("quality");
+    expect(first.candidates.map((c) => c.id).sort()).toEqual(["gpt-4-1106-preview", "mistralai/mistral-7b-chat"]);
+    for (const c of first.candidates) {
+      expect(c.p).toBeGreaterThan(0);
+      expect(c.p).toBeLessThan(1);
+      expect(c.expectedCost).toBeGreaterThan(0); // catalog / list prices
+    }
+    expect(first.chosen).toBe(first.candidates[0]!.id);
+    expect(first.candidates[0]!.p).toBeGreaterThanOrEqual(first.candidates[1]!.p);
+    expect(first.cacheHit).toBe(false);
+    expect(first.encodeMs).toBeGreaterThan(0); // the offline encoder embedded the text
+    const again = decisionOf(await router.invoke("Prove that the square root of 2 is irrational."));
+    expect(again.cacheHit).toBe(true);
+    expect(again.candidates.map((c) => c.p)).toEqual(first.candidates.map((c) => c.p));
+    expect(logger.messages).toEqual([]); // both ids are in the catalog, with prices
   });
 });

@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import { getConfig } from "@langchain/langgraph";
+import { providerStrategy, ProviderStrategy, ToolStrategy } from "langchain";
+import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { ValidationError } from "../errors.js";
+import type { RouteDecision } from "./decision.js";
+import { childConfig, runIdOf, withDecision } from "./delegate.js";
+import type { ModelSlot } from "./engine.js";
+import type { IrtRouterOptions } from "./options.js";
+import { IrtRouter } from "./router.js";
+
+/** Options of {@link irtRouterMiddleware}: an existing router, or the options to make one. */
+export type IrtRouterMiddlewareOptions = IrtRouterOptions | { readonly router: IrtRouter };
+
+/** The middleware's router: the one given as `{ router }`, else one made from the options (validated either way). */
+export function routerOf(options: IrtRouterMiddlewareOptions): IrtRouter {
+  if (!(options && typeof options === "object" && "router" in options)) return new IrtRouter(options as IrtRouterOptions);
+  if (!(options.router instanceof IrtRouter)) {
+    throw new ValidationError("options.router must be an IrtRouter (new IrtRouter({ models, ... })).", { path: "options.router" });
+  }
+  const keys = Object.keys(options).filter((k) => k !== "router");
+  if (keys.length > 0) {
+    throw new ValidationError(`Give either { router } or router options, not both (also got: ${keys.join(", ")}).`, {
+      path: `options.${keys[0]}`,
+    });
+  }
+  return options.router;
+}
+
+/**
+ * The id of the agent run that starts now: the caller's `metadata.irtRouterRunId` when given, else a fresh UUID.
+ * A middleware's `runtime` has no metadata, so it is read from the step's config, which LangGraph keeps for the
+ * running step (`getConfig()`).
+ */
+export function agentRunId(): string {
+  return runIdOf(getConfig()) ?? randomUUID();
+}
+
+/**
+ * The request of one attempt: the candidate's model, carrying the decision in its run's metadata and tags as the
+ * router's children do (see {@link childConfig}), with the agent's response format kept as it would be for that model.
+ */
+export function routedRequest<R extends { responseFormat?: unknown }>(request: R, slot: ModelSlot, decision: RouteDecision, attempt: number): R & { model: BaseChatModel } {
+  const { metadata, tags } = childConfig<RunnableConfig>({}, decision, slot.id, attempt);
+  const model = slot.model.withConfig({ metadata, tags }) as unknown as BaseChatModel;
+  return { ...request, model, responseFormat: nativeIfSupported(request.responseFormat, slot.model) };
+}
+
+/**
+ * Keep the agent's structured-output choice as it would be for the chosen model itself: a raw schema
+ * becomes a provider (native) strategy when the model's profile says it supports structured output.
+ * Needed because the model is passed wrapped (`withConfig`, for the trace metadata), which hides its
+ * profile from the agent.
+ */
+export function nativeIfSupported<T>(responseFormat: T, model: BaseChatModel): T {
+  if (responseFormat === undefined || responseFormat === null || Array.isArray(responseFormat)) return responseFormat;
+  const profile = (model as { profile?: { structuredOutput?: boolean } }).profile;
+  if (profile?.structuredOutput !== true) return responseFormat;
+  if (responseFormat instanceof ToolStrategy || responseFormat instanceof ProviderStrategy) return responseFormat;
+  return providerStrategy(responseFormat as never) as unknown as T;
+}
+
+/** The AIMessage inside whatever the handler returned (a message, or `{ structuredResponse, messages }`). */
+export function aiMessageOf(response: unknown): AIMessage | undefined {
+  if (AIMessage.isInstance(response)) return response;
+  const messages = (response as { messages?: unknown })?.messages;
+  if (Array.isArray(messages)) {
+    for (const m of messages) if (isBaseMessage(m) && AIMessage.isInstance(m)) return m;
+  }
+  return undefined;
+}
+
+/**
+ * The decision behind each model message the middleware returned a copy of, by the model's own message: when the
+ * agent retries a structured output (tool strategy), the message it puts in state is the original, carried by its
+ * own Command, not the copy.
+ */
+const DECIDED = new WeakMap<BaseMessage, RouteDecision>();
+
+/**
+ * The handler's response with the decision on a copy of its AIMessage (see {@link withDecision}), in the same shape.
+ * A message without an id is given one first, as LangGraph's message reducer would give it in state: when the agent
+ * retries a structured output it puts the original in state next to the copy, and one id keeps them one message.
+ */
+export function responseWithDecision<R>(response: R, decision: RouteDecision): R {
+  const message = aiMessageOf(response);
+  if (!message) return response;
+  if (message.id === undefined || message.id === null) message._updateId(randomUUID());
+  const copy = withDecision(message, decision);
+  DECIDED.set(message, copy.response_metadata.irtRouter as RouteDecision);
+  if (message === response) return copy as R;
+  const { messages } = response as { messages: BaseMessage[] };
+  return { ...response, messages: messages.map((m) => (m === message ? copy : m)) };
+}
+
+/** The latest decision found on the run's messages that the route log does not have yet, if any. */
+export function unloggedDecision(state: { messages: BaseMessage[]; irtRouterRoutes?: RouteDecision[] }): RouteDecision | undefined {
+  const logged = new Set((state.irtRouterRoutes ?? []).map((d) => d.decisionId));
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i]!;
+    const decision = AIMessage.isInstance(m) ? ((m.response_metadata?.irtRouter as RouteDecision | undefined) ?? DECIDED.get(m)) : undefined;
+    if (decision && !logged.has(decision.decisionId)) return decision;
+  }
+  return undefined;
+}
