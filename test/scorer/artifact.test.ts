@@ -7,8 +7,9 @@ import { ArtifactError, EncoderMismatchError, UnknownModelError } from "../../sr
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
-import { sha256Hex } from "../../src/scorer/serialize.js";
+import { manifestChecksum, sha256Hex } from "../../src/scorer/serialize.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
+import { rejectedWith } from "../errors.js";
 import { toyScorerParts } from "./helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "irt-scorer-"));
@@ -114,10 +115,53 @@ describe("scorer artifact", () => {
     const file = join(dir, "manifest.json");
     const m = JSON.parse(readFileSync(file, "utf8"));
     m.formatVersion = 99;
+    m.manifestSha256 = manifestChecksum(m); // a consistent manifest of a version this reader does not know
     writeFileSync(file, JSON.stringify(m));
     const err = await loadScorer(dir).catch((e) => e);
     expect(err).toMatchObject({ code: "ARTIFACT_FORMAT", file });
     expect(err.message).toMatch(/formatVersion 99 is not supported/);
+  });
+
+  describe("the manifest's own checksum", () => {
+    it("detects a flipped byte in manifest.json (a value the other checksums do not cover)", async () => {
+      const dir = await saved("manifest-byte");
+      const file = join(dir, "manifest.json");
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf('"temperature": 1.25') + '"temperature": 1.'.length;
+      expect(String.fromCharCode(bytes[at]!)).toBe("2");
+      bytes[at] = bytes[at]! ^ 0x01; // one bit: '2' (0x32) -> '3' (0x33), still valid JSON (temperature 1.35)
+      writeFileSync(file, bytes);
+      const err = await rejectedWith(ArtifactError, loadScorer(dir, { encoder: fakeEncoder() }));
+      expect(err).toMatchObject({ code: "ARTIFACT_INTEGRITY", file, path: "manifest.manifestSha256" });
+      expect(err.message).toMatch(/manifest\.json is corrupted: the sha256 of its content is [0-9a-f]{64} but its manifestSha256 records/);
+    });
+
+    it("detects a changed key name, a missing checksum and a version rewritten to 1", async () => {
+      const dir = await saved("manifest-key");
+      const file = join(dir, "manifest.json");
+      const text = readFileSync(file, "utf8");
+      // a key name changed: the field is no longer found, which a version-2 manifest may not be without
+      writeFileSync(file, text.replace('"manifestSha256"', '"manifestSha2%6"'));
+      const renamed = await rejectedWith(ArtifactError, loadScorer(dir));
+      expect(renamed).toMatchObject({ code: "ARTIFACT_INTEGRITY", file, message: expect.stringMatching(/has no manifestSha256, which format version 2 requires/) });
+      // the version turned into the one without a checksum, the checksum kept: the checksum covers the version
+      writeFileSync(file, text.replace('"formatVersion": 2', '"formatVersion": 1'));
+      await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_INTEGRITY", file });
+      // reformatting is not a change
+      writeFileSync(file, JSON.stringify(JSON.parse(text)));
+      await expect(loadScorer(dir, { encoder: fakeEncoder() })).resolves.toBeInstanceOf(IrtMoeScorer);
+    });
+
+    it("loads a format-version-1 artifact, which has no manifest checksum", async () => {
+      const dir = await saved("v1");
+      const file = join(dir, "manifest.json");
+      const { manifestSha256, ...m } = JSON.parse(readFileSync(file, "utf8"));
+      expect(manifestSha256).toMatch(/^[0-9a-f]{64}$/);
+      writeFileSync(file, JSON.stringify({ ...m, formatVersion: 1 }));
+      const scorer = await loadScorer(dir, { encoder: fakeEncoder() });
+      expect(scorer.manifest?.formatVersion).toBe(1);
+      expect(await scorer.predict(vec)).toEqual(await (await loadScorer(await saved("v2"), { encoder: fakeEncoder() })).predict(vec));
+    });
   });
 
   it("refuses a truncated manifest and a missing file", async () => {
@@ -131,7 +175,7 @@ describe("scorer artifact", () => {
   });
 
   describe("a manifest that does not match its weights or catalog", () => {
-    /** Saves an artifact, lets `edit` change the parsed manifest (and catalog), writes both back with fresh checksums. */
+    /** Saves an artifact, lets `edit` change the parsed manifest (and catalog), writes both back with fresh checksums (the manifest's own too). */
     async function edited(name: string, edit: (manifest: any, catalog: any) => void): Promise<string> {
       const dir = await saved(name);
       const manifestFile = join(dir, "manifest.json");
@@ -143,6 +187,7 @@ describe("scorer artifact", () => {
       writeFileSync(catalogFile, catalogBytes);
       m.catalog.byteLength = catalogBytes.byteLength;
       m.catalog.sha256 = sha256Hex(catalogBytes);
+      m.manifestSha256 = manifestChecksum(m);
       writeFileSync(manifestFile, JSON.stringify(m));
       return dir;
     }
