@@ -4,7 +4,7 @@
 import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
 import { splitIndices } from "../../src/data/split.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
-import { ValidationError } from "../../src/errors.js";
+import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
 import { evaluate, IRT_MOE, type EvalDataset, type EvalProgress, type EvalReport } from "../../src/eval/evaluate.js";
 import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
 import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
@@ -56,8 +56,14 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   if (options.model && !wanted.has(IRT_MOE)) {
     throw new ValidationError("options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.", { path: "options.model" });
   }
-  // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes.
-  const saved = options.model && wanted.has(IRT_MOE) ? (options.model === "pretrained" ? await loadPretrained() : await loadScorer(options.model)) : undefined;
+  // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes. It scores
+  // the dataset's embeddings (no text encoder); their encoder is checked against its manifest below.
+  const saved =
+    options.model && wanted.has(IRT_MOE)
+      ? options.model === "pretrained"
+        ? await loadPretrained({ encoder: null })
+        : await loadScorer(options.model, { encoder: null })
+      : undefined;
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
   const embeddings = await (options.embed ?? embedForEval)(ds);
@@ -84,11 +90,12 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   if (wanted.has(IRT_MOE)) {
     if (saved && options.model) {
       const scorer = saved;
-      if (scorer.encoder.id !== embeddings.encoderId) {
-        throw new ValidationError(
-          `The scorer in ${options.model} was built with encoder "${scorer.encoder.id}" but the dataset was embedded with "${embeddings.encoderId}".`,
-          { path: "options.model" },
-        );
+      if (scorer.encoder.id !== embeddings.encoderId || scorer.encoder.dim !== embeddings.dim) {
+        throw new EncoderMismatchError(scorer.encoder, { id: embeddings.encoderId, dim: embeddings.dim }, "scorer", {
+          ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
+          path: "options.model",
+          hint: `The dataset was embedded with "${embeddings.encoderId}": evaluate a scorer built with that encoder.`,
+        });
       }
       methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
     } else {

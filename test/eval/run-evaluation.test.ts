@@ -5,6 +5,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runEvaluation } from "../../adapters/eval/run.js";
 import { createRng } from "../../src/eval/rng.js";
 import { formatEvalJson } from "../../src/eval/format.js";
+import { saveScorer } from "../../adapters/artifact/files.js";
+import { EncoderMismatchError } from "../../src/errors.js";
+import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
+import { rejectedWith } from "../errors.js";
+import { TOY_ARCH, toyScorerParts } from "../scorer/helpers.js";
 
 // A your-own-data folder where model "coder" is right on code items, "writer" on prose items and
 // "big" (expensive) on 80% of both: routing must beat the best single model at a fraction of the cost.
@@ -93,5 +98,26 @@ describe("runEvaluation with a saved scorer", () => {
     await expect(runEvaluation({ dataset: folder2, model: join(folder2, "no-such-artifact"), log: sink, embed })).rejects.toMatchObject({ code: "ARTIFACT_FORMAT" });
     await expect(runEvaluation({ dataset: folder2, model: "pretrained", methods: ["knn"], log: sink, embed })).rejects.toMatchObject({ path: "options.model" });
     expect(embedded).toBe(0);
+  });
+
+  it("scores the embeddings with an artifact of any encoder, and names its manifest when the embeddings come from another", async () => {
+    const { weights, catalog } = toyScorerParts(3, ["coder", "writer", "big"]);
+    const dir = join(folder2, "toy-scorer");
+    await saveScorer(dir, {
+      weights,
+      catalog,
+      encoder: { id: "toy", dim: TOY_ARCH.inDim },
+      config: resolveIrtMoeConfig({ experts: TOY_ARCH.experts, hidden: TOY_ARCH.hidden, out: TOY_ARCH.out, abilityDim: TOY_ARCH.abilityDim }),
+      temperature: 1,
+      calibration: { applied: false, fitted: 1, eceBefore: 0, eceAfter: 0 },
+      training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
+      metrics: {},
+    });
+    const embedWith = (encoderId: string) => async () => ({ X: new Float32Array(n * TOY_ARCH.inDim).map((_, k) => Math.sin(k)), dim: TOY_ARCH.inDim, encoderId });
+    // not the default encoder's artifact, but only embeddings are scored: no text encoder is needed
+    const { report } = await runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("toy") });
+    expect(report.methods[0]!.name).toBe("irt-moe");
+    const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("other") }));
+    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model" });
   });
 });

@@ -3,14 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScorer, saveScorer } from "../../adapters/artifact/index.js";
-import { ArtifactError, EncoderMismatchError, UnknownModelError } from "../../src/errors.js";
+import { defaultUseLiteInfo } from "../../adapters/encoders/use-lite.js";
+import { ArtifactError, EncoderMismatchError, EncoderUnavailableError, UnknownModelError } from "../../src/errors.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
 import { manifestChecksum, sha256Hex } from "../../src/scorer/serialize.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { rejectedWith } from "../errors.js";
-import { toyScorerParts } from "./helpers.js";
+import { buildCatalog } from "../../src/scorer/catalog.js";
+import { Rng } from "../../src/scorer/rng.js";
+import { initWeights } from "../../src/scorer/weights.js";
+import { TOY_ARCH, toyScorerParts } from "./helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "irt-scorer-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -72,13 +76,41 @@ describe("scorer artifact", () => {
     }
   });
 
-  it("refuses a vector of the wrong dimension and an encoder with another id", async () => {
+  it("refuses a vector of the wrong dimension and an encoder with another id, naming the manifest", async () => {
     const dir = await saved("enc");
+    const file = join(dir, "manifest.json");
     const scorer = await loadScorer(dir, { encoder: fakeEncoder() });
     await expect(scorer.predict(new Float32Array(7))).rejects.toBeInstanceOf(EncoderMismatchError);
-    await expect(loadScorer(dir, { encoder: fakeEncoder("other-encoder", 8) })).rejects.toMatchObject({ code: "ENCODER_MISMATCH" });
+    const given = await rejectedWith(EncoderMismatchError, loadScorer(dir, { encoder: fakeEncoder("other-encoder", 8) }));
+    expect(given).toMatchObject({ code: "ENCODER_MISMATCH", file });
+    expect(given.message).toContain(`${file} records encoder "test-encoder@1" (dim 8), but this scorer is being used with encoder "other-encoder" (dim 8)`);
+    // a loader function: checked when it runs, at the first text query, still naming the file
     const lazy = await loadScorer(dir, { encoder: async () => fakeEncoder("other-encoder", 8) });
-    await expect(lazy.predict("text")).rejects.toThrow(/test-encoder@1.*other-encoder/);
+    expect(lazy.manifestFile).toBe(file);
+    const late = await rejectedWith(EncoderMismatchError, lazy.predict("text"));
+    expect(late).toMatchObject({ file, message: expect.stringMatching(/test-encoder@1.*other-encoder/) });
+  });
+
+  it("refuses at load an artifact built with another encoder than the default one, unless asked for embeddings only", async () => {
+    const dir = await saved("enc-default");
+    const file = join(dir, "manifest.json");
+    const { id } = await defaultUseLiteInfo(); // from the weights package's version: nothing is loaded
+    const err = await rejectedWith(EncoderMismatchError, loadScorer(dir));
+    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file, expected: ENC, actual: { id, dim: 512 } });
+    expect(err.message).toMatch(/No options\.encoder was given.*encoder: null to score embeddings only/);
+    const vectorsOnly = await loadScorer(dir, { encoder: null });
+    expect(await vectorsOnly.predict(vec)).toHaveLength(3);
+    await expect(vectorsOnly.predict("text")).rejects.toBeInstanceOf(EncoderUnavailableError);
+    // the default encoder's id with another dim is another encoder too
+    const otherDim = join(root, "enc-use-lite-8");
+    await saveScorer(otherDim, { ...artifact(), encoder: { id, dim: 8 } });
+    expect((await rejectedWith(EncoderMismatchError, loadScorer(otherDim))).file).toBe(join(otherDim, "manifest.json"));
+    // an artifact of the default encoder loads (the encoder itself loads at the first text query)
+    const useLite = join(root, "enc-use-lite");
+    const weights = initWeights(new Rng(2), { ...TOY_ARCH, inDim: 512 }, ["a", "b"], 0.6);
+    const catalog = buildCatalog(weights.theta, TOY_ARCH.abilityDim, ["a", "b"].map((m) => ({ id: m, names: [m], sources: ["toy"], nLabels: 1, accuracy: 0.5 })));
+    await saveScorer(useLite, { ...artifact(), weights, catalog, encoder: { id, dim: 512 } });
+    expect((await loadScorer(useLite)).encoder).toEqual({ id, dim: 512 });
   });
 
   it("detects a corrupted byte in weights.bin", async () => {
