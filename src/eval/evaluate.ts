@@ -66,20 +66,44 @@ export interface EvaluateOptions {
   readonly onProgress?: (event: EvalProgress) => void;
 }
 
-/** Cost-aware figures of one method (means over seeds). */
+/** The cost-aware figures of one seed's fitted method. */
+export interface CostAwareSeed {
+  readonly seed: number;
+  /** Test accuracy at the lambda chosen on val under the 50% spend cap; null when no lambda met the cap on val. */
+  readonly accuracyAtHalfCost: number | null;
+  /** Test spend at that lambda / the best single model's test spend. */
+  readonly halfCostSpendFraction: number | null;
+  /** This seed's test curve's cheapest point reaching the best single model's test accuracy / that model's test spend; null: it never does. */
+  readonly matchCostFraction: number | null;
+  readonly hullArea: number | null;
+}
+
+/**
+ * Cost-aware figures of one method. Each is computed per seed (one seed = one fitted router) and averaged over the
+ * seeds where it exists; the counts say over how many, and `perSeed` holds every seed's values. A figure is null
+ * only when no seed has it.
+ */
 export interface CostAwareReport {
-  /** Test accuracy with lambda chosen on VAL as the most accurate setting at <= 50% of the best single model's val spend. */
+  /** Test accuracy with lambda chosen on VAL as the most accurate setting at <= 50% of the best single model's val spend (mean over `halfCostSeeds`). */
   readonly accuracyAtHalfCost: number | null;
   readonly accuracyAtHalfCostSd: number | null;
-  /** Test spend at that lambda as a fraction of the best single model's test spend. */
+  /** Test spend at that lambda as a fraction of the best single model's test spend (mean over `halfCostSeeds`). */
   readonly halfCostSpendFraction: number | null;
-  /** Cheapest test point matching the best single model's test accuracy, as a fraction of its test spend (null: never). */
+  /** Seeds in which some lambda met the 50% cap on val. */
+  readonly halfCostSeeds: number;
+  /**
+   * Cheapest test point matching the best single model's test accuracy, as a fraction of its test spend: the mean over
+   * the `matchedSeeds` seeds whose curve reaches that accuracy (null: no seed's curve does).
+   */
   readonly matchCostFraction: number | null;
+  readonly matchCostFractionSd: number | null;
   /** Seeds in which the curve reached the best single model's accuracy. */
   readonly matchedSeeds: number;
   /** Normalised area under the test curve's upper convex hull between the cheapest and the most expensive single model. */
   readonly hullArea: number | null;
   readonly hullAreaSd: number | null;
+  /** Each seed's figures. */
+  readonly perSeed: readonly CostAwareSeed[];
   /** Test accuracy-vs-mean-cost curve, averaged over seeds at each lambda. */
   readonly curve: readonly CurvePoint[];
 }
@@ -216,10 +240,7 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     const trainSecs: number[] = [];
     const inferMs: number[] = [];
     const descriptions: string[] = [];
-    const halfCost: number[] = [];
-    const halfCostSpend: number[] = [];
-    const match: number[] = [];
-    const hulls: number[] = [];
+    const costSeeds: CostAwareSeed[] = [];
     const curves: CurvePoint[][] = [];
     for (const seed of runSeeds) {
       options.onProgress?.({ stage: "fit", method: method.name, seed });
@@ -249,16 +270,17 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
         const valPred = await fitted.predict(data.X, split.val);
         const valCurve = costCurve(costLabels, split.val, valPred, expected, nModels, lambdas);
         const lambda = chooseLambdaUnderCap(valCurve, 0.5 * bestValCost);
-        if (lambda !== undefined) {
-          const point = costAwarePoint(costLabels, test, pred, expected, nModels, lambda);
-          halfCost.push(point.accuracy);
-          halfCostSpend.push(point.meanCost / bestTest.meanCost);
-        }
+        const point = lambda === undefined ? undefined : costAwarePoint(costLabels, test, pred, expected, nModels, lambda);
         const curve = costCurve(costLabels, test, pred, expected, nModels, lambdas);
         curves.push(curve);
-        const frac = matchCostFraction(curve, bestTest.accuracy, bestTest.meanCost);
-        if (Number.isFinite(frac)) match.push(frac);
-        hulls.push(hullArea(curve, cheapest, dearest));
+        const finite = (v: number): number | null => (Number.isFinite(v) ? v : null);
+        costSeeds.push({
+          seed,
+          accuracyAtHalfCost: point ? point.accuracy : null,
+          halfCostSpendFraction: point ? point.meanCost / bestTest.meanCost : null,
+          matchCostFraction: finite(matchCostFraction(curve, bestTest.accuracy, bestTest.meanCost)),
+          hullArea: finite(hullArea(curve, cheapest, dearest)),
+        });
       }
       options.onProgress?.({ stage: "done", method: method.name, seed, seconds: (t2 - t0) / 1000 });
     }
@@ -268,16 +290,26 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     const ece = meanSd(seedMetrics.map((m) => m.ece));
     let costAware: CostAwareReport | undefined;
     if (costLabels) {
-      const hc = meanSd(halfCost);
-      const hull = meanSd(hulls);
+      // Each figure: mean and sd over the seeds that have it (null when none has).
+      const over = (key: keyof Omit<CostAwareSeed, "seed">) => {
+        const values = costSeeds.map((c) => c[key]).filter((v): v is number => v !== null);
+        const { mean, sd } = meanSd(values);
+        return { n: values.length, mean: values.length > 0 ? mean : null, sd: values.length > 0 ? sd : null };
+      };
+      const hc = over("accuracyAtHalfCost");
+      const match = over("matchCostFraction");
+      const hull = over("hullArea");
       costAware = {
-        accuracyAtHalfCost: halfCost.length === runSeeds.length ? hc.mean : null,
-        accuracyAtHalfCostSd: halfCost.length === runSeeds.length ? hc.sd : null,
-        halfCostSpendFraction: halfCostSpend.length === runSeeds.length ? meanSd(halfCostSpend).mean : null,
-        matchCostFraction: match.length === runSeeds.length ? meanSd(match).mean : null,
-        matchedSeeds: match.length,
+        accuracyAtHalfCost: hc.mean,
+        accuracyAtHalfCostSd: hc.sd,
+        halfCostSpendFraction: over("halfCostSpendFraction").mean,
+        halfCostSeeds: hc.n,
+        matchCostFraction: match.mean,
+        matchCostFractionSd: match.sd,
+        matchedSeeds: match.n,
         hullArea: hull.mean,
         hullAreaSd: hull.sd,
+        perSeed: costSeeds,
         curve: averageCurves(curves),
       };
     }
