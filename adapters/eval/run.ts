@@ -82,7 +82,15 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     const inputs = expectedCostInputs(ds);
     const est = estimateExpectedCosts({ ...data, cost: ds.labels.cost }, split.train, inputs.inputTokens, inputs.prices, ds.models.length);
     const detail = est.perModel
-      .map((e, m) => `${ds.models[m]}: ${e.method === "list-price" ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok` : `train mean ${e.meanTrainCost!.toExponential(2)} USD (no list price)`}`)
+      .map((e, m) => {
+        const how =
+          e.method === "list-price"
+            ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok`
+            : e.trainCalls > 0
+              ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (no list price)`
+              : "no estimate (no list price, no recorded train cost)";
+        return `${ds.models[m]}: ${how}${e.unknownTrainCost > 0 ? ` (from ${e.trainCalls} train calls; ${e.unknownTrainCost} without a recorded cost)` : ""}`;
+      })
       .join("; ");
     cost = { recorded: ds.labels.cost, expected: est.cost, note: `${inputs.note}; ${detail}` };
   }
@@ -114,6 +122,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
       data,
       split,
       categories: ds.items.map((it) => it.category),
+      itemIds: ds.items.map((it) => it.id),
       ...(cost && { cost }),
     },
     { methods, seeds, onProgress: progressPrinter(log) },

@@ -38,11 +38,17 @@ export interface EvalDataset {
   readonly split: { readonly train: readonly number[]; readonly val: readonly number[]; readonly test: readonly number[] };
   /** Category of each item (index-aligned; undefined = none), for the per-category breakdown. */
   readonly categories?: readonly (string | undefined)[];
+  /** Item ids (index-aligned), to name items in notes; optional. */
+  readonly itemIds?: readonly string[];
   /** Cost data, on datasets with per-query cost. */
   readonly cost?: {
-    /** RECORDED USD cost of each observed call, aligned with `data.y` (used only to account spend). */
+    /**
+     * RECORDED USD cost of each observed call, aligned with `data.y` (used only to account spend); NaN = unknown.
+     * A val or test call without one leaves a router's spend unknown: then no cost-aware figure is computed
+     * (`EvalReport.costAwareNotComputed` says why).
+     */
     readonly recorded: Float32Array;
-    /** EX-ANTE expected cost, `nItems x nModels` (what the policy decides on). */
+    /** EX-ANTE expected cost, `nItems x nModels` (what the policy decides on); NaN = no estimate (no cost-aware figures then). */
     readonly expected: ArrayLike<number>;
     /** How the expected cost was estimated (printed with the results). */
     readonly note?: string;
@@ -152,7 +158,21 @@ export interface EvalReport {
   readonly costReference?: {
     readonly singleModels: readonly { readonly model: string; readonly accuracy: number; readonly meanCost: number }[];
     readonly bestSingle: { readonly model: string; readonly accuracy: number; readonly meanCost: number };
+    /** Train calls without a recorded cost (they cannot inform the ex-ante estimate; val and test have none, or there would be no figures). */
+    readonly unknownTrainCost: number;
     readonly note?: string;
+  };
+  /**
+   * On a dataset with cost data that cannot give the cost-aware figures (val or test calls without a recorded cost,
+   * or a model without an ex-ante cost estimate): why, with the counts. No method then has `costAware`, and there is
+   * no `costReference`: nothing is computed on part of the calls.
+   */
+  readonly costAwareNotComputed?: {
+    readonly reason: string;
+    /** Observed calls without a recorded cost, per split. */
+    readonly unknownCost: { readonly train: number; readonly val: number; readonly test: number };
+    /** Models observed on val or test items that have no ex-ante cost estimate. */
+    readonly modelsWithoutEstimate: readonly string[];
   };
 }
 
@@ -193,7 +213,8 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
   const lambdas = options.lambdas ?? defaultLambdaGrid();
   const test = split.test;
   const plan = bootstrapPlan(test.length, resamples, bootSeed);
-  const costLabels: CostLabelMatrix | undefined = dataset.cost ? { ...data, cost: dataset.cost.recorded } : undefined;
+  const costAwareNotComputed = dataset.cost ? costGaps(dataset) : undefined;
+  const costLabels: CostLabelMatrix | undefined = dataset.cost && !costAwareNotComputed ? { ...data, cost: dataset.cost.recorded } : undefined;
 
   // Reference rows.
   const best = bestSingleModel(data, split.train, nModels);
@@ -221,6 +242,10 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     costRef = {
       singleModels: singles.map((s) => ({ model: s.model, accuracy: s.accuracy, meanCost: s.meanCost })),
       bestSingle: { model: models[best]!, accuracy: bestTest.accuracy, meanCost: bestTest.meanCost },
+      unknownTrainCost: split.train.reduce((n, i) => {
+        for (let e = data.offsets[i]!; e < data.offsets[i + 1]!; e++) if (!Number.isFinite(costLabels.cost[e]!)) n++;
+        return n;
+      }, 0),
       ...(dataset.cost?.note !== undefined && { note: dataset.cost.note }),
     };
   }
@@ -395,6 +420,57 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     methods,
     categories: categoryBreakdown(dataset, rows.map((r) => ({ name: r.report.name, perItem: r.perItem }))),
     ...(costRef && { costReference: costRef }),
+    ...(costAwareNotComputed && { costAwareNotComputed }),
+  };
+}
+
+/**
+ * Why a dataset's cost data cannot give the cost-aware figures, or undefined when it can: every observed val and test
+ * call needs a recorded cost (the spend of a router that picks one is otherwise unknown) and every model observed there
+ * an ex-ante estimate (the policy decides on it). Train calls without a cost only narrow the estimate; they are counted.
+ */
+function costGaps(ds: EvalDataset): EvalReport["costAwareNotComputed"] {
+  const { data, split, models } = ds;
+  const { recorded, expected } = ds.cost!;
+  const nModels = data.nModels;
+  const unknownCost = { train: 0, val: 0, test: 0 };
+  const examples: string[] = [];
+  const noEstimate = new Set<number>();
+  let observed = 0;
+  for (const part of ["train", "val", "test"] as const) {
+    for (const item of split[part]) {
+      for (let e = data.offsets[item]!; e < data.offsets[item + 1]!; e++) {
+        const m = data.model[e]!;
+        if (part !== "train") {
+          observed++;
+          if (!Number.isFinite(expected[item * nModels + m]!)) noEstimate.add(m);
+        }
+        if (Number.isFinite(recorded[e]!)) continue;
+        unknownCost[part]++;
+        if (part !== "train" && examples.length < 3) examples.push(`item "${ds.itemIds?.[item] ?? `#${item}`}" with model "${models[m]}"`);
+      }
+    }
+  }
+  const unknown = unknownCost.val + unknownCost.test;
+  if (unknown === 0 && noEstimate.size === 0) return undefined;
+  const modelsWithoutEstimate = [...noEstimate].sort((a, b) => a - b).map((m) => models[m]!);
+  const reasons: string[] = [];
+  if (unknown > 0)
+    reasons.push(
+      `${unknown} of the ${observed} observed val and test calls have no recorded cost (val ${unknownCost.val}, test ${unknownCost.test}; e.g. ${examples.join(", ")}), ` +
+        `so the spend of a router that chooses one is unknown`,
+    );
+  if (modelsWithoutEstimate.length > 0)
+    reasons.push(
+      `${modelsWithoutEstimate.map((m) => `"${m}"`).join(", ")} ${modelsWithoutEstimate.length === 1 ? "has" : "have"} no ex-ante cost estimate ` +
+        `(no list price and no train call with a recorded cost), so the policy cannot weigh ${modelsWithoutEstimate.length === 1 ? "its" : "their"} cost`,
+    );
+  return {
+    reason:
+      `Cost-aware figures not computed: ${reasons.join("; ")}. Give every call's cost (0 for a free one) and a price or some recorded train costs ` +
+      `for every model to get them; the other figures do not use cost.`,
+    unknownCost,
+    modelsWithoutEstimate,
   };
 }
 
@@ -451,6 +527,7 @@ function checkDataset(ds: EvalDataset): void {
     }
   }
   if (ds.categories && ds.categories.length !== data.nItems) fail("categories", `has ${ds.categories.length} entries for ${data.nItems} items.`);
+  if (ds.itemIds && ds.itemIds.length !== data.nItems) fail("itemIds", `has ${ds.itemIds.length} entries for ${data.nItems} items.`);
   if (ds.cost) {
     if (ds.cost.recorded.length !== data.y.length) fail("cost.recorded", `has ${ds.cost.recorded.length} values for ${data.y.length} labels.`);
     if (ds.cost.expected.length !== data.nItems * nModelsOf(ds)) fail("cost.expected", `must be nItems x nModels = ${data.nItems * nModelsOf(ds)} values.`);

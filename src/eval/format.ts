@@ -138,12 +138,16 @@ export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?:
       "",
     );
   }
+  if (report.costAwareNotComputed) {
+    out.push(`${h}# Cost-aware routing (test)`, "", report.costAwareNotComputed.reason, "");
+  }
   if (report.costReference) {
     const ref = report.costReference;
     out.push(`${h}# Cost-aware routing (test)`, "");
     out.push(
       `Policy: choose argmax p - lambda x expectedCost among the observed candidates, expectedCost estimated before the call ` +
         `(${ref.note ?? "input tokens x input price + expected output tokens x output price"}); spend accounted at each chosen call's RECORDED cost. ` +
+        (ref.unknownTrainCost > 0 ? `${ref.unknownTrainCost} train calls have no recorded cost: the estimate is made from the others. ` : "") +
         `Best single model ${ref.bestSingle.model}: accuracy ${f4(ref.bestSingle.accuracy)} at ${ref.bestSingle.meanCost.toExponential(3)} USD/query. ` +
         `Each figure is computed per seed (one fitted router) and averaged over the seeds that have it; "(k/n seeds)" says when only some do. ` +
         `Accuracy at <= 50% spend: lambda chosen on VAL (highest val accuracy with val spend <= 50% of the best single model's), applied to test. ` +

@@ -196,3 +196,42 @@ describe("cost-aware figures when only some seeds have them", async () => {
     expect(formatEvalMarkdown(cheapOnly)).toMatch(/\| irt-moe \| 0\.6000 \| 0\.0000 \| 0\.100 \| never \(0\/2 seeds\) \|/);
   });
 });
+
+describe("cost data with calls of unknown cost", () => {
+  const withGaps = (positions: readonly number[]): EvalDataset => {
+    const gap = Float32Array.from(recorded);
+    for (const e of positions) gap[e] = NaN;
+    return { ...dataset, itemIds: Array.from({ length: data.nItems }, (_, i) => `q${i}`), cost: { ...dataset.cost!, recorded: gap } };
+  };
+  const firstCall = (item: number, model: number) => {
+    for (let e = data.offsets[item]!; e < data.offsets[item + 1]!; e++) if (data.model[e] === model) return e;
+    throw new Error("unobserved");
+  };
+
+  it("computes no cost-aware figure when a val or test call has no recorded cost, and says why with the counts", async () => {
+    const t = split.test[3]!;
+    const v = split.val[0]!;
+    const report = await evaluate(withGaps([firstCall(t, 0), firstCall(v, 0)]), { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(report.methods.every((m) => m.costAware === undefined)).toBe(true);
+    expect(report.costReference).toBeUndefined();
+    expect(report.costAwareNotComputed).toMatchObject({ unknownCost: { train: 0, val: 1, test: 1 }, modelsWithoutEstimate: [] });
+    expect(report.costAwareNotComputed!.reason).toMatch(new RegExp(`2 of the \\d+ observed val and test calls have no recorded cost \\(val 1, test 1; e\\.g\\. item "q${v}" with model "cheap"`));
+    expect(formatEvalMarkdown(report)).toContain(report.costAwareNotComputed!.reason);
+    expect(JSON.parse(formatEvalJson(report)).costAwareNotComputed.unknownCost).toEqual({ train: 0, val: 1, test: 1 });
+    // the other figures are those of the complete data
+    const full = await evaluate(dataset, { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(report.methods[0]!.routingAccuracy).toBe(full.methods[0]!.routingAccuracy);
+  });
+
+  it("counts train calls without a cost (they only inform the ex-ante estimate) and refuses a model with no estimate", async () => {
+    const train = split.train.slice(0, 5).map((i) => firstCall(i, 0));
+    const report = await evaluate(withGaps(train), { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(report.costReference!.unknownTrainCost).toBe(5);
+    expect(report.methods[0]!.costAware).toBeDefined();
+    expect(formatEvalMarkdown(report)).toContain("5 train calls have no recorded cost: the estimate is made from the others.");
+    const noEstimate = Float64Array.from(expected, (c, k) => (k % nModels === 2 ? NaN : c));
+    const refused = await evaluate({ ...dataset, cost: { ...dataset.cost!, expected: noEstimate } }, { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(refused.costAwareNotComputed).toMatchObject({ unknownCost: { train: 0, val: 0, test: 0 }, modelsWithoutEstimate: ["dear"] });
+    expect(refused.costAwareNotComputed!.reason).toMatch(/"dear" has no ex-ante cost estimate/);
+  });
+});
