@@ -12,6 +12,8 @@ import { savedScorerMethod } from "../../src/eval/scorer-method.js";
 import type { RoutingMethod } from "../../src/eval/types.js";
 import { loadScorer, loadPretrained } from "../artifact/load.js";
 import { datasetModelNames } from "../../src/scorer/catalog.js";
+import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
+import { parseWith } from "../../src/util/validate.js";
 import { Progress } from "../cli/progress.js";
 import { loadDataset } from "../data/load-dataset.js";
 import { getTf } from "../tf.js";
@@ -35,6 +37,11 @@ export interface RunEvaluationOptions {
   readonly log?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Supplies the embeddings (default: the project's cached USE-lite pipeline). */
   readonly embed?: (ds: CorrectnessDataset) => Promise<EvalEmbeddings>;
+  /**
+   * Hyperparameters of the irt-moe row when it is trained (as `irt-router train --config`; default the scorer's
+   * defaults), e.g. to evaluate a configuration chosen on your own data, or a small one in a quick check.
+   */
+  readonly irtMoeConfig?: Partial<IrtMoeConfig>;
 }
 
 /**
@@ -48,6 +55,11 @@ export interface RunEvaluationOptions {
  */
 export async function runEvaluation(options: RunEvaluationOptions): Promise<{ report: EvalReport; dataset: CorrectnessDataset; embeddings: EvalEmbeddings }> {
   const log = options.log ?? process.stderr;
+  const irtMoeConfig = options.irtMoeConfig === undefined ? {} : parseWith(irtMoeConfigSchema.partial(), options.irtMoeConfig, "options.irtMoeConfig");
+  if (options.irtMoeConfig !== undefined && options.model)
+    throw new ValidationError("options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.", {
+      path: "options.irtMoeConfig",
+    });
   const ds = await loadDataset(options.dataset, {
     ...(options.dataRoot && { dataRoot: options.dataRoot }),
     ...(options.labels && { labels: options.labels }),
@@ -107,7 +119,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
       }
       methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
     } else {
-      methods.push(irtMoeMethod((await getTf()).tf));
+      methods.push(irtMoeMethod((await getTf()).tf, irtMoeConfig as Partial<IrtMoeConfig>));
     }
   }
   if (wanted.has("knn")) methods.push(knnBaseline());

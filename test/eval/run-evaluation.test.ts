@@ -133,6 +133,9 @@ describe("runEvaluation with a saved scorer", () => {
     };
     await expect(runEvaluation({ dataset: folder2, model: join(folder2, "no-such-artifact"), log: sink, embed })).rejects.toMatchObject({ code: "ARTIFACT_FORMAT" });
     await expect(runEvaluation({ dataset: folder2, model: "pretrained", methods: ["knn"], log: sink, embed })).rejects.toMatchObject({ path: "options.model" });
+    // irt-moe's hyperparameters are checked up front too, and do not apply to a saved scorer
+    await expect(runEvaluation({ dataset: folder2, irtMoeConfig: { expertz: 2 } as never, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig.expertz" });
+    await expect(runEvaluation({ dataset: folder2, model: "pretrained", irtMoeConfig: { experts: 2 }, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig" });
     expect(embedded).toBe(0);
   });
 
