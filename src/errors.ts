@@ -72,18 +72,26 @@ export class DatasetFormatError extends IrtRouterError {
   }
 }
 
-/** An artifact built for one encoder was used with another. */
+/**
+ * An artifact built for one encoder was used with another. With `options.file` (the file that records the
+ * artifact's encoder, e.g. a scorer's manifest.json) the message names it; `options.hint` replaces the closing
+ * advice.
+ */
 export class EncoderMismatchError extends IrtRouterError {
   constructor(
     readonly expected: { id: string; dim: number },
     readonly actual: { id: string; dim: number },
     what = "artifact",
+    options: Omit<IrtRouterErrorOptions, "details"> & { hint?: string } = {},
   ) {
+    const { hint, ...rest } = options;
     super(
       "ENCODER_MISMATCH",
-      `This ${what} was built with encoder "${expected.id}" (dim ${expected.dim}) but is being used with encoder "${actual.id}" (dim ${actual.dim}). ` +
-        `Use the encoder it was built with, or rebuild the ${what} with "${actual.id}".`,
-      { details: { expected, actual } },
+      (rest.file
+        ? `${rest.file} records encoder "${expected.id}" (dim ${expected.dim}), but this ${what} is being used with encoder "${actual.id}" (dim ${actual.dim}). `
+        : `This ${what} was built with encoder "${expected.id}" (dim ${expected.dim}) but is being used with encoder "${actual.id}" (dim ${actual.dim}). `) +
+        (hint ?? `Use the encoder it was built with, or rebuild the ${what} with "${actual.id}".`),
+      { ...rest, details: { expected, actual } },
     );
   }
 }

@@ -1,19 +1,25 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
+import { sameEncoder } from "../../src/encoders/identity.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
+import { EncoderMismatchError } from "../../src/errors.js";
 import { IrtMoeScorer, type EncoderSource } from "../../src/scorer/scorer.js";
+import { MANIFEST_FILE } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../data/data-root.js";
-import { UseLiteEncoder } from "../encoders/use-lite.js";
+import { defaultUseLiteInfo, UseLiteEncoder } from "../encoders/use-lite.js";
 import { readArtifact } from "./files.js";
 
 /** Options of {@link loadScorer} / {@link loadPretrained}. */
 export interface LoadScorerOptions {
   /**
-   * Encoder for text queries. Default: the UseLiteEncoder, loaded on the first text query
-   * (vectors work without it). A different encoder than the artifact's raises ENCODER_MISMATCH.
+   * Encoder for text queries. Default: the UseLiteEncoder, loaded on the first text query; its id is known
+   * without loading it, so an artifact built with another encoder is refused at load (ENCODER_MISMATCH naming
+   * its manifest.json). A given encoder other than the artifact's is refused likewise (at load, or at the first
+   * text query for a function). `null`: no text encoder, the scorer takes embeddings only (text raises
+   * ENCODER_UNAVAILABLE); for scoring stored vectors of an artifact built with an encoder you do not have here.
    */
-  encoder?: QueryEncoder | (() => Promise<QueryEncoder>);
+  encoder?: QueryEncoder | (() => Promise<QueryEncoder>) | null;
 }
 
 const optionsSchema = z
@@ -21,25 +27,52 @@ const optionsSchema = z
     encoder: z
       .custom<EncoderSource>(
         (v) => typeof v === "function" || (typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function"),
-        { message: "must be a QueryEncoder ({ id, dim, embed }) or a function returning one" },
+        { message: "must be a QueryEncoder ({ id, dim, embed }), a function returning one, or null (embeddings only)" },
       )
+      .nullable()
       .optional(),
   })
   .strict();
 
 /**
  * Loads a scorer artifact written by {@link saveScorer} (or `irt-router train`). Verifies checksums,
- * lengths, format version and shapes; a given encoder must be the one the artifact was built with.
+ * lengths, format version and shapes; the encoder (given, or the default USE-lite) must be the one the
+ * artifact was built with (EncoderMismatchError naming `<dir>/manifest.json` otherwise).
  *
  * @example
  * const scorer = await loadScorer("./my-scorer");
  * const scores = await scorer.predict("Prove that sqrt(2) is irrational.");
+ * const vectorsOnly = await loadScorer("./scorer-built-with-a-remote-encoder", { encoder: null });
  */
 export async function loadScorer(dir: string, options: LoadScorerOptions = {}): Promise<IrtMoeScorer> {
   const opts = parseWith(optionsSchema, options, "options");
   const { manifest, weights, catalog } = await readArtifact(dir);
-  const encoder: EncoderSource = opts.encoder ?? (() => UseLiteEncoder.load());
-  return new IrtMoeScorer({ weights, catalog, encoderInfo: manifest.encoder, temperature: manifest.temperature, encoder, manifest });
+  const manifestFile = join(resolve(dir), MANIFEST_FILE);
+  let encoder: EncoderSource | undefined;
+  if (opts.encoder === null) encoder = undefined;
+  else if (opts.encoder) encoder = opts.encoder;
+  else {
+    // The default encoder's id comes from its package version, without loading its weights. When the package is not
+    // installed the check happens at the first text query (embeddings work without it).
+    const predicted = await defaultUseLiteInfo().catch(() => undefined);
+    if (predicted && !sameEncoder(manifest.encoder, predicted))
+      throw new EncoderMismatchError(manifest.encoder, predicted, "scorer", {
+        file: manifestFile,
+        hint:
+          `No options.encoder was given, so the default encoder "${predicted.id}" would embed text. Pass the encoder the scorer ` +
+          `was built with as options.encoder, or encoder: null to score embeddings only.`,
+      });
+    encoder = () => UseLiteEncoder.load();
+  }
+  return new IrtMoeScorer({
+    weights,
+    catalog,
+    encoderInfo: manifest.encoder,
+    temperature: manifest.temperature,
+    ...(encoder ? { encoder } : {}),
+    manifest,
+    manifestFile,
+  });
 }
 
 /** Directory of the pretrained artifact shipped with the package. */

@@ -4,7 +4,7 @@
 import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
 import { splitIndices } from "../../src/data/split.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
-import { ValidationError } from "../../src/errors.js";
+import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
 import { evaluate, IRT_MOE, type EvalDataset, type EvalProgress, type EvalReport } from "../../src/eval/evaluate.js";
 import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
 import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
@@ -12,6 +12,8 @@ import { savedScorerMethod } from "../../src/eval/scorer-method.js";
 import type { RoutingMethod } from "../../src/eval/types.js";
 import { loadScorer, loadPretrained } from "../artifact/load.js";
 import { datasetModelNames } from "../../src/scorer/catalog.js";
+import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
+import { parseWith } from "../../src/util/validate.js";
 import { Progress } from "../cli/progress.js";
 import { loadDataset } from "../data/load-dataset.js";
 import { getTf } from "../tf.js";
@@ -35,6 +37,11 @@ export interface RunEvaluationOptions {
   readonly log?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Supplies the embeddings (default: the project's cached USE-lite pipeline). */
   readonly embed?: (ds: CorrectnessDataset) => Promise<EvalEmbeddings>;
+  /**
+   * Hyperparameters of the irt-moe row when it is trained (as `irt-router train --config`; default the scorer's
+   * defaults), e.g. to evaluate a configuration chosen on your own data, or a small one in a quick check.
+   */
+  readonly irtMoeConfig?: Partial<IrtMoeConfig>;
 }
 
 /**
@@ -48,6 +55,11 @@ export interface RunEvaluationOptions {
  */
 export async function runEvaluation(options: RunEvaluationOptions): Promise<{ report: EvalReport; dataset: CorrectnessDataset; embeddings: EvalEmbeddings }> {
   const log = options.log ?? process.stderr;
+  const irtMoeConfig = options.irtMoeConfig === undefined ? {} : parseWith(irtMoeConfigSchema.partial(), options.irtMoeConfig, "options.irtMoeConfig");
+  if (options.irtMoeConfig !== undefined && options.model)
+    throw new ValidationError("options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.", {
+      path: "options.irtMoeConfig",
+    });
   const ds = await loadDataset(options.dataset, {
     ...(options.dataRoot && { dataRoot: options.dataRoot }),
     ...(options.labels && { labels: options.labels }),
@@ -56,8 +68,14 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   if (options.model && !wanted.has(IRT_MOE)) {
     throw new ValidationError("options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.", { path: "options.model" });
   }
-  // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes.
-  const saved = options.model && wanted.has(IRT_MOE) ? (options.model === "pretrained" ? await loadPretrained() : await loadScorer(options.model)) : undefined;
+  // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes. It scores
+  // the dataset's embeddings (no text encoder); their encoder is checked against its manifest below.
+  const saved =
+    options.model && wanted.has(IRT_MOE)
+      ? options.model === "pretrained"
+        ? await loadPretrained({ encoder: null })
+        : await loadScorer(options.model, { encoder: null })
+      : undefined;
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
   const embeddings = await (options.embed ?? embedForEval)(ds);
@@ -76,7 +94,15 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     const inputs = expectedCostInputs(ds);
     const est = estimateExpectedCosts({ ...data, cost: ds.labels.cost }, split.train, inputs.inputTokens, inputs.prices, ds.models.length);
     const detail = est.perModel
-      .map((e, m) => `${ds.models[m]}: ${e.method === "list-price" ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok` : `train mean ${e.meanTrainCost!.toExponential(2)} USD (no list price)`}`)
+      .map((e, m) => {
+        const how =
+          e.method === "list-price"
+            ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok`
+            : e.trainCalls > 0
+              ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (no list price)`
+              : "no estimate (no list price, no recorded train cost)";
+        return `${ds.models[m]}: ${how}${e.unknownTrainCost > 0 ? ` (from ${e.trainCalls} train calls; ${e.unknownTrainCost} without a recorded cost)` : ""}`;
+      })
       .join("; ");
     cost = { recorded: ds.labels.cost, expected: est.cost, note: `${inputs.note}; ${detail}` };
   }
@@ -84,15 +110,16 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   if (wanted.has(IRT_MOE)) {
     if (saved && options.model) {
       const scorer = saved;
-      if (scorer.encoder.id !== embeddings.encoderId) {
-        throw new ValidationError(
-          `The scorer in ${options.model} was built with encoder "${scorer.encoder.id}" but the dataset was embedded with "${embeddings.encoderId}".`,
-          { path: "options.model" },
-        );
+      if (scorer.encoder.id !== embeddings.encoderId || scorer.encoder.dim !== embeddings.dim) {
+        throw new EncoderMismatchError(scorer.encoder, { id: embeddings.encoderId, dim: embeddings.dim }, "scorer", {
+          ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
+          path: "options.model",
+          hint: `The dataset was embedded with "${embeddings.encoderId}": evaluate a scorer built with that encoder.`,
+        });
       }
       methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
     } else {
-      methods.push(irtMoeMethod((await getTf()).tf));
+      methods.push(irtMoeMethod((await getTf()).tf, irtMoeConfig as Partial<IrtMoeConfig>));
     }
   }
   if (wanted.has("knn")) methods.push(knnBaseline());
@@ -107,6 +134,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
       data,
       split,
       categories: ds.items.map((it) => it.category),
+      itemIds: ds.items.map((it) => it.id),
       ...(cost && { cost }),
     },
     { methods, seeds, onProgress: progressPrinter(log) },

@@ -2,12 +2,15 @@
  * `npm run bench -- scorer`: IRT-MoE scoring latency (1 query x 50 models, after embedding), batch
  * throughput, training throughput, pretrained load time and memory, each beside a brute-force cosine
  * kNN baseline (k = 20 over 9,646 train embeddings, the MMLU-Pro train split's size) measured in the
- * same run. Weights are seeded random values of the default architecture: timing does not depend on
+ * same run (its load: reading and verifying its train embeddings and labels from files written like an artifact). Weights are seeded random values of the default architecture: timing does not depend on
  * their values. Training throughput is measured on simulated labels at the default configuration.
  */
 import { datasetModelNames } from "../../src/scorer/catalog.js";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sha256Hex } from "../../src/scorer/serialize.js";
 import { loadPretrained, pretrainedDir } from "../../adapters/artifact/load.js";
 import { getTf } from "../../adapters/tf.js";
 import { DEFAULT_IRT_MOE_CONFIG } from "../../src/scorer/config.js";
@@ -72,6 +75,39 @@ class KnnBaseline {
     for (const i of top) for (let m = 0; m < this.models; m++) p[m]! += this.labels[i * this.models + m]! / k;
     return p;
   }
+}
+
+/**
+ * A kNN router's files, for the load-time comparison: what it must ship and read is its train embeddings and labels.
+ * Written like the scorer artifact (little-endian float32, a JSON header with the byte length and sha256), and read
+ * back the way `loadPretrained()` reads weights.bin: read, check length and sha256, decode each float (finite).
+ */
+async function writeKnnIndex(dir: string, knn: KnnBaseline): Promise<void> {
+  const bytes = new Uint8Array(knn.X.byteLength + knn.labels.byteLength);
+  const view = new DataView(bytes.buffer);
+  const all = [knn.X, knn.labels];
+  let at = 0;
+  for (const a of all) for (let i = 0; i < a.length; i++, at += 4) view.setFloat32(at, a[i]!, true);
+  await writeFile(join(dir, "knn-index.bin"), bytes);
+  await writeFile(join(dir, "knn-index.json"), JSON.stringify({ rows: knn.n, dim: DIM, models: knn.models, byteLength: bytes.byteLength, sha256: sha256Hex(bytes) }));
+}
+
+async function loadKnnIndex(dir: string): Promise<KnnBaseline> {
+  const header = JSON.parse(await readFile(join(dir, "knn-index.json"), "utf8")) as { rows: number; dim: number; models: number; byteLength: number; sha256: string };
+  const bytes = new Uint8Array(await readFile(join(dir, "knn-index.bin")));
+  if (bytes.byteLength !== header.byteLength || sha256Hex(bytes) !== header.sha256) throw new Error("knn-index.bin does not match its header");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const read = (offset: number, n: number) => {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = view.getFloat32(offset + i * 4, true);
+      if (!Number.isFinite(v)) throw new Error(`knn-index.bin: non-finite value at ${offset + i * 4}`);
+      a[i] = v;
+    }
+    return a;
+  };
+  const nX = header.rows * header.dim;
+  return new KnnBaseline(read(0, nX), read(nX * 4, header.rows * header.models), header.rows, header.models);
 }
 
 /**
@@ -196,8 +232,20 @@ export async function run(): Promise<BenchSection> {
   const knnFitPerSec = TRAIN_ITEMS / Math.max(1e-6, (performance.now() - t) / 1000);
   void knnFit;
 
-  // Pretrained load time (cold read + verification; the encoder loads lazily and is not included).
-  const loadRows: string[][] = [["pretrained load (`loadPretrained()`)", "not measured: no artifact in pretrained/", "-"]];
+  // Load time: the pretrained artifact (read + verification; the encoder loads lazily and is not included) beside a kNN
+  // router's index (its train embeddings and labels) read and verified the same way.
+  const knnDir = mkdtempSync(join(tmpdir(), "irt-bench-knn-"));
+  let knnLoad: number[];
+  try {
+    await writeKnnIndex(knnDir, knn);
+    knnLoad = await timeCalls(() => loadKnnIndex(knnDir), 5, 1);
+    const back = await loadKnnIndex(knnDir);
+    if (back.X.some((v, i) => v !== knn.X[i]) || back.labels.some((v, i) => v !== knn.labels[i])) throw new Error("the kNN index did not read back identical");
+  } finally {
+    rmSync(knnDir, { recursive: true, force: true });
+  }
+  const knnLoadCell = `${ms(percentile(knnLoad, 50))} (its index: read ${mb(knnBytes)} of train embeddings + labels, verify sha256, decode; p50 of 5)`;
+  const loadRows: string[][] = [["pretrained load (`loadPretrained()`)", "not measured: no artifact in pretrained/", knnLoadCell]];
   if (existsSync(join(pretrainedDir(), "manifest.json"))) {
     const loads = await timeCalls(() => loadPretrained(), 5, 1);
     const pre = await loadPretrained();
@@ -206,7 +254,7 @@ export async function run(): Promise<BenchSection> {
     loadRows.splice(
       0,
       1,
-      ["pretrained load (`loadPretrained()`: read, verify sha256, decode; p50 of 5)", ms(percentile(loads, 50)), `its train embeddings to read: ${mb(knnBytes)}`],
+      ["pretrained load (`loadPretrained()`: read, verify sha256, decode; p50 of 5)", ms(percentile(loads, 50)), knnLoadCell],
       [`pretrained artifact: 1 query x ${pre.models.length} models (p50 / p99)`, `${ms(percentile(lat, 50))} / ${ms(percentile(lat, 99))}`, "-"],
     );
   }

@@ -34,7 +34,8 @@ export function sameEncoder(a: EncoderInfo, b: EncoderInfo): boolean {
 /**
  * Throw an {@link EncoderMismatchError} (code `ENCODER_MISMATCH`) naming both ids and dims
  * unless `actual` is the encoder `expected` records. `what` names the artifact in the message
- * ("scorer", "probe bank", ...). Both records are validated first.
+ * ("scorer", "probe bank", ...); `options.file` (the file recording `expected`) is named in the message and
+ * the error's `file`. Both records are validated first.
  *
  * @example
  * ```ts
@@ -44,8 +45,8 @@ export function sameEncoder(a: EncoderInfo, b: EncoderInfo): boolean {
  * //    but is being used with encoder "huggingface:BAAI/bge-small-en-v1.5" (dim 384). ...
  * ```
  */
-export function assertSameEncoder(expected: EncoderInfo, actual: EncoderInfo, what = "artifact"): void {
+export function assertSameEncoder(expected: EncoderInfo, actual: EncoderInfo, what = "artifact", options: { file?: string; hint?: string } = {}): void {
   const e = parseWith(encoderInfoSchema, { id: expected?.id, dim: expected?.dim }, `${what}.encoder`);
   const a = parseWith(encoderInfoSchema, { id: actual?.id, dim: actual?.dim }, "encoder");
-  if (!sameEncoder(e, a)) throw new EncoderMismatchError(e, a, what);
+  if (!sameEncoder(e, a)) throw new EncoderMismatchError(e, a, what, options);
 }

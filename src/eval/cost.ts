@@ -10,10 +10,19 @@ export interface CostLabelMatrix extends LabelMatrix {
 export interface CurvePoint {
   /** Cost weight of the policy p - lambda * expectedCost (USD^-1); absent for single-model points. */
   readonly lambda?: number;
-  /** Mean RECORDED cost (USD per query) of the chosen calls. */
+  /** Mean RECORDED cost (USD per query) of the chosen calls; NaN when any of them has no recorded cost (see `unknownCost`). */
   readonly meanCost: number;
   /** Mean observed label of the chosen calls. */
   readonly accuracy: number;
+  /** Chosen calls whose recorded cost is unknown (NaN); when > 0 the spend is unknown and `meanCost` is NaN. */
+  readonly unknownCost?: number;
+}
+
+/** Mean cost of the chosen calls (NaN for items with no call), NaN when any chosen call's cost is unknown. */
+function spend(acc: Float64Array, cost: Float64Array): { meanCost: number; unknownCost?: number } {
+  let unknownCost = 0;
+  for (let r = 0; r < cost.length; r++) if (Number.isFinite(acc[r]!) && !Number.isFinite(cost[r]!)) unknownCost++;
+  return unknownCost > 0 ? { meanCost: NaN, unknownCost } : { meanCost: nanMean(cost) };
 }
 
 /**
@@ -29,7 +38,8 @@ export function defaultLambdaGrid(): number[] {
 /**
  * Routes each item of `rows` with the cost-aware policy argmax_m p - lambda * expectedCost_m
  * among the models observed on it. `expectedCost[item * nModels + m]` is the EX-ANTE estimate the
- * policy decides on; the accounted spend is the chosen call's RECORDED cost.
+ * policy decides on; the accounted spend is the chosen call's RECORDED cost. A chosen call without a
+ * recorded cost is counted in `unknownCost` and makes `meanCost` NaN (it is never left out of the spend).
  */
 export function costAwarePoint(
   labels: CostLabelMatrix,
@@ -55,7 +65,7 @@ export function costAwarePoint(
       }
     }
   });
-  return { lambda, meanCost: nanMean(cost), accuracy: nanMean(acc) };
+  return { lambda, ...spend(acc, cost), accuracy: nanMean(acc) };
 }
 
 /** The policy's accuracy-vs-mean-cost curve over a lambda grid. */
@@ -70,7 +80,10 @@ export function costCurve(
   return lambdas.map((l) => costAwarePoint(labels, rows, pred, expectedCost, nModels, l));
 }
 
-/** Accuracy and mean recorded cost of always calling `model` (over the items where it is observed). */
+/**
+ * Accuracy and mean recorded cost of always calling `model` (over the items where it is observed); `meanCost` is
+ * NaN, and `unknownCost` counts them, when some of those calls have no recorded cost.
+ */
 export function singleModelPoint(labels: CostLabelMatrix, rows: readonly number[], model: number): CurvePoint {
   const acc: number[] = [];
   const cost: number[] = [];
@@ -82,7 +95,7 @@ export function singleModelPoint(labels: CostLabelMatrix, rows: readonly number[
       }
     }
   }
-  return { meanCost: nanMean(cost), accuracy: nanMean(acc) };
+  return { ...spend(Float64Array.from(acc), Float64Array.from(cost)), accuracy: nanMean(acc) };
 }
 
 /**

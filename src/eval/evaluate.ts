@@ -38,11 +38,17 @@ export interface EvalDataset {
   readonly split: { readonly train: readonly number[]; readonly val: readonly number[]; readonly test: readonly number[] };
   /** Category of each item (index-aligned; undefined = none), for the per-category breakdown. */
   readonly categories?: readonly (string | undefined)[];
+  /** Item ids (index-aligned), to name items in notes; optional. */
+  readonly itemIds?: readonly string[];
   /** Cost data, on datasets with per-query cost. */
   readonly cost?: {
-    /** RECORDED USD cost of each observed call, aligned with `data.y` (used only to account spend). */
+    /**
+     * RECORDED USD cost of each observed call, aligned with `data.y` (used only to account spend); NaN = unknown.
+     * A val or test call without one leaves a router's spend unknown: then no cost-aware figure is computed
+     * (`EvalReport.costAwareNotComputed` says why).
+     */
     readonly recorded: Float32Array;
-    /** EX-ANTE expected cost, `nItems x nModels` (what the policy decides on). */
+    /** EX-ANTE expected cost, `nItems x nModels` (what the policy decides on); NaN = no estimate (no cost-aware figures then). */
     readonly expected: ArrayLike<number>;
     /** How the expected cost was estimated (printed with the results). */
     readonly note?: string;
@@ -66,20 +72,44 @@ export interface EvaluateOptions {
   readonly onProgress?: (event: EvalProgress) => void;
 }
 
-/** Cost-aware figures of one method (means over seeds). */
+/** The cost-aware figures of one seed's fitted method. */
+export interface CostAwareSeed {
+  readonly seed: number;
+  /** Test accuracy at the lambda chosen on val under the 50% spend cap; null when no lambda met the cap on val. */
+  readonly accuracyAtHalfCost: number | null;
+  /** Test spend at that lambda / the best single model's test spend. */
+  readonly halfCostSpendFraction: number | null;
+  /** This seed's test curve's cheapest point reaching the best single model's test accuracy / that model's test spend; null: it never does. */
+  readonly matchCostFraction: number | null;
+  readonly hullArea: number | null;
+}
+
+/**
+ * Cost-aware figures of one method. Each is computed per seed (one seed = one fitted router) and averaged over the
+ * seeds where it exists; the counts say over how many, and `perSeed` holds every seed's values. A figure is null
+ * only when no seed has it.
+ */
 export interface CostAwareReport {
-  /** Test accuracy with lambda chosen on VAL as the most accurate setting at <= 50% of the best single model's val spend. */
+  /** Test accuracy with lambda chosen on VAL as the most accurate setting at <= 50% of the best single model's val spend (mean over `halfCostSeeds`). */
   readonly accuracyAtHalfCost: number | null;
   readonly accuracyAtHalfCostSd: number | null;
-  /** Test spend at that lambda as a fraction of the best single model's test spend. */
+  /** Test spend at that lambda as a fraction of the best single model's test spend (mean over `halfCostSeeds`). */
   readonly halfCostSpendFraction: number | null;
-  /** Cheapest test point matching the best single model's test accuracy, as a fraction of its test spend (null: never). */
+  /** Seeds in which some lambda met the 50% cap on val. */
+  readonly halfCostSeeds: number;
+  /**
+   * Cheapest test point matching the best single model's test accuracy, as a fraction of its test spend: the mean over
+   * the `matchedSeeds` seeds whose curve reaches that accuracy (null: no seed's curve does).
+   */
   readonly matchCostFraction: number | null;
+  readonly matchCostFractionSd: number | null;
   /** Seeds in which the curve reached the best single model's accuracy. */
   readonly matchedSeeds: number;
   /** Normalised area under the test curve's upper convex hull between the cheapest and the most expensive single model. */
   readonly hullArea: number | null;
   readonly hullAreaSd: number | null;
+  /** Each seed's figures. */
+  readonly perSeed: readonly CostAwareSeed[];
   /** Test accuracy-vs-mean-cost curve, averaged over seeds at each lambda. */
   readonly curve: readonly CurvePoint[];
 }
@@ -128,7 +158,21 @@ export interface EvalReport {
   readonly costReference?: {
     readonly singleModels: readonly { readonly model: string; readonly accuracy: number; readonly meanCost: number }[];
     readonly bestSingle: { readonly model: string; readonly accuracy: number; readonly meanCost: number };
+    /** Train calls without a recorded cost (they cannot inform the ex-ante estimate; val and test have none, or there would be no figures). */
+    readonly unknownTrainCost: number;
     readonly note?: string;
+  };
+  /**
+   * On a dataset with cost data that cannot give the cost-aware figures (val or test calls without a recorded cost,
+   * or a model without an ex-ante cost estimate): why, with the counts. No method then has `costAware`, and there is
+   * no `costReference`: nothing is computed on part of the calls.
+   */
+  readonly costAwareNotComputed?: {
+    readonly reason: string;
+    /** Observed calls without a recorded cost, per split. */
+    readonly unknownCost: { readonly train: number; readonly val: number; readonly test: number };
+    /** Models observed on val or test items that have no ex-ante cost estimate. */
+    readonly modelsWithoutEstimate: readonly string[];
   };
 }
 
@@ -169,7 +213,8 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
   const lambdas = options.lambdas ?? defaultLambdaGrid();
   const test = split.test;
   const plan = bootstrapPlan(test.length, resamples, bootSeed);
-  const costLabels: CostLabelMatrix | undefined = dataset.cost ? { ...data, cost: dataset.cost.recorded } : undefined;
+  const costAwareNotComputed = dataset.cost ? costGaps(dataset) : undefined;
+  const costLabels: CostLabelMatrix | undefined = dataset.cost && !costAwareNotComputed ? { ...data, cost: dataset.cost.recorded } : undefined;
 
   // Reference rows.
   const best = bestSingleModel(data, split.train, nModels);
@@ -197,6 +242,10 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     costRef = {
       singleModels: singles.map((s) => ({ model: s.model, accuracy: s.accuracy, meanCost: s.meanCost })),
       bestSingle: { model: models[best]!, accuracy: bestTest.accuracy, meanCost: bestTest.meanCost },
+      unknownTrainCost: split.train.reduce((n, i) => {
+        for (let e = data.offsets[i]!; e < data.offsets[i + 1]!; e++) if (!Number.isFinite(costLabels.cost[e]!)) n++;
+        return n;
+      }, 0),
       ...(dataset.cost?.note !== undefined && { note: dataset.cost.note }),
     };
   }
@@ -216,10 +265,7 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     const trainSecs: number[] = [];
     const inferMs: number[] = [];
     const descriptions: string[] = [];
-    const halfCost: number[] = [];
-    const halfCostSpend: number[] = [];
-    const match: number[] = [];
-    const hulls: number[] = [];
+    const costSeeds: CostAwareSeed[] = [];
     const curves: CurvePoint[][] = [];
     for (const seed of runSeeds) {
       options.onProgress?.({ stage: "fit", method: method.name, seed });
@@ -249,16 +295,17 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
         const valPred = await fitted.predict(data.X, split.val);
         const valCurve = costCurve(costLabels, split.val, valPred, expected, nModels, lambdas);
         const lambda = chooseLambdaUnderCap(valCurve, 0.5 * bestValCost);
-        if (lambda !== undefined) {
-          const point = costAwarePoint(costLabels, test, pred, expected, nModels, lambda);
-          halfCost.push(point.accuracy);
-          halfCostSpend.push(point.meanCost / bestTest.meanCost);
-        }
+        const point = lambda === undefined ? undefined : costAwarePoint(costLabels, test, pred, expected, nModels, lambda);
         const curve = costCurve(costLabels, test, pred, expected, nModels, lambdas);
         curves.push(curve);
-        const frac = matchCostFraction(curve, bestTest.accuracy, bestTest.meanCost);
-        if (Number.isFinite(frac)) match.push(frac);
-        hulls.push(hullArea(curve, cheapest, dearest));
+        const finite = (v: number): number | null => (Number.isFinite(v) ? v : null);
+        costSeeds.push({
+          seed,
+          accuracyAtHalfCost: point ? point.accuracy : null,
+          halfCostSpendFraction: point ? point.meanCost / bestTest.meanCost : null,
+          matchCostFraction: finite(matchCostFraction(curve, bestTest.accuracy, bestTest.meanCost)),
+          hullArea: finite(hullArea(curve, cheapest, dearest)),
+        });
       }
       options.onProgress?.({ stage: "done", method: method.name, seed, seconds: (t2 - t0) / 1000 });
     }
@@ -268,16 +315,26 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     const ece = meanSd(seedMetrics.map((m) => m.ece));
     let costAware: CostAwareReport | undefined;
     if (costLabels) {
-      const hc = meanSd(halfCost);
-      const hull = meanSd(hulls);
+      // Each figure: mean and sd over the seeds that have it (null when none has).
+      const over = (key: keyof Omit<CostAwareSeed, "seed">) => {
+        const values = costSeeds.map((c) => c[key]).filter((v): v is number => v !== null);
+        const { mean, sd } = meanSd(values);
+        return { n: values.length, mean: values.length > 0 ? mean : null, sd: values.length > 0 ? sd : null };
+      };
+      const hc = over("accuracyAtHalfCost");
+      const match = over("matchCostFraction");
+      const hull = over("hullArea");
       costAware = {
-        accuracyAtHalfCost: halfCost.length === runSeeds.length ? hc.mean : null,
-        accuracyAtHalfCostSd: halfCost.length === runSeeds.length ? hc.sd : null,
-        halfCostSpendFraction: halfCostSpend.length === runSeeds.length ? meanSd(halfCostSpend).mean : null,
-        matchCostFraction: match.length === runSeeds.length ? meanSd(match).mean : null,
-        matchedSeeds: match.length,
+        accuracyAtHalfCost: hc.mean,
+        accuracyAtHalfCostSd: hc.sd,
+        halfCostSpendFraction: over("halfCostSpendFraction").mean,
+        halfCostSeeds: hc.n,
+        matchCostFraction: match.mean,
+        matchCostFractionSd: match.sd,
+        matchedSeeds: match.n,
         hullArea: hull.mean,
         hullAreaSd: hull.sd,
+        perSeed: costSeeds,
         curve: averageCurves(curves),
       };
     }
@@ -363,6 +420,57 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     methods,
     categories: categoryBreakdown(dataset, rows.map((r) => ({ name: r.report.name, perItem: r.perItem }))),
     ...(costRef && { costReference: costRef }),
+    ...(costAwareNotComputed && { costAwareNotComputed }),
+  };
+}
+
+/**
+ * Why a dataset's cost data cannot give the cost-aware figures, or undefined when it can: every observed val and test
+ * call needs a recorded cost (the spend of a router that picks one is otherwise unknown) and every model observed there
+ * an ex-ante estimate (the policy decides on it). Train calls without a cost only narrow the estimate; they are counted.
+ */
+function costGaps(ds: EvalDataset): EvalReport["costAwareNotComputed"] {
+  const { data, split, models } = ds;
+  const { recorded, expected } = ds.cost!;
+  const nModels = data.nModels;
+  const unknownCost = { train: 0, val: 0, test: 0 };
+  const examples: string[] = [];
+  const noEstimate = new Set<number>();
+  let observed = 0;
+  for (const part of ["train", "val", "test"] as const) {
+    for (const item of split[part]) {
+      for (let e = data.offsets[item]!; e < data.offsets[item + 1]!; e++) {
+        const m = data.model[e]!;
+        if (part !== "train") {
+          observed++;
+          if (!Number.isFinite(expected[item * nModels + m]!)) noEstimate.add(m);
+        }
+        if (Number.isFinite(recorded[e]!)) continue;
+        unknownCost[part]++;
+        if (part !== "train" && examples.length < 3) examples.push(`item "${ds.itemIds?.[item] ?? `#${item}`}" with model "${models[m]}"`);
+      }
+    }
+  }
+  const unknown = unknownCost.val + unknownCost.test;
+  if (unknown === 0 && noEstimate.size === 0) return undefined;
+  const modelsWithoutEstimate = [...noEstimate].sort((a, b) => a - b).map((m) => models[m]!);
+  const reasons: string[] = [];
+  if (unknown > 0)
+    reasons.push(
+      `${unknown} of the ${observed} observed val and test calls have no recorded cost (val ${unknownCost.val}, test ${unknownCost.test}; e.g. ${examples.join(", ")}), ` +
+        `so the spend of a router that chooses one is unknown`,
+    );
+  if (modelsWithoutEstimate.length > 0)
+    reasons.push(
+      `${modelsWithoutEstimate.map((m) => `"${m}"`).join(", ")} ${modelsWithoutEstimate.length === 1 ? "has" : "have"} no ex-ante cost estimate ` +
+        `(no list price and no train call with a recorded cost), so the policy cannot weigh ${modelsWithoutEstimate.length === 1 ? "its" : "their"} cost`,
+    );
+  return {
+    reason:
+      `Cost-aware figures not computed: ${reasons.join("; ")}. Give every call's cost (0 for a free one) and a price or some recorded train costs ` +
+      `for every model to get them; the other figures do not use cost.`,
+    unknownCost,
+    modelsWithoutEstimate,
   };
 }
 
@@ -419,6 +527,7 @@ function checkDataset(ds: EvalDataset): void {
     }
   }
   if (ds.categories && ds.categories.length !== data.nItems) fail("categories", `has ${ds.categories.length} entries for ${data.nItems} items.`);
+  if (ds.itemIds && ds.itemIds.length !== data.nItems) fail("itemIds", `has ${ds.itemIds.length} entries for ${data.nItems} items.`);
   if (ds.cost) {
     if (ds.cost.recorded.length !== data.y.length) fail("cost.recorded", `has ${ds.cost.recorded.length} values for ${data.y.length} labels.`);
     if (ds.cost.expected.length !== data.nItems * nModelsOf(ds)) fail("cost.expected", `must be nItems x nModels = ${data.nItems * nModelsOf(ds)} values.`);

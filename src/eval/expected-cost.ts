@@ -8,8 +8,12 @@ export interface ModelCostEstimate {
   readonly method: "list-price" | "train-mean";
   /** Expected output tokens (list-price method), from the train split's recorded costs. */
   readonly expectedOutputTokens?: number;
-  /** Mean recorded train cost (train-mean method). */
+  /** Mean recorded train cost (train-mean method; NaN when no train call of the model has a recorded cost). */
   readonly meanTrainCost?: number;
+  /** Train calls of the model with a recorded cost (what the estimate is made from). */
+  readonly trainCalls: number;
+  /** Train calls of the model without a recorded cost (blank cost_usd): they cannot inform the estimate. */
+  readonly unknownTrainCost: number;
 }
 
 /** Ex-ante cost estimates for every (item, model) cell, with how each model's was made. */
@@ -24,7 +28,9 @@ export interface ExpectedCostMatrix {
  * `inputTokens(q) x inPrice_m + E[outTokens_m] x outPrice_m`. `E[outTokens_m]` is learned from
  * the TRAIN split only: mean over its observed calls of (recorded cost - input part) / output price,
  * floored at 0. A model without a list price falls back to its mean recorded train cost (said in
- * `perModel`). The recorded costs of val/test calls are never looked at.
+ * `perModel`). The recorded costs of val/test calls are never looked at. Train calls without a recorded cost
+ * cannot inform the estimate; `perModel` counts them (`unknownTrainCost`) beside the calls used (`trainCalls`).
+ * A model with neither a list price nor a recorded train cost has no estimate (NaN).
  *
  * @example
  * ```ts
@@ -42,11 +48,15 @@ export function estimateExpectedCosts(
   const outSum = new Float64Array(nModels);
   const costSum = new Float64Array(nModels);
   const count = new Float64Array(nModels);
+  const unknown = new Float64Array(nModels);
   for (const item of trainRows) {
     for (let e = labels.offsets[item]!; e < labels.offsets[item + 1]!; e++) {
       const m = labels.model[e]!;
       const c = labels.cost[e]!;
-      if (!Number.isFinite(c)) continue;
+      if (!Number.isFinite(c)) {
+        unknown[m]!++;
+        continue;
+      }
       count[m]!++;
       costSum[m]! += c;
       const price = prices[m];
@@ -59,10 +69,11 @@ export function estimateExpectedCosts(
   const perModel: ModelCostEstimate[] = [];
   for (let m = 0; m < nModels; m++) {
     const price = prices[m];
+    const calls = { trainCalls: count[m]!, unknownTrainCost: unknown[m]! };
     if (price && price.outputPer1M > 0 && count[m]! > 0) {
-      perModel.push({ method: "list-price", expectedOutputTokens: outSum[m]! / count[m]! });
+      perModel.push({ method: "list-price", expectedOutputTokens: outSum[m]! / count[m]!, ...calls });
     } else {
-      perModel.push({ method: "train-mean", meanTrainCost: count[m]! > 0 ? costSum[m]! / count[m]! : NaN });
+      perModel.push({ method: "train-mean", meanTrainCost: count[m]! > 0 ? costSum[m]! / count[m]! : NaN, ...calls });
     }
   }
   const nItems = inputTokens.length;

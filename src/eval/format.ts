@@ -7,6 +7,18 @@ const signed = (v: number | null | undefined): string =>
   v === null || v === undefined || !Number.isFinite(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(4)}`;
 const ci = (c: readonly [number, number] | null): string => (c ? `[${f4(c[0])}, ${f4(c[1])}]` : "–");
 
+/**
+ * A cost-aware figure computed per seed and averaged over the seeds that have it: the mean alone when every seed has
+ * it, "mean (k/n seeds; <none> in n-k)" when only some do, "<none>" when none does. A report saved by an older
+ * version (a null mean although some seeds had the figure) prints "–" with the count.
+ */
+function perSeedFigure(value: number | null | undefined, have: number | undefined, of: number, fmt: (v: number) => string, none: string): string {
+  const n = have ?? (value === null || value === undefined ? 0 : of);
+  const seeds = (k: number) => `${k}/${of} seed${of === 1 ? "" : "s"}`;
+  if (value === null || value === undefined) return n > 0 ? `– (reached in ${seeds(n)}; mean not recorded)` : of > 1 ? `${none} (${seeds(0)})` : none;
+  return n < of ? `${fmt(value)} (${seeds(n)}; ${none} in ${of - n})` : fmt(value);
+}
+
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
@@ -126,30 +138,38 @@ export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?:
       "",
     );
   }
+  if (report.costAwareNotComputed) {
+    out.push(`${h}# Cost-aware routing (test)`, "", report.costAwareNotComputed.reason, "");
+  }
   if (report.costReference) {
     const ref = report.costReference;
     out.push(`${h}# Cost-aware routing (test)`, "");
     out.push(
       `Policy: choose argmax p - lambda x expectedCost among the observed candidates, expectedCost estimated before the call ` +
         `(${ref.note ?? "input tokens x input price + expected output tokens x output price"}); spend accounted at each chosen call's RECORDED cost. ` +
+        (ref.unknownTrainCost > 0 ? `${ref.unknownTrainCost} train calls have no recorded cost: the estimate is made from the others. ` : "") +
         `Best single model ${ref.bestSingle.model}: accuracy ${f4(ref.bestSingle.accuracy)} at ${ref.bestSingle.meanCost.toExponential(3)} USD/query. ` +
+        `Each figure is computed per seed (one fitted router) and averaged over the seeds that have it; "(k/n seeds)" says when only some do. ` +
         `Accuracy at <= 50% spend: lambda chosen on VAL (highest val accuracy with val spend <= 50% of the best single model's), applied to test. ` +
+        `Match cost fraction: the cheapest test point whose accuracy reaches the best single model's, divided by that model's test spend; "never" when the curve does not reach it. ` +
         `Hull area: area under the upper convex hull of the test curve between the cheapest and the most expensive single model, divided by that cost range.`,
       "",
     );
     out.push(
       table(
-        ["method", "acc at <= 50% spend", "sd", "its test spend / best single", "match cost fraction", "hull area", "sd"],
+        ["method", "acc at <= 50% spend", "sd", "its test spend / best single", "match cost fraction", "sd", "hull area", "sd"],
         report.methods
           .filter((m) => m.costAware)
           .map((m) => {
             const c = m.costAware!;
+            const of = m.seeds.length;
             return [
               m.name,
-              f4(c.accuracyAtHalfCost),
+              perSeedFigure(c.accuracyAtHalfCost, c.halfCostSeeds, of, f4, "no lambda under the cap on val"),
               f4(c.accuracyAtHalfCostSd),
               f3(c.halfCostSpendFraction),
-              c.matchCostFraction === null ? `never (${c.matchedSeeds}/${m.seeds.length} seeds)` : f3(c.matchCostFraction),
+              perSeedFigure(c.matchCostFraction, c.matchedSeeds, of, f3, "never"),
+              f3(c.matchCostFractionSd),
               f4(c.hullArea),
               f4(c.hullAreaSd),
             ];

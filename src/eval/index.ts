@@ -50,6 +50,7 @@ export {
   type EvalReport,
   type MethodReport,
   type CostAwareReport,
+  type CostAwareSeed,
 } from "./evaluate.js";
 export { irtMoeMethod } from "./irt-moe-method.js";
 export { savedScorerMethod } from "./scorer-method.js";

@@ -12,7 +12,9 @@ import {
   CATALOG_FILE,
   decodeWeights,
   encodeWeights,
+  MANIFEST_CHECKSUM_FIELD,
   MANIFEST_FILE,
+  manifestChecksum,
   parseCatalog,
   parseManifest,
   serializeCatalog,
@@ -52,7 +54,7 @@ export interface ArtifactFiles {
 export function artifactFiles(a: ScorerArtifact): ArtifactFiles {
   const { bytes, tensors } = encodeWeights(a.weights);
   const catalogBytes = new TextEncoder().encode(serializeCatalog(a.catalog));
-  const manifest: ScorerManifest = {
+  const body: Omit<ScorerManifest, typeof MANIFEST_CHECKSUM_FIELD> = {
     format: ARTIFACT_FORMAT,
     formatVersion: ARTIFACT_FORMAT_VERSION,
     createdAt: a.createdAt ?? new Date().toISOString(),
@@ -68,6 +70,10 @@ export function artifactFiles(a: ScorerArtifact): ArtifactFiles {
     weights: { file: WEIGHTS_FILE, byteLength: bytes.byteLength, sha256: sha256Hex(bytes), dtype: "float32", endianness: "little", tensors },
     catalog: { file: CATALOG_FILE, byteLength: catalogBytes.byteLength, sha256: sha256Hex(catalogBytes) },
   };
+  // The checksum is taken over the manifest as it will parse back from its file (JSON round trip), and placed
+  // right after the format version; the reader verifies it before anything else.
+  const { format, formatVersion, ...rest } = body;
+  const manifest: ScorerManifest = { format, formatVersion, [MANIFEST_CHECKSUM_FIELD]: manifestChecksum(JSON.parse(JSON.stringify(body)) as object), ...rest };
   return {
     [MANIFEST_FILE]: new TextEncoder().encode(`${JSON.stringify(manifest, null, 1)}\n`),
     [WEIGHTS_FILE]: bytes,
@@ -98,8 +104,8 @@ export interface DecodedArtifact {
 }
 
 /**
- * Verifies and decodes the files of an artifact: format and version, byte lengths and sha256 of
- * weights.bin and catalog.json, tensor table against the architecture, abilities against theta.
+ * Verifies and decodes the files of an artifact: the manifest's own checksum (format version 2 on), format and
+ * version, byte lengths and sha256 of weights.bin and catalog.json, tensor table against the architecture, abilities against theta.
  * `where(file)` names files in error messages (e.g. the full path).
  */
 export function decodeArtifact(files: { manifest: Uint8Array; weights: Uint8Array; catalog: Uint8Array }, where: (file: string) => string = (f) => f): DecodedArtifact {

@@ -26,6 +26,8 @@ export interface IrtMoeScorerInit {
   readonly encoder?: EncoderSource;
   /** The manifest it was loaded from, when it came from an artifact. */
   readonly manifest?: ScorerManifest;
+  /** Path of that manifest file: ENCODER_MISMATCH errors (at construction or at the first text query) name it. */
+  readonly manifestFile?: string;
 }
 
 /** One query's full explanation: item parameters, gate weights, and every model's p. */
@@ -53,6 +55,8 @@ export class IrtMoeScorer implements Scorer {
   readonly weights: IrtMoeWeights;
   /** Manifest of the artifact it was loaded from (hyperparameters, training data, metrics), if any. */
   readonly manifest?: ScorerManifest;
+  /** Path of that manifest (named by ENCODER_MISMATCH errors), if any. */
+  readonly manifestFile?: string;
   /** Known-model prior fitted on the training labels (from the manifest), if the artifact has one. */
   readonly knownPrior?: KnownPrior;
   private readonly resolver: ModelResolver;
@@ -80,7 +84,8 @@ export class IrtMoeScorer implements Scorer {
     this.manifest = init.manifest;
     if (init.manifest?.knownPrior) this.knownPrior = { scale: init.manifest.knownPrior.scale, shrinkage: init.manifest.knownPrior.shrinkage };
     this.resolver = new ModelResolver(catalog);
-    if (init.encoder && typeof init.encoder !== "function") assertSameEncoder(this.encoder, init.encoder, "scorer");
+    this.manifestFile = init.manifestFile;
+    if (init.encoder && typeof init.encoder !== "function") assertSameEncoder(this.encoder, init.encoder, "scorer", { file: this.manifestFile });
     this.encoderSource = init.encoder;
   }
 
@@ -93,7 +98,7 @@ export class IrtMoeScorer implements Scorer {
     this.encoderPromise ??= (async () => {
       const src = this.encoderSource!;
       const enc = typeof src === "function" ? await src() : src;
-      assertSameEncoder(this.encoder, enc, "scorer");
+      assertSameEncoder(this.encoder, enc, "scorer", { file: this.manifestFile });
       return enc;
     })();
     try {

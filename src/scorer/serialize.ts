@@ -4,7 +4,8 @@
  * A scorer directory holds three files:
  * - `manifest.json`: format name and version, encoder identity, architecture, hyperparameters, temperature,
  *   training data and split rule, metrics, and a table of the tensors in `weights.bin` plus the sha256 and
- *   byte length of `weights.bin` and `catalog.json`.
+ *   byte length of `weights.bin` and `catalog.json`; from format version 2, `manifestSha256`, the sha256 of
+ *   its own canonical content (see {@link manifestChecksum}).
  * - `weights.bin`: the tensors back to back, little-endian float32, row-major, each at a byte offset that
  *   is a multiple of 4 (see {@link tensorLayout} for the names and shapes).
  * - `catalog.json`: one entry per model (canonical id, aliases, provider, sources, ability, nLabels,
@@ -20,7 +21,17 @@ import type { CatalogEntry } from "./types.js";
 import type { DenseWeights, ExpertWeights, IrtMoeWeights } from "./weights.js";
 
 export const ARTIFACT_FORMAT = "irt-router/irt-moe-scorer";
-export const ARTIFACT_FORMAT_VERSION = 1;
+/** The format version this irt-router writes. Version 2 added `manifestSha256` (the manifest's own checksum). */
+export const ARTIFACT_FORMAT_VERSION = 2;
+/**
+ * Versions this irt-router reads. Version 1 is version 2 without `manifestSha256`: its weights and catalog are
+ * checked, its manifest cannot be (re-save the artifact to upgrade it).
+ */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
+/** Version of catalog.json's own layout (unchanged since format version 1). */
+export const CATALOG_FORMAT_VERSION = 1;
+/** The manifest field holding the manifest's own checksum. */
+export const MANIFEST_CHECKSUM_FIELD = "manifestSha256";
 export const MANIFEST_FILE = "manifest.json";
 export const WEIGHTS_FILE = "weights.bin";
 export const CATALOG_FILE = "catalog.json";
@@ -33,6 +44,8 @@ const metricsSchema = z.record(z.string(), z.record(z.string(), z.union([z.numbe
 export const manifestSchema = z.object({
   format: z.literal(ARTIFACT_FORMAT),
   formatVersion: z.number().int(),
+  /** sha256 of the manifest's canonical content without this field ({@link manifestChecksum}); absent in version 1. */
+  manifestSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   createdAt: z.string(),
   encoder: z.object({ id: z.string().min(1), dim: z.number().int().positive() }),
   architecture: z.object({
@@ -186,7 +199,72 @@ export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, model
   return weights;
 }
 
-/** Parses manifest.json text; wrong format name or version -> ArtifactError (ARTIFACT_FORMAT). */
+/**
+ * The canonical JSON of a parsed JSON value: object keys sorted (by UTF-16 code units) at every level, no
+ * whitespace, strings and numbers as `JSON.stringify` writes them. Two texts that parse to the same value have
+ * the same canonical JSON, whatever their indentation or key order.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    return `{${Object.keys(obj)
+      .sort()
+      .filter((k) => obj[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * The manifest's own checksum: sha256 (hex) of the canonical JSON ({@link canonicalJson}) of the manifest as
+ * parsed from its file, without the `manifestSha256` field. Stored in that field (format version 2 on) and
+ * verified first on load, so a changed value anywhere in manifest.json (a temperature, a metric, a checksum of
+ * the other files, a key name) is reported as corruption; reformatting it (indentation, key order) is not a change.
+ *
+ * @example
+ * ```ts
+ * const json = JSON.parse(readFileSync("my-scorer/manifest.json", "utf8"));
+ * manifestChecksum(json) === json.manifestSha256; // true for an intact version-2 manifest
+ * ```
+ */
+export function manifestChecksum(manifest: object): string {
+  const { [MANIFEST_CHECKSUM_FIELD]: _own, ...rest } = manifest as Record<string, unknown>;
+  return sha256Hex(new TextEncoder().encode(canonicalJson(rest)));
+}
+
+/**
+ * Checks a parsed manifest's own checksum: when `manifestSha256` is present it must match the content; a manifest
+ * of a version that requires it (2 on) must have it. Version 1 manifests (written before the field existed) carry
+ * none and pass. Throws ArtifactError ARTIFACT_INTEGRITY naming `file`.
+ */
+function checkManifestChecksum(json: Record<string, unknown>, file: string, stage: "present" | "required"): void {
+  const recorded = json[MANIFEST_CHECKSUM_FIELD];
+  if (stage === "present") {
+    if (recorded === undefined) return;
+    const actual = manifestChecksum(json);
+    if (recorded !== actual)
+      throw new ArtifactError(
+        "ARTIFACT_INTEGRITY",
+        `${file} is corrupted: the sha256 of its content is ${actual} but its ${MANIFEST_CHECKSUM_FIELD} records ${typeof recorded === "string" ? recorded : JSON.stringify(recorded)}. ` +
+          `A value in it was changed since it was written. Restore or re-create the artifact.`,
+        { file, path: `manifest.${MANIFEST_CHECKSUM_FIELD}`, details: { sha256: actual, expected: recorded } },
+      );
+    return;
+  }
+  if (recorded === undefined && json.formatVersion !== 1)
+    throw new ArtifactError(
+      "ARTIFACT_INTEGRITY",
+      `${file} has no ${MANIFEST_CHECKSUM_FIELD}, which format version ${JSON.stringify(json.formatVersion)} requires: the file is corrupted (a changed key name) or was edited. Restore or re-create the artifact.`,
+      { file, path: `manifest.${MANIFEST_CHECKSUM_FIELD}` },
+    );
+}
+
+/**
+ * Parses manifest.json text. Its own checksum is verified first (a mismatch, or a version-2 manifest without one
+ * -> ArtifactError ARTIFACT_INTEGRITY); a wrong format name or an unreadable version -> ARTIFACT_FORMAT.
+ */
 export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifest {
   let json: unknown;
   try {
@@ -194,15 +272,19 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
   } catch (error) {
     throw new ArtifactError("ARTIFACT_FORMAT", `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`, { file, cause: error });
   }
-  const head = json as { format?: unknown; formatVersion?: unknown };
-  if (head?.format !== ARTIFACT_FORMAT)
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: format is ${JSON.stringify(head?.format)}, expected "${ARTIFACT_FORMAT}". This is not an irt-router scorer artifact.`, { file });
-  if (head.formatVersion !== ARTIFACT_FORMAT_VERSION)
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file} does not hold a JSON object; this is not an irt-router scorer artifact.`, { file });
+  const head = json as Record<string, unknown>;
+  checkManifestChecksum(head, file, "present");
+  if (head.format !== ARTIFACT_FORMAT)
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: format is ${JSON.stringify(head.format)}, expected "${ARTIFACT_FORMAT}". This is not an irt-router scorer artifact.`, { file });
+  if (!READABLE_FORMAT_VERSIONS.includes(head.formatVersion as number))
     throw new ArtifactError(
       "ARTIFACT_FORMAT",
-      `${file}: formatVersion ${JSON.stringify(head.formatVersion)} is not supported (this irt-router reads version ${ARTIFACT_FORMAT_VERSION}). Re-train the scorer or use the irt-router version that wrote it.`,
-      { file, details: { formatVersion: head.formatVersion, supported: ARTIFACT_FORMAT_VERSION } },
+      `${file}: formatVersion ${JSON.stringify(head.formatVersion)} is not supported (this irt-router reads versions ${READABLE_FORMAT_VERSIONS.join(" and ")}). Re-train the scorer or use the irt-router version that wrote it.`,
+      { file, details: { formatVersion: head.formatVersion, supported: [...READABLE_FORMAT_VERSIONS] } },
     );
+  checkManifestChecksum(head, file, "required");
   let manifest: ScorerManifest;
   try {
     manifest = parseWith(manifestSchema, json, "manifest", file);
@@ -227,7 +309,7 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
 }
 
 const catalogSchema = z.object({
-  formatVersion: z.literal(ARTIFACT_FORMAT_VERSION),
+  formatVersion: z.literal(CATALOG_FORMAT_VERSION),
   models: z.array(
     z.object({
       id: z.string().min(1),
@@ -244,7 +326,7 @@ const catalogSchema = z.object({
 
 /** catalog.json text of a catalog. */
 export function serializeCatalog(catalog: readonly CatalogEntry[]): string {
-  return `${JSON.stringify({ formatVersion: ARTIFACT_FORMAT_VERSION, models: catalog.map((e) => ({ ...e, ability: Array.from(e.ability) })) }, null, 1)}\n`;
+  return `${JSON.stringify({ formatVersion: CATALOG_FORMAT_VERSION, models: catalog.map((e) => ({ ...e, ability: Array.from(e.ability) })) }, null, 1)}\n`;
 }
 
 /** Parses catalog.json and checks each ability vector against theta. */

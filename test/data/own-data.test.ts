@@ -9,6 +9,10 @@ import { DatasetFormatError, DatasetNotFoundError, ValidationError } from "../..
 import { costOf, labelOf } from "../../src/data/csr.js";
 import { datasetSplits, selectItems } from "../../src/data/select.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
+import { trainScorerPipeline } from "../../adapters/artifact/train-pipeline.js";
+import { runEvaluation } from "../../adapters/eval/run.js";
+import { artifactFiles, type ScorerArtifact } from "../../src/scorer/artifact.js";
+import { TestEncoder } from "./test-encoder.js";
 
 const root = mkdtempSync(join(tmpdir(), "irt-router-own-data-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -179,4 +183,52 @@ describe("writeOwnDataFolder round trip on real data", () => {
     await writeOwnDataFolder(soft, dirS, { format: "jsonl" });
     expectSameDataset(soft, await loadDataset(dirS));
   });
+});
+
+describe("irt-router train and eval on a your-own-data folder give the dataset's own figures", () => {
+  // The whole of RouterBench, written as a your-own-data folder named like the dataset (D of the split rule), then
+  // trained on and evaluated through both loaders: what `irt-router train|eval --dataset <name-or-folder>` run
+  // (trainScorerPipeline, runEvaluation). Texts are embedded by a cheap deterministic encoder (a hash of the text),
+  // so a different text, label, cost, model order or split changes the figures; the irt-moe row is a small
+  // configuration trained for a few epochs.
+  const name = "routerbench-subset-11models";
+  const encoder = new TestEncoder("own-data-hash@1", 16);
+  const tiny = { experts: 2, hidden: 16, out: 8, abilityDim: 4, batchItems: 256, maxEpochs: 3 };
+  const embed = async (ds: CorrectnessDataset) => {
+    const X = new Float32Array(ds.items.length * encoder.dim);
+    ds.items.forEach((it, i) => X.set(TestEncoder.vector(it.text, encoder.dim), i * encoder.dim));
+    return { X, dim: encoder.dim, encoderId: encoder.id };
+  };
+  const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
+  const withoutTimes = (report: unknown) => JSON.stringify(report, (key, value) => (key === "trainSeconds" || key === "inferMsPerQuery" ? undefined : value));
+  let folder = "";
+
+  it("writes the folder", async () => {
+    folder = join(root, "figures", name);
+    await writeOwnDataFolder(await loadDataset(name), folder, { format: "csv.gz" });
+  });
+
+  it("eval: every method's figures, per category and cost-aware, are identical", async () => {
+    const run = (dataset: string) => runEvaluation({ dataset, seeds: 1, methods: ["irt-moe", "knn", "logistic-regression"], log: sink, embed, irtMoeConfig: tiny });
+    const own = await run(name);
+    const fromFolder = await run(folder);
+    expect(fromFolder.dataset.name).toBe(name);
+    expect(fromFolder.report.counts).toEqual({ train: 2_541, val: 323, test: 300 });
+    expect(fromFolder.report.methods.map((m) => m.name)).toEqual(["irt-moe", "knn", "logistic-regression", "best-single", "random", "oracle"]);
+    expect(fromFolder.report.methods[0]!.costAware?.hullArea).toBeGreaterThan(0);
+    expect(withoutTimes(fromFolder.report)).toBe(withoutTimes(own.report));
+  }, 120_000);
+
+  it("train: the same weights, catalog, metrics and known-model prior", async () => {
+    const train = (dataset: string, cache: string) => trainScorerPipeline([dataset], { encoder, cacheDir: join(root, cache), config: tiny, seed: 1 });
+    const own = (await train(name, "cache-own")).artifact;
+    const fromFolder = (await train(folder, "cache-folder")).artifact;
+    const files = (a: ScorerArtifact) => artifactFiles({ ...a, createdAt: "x", training: { ...a.training, trainSeconds: 0, datasets: a.training.datasets.map(({ sha256: _, ...d }) => d) } });
+    const [a, b] = [files(own), files(fromFolder)];
+    expect(Buffer.from(b["weights.bin"]).equals(Buffer.from(a["weights.bin"])), "weights.bin").toBe(true);
+    expect(Buffer.from(b["catalog.json"]).equals(Buffer.from(a["catalog.json"])), "catalog.json").toBe(true);
+    expect(new TextDecoder().decode(b["manifest.json"])).toBe(new TextDecoder().decode(a["manifest.json"]));
+    expect(Object.keys(fromFolder.metrics)).toEqual([name]);
+    expect(fromFolder.training.datasets[0]!.counts).toEqual({ train: 2_541, val: 323, test: 300 });
+  }, 120_000);
 });

@@ -66,6 +66,24 @@ describe("cost-aware routing", () => {
     expect(chooseLambdaUnderCap(curve, 0.5 * best.meanCost)).toBe(1000);
     expect(chooseLambdaUnderCap(curve, 0.0001)).toBeUndefined();
   });
+
+  it("never leaves a chosen call without a recorded cost out of the spend: the mean is unknown and the calls are counted", () => {
+    // model 1's cost on item 0 is unknown (a blank cost_usd)
+    const gap: CostLabelMatrix = { ...labels, cost: Float32Array.from([0.001, NaN, 0.001, 0.03]) };
+    const expected = [0.001, 0.02, 0.001, 0.03];
+    const quality = costAwarePoint(gap, [0, 1], pred, expected, 2, 0); // chooses model 1 on both items
+    expect(quality.accuracy).toBe(1);
+    expect(quality.meanCost).toBeNaN();
+    expect(quality.unknownCost).toBe(1);
+    const single = singleModelPoint(gap, [0, 1], 1);
+    expect(single).toMatchObject({ accuracy: 1, unknownCost: 1 });
+    expect(single.meanCost).toBeNaN();
+    // a point whose chosen calls all have a cost is as before
+    const cheapest = costAwarePoint(gap, [0, 1], pred, expected, 2, 1000); // model 0 on both items
+    expect(cheapest).not.toHaveProperty("unknownCost");
+    expect(cheapest.meanCost).toBeCloseTo(0.001, 9);
+    expect(singleModelPoint(gap, [1], 1)).not.toHaveProperty("unknownCost");
+  });
 });
 
 describe("estimateExpectedCosts", () => {
@@ -85,5 +103,20 @@ describe("estimateExpectedCosts", () => {
     expect(est.perModel[1]!.meanTrainCost).toBeCloseTo(0.6, 6);
     expect(est.cost[2 * 2 + 0]).toBeCloseTo((200 * 1 + 20 * 2) / 1e6, 9);
     expect(est.cost[2 * 2 + 1]).toBeCloseTo(0.6, 6);
+    expect(est.perModel.map((e) => [e.trainCalls, e.unknownTrainCost])).toEqual([[2, 0], [2, 0]]);
+  });
+
+  it("counts the train calls without a recorded cost, and gives no estimate for a model with neither a price nor a recorded cost", () => {
+    const labels: CostLabelMatrix = {
+      offsets: Int32Array.from([0, 2, 4]),
+      model: Int32Array.from([0, 1, 0, 1]),
+      y: Float32Array.from([1, 1, 1, 1]),
+      cost: Float32Array.from([0.002, NaN, NaN, NaN]),
+    };
+    const est = estimateExpectedCosts(labels, [0, 1], [10, 10], [undefined, undefined], 2);
+    expect(est.perModel[0]).toMatchObject({ method: "train-mean", trainCalls: 1, unknownTrainCost: 1 });
+    expect(est.perModel[0]!.meanTrainCost).toBeCloseTo(0.002, 9);
+    expect(est.perModel[1]).toMatchObject({ method: "train-mean", trainCalls: 0, unknownTrainCost: 2 });
+    expect(est.cost[1]).toBeNaN();
   });
 });

@@ -132,3 +132,106 @@ describe("evaluate (end to end, synthetic)", async () => {
     await expect(evaluate(twice, { methods: [truthMethod] })).rejects.toThrow(/already in split\.val/);
   });
 });
+
+describe("cost-aware figures when only some seeds have them", async () => {
+  // Two models: "cheap" (0.001 USD) right on items with i % 10 in 1..6, "dear" (0.01 USD, the best single model) on
+  // every item but i % 10 = 0. Blocks of 50 items keep each residue equally often in every split.
+  const n = 300;
+  const cheapRight = (i: number) => (i % 10 >= 1 && i % 10 <= 6 ? 1 : 0);
+  const dearRight = (i: number) => (i % 10 !== 0 ? 1 : 0);
+  const ds: EvalDataset = {
+    name: "two-models",
+    models: ["cheap", "dear"],
+    data: {
+      X: new Float32Array(n),
+      dim: 1,
+      nItems: n,
+      nModels: 2,
+      offsets: Int32Array.from({ length: n + 1 }, (_, i) => 2 * i),
+      model: Int32Array.from({ length: 2 * n }, (_, e) => e % 2),
+      y: Float32Array.from({ length: 2 * n }, (_, e) => (e % 2 === 0 ? cheapRight(e >> 1) : dearRight(e >> 1))),
+    },
+    split: { train: [...Array(200).keys()], val: [...Array(50).keys()].map((k) => 200 + k), test: [...Array(50).keys()].map((k) => 250 + k) },
+    cost: {
+      recorded: Float32Array.from({ length: 2 * n }, (_, e) => (e % 2 === 0 ? 0.001 : 0.01)),
+      expected: Float64Array.from({ length: 2 * n }, (_, k) => (k % 2 === 0 ? 0.001 : 0.01)),
+    },
+  };
+  // Seed 1 knows every label: 0.9 (= always dear) at 37% of dear's spend, under the 50% cap on val.
+  // Seed 2 always prefers dear, even at the largest lambda of this grid: it matches at 100%, but never meets the cap.
+  // Seed 3 always prefers cheap: 0.6 at 10% of the spend, under the cap, and never matches dear's accuracy.
+  const perSeed: RoutingMethod = {
+    name: IRT_MOE,
+    seeded: true,
+    async fit(data, _split, { seed }) {
+      return {
+        description: `seed ${seed}`,
+        predict: (_X, rows) =>
+          Float32Array.from(rows.flatMap((i) => (seed === 1 ? [data.y[2 * i]!, data.y[2 * i + 1]!] : seed === 2 ? [0, 1] : [1, 0]))),
+      };
+    },
+  };
+  const report = await evaluate(ds, { methods: [perSeed], seeds: [1, 2, 3], lambdas: [0, 10], bootstrap: { resamples: 100, seed: 1 } });
+  const c = report.methods[0]!.costAware!;
+
+  it("averages each figure over the seeds that have it and says how many, instead of reporting none", () => {
+    expect(report.costReference!.bestSingle).toMatchObject({ model: "dear", accuracy: 0.9 });
+    expect(c.perSeed.map((s) => s.accuracyAtHalfCost)).toEqual([0.9, null, expect.closeTo(0.6, 12)]);
+    expect(c.perSeed.map((s) => s.matchCostFraction)).toEqual([expect.closeTo(0.37, 6), 1, null]);
+    expect(c).toMatchObject({ halfCostSeeds: 2, matchedSeeds: 2 });
+    expect(c.accuracyAtHalfCost).toBeCloseTo(0.75, 12);
+    expect(c.halfCostSpendFraction).toBeCloseTo((0.37 + 0.1) / 2, 6);
+    expect(c.matchCostFraction).toBeCloseTo((0.37 + 1) / 2, 6);
+    expect(c.matchCostFractionSd).toBeCloseTo(Math.SQRT1_2 * 0.63, 6);
+    const json = JSON.parse(formatEvalJson(report)).methods[0].costAware;
+    expect(json.matchCostFraction).toBeCloseTo(0.685, 6);
+    expect(json.perSeed[2]).toEqual({ seed: 3, accuracyAtHalfCost: expect.closeTo(0.6, 12), halfCostSpendFraction: expect.closeTo(0.1, 6), matchCostFraction: null, hullArea: expect.any(Number) });
+  });
+
+  it("labels a partial figure with its seed count, and 'never' only when no seed reaches the best single model", async () => {
+    const text = formatEvalMarkdown(report);
+    expect(text).toMatch(/\| irt-moe \| 0\.7500 \(2\/3 seeds; no lambda under the cap on val in 1\) \| [0-9.]+ \| 0\.235 \| 0\.685 \(2\/3 seeds; never in 1\) \|/);
+    const cheapOnly = await evaluate(ds, { methods: [{ ...perSeed, fit: (d, s, o) => perSeed.fit(d, s, { ...o, seed: 3 }) }], seeds: [1, 2], lambdas: [0, 10], bootstrap: { resamples: 100, seed: 1 } });
+    expect(cheapOnly.methods[0]!.costAware).toMatchObject({ matchCostFraction: null, matchedSeeds: 0, halfCostSeeds: 2 });
+    expect(formatEvalMarkdown(cheapOnly)).toMatch(/\| irt-moe \| 0\.6000 \| 0\.0000 \| 0\.100 \| never \(0\/2 seeds\) \|/);
+  });
+});
+
+describe("cost data with calls of unknown cost", () => {
+  const withGaps = (positions: readonly number[]): EvalDataset => {
+    const gap = Float32Array.from(recorded);
+    for (const e of positions) gap[e] = NaN;
+    return { ...dataset, itemIds: Array.from({ length: data.nItems }, (_, i) => `q${i}`), cost: { ...dataset.cost!, recorded: gap } };
+  };
+  const firstCall = (item: number, model: number) => {
+    for (let e = data.offsets[item]!; e < data.offsets[item + 1]!; e++) if (data.model[e] === model) return e;
+    throw new Error("unobserved");
+  };
+
+  it("computes no cost-aware figure when a val or test call has no recorded cost, and says why with the counts", async () => {
+    const t = split.test[3]!;
+    const v = split.val[0]!;
+    const report = await evaluate(withGaps([firstCall(t, 0), firstCall(v, 0)]), { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(report.methods.every((m) => m.costAware === undefined)).toBe(true);
+    expect(report.costReference).toBeUndefined();
+    expect(report.costAwareNotComputed).toMatchObject({ unknownCost: { train: 0, val: 1, test: 1 }, modelsWithoutEstimate: [] });
+    expect(report.costAwareNotComputed!.reason).toMatch(new RegExp(`2 of the \\d+ observed val and test calls have no recorded cost \\(val 1, test 1; e\\.g\\. item "q${v}" with model "cheap"`));
+    expect(formatEvalMarkdown(report)).toContain(report.costAwareNotComputed!.reason);
+    expect(JSON.parse(formatEvalJson(report)).costAwareNotComputed.unknownCost).toEqual({ train: 0, val: 1, test: 1 });
+    // the other figures are those of the complete data
+    const full = await evaluate(dataset, { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(report.methods[0]!.routingAccuracy).toBe(full.methods[0]!.routingAccuracy);
+  });
+
+  it("counts train calls without a cost (they only inform the ex-ante estimate) and refuses a model with no estimate", async () => {
+    const train = split.train.slice(0, 5).map((i) => firstCall(i, 0));
+    const report = await evaluate(withGaps(train), { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(report.costReference!.unknownTrainCost).toBe(5);
+    expect(report.methods[0]!.costAware).toBeDefined();
+    expect(formatEvalMarkdown(report)).toContain("5 train calls have no recorded cost: the estimate is made from the others.");
+    const noEstimate = Float64Array.from(expected, (c, k) => (k % nModels === 2 ? NaN : c));
+    const refused = await evaluate({ ...dataset, cost: { ...dataset.cost!, expected: noEstimate } }, { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(refused.costAwareNotComputed).toMatchObject({ unknownCost: { train: 0, val: 0, test: 0 }, modelsWithoutEstimate: ["dear"] });
+    expect(refused.costAwareNotComputed!.reason).toMatch(/"dear" has no ex-ante cost estimate/);
+  });
+});

@@ -1,10 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runEvaluation } from "../../adapters/eval/run.js";
 import { createRng } from "../../src/eval/rng.js";
-import { formatEvalJson } from "../../src/eval/format.js";
+import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
+import { splitIndices } from "../../src/data/split.js";
+import { saveScorer } from "../../adapters/artifact/files.js";
+import { EncoderMismatchError } from "../../src/errors.js";
+import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
+import { rejectedWith } from "../errors.js";
+import { TOY_ARCH, toyScorerParts } from "../scorer/helpers.js";
 
 // A your-own-data folder where model "coder" is right on code items, "writer" on prose items and
 // "big" (expensive) on 80% of both: routing must beat the best single model at a fraction of the cost.
@@ -26,7 +32,6 @@ for (let i = 0; i < n; i++) {
 }
 
 describe("runEvaluation on a your-own-data folder", async () => {
-  const { mkdirSync } = await import("node:fs");
   mkdirSync(folder);
   writeFileSync(join(folder, "items.csv"), `${items.join("\n")}\n`);
   writeFileSync(join(folder, "labels.csv"), `${labels.join("\n")}\n`);
@@ -77,6 +82,42 @@ describe("runEvaluation on a your-own-data folder", async () => {
   });
 });
 
+describe("runEvaluation on a your-own-data folder with blank cost_usd cells", () => {
+  const base = mkdtempSync(join(tmpdir(), "irt-eval-blank-"));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+  const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
+  const embed = async (ds: { items: readonly { category?: string }[] }) => {
+    const X = new Float32Array(ds.items.length * 2).map((_, k) => ((k % 2 === 0) === (ds.items[k >> 1]!.category === "code") ? 1 : 0));
+    return { X, dim: 2, encoderId: "toy" };
+  };
+  /** The toy folder with the cost of model "big" left blank on the items `blank` picks (from the protocol split of `name`). */
+  function folderWithBlanks(name: string, blank: (split: { train: number[]; val: number[]; test: number[] }) => number[]): string {
+    const dir = join(base, name);
+    mkdirSync(dir);
+    const split = splitIndices(name, Array.from({ length: n }, (_, i) => `q${i}`));
+    const blanks = new Set(blank(split).map((i) => `q${i},big,`));
+    writeFileSync(join(dir, "items.csv"), `${items.join("\n")}\n`);
+    writeFileSync(join(dir, "labels.csv"), `${labels.map((l) => ([...blanks].some((b) => l.startsWith(b)) ? l.replace(/,0\.003$/, ",") : l)).join("\n")}\n`);
+    return dir;
+  }
+
+  it("gives no cost-aware figures when val or test calls have no recorded cost, and names them", async () => {
+    const dir = folderWithBlanks("blank-test", (s) => [s.test[0]!, s.test[1]!]);
+    const { report } = await runEvaluation({ dataset: dir, seeds: 1, methods: ["knn"], log: sink, embed });
+    expect(report.methods.every((m) => m.costAware === undefined)).toBe(true);
+    expect(report.costAwareNotComputed!.unknownCost).toEqual({ train: 0, val: 0, test: 2 });
+    expect(formatEvalMarkdown(report)).toMatch(/Cost-aware figures not computed: 2 of the \d+ observed val and test calls have no recorded cost .*item "q\d+" with model "big"/);
+  });
+
+  it("with blanks in train only, computes them from the other calls and says how many were without a cost", async () => {
+    const dir = folderWithBlanks("blank-train", (s) => s.train.slice(0, 7));
+    const { report } = await runEvaluation({ dataset: dir, seeds: 1, methods: ["knn"], log: sink, embed });
+    expect(report.costReference!.unknownTrainCost).toBe(7);
+    expect(report.costReference!.note).toMatch(/big: train mean [0-9.e-]+ USD \(no list price\) \(from \d+ train calls; 7 without a recorded cost\)/);
+    expect(report.methods[0]!.costAware!.matchCostFraction).not.toBeNull();
+  });
+});
+
 describe("runEvaluation with a saved scorer", () => {
   const folder2 = mkdtempSync(join(tmpdir(), "irt-eval-model-"));
   const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
@@ -92,6 +133,30 @@ describe("runEvaluation with a saved scorer", () => {
     };
     await expect(runEvaluation({ dataset: folder2, model: join(folder2, "no-such-artifact"), log: sink, embed })).rejects.toMatchObject({ code: "ARTIFACT_FORMAT" });
     await expect(runEvaluation({ dataset: folder2, model: "pretrained", methods: ["knn"], log: sink, embed })).rejects.toMatchObject({ path: "options.model" });
+    // irt-moe's hyperparameters are checked up front too, and do not apply to a saved scorer
+    await expect(runEvaluation({ dataset: folder2, irtMoeConfig: { expertz: 2 } as never, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig.expertz" });
+    await expect(runEvaluation({ dataset: folder2, model: "pretrained", irtMoeConfig: { experts: 2 }, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig" });
     expect(embedded).toBe(0);
+  });
+
+  it("scores the embeddings with an artifact of any encoder, and names its manifest when the embeddings come from another", async () => {
+    const { weights, catalog } = toyScorerParts(3, ["coder", "writer", "big"]);
+    const dir = join(folder2, "toy-scorer");
+    await saveScorer(dir, {
+      weights,
+      catalog,
+      encoder: { id: "toy", dim: TOY_ARCH.inDim },
+      config: resolveIrtMoeConfig({ experts: TOY_ARCH.experts, hidden: TOY_ARCH.hidden, out: TOY_ARCH.out, abilityDim: TOY_ARCH.abilityDim }),
+      temperature: 1,
+      calibration: { applied: false, fitted: 1, eceBefore: 0, eceAfter: 0 },
+      training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
+      metrics: {},
+    });
+    const embedWith = (encoderId: string) => async () => ({ X: new Float32Array(n * TOY_ARCH.inDim).map((_, k) => Math.sin(k)), dim: TOY_ARCH.inDim, encoderId });
+    // not the default encoder's artifact, but only embeddings are scored: no text encoder is needed
+    const { report } = await runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("toy") });
+    expect(report.methods[0]!.name).toBe("irt-moe");
+    const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("other") }));
+    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model" });
   });
 });

@@ -3,13 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScorer, saveScorer } from "../../adapters/artifact/index.js";
-import { ArtifactError, EncoderMismatchError, UnknownModelError } from "../../src/errors.js";
+import { defaultUseLiteInfo } from "../../adapters/encoders/use-lite.js";
+import { ArtifactError, EncoderMismatchError, EncoderUnavailableError, UnknownModelError } from "../../src/errors.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
-import { sha256Hex } from "../../src/scorer/serialize.js";
+import { manifestChecksum, sha256Hex } from "../../src/scorer/serialize.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
-import { toyScorerParts } from "./helpers.js";
+import { rejectedWith } from "../errors.js";
+import { buildCatalog } from "../../src/scorer/catalog.js";
+import { Rng } from "../../src/scorer/rng.js";
+import { initWeights } from "../../src/scorer/weights.js";
+import { TOY_ARCH, toyScorerParts } from "./helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "irt-scorer-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -71,13 +76,41 @@ describe("scorer artifact", () => {
     }
   });
 
-  it("refuses a vector of the wrong dimension and an encoder with another id", async () => {
+  it("refuses a vector of the wrong dimension and an encoder with another id, naming the manifest", async () => {
     const dir = await saved("enc");
+    const file = join(dir, "manifest.json");
     const scorer = await loadScorer(dir, { encoder: fakeEncoder() });
     await expect(scorer.predict(new Float32Array(7))).rejects.toBeInstanceOf(EncoderMismatchError);
-    await expect(loadScorer(dir, { encoder: fakeEncoder("other-encoder", 8) })).rejects.toMatchObject({ code: "ENCODER_MISMATCH" });
+    const given = await rejectedWith(EncoderMismatchError, loadScorer(dir, { encoder: fakeEncoder("other-encoder", 8) }));
+    expect(given).toMatchObject({ code: "ENCODER_MISMATCH", file });
+    expect(given.message).toContain(`${file} records encoder "test-encoder@1" (dim 8), but this scorer is being used with encoder "other-encoder" (dim 8)`);
+    // a loader function: checked when it runs, at the first text query, still naming the file
     const lazy = await loadScorer(dir, { encoder: async () => fakeEncoder("other-encoder", 8) });
-    await expect(lazy.predict("text")).rejects.toThrow(/test-encoder@1.*other-encoder/);
+    expect(lazy.manifestFile).toBe(file);
+    const late = await rejectedWith(EncoderMismatchError, lazy.predict("text"));
+    expect(late).toMatchObject({ file, message: expect.stringMatching(/test-encoder@1.*other-encoder/) });
+  });
+
+  it("refuses at load an artifact built with another encoder than the default one, unless asked for embeddings only", async () => {
+    const dir = await saved("enc-default");
+    const file = join(dir, "manifest.json");
+    const { id } = await defaultUseLiteInfo(); // from the weights package's version: nothing is loaded
+    const err = await rejectedWith(EncoderMismatchError, loadScorer(dir));
+    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file, expected: ENC, actual: { id, dim: 512 } });
+    expect(err.message).toMatch(/No options\.encoder was given.*encoder: null to score embeddings only/);
+    const vectorsOnly = await loadScorer(dir, { encoder: null });
+    expect(await vectorsOnly.predict(vec)).toHaveLength(3);
+    await expect(vectorsOnly.predict("text")).rejects.toBeInstanceOf(EncoderUnavailableError);
+    // the default encoder's id with another dim is another encoder too
+    const otherDim = join(root, "enc-use-lite-8");
+    await saveScorer(otherDim, { ...artifact(), encoder: { id, dim: 8 } });
+    expect((await rejectedWith(EncoderMismatchError, loadScorer(otherDim))).file).toBe(join(otherDim, "manifest.json"));
+    // an artifact of the default encoder loads (the encoder itself loads at the first text query)
+    const useLite = join(root, "enc-use-lite");
+    const weights = initWeights(new Rng(2), { ...TOY_ARCH, inDim: 512 }, ["a", "b"], 0.6);
+    const catalog = buildCatalog(weights.theta, TOY_ARCH.abilityDim, ["a", "b"].map((m) => ({ id: m, names: [m], sources: ["toy"], nLabels: 1, accuracy: 0.5 })));
+    await saveScorer(useLite, { ...artifact(), weights, catalog, encoder: { id, dim: 512 } });
+    expect((await loadScorer(useLite)).encoder).toEqual({ id, dim: 512 });
   });
 
   it("detects a corrupted byte in weights.bin", async () => {
@@ -114,10 +147,53 @@ describe("scorer artifact", () => {
     const file = join(dir, "manifest.json");
     const m = JSON.parse(readFileSync(file, "utf8"));
     m.formatVersion = 99;
+    m.manifestSha256 = manifestChecksum(m); // a consistent manifest of a version this reader does not know
     writeFileSync(file, JSON.stringify(m));
     const err = await loadScorer(dir).catch((e) => e);
     expect(err).toMatchObject({ code: "ARTIFACT_FORMAT", file });
     expect(err.message).toMatch(/formatVersion 99 is not supported/);
+  });
+
+  describe("the manifest's own checksum", () => {
+    it("detects a flipped byte in manifest.json (a value the other checksums do not cover)", async () => {
+      const dir = await saved("manifest-byte");
+      const file = join(dir, "manifest.json");
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf('"temperature": 1.25') + '"temperature": 1.'.length;
+      expect(String.fromCharCode(bytes[at]!)).toBe("2");
+      bytes[at] = bytes[at]! ^ 0x01; // one bit: '2' (0x32) -> '3' (0x33), still valid JSON (temperature 1.35)
+      writeFileSync(file, bytes);
+      const err = await rejectedWith(ArtifactError, loadScorer(dir, { encoder: fakeEncoder() }));
+      expect(err).toMatchObject({ code: "ARTIFACT_INTEGRITY", file, path: "manifest.manifestSha256" });
+      expect(err.message).toMatch(/manifest\.json is corrupted: the sha256 of its content is [0-9a-f]{64} but its manifestSha256 records/);
+    });
+
+    it("detects a changed key name, a missing checksum and a version rewritten to 1", async () => {
+      const dir = await saved("manifest-key");
+      const file = join(dir, "manifest.json");
+      const text = readFileSync(file, "utf8");
+      // a key name changed: the field is no longer found, which a version-2 manifest may not be without
+      writeFileSync(file, text.replace('"manifestSha256"', '"manifestSha2%6"'));
+      const renamed = await rejectedWith(ArtifactError, loadScorer(dir));
+      expect(renamed).toMatchObject({ code: "ARTIFACT_INTEGRITY", file, message: expect.stringMatching(/has no manifestSha256, which format version 2 requires/) });
+      // the version turned into the one without a checksum, the checksum kept: the checksum covers the version
+      writeFileSync(file, text.replace('"formatVersion": 2', '"formatVersion": 1'));
+      await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_INTEGRITY", file });
+      // reformatting is not a change
+      writeFileSync(file, JSON.stringify(JSON.parse(text)));
+      await expect(loadScorer(dir, { encoder: fakeEncoder() })).resolves.toBeInstanceOf(IrtMoeScorer);
+    });
+
+    it("loads a format-version-1 artifact, which has no manifest checksum", async () => {
+      const dir = await saved("v1");
+      const file = join(dir, "manifest.json");
+      const { manifestSha256, ...m } = JSON.parse(readFileSync(file, "utf8"));
+      expect(manifestSha256).toMatch(/^[0-9a-f]{64}$/);
+      writeFileSync(file, JSON.stringify({ ...m, formatVersion: 1 }));
+      const scorer = await loadScorer(dir, { encoder: fakeEncoder() });
+      expect(scorer.manifest?.formatVersion).toBe(1);
+      expect(await scorer.predict(vec)).toEqual(await (await loadScorer(await saved("v2"), { encoder: fakeEncoder() })).predict(vec));
+    });
   });
 
   it("refuses a truncated manifest and a missing file", async () => {
@@ -131,7 +207,7 @@ describe("scorer artifact", () => {
   });
 
   describe("a manifest that does not match its weights or catalog", () => {
-    /** Saves an artifact, lets `edit` change the parsed manifest (and catalog), writes both back with fresh checksums. */
+    /** Saves an artifact, lets `edit` change the parsed manifest (and catalog), writes both back with fresh checksums (the manifest's own too). */
     async function edited(name: string, edit: (manifest: any, catalog: any) => void): Promise<string> {
       const dir = await saved(name);
       const manifestFile = join(dir, "manifest.json");
@@ -143,6 +219,7 @@ describe("scorer artifact", () => {
       writeFileSync(catalogFile, catalogBytes);
       m.catalog.byteLength = catalogBytes.byteLength;
       m.catalog.sha256 = sha256Hex(catalogBytes);
+      m.manifestSha256 = manifestChecksum(m);
       writeFileSync(manifestFile, JSON.stringify(m));
       return dir;
     }
