@@ -59,13 +59,16 @@ async function init(): Promise<TfRuntime> {
       wasm.setWasmPaths(`${join(dir, "dist")}/`);
       // A failed initialisation makes emscripten and tfjs print raw abort lines and a stack: keep them out of
       // the user's console and report one clear line instead.
-      const { value: ok, output } = await captureConsole(async () => {
-        const set = await tf.setBackend("wasm");
-        if (set) await tf.ready();
-        return set;
-      });
+      const { value: ok, output } = await captureConsole(() =>
+        withoutEmscriptenProcessHandlers(async () => {
+          const set = await tf.setBackend("wasm");
+          if (set) await tf.ready();
+          return set;
+        }),
+      );
       if (ok) {
         for (const line of output) line.replay();
+        keepProcessListenersOnDispose(tf);
         return { tf, backend: "wasm", notes };
       }
       const reason = output.map((l) => l.text).find((t) => !/^Initialization of backend/.test(t)) ?? "no reason given";
@@ -87,6 +90,53 @@ async function init(): Promise<TfRuntime> {
   await tf.setBackend("cpu");
   await tf.ready();
   return { tf, backend: "cpu", notes };
+}
+
+type ProcessEvent = "uncaughtException" | "unhandledRejection";
+const PROCESS_EVENTS: ProcessEvent[] = ["uncaughtException", "unhandledRejection"];
+
+/**
+ * Runs `run` (the wasm backend's start-up) and then removes the process-wide handlers that the emscripten module
+ * adds when it is created: an `uncaughtException` listener that rethrows every error and an `unhandledRejection`
+ * listener that throws the reason. With them in place any error an application's own handler has dealt with is
+ * rethrown from inside emscripten and ends the process (exit code 7); a library must not change how the host
+ * process handles errors. Only listeners added during `run` whose source rethrows are removed, so a handler the
+ * application adds meanwhile stays. (The Node build of the module, single-threaded, has no other process-level
+ * side effect: its `quit_`, which sets `process.exitCode` or calls `process.exit`, is only in the threaded build,
+ * which tfjs never uses in Node.)
+ */
+async function withoutEmscriptenProcessHandlers<T>(run: () => Promise<T>): Promise<T> {
+  const before = new Map(PROCESS_EVENTS.map((event) => [event, new Set(process.rawListeners(event))]));
+  try {
+    return await run();
+  } finally {
+    for (const event of PROCESS_EVENTS)
+      for (const listener of process.rawListeners(event))
+        if (!before.get(event)!.has(listener) && /\bthrow\b/.test(String(listener)))
+          process.removeListener(event, listener as (...args: unknown[]) => void);
+  }
+}
+
+/**
+ * The emscripten module's dispose (run by `tf.removeBackend("wasm")` or an engine reset) removes every
+ * `uncaughtException` and `unhandledRejection` listener that existed when the module started, the application's
+ * included (its filter is always true). Its own were removed at start-up, so it is kept from removing any.
+ */
+function keepProcessListenersOnDispose(tf: Tf): void {
+  const module = (tf.findBackend("wasm") as { wasm?: { tfjs?: { dispose?: () => void } } } | null)?.wasm?.tfjs;
+  const dispose = module?.dispose;
+  if (!module || typeof dispose !== "function") return;
+  module.dispose = () => {
+    const removeListener = process.removeListener;
+    process.removeListener = function (this: NodeJS.Process) {
+      return this;
+    } as typeof process.removeListener;
+    try {
+      dispose();
+    } finally {
+      process.removeListener = removeListener;
+    }
+  };
 }
 
 /** Runs `run` with console.warn/error captured (lines can be replayed); calls made after it ends pass through. */

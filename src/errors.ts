@@ -19,7 +19,8 @@ export type IrtRouterErrorCode =
   | "FEEDBACK"
   | "STORE"
   | "STORE_LOCKED"
-  | "TRAINING_FAILED";
+  | "TRAINING_FAILED"
+  | "CACHE_UNUSABLE";
 
 export interface IrtRouterErrorOptions {
   /** Dotted path of the bad field in an options object or config file. */
@@ -123,6 +124,16 @@ export class ArtifactError extends IrtRouterError {
 export class TrainingError extends IrtRouterError {
   constructor(message: string, options: IrtRouterErrorOptions = {}) {
     super("TRAINING_FAILED", message, options);
+  }
+}
+
+/**
+ * A cache folder cannot be created or written (a path under a regular file, no permission, a read-only file system).
+ * The message names the folder, where it came from and the option that moves it; `details.dir` is the folder.
+ */
+export class CacheError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("CACHE_UNUSABLE", message, options);
   }
 }
 

@@ -1,16 +1,28 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { IrtRouterError, ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
 import { parseCliArgs } from "./args.js";
 import { commands } from "./commands/index.js";
+import { packageRoot } from "../data/data-root.js";
 
 function usage(): string {
   const names = Object.keys(commands).sort();
-  return `Usage: irt-router <command> [options]\n\nCommands: ${names.join(", ")}\nRun "irt-router <command> --help" for a command's options.`;
+  return `Usage: irt-router <command> [options]\n\nCommands: ${names.join(", ")}\nRun "irt-router <command> --help" for a command's options; "irt-router --version" prints the version.`;
+}
+
+/** The installed package's version (from its package.json). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
 
 /** Entry point of the `irt-router` CLI. Returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-v" || name === "version") {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     // "irt-router help <command>" is that command's help
     if (name === "help" && rest[0] && commands[rest[0]]) return main([rest[0], "--help"]);

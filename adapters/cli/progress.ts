@@ -15,6 +15,8 @@ export class Progress {
   private readonly start = performance.now();
   private lastDraw = 0;
   private extra = "";
+  /** The count and status of the last line drawn (finish draws again only if they changed). */
+  private drawn: { done: number; extra: string } | undefined;
   private readonly stream: NonNullable<ProgressOptions["stream"]>;
 
   constructor(private readonly options: ProgressOptions) {
@@ -39,10 +41,12 @@ export class Progress {
     this.tick(done - this.done, status);
   }
 
+  /** Draw the final state (off a TTY only if it was not the last line already printed) and end the bar. */
   finish(status?: string): void {
     if (status !== undefined) this.extra = status;
-    this.draw(Boolean(this.stream.isTTY));
-    if (this.stream.isTTY) this.stream.write("\n");
+    const tty = Boolean(this.stream.isTTY);
+    if (tty || this.drawn?.done !== this.done || this.drawn.extra !== this.extra) this.draw(tty);
+    if (tty) this.stream.write("\n");
   }
 
   line(): string {
@@ -55,6 +59,7 @@ export class Progress {
   }
 
   private draw(tty: boolean): void {
+    this.drawn = { done: this.done, extra: this.extra };
     if (tty) {
       const pct = this.options.total > 0 ? Math.min(1, this.done / this.options.total) : 1;
       const width = 24;

@@ -19,7 +19,7 @@ let packageRootMemo: string | undefined;
  *
  * @example
  * ```ts
- * join(packageRoot(), ".cache"); // the project's cache folder
+ * join(packageRoot(), "pretrained"); // the shipped scorer
  * ```
  */
 export function packageRoot(): string {

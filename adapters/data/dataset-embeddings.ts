@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { parseWith } from "../../src/util/validate.js";
-import { embedDataset, peekCachedEmbeddings, type DatasetEmbeddings, type EmbedProgress } from "./embedding-cache.js";
+import { embedDataset, ensureEmbeddingCacheDir, peekCachedEmbeddings, type DatasetEmbeddings, type EmbedProgress } from "./embedding-cache.js";
 import { loadDataset } from "./load-dataset.js";
 
 const optionsSchema = z
@@ -16,6 +16,8 @@ const optionsSchema = z
     cacheDir: z.string().min(1).optional(),
     batchSize: z.number().int().min(1).max(4096).optional(),
     onProgress: z.custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function").optional(),
+    /** Told when computed vectors could not be cached (they are still returned; default console.warn). */
+    onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "must be a function").optional(),
   })
   .strict();
 
@@ -51,6 +53,7 @@ export async function getDatasetEmbeddings(
     ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
     ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
   };
   if (opts.encoder) return { dataset: ds, ...(await embedDataset(ds, opts.encoder, embedOptions)) };
   const predicted = await predictedDefaultEncoder();
@@ -61,6 +64,8 @@ export async function getDatasetEmbeddings(
       return { dataset: ds, ...hit };
     }
   }
+  // A folder that cannot hold the result is reported before the encoder's multi-second load.
+  await ensureEmbeddingCacheDir(opts.cacheDir);
   const { UseLiteEncoder } = await import("../encoders/use-lite.js");
   // The dataset cache makes the encoder's in-memory text cache redundant here.
   const encoder = await UseLiteEncoder.load({ cacheSize: 0 });

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { endianness } from "node:os";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { open, readFile, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { EmbeddingProviderError, EncoderInputError } from "../../src/errors.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { parseWith } from "../../src/util/validate.js";
-import { packageRoot } from "./data-root.js";
+import { defaultCacheRoot, ensureWritableCacheDir, fsProblem } from "./cache-dir.js";
 
 /** Environment variable naming the embedding cache folder. */
 export const CACHE_DIR_ENV = "IRT_ROUTER_CACHE";
@@ -38,19 +38,46 @@ export interface EmbeddingCacheHeader {
 }
 
 /**
- * The folder embeddings are cached in: `cacheDir` if given, else `$IRT_ROUTER_CACHE`, else
- * `<package root>/.cache/embeddings` (git-ignored).
+ * The folder embeddings are cached in: `cacheDir` if given, else `$IRT_ROUTER_CACHE`, else `embeddings` under
+ * {@link defaultCacheRoot}: `<package root>/.cache/embeddings` in a source checkout (git-ignored), the per-user
+ * `~/.cache/irt-router/embeddings` (or under `$XDG_CACHE_HOME`) when irt-router is installed as a dependency.
  *
  * @example
  * ```ts
- * embeddingCacheDir(); // "/path/to/irt-router/.cache/embeddings"
+ * embeddingCacheDir(); // "/path/to/irt-router/.cache/embeddings" in a checkout
  * ```
  */
 export function embeddingCacheDir(cacheDir?: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (cacheDir) return resolve(cacheDir);
+  return embeddingCacheLocation(cacheDir, env).dir;
+}
+
+function embeddingCacheLocation(cacheDir: string | undefined, env: NodeJS.ProcessEnv): { dir: string; from: "option" | "env" | "default" } {
+  if (cacheDir) return { dir: resolve(cacheDir), from: "option" };
   const fromEnv = env[CACHE_DIR_ENV];
-  if (fromEnv) return resolve(fromEnv);
-  return join(packageRoot(), ".cache", "embeddings");
+  if (fromEnv) return { dir: resolve(fromEnv), from: "env" };
+  return { dir: join(defaultCacheRoot(env), "embeddings"), from: "default" };
+}
+
+/**
+ * Creates the embedding cache folder (as {@link embeddingCacheDir} resolves it) and checks it can be written, so
+ * that a folder which cannot hold the result is reported before any text is embedded. Throws a `CacheError`
+ * (`CACHE_UNUSABLE`) naming the folder, where it came from and `--cache-dir` / `cacheDir` / `IRT_ROUTER_CACHE`.
+ *
+ * @example
+ * ```ts
+ * const dir = await ensureEmbeddingCacheDir(args["cache-dir"]); // before loading an encoder
+ * ```
+ */
+export async function ensureEmbeddingCacheDir(cacheDir?: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const { dir, from } = embeddingCacheLocation(cacheDir, env);
+  const origin = from === "option" ? "given by --cache-dir / the cacheDir option" : from === "env" ? `given by ${CACHE_DIR_ENV}` : "the default";
+  await ensureWritableCacheDir(dir, {
+    what: "embedding cache",
+    origin,
+    fix: `Nothing was embedded. Point --cache-dir <dir> (CLI), the cacheDir option or the ${CACHE_DIR_ENV} environment variable at a folder you can write.`,
+    path: from === "option" ? "options.cacheDir" : from === "env" ? CACHE_DIR_ENV : "cacheDir",
+  });
+  return dir;
 }
 
 /**
@@ -225,6 +252,8 @@ const embedOptionsSchema = z
     checkpointEveryMs: z.number().int().min(0).default(15_000),
     onProgress: z.custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function").optional(),
     signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal").optional(),
+    /** Told when computed vectors could not be written to the cache (they are still returned; default console.warn). */
+    onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "must be a function").optional(),
     env: z.record(z.string(), z.string().optional()).optional(),
   })
   .strict();
@@ -256,6 +285,8 @@ export interface DatasetEmbeddings {
   readonly encoder: { readonly id: string; readonly dim: number };
   /** Why an existing cache file was not used (e.g. "vector checksum mismatch"), if there was one. */
   readonly cacheProblem?: string;
+  /** Why the computed vectors could not be written to `file` (they are returned all the same), if they could not. */
+  readonly notCached?: string;
 }
 
 /**
@@ -265,6 +296,9 @@ export interface DatasetEmbeddings {
  * `checkpointEveryMs`, an interrupted run resumes from its checkpoint, and the complete file is written
  * atomically. A bad vector from the encoder (wrong count, wrong length, NaN) is an error and is never cached.
  * With `signal`, an abort writes a checkpoint and rejects with the signal's reason.
+ * A cache folder that cannot be created or written is a `CacheError` before anything is embedded; a write that
+ * fails afterwards (e.g. a full disk) is reported through `onWarning` and the vectors are returned uncached
+ * (`notCached` says why).
  *
  * @example
  * ```ts
@@ -281,7 +315,8 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
     throw new EncoderInputError(`Encoder "${encoder.id}" reports dim ${dim}; an encoder must have a positive integer dim.`);
   }
   const count = ds.items.length;
-  const dir = embeddingCacheDir(opts.cacheDir, (opts.env as NodeJS.ProcessEnv | undefined) ?? process.env);
+  const env = (opts.env as NodeJS.ProcessEnv | undefined) ?? process.env;
+  const dir = embeddingCacheDir(opts.cacheDir, env);
   const dataHash = datasetTextHash(ds);
   const expect: CacheExpectation = { encoderId: encoder.id, dim, count, dataHash, itemIdHash: datasetTextHash(ds, false) };
   const file = embeddingCacheFile(dir, encoder.id, dataHash);
@@ -295,7 +330,8 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
   }
   const cacheProblem = cached.reason === "no cache file" ? undefined : cached.reason;
 
-  await mkdir(dir, { recursive: true });
+  await ensureEmbeddingCacheDir(opts.cacheDir, env);
+  const warn = opts.onWarning ?? ((message: string) => console.warn(message));
   let vectors: Float32Array = new Float32Array(count * dim);
   let done = 0;
   const partial = await readEmbeddingCacheFile(partialFile, expect);
@@ -318,10 +354,17 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
   });
   let lastCheckpoint = performance.now();
   let checkpointed = done;
+  let checkpointsFailed = false;
   const checkpoint = async () => {
-    if (done > checkpointed) {
-      await writeEmbeddingCacheFile(partialFile, header("partial", done), vectors);
-      checkpointed = done;
+    if (done > checkpointed && !checkpointsFailed) {
+      try {
+        await writeEmbeddingCacheFile(partialFile, header("partial", done), vectors);
+        checkpointed = done;
+      } catch (error) {
+        // Losing a checkpoint costs a resume, not this run: say so once and carry on.
+        checkpointsFailed = true;
+        warn(`irt-router: progress could not be checkpointed in ${dir} (${fsProblem(error)}); embedding goes on, but an interrupted run will start over.`);
+      }
     }
     lastCheckpoint = performance.now();
   };
@@ -340,8 +383,18 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
     report(done, resumed);
     if (done < count && performance.now() - lastCheckpoint >= opts.checkpointEveryMs) await checkpoint();
   }
-  await writeEmbeddingCacheFile(file, header("complete", count), vectors);
-  await rm(partialFile, { force: true });
+  let notCached: string | undefined;
+  try {
+    await writeEmbeddingCacheFile(file, header("complete", count), vectors);
+  } catch (error) {
+    // The vectors are computed and correct: a cache that cannot take them costs a recomputation next time, not this run.
+    notCached = `${fsProblem(error)}: ${(error as Error).message.split("\n")[0]}`;
+    warn(
+      `irt-router: the embeddings of ${ds.name} could not be cached in ${dir} (${notCached}); they are used uncached and will be recomputed next time. ` +
+        `Point --cache-dir, the cacheDir option or ${CACHE_DIR_ENV} at a writable folder with room for ${((count * dim * 4) / 1e6).toFixed(1)} MB.`,
+    );
+  }
+  if (!notCached) await rm(partialFile, { force: true }).catch(() => {});
   return {
     vectors,
     dim,
@@ -351,6 +404,7 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
     file,
     encoder: { id: encoder.id, dim },
     ...(cacheProblem ? { cacheProblem } : {}),
+    ...(notCached ? { notCached } : {}),
   };
 }
 

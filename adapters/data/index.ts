@@ -11,6 +11,7 @@ export {
   embedDataset,
   peekCachedEmbeddings,
   embeddingCacheDir,
+  ensureEmbeddingCacheDir,
   embeddingCacheFile,
   datasetTextHash,
   readEmbeddingCacheFile,
@@ -25,5 +26,6 @@ export type {
   CacheExpectation,
   CacheReadResult,
 } from "./embedding-cache.js";
+export { defaultCacheRoot, installedAsDependency } from "./cache-dir.js";
 export { getDatasetEmbeddings, predictedDefaultEncoder } from "./dataset-embeddings.js";
 export type { GetDatasetEmbeddingsOptions, EmbeddedDataset } from "./dataset-embeddings.js";

@@ -22,14 +22,17 @@ export interface EvalEmbeddings {
  * const { X, dim } = await embedForEval(await loadDataset("routerbench-subset-11models"));
  * ```
  */
-export async function embedForEval(ds: CorrectnessDataset): Promise<EvalEmbeddings> {
+export async function embedForEval(ds: CorrectnessDataset, log: { isTTY?: boolean; write(s: string): boolean } = process.stderr): Promise<EvalEmbeddings> {
   let bar: Progress | undefined;
   const result = await getDatasetEmbeddings(ds, {
     onProgress: (p) => {
-      bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" });
+      // A first report of all texts done is the cache being read, not a computation: no bar (its rate is meaningless).
+      if (!bar && p.done === p.total) return;
+      bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts", stream: log });
       bar.update(p.done);
     },
   });
-  bar?.finish(result.fromCache ? "(from cache)" : "");
+  if (result.fromCache) log.write(`embedding ${ds.name}: ${result.count} texts served from the cache (${result.file})\n`);
+  else bar?.finish();
   return { X: result.vectors, dim: result.dim, encoderId: result.encoder.id, fromCache: result.fromCache };
 }

@@ -13,7 +13,7 @@ import { probeBankFrom, type ProbeBank } from "../../src/learning/calibrate.js";
 import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { encodeWeights, sha256Hex } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
-import { packageRoot } from "../data/data-root.js";
+import { defaultCacheRoot } from "../data/cache-dir.js";
 import { peekCachedEmbeddings } from "../data/embedding-cache.js";
 
 const optionsSchema = z
@@ -23,7 +23,7 @@ const optionsSchema = z
     seed: z.number().int().default(0),
     /** Only items for which this predicate holds (e.g. observed for a replay model). */
     filter: z.custom<(index: number) => boolean>((v) => typeof v === "function", "must be a function").optional(),
-    /** Cache folder (default `<package>/.cache/probe-banks`). */
+    /** Cache folder (default `probe-banks` under defaultCacheRoot(): `<package>/.cache` in a checkout, the per-user cache when installed). */
     cacheDir: z.string().min(1).optional(),
     onProgress: z.custom<(done: number, total: number) => void>((v) => typeof v === "function", "must be a function").optional(),
     /** Told when the bank could not be written to the cache (it is still returned; default console.warn). */
@@ -73,7 +73,7 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
     .update(JSON.stringify({ data: ds.source.sha256, scorer: scorerKey, temperature: scorer.temperature, encoder: scorer.encoder.id, items: ids }))
     .digest("hex")
     .slice(0, 20);
-  const dir = o.cacheDir ?? join(packageRoot(), ".cache", "probe-banks");
+  const dir = o.cacheDir ?? join(defaultCacheRoot(), "probe-banks");
   const file = join(dir, `${ds.name.replace(/[^A-Za-z0-9._-]/g, "_")}-${key}.json`);
   if (existsSync(file)) {
     try {

@@ -1,8 +1,10 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../adapters/cli/args.js";
 import { command as calibrate, catalogIdentity } from "../../adapters/cli/commands/calibrate.js";
 import { command as evalCommand } from "../../adapters/cli/commands/eval.js";
-import { command as train } from "../../adapters/cli/commands/train.js";
+import { command as train, trainOutDir } from "../../adapters/cli/commands/train.js";
+import { packageRoot } from "../../adapters/data/data-root.js";
 import { ValidationError } from "../../src/errors.js";
 import type { CatalogEntry } from "../../src/scorer/types.js";
 import { parseWith } from "../../src/util/validate.js";
@@ -44,6 +46,19 @@ describe("CLI option rules", () => {
     expect(rejection(parse(train, { pretrained: true, dataset: ["x"] })).path).toBe("options.dataset");
     expect(rejection(parse(train, { dataset: ["x", "x"], out: "o" })).message).toMatch(/twice/);
     expect(parse(train, { pretrained: true })()).toMatchObject({ pretrained: true });
+  });
+
+  it("train --pretrained needs --out when the package is installed (never writes into node_modules), and its usage lists every flag it takes", () => {
+    const installed = "/app/node_modules/irt-router";
+    const e = rejection(() => trainOutDir({ pretrained: true }, installed));
+    expect(e.path).toBe("options.out");
+    expect(e.message).toMatch(/--out <dir>/);
+    expect(e.message).toContain(join(installed, "pretrained"));
+    expect(trainOutDir({ pretrained: true, out: "mine" }, installed)).toBe("mine");
+    // a source checkout retrains its own pretrained/
+    expect(trainOutDir({ pretrained: true })).toBe(join(packageRoot(), "pretrained"));
+    const pretrainedUsage = train.usage.split("\n").find((l) => l.includes("--pretrained"))!;
+    for (const flag of ["--out", "--seed", "--data-root", "--cache-dir", "--config"]) expect(pretrainedUsage).toContain(flag);
   });
 
   it("eval: --model only with the irt-moe method", () => {

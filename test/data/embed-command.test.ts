@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createEmbedCommand } from "../../adapters/cli/commands/embed.js";
 import { commands } from "../../adapters/cli/commands/index.js";
 import { main } from "../../adapters/cli/main.js";
-import { DatasetNotFoundError, ValidationError } from "../../src/errors.js";
+import { CacheError, DatasetNotFoundError, ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
 import { TestEncoder } from "./test-encoder.js";
 
@@ -99,6 +99,15 @@ describe("irt-router embed", () => {
     await expect(run(["--dataset", folder, "--batch", "ten"])).rejects.toThrow(/options.batch/);
     await expect(run(["--batch", "3"])).rejects.toThrow(/options.dataset/);
     await expect(run(["--dataset", join(tmp, "missing")])).rejects.toThrow(DatasetNotFoundError);
+  });
+
+  it("a --cache-dir that cannot be a folder is a CacheError naming --cache-dir, before the encoder is loaded", async () => {
+    const file = join(tmp, "plain-file");
+    writeFileSync(file, "");
+    const loads = { count: 0 };
+    await expect(run(["--dataset", folder, "--cache-dir", join(file, "cache")], new TestEncoder(), loads)).rejects.toThrow(CacheError);
+    await expect(run(["--dataset", folder, "--cache-dir", join(file, "cache")], new TestEncoder(), loads)).rejects.toThrow(/--cache-dir/);
+    expect(loads.count).toBe(0);
   });
 
   it("main() reports a missing dataset with its error code and exit status 1", async () => {

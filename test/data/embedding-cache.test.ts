@@ -12,9 +12,10 @@ import {
   readEmbeddingCacheFile,
 } from "../../adapters/data/embedding-cache.js";
 import { writeOwnDataFolder } from "../../adapters/data/own-data.js";
-import { EmbeddingProviderError } from "../../src/errors.js";
+import { CacheError, EmbeddingProviderError } from "../../src/errors.js";
 import { CsrBuilder } from "../../src/data/csr.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
+import { rejectedWith } from "../errors.js";
 import { TestEncoder } from "./test-encoder.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-emb-cache-"));
@@ -186,6 +187,49 @@ describe("embedDataset cache", () => {
     expect(embeddingCacheDir(undefined, { IRT_ROUTER_CACHE: join(tmp, "env-cache") })).toBe(join(tmp, "env-cache"));
     expect(embeddingCacheDir(undefined, {})).toBe(join(packageRoot(), ".cache", "embeddings"));
     expect(embeddingCacheDir(join(tmp, "explicit"), { IRT_ROUTER_CACHE: "/elsewhere" })).toBe(join(tmp, "explicit"));
+  });
+
+  it("a cache folder that cannot be created is a CacheError naming the fix, before anything is embedded", async () => {
+    const file = join(tmp, "a-regular-file");
+    writeFileSync(file, "not a folder");
+    const encoder = new TestEncoder();
+    const error = await rejectedWith(CacheError, embedDataset(dataset(5), encoder, { cacheDir: join(file, "cache") }));
+    expect(encoder.calls).toBe(0);
+    expect(error.code).toBe("CACHE_UNUSABLE");
+    expect(error.path).toBe("options.cacheDir");
+    expect(error.message).toContain(join(file, "cache"));
+    expect(error.message).toMatch(/a part of the path is a file.*--cache-dir.*cacheDir.*IRT_ROUTER_CACHE/);
+
+    const fromEnv = await rejectedWith(CacheError, embedDataset(dataset(5), encoder, { env: { IRT_ROUTER_CACHE: join(file, "env") } }));
+    expect(fromEnv.path).toBe("IRT_ROUTER_CACHE");
+    expect(fromEnv.message).toMatch(/given by IRT_ROUTER_CACHE/);
+    expect(encoder.calls).toBe(0);
+
+    // the default encoder is not even loaded
+    await rejectedWith(CacheError, getDatasetEmbeddings(dataset(5), { cacheDir: join(file, "cache") }));
+  });
+
+  it("vectors computed but not writable to the cache are returned with one warning, not lost", async () => {
+    const ds = dataset(30);
+    const cacheDir = freshDir();
+    // the folder is usable when checked, then disappears under a file while the texts are embedded
+    const encoder = new (class extends TestEncoder {
+      override async embed(texts: string[]) {
+        if (this.calls === 0) {
+          rmSync(cacheDir, { recursive: true, force: true });
+          writeFileSync(cacheDir, "");
+        }
+        return super.embed(texts);
+      }
+    })();
+    const warnings: string[] = [];
+    const got = await embedDataset(ds, encoder, { cacheDir, batchSize: 10, onWarning: (m) => warnings.push(m) });
+    expect(got.vectors).toEqual(expected(ds, 8));
+    expect(got.fromCache).toBe(false);
+    expect(got.notCached).toMatch(/a part of the path is a file/);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/could not be cached in .*used uncached.*--cache-dir/);
+    rmSync(cacheDir, { force: true });
   });
 
   it("getDatasetEmbeddings loads a dataset folder and embeds it in one call", async () => {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { QueryEncoder } from "../../../src/encoders/types.js";
 import { predictedDefaultEncoder } from "../../data/dataset-embeddings.js";
-import { embedDataset, peekCachedEmbeddings, type DatasetEmbeddings } from "../../data/embedding-cache.js";
+import { embedDataset, ensureEmbeddingCacheDir, peekCachedEmbeddings, type DatasetEmbeddings } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../progress.js";
@@ -76,6 +76,8 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
         return 0;
       }
 
+      // A cache folder that cannot hold the result is reported before the encoder's load and the embedding.
+      await ensureEmbeddingCacheDir(args["cache-dir"]);
       stderr.write(`Loading the encoder...\n`);
       const encoder = await (deps.loadEncoder ?? defaultLoadEncoder)();
       const controller = new AbortController();
@@ -88,6 +90,7 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
           ...cacheOptions,
           ...(args.batch ? { batchSize: args.batch } : {}),
           signal,
+          onWarning: (message) => void stderr.write(`${message}\n`),
           onProgress: ({ done, resumed }) => {
             if (!progress) {
               if (resumed > 0) stderr.write(`Resuming: ${resumed}/${total} texts were checkpointed by an earlier run.\n`);
@@ -107,7 +110,10 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
         stdout.write(
           `Embedded ${computed} texts of ${ds.name} with ${result.encoder.id} (dim ${result.dim})` +
             `${result.resumed > 0 ? ` after resuming ${result.resumed} from a checkpoint` : ""} in ${formatSeconds(secs)} ` +
-            `(${(computed / secs).toFixed(1)} texts/s).\nCached ${result.count} x ${result.dim} vectors (${megabytes(result.count, result.dim)}) at ${result.file}\n`,
+            `(${(computed / secs).toFixed(1)} texts/s).\n` +
+            (result.notCached
+              ? `Not cached (${result.notCached}): a rerun computes them again.\n`
+              : `Cached ${result.count} x ${result.dim} vectors (${megabytes(result.count, result.dim)}) at ${result.file}\n`),
         );
         return 0;
       } catch (error) {

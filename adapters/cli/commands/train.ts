@@ -1,14 +1,18 @@
 /**
  * `irt-router train`: train an IRT-MoE scorer on one or more datasets (names of the data root or
  * your-own-data folders) and write an artifact in the pretrained format. `--pretrained` trains the
- * shipped scorer (all four datasets jointly) into `pretrained/`.
+ * shipped scorer (all four datasets jointly) into `pretrained/` of a source checkout, or into `--out` (required when
+ * the package is installed).
  */
+import { join } from "node:path";
 import { z } from "zod";
 import { DEFAULT_IRT_MOE_CONFIG, irtMoeConfigSchema } from "../../../src/scorer/config.js";
 import { ValidationError } from "../../../src/errors.js";
 import { parseWith } from "../../../src/util/validate.js";
 import { saveScorer } from "../../artifact/files.js";
 import { pretrainedDir } from "../../artifact/load.js";
+import { installedAsDependency } from "../../data/cache-dir.js";
+import { packageRoot } from "../../data/data-root.js";
 import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../progress.js";
@@ -36,6 +40,27 @@ const schema = z
   .refine((a) => !(a.pretrained && a.dataset), { message: "does not combine with --pretrained, which trains on the four datasets of the data root; give one or the other", path: ["dataset"] })
   .refine((a) => !a.dataset || new Set(a.dataset).size === a.dataset.length, { message: "names a dataset twice; each is trained on once", path: ["dataset"] });
 
+/**
+ * Where `train` writes: `--out`, else (with `--pretrained`) the package's own `pretrained/`, which only a source
+ * checkout may overwrite: an installed package's folder is not the user's (a reinstall would undo it, and it may not
+ * be writable), so there `--out` is required.
+ *
+ * @example
+ * ```ts
+ * trainOutDir({ pretrained: true }, "/app/node_modules/irt-router"); // throws ValidationError naming --out
+ * ```
+ */
+export function trainOutDir(args: { pretrained?: boolean | undefined; out?: string | undefined }, root: string = packageRoot()): string {
+  if (args.out) return args.out;
+  if (installedAsDependency(root))
+    throw new ValidationError(
+      `--pretrained without --out would overwrite the installed package's own scorer in ${join(root, "pretrained")}; ` +
+        `give --out <dir> for the new artifact (and load it with loadScorer(<dir>) or --model <dir>).`,
+      { path: "options.out" },
+    );
+  return pretrainedDir();
+}
+
 function parseConfig(text: string | undefined) {
   if (!text) return {};
   let json: unknown;
@@ -56,7 +81,9 @@ export const command: CliCommand<typeof schema> = {
   summary:
     "Train an IRT-MoE scorer on the train split of one or more datasets (early stopping on val) and write an artifact (manifest.json, weights.bin, catalog.json) with each dataset's test metrics.",
   usage:
-    "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n       irt-router train --pretrained [--out pretrained/] [--seed N] [--config '<json>']",
+    "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n" +
+    "       irt-router train --pretrained [--out <dir>] [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n" +
+    "       (--pretrained without --out overwrites pretrained/ of a source checkout; an installed package needs --out)",
   options: {
     dataset: { type: "string", multiple: true },
     pretrained: { type: "boolean" },
@@ -68,9 +95,9 @@ export const command: CliCommand<typeof schema> = {
   },
   schema,
   async run(args) {
+    const out = trainOutDir(args);
     const config = parseConfig(args.config);
     const names = args.pretrained ? [...PRETRAINED_DATASETS] : args.dataset!;
-    const out = args.out ?? pretrainedDir();
     const err = process.stderr;
     let bar: Progress | undefined;
     let status = "";
