@@ -22,7 +22,11 @@ const stepSchema = z
   .object({
     decisionId: z.string().min(1),
     model: z.string().min(1),
-    alpha: z.array(finite).min(1),
+    /** alpha_q of the step's query: a plain array or a typed array (as `scorer.itemParams` returns); events get a plain copy. */
+    alpha: z
+      .union([z.array(finite), z.instanceof(Float32Array), z.instanceof(Float64Array)])
+      .transform((a): number[] => Array.from(a))
+      .pipe(z.array(finite).min(1)),
     beta: finite,
     /** The step's tool call failed. */
     toolError: z.boolean().optional(),

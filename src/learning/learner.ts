@@ -512,7 +512,14 @@ export class OnlineLearner {
     // Same rules as the store schema (feedbackEventSchema): an id or model of only whitespace is empty.
     if (typeof event.id !== "string" || event.id.trim().length === 0) bad("id", "id must be a non-empty string");
     if (typeof event.model !== "string" || event.model.trim().length === 0) bad("model", "model must be a non-empty string");
-    if (!event.alpha || event.alpha.length !== this.dim) bad("alpha", `alpha must have length ${this.dim}, got ${event.alpha?.length}`);
+    // An event is what a store journals as JSON: a typed array would be stored as an object, so it is refused
+    // here too (the store refuses it the same way), with the fix, rather than accepted now and refused at append.
+    if (ArrayBuffer.isView(event.alpha)) {
+      bad("alpha", `alpha is a ${(event.alpha as object).constructor.name}; events hold plain arrays (they are stored as JSON): use Array.from(alpha)`);
+    }
+    if (!Array.isArray(event.alpha) || event.alpha.length !== this.dim) {
+      bad("alpha", `alpha must be an array of length ${this.dim}, got ${Array.isArray(event.alpha) ? `length ${event.alpha.length}` : typeof event.alpha}`);
+    }
     for (let i = 0; i < this.dim; i++) {
       const a = event.alpha[i];
       if (!Number.isFinite(a)) bad(`alpha.${i}`, `alpha[${i}] is ${a}, must be finite`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../src/errors.js";
+import { MemoryStore } from "../../adapters/stores/memory.js";
+import { FeedbackError, ValidationError } from "../../src/errors.js";
 import { attributeRun, OnlineLearner } from "../../src/learning/index.js";
 
 const alpha = [0.5, -0.2];
@@ -49,5 +50,34 @@ describe("attributeRun", () => {
     expect(() => attributeRun({ runId: "r", outcome: NaN, steps })).toThrow(ValidationError);
     expect(() => attributeRun({ runId: "r", outcome: 1, steps }, { discount: 0 })).toThrow(/attribution\.discount/);
     expect(() => attributeRun({ runId: "", outcome: 1, steps })).toThrow(/run\.runId/);
+  });
+
+  it("takes a step's alpha as scorer.itemParams returns it (a Float32Array) and emits plain arrays a store and learner accept", async () => {
+    const learner = new OnlineLearner([
+      { id: "a", ability: [1, 0] },
+      { id: "b", ability: [0, 1] },
+    ]);
+    const typed = Float32Array.from([0.5, -0.25]);
+    const events = attributeRun({ runId: "r", outcome: 1, steps: [{ decisionId: "d1", model: "a", alpha: typed, beta: 0 }], at: 1 });
+    expect(Array.isArray(events[0]!.alpha)).toBe(true);
+    expect(events[0]!.alpha).toEqual([0.5, -0.25]);
+    for (const e of events) learner.check(e);
+    const store = new MemoryStore();
+    await store.append(events);
+    expect(events.map((e) => learner.observe(e))).toEqual(["applied"]);
+    expect(() => attributeRun({ runId: "r", outcome: 1, steps: [{ decisionId: "d1", model: "a", alpha: Float32Array.from([0.5, NaN]), beta: 0 }] })).toThrow(
+      /run\.steps\.0\.alpha\.1/,
+    );
+  });
+
+  it("a typed-array alpha in an event is refused by learner.check as the store refuses it, naming the fix", async () => {
+    const learner = new OnlineLearner([
+      { id: "a", ability: [1, 0] },
+      { id: "b", ability: [0, 1] },
+    ]);
+    const event = { id: "e1", model: "a", alpha: Float32Array.from([0.5, -0.25]) as unknown as number[], beta: 0, y: 1, at: 1 };
+    expect(() => learner.check(event)).toThrow(FeedbackError);
+    expect(() => learner.check(event)).toThrow(/Array\.from\(alpha\)/);
+    await expect(new MemoryStore().append([event])).rejects.toThrow(FeedbackError);
   });
 });
