@@ -24,7 +24,7 @@ const stepSchema = z
     model: z.string().min(1),
     /** alpha_q of the step's query: a plain array or a typed array (as `scorer.itemParams` returns); events get a plain copy. */
     alpha: z
-      .union([z.array(finite), z.instanceof(Float32Array), z.instanceof(Float64Array)])
+      .union([z.custom<readonly number[]>((a) => Array.isArray(a), "expected an array"), z.instanceof(Float32Array), z.instanceof(Float64Array)])
       .transform((a): number[] => Array.from(a))
       .pipe(z.array(finite).min(1)),
     beta: finite,
