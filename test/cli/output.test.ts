@@ -11,15 +11,7 @@ import { embedForEval } from "../../adapters/eval/embed.js";
 import { CsrBuilder } from "../../src/data/csr.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { TestEncoder } from "../data/test-encoder.js";
-
-class Sink {
-  text = "";
-  constructor(readonly isTTY = false) {}
-  write(s: string): boolean {
-    this.text += s;
-    return true;
-  }
-}
+import { Sink } from "./sink.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-cli-output-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -9,6 +9,7 @@ import { main } from "../../adapters/cli/main.js";
 import { CacheError, DatasetNotFoundError, ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
 import { TestEncoder } from "./test-encoder.js";
+import { Sink } from "../cli/sink.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-embed-cli-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -17,15 +18,6 @@ const folder = join(tmp, "my-evals");
 mkdirSync(folder);
 writeFileSync(join(folder, "items.csv"), "item_id,text\n" + Array.from({ length: 45 }, (_, i) => `q${i},"question ${i}, with a comma"`).join("\n") + "\n");
 writeFileSync(join(folder, "labels.csv"), "item_id,model,correct\nq0,m,1\n");
-
-class Sink {
-  text = "";
-  constructor(readonly isTTY = false) {}
-  write(s: string): boolean {
-    this.text += s;
-    return true;
-  }
-}
 
 /** Run the command as the CLI does (parseArgs + zod), with a test encoder injected. */
 async function run(argv: string[], encoder = new TestEncoder(), loads = { count: 0 }, signal?: AbortSignal) {

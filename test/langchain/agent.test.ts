@@ -25,6 +25,13 @@ function withProfile<T extends BaseChatModel>(model: T, profile: Record<string, 
 }
 
 const Forecast = z.object({ city: z.string(), summary: z.string() });
+/** A tool whose every call fails. */
+const broken = tool(
+  async () => {
+    throw new Error("service down");
+  },
+  { name: "lookup", description: "Looks something up", schema: z.object({ q: z.string() }) },
+);
 
 describe("createAgent with IrtRouter as the model", () => {
   it("routes every step; the tool calls are executed", async () => {
@@ -57,12 +64,6 @@ describe("createAgent with IrtRouter as the model", () => {
 
 describe("createAgent with IrtRouter as the model: tool errors", () => {
   it("are read from the conversation of the next routed call and count as step failures when asked", async () => {
-    const broken = tool(
-      async () => {
-        throw new Error("service down");
-      },
-      { name: "lookup", description: "Looks something up", schema: z.object({ q: z.string() }) },
-    );
     const strong = fakeModel()
       .respondWithTools([{ name: "lookup", args: { q: "x" }, id: "c1" }])
       .respond(new AIMessage("I could not look it up."));
@@ -135,12 +136,6 @@ describe("irtRouterMiddleware", () => {
   });
 
   it("records a step whose tool call failed, so run feedback can count it as that step's failure", async () => {
-    const broken = tool(
-      async () => {
-        throw new Error("service down");
-      },
-      { name: "lookup", description: "Looks something up", schema: z.object({ q: z.string() }) },
-    );
     const strong = fakeModel()
       .respondWithTools([{ name: "lookup", args: { q: "x" }, id: "c1" }])
       .respondWithTools([{ name: "get_weather", args: { city: "Oslo" }, id: "c2" }])
