@@ -30,6 +30,8 @@ export const DEFAULT_EXPECTED_OUTPUT_TOKENS = 256;
 export const DEFAULT_OUTPUT_TOKENS_PRIOR_WEIGHT = 4;
 export const DEFAULT_CACHE_SIZE = 1024;
 export const DEFAULT_DECISION_LOG_SIZE = 10_000;
+/** The exclusion reason of a registered model its learner removed (see `RouteEngine.plan`). */
+export const REMOVED_FROM_LEARNER = "removed from the learner (removeModel)";
 
 /** One registered model, resolved. */
 export interface ModelSlot {
@@ -287,6 +289,8 @@ export class RouteEngine {
     }
 
     const ctx = await this.scoring();
+    this.excludeRemoved(eligible, excluded, ctx);
+    if (eligible.length === 0) throw new NoCandidatesError(excluded);
     const text = routingText(messages, this.textOptions) || "(no text)";
     let encodeMs = 0;
     let scoreMs = 0;
@@ -349,8 +353,26 @@ export class RouteEngine {
   }
 
   /**
+   * Moves the models the learner removed (`removeModel`, also as recorded by a restored snapshot) from `eligible` to
+   * `excluded`: a removed id cannot be added back (`addModel` throws), so it is left out like a model that cannot
+   * serve the call, and the others are routed as usual.
+   */
+  private excludeRemoved(eligible: ModelSlot[], excluded: ExclusionRecord[], ctx: ScoringContext): void {
+    const learner = this.learner;
+    if (typeof learner?.isRemoved !== "function") return;
+    const kept = eligible.filter((slot) => {
+      const id = ctx.catalogIds[slot.id] ?? slot.id;
+      if (learner.has(id) || !learner.isRemoved!(id)) return true;
+      excluded.push({ id: slot.id, reason: REMOVED_FROM_LEARNER });
+      return false;
+    });
+    eligible.splice(0, eligible.length, ...kept);
+  }
+
+  /**
    * With a learner: each eligible model's exploration score (its predictive p when exploration is off), by
-   * catalog id; models the learner has not seen are added at its new-model prior. Undefined without a learner.
+   * catalog id; models the learner has not seen are added at its new-model prior (a model it removed is no longer
+   * eligible, see {@link RouteEngine.excludeRemoved}). Undefined without a learner.
    */
   private learnerScores(item: ItemParams, eligible: readonly ModelSlot[], ctx: ScoringContext): number[] | undefined {
     if (!this.learner) return undefined;
