@@ -95,7 +95,10 @@ const snapshotPayloadSchema = z.object({
  */
 export class FileStore implements AbilityStore {
   private closed = false;
-  /** Set when an I/O failure left this handle unsure of the file state; the disk itself stays valid. */
+  /**
+   * Set when an I/O failure left this handle unsure of the file state (a failed rollback of an append, a failure once a
+   * snapshot's journal compaction started); the disk itself stays valid. A snapshot that fails before does not set it.
+   */
   private broken?: unknown;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -300,19 +303,34 @@ export class FileStore implements AbilityStore {
       const payload = `${head.slice(0, -1)},"state":${stateJson}}`;
       const keep = this.pending.map((r) => recordAfter(r, seq)).filter((r) => r !== undefined);
       const journalText = journalHeader(seq) + keep.map((r) => r.line).join("");
+      // Until the journal's rename starts, the journal file this handle appends to is still the store's: a failure
+      // leaves the old snapshot or the new one beside the whole journal (the crash window open recovers from), and the
+      // handle stays usable. Once it starts, the path may name the compacted file while the handle holds the old one.
+      let compacting = false;
       try {
         await atomicWrite(this.dir, SNAPSHOT, encodeSnapshot(payload));
-        await atomicWrite(this.dir, JOURNAL, journalText);
+        const compacted = await writeTemp(this.dir, JOURNAL, journalText);
+        compacting = true;
+        await renameTemp(compacted, this.dir, JOURNAL);
+        await fsyncDir(this.dir);
         const reopened = await open(join(this.dir, JOURNAL), "r+");
         await this.journal.close().catch(() => undefined);
         this.journal = reopened;
         this.journalSize = Buffer.byteLength(journalText, "utf8");
       } catch (err) {
-        // The files on disk are consistent at every step; only this handle's view is uncertain.
+        if (!compacting) {
+          throw new StoreError(
+            `Snapshot of ${this.dir} failed: ${(err as Error).message}. The journal was not compacted and still holds every event; ` +
+              `this handle stays usable, and a later snapshot() retries.`,
+            { file: this.dir, cause: err, details: { reopen: false } },
+          );
+        }
+        // The files on disk are consistent at every step; only this handle's view of the journal is uncertain.
         this.broken = err;
         throw new StoreError(
-          `Snapshot of ${this.dir} failed: ${(err as Error).message}. The store on disk is intact; close and reopen it.`,
-          { file: this.dir, cause: err },
+          `Snapshot of ${this.dir} failed while compacting the journal: ${(err as Error).message}. The store on disk is intact, but this ` +
+            `handle may no longer hold the journal file: close it and reopen the store (appends are refused until then).`,
+          { file: this.dir, cause: err, details: { reopen: true } },
         );
       }
       this.snapshotIds = covered;
@@ -500,6 +518,12 @@ async function readSnapshot(dir: string): Promise<{ seq: number; eventIds: strin
 
 /** Write `name` in `dir` atomically: temp file, fsync, rename over, fsync the directory. */
 async function atomicWrite(dir: string, name: string, content: string): Promise<void> {
+  await renameTemp(await writeTemp(dir, name, content), dir, name);
+  await fsyncDir(dir);
+}
+
+/** Writes `content` to a new temp file for `name` in `dir` and fsyncs it; returns its path (removed again on failure). */
+async function writeTemp(dir: string, name: string, content: string): Promise<string> {
   const tmp = join(dir, `${name}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`);
   const handle = await open(tmp, "w");
   try {
@@ -511,13 +535,17 @@ async function atomicWrite(dir: string, name: string, content: string): Promise<
     throw err;
   }
   await handle.close();
+  return tmp;
+}
+
+/** Renames the temp file `tmp` over `name` in `dir` (removing it if the rename fails); the caller fsyncs the directory. */
+async function renameTemp(tmp: string, dir: string, name: string): Promise<void> {
   try {
     await rename(tmp, join(dir, name));
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  await fsyncDir(dir);
 }
 
 /**

@@ -487,7 +487,7 @@ export class RouteEngine {
    * applies them to the learner, and, when the sink is a store that reports `snapshotDue` and the learner can export
    * its state, snapshots that state at the batch's sequence number. Serialised, so a snapshot covers exactly the
    * events stored up to it. A failed snapshot is a warning: the events are stored (the journal keeps them until a
-   * later snapshot succeeds). Throws a FeedbackError when the sink fails (nothing then counts); `onStored` is called
+   * later snapshot succeeds; the store still reports the snapshot due, so the next batch retries it). Throws a FeedbackError when the sink fails (nothing then counts); `onStored` is called
    * as soon as the sink has acknowledged the events.
    */
   record(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
@@ -524,9 +524,14 @@ export class RouteEngine {
     try {
       await snapshot.call(this.sink, due.seq, learner.exportState());
     } catch (error) {
+      // A store whose handle can no longer append says so (FileStore: details.reopen, after a failed journal compaction).
+      const reopen = (error as { details?: { reopen?: unknown } } | undefined)?.details?.reopen === true;
       this.logger.warn(
         `irt-router: the snapshot of the learner at event ${due.seq} failed (${(error as Error)?.message ?? String(error)}); the feedback is stored ` +
-          `in the journal all the same, and the next feedback retries the snapshot.`,
+          `in the journal all the same, ` +
+          (reopen
+            ? `but the store refuses further feedback until it is reopened (close it, open it again and give a router the new handle).`
+            : `and the next feedback retries the snapshot.`),
       );
     }
   }
