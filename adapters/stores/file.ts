@@ -147,7 +147,6 @@ export class FileStore implements AbilityStore {
       if (lock.replacedStale) {
         onWarning?.(`Recovered a stale lock left by dead process ${lock.replacedStale.pid} (${lock.replacedStale.acquiredAt}).`);
       }
-      recovery.removedTempFiles = await removeTempFiles(dir);
       const snap = await readSnapshot(dir);
       const journalPath = join(dir, JOURNAL);
       let text: Buffer;
@@ -170,11 +169,59 @@ export class FileStore implements AbilityStore {
         text = await readFile(journalPath);
       }
       const parsed = parseJournal(text, journalPath);
-      let handle = await open(journalPath, "r+");
+      const snapSeq = snap?.seq ?? 0;
+      const lastSeq = parsed.base + countEvents(parsed.records);
+      if (snapSeq > lastSeq) {
+        throw new StoreError(
+          `${join(dir, SNAPSHOT)} covers events up to ${snapSeq}, but ${journalPath} ends at ${lastSeq}: the journal was replaced or truncated from outside. ` +
+            `Restore the journal from a backup, or move both files away to start empty.`,
+          { file: journalPath },
+        );
+      }
+      if (parsed.base > snapSeq) {
+        throw new StoreError(
+          `${journalPath} starts after event ${parsed.base}, but ${snap ? `the snapshot covers only up to ${snapSeq}` : "there is no snapshot"}: events ${snapSeq + 1}..${parsed.base} are missing. ` +
+            `Restore ${SNAPSHOT} from a backup.`,
+          { file: journalPath },
+        );
+      }
+      const pending: JournalRecord[] = [];
+      const ledger = new StoreLedger(snapshotEvery);
+      for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
+      for (const r of parsed.records) {
+        const rest = recordAfter(r, snapSeq);
+        if (!rest) continue;
+        pending.push(rest);
+        for (const e of rest.events) {
+          if (ledger.ids.has(e.id)) {
+            throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, { file: journalPath, line: r.lineNo });
+          }
+          ledger.ids.add(e.id);
+        }
+      }
+      recovery.coveredBySnapshot = lastSeq - parsed.base - countEvents(pending);
+      ledger.seq = lastSeq;
+      ledger.snapshotSeq = snapSeq;
+
+      // Every check has passed: only now is anything on disk changed (a refused open changes nothing).
+      recovery.removedTempFiles = await removeTempFiles(dir);
+      let journalSize = parsed.validBytes;
+      if (parsed.version !== JOURNAL_VERSION) {
+        // Same header base and record lines, verbatim (a version-1 line is a one-event record of version 2), under
+        // the new header, so that an older library refuses the file instead of misreading a batch record. A torn or
+        // damaged last line is left out. The write position is the length of what was written: the new header need
+        // not be as long as the old one.
+        const upgraded = journalHeader(parsed.base) + parsed.records.map((r) => r.line).join("");
+        await atomicWrite(dir, JOURNAL, upgraded);
+        journalSize = Buffer.byteLength(upgraded, "utf8");
+      }
+      const handle = await open(journalPath, "r+");
       try {
         if (parsed.torn) {
-          await handle.truncate(parsed.validBytes);
-          await handle.sync();
+          if (parsed.version === JOURNAL_VERSION) {
+            await handle.truncate(parsed.validBytes);
+            await handle.sync();
+          }
           const { line, bytes, complete } = parsed.torn;
           if (complete) {
             recovery.damagedLastLine = { line, bytes };
@@ -191,51 +238,13 @@ export class FileStore implements AbilityStore {
           }
         }
         if (parsed.version !== JOURNAL_VERSION) {
-          // Same header base and record lines, verbatim (a version-1 line is a one-event record of version 2), under
-          // the new header, so that an older library refuses the file instead of misreading a batch record.
-          await atomicWrite(dir, JOURNAL, journalHeader(parsed.base) + parsed.records.map((r) => r.line).join(""));
-          await handle.close();
-          handle = await open(journalPath, "r+");
           recovery.upgradedJournal = { fromVersion: parsed.version };
           onWarning?.(
             `Upgraded ${journalPath} from journal format ${parsed.version} to ${JOURNAL_VERSION} (same events; one line per append from now on). ` +
               `irt-router versions that read only format ${parsed.version} can no longer open this store.`,
           );
         }
-        const snapSeq = snap?.seq ?? 0;
-        const lastSeq = parsed.base + countEvents(parsed.records);
-        if (snapSeq > lastSeq) {
-          throw new StoreError(
-            `${join(dir, SNAPSHOT)} covers events up to ${snapSeq}, but ${journalPath} ends at ${lastSeq}: the journal was replaced or truncated from outside. ` +
-              `Restore the journal from a backup, or move both files away to start empty.`,
-            { file: journalPath },
-          );
-        }
-        if (parsed.base > snapSeq) {
-          throw new StoreError(
-            `${journalPath} starts after event ${parsed.base}, but ${snap ? `the snapshot covers only up to ${snapSeq}` : "there is no snapshot"}: events ${snapSeq + 1}..${parsed.base} are missing. ` +
-              `Restore ${SNAPSHOT} from a backup.`,
-            { file: journalPath },
-          );
-        }
-        const pending: JournalRecord[] = [];
-        const ledger = new StoreLedger(snapshotEvery);
-        for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
-        for (const r of parsed.records) {
-          const rest = recordAfter(r, snapSeq);
-          if (!rest) continue;
-          pending.push(rest);
-          for (const e of rest.events) {
-            if (ledger.ids.has(e.id)) {
-              throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, { file: journalPath, line: r.lineNo });
-            }
-            ledger.ids.add(e.id);
-          }
-        }
-        recovery.coveredBySnapshot = lastSeq - parsed.base - countEvents(pending);
-        ledger.seq = lastSeq;
-        ledger.snapshotSeq = snapSeq;
-        return new FileStore(dir, recovery, lock, ledger, handle, parsed.validBytes, pending, snap?.eventIds ?? [], snap?.payload);
+        return new FileStore(dir, recovery, lock, ledger, handle, journalSize, pending, snap?.eventIds ?? [], snap?.payload);
       } catch (err) {
         await handle.close();
         throw err;
