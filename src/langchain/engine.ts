@@ -462,7 +462,7 @@ export class RouteEngine {
     try {
       const at = Date.now();
       events = single ? [decisionEvent(single, y, weight, at)] : runEvents(idOrRunId, answered, y, weight, at, options.attribution);
-      await this.record(events, () => (stored = true));
+      await this.record(events, { onStored: () => (stored = true) });
     } catch (error) {
       if (!stored) for (const t of answered) t.feedbackGiven = false;
       throw error;
@@ -487,18 +487,22 @@ export class RouteEngine {
    * applies them to the learner, and, when the sink is a store that reports `snapshotDue` and the learner can export
    * its state, snapshots that state at the batch's sequence number. Serialised, so a snapshot covers exactly the
    * events stored up to it. A failed snapshot is a warning: the events are stored (the journal keeps them until a
-   * later snapshot succeeds; the store still reports the snapshot due, so the next batch retries it). Throws a FeedbackError when the sink fails (nothing then counts); `onStored` is called
-   * as soon as the sink has acknowledged the events.
+   * later snapshot succeeds; the store still reports the snapshot due, so the next batch retries it). Throws a
+   * FeedbackError when the sink fails (nothing then counts); `onStored` is called as soon as the sink has acknowledged
+   * the events. `checked`: the caller has just run `learner.check` on these events (`calibrateModel` does before its
+   * `onEvent`), so it is not run again: what can change meanwhile (an id applied since, the model removed since) makes
+   * `observe` a no-op, not a refusal, and within the item-parameter bound no posterior the learner reaches in use turns
+   * a checked update non-finite (see `learner.check`).
    */
-  record(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
-    const run = this.recording.then(() => this.recordNow(events, onStored));
+  record(events: readonly FeedbackEvent[], options: { onStored?: () => void; checked?: boolean } = {}): Promise<void> {
+    const run = this.recording.then(() => this.recordNow(events, options));
     this.recording = run.catch(() => undefined);
     return run;
   }
 
-  private async recordNow(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
+  private async recordNow(events: readonly FeedbackEvent[], { onStored, checked = false }: { onStored?: () => void; checked?: boolean }): Promise<void> {
     const learner = this.learner;
-    if (learner?.check) for (const event of events) learner.check(event);
+    if (learner?.check && !checked) for (const event of events) learner.check(event);
     let appended: unknown;
     try {
       appended = await this.sink.append(events);

@@ -144,6 +144,19 @@ describe("router.calibrate", () => {
     expect(learner.score(item, ["brand-new-model"])[0]!.p).not.toBeCloseTo(fresh.score(item, ["brand-new-model"])[0]!.p, 3);
   });
 
+  it("checks each answer against the learner once before journaling it", async () => {
+    const scorer = new ToyScorer();
+    const learner = new OnlineLearner(scorer.models);
+    const checked: string[] = [];
+    const check = learner.check.bind(learner);
+    learner.check = (event) => (checked.push(event.id), check(event));
+    const sink = { events: [] as { id: string }[], append(events: readonly { id: string }[]) { this.events.push(...events); } };
+    const router = new IrtRouter({ models: { "gpt-4": fake(), "brand-new-model": fake() }, scorer, learner, feedbackSink: sink, logger: quietLogger() });
+    const result = await router.calibrate("brand-new-model", { budget: 6, targetSd: 0, probes: bank, prompt: (probe) => probe.id, grade: () => 1 });
+    expect(result.asked).toBe(6);
+    expect(checked).toEqual(sink.events.map((e) => e.id));
+  });
+
   it("needs an OnlineLearner and a registered model", async () => {
     const scorer = new ToyScorer();
     const options = { budget: 5, probes: bank, prompt: () => "q", grade: () => 1 };
