@@ -51,11 +51,15 @@ const mmluPro: BuiltinDataset = {
     const qFile = src.path("questions.csv.gz");
     const questions = parseCsv(await src.text("questions.csv.gz"), qFile);
     const col = columnIndex(questions.header, ["question_id", "category", "src", "question", "options"], qFile);
+    // The answer key (option letter), kept in meta for graders (multipleChoiceProbes). Read from the file already
+    // hashed, with the loader description unchanged: source.sha256, and every cache keyed by it, stay as they were.
+    const answerCol = questions.header.indexOf("answer");
     assertUniqueIds(questions, qFile);
     const items: DatasetItem[] = questions.records.map(({ fields, line }) => {
       const id = fields[col.question_id!]!;
       const text = mmluProText(fields[col.question!]!, fields[col.options!]!, { file: qFile, line });
-      return { id, text: requireText(text, qFile, line, id), category: fields[col.category!]!, meta: { src: fields[col.src!]! } };
+      const answer = answerCol >= 0 ? fields[answerCol]!.trim() : "";
+      return { id, text: requireText(text, qFile, line, id), category: fields[col.category!]!, meta: { src: fields[col.src!]!, ...(answer ? { answer } : {}) } };
     });
     const lFile = src.path("correctness_matrix.csv.gz");
     const { models, labels } = matrixToCsr({

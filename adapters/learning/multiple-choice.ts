@@ -1,14 +1,10 @@
 /**
  * A ready probe set for `router.calibrate()` and the `calibrate --endpoint` command: a probe bank of a multiple-choice
  * dataset of the data root (default MMLU-Pro), each probe posed as its question with lettered options and graded by
- * letter extraction against the dataset's answer key. The texts and keys are read here and stay in memory; the cached
- * bank holds ids and numbers only.
+ * letter extraction against the dataset's answer keys (each item's `meta.answer`). The texts and keys stay in memory;
+ * the cached bank holds ids and numbers only.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { z } from "zod";
-import { parseCsv } from "../../src/data/csv.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { FeedbackError, ValidationError } from "../../src/errors.js";
 import type { Probe, ProbeBank } from "../../src/learning/calibrate.js";
@@ -38,27 +34,34 @@ export function multipleChoicePrompt(itemText: string): string {
 }
 
 /**
- * Answer keys (letters) by item id, from the dataset folder's questions table (`questions.csv[.gz]` with an `answer`
- * column, as MMLU-Pro has). `path` names the option a missing key table is blamed on.
+ * Answer keys (option letters) by item id, from each item's `meta.answer`: the MMLU-Pro loader keeps its questions'
+ * `answer` column there, and a your-own-data items table keeps every extra column in `meta`, so an `answer` column
+ * there works the same way. Items without one are left out. `path` names the option a dataset without keys, or with a
+ * key that is not an option letter, is blamed on.
  */
 export function answerKeys(ds: CorrectnessDataset, path = "options.dataset"): Map<string, string> {
-  const file = ds.source.files.find((f) => /questions\.csv(\.gz)?$/.test(f));
-  if (!file) {
+  const keys = new Map<string, string>();
+  for (const item of ds.items) {
+    const key = item.meta?.answer?.trim();
+    if (!key) continue;
+    if (!/^[A-Za-z]$/.test(key)) {
+      throw new ValidationError(
+        `Dataset "${ds.name}": item "${item.id}" has the answer key "${key}", not an option letter (A-Z), so it cannot be graded by letter: ` +
+          `give your own prompt and grade (router.calibrate, calibrateModel).`,
+        { path, details: { item: item.id, answer: key } },
+      );
+    }
+    keys.set(item.id, key.toUpperCase());
+  }
+  if (keys.size === 0) {
     throw new ValidationError(
-      `Dataset "${ds.name}" has no questions table with answer keys (questions.csv with an "answer" column), so its probes cannot be graded by letter: ` +
-        `give your own prompt and grade (router.calibrate, calibrateModel), or use --replay on the command line.`,
+      `Dataset "${ds.name}" has no answer keys (no item has an "answer": MMLU-Pro's questions have one, and a your-own-data items table can ` +
+        `have an "answer" column), so its probes cannot be graded by letter: give your own prompt and grade (router.calibrate, calibrateModel), ` +
+        `or use --replay on the command line.`,
       { path },
     );
   }
-  const full = file.startsWith("/") ? file : join(ds.source.dir, file);
-  const raw = readFileSync(full);
-  const table = parseCsv(full.endsWith(".gz") ? gunzipSync(raw).toString("utf8") : raw.toString("utf8"), full);
-  const idCol = table.header.indexOf(table.header.includes("question_id") ? "question_id" : table.header[0]!);
-  const ansCol = table.header.indexOf("answer");
-  if (ansCol < 0) {
-    throw new ValidationError(`${full} has no "answer" column: give your own prompt and grade (router.calibrate, calibrateModel), or use --replay on the command line.`, { path });
-  }
-  return new Map(table.records.map((r) => [r.fields[idCol]!, r.fields[ansCol]!.trim()] as const).filter(([, key]) => key.length > 0));
+  return keys;
 }
 
 const optionsSchema = z
@@ -70,7 +73,7 @@ const optionsSchema = z
     /** Probe items sampled from the items that have an answer key (default 1000). */
     size: z.number().int().positive().default(1000),
     seed: z.number().int().default(0),
-    /** Probe-bank cache folder (default `<package>/.cache/probe-banks`). */
+    /** Probe-bank cache folder (default `probe-banks` under defaultCacheRoot(): `<package>/.cache` in a checkout, the per-user cache when installed). */
     cacheDir: z.string().min(1).optional(),
     onProgress: functionSchema<(done: number, total: number) => void>("a function (done, total) => void").optional(),
     onWarning: functionSchema<(message: string) => void>("a function (message) => void").optional(),

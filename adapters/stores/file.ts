@@ -95,7 +95,10 @@ const snapshotPayloadSchema = z.object({
  */
 export class FileStore implements AbilityStore {
   private closed = false;
-  /** Set when an I/O failure left this handle unsure of the file state; the disk itself stays valid. */
+  /**
+   * Set when an I/O failure left this handle unsure of the file state (a failed rollback of an append, a failure once a
+   * snapshot's journal compaction started); the disk itself stays valid. A snapshot that fails before does not set it.
+   */
   private broken?: unknown;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -144,7 +147,6 @@ export class FileStore implements AbilityStore {
       if (lock.replacedStale) {
         onWarning?.(`Recovered a stale lock left by dead process ${lock.replacedStale.pid} (${lock.replacedStale.acquiredAt}).`);
       }
-      recovery.removedTempFiles = await removeTempFiles(dir);
       const snap = await readSnapshot(dir);
       const journalPath = join(dir, JOURNAL);
       let text: Buffer;
@@ -167,11 +169,59 @@ export class FileStore implements AbilityStore {
         text = await readFile(journalPath);
       }
       const parsed = parseJournal(text, journalPath);
-      let handle = await open(journalPath, "r+");
+      const snapSeq = snap?.seq ?? 0;
+      const lastSeq = parsed.base + countEvents(parsed.records);
+      if (snapSeq > lastSeq) {
+        throw new StoreError(
+          `${join(dir, SNAPSHOT)} covers events up to ${snapSeq}, but ${journalPath} ends at ${lastSeq}: the journal was replaced or truncated from outside. ` +
+            `Restore the journal from a backup, or move both files away to start empty.`,
+          { file: journalPath },
+        );
+      }
+      if (parsed.base > snapSeq) {
+        throw new StoreError(
+          `${journalPath} starts after event ${parsed.base}, but ${snap ? `the snapshot covers only up to ${snapSeq}` : "there is no snapshot"}: events ${snapSeq + 1}..${parsed.base} are missing. ` +
+            `Restore ${SNAPSHOT} from a backup.`,
+          { file: journalPath },
+        );
+      }
+      const pending: JournalRecord[] = [];
+      const ledger = new StoreLedger(snapshotEvery);
+      for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
+      for (const r of parsed.records) {
+        const rest = recordAfter(r, snapSeq);
+        if (!rest) continue;
+        pending.push(rest);
+        for (const e of rest.events) {
+          if (ledger.ids.has(e.id)) {
+            throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, { file: journalPath, line: r.lineNo });
+          }
+          ledger.ids.add(e.id);
+        }
+      }
+      recovery.coveredBySnapshot = lastSeq - parsed.base - countEvents(pending);
+      ledger.seq = lastSeq;
+      ledger.snapshotSeq = snapSeq;
+
+      // Every check has passed: only now is anything on disk changed (a refused open changes nothing).
+      recovery.removedTempFiles = await removeTempFiles(dir);
+      let journalSize = parsed.validBytes;
+      if (parsed.version !== JOURNAL_VERSION) {
+        // Same header base and record lines, verbatim (a version-1 line is a one-event record of version 2), under
+        // the new header, so that an older library refuses the file instead of misreading a batch record. A torn or
+        // damaged last line is left out. The write position is the length of what was written: the new header need
+        // not be as long as the old one.
+        const upgraded = journalHeader(parsed.base) + parsed.records.map((r) => r.line).join("");
+        await atomicWrite(dir, JOURNAL, upgraded);
+        journalSize = Buffer.byteLength(upgraded, "utf8");
+      }
+      const handle = await open(journalPath, "r+");
       try {
         if (parsed.torn) {
-          await handle.truncate(parsed.validBytes);
-          await handle.sync();
+          if (parsed.version === JOURNAL_VERSION) {
+            await handle.truncate(parsed.validBytes);
+            await handle.sync();
+          }
           const { line, bytes, complete } = parsed.torn;
           if (complete) {
             recovery.damagedLastLine = { line, bytes };
@@ -188,51 +238,13 @@ export class FileStore implements AbilityStore {
           }
         }
         if (parsed.version !== JOURNAL_VERSION) {
-          // Same header base and record lines, verbatim (a version-1 line is a one-event record of version 2), under
-          // the new header, so that an older library refuses the file instead of misreading a batch record.
-          await atomicWrite(dir, JOURNAL, journalHeader(parsed.base) + parsed.records.map((r) => r.line).join(""));
-          await handle.close();
-          handle = await open(journalPath, "r+");
           recovery.upgradedJournal = { fromVersion: parsed.version };
           onWarning?.(
             `Upgraded ${journalPath} from journal format ${parsed.version} to ${JOURNAL_VERSION} (same events; one line per append from now on). ` +
               `irt-router versions that read only format ${parsed.version} can no longer open this store.`,
           );
         }
-        const snapSeq = snap?.seq ?? 0;
-        const lastSeq = parsed.base + countEvents(parsed.records);
-        if (snapSeq > lastSeq) {
-          throw new StoreError(
-            `${join(dir, SNAPSHOT)} covers events up to ${snapSeq}, but ${journalPath} ends at ${lastSeq}: the journal was replaced or truncated from outside. ` +
-              `Restore the journal from a backup, or move both files away to start empty.`,
-            { file: journalPath },
-          );
-        }
-        if (parsed.base > snapSeq) {
-          throw new StoreError(
-            `${journalPath} starts after event ${parsed.base}, but ${snap ? `the snapshot covers only up to ${snapSeq}` : "there is no snapshot"}: events ${snapSeq + 1}..${parsed.base} are missing. ` +
-              `Restore ${SNAPSHOT} from a backup.`,
-            { file: journalPath },
-          );
-        }
-        const pending: JournalRecord[] = [];
-        const ledger = new StoreLedger(snapshotEvery);
-        for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
-        for (const r of parsed.records) {
-          const rest = recordAfter(r, snapSeq);
-          if (!rest) continue;
-          pending.push(rest);
-          for (const e of rest.events) {
-            if (ledger.ids.has(e.id)) {
-              throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, { file: journalPath, line: r.lineNo });
-            }
-            ledger.ids.add(e.id);
-          }
-        }
-        recovery.coveredBySnapshot = lastSeq - parsed.base - countEvents(pending);
-        ledger.seq = lastSeq;
-        ledger.snapshotSeq = snapSeq;
-        return new FileStore(dir, recovery, lock, ledger, handle, parsed.validBytes, pending, snap?.eventIds ?? [], snap?.payload);
+        return new FileStore(dir, recovery, lock, ledger, handle, journalSize, pending, snap?.eventIds ?? [], snap?.payload);
       } catch (err) {
         await handle.close();
         throw err;
@@ -300,19 +312,34 @@ export class FileStore implements AbilityStore {
       const payload = `${head.slice(0, -1)},"state":${stateJson}}`;
       const keep = this.pending.map((r) => recordAfter(r, seq)).filter((r) => r !== undefined);
       const journalText = journalHeader(seq) + keep.map((r) => r.line).join("");
+      // Until the journal's rename starts, the journal file this handle appends to is still the store's: a failure
+      // leaves the old snapshot or the new one beside the whole journal (the crash window open recovers from), and the
+      // handle stays usable. Once it starts, the path may name the compacted file while the handle holds the old one.
+      let compacting = false;
       try {
         await atomicWrite(this.dir, SNAPSHOT, encodeSnapshot(payload));
-        await atomicWrite(this.dir, JOURNAL, journalText);
+        const compacted = await writeTemp(this.dir, JOURNAL, journalText);
+        compacting = true;
+        await renameTemp(compacted, this.dir, JOURNAL);
+        await fsyncDir(this.dir);
         const reopened = await open(join(this.dir, JOURNAL), "r+");
         await this.journal.close().catch(() => undefined);
         this.journal = reopened;
         this.journalSize = Buffer.byteLength(journalText, "utf8");
       } catch (err) {
-        // The files on disk are consistent at every step; only this handle's view is uncertain.
+        if (!compacting) {
+          throw new StoreError(
+            `Snapshot of ${this.dir} failed: ${(err as Error).message}. The journal was not compacted and still holds every event; ` +
+              `this handle stays usable, and a later snapshot() retries.`,
+            { file: this.dir, cause: err, details: { reopen: false } },
+          );
+        }
+        // The files on disk are consistent at every step; only this handle's view of the journal is uncertain.
         this.broken = err;
         throw new StoreError(
-          `Snapshot of ${this.dir} failed: ${(err as Error).message}. The store on disk is intact; close and reopen it.`,
-          { file: this.dir, cause: err },
+          `Snapshot of ${this.dir} failed while compacting the journal: ${(err as Error).message}. The store on disk is intact, but this ` +
+            `handle may no longer hold the journal file: close it and reopen the store (appends are refused until then).`,
+          { file: this.dir, cause: err, details: { reopen: true } },
         );
       }
       this.snapshotIds = covered;
@@ -500,6 +527,12 @@ async function readSnapshot(dir: string): Promise<{ seq: number; eventIds: strin
 
 /** Write `name` in `dir` atomically: temp file, fsync, rename over, fsync the directory. */
 async function atomicWrite(dir: string, name: string, content: string): Promise<void> {
+  await renameTemp(await writeTemp(dir, name, content), dir, name);
+  await fsyncDir(dir);
+}
+
+/** Writes `content` to a new temp file for `name` in `dir` and fsyncs it; returns its path (removed again on failure). */
+async function writeTemp(dir: string, name: string, content: string): Promise<string> {
   const tmp = join(dir, `${name}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`);
   const handle = await open(tmp, "w");
   try {
@@ -511,13 +544,17 @@ async function atomicWrite(dir: string, name: string, content: string): Promise<
     throw err;
   }
   await handle.close();
+  return tmp;
+}
+
+/** Renames the temp file `tmp` over `name` in `dir` (removing it if the rename fails); the caller fsyncs the directory. */
+async function renameTemp(tmp: string, dir: string, name: string): Promise<void> {
   try {
     await rename(tmp, join(dir, name));
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  await fsyncDir(dir);
 }
 
 /**

@@ -53,8 +53,8 @@ export async function calibrateRoutedModel(engine: RouteEngine, modelId: string,
     modelId: catalogIds[slot.id] ?? slot.id,
     ask: async (probe) => grade(messageText(await slot.model.invoke(await prompt(probe))), probe),
     // Stored and applied in turn with feedback() (so the router's snapshots stay exact); the learner then finds the
-    // event already applied when calibrateModel observes it.
-    onEvent: (event) => engine.record([event]),
+    // event already applied when calibrateModel observes it. calibrateModel has just checked it (learner.check).
+    onEvent: (event) => engine.record([event], { checked: true }),
   });
 }
 

@@ -32,18 +32,18 @@ export class DecisionLog {
       if (!ids) this.runs.set(runId, (ids = new Set()));
       ids.add(decisionId);
     }
-    while (this.byId.size > this.capacity) {
-      const oldest = this.byId.keys().next().value as string;
-      const run = this.byId.get(oldest)!.decision.runId;
-      this.byId.delete(oldest);
-      if (run !== undefined) {
-        const ids = this.runs.get(run);
-        ids?.delete(oldest);
-        if (ids && ids.size === 0) {
-          this.runs.delete(run);
-          this.spend.delete(run);
-        }
-      }
+    while (this.byId.size > this.capacity) this.remove(this.byId.keys().next().value as string);
+  }
+
+  /** Forgets a decision (a run left without decisions is forgotten with its spend). */
+  remove(decisionId: string): void {
+    const run = this.byId.get(decisionId)?.decision.runId;
+    if (!this.byId.delete(decisionId) || run === undefined) return;
+    const ids = this.runs.get(run);
+    ids?.delete(decisionId);
+    if (ids && ids.size === 0) {
+      this.runs.delete(run);
+      this.spend.delete(run);
     }
   }
 

@@ -30,6 +30,8 @@ export const DEFAULT_EXPECTED_OUTPUT_TOKENS = 256;
 export const DEFAULT_OUTPUT_TOKENS_PRIOR_WEIGHT = 4;
 export const DEFAULT_CACHE_SIZE = 1024;
 export const DEFAULT_DECISION_LOG_SIZE = 10_000;
+/** The exclusion reason of a registered model its learner removed (see `RouteEngine.plan`). */
+export const REMOVED_FROM_LEARNER = "removed from the learner (removeModel)";
 
 /** One registered model, resolved. */
 export interface ModelSlot {
@@ -287,6 +289,8 @@ export class RouteEngine {
     }
 
     const ctx = await this.scoring();
+    this.excludeRemoved(eligible, excluded, ctx);
+    if (eligible.length === 0) throw new NoCandidatesError(excluded);
     const text = routingText(messages, this.textOptions) || "(no text)";
     let encodeMs = 0;
     let scoreMs = 0;
@@ -349,8 +353,26 @@ export class RouteEngine {
   }
 
   /**
+   * Moves the models the learner removed (`removeModel`, also as recorded by a restored snapshot) from `eligible` to
+   * `excluded`: a removed id cannot be added back (`addModel` throws), so it is left out like a model that cannot
+   * serve the call, and the others are routed as usual.
+   */
+  private excludeRemoved(eligible: ModelSlot[], excluded: ExclusionRecord[], ctx: ScoringContext): void {
+    const learner = this.learner;
+    if (typeof learner?.isRemoved !== "function") return;
+    const kept = eligible.filter((slot) => {
+      const id = ctx.catalogIds[slot.id] ?? slot.id;
+      if (learner.has(id) || !learner.isRemoved!(id)) return true;
+      excluded.push({ id: slot.id, reason: REMOVED_FROM_LEARNER });
+      return false;
+    });
+    eligible.splice(0, eligible.length, ...kept);
+  }
+
+  /**
    * With a learner: each eligible model's exploration score (its predictive p when exploration is off), by
-   * catalog id; models the learner has not seen are added at its new-model prior. Undefined without a learner.
+   * catalog id; models the learner has not seen are added at its new-model prior (a model it removed is no longer
+   * eligible, see {@link RouteEngine.excludeRemoved}). Undefined without a learner.
    */
   private learnerScores(item: ItemParams, eligible: readonly ModelSlot[], ctx: ScoringContext): number[] | undefined {
     if (!this.learner) return undefined;
@@ -440,7 +462,7 @@ export class RouteEngine {
     try {
       const at = Date.now();
       events = single ? [decisionEvent(single, y, weight, at)] : runEvents(idOrRunId, answered, y, weight, at, options.attribution);
-      await this.record(events, () => (stored = true));
+      await this.record(events, { onStored: () => (stored = true) });
     } catch (error) {
       if (!stored) for (const t of answered) t.feedbackGiven = false;
       throw error;
@@ -465,18 +487,22 @@ export class RouteEngine {
    * applies them to the learner, and, when the sink is a store that reports `snapshotDue` and the learner can export
    * its state, snapshots that state at the batch's sequence number. Serialised, so a snapshot covers exactly the
    * events stored up to it. A failed snapshot is a warning: the events are stored (the journal keeps them until a
-   * later snapshot succeeds). Throws a FeedbackError when the sink fails (nothing then counts); `onStored` is called
-   * as soon as the sink has acknowledged the events.
+   * later snapshot succeeds; the store still reports the snapshot due, so the next batch retries it). Throws a
+   * FeedbackError when the sink fails (nothing then counts); `onStored` is called as soon as the sink has acknowledged
+   * the events. `checked`: the caller has just run `learner.check` on these events (`calibrateModel` does before its
+   * `onEvent`), so it is not run again: what can change meanwhile (an id applied since, the model removed since) makes
+   * `observe` a no-op, not a refusal, and within the item-parameter bound no posterior the learner reaches in use turns
+   * a checked update non-finite (see `learner.check`).
    */
-  record(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
-    const run = this.recording.then(() => this.recordNow(events, onStored));
+  record(events: readonly FeedbackEvent[], options: { onStored?: () => void; checked?: boolean } = {}): Promise<void> {
+    const run = this.recording.then(() => this.recordNow(events, options));
     this.recording = run.catch(() => undefined);
     return run;
   }
 
-  private async recordNow(events: readonly FeedbackEvent[], onStored?: () => void): Promise<void> {
+  private async recordNow(events: readonly FeedbackEvent[], { onStored, checked = false }: { onStored?: () => void; checked?: boolean }): Promise<void> {
     const learner = this.learner;
-    if (learner?.check) for (const event of events) learner.check(event);
+    if (learner?.check && !checked) for (const event of events) learner.check(event);
     let appended: unknown;
     try {
       appended = await this.sink.append(events);
@@ -502,9 +528,14 @@ export class RouteEngine {
     try {
       await snapshot.call(this.sink, due.seq, learner.exportState());
     } catch (error) {
+      // A store whose handle can no longer append says so (FileStore: details.reopen, after a failed journal compaction).
+      const reopen = (error as { details?: { reopen?: unknown } } | undefined)?.details?.reopen === true;
       this.logger.warn(
         `irt-router: the snapshot of the learner at event ${due.seq} failed (${(error as Error)?.message ?? String(error)}); the feedback is stored ` +
-          `in the journal all the same, and the next feedback retries the snapshot.`,
+          `in the journal all the same, ` +
+          (reopen
+            ? `but the store refuses further feedback until it is reopened (close it, open it again and give a router the new handle).`
+            : `and the next feedback retries the snapshot.`),
       );
     }
   }

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { FeedbackError, ValidationError } from "../errors.js";
-import { attributeRun, stepEventId } from "../learning/attribution.js";
+import { attributeRun, DEFAULT_ATTRIBUTION_DISCOUNT, stepEventId } from "../learning/attribution.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import type { RouteDecision } from "./decision.js";
@@ -13,28 +13,36 @@ import type { DecisionLog, LoggedDecision } from "./decision-log.js";
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
 
+/**
+ * How `router.feedback(runId, ...)` spreads a run's outcome; each option left out takes its default. The router's
+ * defaults (every step, tool errors ignored) are what run feedback did before attribution was configurable, not
+ * `attributeRun`'s; the discount default is `attributeRun`'s own.
+ */
+const routerAttributionSchema = z.strictObject({
+  /** "every" step with weight 1 (default), the "last" step only, or "discounted": step k of n gets discount^(n-1-k). */
+  mode: z.enum(["every", "last", "discounted"]).default("every"),
+  /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
+  discount: finite.refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]").default(DEFAULT_ATTRIBUTION_DISCOUNT),
+  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default false. */
+  toolErrorsAsFailures: z.boolean().default(false),
+});
+
 /** Options of `router.feedback()`. Unknown keys are errors. */
 export const feedbackOptionsSchema = z.strictObject({
   /** Credit weight in (0, 1] of the outcome given (default 1); multiplies the weight attribution gives each step. */
   weight: finite.refine((w) => w > 0 && w <= 1, "weight must be a number in (0, 1]").optional(),
   /** How a run id's outcome is spread over the run's steps (a decision id takes the outcome as given). */
-  attribution: z
-    .strictObject({
-      /** "every" step with weight 1 (default), the "last" step only, or "discounted": step k of n gets discount^(n-1-k). */
-      mode: z.enum(["every", "last", "discounted"]).optional(),
-      /** Per-step discount of mode "discounted", in (0, 1] (default 0.7). */
-      discount: finite.refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]").optional(),
-      /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default false. */
-      toolErrorsAsFailures: z.boolean().optional(),
-    })
-    .optional(),
+  attribution: routerAttributionSchema.optional(),
 });
 
 /** Options of `router.feedback()`. */
 export type FeedbackOptions = z.input<typeof feedbackOptionsSchema>;
 
+/** A run's attribution as `router.feedback()` applies it: every option set. */
+export type RouterAttribution = z.output<typeof routerAttributionSchema>;
+
 /** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: every step, weight 1. */
-export const DEFAULT_ROUTER_ATTRIBUTION = { mode: "every", discount: 0.7, toolErrorsAsFailures: false } as const;
+export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSchema.parse({});
 
 /** The feedback options, checked; a bad one is a FeedbackError naming it (`options.attribution.mode`). */
 export function parseFeedbackOptions(options: unknown): z.output<typeof feedbackOptionsSchema> {
@@ -72,9 +80,10 @@ export function decisionEvent(t: LoggedDecision, y: number, weight: number, at: 
 }
 
 /**
- * The events of a run's outcome: {@link attributeRun} over the run's answered steps (oldest first), with the router's
- * defaults ({@link DEFAULT_ROUTER_ATTRIBUTION}) under `attribution`; `weight` scales the credit of the outcome (a
- * tool-error failure is an observation of its own and keeps weight 1). A weight of 1 is left out of the event.
+ * The events of a run's outcome: {@link attributeRun} over the run's answered steps (oldest first), as the parsed
+ * `attribution` says (the router's defaults, {@link DEFAULT_ROUTER_ATTRIBUTION}, when none was given); `weight`
+ * scales the credit of the outcome (a tool-error failure is an observation of its own and keeps weight 1). A weight
+ * of 1 is left out of the event.
  */
 export function runEvents(
   runId: string,
@@ -82,9 +91,8 @@ export function runEvents(
   y: number,
   weight: number,
   at: number,
-  attribution: FeedbackOptions["attribution"] = {},
+  attribution: RouterAttribution = DEFAULT_ROUTER_ATTRIBUTION,
 ): FeedbackEvent[] {
-  const o = { ...DEFAULT_ROUTER_ATTRIBUTION, ...definedOnly(attribution) };
   const run = {
     runId,
     outcome: y,
@@ -92,13 +100,13 @@ export function runEvents(
     steps: steps.map((t) => ({
       decisionId: t.decision.decisionId,
       model: modelOf(t),
-      alpha: Array.from(t.alpha),
+      alpha: t.alpha,
       beta: t.beta,
       toolError: t.toolError === true,
     })),
   };
-  const events = asFeedbackError(() => attributeRun(run, o));
-  const failed = new Set(o.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : []);
+  const events = asFeedbackError(() => attributeRun(run, attribution));
+  const failed = new Set(attribution.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : []);
   return events.map(({ weight: w = 1, ...event }) => {
     const credit = failed.has(event.decisionId!) ? w : w * weight;
     return credit !== 1 ? { ...event, weight: credit } : event;
@@ -113,10 +121,6 @@ function asFeedbackError<T>(fn: () => T): T {
     if (!(error instanceof ValidationError)) throw error;
     throw new FeedbackError(error.message, { path: error.path, details: error.details, cause: error });
   }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /**

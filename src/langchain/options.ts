@@ -80,7 +80,8 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   /**
    * Online ability learner (e.g. an `OnlineLearner` built from the scorer's catalog). When set, every
    * candidate's p is its predictive p under the learner's posterior (with the learner's exploration rule, if
-   * any), models it does not know are added at its new-model prior, and `feedback()` updates it.
+   * any), models it does not know are added at its new-model prior, and `feedback()` updates it. A registered model
+   * the learner removed (`removeModel`) is excluded from the candidates, with its reason in the decision's `excluded`.
    */
   readonly learner?: AbilityLearner;
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
@@ -181,6 +182,12 @@ export interface AbilityLearner {
   addModel(modelId: string): unknown;
   score(item: { readonly alpha: ArrayLike<number>; readonly beta: number }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
   observe(event: FeedbackEvent): unknown;
+  /**
+   * Whether the model was removed from the learner (and so cannot be added back under that id). The router leaves a
+   * registered model the learner removed out of the candidates (reason "removed from the learner (removeModel)");
+   * without this method it asks the learner to add every model it does not track.
+   */
+  isRemoved?(modelId: string): boolean;
   /** Throws what `observe` would throw for this event, changing nothing (checked before the event is journaled). */
   check?(event: FeedbackEvent): unknown;
   /** Serialisable state, snapshotted to the feedback sink when it reports a snapshot is due. */

@@ -38,7 +38,11 @@ const PLANNED = Symbol("irt-router.planned");
 
 /** The plans of one `generate()` call, one per prompt (or the error planning gave), and the call's `timeout`. */
 interface Planned {
+  /** The prompts, as the message objects BaseChatModel hands on: a plan is found by its prompt (see {@link takePlan}). */
+  readonly prompts: readonly (readonly BaseMessage[])[];
   readonly plans: readonly ({ plan: RoutePlan } | { error: unknown })[];
+  /** Whether each plan was taken by the `_generate` / `_streamResponseChunks` call of its prompt. */
+  readonly taken: boolean[];
   /** Handed to each attempt, as `invoke` does: taken out before BaseChatModel would turn it into one signal for the call. */
   readonly timeout?: number;
 }
@@ -448,8 +452,16 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const plans = await Promise.all(
       prompts.map((prompt) => this.engine.plan(prompt, { ...this.needs, runId }).then((plan) => ({ plan }), (error: unknown) => ({ error }))),
     );
-    const planned: Planned = { plans, timeout };
-    return super.generate(prompts, { ...rest, [PLANNED]: planned } as Partial<BaseChatModelCallOptions>, callbacks);
+    const planned: Planned = { prompts, plans, taken: plans.map(() => false), timeout };
+    try {
+      return await super.generate(prompts, { ...rest, [PLANNED]: planned } as Partial<BaseChatModelCallOptions>, callbacks);
+    } finally {
+      // A prompt served from the router's cache never reaches _generate: its decision was not acted on, so it leaves
+      // the decision log (its cached reply carries the decision of the call that made it).
+      plans.forEach((p, i) => {
+        if (!planned.taken[i] && "plan" in p) this.engine.log.remove(p.plan.decision.decisionId);
+      });
+    }
   }
 
   override async _generate(
@@ -457,7 +469,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    const { config, planned } = delegated(options, runManager);
+    const { config, planned } = delegated(messages, options, runManager);
     const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => child.invoke(messages, cfg), undefined, planned);
     if (!isBaseMessage(out)) {
       throw new ValidationError("generate() on a structured-output router is not supported; use invoke().", { path: "generate" });
@@ -472,7 +484,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const { config, planned } = delegated(options, runManager);
+    const { config, planned } = delegated(messages, options, runManager);
     const { out, plan, slot } = await this.attempt(messages, config, (child, cfg) => startStream(child, messages, cfg), undefined, planned);
     for await (const chunk of this.relay(out, plan, slot)) {
       const message = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk({ content: String(chunk) });
@@ -512,17 +524,31 @@ async function startStream(child: Runnable, input: unknown, config: Partial<Base
 
 /**
  * The child's config on the `generate()` path (inside the router's own LLM run): the call options without the
- * plans, with the call's `timeout` back, and callbacks nesting the child under the router's run; plus this
- * prompt's plan when `generate()` made one.
+ * plans, with the call's `timeout` back, and callbacks nesting the child under the router's run; plus the plan
+ * `generate()` made for these messages, if any.
  */
 function delegated(
+  messages: readonly BaseMessage[],
   options: WithPlanned<BaseChatModelCallOptions & { promptIndex?: number }>,
   runManager?: CallbackManagerForLLMRun,
 ): { config: Partial<BaseChatModelCallOptions>; planned?: Planned["plans"][number] } {
   const { [PLANNED]: planned, ...rest } = options;
   const config: Partial<BaseChatModelCallOptions> = { ...rest, callbacks: childCallbacks(runManager) };
   if (planned?.timeout !== undefined) config.timeout = planned.timeout;
-  return { config, planned: planned?.plans[options.promptIndex ?? 0] };
+  return { config, planned: planned && takePlan(planned, messages) };
+}
+
+/**
+ * The plan of the prompt made of exactly these message objects (BaseChatModel hands each prompt's messages on as
+ * given), taken once. Found by the prompt, not by BaseChatModel's `promptIndex`: with a cache, only the prompts the
+ * cache missed reach `_generate`, and `promptIndex` counts within those. Undefined when no untaken plan matches (the
+ * call then plans itself).
+ */
+function takePlan(planned: Planned, messages: readonly BaseMessage[]): Planned["plans"][number] | undefined {
+  const i = planned.prompts.findIndex((prompt, k) => !planned.taken[k] && prompt.length === messages.length && prompt.every((m, j) => m === messages[j]));
+  if (i < 0) return undefined;
+  planned.taken[i] = true;
+  return planned.plans[i];
 }
 
 /**

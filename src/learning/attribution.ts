@@ -24,7 +24,11 @@ const stepSchema = z
     model: z.string().min(1),
     /** alpha_q of the step's query: a plain array or a typed array (as `scorer.itemParams` returns); events get a plain copy. */
     alpha: z
-      .union([z.custom<readonly number[]>((a) => Array.isArray(a), "expected an array"), z.instanceof(Float32Array), z.instanceof(Float64Array)])
+      .union([
+        z.custom<readonly number[]>((a) => Array.isArray(a), "expected an array"),
+        // typed as any Float32Array / Float64Array (ItemParams.alpha's type), not only one over a plain ArrayBuffer
+        z.custom<Float32Array | Float64Array>((a) => a instanceof Float32Array || a instanceof Float64Array, "expected a Float32Array or Float64Array"),
+      ])
       .transform((a): number[] => Array.from(a))
       .pipe(z.array(finite).min(1)),
     beta: finite,
@@ -44,11 +48,14 @@ const runSchema = z
   })
   .strict();
 
+/** The per-step discount of mode "discounted" when none is given (here and in `router.feedback`). */
+export const DEFAULT_ATTRIBUTION_DISCOUNT = 0.7;
+
 const attributionOptionsSchema = z
   .object({
     mode: z.enum(["every", "last", "discounted"]).default("discounted"),
-    /** Per-step discount for "discounted", in (0, 1] (default 0.7). */
-    discount: z.number().gt(0).max(1).default(0.7),
+    /** Per-step discount for "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
+    discount: z.number().gt(0).max(1).default(DEFAULT_ATTRIBUTION_DISCOUNT),
     toolErrorsAsFailures: z.boolean().default(true),
   })
   .strict();

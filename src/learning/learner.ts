@@ -242,6 +242,11 @@ export class OnlineLearner {
     this.removed.add(modelId);
   }
 
+  /** Whether `modelId` was removed with {@link OnlineLearner.removeModel} (it cannot be added back under that id). */
+  isRemoved(modelId: string): boolean {
+    return this.removed.has(modelId);
+  }
+
   /** Ids of the models removed with {@link OnlineLearner.removeModel} (a removed id stays removed). */
   removedModels(): string[] {
     return [...this.removed];

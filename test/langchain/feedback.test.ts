@@ -3,7 +3,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { FeedbackError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
-import { attributeRun, stepEventId } from "../../src/learning/attribution.js";
+import { attributeRun, DEFAULT_ATTRIBUTION_DISCOUNT, stepEventId } from "../../src/learning/attribution.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import { rejectedWith } from "../errors.js";
 import { ToyScorer } from "./helpers.js";
@@ -137,6 +137,15 @@ describe("router.feedback of a run: attribution over its steps", () => {
       [ids[1], 0, 0.25],
       [ids[2], 0, 0.5],
     ]);
+    // without a discount, attributeRun's own default (0.7)
+    const again = await threeStepRun(router, "run-2");
+    const defaulted = await router.feedback("run-2", 1, { attribution: { mode: "discounted" } });
+    expect(defaulted.map((e) => [e.decisionId, e.weight])).toEqual([
+      [again[0], DEFAULT_ATTRIBUTION_DISCOUNT ** 2],
+      [again[1], DEFAULT_ATTRIBUTION_DISCOUNT],
+      [again[2], undefined],
+    ]);
+    expect(DEFAULT_ATTRIBUTION_DISCOUNT).toBe(0.7);
   });
 
   it("last: only the final step is credited, and the run's outcome is then given for every step", async () => {

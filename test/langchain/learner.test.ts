@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
+import { createAgent } from "langchain";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import type { ChatGeneration } from "@langchain/core/outputs";
+import { IrtRouter, irtRouterMiddleware, NoCandidatesError, type RouteDecision } from "../../src/langchain/index.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
+import { rejectedWith } from "../errors.js";
 import { ToyScorer, quietLogger } from "./helpers.js";
 
 const fake = () => new FakeListChatModel({ responses: ["ok"] });
@@ -53,11 +58,51 @@ describe("IrtRouter with an online learner", () => {
     expect(learner.has("brand-new-model")).toBe(true);
   });
 
-  it("refuses to route to a registered model its learner removed, instead of silently re-adding it", async () => {
+  it("leaves a registered model its learner removed out of the candidates, and routes to the others", async () => {
     const { learner, router } = setup();
-    learner.removeModel("mistral-7b-chat");
-    await expect(router.invoke("Name a colour.")).rejects.toMatchObject({ code: "FEEDBACK", path: "modelId", details: { model: "mistral-7b-chat", removed: true } });
-    expect(learner.has("mistral-7b-chat")).toBe(false);
+    learner.removeModel("gpt-4-1106-preview"); // the model every call below would otherwise choose
+    const excluded = [{ id: "gpt-4", reason: "removed from the learner (removeModel)" }];
+    const reply = await router.invoke("Name a colour.");
+    const d = reply.response_metadata.irtRouter as RouteDecision;
+    expect(d.chosen).toBe("mistral");
+    expect(d.candidates.map((c) => c.id)).toEqual(["mistral"]);
+    expect(d.excluded).toEqual(excluded);
+    expect((await router.decide("Name a colour.")).excluded).toEqual(excluded);
+    let streamed = "";
+    for await (const chunk of await router.stream("Name a colour.")) streamed += String(chunk.content);
+    expect(streamed).toBe("ok");
+    const generated = await router.generate([[new HumanMessage("Name a colour.")]]);
+    const answered = (generated.generations[0]![0] as ChatGeneration).message.response_metadata as { irtRouter: RouteDecision };
+    expect(answered.irtRouter.chosen).toBe("mistral");
+    // never re-added (addModel would refuse the removed id), and feedback for the model that answered still counts
+    expect(learner.has("gpt-4-1106-preview")).toBe(false);
+    expect(await router.feedback(d.decisionId, true)).toHaveLength(1);
+  });
+
+  it("under the agent middleware, a step leaves the removed model out too", async () => {
+    const scorer = new ToyScorer();
+    const learner = new OnlineLearner(scorer.models, { knownScale: 1 });
+    learner.removeModel("gpt-4-1106-preview");
+    const middleware = irtRouterMiddleware({ models: { "gpt-4": fakeModel(), mistral: fakeModel().respond(new AIMessage("Blue.")) }, scorer, learner, logger: quietLogger() });
+    const result = await createAgent({ model: fakeModel(), middleware: [middleware] }).invoke({ messages: [{ role: "user", content: "Name a colour." }] });
+    expect(result.irtRouterRoutes.map((d: RouteDecision) => [d.chosen, d.excluded])).toEqual([
+      ["mistral", [{ id: "gpt-4", reason: "removed from the learner (removeModel)" }]],
+    ]);
+  });
+
+  it("leaves out a model removed in a restored snapshot; with every model removed, NO_CANDIDATES lists them", async () => {
+    const scorer = new ToyScorer();
+    const live = new OnlineLearner(scorer.models, { knownScale: 1 });
+    live.removeModel("mistral-7b-chat");
+    const restored = OnlineLearner.fromState(live.exportState(), { knownScale: 1 });
+    const router = new IrtRouter({ models: { "gpt-4": fake(), mistral: fake() }, scorer, learner: restored, logger: quietLogger() });
+    expect((await router.decide("Name a colour.")).excluded).toEqual([{ id: "mistral", reason: "removed from the learner (removeModel)" }]);
+    restored.removeModel("gpt-4-1106-preview");
+    const error = await rejectedWith(NoCandidatesError, router.invoke("Name a colour."));
+    expect(error.excluded).toEqual([
+      { id: "gpt-4", reason: "removed from the learner (removeModel)" },
+      { id: "mistral", reason: "removed from the learner (removeModel)" },
+    ]);
   });
 
   it("rejects a learner option that is not a learner, naming the field", () => {
@@ -97,6 +142,19 @@ describe("router.calibrate", () => {
     fresh.addModel("brand-new-model");
     const item = { alpha: [1, 1], beta: 0 };
     expect(learner.score(item, ["brand-new-model"])[0]!.p).not.toBeCloseTo(fresh.score(item, ["brand-new-model"])[0]!.p, 3);
+  });
+
+  it("checks each answer against the learner once before journaling it", async () => {
+    const scorer = new ToyScorer();
+    const learner = new OnlineLearner(scorer.models);
+    const checked: string[] = [];
+    const check = learner.check.bind(learner);
+    learner.check = (event) => (checked.push(event.id), check(event));
+    const sink = { events: [] as { id: string }[], append(events: readonly { id: string }[]) { this.events.push(...events); } };
+    const router = new IrtRouter({ models: { "gpt-4": fake(), "brand-new-model": fake() }, scorer, learner, feedbackSink: sink, logger: quietLogger() });
+    const result = await router.calibrate("brand-new-model", { budget: 6, targetSd: 0, probes: bank, prompt: (probe) => probe.id, grade: () => 1 });
+    expect(result.asked).toBe(6);
+    expect(checked).toEqual(sink.events.map((e) => e.id));
   });
 
   it("needs an OnlineLearner and a registered model", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { InMemoryCache } from "@langchain/core/caches";
 import { RunCollectorCallbackHandler } from "@langchain/core/tracers/run_collector";
 import { FakeChatModel, FakeListChatModel } from "@langchain/core/utils/testing";
 import { fakeModel } from "@langchain/core/testing";
@@ -649,6 +650,24 @@ describe("IrtRouter: each call's own choice", () => {
     const onError = { handleLLMError: async (e: unknown) => void errors.push(e) };
     await expect(none.generate([[new HumanMessage(long)]], { callbacks: [onError] })).rejects.toBeInstanceOf(NoCandidatesError);
     expect(errors[0]).toBeInstanceOf(NoCandidatesError);
+  });
+
+  it("with a cache on the router, generate() calls each prompt the cache missed with that prompt's own plan; a cached prompt leaves no decision", async () => {
+    const expected = await twoWay().decide(long);
+    const streaming = Object.assign(new LsRecorder(), { lc_prefer_streaming: true });
+    for (const handlers of [[], [streaming]]) {
+      const router = twoWay();
+      router.cache = new InMemoryCache();
+      await router.generate([[new HumanMessage(short)]]); // the cache now holds gpt-4's reply to the short prompt
+      const [first] = router.decisions();
+      // BaseChatModel hands _generate only the long prompt, as promptIndex 0
+      const result = await router.generate([[new HumanMessage(short)], [new HumanMessage(long)]], { callbacks: handlers });
+      const [cached, fresh] = result.generations.map((g) => (g[0] as unknown as { message: AIMessage }).message);
+      expect([cached!.content, decisionOf(cached!).decisionId]).toEqual(["a", first!.decisionId]); // the reply as cached
+      expect(fresh!.content).toBe("b");
+      expect(decisionOf(fresh!)).toMatchObject({ chosen: "mistral", inputTokens: expected.inputTokens, candidates: expected.candidates });
+      expect(router.decisions().map((d) => d.decisionId)).toEqual([first!.decisionId, decisionOf(fresh!).decisionId]);
+    }
   });
 
   it("puts the decision on a copy of the child's message: a cached reply keeps its own, the cache has none", async () => {

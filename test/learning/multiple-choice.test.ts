@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -7,9 +7,10 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
-import { multipleChoiceProbes, MULTIPLE_CHOICE_INSTRUCTION } from "../../adapters/learning/multiple-choice.js";
+import { answerKeys, multipleChoiceProbes, MULTIPLE_CHOICE_INSTRUCTION } from "../../adapters/learning/multiple-choice.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { labelOf } from "../../src/data/csr.js";
+import { ValidationError } from "../../src/errors.js";
 import { parseCsv } from "../../src/data/csv.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
@@ -17,6 +18,7 @@ import { IrtRouter } from "../../src/langchain/index.js";
 import { messageText } from "../../src/langchain/routing-text.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
+import { thrownBy } from "../errors.js";
 import { quietLogger } from "../langchain/helpers.js";
 import { toyScorerParts } from "../scorer/helpers.js";
 
@@ -88,5 +90,54 @@ describe("multipleChoiceProbes: a ready probe set from the data root's MMLU-Pro"
     expect(result.answers.map((a) => a.y)).toEqual(recorded);
     expect((await store.load()).events.map((e) => e.model)).toEqual(Array(8).fill("my-llama"));
     expect(learner.posterior("my-llama").evidence).toBeGreaterThan(0);
+  });
+});
+
+describe("answer keys come from each item's meta.answer", () => {
+  it("MMLU-Pro's loader keeps each question's answer key in meta, and its source hash (the key of every cache) is unchanged", () => {
+    // the same keys as the questions table's answer column, for every item
+    const file = join(ds.source.dir, "questions.csv.gz");
+    const table = parseCsv(gunzipSync(readFileSync(file)).toString("utf8"), file);
+    const [idCol, answerCol] = [table.header.indexOf("question_id"), table.header.indexOf("answer")];
+    expect(answerKeys(ds)).toEqual(new Map(table.records.map((r) => [r.fields[idCol]!, r.fields[answerCol]!])));
+    expect(ds.items.find((it) => it.id === "70")!.meta).toEqual({ src: "ori_mmlu-business_ethics", answer: "I" });
+    // the hash the shipped scorer was trained on: embedding caches and probe banks keyed by it stay valid
+    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "pretrained", "manifest.json"), "utf8")) as {
+      training: { datasets: { name: string; sha256: string }[] };
+    };
+    expect(ds.source.sha256).toBe(manifest.training.datasets.find((d) => d.name === "mmlu-pro-29models")!.sha256);
+  });
+
+  it("a your-own-data folder with an answer column in items.csv gives a probe set graded by its keys", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "irt-mc-own-"));
+    try {
+      const questions = [
+        ["q1", "What colour is the sky?\nA. Blue\nB. Green", "A"],
+        ["q2", "How many legs has a spider?\nA. Six\nB. Eight", "b"],
+        ["q3", "Is water wet?\nA. Yes\nB. No", ""], // no key: not a probe
+      ];
+      writeFileSync(join(dir, "items.csv"), ["item_id,text,answer", ...questions.map(([id, text, key]) => `${id},"${text}",${key}`)].join("\n") + "\n");
+      writeFileSync(join(dir, "labels.csv"), "item_id,model,correct\nq1,m0,1\nq2,m0,0\nq3,m0,1\nq1,m1,0\nq2,m1,1\nq3,m1,1\n");
+      const own = await loadDataset(dir);
+      expect(answerKeys(own)).toEqual(new Map([["q1", "A"], ["q2", "B"]]));
+      const { probes, prompt, grade } = await multipleChoiceProbes(scorer, { dataset: dir, size: 10, cacheDir });
+      expect([...probes.ids].sort()).toEqual(["q1", "q2"]);
+      const probe = (id: string) => {
+        const index = probes.ids.indexOf(id);
+        return { id, index, alpha: probes.alphas.subarray(index * probes.dim, (index + 1) * probes.dim), beta: probes.betas[index]! };
+      };
+      expect(prompt(probe("q2"))).toBe(`${own.items[1]!.text}\n\n${MULTIPLE_CHOICE_INSTRUCTION}`);
+      expect([grade("The answer is (A)", probe("q1")), grade("The answer is (A)", probe("q2")), grade("The answer is (B)", probe("q2"))]).toEqual([1, 0, 1]);
+
+      // without keys, or with a key that is not a letter: a ValidationError naming the option
+      writeFileSync(join(dir, "items.csv"), "item_id,text\nq1,What?\nq2,Which?\nq3,Who?\n");
+      const none = thrownBy(ValidationError, () => answerKeys({ ...own, items: own.items.map(({ id, text }) => ({ id, text })) }));
+      expect(none).toMatchObject({ path: "options.dataset", message: expect.stringMatching(/has no answer keys/) });
+      await expect(multipleChoiceProbes(scorer, { dataset: dir, cacheDir })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.dataset" });
+      const numeric = thrownBy(ValidationError, () => answerKeys({ ...own, items: [{ id: "q9", text: "2 + 2?", meta: { answer: "4" } }] }));
+      expect(numeric).toMatchObject({ path: "options.dataset", details: { item: "q9", answer: "4" } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

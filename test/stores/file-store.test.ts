@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -137,6 +137,47 @@ describe("FileStore: torn and corrupted journals", () => {
     expect((await again.load()).events.map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4", "e5"]);
     await again.close();
     expect(await journalLines()).toHaveLength(5);
+  });
+
+  it("a journal that open refuses is left as it was: a format-1 journal is not upgraded, a torn tail not cut (only once every check has passed)", async () => {
+    const v1 = (base: number, ...events: FeedbackEvent[]) =>
+      encodeLine(JSON.stringify({ format: "irt-router-journal", version: 1, base })) +
+      events.map((e, k) => encodeLine(JSON.stringify({ seq: base + k + 1, event: e }))).join("");
+    const snapshotAt = async (n: number) => {
+      const store = await FileStore.open(dir);
+      for (let i = 1; i <= n; i++) await store.append([ev(i)]);
+      await store.snapshot(n, { n });
+      await store.close();
+    };
+    const cases: [string, () => Promise<string>, RegExp][] = [
+      ["a duplicate id", async () => v1(0, ev(1), ev(1), ev(2)), /line 3: event id "e1" is stored twice/],
+      ["a gap before its base", async () => v1(2, ev(3)), /starts after event 2, but there is no snapshot/],
+      ["a snapshot past its end", async () => (await snapshotAt(3), v1(0, ev(1), ev(2))), /covers events up to 3, but .* ends at 2/],
+      ["a format-2 duplicate id", async () => journalHeader(0) + encodeRecord(1, [JSON.stringify(ev(1))]) + encodeRecord(2, [JSON.stringify(ev(1))]), /line 3: event id "e1" is stored twice/],
+    ];
+    for (const [what, write, message] of cases) {
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir);
+      const text = await write();
+      await writeFile(journal(), text + '{"seq":9,"ev'); // a torn tail as well: not cut either
+      const error = await rejectedWith(StoreError, FileStore.open(dir, { onWarning: (w) => expect.fail(`${what}: warned ${w}`) }));
+      expect(error.message, what).toMatch(message);
+      expect(await readFile(journal(), "utf8"), what).toBe(text + '{"seq":9,"ev');
+    }
+  });
+
+  it("after upgrading a format-1 journal whose header is longer than the new one, appends go right after the last line", async () => {
+    // a valid version-1 header written with spaces (the checksum is over the text as written): 3 bytes longer
+    const header = encodeLine('{"format": "irt-router-journal", "version": 1, "base": 0}');
+    await writeFile(journal(), header + encodeLine(JSON.stringify({ seq: 1, event: ev(1) })));
+    const store = await FileStore.open(dir);
+    expect(store.recovery.upgradedJournal).toEqual({ fromVersion: 1 });
+    await store.append([ev(2)]);
+    await store.close();
+    expect(await journalLines()).toEqual([journalHeader(0), encodeRecord(1, [JSON.stringify(ev(1))]), encodeRecord(2, [JSON.stringify(ev(2))])].map((l) => l.trimEnd()));
+    const again = await FileStore.open(dir);
+    expect((await again.load()).events).toEqual([ev(1), ev(2)]);
+    await again.close();
   });
 
   it("a journal of a newer, unknown format version is a typed error naming the versions read", async () => {

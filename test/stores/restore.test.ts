@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
@@ -200,6 +200,29 @@ describe("the router snapshots its learner when the store says one is due", () =
     expect((await store.load()).events.map((e) => e.id)).toEqual([events[0]!.id]);
     expect(learner.posterior(events[0]!.model).evidence).toBeGreaterThan(0);
     await expect(router.feedback(events[0]!.decisionId!, true)).rejects.toThrow(/already has an outcome/);
+  });
+
+  it("a FileStore whose snapshot fails keeps taking feedback, and the next feedback retries the snapshot, as the warning says", async () => {
+    const scorer = new ToyScorer();
+    const store = await FileStore.open(dir, { snapshotEvery: 1 });
+    await mkdir(join(dir, "snapshot.json")); // snapshot.json cannot be replaced while a directory is in its place
+    await writeFile(join(dir, "snapshot.json", "x"), "x");
+    const learner = new OnlineLearner(scorer.models);
+    const logger = quietLogger();
+    const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: store, logger });
+    await router.feedback(await ask(router, "Name a colour."), true);
+    expect(logger.messages.at(-1)).toMatch(/snapshot of the learner at event 1 failed.*stored in the journal all the same, and the next feedback retries the snapshot/);
+    expect(await router.feedback(await ask(router, "What is 2 + 2?"), false)).toHaveLength(1);
+    expect(logger.messages.at(-1)).toMatch(/snapshot of the learner at event 2 failed/);
+    await rm(join(dir, "snapshot.json"), { recursive: true });
+    await router.feedback(await ask(router, "Name a planet."), true);
+    expect(logger.messages.filter((m) => /snapshot of the learner/.test(m))).toHaveLength(2); // none for event 3
+    const loaded = await store.load();
+    expect(loaded.snapshot?.seq).toBe(3);
+    expect(loaded.events).toEqual([]);
+    await store.close();
+    const restored = await restart(scorer.models, {});
+    for (const id of learner.models()) expectSamePosterior(restored.posterior(id), learner.posterior(id));
   });
 
   it("warns once when a snapshot is due but there is no learner to snapshot", async () => {
