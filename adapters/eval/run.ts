@@ -4,7 +4,8 @@
 import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
 import { splitIndices } from "../../src/data/split.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
-import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
+import { assertSameEncoder } from "../../src/encoders/identity.js";
+import { ValidationError } from "../../src/errors.js";
 import { evaluate, IRT_MOE, type EvalDataset, type EvalProgress, type EvalReport } from "../../src/eval/evaluate.js";
 import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
 import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
@@ -110,13 +111,11 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   if (wanted.has(IRT_MOE)) {
     if (saved && options.model) {
       const scorer = saved;
-      if (scorer.encoder.id !== embeddings.encoderId || scorer.encoder.dim !== embeddings.dim) {
-        throw new EncoderMismatchError(scorer.encoder, { id: embeddings.encoderId, dim: embeddings.dim }, "scorer", {
-          ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
-          path: "options.model",
-          hint: `The dataset was embedded with "${embeddings.encoderId}": evaluate a scorer built with that encoder.`,
-        });
-      }
+      assertSameEncoder(scorer.encoder, { id: embeddings.encoderId, dim: embeddings.dim }, "scorer", {
+        ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
+        path: "options.model",
+        hint: `The dataset was embedded with "${embeddings.encoderId}": evaluate a scorer built with that encoder.`,
+      });
       methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
     } else {
       methods.push(irtMoeMethod((await getTf()).tf, irtMoeConfig as Partial<IrtMoeConfig>));

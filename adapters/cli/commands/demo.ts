@@ -8,7 +8,7 @@ import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { datasetSplits } from "../../../src/data/select.js";
 import type { Scorer } from "../../../src/scorer/types.js";
 import { datasetModelNames } from "../../../src/scorer/catalog.js";
-import { EncoderMismatchError, ValidationError } from "../../../src/errors.js";
+import { ValidationError } from "../../../src/errors.js";
 import { estimateTokens } from "../../../src/policy/tokens.js";
 import { listPrice } from "../../../src/policy/prices.js";
 import { buildReplayTables, runDemo, type DemoReport, type DemoRow, type OutputTokenEstimate } from "../../../src/policy/demo.js";
@@ -44,8 +44,9 @@ export const command: CliCommand<typeof schema> = {
   schema,
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
-    const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
+    // The scorer first: loadScorer refuses an artifact of another encoder than the default one the demo embeds with.
     const scorer = await loadDemoScorer(args.model);
+    const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
     const result = await prepareAndRun({
       dataset: ds,
       scorer,
@@ -67,7 +68,11 @@ export interface DemoInputs {
   readonly scorer: Scorer;
   /** Full prompt per item id (what the model is billed for); falls back to the item text when absent. */
   readonly prompts?: ReadonlyMap<string, string>;
-  /** Embeddings of every item of the dataset (row-major `count x dim`, item order) and the encoder's identity. */
+  /**
+   * Embeddings of every item of the dataset (row-major `count x dim`, item order) and the encoder's identity; they
+   * must come from the scorer's encoder (the command embeds with the default encoder, and its loadScorer refuses an
+   * artifact of another).
+   */
   readonly embed: (ds: CorrectnessDataset) => Promise<{ vectors: Float32Array; dim: number; encoder: { id: string; dim: number } }>;
   readonly log?: (line: string) => void;
   readonly scorerName?: string;
@@ -94,9 +99,6 @@ export async function prepareAndRun(
   const emb = await inputs.embed(ds);
   if (emb.vectors.length !== ds.items.length * emb.dim) {
     throw new ValidationError(`embed() returned ${emb.vectors.length} values; expected ${ds.items.length} items x dim ${emb.dim}.`, { path: "embed" });
-  }
-  if (emb.encoder.id !== scorer.encoder.id || emb.dim !== scorer.encoder.dim) {
-    throw new EncoderMismatchError(scorer.encoder, emb.encoder, "scorer");
   }
   const progress = new Progress({ label: "scoring", total: rows.length, unit: "prompts", stream: process.stderr });
   const pByItem = new Map<number, Float64Array>();
