@@ -14,8 +14,10 @@ import type { RoutingMethod } from "../../src/eval/types.js";
 import { loadScorer, loadPretrained } from "../artifact/load.js";
 import { datasetModelNames } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
+import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { parseWith } from "../../src/util/validate.js";
 import { Progress } from "../cli/progress.js";
+import { predictedDefaultEncoder } from "../data/dataset-embeddings.js";
 import { loadDataset } from "../data/load-dataset.js";
 import { getTf } from "../tf.js";
 import { expectedCostInputs } from "./cost-inputs.js";
@@ -70,13 +72,18 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     throw new ValidationError("options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.", { path: "options.model" });
   }
   // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes. It scores
-  // the dataset's embeddings (no text encoder); their encoder is checked against its manifest below.
+  // the dataset's embeddings (no text encoder). With the default embedder their encoder is known beforehand (the default
+  // one), so a scorer of another encoder is refused before anything is embedded; with options.embed, once it returns.
   const saved =
     options.model && wanted.has(IRT_MOE)
       ? options.model === "pretrained"
         ? await loadPretrained({ encoder: null })
         : await loadScorer(options.model, { encoder: null })
       : undefined;
+  if (saved && !options.embed) {
+    const predicted = await predictedDefaultEncoder();
+    if (predicted) checkSavedEncoder(saved, predicted);
+  }
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
   const embeddings = await (options.embed ?? embedForEval)(ds);
@@ -111,11 +118,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   if (wanted.has(IRT_MOE)) {
     if (saved && options.model) {
       const scorer = saved;
-      assertSameEncoder(scorer.encoder, { id: embeddings.encoderId, dim: embeddings.dim }, "scorer", {
-        ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
-        path: "options.model",
-        hint: `The dataset was embedded with "${embeddings.encoderId}": evaluate a scorer built with that encoder.`,
-      });
+      checkSavedEncoder(scorer, { id: embeddings.encoderId, dim: embeddings.dim });
       methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
     } else {
       methods.push(irtMoeMethod((await getTf()).tf, irtMoeConfig as Partial<IrtMoeConfig>));
@@ -139,6 +142,17 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     { methods, seeds, onProgress: progressPrinter(log) },
   );
   return { report, dataset: ds, embeddings };
+}
+
+/** A saved scorer (options.model) must have been built with the encoder that embeds the dataset. */
+function checkSavedEncoder(scorer: IrtMoeScorer, embeddedWith: { id: string; dim: number }): void {
+  assertSameEncoder(scorer.encoder, embeddedWith, "scorer", {
+    ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
+    path: "options.model",
+    hint:
+      `The dataset's embeddings come from "${embeddedWith.id}": evaluate a scorer built with that encoder (irt-router train builds one), ` +
+      `or, through the library, give runEvaluation an embed function that uses "${scorer.encoder.id}".`,
+  });
 }
 
 /** Progress of the fits: a bar per method and seed on a TTY, plain lines otherwise. */

@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runEvaluation } from "../../adapters/eval/run.js";
 import { createRng } from "../../src/eval/rng.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
 import { splitIndices } from "../../src/data/split.js";
 import { saveScorer } from "../../adapters/artifact/files.js";
+import { defaultUseLiteInfo, UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import { EncoderMismatchError } from "../../src/errors.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import { rejectedWith } from "../errors.js";
@@ -139,7 +140,8 @@ describe("runEvaluation with a saved scorer", () => {
     expect(embedded).toBe(0);
   });
 
-  it("scores the embeddings with an artifact of any encoder, and names its manifest when the embeddings come from another", async () => {
+  /** A toy scorer artifact built with the encoder "toy" (8-d), not the default one. */
+  const toyScorer = async () => {
     const { weights, catalog } = toyScorerParts(3, ["coder", "writer", "big"]);
     const dir = join(folder2, "toy-scorer");
     await saveScorer(dir, {
@@ -152,11 +154,35 @@ describe("runEvaluation with a saved scorer", () => {
       training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
       metrics: {},
     });
+    return dir;
+  };
+
+  it("scores the embeddings with an artifact of any encoder, and names its manifest when the embeddings come from another", async () => {
+    const dir = await toyScorer();
     const embedWith = (encoderId: string) => async () => ({ X: new Float32Array(n * TOY_ARCH.inDim).map((_, k) => Math.sin(k)), dim: TOY_ARCH.inDim, encoderId });
     // not the default encoder's artifact, but only embeddings are scored: no text encoder is needed
     const { report } = await runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("toy") });
     expect(report.methods[0]!.name).toBe("irt-moe");
     const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("other") }));
     expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model" });
+  });
+
+  it("with the default embedder, refuses an artifact of another encoder before anything is embedded (the encoder is not even loaded)", async () => {
+    const dir = await toyScorer();
+    const cache = mkdtempSync(join(tmpdir(), "irt-eval-cache-"));
+    const before = process.env.IRT_ROUTER_CACHE;
+    process.env.IRT_ROUTER_CACHE = cache;
+    const load = vi.spyOn(UseLiteEncoder, "load").mockRejectedValue(new Error("the default encoder was loaded to embed the dataset"));
+    try {
+      const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink }));
+      expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model", expected: { id: "toy" }, actual: await defaultUseLiteInfo() });
+      expect(err.message).toMatch(/irt-router train/);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+      if (before === undefined) delete process.env.IRT_ROUTER_CACHE;
+      else process.env.IRT_ROUTER_CACHE = before;
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
