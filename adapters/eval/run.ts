@@ -36,13 +36,14 @@ export interface RunEvaluationOptions {
   readonly dataRoot?: string;
   readonly labels?: "binary" | "soft";
   readonly methods?: readonly EvalMethodName[];
-  /** Where progress lines go (default stderr). */
+  /** Where progress lines go, the default embedder's included (default stderr). */
   readonly log?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Supplies the embeddings (default: the project's cached USE-lite pipeline). */
   readonly embed?: (ds: CorrectnessDataset) => Promise<EvalEmbeddings>;
   /**
    * Hyperparameters of the irt-moe row when it is trained (as `irt-router train --config`; default the scorer's
-   * defaults), e.g. to evaluate a configuration chosen on your own data, or a small one in a quick check.
+   * defaults), e.g. to evaluate a configuration chosen on your own data, or a small one in a quick check. Refused with
+   * `model` (a saved scorer is evaluated as it is) and when `methods` leaves irt-moe out.
    */
   readonly irtMoeConfig?: Partial<IrtMoeConfig>;
 }
@@ -63,14 +64,19 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     throw new ValidationError("options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.", {
       path: "options.irtMoeConfig",
     });
-  const ds = await loadDataset(options.dataset, {
-    ...(options.dataRoot && { dataRoot: options.dataRoot }),
-    ...(options.labels && { labels: options.labels }),
-  });
   const wanted = new Set(options.methods ?? EVAL_METHODS);
   if (options.model && !wanted.has(IRT_MOE)) {
     throw new ValidationError("options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.", { path: "options.model" });
   }
+  if (options.irtMoeConfig !== undefined && !wanted.has(IRT_MOE)) {
+    throw new ValidationError("options.irtMoeConfig only applies to the irt-moe method: add irt-moe to options.methods, or leave irtMoeConfig out.", {
+      path: "options.irtMoeConfig",
+    });
+  }
+  const ds = await loadDataset(options.dataset, {
+    ...(options.dataRoot && { dataRoot: options.dataRoot }),
+    ...(options.labels && { labels: options.labels }),
+  });
   // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes. It scores
   // the dataset's embeddings (no text encoder). With the default embedder their encoder is known beforehand (the default
   // one), so a scorer of another encoder is refused before anything is embedded; with options.embed, once it returns.
@@ -86,7 +92,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   }
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
-  const embeddings = await (options.embed ?? embedForEval)(ds);
+  const embeddings = options.embed ? await options.embed(ds) : await embedForEval(ds, log);
   const data = {
     X: embeddings.X,
     dim: embeddings.dim,

@@ -7,10 +7,14 @@ import { createRng } from "../../src/eval/rng.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
 import { splitIndices } from "../../src/data/split.js";
 import { saveScorer } from "../../adapters/artifact/files.js";
+import { embedDataset } from "../../adapters/data/embedding-cache.js";
+import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { defaultUseLiteInfo, UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
-import { EncoderMismatchError } from "../../src/errors.js";
+import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import { rejectedWith } from "../errors.js";
+import { Sink } from "../cli/sink.js";
+import { TestEncoder } from "../data/test-encoder.js";
 import { TOY_ARCH, toyScorerParts } from "../scorer/helpers.js";
 
 // A your-own-data folder where model "coder" is right on code items, "writer" on prose items and
@@ -137,6 +141,10 @@ describe("runEvaluation with a saved scorer", () => {
     // irt-moe's hyperparameters are checked up front too, and do not apply to a saved scorer
     await expect(runEvaluation({ dataset: folder2, irtMoeConfig: { expertz: 2 } as never, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig.expertz" });
     await expect(runEvaluation({ dataset: folder2, model: "pretrained", irtMoeConfig: { experts: 2 }, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig" });
+    // ... and are refused, like model, when irt-moe is not among the methods (they would be silently ignored)
+    const unused = await rejectedWith(ValidationError, runEvaluation({ dataset: folder2, methods: ["knn"], irtMoeConfig: { experts: 2 }, log: sink, embed }));
+    expect(unused).toMatchObject({ path: "options.irtMoeConfig" });
+    expect(unused.message).toMatch(/add irt-moe to options\.methods, or leave irtMoeConfig out/);
     expect(embedded).toBe(0);
   });
 
@@ -180,6 +188,25 @@ describe("runEvaluation with a saved scorer", () => {
       expect(load).not.toHaveBeenCalled();
     } finally {
       load.mockRestore();
+      if (before === undefined) delete process.env.IRT_ROUTER_CACHE;
+      else process.env.IRT_ROUTER_CACHE = before;
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("the default embedder writes its lines to the given log, not to stderr", async () => {
+    const cache = mkdtempSync(join(tmpdir(), "irt-eval-cache-"));
+    const before = process.env.IRT_ROUTER_CACHE;
+    process.env.IRT_ROUTER_CACHE = cache;
+    try {
+      // the dataset's vectors cached under the default encoder's id (stand-in vectors): served without loading it
+      const info = await defaultUseLiteInfo();
+      await embedDataset(await loadDataset(folder2), new TestEncoder(info.id, info.dim), { cacheDir: cache });
+      const log = new Sink();
+      const { embeddings } = await runEvaluation({ dataset: folder2, methods: ["knn"], seeds: 1, log: log as unknown as NodeJS.WritableStream });
+      expect(embeddings.fromCache).toBe(true);
+      expect(log.text).toMatch(/embedding irt-eval-model-\w+: 400 texts served from the cache/);
+    } finally {
       if (before === undefined) delete process.env.IRT_ROUTER_CACHE;
       else process.env.IRT_ROUTER_CACHE = before;
       rmSync(cache, { recursive: true, force: true });
