@@ -112,13 +112,13 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
         const how =
           e.method === "list-price"
             ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok`
-            : e.trainCalls > 0
-              ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (no list price)`
-              : "no estimate (no list price, no recorded train cost)";
+            : e.method === "train-mean"
+              ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (${e.reason})`
+              : `no estimate (${e.reason})`;
         return `${ds.models[m]}: ${how}${e.unknownTrainCost > 0 ? ` (from ${e.trainCalls} train calls; ${e.unknownTrainCost} without a recorded cost)` : ""}`;
       })
       .join("; ");
-    cost = { recorded: ds.labels.cost, expected: est.cost, note: `${inputs.note}; ${detail}` };
+    cost = { recorded: ds.labels.cost, expected: est.cost, estimates: est.perModel, note: `${inputs.note}; ${detail}` };
   }
   const methods: RoutingMethod[] = [];
   if (wanted.has(IRT_MOE)) {

@@ -23,6 +23,7 @@ import {
   routeByPrediction,
   singleModelScores,
 } from "./routing.js";
+import type { ModelCostEstimate } from "./expected-cost.js";
 import type { EmbeddedLabelData, FitProgress, RoutingMethod } from "./types.js";
 
 /** Name of the scorer's row; every other method's difference is measured against it. */
@@ -52,6 +53,8 @@ export interface EvalDataset {
     readonly expected: ArrayLike<number>;
     /** How the expected cost was estimated (printed with the results). */
     readonly note?: string;
+    /** Per model, how its expected cost was estimated (`estimateExpectedCosts`' `perModel`): a model without one is named with its reason. */
+    readonly estimates?: readonly ModelCostEstimate[];
   };
 }
 
@@ -460,15 +463,17 @@ function costGaps(ds: EvalDataset): EvalReport["costAwareNotComputed"] {
       `${unknown} of the ${observed} observed val and test calls have no recorded cost (val ${unknownCost.val}, test ${unknownCost.test}; e.g. ${examples.join(", ")}), ` +
         `so the spend of a router that chooses one is unknown`,
     );
-  if (modelsWithoutEstimate.length > 0)
+  if (modelsWithoutEstimate.length > 0) {
+    const why = (m: number) => ds.cost!.estimates?.[m]?.reason ?? "no finite expected cost was given";
     reasons.push(
-      `${modelsWithoutEstimate.map((m) => `"${m}"`).join(", ")} ${modelsWithoutEstimate.length === 1 ? "has" : "have"} no ex-ante cost estimate ` +
-        `(no list price and no train call with a recorded cost), so the policy cannot weigh ${modelsWithoutEstimate.length === 1 ? "its" : "their"} cost`,
+      `there is no ex-ante cost estimate for ${[...noEstimate].sort((a, b) => a - b).map((m) => `"${models[m]}" (${why(m)})`).join(", ")}, ` +
+        `so the policy cannot weigh ${modelsWithoutEstimate.length === 1 ? "its" : "their"} cost`,
     );
+  }
   return {
     reason:
-      `Cost-aware figures not computed: ${reasons.join("; ")}. Give every call's cost (0 for a free one) and a price or some recorded train costs ` +
-      `for every model to get them; the other figures do not use cost.`,
+      `Cost-aware figures not computed: ${reasons.join("; ")}. Give every call's cost (0 for a free one), and every model train calls ` +
+      `with a recorded cost, to get them; the other figures do not use cost.`,
     unknownCost,
     modelsWithoutEstimate,
   };

@@ -96,9 +96,10 @@ describe("runEvaluation on a your-own-data folder with blank cost_usd cells", ()
     return { X, dim: 2, encoderId: "toy" };
   };
   /** The toy folder with the cost of model "big" left blank on the items `blank` picks (from the protocol split of `name`). */
-  function folderWithBlanks(name: string, blank: (split: { train: number[]; val: number[]; test: number[] }) => number[]): string {
+  function folderWithBlanks(name: string, blank: (split: { train: number[]; val: number[]; test: number[] }) => number[], modelsCsv?: string): string {
     const dir = join(base, name);
     mkdirSync(dir);
+    if (modelsCsv) writeFileSync(join(dir, "models.csv"), modelsCsv);
     const split = splitIndices(name, Array.from({ length: n }, (_, i) => `q${i}`));
     const blanks = new Set(blank(split).map((i) => `q${i},big,`));
     writeFileSync(join(dir, "items.csv"), `${items.join("\n")}\n`);
@@ -120,6 +121,15 @@ describe("runEvaluation on a your-own-data folder with blank cost_usd cells", ()
     expect(report.costReference!.unknownTrainCost).toBe(7);
     expect(report.costReference!.note).toMatch(/big: train mean [0-9.e-]+ USD \(no list price\) \(from \d+ train calls; 7 without a recorded cost\)/);
     expect(report.methods[0]!.costAware!.matchCostFraction).not.toBeNull();
+  });
+
+  it("a model with a list price but no recorded train cost is said to be just that, not to have no list price", async () => {
+    const prices = "model,input_usd_per_1m,output_usd_per_1m\ncoder,0.2,0.2\nwriter,0.2,0.2\nbig,10,30\n";
+    const dir = folderWithBlanks("blank-big-train", (s) => s.train, prices);
+    const { report } = await runEvaluation({ dataset: dir, seeds: 1, methods: ["knn"], log: sink, embed });
+    expect(report.costAwareNotComputed).toMatchObject({ modelsWithoutEstimate: ["big"], unknownCost: { val: 0, test: 0 } });
+    expect(report.costAwareNotComputed!.reason).toMatch(/no ex-ante cost estimate for "big" \(a list price, but no train call with a recorded cost to learn its expected output tokens from\)/);
+    expect(report.costAwareNotComputed!.reason).not.toMatch(/no list price/);
   });
 });
 
