@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ import {
   embeddingCacheDir,
   peekCachedEmbeddings,
   readEmbeddingCacheFile,
+  resumeNote,
+  type EmbedAbort,
 } from "../../adapters/data/embedding-cache.js";
 import { writeOwnDataFolder } from "../../adapters/data/own-data.js";
 import { CacheError, EmbeddingProviderError } from "../../src/errors.js";
@@ -168,6 +170,75 @@ describe("embedDataset cache", () => {
     const resumed = await embedDataset(ds, new TestEncoder(), { cacheDir, batchSize: 10 });
     expect(resumed.resumed).toBe(20);
     expect(resumed.vectors).toEqual(expected(ds, 8));
+  });
+
+  it("an abort tries the checkpoint again after a periodic one failed, and tells onAbort whether it was written", async () => {
+    const ds = dataset(40);
+    const cacheDir = freshDir();
+    const controller = new AbortController();
+    // the folder is a file while the first periodic checkpoint is written, and a folder again when the run is aborted
+    const encoder = new (class extends TestEncoder {
+      override async embed(texts: string[]) {
+        if (this.calls === 0) {
+          rmSync(cacheDir, { recursive: true, force: true });
+          writeFileSync(cacheDir, "");
+        }
+        if (this.calls === 1) {
+          rmSync(cacheDir, { force: true });
+          mkdirSync(cacheDir);
+          controller.abort(new Error("stop"));
+        }
+        return super.embed(texts);
+      }
+    })();
+    const warnings: string[] = [];
+    const aborts: EmbedAbort[] = [];
+    const run = embedDataset(ds, encoder, { cacheDir, batchSize: 10, checkpointEveryMs: 0, signal: controller.signal, onWarning: (m) => warnings.push(m), onAbort: (a) => aborts.push(a) });
+    await expect(run).rejects.toThrow("stop");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/progress could not be checkpointed .*one is tried again if the run is interrupted/);
+    expect(aborts).toEqual([{ done: 20, total: 40, checkpointed: 20, file: expect.stringMatching(/\.emb\.partial$/) }]);
+    const resumed = await embedDataset(ds, new TestEncoder(), { cacheDir, batchSize: 10 });
+    expect(resumed.resumed).toBe(20);
+    expect(resumed.vectors).toEqual(expected(ds, 8));
+  });
+
+  it("an abort whose checkpoint cannot be written says so (onAbort, else one warning), never that progress was kept", async () => {
+    for (const withOnAbort of [true, false]) {
+      const ds = dataset(40);
+      const cacheDir = freshDir();
+      const controller = new AbortController();
+      const encoder = new (class extends TestEncoder {
+        override async embed(texts: string[]) {
+          if (this.calls === 0) {
+            rmSync(cacheDir, { recursive: true, force: true });
+            writeFileSync(cacheDir, "");
+            controller.abort(new Error("stop"));
+          }
+          return super.embed(texts);
+        }
+      })();
+      const warnings: string[] = [];
+      const aborts: EmbedAbort[] = [];
+      const run = embedDataset(ds, encoder, {
+        cacheDir,
+        batchSize: 10,
+        checkpointEveryMs: 1e9,
+        signal: controller.signal,
+        onWarning: (m) => warnings.push(m),
+        ...(withOnAbort ? { onAbort: (a: EmbedAbort) => void aborts.push(a) } : {}),
+      });
+      await expect(run).rejects.toThrow("stop");
+      if (withOnAbort) {
+        expect(aborts).toEqual([{ done: 10, total: 40, checkpointed: 0, file: expect.any(String), problem: "a part of the path is a file, not a folder" }]);
+        expect(resumeNote(aborts[0]!)).toBe("a rerun starts over");
+        expect(warnings).toEqual([]);
+      } else {
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(/interrupted run's progress could not be checkpointed .*a part of the path is a file.*a rerun starts over/);
+      }
+      rmSync(cacheDir, { force: true });
+    }
   });
 
   it("refuses bad encoder output (NaN, wrong length, wrong count) and caches nothing", async () => {
