@@ -86,7 +86,6 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
       ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
       onProgress: (p) => {
         const now = Date.now();
-        if (last === 0 && p.done === p.total) return; // served from the cache: said below
         if (now - last > 10_000 || p.done === p.total) {
           last = now;
           log(`${name}: embedded ${p.done}/${p.total}`);

@@ -263,7 +263,7 @@ const embedOptionsSchema = z
 /** Options of {@link embedDataset}. */
 export type EmbedDatasetOptions = z.input<typeof embedOptionsSchema>;
 
-/** Progress report of {@link embedDataset}. */
+/** Progress report of {@link embedDataset}: only while vectors are computed, never for a run served from the cache. */
 export interface EmbedProgress {
   /** Vectors available so far (including those resumed from a checkpoint). */
   readonly done: number;
@@ -345,7 +345,7 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
 
   const cached = await readEmbeddingCacheFile(file, expect);
   if (cached.ok) {
-    report(count, 0);
+    // Nothing is computed: no progress is reported (fromCache says it on the result).
     return { vectors: cached.vectors, dim, count, fromCache: true, resumed: 0, file, encoder: { id: encoder.id, dim } };
   }
   const cacheProblem = cached.reason === "no cache file" ? undefined : cached.reason;

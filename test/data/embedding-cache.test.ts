@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { getDatasetEmbeddings } from "../../adapters/data/dataset-embeddings.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { getDatasetEmbeddings, predictedDefaultEncoder } from "../../adapters/data/dataset-embeddings.js";
 import { packageRoot } from "../../adapters/data/data-root.js";
 import {
   datasetTextHash,
@@ -12,7 +12,9 @@ import {
   readEmbeddingCacheFile,
   resumeNote,
   type EmbedAbort,
+  type EmbedProgress,
 } from "../../adapters/data/embedding-cache.js";
+import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import { writeOwnDataFolder } from "../../adapters/data/own-data.js";
 import { CacheError, EmbeddingProviderError } from "../../src/errors.js";
 import { CsrBuilder } from "../../src/data/csr.js";
@@ -60,9 +62,11 @@ describe("embedDataset cache", () => {
     expect(encoder.texts).toBe(70);
     expect(progress).toEqual([0, 16, 32, 48, 64, 70]);
     const again = new TestEncoder();
-    const second = await embedDataset(ds, again, { cacheDir });
+    const hitProgress: EmbedProgress[] = [];
+    const second = await embedDataset(ds, again, { cacheDir, onProgress: (p) => hitProgress.push(p) });
     expect(second.fromCache).toBe(true);
     expect(again.calls).toBe(0);
+    expect(hitProgress).toEqual([]); // nothing computed, no progress (a consumer would draw a bar with a made-up rate)
     expect(Buffer.from(second.vectors.buffer).equals(Buffer.from(first.vectors.buffer))).toBe(true);
     expect(readdirSync(cacheDir)).toEqual([first.file.slice(cacheDir.length + 1)]);
     expect((await peekCachedEmbeddings(ds, { id: encoder.id, dim: 8 }, { cacheDir }))?.vectors).toEqual(first.vectors);
@@ -301,6 +305,23 @@ describe("embedDataset cache", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/could not be cached in .*used uncached.*--cache-dir/);
     rmSync(cacheDir, { force: true });
+  });
+
+  it("getDatasetEmbeddings serves the default encoder's cached vectors without loading it, and reports no progress for them", async () => {
+    const ds = dataset(6);
+    const cacheDir = freshDir();
+    const predicted = (await predictedDefaultEncoder())!;
+    await embedDataset(ds, new TestEncoder(predicted.id, predicted.dim), { cacheDir });
+    const load = vi.spyOn(UseLiteEncoder, "load");
+    try {
+      const progress: EmbedProgress[] = [];
+      const got = await getDatasetEmbeddings(ds, { cacheDir, onProgress: (p) => progress.push(p) });
+      expect(got.fromCache).toBe(true);
+      expect(progress).toEqual([]);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+    }
   });
 
   it("getDatasetEmbeddings loads a dataset folder and embeds it in one call", async () => {

@@ -161,8 +161,7 @@ async function run(a: Args): Promise<number> {
         : undefined,
       onProgress: (p) => progress.update(p.asked, `acc ${(100 * p.predictedAccuracy).toFixed(1)}% +/- ${(100 * p.accuracySd).toFixed(1)}`),
     });
-    // off a TTY the last update already printed the final line when the budget was reached
-    if (process.stderr.isTTY || result.asked < a.budget) progress.finish();
+    progress.finish();
     if (a.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       process.stdout.write(

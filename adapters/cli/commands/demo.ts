@@ -109,7 +109,7 @@ export async function prepareAndRun(
     pByItem.set(rows[r]!, Float64Array.from(scores, (s) => s.p));
     progress.tick();
   }
-  if (process.stderr.isTTY) progress.finish(); // off a TTY the last tick already logged the final line
+  progress.finish();
   const { val, test, outputTokens, outputTokensMethod } = buildReplayTables({
     dataset: ds,
     splits,
@@ -132,12 +132,11 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
   const emb = await getDatasetEmbeddings(ds, {
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
-      if (!progress && done === total) return; // served from the cache: nothing to show
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
       progress.update(done);
     },
   });
-  if (!emb.fromCache && process.stderr.isTTY) progress?.finish();
+  progress?.finish();
   log(`embeddings: ${emb.fromCache ? "from the cache" : "computed and cached"} (${emb.file})`);
   return { vectors: emb.vectors, dim: emb.dim, encoder: emb.encoder };
 }
