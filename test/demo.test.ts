@@ -2,16 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { saveScorer } from "../adapters/artifact/files.js";
 import { command, prepareAndRun, toJson, formatDemo } from "../adapters/cli/commands/demo.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
 import type { Scorer } from "../src/scorer/types.js";
 import { EncoderMismatchError } from "../src/errors.js";
 import { ROUTERBENCH_PRICES } from "../src/policy/prices.js";
-import { resolveIrtMoeConfig } from "../src/scorer/config.js";
 import { parseWith } from "../src/util/validate.js";
 import { rejectedWith } from "./errors.js";
-import { TOY_ARCH, toyScorerParts } from "./scorer/helpers.js";
+import { saveToyScorer } from "./scorer/helpers.js";
 
 const MODELS = ["gpt-4-1106-preview", "mistralai/mixtral-8x7b-chat", "mistralai/mistral-7b-chat"];
 
@@ -129,20 +127,12 @@ describe("irt-router demo --model", () => {
   // The demo embeds with the default encoder, so a scorer of another encoder is refused when it is loaded (prepareAndRun
   // does not compare encoders again), before the dataset is even looked for.
   it("refuses a scorer built with another encoder than the default one, naming its manifest, before reading the dataset", async () => {
-    const { weights, catalog } = toyScorerParts(3, MODELS);
-    const dir = join(tmp, "toy-scorer");
-    await saveScorer(dir, {
-      weights,
-      catalog,
-      encoder: { id: "toy@1", dim: TOY_ARCH.inDim },
-      config: resolveIrtMoeConfig({ experts: TOY_ARCH.experts, hidden: TOY_ARCH.hidden, out: TOY_ARCH.out, abilityDim: TOY_ARCH.abilityDim }),
-      temperature: 1,
-      calibration: { applied: false, fitted: 1, eceBefore: 0, eceAfter: 0 },
-      training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
-      metrics: {},
-    });
+    const dir = await saveToyScorer(join(tmp, "toy-scorer"), "toy@1", MODELS);
     const args = parseWith(command.schema, { model: dir, "data-root": join(tmp, "no-data-here") }, "options");
     const err = await rejectedWith(EncoderMismatchError, command.run(args, []));
-    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), expected: { id: "toy@1" } });
+    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model", expected: { id: "toy@1" } });
+    // advice for the command line, not the library's "options.encoder"
+    expect(err.message).toMatch(/irt-router demo embeds the dataset with the default encoder .*give --model a scorer built with it/);
+    expect(err.message).not.toMatch(/options\.encoder/);
   });
 });

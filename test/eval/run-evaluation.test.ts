@@ -6,16 +6,14 @@ import { runEvaluation } from "../../adapters/eval/run.js";
 import { createRng } from "../../src/eval/rng.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
 import { splitIndices } from "../../src/data/split.js";
-import { saveScorer } from "../../adapters/artifact/files.js";
 import { embedDataset } from "../../adapters/data/embedding-cache.js";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { defaultUseLiteInfo, UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
-import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import { rejectedWith } from "../errors.js";
 import { Sink } from "../cli/sink.js";
 import { TestEncoder } from "../data/test-encoder.js";
-import { TOY_ARCH, toyScorerParts } from "../scorer/helpers.js";
+import { saveToyScorer, TOY_ARCH } from "../scorer/helpers.js";
 
 // A your-own-data folder where model "coder" is right on code items, "writer" on prose items and
 // "big" (expensive) on 80% of both: routing must beat the best single model at a fraction of the cost.
@@ -159,21 +157,7 @@ describe("runEvaluation with a saved scorer", () => {
   });
 
   /** A toy scorer artifact built with the encoder "toy" (8-d), not the default one. */
-  const toyScorer = async () => {
-    const { weights, catalog } = toyScorerParts(3, ["coder", "writer", "big"]);
-    const dir = join(folder2, "toy-scorer");
-    await saveScorer(dir, {
-      weights,
-      catalog,
-      encoder: { id: "toy", dim: TOY_ARCH.inDim },
-      config: resolveIrtMoeConfig({ experts: TOY_ARCH.experts, hidden: TOY_ARCH.hidden, out: TOY_ARCH.out, abilityDim: TOY_ARCH.abilityDim }),
-      temperature: 1,
-      calibration: { applied: false, fitted: 1, eceBefore: 0, eceAfter: 0 },
-      training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
-      metrics: {},
-    });
-    return dir;
-  };
+  const toyScorer = () => saveToyScorer(join(folder2, "toy-scorer"), "toy", ["coder", "writer", "big"]);
 
   it("scores the embeddings with an artifact of any encoder, and names its manifest when the embeddings come from another", async () => {
     const dir = await toyScorer();

@@ -16,6 +16,7 @@ import { loadDataset } from "../../data/load-dataset.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../progress.js";
+import { loadCommandScorer } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
 const DATASET = "routerbench-subset-11models";
@@ -123,8 +124,12 @@ export async function prepareAndRun(
 }
 
 async function loadDemoScorer(model: string | undefined): Promise<Scorer> {
-  const { loadPretrained, loadScorer } = await import("../../artifact/load.js");
-  return !model || model === "pretrained" ? loadPretrained() : loadScorer(model);
+  return loadCommandScorer(!model || model === "pretrained" ? undefined : model, {
+    path: "options.model",
+    hint: (mismatch) =>
+      `irt-router demo embeds the dataset with the default encoder "${mismatch.actual.id}": give --model a scorer built with it ` +
+      `(irt-router train builds one), or leave --model out for the pretrained scorer.`,
+  });
 }
 
 async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | undefined, log: (s: string) => void) {
