@@ -280,8 +280,14 @@ describe("embedDataset cache", () => {
     expect(fromEnv.message).toMatch(/given by IRT_ROUTER_CACHE/);
     expect(encoder.calls).toBe(0);
 
-    // the default encoder is not even loaded
-    await rejectedWith(CacheError, getDatasetEmbeddings(dataset(5), { cacheDir: join(file, "cache") }));
+    // the default encoder is not even loaded (its multi-second load comes after the folder check)
+    const load = vi.spyOn(UseLiteEncoder, "load").mockRejectedValue(new Error("the default encoder was loaded"));
+    try {
+      await rejectedWith(CacheError, getDatasetEmbeddings(dataset(5), { cacheDir: join(file, "cache") }));
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+    }
   });
 
   it("vectors computed but not writable to the cache are returned with one warning, not lost", async () => {
