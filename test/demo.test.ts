@@ -1,9 +1,15 @@
-import { describe, expect, it } from "vitest";
-import { prepareAndRun, toJson, formatDemo } from "../adapters/cli/commands/demo.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { command, prepareAndRun, toJson, formatDemo } from "../adapters/cli/commands/demo.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
 import type { Scorer } from "../src/scorer/types.js";
 import { EncoderMismatchError } from "../src/errors.js";
 import { ROUTERBENCH_PRICES } from "../src/policy/prices.js";
+import { parseWith } from "../src/util/validate.js";
+import { rejectedWith } from "./errors.js";
+import { saveToyScorer } from "./scorer/helpers.js";
 
 const MODELS = ["gpt-4-1106-preview", "mistralai/mixtral-8x7b-chat", "mistralai/mistral-7b-chat"];
 
@@ -112,10 +118,21 @@ describe("irt-router demo (injected scorer, synthetic routerbench-like data)", (
     expect(text).toMatch(/Cost-accuracy curve/);
   });
 
-  it("refuses embeddings from another encoder than the scorer's", async () => {
-    const { ds, vectors } = syntheticDataset(60);
-    await expect(
-      prepareAndRun({ dataset: ds, scorer, embed: async () => ({ vectors, dim: 2, encoder: { id: "other", dim: 2 } }) }),
-    ).rejects.toBeInstanceOf(EncoderMismatchError);
+});
+
+describe("irt-router demo --model", () => {
+  const tmp = mkdtempSync(join(tmpdir(), "irt-router-demo-"));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  // The demo embeds with the default encoder, so a scorer of another encoder is refused when it is loaded (prepareAndRun
+  // does not compare encoders again), before the dataset is even looked for.
+  it("refuses a scorer built with another encoder than the default one, naming its manifest, before reading the dataset", async () => {
+    const dir = await saveToyScorer(join(tmp, "toy-scorer"), "toy@1", MODELS);
+    const args = parseWith(command.schema, { model: dir, "data-root": join(tmp, "no-data-here") }, "options");
+    const err = await rejectedWith(EncoderMismatchError, command.run(args, []));
+    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model", expected: { id: "toy@1" } });
+    // advice for the command line, not the library's "options.encoder"
+    expect(err.message).toMatch(/irt-router demo embeds the dataset with the default encoder .*give --model a scorer built with it/);
+    expect(err.message).not.toMatch(/options\.encoder/);
   });
 });

@@ -1,7 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
@@ -33,7 +35,64 @@ describe("the npm package", () => {
   });
 
   it("the compiled source maps carry their sources (src/ is not shipped)", () => {
-    const build = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf8").replace(/^\s*\/\/.*$/gm, "")) as { compilerOptions: Record<string, unknown> };
-    expect(build.compilerOptions.inlineSources).toBe(true);
+    // One file compiled with the build's own options (tsconfig.build.json as tsc reads it), its output kept in memory.
+    const host = {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d: ts.Diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      },
+    };
+    const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.build.json"), {}, host)!;
+    const file = join(root, "src", "errors.ts");
+    const program = ts.createProgram([file], config.options);
+    const written = new Map<string, string>();
+    const result = program.emit(program.getSourceFile(file), (name, text) => written.set(name, text));
+    expect(result.emitSkipped).toBe(false);
+    const mapFile = [...written.keys()].find((name) => name.endsWith("errors.js.map"))!;
+    expect(mapFile).toBe(join(root, "dist", "src", "errors.js.map"));
+    const map = JSON.parse(written.get(mapFile)!) as { sources: string[]; sourcesContent?: string[] };
+    expect(map.sources).toEqual(["../../src/errors.ts"]);
+    expect(map.sourcesContent).toEqual([readFileSync(file, "utf8")]);
+  });
+});
+
+describe("bin/irt-router.js", () => {
+  // A package layout in a temp folder: the real bin script, a stand-in source CLI and compiled CLI that say which ran,
+  // and tsx (linked from this checkout) when `tsx` is set.
+  function layout(parts: { source?: boolean; compiled?: boolean; tsx?: boolean }): string {
+    const dir = mkdtempSync(join(tmpdir(), "irt-router-bin-"));
+    mkdirSync(join(dir, "bin"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "irt-router", type: "module" }));
+    copyFileSync(join(root, "bin", "irt-router.js"), join(dir, "bin", "irt-router.js"));
+    if (parts.source) writeFileSync(join(dir, "bin", "cli.ts"), 'const ran: string = "source";\nprocess.stdout.write(`${ran} ${process.argv.slice(2).join(" ")}\\n`);\n');
+    if (parts.compiled) {
+      mkdirSync(join(dir, "dist", "bin"), { recursive: true });
+      writeFileSync(join(dir, "dist", "bin", "cli.js"), 'process.stdout.write(`compiled ${process.argv.slice(2).join(" ")}\\n`);\n');
+    }
+    if (parts.tsx) {
+      mkdirSync(join(dir, "node_modules"));
+      symlinkSync(join(root, "node_modules", "tsx"), join(dir, "node_modules", "tsx"), "dir");
+    }
+    return dir;
+  }
+  function runBin(dir: string): { status: number | null; stdout: string; stderr: string } {
+    const r = spawnSync(process.execPath, [join(dir, "bin", "irt-router.js"), "--version"], { encoding: "utf8" });
+    rmSync(dir, { recursive: true, force: true });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  it("in a checkout runs the TypeScript source, even with a (possibly stale) dist/ built by npm pack", () => {
+    expect(runBin(layout({ source: true, compiled: true, tsx: true }))).toMatchObject({ status: 0, stdout: "source --version\n" });
+  });
+
+  it("installed (no bin/cli.ts) runs the compiled CLI, and so does a checkout without tsx", () => {
+    expect(runBin(layout({ compiled: true }))).toMatchObject({ status: 0, stdout: "compiled --version\n" });
+    expect(runBin(layout({ compiled: true, tsx: true }))).toMatchObject({ status: 0, stdout: "compiled --version\n" });
+    expect(runBin(layout({ source: true, compiled: true }))).toMatchObject({ status: 0, stdout: "compiled --version\n" });
+  });
+
+  it("says what to do when it has nothing to run", () => {
+    expect(runBin(layout({ source: true }))).toMatchObject({ status: 1, stderr: expect.stringMatching(/tsx is not installed and dist\/ is not built: run `npm ci`/) });
+    expect(runBin(layout({}))).toMatchObject({ status: 1, stderr: expect.stringMatching(/no compiled CLI .*reinstall the package/) });
   });
 });

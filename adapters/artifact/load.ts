@@ -1,8 +1,7 @@
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { sameEncoder } from "../../src/encoders/identity.js";
+import { assertSameEncoder } from "../../src/encoders/identity.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
-import { EncoderMismatchError } from "../../src/errors.js";
 import { IrtMoeScorer, type EncoderSource } from "../../src/scorer/scorer.js";
 import { MANIFEST_FILE } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
@@ -55,8 +54,8 @@ export async function loadScorer(dir: string, options: LoadScorerOptions = {}): 
     // The default encoder's id comes from its package version, without loading its weights. When the package is not
     // installed the check happens at the first text query (embeddings work without it).
     const predicted = await defaultUseLiteInfo().catch(() => undefined);
-    if (predicted && !sameEncoder(manifest.encoder, predicted))
-      throw new EncoderMismatchError(manifest.encoder, predicted, "scorer", {
+    if (predicted)
+      assertSameEncoder(manifest.encoder, predicted, "scorer", {
         file: manifestFile,
         hint:
           `No options.encoder was given, so the default encoder "${predicted.id}" would embed text. Pass the encoder the scorer ` +

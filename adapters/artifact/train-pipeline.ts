@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { parseWith } from "../../src/util/validate.js";
-import { EncoderMismatchError } from "../../src/errors.js";
+import { assertSameEncoder } from "../../src/encoders/identity.js";
 import type { ScorerArtifact } from "../../src/scorer/artifact.js";
 import { buildCatalog } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
@@ -86,7 +86,6 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
       ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
       onProgress: (p) => {
         const now = Date.now();
-        if (last === 0 && p.done === p.total) return; // served from the cache: said below
         if (now - last > 10_000 || p.done === p.total) {
           last = now;
           log(`${name}: embedded ${p.done}/${p.total}`);
@@ -95,8 +94,7 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
     });
     const ds = emb.dataset;
     log(`${ds.name}: ${ds.items.length} items, ${ds.models.length} models, ${emb.encoder.id}${emb.fromCache ? " (embeddings from cache)" : ""}`);
-    if (encoderInfo && (encoderInfo.id !== emb.encoder.id || encoderInfo.dim !== emb.encoder.dim))
-      throw new EncoderMismatchError(encoderInfo, emb.encoder, `embedding of ${ds.name}`);
+    if (encoderInfo) assertSameEncoder(encoderInfo, emb.encoder, `embedding of ${ds.name}`);
     encoderInfo = emb.encoder;
     datasets.push(ds);
     parts.push({ dataset: ds, vectors: emb.vectors, dim: emb.dim });

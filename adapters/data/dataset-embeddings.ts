@@ -59,10 +59,7 @@ export async function getDatasetEmbeddings(
   const predicted = await predictedDefaultEncoder();
   if (predicted) {
     const hit = await peekCachedEmbeddings(ds, predicted, opts.cacheDir ? { cacheDir: opts.cacheDir } : {});
-    if (hit) {
-      opts.onProgress?.({ done: hit.count, total: hit.count, resumed: 0 });
-      return { dataset: ds, ...hit };
-    }
+    if (hit) return { dataset: ds, ...hit }; // nothing computed: no progress (fromCache says it)
   }
   // A folder that cannot hold the result is reported before the encoder's multi-second load.
   await ensureEmbeddingCacheDir(opts.cacheDir);

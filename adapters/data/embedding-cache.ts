@@ -252,6 +252,8 @@ const embedOptionsSchema = z
     checkpointEveryMs: z.number().int().min(0).default(15_000),
     onProgress: z.custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function").optional(),
     signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal").optional(),
+    /** Told, when `signal` aborts the run, whether its progress was checkpointed (see {@link EmbedAbort}). */
+    onAbort: z.custom<(abort: EmbedAbort) => void>((v) => typeof v === "function", "must be a function").optional(),
     /** Told when computed vectors could not be written to the cache (they are still returned; default console.warn). */
     onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "must be a function").optional(),
     env: z.record(z.string(), z.string().optional()).optional(),
@@ -261,13 +263,29 @@ const embedOptionsSchema = z
 /** Options of {@link embedDataset}. */
 export type EmbedDatasetOptions = z.input<typeof embedOptionsSchema>;
 
-/** Progress report of {@link embedDataset}. */
+/** Progress report of {@link embedDataset}: only while vectors are computed, never for a run served from the cache. */
 export interface EmbedProgress {
   /** Vectors available so far (including those resumed from a checkpoint). */
   readonly done: number;
   readonly total: number;
   /** Vectors taken from a checkpoint of an earlier, interrupted run. */
   readonly resumed: number;
+}
+
+/** What an aborted {@link embedDataset} run left for a rerun to resume from (told to `onAbort` before it rejects). */
+export interface EmbedAbort {
+  /** Vectors available when the run stopped (including those resumed from a checkpoint). */
+  readonly done: number;
+  readonly total: number;
+  /**
+   * Vectors the checkpoint file holds, as far as this run knows: `done` when the checkpoint on abort was written (or
+   * there was nothing new to write), else those of the last checkpoint that was written (0: none).
+   */
+  readonly checkpointed: number;
+  /** The checkpoint file a rerun resumes from. */
+  readonly file: string;
+  /** Why the checkpoint on abort could not be written, when it could not. */
+  readonly problem?: string;
 }
 
 /** Embeddings of a dataset, one row per item in item order. */
@@ -295,7 +313,9 @@ export interface DatasetEmbeddings {
  * texts are embedded in batches, partial progress is checkpointed (atomically) at most every
  * `checkpointEveryMs`, an interrupted run resumes from its checkpoint, and the complete file is written
  * atomically. A bad vector from the encoder (wrong count, wrong length, NaN) is an error and is never cached.
- * With `signal`, an abort writes a checkpoint and rejects with the signal's reason.
+ * With `signal`, an abort writes a checkpoint (tried even when a periodic one failed) and rejects with the signal's
+ * reason; `onAbort` is told whether the checkpoint was written (without it, one that could not be is reported through
+ * `onWarning`).
  * A cache folder that cannot be created or written is a `CacheError` before anything is embedded; a write that
  * fails afterwards (e.g. a full disk) is reported through `onWarning` and the vectors are returned uncached
  * (`notCached` says why).
@@ -325,7 +345,7 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
 
   const cached = await readEmbeddingCacheFile(file, expect);
   if (cached.ok) {
-    report(count, 0);
+    // Nothing is computed: no progress is reported (fromCache says it on the result).
     return { vectors: cached.vectors, dim, count, fromCache: true, resumed: 0, file, encoder: { id: encoder.id, dim } };
   }
   const cacheProblem = cached.reason === "no cache file" ? undefined : cached.reason;
@@ -353,17 +373,26 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
     dataset: { name: ds.name, sha256: ds.source.sha256 },
   });
   let lastCheckpoint = performance.now();
+  // Vectors on disk in the checkpoint file (the resumed ones were read from it).
   let checkpointed = done;
   let checkpointsFailed = false;
+  /** Writes the checkpoint; the problem when it could not be written. */
+  const writeCheckpoint = async (): Promise<string | undefined> => {
+    try {
+      await writeEmbeddingCacheFile(partialFile, header("partial", done), vectors);
+      checkpointed = done;
+      return undefined;
+    } catch (error) {
+      return fsProblem(error);
+    }
+  };
   const checkpoint = async () => {
     if (done > checkpointed && !checkpointsFailed) {
-      try {
-        await writeEmbeddingCacheFile(partialFile, header("partial", done), vectors);
-        checkpointed = done;
-      } catch (error) {
-        // Losing a checkpoint costs a resume, not this run: say so once and carry on.
+      const problem = await writeCheckpoint();
+      if (problem) {
+        // Losing a checkpoint costs a resume, not this run: say so once and carry on (the abort still tries one).
         checkpointsFailed = true;
-        warn(`irt-router: progress could not be checkpointed in ${dir} (${fsProblem(error)}); embedding goes on, but an interrupted run will start over.`);
+        warn(`irt-router: progress could not be checkpointed in ${dir} (${problem}); embedding goes on without checkpoints (one is tried again if the run is interrupted).`);
       }
     }
     lastCheckpoint = performance.now();
@@ -371,7 +400,11 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
 
   while (done < count) {
     if (opts.signal?.aborted) {
-      await checkpoint();
+      // Always tried, even after a periodic checkpoint failed: it is what a rerun resumes from.
+      const problem = done > checkpointed ? await writeCheckpoint() : undefined;
+      const outcome: EmbedAbort = { done, total: count, checkpointed, file: partialFile, ...(problem ? { problem } : {}) };
+      if (opts.onAbort) opts.onAbort(outcome);
+      else if (problem) warn(`irt-router: the interrupted run's progress could not be checkpointed in ${dir} (${problem}); ${resumeNote(outcome)}.`);
       throw opts.signal.reason ?? new Error("aborted");
     }
     const end = Math.min(count, done + opts.batchSize);
@@ -406,6 +439,21 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
     ...(cacheProblem ? { cacheProblem } : {}),
     ...(notCached ? { notCached } : {}),
   };
+}
+
+/**
+ * What a rerun of an aborted {@link embedDataset} resumes from, in words: e.g. "rerun the same command to resume from
+ * 20/45 texts", or "a rerun starts over".
+ *
+ * @example
+ * ```ts
+ * embedDataset(ds, encoder, { signal, onAbort: (a) => console.error(`Interrupted: ${resumeNote(a)}.`) });
+ * ```
+ */
+export function resumeNote(abort: EmbedAbort): string {
+  if (abort.checkpointed === 0) return "a rerun starts over";
+  const from = `${abort.checkpointed}/${abort.total} texts`;
+  return abort.problem ? `a rerun resumes from the last checkpoint written (${from}) if it is still there, else starts over` : `a rerun resumes from ${from}`;
 }
 
 /**

@@ -21,6 +21,7 @@ export {
 export type {
   EmbedDatasetOptions,
   EmbedProgress,
+  EmbedAbort,
   DatasetEmbeddings,
   EmbeddingCacheHeader,
   CacheExpectation,

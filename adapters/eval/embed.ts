@@ -26,13 +26,12 @@ export async function embedForEval(ds: CorrectnessDataset, log: { isTTY?: boolea
   let bar: Progress | undefined;
   const result = await getDatasetEmbeddings(ds, {
     onProgress: (p) => {
-      // A first report of all texts done is the cache being read, not a computation: no bar (its rate is meaningless).
-      if (!bar && p.done === p.total) return;
+      // only called while texts are embedded (a cache hit reports no progress)
       bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts", stream: log });
       bar.update(p.done);
     },
   });
   if (result.fromCache) log.write(`embedding ${ds.name}: ${result.count} texts served from the cache (${result.file})\n`);
-  else bar?.finish();
+  bar?.finish();
   return { X: result.vectors, dim: result.dim, encoderId: result.encoder.id, fromCache: result.fromCache };
 }

@@ -4,7 +4,8 @@
 import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
 import { splitIndices } from "../../src/data/split.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
-import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
+import { assertSameEncoder } from "../../src/encoders/identity.js";
+import { ValidationError } from "../../src/errors.js";
 import { evaluate, IRT_MOE, type EvalDataset, type EvalProgress, type EvalReport } from "../../src/eval/evaluate.js";
 import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
 import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
@@ -13,8 +14,10 @@ import type { RoutingMethod } from "../../src/eval/types.js";
 import { loadScorer, loadPretrained } from "../artifact/load.js";
 import { datasetModelNames } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
+import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { parseWith } from "../../src/util/validate.js";
 import { Progress } from "../cli/progress.js";
+import { predictedDefaultEncoder } from "../data/dataset-embeddings.js";
 import { loadDataset } from "../data/load-dataset.js";
 import { getTf } from "../tf.js";
 import { expectedCostInputs } from "./cost-inputs.js";
@@ -33,13 +36,14 @@ export interface RunEvaluationOptions {
   readonly dataRoot?: string;
   readonly labels?: "binary" | "soft";
   readonly methods?: readonly EvalMethodName[];
-  /** Where progress lines go (default stderr). */
+  /** Where progress lines go, the default embedder's included (default stderr). */
   readonly log?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Supplies the embeddings (default: the project's cached USE-lite pipeline). */
   readonly embed?: (ds: CorrectnessDataset) => Promise<EvalEmbeddings>;
   /**
    * Hyperparameters of the irt-moe row when it is trained (as `irt-router train --config`; default the scorer's
-   * defaults), e.g. to evaluate a configuration chosen on your own data, or a small one in a quick check.
+   * defaults), e.g. to evaluate a configuration chosen on your own data, or a small one in a quick check. Refused with
+   * `model` (a saved scorer is evaluated as it is) and when `methods` leaves irt-moe out.
    */
   readonly irtMoeConfig?: Partial<IrtMoeConfig>;
 }
@@ -60,25 +64,35 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     throw new ValidationError("options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.", {
       path: "options.irtMoeConfig",
     });
-  const ds = await loadDataset(options.dataset, {
-    ...(options.dataRoot && { dataRoot: options.dataRoot }),
-    ...(options.labels && { labels: options.labels }),
-  });
   const wanted = new Set(options.methods ?? EVAL_METHODS);
   if (options.model && !wanted.has(IRT_MOE)) {
     throw new ValidationError("options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.", { path: "options.model" });
   }
+  if (options.irtMoeConfig !== undefined && !wanted.has(IRT_MOE)) {
+    throw new ValidationError("options.irtMoeConfig only applies to the irt-moe method: add irt-moe to options.methods, or leave irtMoeConfig out.", {
+      path: "options.irtMoeConfig",
+    });
+  }
+  const ds = await loadDataset(options.dataset, {
+    ...(options.dataRoot && { dataRoot: options.dataRoot }),
+    ...(options.labels && { labels: options.labels }),
+  });
   // A saved scorer is loaded (and its files checked) before the dataset is embedded, which can take minutes. It scores
-  // the dataset's embeddings (no text encoder); their encoder is checked against its manifest below.
+  // the dataset's embeddings (no text encoder). With the default embedder their encoder is known beforehand (the default
+  // one), so a scorer of another encoder is refused before anything is embedded; with options.embed, once it returns.
   const saved =
     options.model && wanted.has(IRT_MOE)
       ? options.model === "pretrained"
         ? await loadPretrained({ encoder: null })
         : await loadScorer(options.model, { encoder: null })
       : undefined;
+  if (saved && !options.embed) {
+    const predicted = await predictedDefaultEncoder();
+    if (predicted) checkSavedEncoder(saved, predicted);
+  }
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
-  const embeddings = await (options.embed ?? embedForEval)(ds);
+  const embeddings = options.embed ? await options.embed(ds) : await embedForEval(ds, log);
   const data = {
     X: embeddings.X,
     dim: embeddings.dim,
@@ -98,25 +112,19 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
         const how =
           e.method === "list-price"
             ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok`
-            : e.trainCalls > 0
-              ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (no list price)`
-              : "no estimate (no list price, no recorded train cost)";
+            : e.method === "train-mean"
+              ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (${e.reason})`
+              : `no estimate (${e.reason})`;
         return `${ds.models[m]}: ${how}${e.unknownTrainCost > 0 ? ` (from ${e.trainCalls} train calls; ${e.unknownTrainCost} without a recorded cost)` : ""}`;
       })
       .join("; ");
-    cost = { recorded: ds.labels.cost, expected: est.cost, note: `${inputs.note}; ${detail}` };
+    cost = { recorded: ds.labels.cost, expected: est.cost, estimates: est.perModel, note: `${inputs.note}; ${detail}` };
   }
   const methods: RoutingMethod[] = [];
   if (wanted.has(IRT_MOE)) {
     if (saved && options.model) {
       const scorer = saved;
-      if (scorer.encoder.id !== embeddings.encoderId || scorer.encoder.dim !== embeddings.dim) {
-        throw new EncoderMismatchError(scorer.encoder, { id: embeddings.encoderId, dim: embeddings.dim }, "scorer", {
-          ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
-          path: "options.model",
-          hint: `The dataset was embedded with "${embeddings.encoderId}": evaluate a scorer built with that encoder.`,
-        });
-      }
+      checkSavedEncoder(scorer, { id: embeddings.encoderId, dim: embeddings.dim });
       methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
     } else {
       methods.push(irtMoeMethod((await getTf()).tf, irtMoeConfig as Partial<IrtMoeConfig>));
@@ -140,6 +148,17 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     { methods, seeds, onProgress: progressPrinter(log) },
   );
   return { report, dataset: ds, embeddings };
+}
+
+/** A saved scorer (options.model) must have been built with the encoder that embeds the dataset. */
+function checkSavedEncoder(scorer: IrtMoeScorer, embeddedWith: { id: string; dim: number }): void {
+  assertSameEncoder(scorer.encoder, embeddedWith, "scorer", {
+    ...(scorer.manifestFile ? { file: scorer.manifestFile } : {}),
+    path: "options.model",
+    hint:
+      `The dataset's embeddings come from "${embeddedWith.id}": evaluate a scorer built with that encoder (irt-router train builds one), ` +
+      `or, through the library, give runEvaluation an embed function that uses "${scorer.encoder.id}".`,
+  });
 }
 
 /** Progress of the fits: a bar per method and seed on a TTY, plain lines otherwise. */

@@ -35,7 +35,8 @@ export function sameEncoder(a: EncoderInfo, b: EncoderInfo): boolean {
  * Throw an {@link EncoderMismatchError} (code `ENCODER_MISMATCH`) naming both ids and dims
  * unless `actual` is the encoder `expected` records. `what` names the artifact in the message
  * ("scorer", "probe bank", ...); `options.file` (the file recording `expected`) is named in the message and
- * the error's `file`. Both records are validated first.
+ * the error's `file`, `options.path` is the error's `path` (the option that chose the artifact or the vectors), and
+ * `options.hint` replaces the closing advice. Both records are validated first.
  *
  * @example
  * ```ts
@@ -45,7 +46,7 @@ export function sameEncoder(a: EncoderInfo, b: EncoderInfo): boolean {
  * //    but is being used with encoder "huggingface:BAAI/bge-small-en-v1.5" (dim 384). ...
  * ```
  */
-export function assertSameEncoder(expected: EncoderInfo, actual: EncoderInfo, what = "artifact", options: { file?: string; hint?: string } = {}): void {
+export function assertSameEncoder(expected: EncoderInfo, actual: EncoderInfo, what = "artifact", options: { file?: string; path?: string; hint?: string } = {}): void {
   const e = parseWith(encoderInfoSchema, { id: expected?.id, dim: expected?.dim }, `${what}.encoder`);
   const a = parseWith(encoderInfoSchema, { id: actual?.id, dim: actual?.dim }, "encoder");
   if (!sameEncoder(e, a)) throw new EncoderMismatchError(e, a, what, options);

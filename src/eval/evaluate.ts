@@ -23,6 +23,7 @@ import {
   routeByPrediction,
   singleModelScores,
 } from "./routing.js";
+import type { ModelCostEstimate } from "./expected-cost.js";
 import type { EmbeddedLabelData, FitProgress, RoutingMethod } from "./types.js";
 
 /** Name of the scorer's row; every other method's difference is measured against it. */
@@ -52,6 +53,8 @@ export interface EvalDataset {
     readonly expected: ArrayLike<number>;
     /** How the expected cost was estimated (printed with the results). */
     readonly note?: string;
+    /** Per model, how its expected cost was estimated (`estimateExpectedCosts`' `perModel`): a model without one is named with its reason. */
+    readonly estimates?: readonly ModelCostEstimate[];
   };
 }
 
@@ -213,7 +216,8 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
   const lambdas = options.lambdas ?? defaultLambdaGrid();
   const test = split.test;
   const plan = bootstrapPlan(test.length, resamples, bootSeed);
-  const costAwareNotComputed = dataset.cost ? costGaps(dataset) : undefined;
+  const gaps = dataset.cost ? costGaps(dataset) : undefined;
+  const costAwareNotComputed = gaps?.notComputed;
   const costLabels: CostLabelMatrix | undefined = dataset.cost && !costAwareNotComputed ? { ...data, cost: dataset.cost.recorded } : undefined;
 
   // Reference rows.
@@ -242,10 +246,7 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     costRef = {
       singleModels: singles.map((s) => ({ model: s.model, accuracy: s.accuracy, meanCost: s.meanCost })),
       bestSingle: { model: models[best]!, accuracy: bestTest.accuracy, meanCost: bestTest.meanCost },
-      unknownTrainCost: split.train.reduce((n, i) => {
-        for (let e = data.offsets[i]!; e < data.offsets[i + 1]!; e++) if (!Number.isFinite(costLabels.cost[e]!)) n++;
-        return n;
-      }, 0),
+      unknownTrainCost: gaps!.unknownCost.train,
       ...(dataset.cost?.note !== undefined && { note: dataset.cost.note }),
     };
   }
@@ -425,11 +426,13 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
 }
 
 /**
- * Why a dataset's cost data cannot give the cost-aware figures, or undefined when it can: every observed val and test
- * call needs a recorded cost (the spend of a router that picks one is otherwise unknown) and every model observed there
- * an ex-ante estimate (the policy decides on it). Train calls without a cost only narrow the estimate; they are counted.
+ * The observed calls without a recorded cost, per split (the one count of them: the report's `unknownCost` and
+ * `costReference.unknownTrainCost`), and, in `notComputed`, why the dataset's cost data cannot give the cost-aware
+ * figures (undefined when it can): every observed val and test call needs a recorded cost (the spend of a router that
+ * picks one is otherwise unknown) and every model observed there an ex-ante estimate (the policy decides on it). Train
+ * calls without a cost only narrow the estimate; they are counted.
  */
-function costGaps(ds: EvalDataset): EvalReport["costAwareNotComputed"] {
+function costGaps(ds: EvalDataset): { unknownCost: { train: number; val: number; test: number }; notComputed?: EvalReport["costAwareNotComputed"] } {
   const { data, split, models } = ds;
   const { recorded, expected } = ds.cost!;
   const nModels = data.nModels;
@@ -452,7 +455,7 @@ function costGaps(ds: EvalDataset): EvalReport["costAwareNotComputed"] {
     }
   }
   const unknown = unknownCost.val + unknownCost.test;
-  if (unknown === 0 && noEstimate.size === 0) return undefined;
+  if (unknown === 0 && noEstimate.size === 0) return { unknownCost };
   const modelsWithoutEstimate = [...noEstimate].sort((a, b) => a - b).map((m) => models[m]!);
   const reasons: string[] = [];
   if (unknown > 0)
@@ -460,17 +463,22 @@ function costGaps(ds: EvalDataset): EvalReport["costAwareNotComputed"] {
       `${unknown} of the ${observed} observed val and test calls have no recorded cost (val ${unknownCost.val}, test ${unknownCost.test}; e.g. ${examples.join(", ")}), ` +
         `so the spend of a router that chooses one is unknown`,
     );
-  if (modelsWithoutEstimate.length > 0)
+  if (modelsWithoutEstimate.length > 0) {
+    const why = (m: number) => ds.cost!.estimates?.[m]?.reason ?? "no finite expected cost was given";
     reasons.push(
-      `${modelsWithoutEstimate.map((m) => `"${m}"`).join(", ")} ${modelsWithoutEstimate.length === 1 ? "has" : "have"} no ex-ante cost estimate ` +
-        `(no list price and no train call with a recorded cost), so the policy cannot weigh ${modelsWithoutEstimate.length === 1 ? "its" : "their"} cost`,
+      `there is no ex-ante cost estimate for ${[...noEstimate].sort((a, b) => a - b).map((m) => `"${models[m]}" (${why(m)})`).join(", ")}, ` +
+        `so the policy cannot weigh ${modelsWithoutEstimate.length === 1 ? "its" : "their"} cost`,
     );
+  }
   return {
-    reason:
-      `Cost-aware figures not computed: ${reasons.join("; ")}. Give every call's cost (0 for a free one) and a price or some recorded train costs ` +
-      `for every model to get them; the other figures do not use cost.`,
     unknownCost,
-    modelsWithoutEstimate,
+    notComputed: {
+      reason:
+        `Cost-aware figures not computed: ${reasons.join("; ")}. Give every call's cost (0 for a free one), and every model train calls ` +
+        `with a recorded cost, to get them; the other figures do not use cost.`,
+      unknownCost,
+      modelsWithoutEstimate,
+    },
   };
 }
 

@@ -4,11 +4,17 @@ import type { CostLabelMatrix } from "./cost.js";
 
 /** How the ex-ante cost of one model was estimated. */
 export interface ModelCostEstimate {
-  /** "list-price": input tokens x input price + expected output tokens x output price. "train-mean": no price known, the model's mean recorded train cost. */
-  readonly method: "list-price" | "train-mean";
+  /**
+   * "list-price": input tokens x input price + expected output tokens x output price. "train-mean": the model's mean
+   * recorded train cost (no list price, or one with no output price to learn output tokens with). "none": no estimate
+   * (no train call of the model has a recorded cost); its expected cost is NaN.
+   */
+  readonly method: "list-price" | "train-mean" | "none";
+  /** Why the list price was not used ("train-mean" and "none"), e.g. "no list price". */
+  readonly reason?: string;
   /** Expected output tokens (list-price method), from the train split's recorded costs. */
   readonly expectedOutputTokens?: number;
-  /** Mean recorded train cost (train-mean method; NaN when no train call of the model has a recorded cost). */
+  /** Mean recorded train cost (train-mean method). */
   readonly meanTrainCost?: number;
   /** Train calls of the model with a recorded cost (what the estimate is made from). */
   readonly trainCalls: number;
@@ -30,7 +36,8 @@ export interface ExpectedCostMatrix {
  * floored at 0. A model without a list price falls back to its mean recorded train cost (said in
  * `perModel`). The recorded costs of val/test calls are never looked at. Train calls without a recorded cost
  * cannot inform the estimate; `perModel` counts them (`unknownTrainCost`) beside the calls used (`trainCalls`).
- * A model with neither a list price nor a recorded train cost has no estimate (NaN).
+ * A model none of whose train calls has a recorded cost has no estimate (method "none", NaN, and `reason`): with a
+ * list price its expected output tokens cannot be learned, without one there is no mean.
  *
  * @example
  * ```ts
@@ -70,10 +77,16 @@ export function estimateExpectedCosts(
   for (let m = 0; m < nModels; m++) {
     const price = prices[m];
     const calls = { trainCalls: count[m]!, unknownTrainCost: unknown[m]! };
-    if (price && price.outputPer1M > 0 && count[m]! > 0) {
+    if (count[m]! === 0) {
+      const reason = price
+        ? "a list price, but no train call with a recorded cost to learn its expected output tokens from"
+        : "no list price and no train call with a recorded cost";
+      perModel.push({ method: "none", reason, ...calls });
+    } else if (price && price.outputPer1M > 0) {
       perModel.push({ method: "list-price", expectedOutputTokens: outSum[m]! / count[m]!, ...calls });
     } else {
-      perModel.push({ method: "train-mean", meanTrainCost: count[m]! > 0 ? costSum[m]! / count[m]! : NaN, ...calls });
+      const reason = price ? "its list price has no output price to learn output tokens with" : "no list price";
+      perModel.push({ method: "train-mean", reason, meanTrainCost: costSum[m]! / count[m]!, ...calls });
     }
   }
   const nItems = inputTokens.length;
@@ -84,7 +97,9 @@ export function estimateExpectedCosts(
       cost[i * nModels + m] =
         est.method === "list-price"
           ? expectedCostUsd({ inputTokens: inputTokens[i]!, expectedOutputTokens: est.expectedOutputTokens!, price: prices[m]! })
-          : est.meanTrainCost!;
+          : est.method === "train-mean"
+            ? est.meanTrainCost!
+            : NaN;
     }
   }
   return { cost, perModel };

@@ -75,7 +75,7 @@ describe("irt-router embed", () => {
     })();
     const stopped = await run(["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir], interrupted, { count: 0 }, controller.signal);
     expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toMatch(/Interrupted\. Progress was checkpointed; rerun the same command to resume\./);
+    expect(stopped.stderr).toMatch(/Interrupted\. Progress was checkpointed \(20\/45 texts\); rerun the same command to resume\./);
     expect(readdirSync(cacheDir).filter((f) => f.endsWith(".partial"))).toHaveLength(1);
 
     const encoder = new TestEncoder();
@@ -84,6 +84,27 @@ describe("irt-router embed", () => {
     expect(rerun.stderr).toMatch(/Resuming: 20\/45 texts were checkpointed/);
     expect(rerun.stdout).toMatch(/^Embedded 25 texts of my-evals with test-encoder@1 \(dim 8\) after resuming 20 from a checkpoint/);
     expect(encoder.texts).toBe(25);
+  });
+
+  it("an interruption whose checkpoint cannot be written says so, and does not claim the progress was kept", async () => {
+    const cacheDir = join(tmp, "cache-lost");
+    const controller = new AbortController();
+    // The cache folder becomes a file during the first batch, and Ctrl-C comes then: the checkpoint on abort fails.
+    const interrupted = new (class extends TestEncoder {
+      override async embed(texts: string[]) {
+        if (this.calls === 0) {
+          rmSync(cacheDir, { recursive: true, force: true });
+          writeFileSync(cacheDir, "");
+          controller.abort(new Error("SIGINT"));
+        }
+        return super.embed(texts);
+      }
+    })();
+    const stopped = await run(["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir], interrupted, { count: 0 }, controller.signal);
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).not.toMatch(/Progress was checkpointed/);
+    expect(stopped.stderr).toContain(`Interrupted. The progress could not be checkpointed in ${cacheDir} (a part of the path is a file, not a folder); a rerun starts over.`);
+    rmSync(cacheDir, { force: true });
   });
 
   it("rejects bad flags and unknown datasets with typed errors", async () => {

@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { getDatasetEmbeddings } from "../../adapters/data/dataset-embeddings.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { getDatasetEmbeddings, predictedDefaultEncoder } from "../../adapters/data/dataset-embeddings.js";
 import { packageRoot } from "../../adapters/data/data-root.js";
 import {
   datasetTextHash,
@@ -10,7 +10,11 @@ import {
   embeddingCacheDir,
   peekCachedEmbeddings,
   readEmbeddingCacheFile,
+  resumeNote,
+  type EmbedAbort,
+  type EmbedProgress,
 } from "../../adapters/data/embedding-cache.js";
+import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import { writeOwnDataFolder } from "../../adapters/data/own-data.js";
 import { CacheError, EmbeddingProviderError } from "../../src/errors.js";
 import { CsrBuilder } from "../../src/data/csr.js";
@@ -58,9 +62,11 @@ describe("embedDataset cache", () => {
     expect(encoder.texts).toBe(70);
     expect(progress).toEqual([0, 16, 32, 48, 64, 70]);
     const again = new TestEncoder();
-    const second = await embedDataset(ds, again, { cacheDir });
+    const hitProgress: EmbedProgress[] = [];
+    const second = await embedDataset(ds, again, { cacheDir, onProgress: (p) => hitProgress.push(p) });
     expect(second.fromCache).toBe(true);
     expect(again.calls).toBe(0);
+    expect(hitProgress).toEqual([]); // nothing computed, no progress (a consumer would draw a bar with a made-up rate)
     expect(Buffer.from(second.vectors.buffer).equals(Buffer.from(first.vectors.buffer))).toBe(true);
     expect(readdirSync(cacheDir)).toEqual([first.file.slice(cacheDir.length + 1)]);
     expect((await peekCachedEmbeddings(ds, { id: encoder.id, dim: 8 }, { cacheDir }))?.vectors).toEqual(first.vectors);
@@ -170,6 +176,75 @@ describe("embedDataset cache", () => {
     expect(resumed.vectors).toEqual(expected(ds, 8));
   });
 
+  it("an abort tries the checkpoint again after a periodic one failed, and tells onAbort whether it was written", async () => {
+    const ds = dataset(40);
+    const cacheDir = freshDir();
+    const controller = new AbortController();
+    // the folder is a file while the first periodic checkpoint is written, and a folder again when the run is aborted
+    const encoder = new (class extends TestEncoder {
+      override async embed(texts: string[]) {
+        if (this.calls === 0) {
+          rmSync(cacheDir, { recursive: true, force: true });
+          writeFileSync(cacheDir, "");
+        }
+        if (this.calls === 1) {
+          rmSync(cacheDir, { force: true });
+          mkdirSync(cacheDir);
+          controller.abort(new Error("stop"));
+        }
+        return super.embed(texts);
+      }
+    })();
+    const warnings: string[] = [];
+    const aborts: EmbedAbort[] = [];
+    const run = embedDataset(ds, encoder, { cacheDir, batchSize: 10, checkpointEveryMs: 0, signal: controller.signal, onWarning: (m) => warnings.push(m), onAbort: (a) => aborts.push(a) });
+    await expect(run).rejects.toThrow("stop");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/progress could not be checkpointed .*one is tried again if the run is interrupted/);
+    expect(aborts).toEqual([{ done: 20, total: 40, checkpointed: 20, file: expect.stringMatching(/\.emb\.partial$/) }]);
+    const resumed = await embedDataset(ds, new TestEncoder(), { cacheDir, batchSize: 10 });
+    expect(resumed.resumed).toBe(20);
+    expect(resumed.vectors).toEqual(expected(ds, 8));
+  });
+
+  it("an abort whose checkpoint cannot be written says so (onAbort, else one warning), never that progress was kept", async () => {
+    for (const withOnAbort of [true, false]) {
+      const ds = dataset(40);
+      const cacheDir = freshDir();
+      const controller = new AbortController();
+      const encoder = new (class extends TestEncoder {
+        override async embed(texts: string[]) {
+          if (this.calls === 0) {
+            rmSync(cacheDir, { recursive: true, force: true });
+            writeFileSync(cacheDir, "");
+            controller.abort(new Error("stop"));
+          }
+          return super.embed(texts);
+        }
+      })();
+      const warnings: string[] = [];
+      const aborts: EmbedAbort[] = [];
+      const run = embedDataset(ds, encoder, {
+        cacheDir,
+        batchSize: 10,
+        checkpointEveryMs: 1e9,
+        signal: controller.signal,
+        onWarning: (m) => warnings.push(m),
+        ...(withOnAbort ? { onAbort: (a: EmbedAbort) => void aborts.push(a) } : {}),
+      });
+      await expect(run).rejects.toThrow("stop");
+      if (withOnAbort) {
+        expect(aborts).toEqual([{ done: 10, total: 40, checkpointed: 0, file: expect.any(String), problem: "a part of the path is a file, not a folder" }]);
+        expect(resumeNote(aborts[0]!)).toBe("a rerun starts over");
+        expect(warnings).toEqual([]);
+      } else {
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(/interrupted run's progress could not be checkpointed .*a part of the path is a file.*a rerun starts over/);
+      }
+      rmSync(cacheDir, { force: true });
+    }
+  });
+
   it("refuses bad encoder output (NaN, wrong length, wrong count) and caches nothing", async () => {
     for (const bad of ["nan", "short", "count"] as const) {
       const cacheDir = freshDir();
@@ -205,8 +280,14 @@ describe("embedDataset cache", () => {
     expect(fromEnv.message).toMatch(/given by IRT_ROUTER_CACHE/);
     expect(encoder.calls).toBe(0);
 
-    // the default encoder is not even loaded
-    await rejectedWith(CacheError, getDatasetEmbeddings(dataset(5), { cacheDir: join(file, "cache") }));
+    // the default encoder is not even loaded (its multi-second load comes after the folder check)
+    const load = vi.spyOn(UseLiteEncoder, "load").mockRejectedValue(new Error("the default encoder was loaded"));
+    try {
+      await rejectedWith(CacheError, getDatasetEmbeddings(dataset(5), { cacheDir: join(file, "cache") }));
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+    }
   });
 
   it("vectors computed but not writable to the cache are returned with one warning, not lost", async () => {
@@ -230,6 +311,23 @@ describe("embedDataset cache", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/could not be cached in .*used uncached.*--cache-dir/);
     rmSync(cacheDir, { force: true });
+  });
+
+  it("getDatasetEmbeddings serves the default encoder's cached vectors without loading it, and reports no progress for them", async () => {
+    const ds = dataset(6);
+    const cacheDir = freshDir();
+    const predicted = (await predictedDefaultEncoder())!;
+    await embedDataset(ds, new TestEncoder(predicted.id, predicted.dim), { cacheDir });
+    const load = vi.spyOn(UseLiteEncoder, "load");
+    try {
+      const progress: EmbedProgress[] = [];
+      const got = await getDatasetEmbeddings(ds, { cacheDir, onProgress: (p) => progress.push(p) });
+      expect(got.fromCache).toBe(true);
+      expect(progress).toEqual([]);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+    }
   });
 
   it("getDatasetEmbeddings loads a dataset folder and embeds it in one call", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assertSameEncoder, encoderInfo, sameEncoder } from "../../src/encoders/identity.js";
 import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
+import { thrownBy } from "../errors.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 
 const encoder: QueryEncoder = {
@@ -54,6 +55,14 @@ describe("assertSameEncoder", () => {
   it("rejects the same id with a different dim", () => {
     expect(() => assertSameEncoder({ id: "a", dim: 8 }, { id: "a", dim: 16 })).toThrow(EncoderMismatchError);
     expect(sameEncoder({ id: "a", dim: 8 }, { id: "a", dim: 16 })).toBe(false);
+  });
+
+  it("carries the file, the path and the hint it is given", () => {
+    const e = thrownBy(EncoderMismatchError, () =>
+      assertSameEncoder({ id: "a", dim: 8 }, { id: "b", dim: 8 }, "scorer", { file: "/x/manifest.json", path: "options.model", hint: "Do this." }),
+    );
+    expect(e).toMatchObject({ file: "/x/manifest.json", path: "options.model" });
+    expect(e.message).toMatch(/^\/x\/manifest\.json records encoder "a" \(dim 8\).* "b" \(dim 8\)\. Do this\.$/);
   });
 
   it("validates a malformed recorded identity instead of comparing garbage", () => {

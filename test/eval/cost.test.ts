@@ -116,7 +116,22 @@ describe("estimateExpectedCosts", () => {
     const est = estimateExpectedCosts(labels, [0, 1], [10, 10], [undefined, undefined], 2);
     expect(est.perModel[0]).toMatchObject({ method: "train-mean", trainCalls: 1, unknownTrainCost: 1 });
     expect(est.perModel[0]!.meanTrainCost).toBeCloseTo(0.002, 9);
-    expect(est.perModel[1]).toMatchObject({ method: "train-mean", trainCalls: 0, unknownTrainCost: 2 });
+    expect(est.perModel[1]).toMatchObject({ method: "none", reason: "no list price and no train call with a recorded cost", trainCalls: 0, unknownTrainCost: 2 });
     expect(est.cost[1]).toBeNaN();
+  });
+
+  it("a model with a list price but no recorded train cost has no estimate, for that reason (not 'no list price')", () => {
+    const labels: CostLabelMatrix = { offsets: Int32Array.from([0, 1, 2]), model: Int32Array.from([0, 0]), y: Float32Array.from([1, 1]), cost: Float32Array.from([NaN, NaN]) };
+    const est = estimateExpectedCosts(labels, [0, 1], [100, 100], [{ inputPer1M: 1, outputPer1M: 2 }], 1);
+    expect(est.perModel[0]).toEqual({
+      method: "none",
+      reason: "a list price, but no train call with a recorded cost to learn its expected output tokens from",
+      trainCalls: 0,
+      unknownTrainCost: 2,
+    });
+    expect([...est.cost]).toEqual([NaN, NaN]);
+    // a list price without an output price: the mean recorded train cost, and said why
+    const free = estimateExpectedCosts({ ...labels, cost: Float32Array.from([0, 0]) }, [0, 1], [100, 100], [{ inputPer1M: 0, outputPer1M: 0 }], 1);
+    expect(free.perModel[0]).toMatchObject({ method: "train-mean", reason: "its list price has no output price to learn output tokens with", meanTrainCost: 0 });
   });
 });

@@ -232,6 +232,11 @@ describe("cost data with calls of unknown cost", () => {
     const noEstimate = Float64Array.from(expected, (c, k) => (k % nModels === 2 ? NaN : c));
     const refused = await evaluate({ ...dataset, cost: { ...dataset.cost!, expected: noEstimate } }, { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
     expect(refused.costAwareNotComputed).toMatchObject({ unknownCost: { train: 0, val: 0, test: 0 }, modelsWithoutEstimate: ["dear"] });
-    expect(refused.costAwareNotComputed!.reason).toMatch(/"dear" has no ex-ante cost estimate/);
+    expect(refused.costAwareNotComputed!.reason).toMatch(/no ex-ante cost estimate for "dear" \(no finite expected cost was given\)/);
+    // with the estimates, the model is named with the estimate's own reason
+    const estimates = dataset.models.map((_, m) => (m === 2 ? { method: "none" as const, reason: "a list price, but no train call with a recorded cost", trainCalls: 0, unknownTrainCost: 3 } : { method: "train-mean" as const, reason: "no list price", meanTrainCost: 0.001, trainCalls: 3, unknownTrainCost: 0 }));
+    const named = await evaluate({ ...dataset, cost: { ...dataset.cost!, expected: noEstimate, estimates } }, { methods: [truthMethod], seeds: [1], bootstrap: { resamples: 100, seed: 1 } });
+    expect(named.costAwareNotComputed!.reason).toMatch(/no ex-ante cost estimate for "dear" \(a list price, but no train call with a recorded cost\), so the policy cannot weigh its cost/);
+    expect(named.costAwareNotComputed!.reason).not.toMatch(/no list price/);
   });
 });

@@ -1,16 +1,19 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runEvaluation } from "../../adapters/eval/run.js";
 import { createRng } from "../../src/eval/rng.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
 import { splitIndices } from "../../src/data/split.js";
-import { saveScorer } from "../../adapters/artifact/files.js";
-import { EncoderMismatchError } from "../../src/errors.js";
-import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
+import { embedDataset } from "../../adapters/data/embedding-cache.js";
+import { loadDataset } from "../../adapters/data/load-dataset.js";
+import { defaultUseLiteInfo, UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
+import { EncoderMismatchError, ValidationError } from "../../src/errors.js";
 import { rejectedWith } from "../errors.js";
-import { TOY_ARCH, toyScorerParts } from "../scorer/helpers.js";
+import { Sink } from "../cli/sink.js";
+import { TestEncoder } from "../data/test-encoder.js";
+import { saveToyScorer, TOY_ARCH } from "../scorer/helpers.js";
 
 // A your-own-data folder where model "coder" is right on code items, "writer" on prose items and
 // "big" (expensive) on 80% of both: routing must beat the best single model at a fraction of the cost.
@@ -91,9 +94,10 @@ describe("runEvaluation on a your-own-data folder with blank cost_usd cells", ()
     return { X, dim: 2, encoderId: "toy" };
   };
   /** The toy folder with the cost of model "big" left blank on the items `blank` picks (from the protocol split of `name`). */
-  function folderWithBlanks(name: string, blank: (split: { train: number[]; val: number[]; test: number[] }) => number[]): string {
+  function folderWithBlanks(name: string, blank: (split: { train: number[]; val: number[]; test: number[] }) => number[], modelsCsv?: string): string {
     const dir = join(base, name);
     mkdirSync(dir);
+    if (modelsCsv) writeFileSync(join(dir, "models.csv"), modelsCsv);
     const split = splitIndices(name, Array.from({ length: n }, (_, i) => `q${i}`));
     const blanks = new Set(blank(split).map((i) => `q${i},big,`));
     writeFileSync(join(dir, "items.csv"), `${items.join("\n")}\n`);
@@ -116,6 +120,15 @@ describe("runEvaluation on a your-own-data folder with blank cost_usd cells", ()
     expect(report.costReference!.note).toMatch(/big: train mean [0-9.e-]+ USD \(no list price\) \(from \d+ train calls; 7 without a recorded cost\)/);
     expect(report.methods[0]!.costAware!.matchCostFraction).not.toBeNull();
   });
+
+  it("a model with a list price but no recorded train cost is said to be just that, not to have no list price", async () => {
+    const prices = "model,input_usd_per_1m,output_usd_per_1m\ncoder,0.2,0.2\nwriter,0.2,0.2\nbig,10,30\n";
+    const dir = folderWithBlanks("blank-big-train", (s) => s.train, prices);
+    const { report } = await runEvaluation({ dataset: dir, seeds: 1, methods: ["knn"], log: sink, embed });
+    expect(report.costAwareNotComputed).toMatchObject({ modelsWithoutEstimate: ["big"], unknownCost: { val: 0, test: 0 } });
+    expect(report.costAwareNotComputed!.reason).toMatch(/no ex-ante cost estimate for "big" \(a list price, but no train call with a recorded cost to learn its expected output tokens from\)/);
+    expect(report.costAwareNotComputed!.reason).not.toMatch(/no list price/);
+  });
 });
 
 describe("runEvaluation with a saved scorer", () => {
@@ -136,27 +149,61 @@ describe("runEvaluation with a saved scorer", () => {
     // irt-moe's hyperparameters are checked up front too, and do not apply to a saved scorer
     await expect(runEvaluation({ dataset: folder2, irtMoeConfig: { expertz: 2 } as never, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig.expertz" });
     await expect(runEvaluation({ dataset: folder2, model: "pretrained", irtMoeConfig: { experts: 2 }, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig" });
+    // ... and are refused, like model, when irt-moe is not among the methods (they would be silently ignored)
+    const unused = await rejectedWith(ValidationError, runEvaluation({ dataset: folder2, methods: ["knn"], irtMoeConfig: { experts: 2 }, log: sink, embed }));
+    expect(unused).toMatchObject({ path: "options.irtMoeConfig" });
+    expect(unused.message).toMatch(/add irt-moe to options\.methods, or leave irtMoeConfig out/);
     expect(embedded).toBe(0);
   });
 
+  /** A toy scorer artifact built with the encoder "toy" (8-d), not the default one. */
+  const toyScorer = () => saveToyScorer(join(folder2, "toy-scorer"), "toy", ["coder", "writer", "big"]);
+
   it("scores the embeddings with an artifact of any encoder, and names its manifest when the embeddings come from another", async () => {
-    const { weights, catalog } = toyScorerParts(3, ["coder", "writer", "big"]);
-    const dir = join(folder2, "toy-scorer");
-    await saveScorer(dir, {
-      weights,
-      catalog,
-      encoder: { id: "toy", dim: TOY_ARCH.inDim },
-      config: resolveIrtMoeConfig({ experts: TOY_ARCH.experts, hidden: TOY_ARCH.hidden, out: TOY_ARCH.out, abilityDim: TOY_ARCH.abilityDim }),
-      temperature: 1,
-      calibration: { applied: false, fitted: 1, eceBefore: 0, eceAfter: 0 },
-      training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
-      metrics: {},
-    });
+    const dir = await toyScorer();
     const embedWith = (encoderId: string) => async () => ({ X: new Float32Array(n * TOY_ARCH.inDim).map((_, k) => Math.sin(k)), dim: TOY_ARCH.inDim, encoderId });
     // not the default encoder's artifact, but only embeddings are scored: no text encoder is needed
     const { report } = await runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("toy") });
     expect(report.methods[0]!.name).toBe("irt-moe");
     const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("other") }));
     expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model" });
+  });
+
+  it("with the default embedder, refuses an artifact of another encoder before anything is embedded (the encoder is not even loaded)", async () => {
+    const dir = await toyScorer();
+    const cache = mkdtempSync(join(tmpdir(), "irt-eval-cache-"));
+    const before = process.env.IRT_ROUTER_CACHE;
+    process.env.IRT_ROUTER_CACHE = cache;
+    const load = vi.spyOn(UseLiteEncoder, "load").mockRejectedValue(new Error("the default encoder was loaded to embed the dataset"));
+    try {
+      const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink }));
+      expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model", expected: { id: "toy" }, actual: await defaultUseLiteInfo() });
+      expect(err.message).toMatch(/irt-router train/);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+      if (before === undefined) delete process.env.IRT_ROUTER_CACHE;
+      else process.env.IRT_ROUTER_CACHE = before;
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("the default embedder writes its lines to the given log, not to stderr", async () => {
+    const cache = mkdtempSync(join(tmpdir(), "irt-eval-cache-"));
+    const before = process.env.IRT_ROUTER_CACHE;
+    process.env.IRT_ROUTER_CACHE = cache;
+    try {
+      // the dataset's vectors cached under the default encoder's id (stand-in vectors): served without loading it
+      const info = await defaultUseLiteInfo();
+      await embedDataset(await loadDataset(folder2), new TestEncoder(info.id, info.dim), { cacheDir: cache });
+      const log = new Sink();
+      const { embeddings } = await runEvaluation({ dataset: folder2, methods: ["knn"], seeds: 1, log: log as unknown as NodeJS.WritableStream });
+      expect(embeddings.fromCache).toBe(true);
+      expect(log.text).toMatch(/embedding irt-eval-model-\w+: 400 texts served from the cache/);
+    } finally {
+      if (before === undefined) delete process.env.IRT_ROUTER_CACHE;
+      else process.env.IRT_ROUTER_CACHE = before;
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });

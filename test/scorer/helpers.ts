@@ -1,4 +1,6 @@
+import { saveScorer } from "../../adapters/artifact/files.js";
 import { buildCatalog } from "../../src/scorer/catalog.js";
+import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import { Rng } from "../../src/scorer/rng.js";
 import type { EmbeddedLabels } from "../../src/scorer/train.js";
 import { initWeights } from "../../src/scorer/weights.js";
@@ -73,4 +75,20 @@ export function toyScorerParts(seed: number, ids: readonly string[], entry: (id:
     weights.models.map((id, m) => ({ id, ...entry(id, m), sources: ["toy"], accuracy: 0.5 })),
   );
   return { weights, catalog };
+}
+
+/** Saves a toy scorer artifact (TOY_ARCH, seeded weights, one ability row per id) built with the encoder `encoderId` (8-d) in `dir`. */
+export async function saveToyScorer(dir: string, encoderId: string, ids: readonly string[], seed = 3): Promise<string> {
+  const { weights, catalog } = toyScorerParts(seed, ids);
+  await saveScorer(dir, {
+    weights,
+    catalog,
+    encoder: { id: encoderId, dim: TOY_ARCH.inDim },
+    config: resolveIrtMoeConfig({ experts: TOY_ARCH.experts, hidden: TOY_ARCH.hidden, out: TOY_ARCH.out, abilityDim: TOY_ARCH.abilityDim }),
+    temperature: 1,
+    calibration: { applied: false, fitted: 1, eceBefore: 0, eceAfter: 0 },
+    training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
+    metrics: {},
+  });
+  return dir;
 }

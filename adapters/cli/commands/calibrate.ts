@@ -16,7 +16,9 @@ import { FeedbackError, ValidationError } from "../../../src/errors.js";
 import { calibrateModel, type Probe } from "../../../src/learning/calibrate.js";
 import type { FeedbackEvent } from "../../../src/learning/events.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
+import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
 import { loadPretrained, loadScorer } from "../../artifact/load.js";
+import { embeddingCacheDir, peekCachedEmbeddings } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { buildMultipleChoiceProbes } from "../../learning/multiple-choice.js";
 import { buildProbeBank } from "../../learning/probe-bank.js";
@@ -25,6 +27,7 @@ import type { CatalogEntry } from "../../../src/scorer/types.js";
 import { FileStore } from "../../stores/file.js";
 import type { CliCommand } from "../command.js";
 import { Progress } from "../progress.js";
+import { loadCommandScorer } from "../scorer.js";
 
 const positiveInt = (what: string) =>
   z
@@ -106,12 +109,43 @@ async function askEndpoint(url: string, model: string, apiKey: string | undefine
   return content;
 }
 
+/**
+ * The scorer `calibrate` uses: `--scorer <dir>` (default the pretrained one) with the default text encoder. The probe
+ * bank is all it scores, from the probe dataset's cached vectors when there are some for the scorer's encoder; so an
+ * artifact built with another encoder is loaded without a text encoder when the probe dataset's vectors from that
+ * encoder are cached, and refused otherwise (EncoderMismatchError at options.scorer saying how to get them).
+ *
+ * @example
+ * ```ts
+ * const scorer = await loadCalibrationScorer("./my-scorer", () => loadDataset("mmlu-pro-29models"));
+ * ```
+ */
+export async function loadCalibrationScorer(dir: string | undefined, probes: () => Promise<CorrectnessDataset>): Promise<IrtMoeScorer> {
+  let name = "the probe dataset";
+  return loadCommandScorer(dir, {
+    path: "options.scorer",
+    otherwise: async (mismatch) => {
+      const ds = await probes();
+      name = ds.name;
+      if (!(await peekCachedEmbeddings(ds, mismatch.expected))) return undefined;
+      return dir === undefined ? loadPretrained({ encoder: null }) : loadScorer(dir, { encoder: null });
+    },
+    hint: (mismatch) =>
+      `calibrate scores the probe items with the vectors of the scorer's encoder, and the embedding cache (${embeddingCacheDir()}) has none of ${name} ` +
+      `from "${mismatch.expected.id}"; irt-router embeds text with the default encoder "${mismatch.actual.id}" only. Cache ${name}'s vectors from ` +
+      `"${mismatch.expected.id}" there first (embedDataset(dataset, encoder) in the library writes them), or give --scorer a scorer built with the ` +
+      `default encoder (irt-router train builds one; without --scorer the pretrained one is used).`,
+  });
+}
+
 async function run(a: Args): Promise<number> {
   const err = process.stderr;
-  const scorer = a.scorer ? await loadScorer(a.scorer) : await loadPretrained();
+  let probes: CorrectnessDataset | undefined;
+  const loadProbes = async () => (probes ??= await loadDataset(a.probes, a["data-root"] ? { dataRoot: a["data-root"] } : {}));
+  const scorer = await loadCalibrationScorer(a.scorer, loadProbes);
   const identity = catalogIdentity(scorer.models, a.model);
   if (identity.note) err.write(`${identity.note}\n`);
-  const ds = await loadDataset(a.probes, a["data-root"] ? { dataRoot: a["data-root"] } : {});
+  const ds = await loadProbes();
   const replay = a.replay ? replayAnswers(ds, a.replay) : undefined;
   const indexOfId = new Map(ds.items.map((it, i) => [it.id, i]));
 
@@ -161,8 +195,7 @@ async function run(a: Args): Promise<number> {
         : undefined,
       onProgress: (p) => progress.update(p.asked, `acc ${(100 * p.predictedAccuracy).toFixed(1)}% +/- ${(100 * p.accuracySd).toFixed(1)}`),
     });
-    // off a TTY the last update already printed the final line when the budget was reached
-    if (process.stderr.isTTY || result.asked < a.budget) progress.finish();
+    progress.finish();
     if (a.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       process.stdout.write(

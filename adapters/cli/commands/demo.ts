@@ -8,7 +8,7 @@ import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { datasetSplits } from "../../../src/data/select.js";
 import type { Scorer } from "../../../src/scorer/types.js";
 import { datasetModelNames } from "../../../src/scorer/catalog.js";
-import { EncoderMismatchError, ValidationError } from "../../../src/errors.js";
+import { ValidationError } from "../../../src/errors.js";
 import { estimateTokens } from "../../../src/policy/tokens.js";
 import { listPrice } from "../../../src/policy/prices.js";
 import { buildReplayTables, runDemo, type DemoReport, type DemoRow, type OutputTokenEstimate } from "../../../src/policy/demo.js";
@@ -16,6 +16,7 @@ import { loadDataset } from "../../data/load-dataset.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../progress.js";
+import { loadCommandScorer } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
 const DATASET = "routerbench-subset-11models";
@@ -44,8 +45,9 @@ export const command: CliCommand<typeof schema> = {
   schema,
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
-    const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
+    // The scorer first: loadScorer refuses an artifact of another encoder than the default one the demo embeds with.
     const scorer = await loadDemoScorer(args.model);
+    const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
     const result = await prepareAndRun({
       dataset: ds,
       scorer,
@@ -67,7 +69,11 @@ export interface DemoInputs {
   readonly scorer: Scorer;
   /** Full prompt per item id (what the model is billed for); falls back to the item text when absent. */
   readonly prompts?: ReadonlyMap<string, string>;
-  /** Embeddings of every item of the dataset (row-major `count x dim`, item order) and the encoder's identity. */
+  /**
+   * Embeddings of every item of the dataset (row-major `count x dim`, item order) and the encoder's identity; they
+   * must come from the scorer's encoder (the command embeds with the default encoder, and its loadScorer refuses an
+   * artifact of another).
+   */
   readonly embed: (ds: CorrectnessDataset) => Promise<{ vectors: Float32Array; dim: number; encoder: { id: string; dim: number } }>;
   readonly log?: (line: string) => void;
   readonly scorerName?: string;
@@ -95,9 +101,6 @@ export async function prepareAndRun(
   if (emb.vectors.length !== ds.items.length * emb.dim) {
     throw new ValidationError(`embed() returned ${emb.vectors.length} values; expected ${ds.items.length} items x dim ${emb.dim}.`, { path: "embed" });
   }
-  if (emb.encoder.id !== scorer.encoder.id || emb.dim !== scorer.encoder.dim) {
-    throw new EncoderMismatchError(scorer.encoder, emb.encoder, "scorer");
-  }
   const progress = new Progress({ label: "scoring", total: rows.length, unit: "prompts", stream: process.stderr });
   const pByItem = new Map<number, Float64Array>();
   const names = datasetModelNames(scorer.models, ds.models, ds.name);
@@ -107,7 +110,7 @@ export async function prepareAndRun(
     pByItem.set(rows[r]!, Float64Array.from(scores, (s) => s.p));
     progress.tick();
   }
-  if (process.stderr.isTTY) progress.finish(); // off a TTY the last tick already logged the final line
+  progress.finish();
   const { val, test, outputTokens, outputTokensMethod } = buildReplayTables({
     dataset: ds,
     splits,
@@ -121,8 +124,12 @@ export async function prepareAndRun(
 }
 
 async function loadDemoScorer(model: string | undefined): Promise<Scorer> {
-  const { loadPretrained, loadScorer } = await import("../../artifact/load.js");
-  return !model || model === "pretrained" ? loadPretrained() : loadScorer(model);
+  return loadCommandScorer(!model || model === "pretrained" ? undefined : model, {
+    path: "options.model",
+    hint: (mismatch) =>
+      `irt-router demo embeds the dataset with the default encoder "${mismatch.actual.id}": give --model a scorer built with it ` +
+      `(irt-router train builds one), or leave --model out for the pretrained scorer.`,
+  });
 }
 
 async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | undefined, log: (s: string) => void) {
@@ -130,12 +137,11 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
   const emb = await getDatasetEmbeddings(ds, {
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
-      if (!progress && done === total) return; // served from the cache: nothing to show
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
       progress.update(done);
     },
   });
-  if (!emb.fromCache && process.stderr.isTTY) progress?.finish();
+  progress?.finish();
   log(`embeddings: ${emb.fromCache ? "from the cache" : "computed and cached"} (${emb.file})`);
   return { vectors: emb.vectors, dim: emb.dim, encoder: emb.encoder };
 }

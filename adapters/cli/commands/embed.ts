@@ -5,7 +5,8 @@
 import { z } from "zod";
 import type { QueryEncoder } from "../../../src/encoders/types.js";
 import { predictedDefaultEncoder } from "../../data/dataset-embeddings.js";
-import { embedDataset, ensureEmbeddingCacheDir, peekCachedEmbeddings, type DatasetEmbeddings } from "../../data/embedding-cache.js";
+import { dirname } from "node:path";
+import { embedDataset, ensureEmbeddingCacheDir, peekCachedEmbeddings, resumeNote, type DatasetEmbeddings, type EmbedAbort } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../progress.js";
@@ -85,11 +86,13 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
       if (!deps.signal) process.once("SIGINT", onSigint);
       const signal = deps.signal ?? controller.signal;
       let progress: Progress | undefined;
+      let aborted: EmbedAbort | undefined;
       try {
         const result = await embedDataset(ds, encoder, {
           ...cacheOptions,
           ...(args.batch ? { batchSize: args.batch } : {}),
           signal,
+          onAbort: (a) => (aborted = a),
           onWarning: (message) => void stderr.write(`${message}\n`),
           onProgress: ({ done, resumed }) => {
             if (!progress) {
@@ -119,7 +122,7 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
       } catch (error) {
         if (signal.aborted) {
           progress?.finish();
-          stderr.write(`Interrupted. Progress was checkpointed; rerun the same command to resume.\n`);
+          stderr.write(`${interruptedLine(aborted)}\n`);
           return 130;
         }
         throw error;
@@ -129,6 +132,14 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
       }
     },
   };
+
+  /** What the user is told on Ctrl-C: whether the progress was checkpointed, from what embedDataset reported. */
+  function interruptedLine(a: EmbedAbort | undefined): string {
+    if (!a) return "Interrupted.";
+    if (a.problem) return `Interrupted. The progress could not be checkpointed in ${dirname(a.file)} (${a.problem}); ${resumeNote(a)}.`;
+    if (a.checkpointed === 0) return "Interrupted before any text was embedded: there was nothing to checkpoint.";
+    return `Interrupted. Progress was checkpointed (${a.checkpointed}/${a.total} texts); rerun the same command to resume.`;
+  }
 
   function reportCacheHit(hit: DatasetEmbeddings, name: string, loadMs: number, cacheMs: number): void {
     stdout.write(

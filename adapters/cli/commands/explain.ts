@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ValidationError } from "../../../src/errors.js";
-import { loadPretrained, loadScorer } from "../../artifact/load.js";
+import { loadCommandScorer } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
 const schema = z
@@ -29,7 +29,13 @@ export const command: CliCommand<typeof schema> = {
   async run(args, positionals) {
     const text = positionals.join(" ");
     if (text.trim() === "") throw new ValidationError('Give the query text to explain, e.g. irt-router explain "What is 2+2?"', { path: "text" });
-    const scorer = !args.model || args.model === "pretrained" ? await loadPretrained() : await loadScorer(args.model);
+    const scorer = await loadCommandScorer(!args.model || args.model === "pretrained" ? undefined : args.model, {
+      path: "options.model",
+      hint: (mismatch) =>
+        `irt-router explain embeds the text with the default encoder "${mismatch.actual.id}" only: give --model a scorer built with it ` +
+        `(irt-router train builds one; without --model the pretrained one is used), or, in the library, load this one with its own encoder ` +
+        `(loadScorer(dir, { encoder })) and call scorer.explain(text).`,
+    });
     const ex = await scorer.explain(text);
     if (args.top !== undefined && args.top > ex.gate.length) {
       throw new ValidationError(`--top ${args.top} is more than the scorer's ${ex.gate.length} routed experts; give --top ${ex.gate.length} or less.`, { path: "options.top" });
