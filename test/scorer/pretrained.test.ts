@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadPretrained } from "../../adapters/artifact/index.js";
+import { loadPretrained, pretrainedDir } from "../../adapters/artifact/index.js";
+import { ARTIFACT_FORMAT_VERSION, manifestChecksum } from "../../src/scorer/serialize.js";
 import { OnlineLearner } from "../../src/learning/index.js";
 
 describe("the shipped pretrained artifact", () => {
@@ -21,5 +24,11 @@ describe("the shipped pretrained artifact", () => {
     const id = scorer.models[0]!.id;
     const variance = (l: OnlineLearner) => l.posterior(id).logit(alpha, 0).variance;
     expect(variance(OnlineLearner.forScorer(scorer)) / variance(new OnlineLearner(scorer.models))).toBeCloseTo(record.scale / 0.05, 6);
+  });
+
+  it("is in the current artifact format, its manifest protected by its own checksum", () => {
+    const manifest = JSON.parse(readFileSync(join(pretrainedDir(), "manifest.json"), "utf8")) as { formatVersion: number; manifestSha256?: string };
+    expect(manifest.formatVersion).toBe(ARTIFACT_FORMAT_VERSION);
+    expect(manifest.manifestSha256).toBe(manifestChecksum(manifest));
   });
 });
