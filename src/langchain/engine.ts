@@ -313,6 +313,10 @@ export class RouteEngine {
       this.cache.set(text, item);
     }
     const t2 = performance.now();
+    // Again after the awaits above: a model removed from the learner while this query was scored is left out here,
+    // with no await between this check and learnerScores' addModel (which refuses a removed id).
+    this.excludeRemoved(eligible, excluded, ctx);
+    if (eligible.length === 0) throw new NoCandidatesError(excluded);
     const learned = this.learnerScores(item, eligible, ctx);
     const candidates = eligible.map((slot, i) => {
       let p: number;

@@ -79,6 +79,28 @@ describe("IrtRouter with an online learner", () => {
     expect(await router.feedback(d.decisionId, true)).toHaveLength(1);
   });
 
+  it("leaves out a model removed while the call's query was being scored", async () => {
+    /** Holds itemParams until released, so the test can act while a call is being scored. */
+    class GatedScorer extends ToyScorer {
+      release?: () => void;
+      override async itemParams(input: string | Float32Array) {
+        await new Promise<void>((resolve) => (this.release = resolve));
+        return super.itemParams(input);
+      }
+    }
+    const scorer = new GatedScorer();
+    const learner = new OnlineLearner(scorer.models);
+    const router = new IrtRouter({ models: { "gpt-4": fake(), mistral: fake() }, scorer, learner, logger: quietLogger() });
+    const call = router.invoke("Name a colour.");
+    while (!scorer.release) await new Promise((resolve) => setImmediate(resolve));
+    learner.removeModel("gpt-4-1106-preview");
+    scorer.release();
+    const d = (await call).response_metadata.irtRouter as RouteDecision;
+    expect(d.chosen).toBe("mistral");
+    expect(d.excluded).toEqual([{ id: "gpt-4", reason: "removed from the learner (removeModel)" }]);
+    expect(learner.has("gpt-4-1106-preview")).toBe(false);
+  });
+
   it("under the agent middleware, a step leaves the removed model out too", async () => {
     const scorer = new ToyScorer();
     const learner = new OnlineLearner(scorer.models, { knownScale: 1 });
