@@ -8,12 +8,13 @@ import { fileURLToPath } from "node:url";
 const compiled = new URL("../dist/bin/cli.js", import.meta.url);
 const source = new URL("./cli.ts", import.meta.url);
 
-/** tsx's register(), or undefined when tsx is not installed. */
+/** tsx's register(), or undefined when tsx is not installed; a tsx that is installed but fails to load is an error. */
 async function tsxRegister() {
   try {
     return (await import("tsx/esm/api")).register;
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error?.code === "ERR_MODULE_NOT_FOUND") return undefined;
+    throw error;
   }
 }
 

@@ -6,6 +6,7 @@ import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
 import type { ModelPrice } from "../data/types.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { FeedbackEvent } from "../learning/events.js";
+import { snapshotNeedsReopen } from "../learning/store.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { describePolicy } from "../policy/schema.js";
 import { rankCandidates } from "../policy/rank.js";
@@ -533,7 +534,7 @@ export class RouteEngine {
       await snapshot.call(this.sink, due.seq, learner.exportState());
     } catch (error) {
       // A store whose handle can no longer append says so (FileStore: details.reopen, after a failed journal compaction).
-      const reopen = (error as { details?: { reopen?: unknown } } | undefined)?.details?.reopen === true;
+      const reopen = snapshotNeedsReopen(error);
       this.logger.warn(
         `irt-router: the snapshot of the learner at event ${due.seq} failed (${(error as Error)?.message ?? String(error)}); the feedback is stored ` +
           `in the journal all the same, ` +

@@ -6,6 +6,7 @@ import { FileStore } from "../../adapters/stores/file.js";
 import { StoreError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { rejectedWith } from "../errors.js";
+import { snapshotNeedsReopen } from "../../src/learning/store.js";
 
 /** Injected failures of node:fs/promises: `open` of a temp file whose name starts with a prefix, `rename` onto a name. */
 const failing = vi.hoisted(() => ({ openTemp: undefined as string | undefined, renameTo: undefined as string | undefined }));
@@ -62,6 +63,7 @@ describe("FileStore: a failed snapshot before the journal is compacted leaves th
     const error = await rejectedWith(StoreError, store.snapshot(3, { n: 3 }));
     expect(error.message).toMatch(/not compacted.*stays usable/);
     expect(error.details).toMatchObject({ reopen: false });
+    expect(snapshotNeedsReopen(error)).toBe(false); // what the router and irt-router calibrate --store read
     const r = await store.append([ev(4)]);
     expect(r).toMatchObject({ appended: 1, seq: 4, snapshotDue: true });
     expect((await store.load()).events.map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4"]);
@@ -95,6 +97,7 @@ describe("FileStore: a snapshot that fails once the journal's replacement starte
     const error = await rejectedWith(StoreError, store.snapshot(3, { n: 3 }));
     expect(error.message).toMatch(/compacting the journal.*close it and reopen/);
     expect(error.details).toMatchObject({ reopen: true });
+    expect(snapshotNeedsReopen(error)).toBe(true);
     failing.renameTo = undefined;
     await expect(store.append([ev(4)])).rejects.toThrow(/hit an I\/O error earlier.*reopen/);
     await store.close();

@@ -16,6 +16,7 @@ import { FeedbackError, ValidationError } from "../../../src/errors.js";
 import { calibrateModel, type Probe } from "../../../src/learning/calibrate.js";
 import type { FeedbackEvent } from "../../../src/learning/events.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
+import { snapshotNeedsReopen } from "../../../src/learning/store.js";
 import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
 import { loadPretrained, loadScorer } from "../../artifact/load.js";
 import { embeddingCacheDir, peekCachedEmbeddings } from "../../data/embedding-cache.js";
@@ -178,6 +179,7 @@ async function run(a: Args): Promise<number> {
       return set!.grade(await askEndpoint(a.endpoint!, a["endpoint-model"] ?? a.model, apiKey, set!.prompt(probe)), probe);
     };
     const progress = new Progress({ label: `calibrating ${a.model}`, total: a.budget, unit: "probes" });
+    let snapshotWarned = false;
     const result = await calibrateModel({
       learner,
       modelId: identity.id,
@@ -190,7 +192,21 @@ async function run(a: Args): Promise<number> {
       onEvent: store
         ? async (e: FeedbackEvent) => {
             const r = await store.append([e]);
-            if (r.snapshotDue) await store.snapshot(r.seq - 1, learner.exportState());
+            if (!r.snapshotDue) return;
+            try {
+              await store.snapshot(r.seq - 1, learner.exportState());
+            } catch (error) {
+              // The answer is journaled already. A store that can still append (FileStore: details.reopen false) takes
+              // the next probes and retries the snapshot when the next one is due; one that cannot ends the run.
+              if (snapshotNeedsReopen(error)) throw error;
+              if (!snapshotWarned) {
+                snapshotWarned = true;
+                process.stderr.write(
+                  `irt-router: the snapshot of ${a.store} failed (${(error as Error)?.message ?? String(error)}); every answer is in its journal, ` +
+                    `calibration goes on and the next due snapshot is retried.\n`,
+                );
+              }
+            }
           }
         : undefined,
       onProgress: (p) => progress.update(p.asked, `acc ${(100 * p.predictedAccuracy).toFixed(1)}% +/- ${(100 * p.accuracySd).toFixed(1)}`),
