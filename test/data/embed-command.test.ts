@@ -8,7 +8,7 @@ import { commands } from "../../adapters/cli/commands/index.js";
 import { main } from "../../adapters/cli/main.js";
 import { CacheError, DatasetNotFoundError, ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
-import { TestEncoder } from "./test-encoder.js";
+import { folderBecomesFile, TestEncoder } from "./test-encoder.js";
 import { Sink } from "../cli/sink.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-embed-cli-"));
@@ -67,12 +67,7 @@ describe("irt-router embed", () => {
     const cacheDir = join(tmp, "cache-resume");
     const controller = new AbortController();
     // An encoder that "receives Ctrl-C" during its second batch.
-    const interrupted = new (class extends TestEncoder {
-      override async embed(texts: string[]) {
-        if (this.calls === 1) controller.abort(new Error("SIGINT"));
-        return super.embed(texts);
-      }
-    })();
+    const interrupted = new TestEncoder(undefined, undefined, { beforeCall: (call) => call === 1 && controller.abort(new Error("SIGINT")) });
     const stopped = await run(["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir], interrupted, { count: 0 }, controller.signal);
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toMatch(/Interrupted\. Progress was checkpointed \(20\/45 texts\); rerun the same command to resume\./);
@@ -90,16 +85,13 @@ describe("irt-router embed", () => {
     const cacheDir = join(tmp, "cache-lost");
     const controller = new AbortController();
     // The cache folder becomes a file during the first batch, and Ctrl-C comes then: the checkpoint on abort fails.
-    const interrupted = new (class extends TestEncoder {
-      override async embed(texts: string[]) {
-        if (this.calls === 0) {
-          rmSync(cacheDir, { recursive: true, force: true });
-          writeFileSync(cacheDir, "");
-          controller.abort(new Error("SIGINT"));
-        }
-        return super.embed(texts);
-      }
-    })();
+    const interrupted = new TestEncoder(undefined, undefined, {
+      beforeCall: (call) => {
+        if (call !== 0) return;
+        folderBecomesFile(cacheDir);
+        controller.abort(new Error("SIGINT"));
+      },
+    });
     const stopped = await run(["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir], interrupted, { count: 0 }, controller.signal);
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).not.toMatch(/Progress was checkpointed/);

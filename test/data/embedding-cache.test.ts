@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -20,7 +20,7 @@ import { CacheError, EmbeddingProviderError } from "../../src/errors.js";
 import { CsrBuilder } from "../../src/data/csr.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { rejectedWith } from "../errors.js";
-import { TestEncoder } from "./test-encoder.js";
+import { fileBecomesFolder, folderBecomesFile, TestEncoder } from "./test-encoder.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-emb-cache-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -181,20 +181,15 @@ describe("embedDataset cache", () => {
     const cacheDir = freshDir();
     const controller = new AbortController();
     // the folder is a file while the first periodic checkpoint is written, and a folder again when the run is aborted
-    const encoder = new (class extends TestEncoder {
-      override async embed(texts: string[]) {
-        if (this.calls === 0) {
-          rmSync(cacheDir, { recursive: true, force: true });
-          writeFileSync(cacheDir, "");
-        }
-        if (this.calls === 1) {
-          rmSync(cacheDir, { force: true });
-          mkdirSync(cacheDir);
+    const encoder = new TestEncoder(undefined, undefined, {
+      beforeCall: (call) => {
+        if (call === 0) folderBecomesFile(cacheDir);
+        if (call === 1) {
+          fileBecomesFolder(cacheDir);
           controller.abort(new Error("stop"));
         }
-        return super.embed(texts);
-      }
-    })();
+      },
+    });
     const warnings: string[] = [];
     const aborts: EmbedAbort[] = [];
     const run = embedDataset(ds, encoder, { cacheDir, batchSize: 10, checkpointEveryMs: 0, signal: controller.signal, onWarning: (m) => warnings.push(m), onAbort: (a) => aborts.push(a) });
@@ -212,16 +207,13 @@ describe("embedDataset cache", () => {
       const ds = dataset(40);
       const cacheDir = freshDir();
       const controller = new AbortController();
-      const encoder = new (class extends TestEncoder {
-        override async embed(texts: string[]) {
-          if (this.calls === 0) {
-            rmSync(cacheDir, { recursive: true, force: true });
-            writeFileSync(cacheDir, "");
-            controller.abort(new Error("stop"));
-          }
-          return super.embed(texts);
-        }
-      })();
+      const encoder = new TestEncoder(undefined, undefined, {
+        beforeCall: (call) => {
+          if (call !== 0) return;
+          folderBecomesFile(cacheDir);
+          controller.abort(new Error("stop"));
+        },
+      });
       const warnings: string[] = [];
       const aborts: EmbedAbort[] = [];
       const run = embedDataset(ds, encoder, {
@@ -294,15 +286,7 @@ describe("embedDataset cache", () => {
     const ds = dataset(30);
     const cacheDir = freshDir();
     // the folder is usable when checked, then disappears under a file while the texts are embedded
-    const encoder = new (class extends TestEncoder {
-      override async embed(texts: string[]) {
-        if (this.calls === 0) {
-          rmSync(cacheDir, { recursive: true, force: true });
-          writeFileSync(cacheDir, "");
-        }
-        return super.embed(texts);
-      }
-    })();
+    const encoder = new TestEncoder(undefined, undefined, { beforeCall: (call) => call === 0 && folderBecomesFile(cacheDir) });
     const warnings: string[] = [];
     const got = await embedDataset(ds, encoder, { cacheDir, batchSize: 10, onWarning: (m) => warnings.push(m) });
     expect(got.vectors).toEqual(expected(ds, 8));

@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 
 /**
  * A small deterministic encoder for tests: each text maps to a unit vector derived from its sha256.
- * Counts the texts it embedded; can be told to fail after a number of calls or to return bad output.
+ * Counts the texts it embedded; can be told to fail after a number of calls, to return bad output, or to run
+ * `beforeCall(call)` before each call (call 0 first), e.g. to break the cache folder or abort mid-run.
  */
 export class TestEncoder implements QueryEncoder {
   readonly dim: number;
@@ -12,7 +14,7 @@ export class TestEncoder implements QueryEncoder {
   constructor(
     readonly id = "test-encoder@1",
     dim = 8,
-    private readonly behaviour: { failAfterCalls?: number; bad?: "nan" | "short" | "count" } = {},
+    private readonly behaviour: { failAfterCalls?: number; bad?: "nan" | "short" | "count"; beforeCall?: (call: number) => void } = {},
   ) {
     this.dim = dim;
   }
@@ -30,6 +32,7 @@ export class TestEncoder implements QueryEncoder {
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
+    this.behaviour.beforeCall?.(this.calls);
     if (this.behaviour.failAfterCalls !== undefined && this.calls >= this.behaviour.failAfterCalls) {
       throw new Error("test encoder: simulated crash");
     }
@@ -41,4 +44,16 @@ export class TestEncoder implements QueryEncoder {
     if (this.behaviour.bad === "count") out.pop();
     return out;
   }
+}
+
+/** Replaces the folder `dir` by an empty file, so writing a cache file into it fails ("a part of the path is a file"). */
+export function folderBecomesFile(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  writeFileSync(dir, "");
+}
+
+/** Undoes {@link folderBecomesFile}: `dir` is an empty folder again. */
+export function fileBecomesFolder(dir: string): void {
+  rmSync(dir, { force: true });
+  mkdirSync(dir);
 }
