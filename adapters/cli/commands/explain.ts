@@ -1,9 +1,11 @@
 /**
  * `irt-router explain "<text>"`: beta (difficulty), the gate's top experts and every catalog model's p
- * for one query, from the pretrained scorer or a saved artifact.
+ * for one query, from the pretrained scorer or a saved artifact. A model with rows trained on several datasets is one
+ * entry: the p of the id to register, then its other datasets' rows.
  */
 import { z } from "zod";
 import { ValidationError } from "../../../src/errors.js";
+import { groupModelScores } from "../../../src/scorer/model-groups.js";
 import { loadCommandScorer } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
@@ -22,7 +24,9 @@ const schema = z
 export const command: CliCommand<typeof schema> = {
   name: "explain",
   summary: "Show a query's difficulty beta, the gate's top experts and every catalog model's p(correct).",
-  usage: 'irt-router explain "<text>" [--model <artifact-dir>|pretrained] [--top N] [--json]',
+  usage:
+    'irt-router explain "<text>" [--model <artifact-dir>|pretrained] [--top N] [--json]\n' +
+    "  --top N   show the N best models (default: all) and at most N experts (default: 3)",
   options: { model: { type: "string" }, top: { type: "string" }, json: { type: "boolean" } },
   allowPositionals: true,
   schema,
@@ -37,22 +41,23 @@ export const command: CliCommand<typeof schema> = {
         `(loadScorer(dir, { encoder })) and call scorer.explain(text).`,
     });
     const ex = await scorer.explain(text);
-    if (args.top !== undefined && args.top > ex.gate.length) {
-      throw new ValidationError(`--top ${args.top} is more than the scorer's ${ex.gate.length} routed experts; give --top ${ex.gate.length} or less.`, { path: "options.top" });
-    }
     const gate = Array.from(ex.gate, (g, k) => ({ expert: k, weight: g })).sort((a, b) => b.weight - a.weight);
     const top = gate.slice(0, args.top ?? 3);
-    const scores = [...ex.scores].sort((a, b) => b.p - a.p);
+    const models = groupModelScores(scorer.models, ex.scores).slice(0, args.top);
+    const alphaNorm = Math.hypot(...ex.alpha);
     if (args.json) {
-      process.stdout.write(`${JSON.stringify({ beta: ex.beta, alphaNorm: Math.hypot(...ex.alpha), topExperts: top, scores })}\n`);
+      process.stdout.write(`${JSON.stringify({ beta: ex.beta, alphaNorm, topExperts: top, models })}\n`);
       return 0;
     }
     const lines = [
-      `beta (difficulty): ${ex.beta.toFixed(3)}   |alpha|: ${Math.hypot(...ex.alpha).toFixed(3)}   temperature: ${scorer.temperature.toFixed(3)}`,
+      `beta (difficulty): ${ex.beta.toFixed(3)}   |alpha|: ${alphaNorm.toFixed(3)}   temperature: ${scorer.temperature.toFixed(3)}`,
       `top experts: ${top.map((t) => `#${t.expert} ${(t.weight * 100).toFixed(1)}%`).join(", ")} (+ shared expert)`,
       "",
-      "p(correct)  model",
-      ...scores.map((s) => `${s.p.toFixed(3).padStart(10)}  ${s.model}`),
+      "p(correct)  model (the id to register with the router; indented: its rows trained on other datasets)",
+      ...models.flatMap((g) => [
+        `${g.p.toFixed(3).padStart(10)}  ${g.id}`,
+        ...g.others.map((r) => `${r.p.toFixed(3).padStart(14)}  ${r.id} (as scored on ${r.sources.join(", ")})`),
+      ]),
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
     return 0;
