@@ -120,7 +120,7 @@ describe("irt-router demo (injected scorer, synthetic routerbench-like data)", (
 
 });
 
-describe("irt-router demo --model", () => {
+describe("irt-router demo --replay --model", () => {
   const tmp = mkdtempSync(join(tmpdir(), "irt-router-demo-"));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -128,7 +128,7 @@ describe("irt-router demo --model", () => {
   // does not compare encoders again), before the dataset is even looked for.
   it("refuses a scorer built with another encoder than the default one, naming its manifest, before reading the dataset", async () => {
     const dir = await saveToyScorer(join(tmp, "toy-scorer"), "toy@1", MODELS);
-    const args = parseWith(command.schema, { model: dir, "data-root": join(tmp, "no-data-here") }, "options");
+    const args = parseWith(command.schema, { replay: true, model: dir, "data-root": join(tmp, "no-data-here") }, "options");
     const err = await rejectedWith(EncoderMismatchError, command.run(args, []));
     expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model", expected: { id: "toy@1" } });
     // advice for the command line, not the library's "options.encoder"

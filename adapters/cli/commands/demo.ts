@@ -1,7 +1,9 @@
 /**
- * `irt-router demo` (what `npm start` runs): an offline replay of the routing policies on the real
- * RouterBench test split. Loads the data, embeds (cache first), scores with the pretrained scorer, and
- * prints; the policy logic is the pure `runDemo` in src/policy/demo.ts.
+ * `irt-router demo` (what `npm start` runs). Without flags: the built-in demo, which needs no dataset (an agent's
+ * example steps routed among catalog models with simulated children, then learning a new model; src/demo/).
+ * With `--replay`: an offline replay of the routing policies on the real RouterBench test split: loads the data,
+ * embeds (cache first), scores with the pretrained scorer, and prints; the policy logic is the pure `runDemo` in
+ * src/policy/demo.ts.
  */
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
@@ -17,6 +19,9 @@ import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../progress.js";
 import { loadCommandScorer } from "../scorer.js";
+import { formatAgentDemo, runAgentDemo } from "../../../src/demo/agent-demo.js";
+import { loadPretrained } from "../../artifact/index.js";
+import { UseLiteEncoder } from "../../encoders/use-lite.js";
 import type { CliCommand } from "../command.js";
 
 const DATASET = "routerbench-subset-11models";
@@ -24,6 +29,7 @@ const DATASET = "routerbench-subset-11models";
 const schema = z
   .object({
     json: z.boolean().optional(),
+    replay: z.boolean().optional(),
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),
@@ -33,11 +39,16 @@ const schema = z
 export const command: CliCommand<typeof schema> = {
   name: "demo",
   summary:
-    "Offline replay on the RouterBench test split: each prompt routed among its 11 models by the pretrained scorer under each policy " +
-    "(settings chosen on the validation split), deciding on ex-ante expected cost and accounting the recorded outcome and cost. No network, no API keys.",
-  usage: "irt-router demo [--json] [--model pretrained|<scorer-dir>] [--data-root <dir>] [--cache-dir <dir>]",
+    "Without flags: the built-in demo, no dataset needed (about 10 s): an agent's 45 example steps routed among 6 catalog models at " +
+    "list prices with simulated answers, each choice and its spend against always-strongest, then a new model learned from run feedback. " +
+    "With --replay: the offline replay on the RouterBench test split (each prompt routed among its 11 models under each policy, " +
+    "settings chosen on the validation split; needs the datasets). No network, no API keys.",
+  usage:
+    "irt-router demo [--json]\n" +
+    "irt-router demo --replay [--json] [--model pretrained|<scorer-dir>] [--data-root <dir>] [--cache-dir <dir>]",
   options: {
     json: { type: "boolean" },
+    replay: { type: "boolean" },
     model: { type: "string" },
     "data-root": { type: "string" },
     "cache-dir": { type: "string" },
@@ -45,6 +56,7 @@ export const command: CliCommand<typeof schema> = {
   schema,
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
+    if (!args.replay) return runBuiltIn(args, log);
     // The scorer first: loadScorer refuses an artifact of another encoder than the default one the demo embeds with.
     const scorer = await loadDemoScorer(args.model);
     const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
@@ -62,6 +74,42 @@ export const command: CliCommand<typeof schema> = {
 };
 
 export default command;
+
+/** The built-in demo: no dataset; the pretrained scorer with the default encoder. */
+async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => void): Promise<number> {
+  for (const flag of ["model", "data-root", "cache-dir"] as const) {
+    if (args[flag] !== undefined) {
+      throw new ValidationError(`--${flag} applies to the RouterBench replay only: add --replay, or leave --${flag} out for the built-in demo.`, {
+        path: `options.${flag}`,
+      });
+    }
+  }
+  log("Loading the pretrained scorer and the offline encoder (a few seconds)...");
+  const encoder = await UseLiteEncoder.load();
+  const scorer = await loadPretrained({ encoder });
+  const report = await runAgentDemo({ scorer, encoder });
+  process.stdout.write(args.json ? `${JSON.stringify(agentDemoJson(report), null, 2)}\n` : formatAgentDemo(report));
+  if (!args.json) log("The RouterBench replay on real labels and recorded costs: irt-router demo --replay (npm start -- --replay).");
+  return 0;
+}
+
+/** The built-in demo's `--json` document. */
+export function agentDemoJson(report: Awaited<ReturnType<typeof runAgentDemo>>) {
+  return {
+    policy: report.policy,
+    strongest: report.strongest,
+    steps: report.steps.map(({ task, decision, ok }) => ({
+      task: task.id,
+      subtask: task.subtask,
+      chosen: decision.chosen,
+      candidates: decision.candidates.map((c) => ({ id: c.id, p: c.p, expectedCost: c.expectedCost })),
+      ok,
+    })),
+    routed: report.routed,
+    strongestOnly: report.strongestOnly,
+    learning: report.learning,
+  };
+}
 
 /** What {@link prepareAndRun} needs; injectable so tests can run it on synthetic data with a small scorer. */
 export interface DemoInputs {
@@ -134,9 +182,15 @@ async function loadDemoScorer(model: string | undefined): Promise<Scorer> {
 
 async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | undefined, log: (s: string) => void) {
   let progress: Progress | undefined;
+  let warned = false;
   const emb = await getDatasetEmbeddings(ds, {
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
+      if (!warned) {
+        // About 25 prompts/s on 2 cores with the offline encoder; the vectors are cached for every later run.
+        log(`Embedding ${total} prompts the first time takes about ${Math.max(1, Math.round(total / 25 / 60))} min; later runs read the cache.`);
+        warned = true;
+      }
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
       progress.update(done);
     },
