@@ -144,6 +144,25 @@ for (const name of args.datasets ?? ALL) {
   const seeds = new Set(results.map((r) => r.seed)).size;
   markdown.push(`### ${name} (${summary.categories.length} held-out categories, ${seeds} seed(s), max ${args.epochs} epochs)`, "", formatPredictMarkdown(summary.rows, summary.categories), "");
 }
-mkdirSync(join(root, "bench", "results"), { recursive: true });
-writeFileSync(join(root, "bench", "results", "predict.json"), `${JSON.stringify({ rows, perCategory, config: JSON.parse(configKey) }, null, 2)}\n`);
+// bench/results/predict.json keeps the other datasets' rows from earlier runs (each dataset with its own settings)
+const resultsFile = join(root, "bench", "results", "predict.json");
+const ran = new Set(rows.map((r) => r.dataset));
+const previous = existsSync(resultsFile)
+  ? (JSON.parse(readFileSync(resultsFile, "utf8")) as { rows?: PredictRow[]; perCategory?: CategoryRow[]; settings?: Record<string, unknown> })
+  : {};
+const settings = { ...(previous.settings ?? {}) };
+for (const d of ran) settings[d] = { seeds: args.seeds, config: JSON.parse(configKey) };
+mkdirSync(dirname(resultsFile), { recursive: true });
+writeFileSync(
+  resultsFile,
+  `${JSON.stringify(
+    {
+      rows: [...(previous.rows ?? []).filter((r) => !ran.has(r.dataset)), ...rows],
+      perCategory: [...(previous.perCategory ?? []).filter((c) => !ran.has(c.dataset)), ...perCategory],
+      settings,
+    },
+    null,
+    2,
+  )}\n`,
+);
 process.stdout.write(args.json ? `${JSON.stringify({ rows }, null, 2)}\n` : `${markdown.join("\n")}\n`);

@@ -78,11 +78,14 @@ async function itemParameters(scorer: IrtMoeScorer, ds: CorrectnessDataset, cach
   const T = scorer.temperature;
   const alphas = new Float32Array(ds.items.length * d);
   const betas = new Float32Array(ds.items.length);
+  const scoring = new Progress({ label: `item parameters of ${ds.name}`, total: ds.items.length, unit: "items" });
   for (let i = 0; i < ds.items.length; i++) {
     const q = await scorer.itemParams(emb.vectors.subarray(i * emb.dim, (i + 1) * emb.dim));
     for (let k = 0; k < d; k++) alphas[i * d + k] = q.alpha[k]! / T;
     betas[i] = q.beta / T;
+    if (i % 256 === 255) scoring.update(i + 1);
   }
+  scoring.finish();
   return { dim: d, alphas, betas };
 }
 
