@@ -26,6 +26,7 @@ export {
   gapClosed,
   type RoutingOutcome,
 } from "./routing.js";
+export { spearman, kendall, midRanks } from "./rank-correlation.js";
 export { bootstrapPlan, bootstrapMeanCi, bootstrapDiffCi, percentileInterval, type BootstrapPlan } from "./bootstrap.js";
 export {
   defaultLambdaGrid,

@@ -30,3 +30,5 @@ export { assertValidFeedbackEvents, feedbackEventSchema, parseStoreOptions, prep
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
 export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";
+export { predictAccuracy } from "./predict.js";
+export type { AccuracyPrediction, ModelToPredict, PredictAccuracyArgs, PredictionItems, ProbeOutcome } from "./predict.js";

@@ -8,4 +8,5 @@ export const commands: Record<string, () => Promise<CliCommand<any>>> = {
   train: async () => (await import("./train.js")).command,
   explain: async () => (await import("./explain.js")).command,
   calibrate: async () => (await import("./calibrate.js")).command,
+  predict: async () => (await import("./predict.js")).command,
 };

@@ -1,0 +1,207 @@
+/**
+ * `irt-router predict`: each model's predicted accuracy on a dataset's items (the mean predicted p over them) with
+ * an interval over the model's ability uncertainty, from the scorer alone or refined by `--probes N` results of the
+ * model on the dataset, replayed from the dataset's own labels of that model (src/learning/predict.ts, docs/evaluation.md).
+ */
+import { z } from "zod";
+import type { CorrectnessDataset } from "../../../src/data/types.js";
+import { IrtRouterError, ValidationError } from "../../../src/errors.js";
+import { predictAccuracy, type AccuracyPrediction, type ProbeOutcome } from "../../../src/learning/predict.js";
+import { ModelResolver } from "../../../src/scorer/catalog.js";
+import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
+import { loadPretrained, loadScorer } from "../../artifact/load.js";
+import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
+import { embeddingCacheDir, peekCachedEmbeddings } from "../../data/embedding-cache.js";
+import { loadDataset } from "../../data/load-dataset.js";
+import { sampleItems } from "../../learning/probe-bank.js";
+import type { CliCommand } from "../command.js";
+import { Progress } from "../progress.js";
+import { loadCommandScorer } from "../scorer.js";
+
+const schema = z
+  .object({
+    dataset: z.string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder (docs/your-own-data.md)" }).min(1),
+    models: z
+      .string()
+      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(z.string()).min(1, "needs at least one model id (comma-separated)"))
+      .optional(),
+    probes: z.string().regex(/^\d+$/, "must be a non-negative integer (probe results per model; 0: the scorer alone)").transform(Number).default(0),
+    seed: z.string().regex(/^\d+$/, "must be a non-negative integer").transform(Number).default(0),
+    model: z.string().min(1).optional(),
+    "data-root": z.string().min(1).optional(),
+    "cache-dir": z.string().min(1).optional(),
+    json: z.boolean().default(false),
+  })
+  .strict();
+
+type Args = z.output<typeof schema>;
+
+/** One model of the report: the prediction, and the dataset's own record of it when it has one. */
+export interface PredictRow extends AccuracyPrediction {
+  /** The name asked for (`--models` or the dataset's column). */
+  readonly name: string;
+  /** The model's observed accuracy over its labelled items of the dataset (absent: no labels of it there). */
+  readonly observed?: number;
+  readonly observedItems: number;
+}
+
+/** Loads the scorer: `--model` (default pretrained); one of another encoder is used when the dataset's vectors from it are cached. */
+async function predictScorer(dir: string | undefined, ds: CorrectnessDataset, cacheDir: string | undefined): Promise<IrtMoeScorer> {
+  const path = dir === undefined || dir === "pretrained" ? undefined : dir;
+  return loadCommandScorer(path, {
+    path: "options.model",
+    otherwise: async (mismatch) => {
+      if (!(await peekCachedEmbeddings(ds, mismatch.expected, cacheDir ? { cacheDir } : {}))) return undefined;
+      return path === undefined ? loadPretrained({ encoder: null }) : loadScorer(path, { encoder: null });
+    },
+    hint: (mismatch) =>
+      `predict scores the dataset's items with the vectors of the scorer's encoder, and the embedding cache (${embeddingCacheDir(cacheDir)}) has none of ` +
+      `${ds.name} from "${mismatch.expected.id}"; irt-router embeds text with the default encoder "${mismatch.actual.id}" only. Cache the vectors from ` +
+      `"${mismatch.expected.id}" there first (embedDataset(dataset, encoder) in the library), or give --model a scorer built with the default encoder.`,
+  });
+}
+
+/** Item parameters (temperature folded in) of every item of `ds`, from cached or freshly computed vectors. */
+async function itemParameters(scorer: IrtMoeScorer, ds: CorrectnessDataset, cacheDir: string | undefined) {
+  const options = cacheDir ? { cacheDir } : {};
+  let bar: Progress | undefined;
+  const cached = await peekCachedEmbeddings(ds, scorer.encoder, options);
+  const emb =
+    cached ??
+    (await getDatasetEmbeddings(ds, {
+      ...options,
+      onProgress: (p) => (bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" })).update(p.done),
+    }));
+  bar?.finish();
+  const d = scorer.abilityDim;
+  const T = scorer.temperature;
+  const alphas = new Float32Array(ds.items.length * d);
+  const betas = new Float32Array(ds.items.length);
+  const scoring = new Progress({ label: `item parameters of ${ds.name}`, total: ds.items.length, unit: "items" });
+  for (let i = 0; i < ds.items.length; i++) {
+    const q = await scorer.itemParams(emb.vectors.subarray(i * emb.dim, (i + 1) * emb.dim));
+    for (let k = 0; k < d; k++) alphas[i * d + k] = q.alpha[k]! / T;
+    betas[i] = q.beta / T;
+    if (i % 256 === 255) scoring.update(i + 1);
+  }
+  scoring.finish();
+  return { dim: d, alphas, betas };
+}
+
+/** The dataset's labels of one model column: item index -> y. */
+function labelsOf(ds: CorrectnessDataset, column: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < ds.items.length; i++) for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) if (ds.labels.model[j] === column) out.set(i, ds.labels.y[j]!);
+  return out;
+}
+
+/**
+ * Predicts every requested model (default: the dataset's model columns) on the dataset's items.
+ *
+ * @example
+ * ```ts
+ * const rows = await predictDataset({ dataset: "mmlu-pro-29models", probes: 10, seed: 0, json: false });
+ * ```
+ */
+export async function predictDataset(a: Args, warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<{ dataset: CorrectnessDataset; rows: PredictRow[] }> {
+  const ds = await loadDataset(a.dataset, a["data-root"] ? { dataRoot: a["data-root"] } : {});
+  const scorer = await predictScorer(a.model, ds, a["cache-dir"]);
+  const names = a.models ?? [...ds.models];
+  const resolver = new ModelResolver(scorer.models);
+  const plans = names.map((name, k) => {
+    let id = name;
+    let known = true;
+    try {
+      id = scorer.models[resolver.indexOf(name)]!.id;
+    } catch {
+      known = false;
+    }
+    const column = ds.models.indexOf(name);
+    const labels = column >= 0 ? labelsOf(ds, column) : new Map<number, number>();
+    if (!known && a.probes === 0) {
+      const close = resolver.suggest(name);
+      throw new IrtRouterError(
+        "UNKNOWN_MODEL",
+        `the scorer does not know model "${name}" and --probes is 0, so there is nothing to predict it from. ` +
+          (labels.size > 0
+            ? `Give --probes N (e.g. --probes 20) to replay N of its ${labels.size} labelled results in ${ds.name} as probes`
+            : `It has no labels in ${ds.name} to replay as probes either: add some of its results to the dataset and give --probes N`) +
+          `${close.length > 0 ? `, or, if you meant a known model: ${close.join(", ")}` : ""}.`,
+        { path: a.models ? `options.models.${k}` : "options.probes", details: { model: name } },
+      );
+    }
+    if (a.probes > 0 && labels.size === 0) {
+      throw new ValidationError(
+        `--probes ${a.probes} replays each model's results from the dataset's labels, and ${ds.name} has none of "${name}" (model columns: ${ds.models.join(", ")}). ` +
+          `Leave --probes out for it (the scorer alone) or add its results to the dataset.`,
+        { path: "options.probes" },
+      );
+    }
+    if (a.probes > labels.size) warn(`note: "${name}" has ${labels.size} labelled items in ${ds.name}, fewer than --probes ${a.probes}; all ${labels.size} are used as probes.`);
+    return { name, id, labels };
+  });
+  const items = await itemParameters(scorer, ds, a["cache-dir"]);
+  const d = items.dim;
+  const models = plans.map((p) => {
+    const pool = [...p.labels.keys()];
+    const picked = a.probes > 0 ? sampleItems(pool.length, a.probes, a.seed).map((r) => pool[r]!) : [];
+    const probes: ProbeOutcome[] = picked.map((i) => ({ alpha: items.alphas.subarray(i * d, (i + 1) * d), beta: items.betas[i]!, y: p.labels.get(i)!, item: i }));
+    return { id: p.id, probes };
+  });
+  const predictions = predictAccuracy({ scorer, items, models, seed: a.seed });
+  const rows = predictions.map((pred, k): PredictRow => {
+    const labels = plans[k]!.labels;
+    let sum = 0;
+    for (const y of labels.values()) sum += y;
+    return { ...pred, name: plans[k]!.name, ...(labels.size > 0 ? { observed: sum / labels.size } : {}), observedItems: labels.size };
+  });
+  return { dataset: ds, rows };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+function formatRows(ds: CorrectnessDataset, rows: readonly PredictRow[], probes: number): string {
+  const head = `Predicted accuracy on ${ds.name} (${ds.items.length} items), ${probes > 0 ? `${probes} probe(s) per model replayed from its labels` : "scorer alone (no probes)"}:`;
+  const table = [
+    "| model | predicted | 95% interval | probes | prior | observed |",
+    "|---|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.name}${r.model !== r.name ? ` (${r.model})` : ""} | ${pct(r.accuracy)} | ${pct(r.interval[0])} - ${pct(r.interval[1])} | ${r.probes} | ` +
+        `${r.known ? "catalog" : "new model"} | ${r.observed !== undefined ? `${pct(r.observed)} (${r.observedItems} items)` : "-"} |`,
+    ),
+  ];
+  const foot =
+    "The interval is the model's ability uncertainty (prior shift between workloads, narrowed by probes), not item sampling. " +
+    "Observed: the dataset's own record of the model (its probes included), for comparison.";
+  return [head, "", ...table, "", foot].join("\n");
+}
+
+export const command: CliCommand<typeof schema> = {
+  name: "predict",
+  summary:
+    "Predict each model's accuracy on a dataset it may never have been run on (mean predicted p over the items, with an interval over its ability uncertainty), from the scorer alone or refined by --probes N results replayed from the dataset's labels.",
+  usage: "irt-router predict --dataset <name-or-folder> [--models a,b] [--probes N] [--seed N] [--json] [--model pretrained|<dir>] [--data-root D] [--cache-dir C]",
+  options: {
+    dataset: { type: "string" },
+    models: { type: "string" },
+    probes: { type: "string" },
+    seed: { type: "string" },
+    model: { type: "string" },
+    "data-root": { type: "string" },
+    "cache-dir": { type: "string" },
+    json: { type: "boolean" },
+  },
+  schema,
+  async run(args) {
+    const { dataset, rows } = await predictDataset(args);
+    if (args.json) {
+      const out = { dataset: dataset.name, items: dataset.items.length, probes: args.probes, seed: args.seed, models: rows };
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    } else process.stdout.write(`${formatRows(dataset, rows, args.probes)}\n`);
+    return 0;
+  },
+};
+
+export default command;
