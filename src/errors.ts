@@ -20,7 +20,8 @@ export type IrtRouterErrorCode =
   | "STORE"
   | "STORE_LOCKED"
   | "TRAINING_FAILED"
-  | "CACHE_UNUSABLE";
+  | "CACHE_UNUSABLE"
+  | "MODEL_FAULT";
 
 export interface IrtRouterErrorOptions {
   /** Dotted path of the bad field in an options object or config file. */

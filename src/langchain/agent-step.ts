@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { getConfig } from "@langchain/langgraph";
 import { providerStrategy, ProviderStrategy, ToolStrategy } from "langchain";
 import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
@@ -8,6 +9,7 @@ import { ValidationError } from "../errors.js";
 import type { RouteDecision } from "./decision.js";
 import { childConfig, runIdOf, withDecision } from "./delegate.js";
 import type { ModelSlot } from "./slots.js";
+import { profileOf } from "./surface.js";
 import type { IrtRouterOptions } from "./options.js";
 import { IrtRouter } from "./router.js";
 
@@ -42,10 +44,45 @@ export function agentRunId(): string {
  * The request of one attempt: the candidate's model, carrying the decision in its run's metadata and tags as the
  * router's children do (see {@link childConfig}), with the agent's response format kept as it would be for that model.
  */
-export function routedRequest<R extends { responseFormat?: unknown }>(request: R, slot: ModelSlot, decision: RouteDecision, attempt: number): R & { model: BaseChatModel } {
+export function routedRequest<R extends { responseFormat?: unknown }>(
+  request: R,
+  slot: ModelSlot,
+  decision: RouteDecision,
+  attempt: number,
+  witness?: AnswerWitness,
+): R & { model: BaseChatModel } {
   const { metadata, tags } = childConfig<RunnableConfig>({}, decision, slot.id, attempt);
-  const model = slot.model.withConfig({ metadata, tags }) as unknown as BaseChatModel;
+  const model = slot.model.withConfig({ metadata, tags, ...(witness ? { callbacks: [witness] } : {}) }) as unknown as BaseChatModel;
   return { ...request, model, responseFormat: nativeIfSupported(request.responseFormat, slot.model) };
+}
+
+/**
+ * Sees whether the model an attempt was handed answered itself: a middleware inside the router's (e.g.
+ * `modelFallbackMiddleware`) may answer with a model of its own, and that answer must not be credited to the
+ * routed model.
+ */
+export class AnswerWitness extends BaseCallbackHandler {
+  name = "irt-router-answer-witness";
+  override awaitHandlers = true;
+  answered = false;
+  override handleLLMEnd(): void {
+    this.answered = true;
+  }
+}
+
+/**
+ * Records on the decision that the routed model did not answer (another middleware's model did): its attempt becomes
+ * a failed one, so `feedback()` credits no model for the step.
+ */
+export function markSubstituted(decision: RouteDecision, slotId: string): void {
+  const i = decision.attempts.findLastIndex((a) => a.id === slotId && a.ok);
+  if (i >= 0) {
+    decision.attempts[i] = {
+      ...decision.attempts[i]!,
+      ok: false,
+      error: "answered by another middleware's model (e.g. modelFallbackMiddleware inside irtRouterMiddleware), not credited",
+    };
+  }
 }
 
 /**
@@ -56,8 +93,8 @@ export function routedRequest<R extends { responseFormat?: unknown }>(request: R
  */
 export function nativeIfSupported<T>(responseFormat: T, model: BaseChatModel): T {
   if (responseFormat === undefined || responseFormat === null || Array.isArray(responseFormat)) return responseFormat;
-  const profile = (model as { profile?: { structuredOutput?: boolean } }).profile;
-  if (profile?.structuredOutput !== true) return responseFormat;
+  const read = profileOf(model);
+  if (!("profile" in read) || read.profile.structuredOutput !== true) return responseFormat;
   if (responseFormat instanceof ToolStrategy || responseFormat instanceof ProviderStrategy) return responseFormat;
   return providerStrategy(responseFormat as never) as unknown as T;
 }

@@ -65,3 +65,25 @@ export function snapshot(decision: RouteDecision): RouteDecision {
     attempts: decision.attempts.map((a) => ({ ...a })),
   };
 }
+
+/**
+ * The decision the router attached to a reply (`response_metadata.irtRouter`), typed; undefined for a message the
+ * router did not route (or a value that is no message).
+ *
+ * @example
+ * ```ts
+ * import { IrtRouter, routeDecisionOf } from "irt-router";
+ * declare const router: IrtRouter;
+ *
+ * const reply = await router.invoke("What is 17 * 23?");
+ * const decision = routeDecisionOf(reply);
+ * if (decision) await router.feedback(decision.decisionId, reply.text.includes("391"));
+ * ```
+ */
+export function routeDecisionOf(message: unknown): RouteDecision | undefined {
+  const metadata = (message as { response_metadata?: unknown } | null | undefined)?.response_metadata;
+  const decision = (metadata as { irtRouter?: unknown } | null | undefined)?.irtRouter;
+  if (typeof decision !== "object" || decision === null) return undefined;
+  const d = decision as Partial<RouteDecision>;
+  return typeof d.decisionId === "string" && typeof d.chosen === "string" && Array.isArray(d.attempts) ? (decision as RouteDecision) : undefined;
+}

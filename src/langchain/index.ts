@@ -3,6 +3,7 @@ export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./middlewa
 export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger, AbilityLearner } from "./options.js";
 export { irtRouterOptionsSchema } from "./options.js";
 export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./decision.js";
+export { routeDecisionOf } from "./decision.js";
 export { NoCandidatesError } from "./errors.js";
 export { MemoryFeedbackSink } from "./feedback-recorder.js";
 export { routingText, messageText, type RoutingTextOptions } from "./routing-text.js";

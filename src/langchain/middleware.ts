@@ -4,10 +4,15 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RouteDecision } from "./decision.js";
 import { callInOrder, isAbort, isAbortReason } from "./delegate.js";
 import { engineOf } from "./router.js";
-import { agentRunId, aiMessageOf, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
+import { AnswerWitness, agentRunId, aiMessageOf, markSubstituted, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
+import { usableUsage } from "./attempts.js";
+import type { ModelSlot } from "./slots.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
 
 export type { IrtRouterMiddlewareOptions };
+
+/** The model a step's request carried when all the router's candidates failed, by the step's message list. */
+const HANDED = new WeakMap<object, unknown>();
 
 const stateSchema = z.object({
   /** Id of the current agent run; pass it to `router.feedback(runId, outcome)`. */
@@ -33,7 +38,7 @@ const stateSchema = z.object({
  * const agent = createAgent({ model: gpt4, tools, middleware: [irtRouterMiddleware({ router })] });
  * const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] });
  * console.log(result.irtRouterRoutes.map((d) => d.chosen));
- * await router.feedback(result.irtRouterRunId, true); // credits every step of the run
+ * await router.feedback(result.irtRouterRunId!, true); // credits every step of the run
  * ```
  *
  * @param options - `{ router }`, an existing router, or the options of a new one (as for `new IrtRouter(options)`).
@@ -47,6 +52,10 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
     stateSchema,
     beforeAgent: () => ({ irtRouterRunId: agentRunId(), irtRouterRoutes: [] }),
     wrapModelCall: async (request, handler) => {
+      // a model an outer middleware substituted after this step's candidates failed (modelFallbackMiddleware listed
+      // before this one) is honoured as it is, and the step has no decision of the router's
+      const handed = HANDED.get(request.messages);
+      if (handed !== undefined && request.model !== handed) return handler(request);
       engine.noteToolErrors(request.messages);
       const system = request.systemMessage?.text ? [request.systemMessage as BaseMessage] : [];
       const plan = await engine.plan([...system, ...request.messages], {
@@ -54,11 +63,22 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         bindsTools: true,
         runId: request.state.irtRouterRunId,
       });
-      const { out, slot } = await callInOrder(plan, async (slot, i) => handler(routedRequest(request, slot, plan.decision, i)), {
-        cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error),
-        fallbackOn: engine.fallbackOn,
-      });
-      engine.recordSpend(plan, slot.id, aiMessageOf(out)?.usage_metadata);
+      let witness: AnswerWitness | undefined;
+      const call = async (slot: ModelSlot, i: number) => handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())));
+      let routed: { out: Awaited<ReturnType<typeof handler>>; slot: ModelSlot };
+      try {
+        routed = await callInOrder(plan, call, {
+          cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error),
+          fallbackOn: engine.fallbackOn,
+        });
+      } catch (error) {
+        HANDED.set(request.messages, request.model);
+        throw error;
+      }
+      const { out, slot } = routed;
+      if (!witness?.answered) markSubstituted(plan.decision, slot.id);
+      const usage = usableUsage(aiMessageOf(out)?.usage_metadata, slot.id, (k, m) => engine.warnOnce(k, m));
+      engine.recordSpend(plan, slot.id, witness?.answered ? usage : undefined);
       return responseWithDecision(out, plan.decision);
     },
     afterModel: (state) => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { BaseChatModel, BaseChatModelParams } from "@langchain/core/language_models/chat_models";
+import type { BaseCache } from "@langchain/core/caches";
 import type { ModelPrice } from "../data/types.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { Scorer } from "../scorer/types.js";
@@ -86,6 +87,18 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly learner?: AbilityLearner;
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
   readonly fallbackOn?: (error: unknown) => boolean;
+  /**
+   * A LangChain cache for the router's replies (as any chat model's `cache`: a `BaseCache`, or `true` for the global
+   * in-memory one). Read and written by `invoke`, `stream`, `batch` and `generate`; a cached reply keeps the decision
+   * it was routed with.
+   */
+  readonly cache?: BaseCache | boolean;
+  /**
+   * Milliseconds each attempt may take when the call gives no `timeout` (default 600000, the request timeout of the
+   * OpenAI and Anthropic SDKs). At that point the attempt is abandoned, whether or not the child honours its abort
+   * signal, and the next candidate is tried.
+   */
+  readonly attemptTimeout?: number;
 }
 
 const isChatModel = (v: unknown): v is BaseChatModel =>
@@ -172,6 +185,15 @@ export const irtRouterOptionsSchema = z.strictObject({
   tags: z.array(z.string()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   verbose: z.boolean().optional(),
+  cache: z
+    .union([
+      z.boolean(),
+      z.custom<BaseCache>((v) => ["lookup", "update"].every((k) => typeof (v as Record<string, unknown> | null)?.[k] === "function"), {
+        message: "must be a LangChain cache (a BaseCache with lookup and update, e.g. new InMemoryCache()) or a boolean",
+      }),
+    ])
+    .optional(),
+  attemptTimeout: z.number().int().positive().optional(),
 });
 
 /**

@@ -42,6 +42,9 @@ export function messageText(message: BaseMessage): string {
  *
  * @example
  * ```ts
+ * import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+ * import { routingText } from "irt-router";
+ *
  * routingText([new SystemMessage("be brief"), new HumanMessage("What is 2+2?")]); // "What is 2+2?"
  * ```
  */

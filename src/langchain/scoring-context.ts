@@ -48,7 +48,7 @@ export class ScoringContextLoader {
   private readonly cache: LruCache<string, ItemParams>;
 
   constructor(
-    private readonly options: Pick<ParsedRouterOptions, "scorer" | "encoder" | "cacheSize">,
+    private readonly options: Pick<ParsedRouterOptions, "scorer" | "encoder" | "cacheSize" | "policy">,
     private readonly slots: readonly ModelSlot[],
     private readonly warnings: OnceWarnings,
   ) {
@@ -109,6 +109,7 @@ export class ScoringContextLoader {
       if (!known.theta) this.warnUnknown(scorer, slot.id, known.suggestions);
       const price = slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id);
       prices.set(slot.id, price);
+      if (!price && costRanked(this.options.policy)) throw unpricedModel(slot.id, this.options.policy!.kind);
       if (!price) {
         this.warnings.warn(
           `price:${slot.id}`,
@@ -196,4 +197,18 @@ function assertScorerShape(scorer: unknown): asserts scorer is Scorer {
       { path: "options.scorer" },
     );
   }
+}
+
+/** Whether the policy ranks by cost, so that a model without a price would win as free. */
+function costRanked(policy: ParsedRouterOptions["policy"]): boolean {
+  return policy?.kind === "cost-aware" || policy?.kind === "budget" || policy?.kind === "cheapest-above";
+}
+
+function unpricedModel(id: string, kind: string): ValidationError {
+  return new ValidationError(
+    `Model "${id}" has no price, and the ${kind} policy ranks by cost (it would be taken as free). Give it one: ` +
+      `models: { "${id}": { model, price: { inputPer1M, outputPer1M } } } (USD per million tokens), or ` +
+      `price: { inputPer1M: 0, outputPer1M: 0 } for a model that really costs nothing (a local one).`,
+    { path: `options.models.${id}.price` },
+  );
 }

@@ -5,6 +5,7 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { ModelPrice } from "../data/types.js";
 import { OutputTokenTracker } from "../policy/output-tokens.js";
+import { profileOf } from "./surface.js";
 import type { ParsedRouterOptions } from "./options.js";
 
 export const DEFAULT_EXPECTED_OUTPUT_TOKENS = 256;
@@ -52,7 +53,9 @@ export function modelSlots(options: ParsedRouterOptions): ModelSlot[] {
 /** Why a model cannot serve this call, or undefined when it can. */
 export function exclusionReason(slot: ModelSlot, needs: CallNeeds, inputTokens: number): string | undefined {
   const model = slot.model as BaseChatModel & { profile?: { toolCalling?: boolean; maxInputTokens?: number } };
-  const profile = model.profile ?? {};
+  const read = profileOf(model); // a provider's profile getter may throw (e.g. for a model name it does not know)
+  if ("error" in read) return `its profile could not be read (${read.error})`;
+  const profile = read.profile as { toolCalling?: boolean; maxInputTokens?: number };
   const canBindTools = typeof model.bindTools === "function";
   if (needs.toolsBound && (!canBindTools || profile.toolCalling === false)) {
     return "cannot call tools (no bindTools / profile.toolCalling is false) and tools are bound";

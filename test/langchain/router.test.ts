@@ -213,9 +213,10 @@ describe("IrtRouter routing", () => {
     expect(child.callCount).toBe(1);
     expect(child.calls[0]!.options.stop).toEqual(["STOP"]);
     expect(child.calls[0]!.options.signal).toBeDefined();
-    expect(recorder.starts).toHaveLength(1);
-    const start = recorder.starts[0]!;
-    expect(start.runName).toBe("my-step");
+    // the router's own chat-model run (named by runName), with the child's run nested under it
+    expect(recorder.starts.map((s) => s.name)).toEqual(["IrtRouter", "FakeBuiltModel"]);
+    expect(recorder.starts[0]!.runName).toBe("my-step");
+    const start = recorder.starts[1]!;
     expect(start.tags).toEqual(expect.arrayContaining(["mine", "irt-router", "irt-router:gpt-4"]));
     expect(start.metadata?.user).toBe("u1");
     expect((start.metadata?.irtRouter as RouteDecision).chosen).toBe("gpt-4");
@@ -231,8 +232,9 @@ describe("IrtRouter routing", () => {
     const config = spy.mock.calls[0]![1] as Record<string, any>;
     expect(config.configurable).toEqual({ thread_id: "t9", user: "u" });
     expect(config.timeout).toBe(5000);
-    expect(config.runName).toBe("r");
-    expect(config.runId).toBe("00000000-0000-4000-8000-000000000001");
+    // runName and runId name the router's own run; the child's run is nested under it with an id of its own
+    expect(config.runName).toBeUndefined();
+    expect(config.runId).toBeUndefined();
     const controller = new AbortController();
     controller.abort();
     await expect(router.invoke("hi", { signal: controller.signal })).rejects.toThrow();
@@ -295,13 +297,13 @@ describe("IrtRouter routing", () => {
     });
     await router.invoke("hi", { tags: ["call-tag"] });
     for await (const _ of await router.stream("hi")) void _;
-    // with a runId (streamEvents always passes one) the router's own run sits between, and its own callbacks
-    // still see the child's run
     for await (const _ of router.streamEvents("hi", { version: "v2" })) void _;
-    expect(recorder.starts).toHaveLength(3);
+    // the router's own callbacks see its own chat-model run, as a chat model's do, with the decision in its metadata
+    expect(recorder.starts.map((s) => s.name)).toEqual(["IrtRouter", "IrtRouter", "IrtRouter"]);
     for (const start of recorder.starts) {
-      expect(start.tags).toEqual(expect.arrayContaining(["team-tag", "irt-router:mistral"]));
+      expect(start.tags).toEqual(expect.arrayContaining(["team-tag"]));
       expect(start.metadata?.team).toBe("search");
+      expect((start.metadata?.irtRouter as RouteDecision).chosen).toBe("mistral");
     }
     expect(recorder.starts[0]!.tags).toContain("call-tag");
   });
@@ -374,10 +376,11 @@ describe("IrtRouter routing", () => {
     }
     const modelChunks = events.filter((e) => e.event === "on_chat_model_stream");
     expect(modelChunks.map((e) => e.text).join("")).toBe("abc");
-    expect(new Set(modelChunks.map((e) => e.name))).toEqual(new Set(["FakeListChatModel"]));
-    expect(events[0]).toMatchObject({ event: "on_chain_start", name: "IrtRouter", run_id: runId });
-    expect(events.at(-1)).toMatchObject({ event: "on_chain_end", name: "IrtRouter", run_id: runId });
-    expect(modelChunks.every((e) => e.run_id !== runId)).toBe(true);
+    // the router is the chat model of the event stream; its children are hidden from it (tokens once)
+    expect(new Set(modelChunks.map((e) => e.name))).toEqual(new Set(["IrtRouter"]));
+    expect(events[0]).toMatchObject({ event: "on_chat_model_start", name: "IrtRouter", run_id: runId });
+    expect(events.at(-1)).toMatchObject({ event: "on_chat_model_end", name: "IrtRouter", run_id: runId });
+    expect(modelChunks.every((e) => e.run_id === runId)).toBe(true);
   });
 
   it("a stream with a runId aborted mid-way leaves one run tree: the router's run ends after its child's", async () => {
@@ -414,8 +417,9 @@ describe("IrtRouter routing", () => {
       override async handleChainError(_e: unknown, runId: string) {
         this.runs.get(runId)!.status = "error";
       }
-      override async handleChatModelStart(_l: unknown, _m: unknown, runId: string, parent?: string) {
+      override async handleChatModelStart(_l: unknown, _m: unknown, runId: string, parent?: string, _x?: unknown, _t?: string[], _md?: unknown, runName?: string) {
         this.runs.set(runId, { kind: "chat", parent });
+        this.names.set(runId, runName);
       }
       override async handleLLMEnd(_o: unknown, runId: string) {
         this.runs.get(runId)!.status = "ok";
@@ -432,7 +436,7 @@ describe("IrtRouter routing", () => {
     const runId = "00000000-0000-4000-8000-0000000000bb";
     const reply = await router.invoke("What is 2+2?", { runId, runName: "my-step", callbacks: [recorder] });
     expect(decisionOf(reply).attempts.map((a) => a.ok)).toEqual([false, true]);
-    expect(recorder.runs.get(runId)).toEqual({ kind: "chain", parent: undefined, status: "ok" });
+    expect(recorder.runs.get(runId)).toEqual({ kind: "chat", parent: undefined, status: "ok" });
     expect(recorder.names.get(runId)).toBe("my-step");
     const children = [...recorder.runs.entries()].filter(([id]) => id !== runId).map(([, r]) => r);
     expect(children).toEqual([

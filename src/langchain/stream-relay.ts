@@ -1,0 +1,73 @@
+/**
+ * A child's stream as the router hands it on: opened within the attempt (so a failure before the first chunk falls
+ * back), relayed chunk by chunk within the attempt's time limit, and, when it dies after its first chunk, recorded as
+ * the failed attempt it is.
+ */
+import type { Runnable } from "@langchain/core/runnables";
+import type { RouteDecision } from "./decision.js";
+import { snapshot } from "./decision.js";
+import { attachDecision, describeError } from "./delegate.js";
+import { StreamUsage, type AttemptBound } from "./attempts.js";
+import type { RouteEngine } from "./engine.js";
+import type { RoutePlan } from "./planner.js";
+import type { ModelSlot } from "./slots.js";
+
+export interface StartedStream {
+  it: AsyncIterator<any>;
+  first: IteratorResult<any>;
+}
+
+/** Open the child's stream and wait for its first chunk, within the attempt's bound. */
+export async function startStream(child: Runnable, input: unknown, config: Record<string, unknown>, bound: AttemptBound): Promise<StartedStream> {
+  return bound.race(
+    (async () => {
+      const stream = await child.stream(input, config);
+      const it = stream[Symbol.asyncIterator]();
+      return { it, first: await it.next() };
+    })(),
+  );
+}
+
+/**
+ * Records that the model which had started answering failed after all: its attempt becomes a failed one (so
+ * `feedback()` refuses the decision, which has no answer), and the error carries the decision as `error.irtRouter`.
+ */
+export function failAnswered(decision: RouteDecision, slotId: string, error: unknown): void {
+  const i = decision.attempts.findLastIndex((a) => a.id === slotId && a.ok);
+  if (i >= 0) decision.attempts[i] = { ...decision.attempts[i]!, ok: false, error: `${describeError(error)} (after the stream had started)` };
+  if (error instanceof Error) {
+    Object.defineProperty(error, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
+  }
+}
+
+/**
+ * The child's chunks, the first with the decision on a copy, each awaited within the attempt's bound. Spend is
+ * recorded from the usage streamed (usage that cannot be counted is ignored, with a warning); a consumer that stops
+ * early closes the child's stream, as it would close the provider's.
+ */
+export async function* relayChunks(
+  started: StartedStream,
+  parts: { plan: RoutePlan; slot: ModelSlot; bound: AttemptBound; engine: RouteEngine },
+): AsyncGenerator<any> {
+  const { plan, slot, bound, engine } = parts;
+  const usage = new StreamUsage();
+  const warn = (key: string, message: string) => engine.warnOnce(key, message);
+  try {
+    if (started.first.done) return;
+    const first = attachDecision(started.first.value, plan.decision);
+    usage.add(first, slot.id, warn);
+    yield first;
+    for (let next = await bound.race(started.it.next()); !next.done; next = await bound.race(started.it.next())) {
+      usage.add(next.value, slot.id, warn);
+      yield next.value;
+    }
+  } catch (error) {
+    failAnswered(plan.decision, slot.id, error);
+    throw error;
+  } finally {
+    bound.dispose();
+    // not awaited: a child stuck in its stream would hold the consumer up
+    started.it.return?.()?.catch(() => undefined);
+    engine.recordSpend(plan, slot.id, usage.total);
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * What the router reports about its children as a whole: the profile they share, and the LangSmith parameters they
+ * share when a call has not chosen one of them yet.
+ */
+import type { BaseChatModel, BindToolsInput } from "@langchain/core/language_models/chat_models";
+import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import { describeError } from "./delegate.js";
+
+/** A model's `profile`, or the error its getter threw (a provider's profile getter may throw for an unknown model). */
+export function profileOf(model: unknown): { profile: Record<string, unknown> } | { error: string } {
+  try {
+    return { profile: ((model as { profile?: ModelProfile }).profile ?? {}) as Record<string, unknown> };
+  } catch (error) {
+    return { error: describeError(error) };
+  }
+}
+
+/**
+ * Conservative intersection of the children's profiles: a capability is claimed only when every child has it
+ * (booleans: all true; numbers: the minimum; lists: the common items). A child whose profile cannot be read has none.
+ */
+export function sharedProfile(models: readonly unknown[]): ModelProfile {
+  const profiles = models.map((m) => {
+    const read = profileOf(m);
+    return "profile" in read ? read.profile : {};
+  });
+  const keys = new Set(profiles.flatMap((p) => Object.keys(p)));
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const values = profiles.map((p) => p[key]);
+    if (values.some((v) => v === undefined)) continue;
+    if (values.every((v) => typeof v === "boolean")) out[key] = values.every(Boolean);
+    else if (values.every((v) => typeof v === "number")) out[key] = Math.min(...(values as number[]));
+    else if (values.every(Array.isArray)) {
+      out[key] = (values[0] as unknown[]).filter((x) => values.every((v) => (v as unknown[]).includes(x)));
+    }
+  }
+  return out as ModelProfile;
+}
+
+/** LangSmith parameters every child reports alike. */
+const SHARED_LS_KEYS = ["ls_temperature", "ls_max_tokens", "ls_stop"] as const;
+
+/**
+ * The router's LangSmith parameters for a call that carries no choice: its own identity, plus the temperature, max
+ * tokens and stop sequences when every child reports the same (the call's own `stop` first).
+ */
+export function sharedLsParams(models: readonly BaseChatModel[], options: { stop?: string[] } | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = { ls_provider: "irt-router", ls_model_name: "irt-router", ls_model_type: "chat" };
+  const params = models.map((m) => {
+    try {
+      return m.getLsParams((options ?? {}) as never) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  });
+  for (const key of SHARED_LS_KEYS) {
+    const first = JSON.stringify(params[0]?.[key]);
+    if (params[0]?.[key] !== undefined && params.every((p) => JSON.stringify(p[key]) === first)) out[key] = params[0]![key];
+  }
+  if (options?.stop !== undefined) out.ls_stop = options.stop;
+  return out;
+}
+
+/** The bound tools (as OpenAI-format definitions, which serialize) and their options, for the cache key and traces. */
+export function boundTools(bound: { tools: BindToolsInput[]; kwargs?: unknown } | undefined): Record<string, unknown> {
+  if (!bound) return {};
+  const tools = bound.tools.map((t) => {
+    try {
+      return convertToOpenAITool(t as never);
+    } catch {
+      return t;
+    }
+  });
+  return { tools, tool_options: bound.kwargs };
+}
