@@ -18,7 +18,7 @@
  * categories pooled), so s is, if anything, slightly underestimated. Pure: no I/O.
  */
 import { cholesky, choleskySolve } from "./linalg.js";
-import { sigmoid } from "./posterior.js";
+import { logSigmoid, sigmoid } from "../util/maths.js";
 import { DEFAULT_SHRINKAGE, populationPrior } from "./prior.js";
 
 /** The labels of one model on one workload (category). */
@@ -298,10 +298,6 @@ function goldenSection(evidence: (s: number) => number, a: number, b: number): [
   return f1 > f2 ? [x1, f1] : [x2, f2];
 }
 
-/** log(sigmoid(z)) without overflow. */
-function logSigmoid(z: number): number {
-  return z >= 0 ? -Math.log1p(Math.exp(-z)) : z - Math.log1p(Math.exp(z));
-}
 
 /**
  * The known-model prior a learner needs: catalogued models start at N(theta, scale x the population covariance

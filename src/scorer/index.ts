@@ -4,7 +4,8 @@ export { trainIrtMoe, graphLogits, type EmbeddedLabels, type EpochReport, type T
 export { foldedItemParams, predictItems, itemParamsOf } from "./forward.js";
 export { mixtureForward, softmaxInPlace, type MixtureOutput } from "./mixture.js";
 export { denseForward, expertForward } from "./expert.js";
-export { irtHeads, irtLogit, scoreRows, sigmoid } from "./irt-head.js";
+export { irtHeads, irtLogit, scoreRows } from "./irt-head.js";
+export { sigmoid } from "../util/maths.js";
 export { initWeights, cloneWeights, shapeOf, type IrtMoeWeights, type DenseWeights, type ExpertWeights } from "./weights.js";
 export { fitTemperature, type CalibrationReport } from "./calibration.js";
 export { rocAuc, ece, logLoss, routingAccuracy, observedPairs, type CsrLabels } from "./metrics.js";
@@ -33,4 +34,4 @@ export {
   type ScorerManifest,
   type TensorEntry,
 } from "./serialize.js";
-export { Rng } from "./rng.js";
+export { trainingRng, type Rng } from "../util/random.js";

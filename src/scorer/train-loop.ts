@@ -8,7 +8,7 @@ import type { Tensor, Variable } from "@tensorflow/tfjs";
 import type { Tf } from "../../adapters/tf.js";
 import type { IrtMoeConfig } from "./config.js";
 import { createVars, disposeVars, forwardGraph, listVars, makeOps, maskedBce, maskedListwise, type GraphOps, type GraphVars } from "./graph.js";
-import type { Rng } from "./rng.js";
+import type { Rng } from "../util/random.js";
 import type { EmbeddedLabels, TrainOptions } from "./train.js";
 import type { IrtMoeWeights } from "./weights.js";
 

@@ -13,7 +13,8 @@ import { fitTemperature, type CalibrationReport } from "./calibration.js";
 import { resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
 import { forwardGraph, readVars, type GraphOps, type GraphVars } from "./graph.js";
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
-import { Rng } from "./rng.js";
+import { sigmoid } from "../util/maths.js";
+import { trainingRng, type Rng } from "../util/random.js";
 import { createTrainState, disposeTrainState, trainEpoch, type TrainState } from "./train-loop.js";
 import { initWeights, type IrtMoeWeights } from "./weights.js";
 
@@ -126,8 +127,7 @@ export function graphLogits(tf: Tf, ops: GraphOps, vars: GraphVars, data: { X: F
 function sigmoidArray(z: Float32Array, t = 1): Float32Array {
   const p = new Float32Array(z.length);
   for (let i = 0; i < z.length; i++) {
-    const v = z[i]! / t;
-    p[i] = v >= 0 ? 1 / (1 + Math.exp(-v)) : Math.exp(v) / (1 + Math.exp(v));
+    p[i] = sigmoid(z[i]! / t);
   }
   return p;
 }
@@ -151,7 +151,7 @@ export async function trainIrtMoe(
   parseWith(optionsSchema, options, "options");
   checkData(data, split);
   const seed = options.seed ?? 1;
-  const rng = new Rng(seed);
+  const rng = trainingRng(seed);
   const { trainRows, valRows } = labelledRows(data, split);
   const init = initialWeights(rng, data, cfg, trainRows);
   const t0 = performance.now();
