@@ -5,24 +5,3 @@ export { estimateTokens, TOKEN_HEURISTIC } from "./tokens.js";
 export { expectedCostUsd, type ExpectedCostInput } from "./expected-cost.js";
 export { ROUTERBENCH_PRICES, listPrice } from "./prices.js";
 export { knnOutputTokens, OutputTokenTracker, type KnnOutputTokensInput } from "./output-tokens.js";
-export {
-  replayPolicy,
-  replayAlways,
-  bestUnderCap,
-  logGrid,
-  impliedOutputTokens,
-  type ReplayTable,
-  type ReplayResult,
-  type SettingPoint,
-} from "./replay.js";
-export {
-  runDemo,
-  buildReplayTables,
-  DEFAULT_DEMO_SETTINGS,
-  type DemoSettings,
-  type DemoRow,
-  type DemoReport,
-  type CurveRow,
-  type ReplayTableInputs,
-  type OutputTokenEstimate,
-} from "./demo.js";

@@ -5,7 +5,7 @@
  * gives the same weights.
  */
 import type { Tensor, Variable } from "@tensorflow/tfjs";
-import type { Tf } from "../../adapters/tf.js";
+import type { Tf } from "../util/tf.js";
 import type { IrtMoeConfig } from "./config.js";
 import { createVars, disposeVars, forwardGraph, listVars, makeOps, maskedBce, maskedListwise, type GraphOps, type GraphVars } from "./graph.js";
 import type { Rng } from "../util/random.js";

@@ -6,7 +6,7 @@
  */
 import type { Tensor2D } from "@tensorflow/tfjs";
 import { z } from "zod";
-import type { Tf } from "../../adapters/tf.js";
+import type { Tf } from "../util/tf.js";
 import { TrainingError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { fitTemperature, type CalibrationReport } from "./calibration.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runDemo } from "../../src/policy/demo.js";
+import { runDemo } from "../../src/eval/policy-demo.js";
 import { ValidationError } from "../../src/errors.js";
-import type { ReplayTable } from "../../src/policy/replay.js";
+import type { ReplayTable } from "../../src/eval/policy-replay.js";
 import { trainingRng } from "../../src/util/random.js";
 import { thrownBy } from "../errors.js";
 
