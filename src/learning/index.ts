@@ -1,3 +1,7 @@
+/**
+ * Online ability learning: Gaussian ability posteriors, the OnlineLearner, feedback events, run attribution,
+ * adaptive calibration, the fitted known-model prior and the AbilityStore interface (stores are in adapters/stores).
+ */
 export type { FeedbackEvent } from "./events.js";
 export { MAX_ITEM_PARAMETER } from "./events.js";
 export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP } from "./posterior.js";

@@ -1,3 +1,7 @@
+/**
+ * Routing policies (quality, cost-aware, budget), their config schema, ranking of candidates, token and
+ * expected-cost estimates and list prices (replaying policies over a dataset is evaluation code: src/eval).
+ */
 export type { PolicyConfig, Candidate, RankedCandidate, PolicyContext } from "./types.js";
 export { policySchema, parsePolicy, costWeight, describePolicy } from "./schema.js";
 export { rankCandidates, budgetLambda } from "./rank.js";

@@ -1,3 +1,7 @@
+/**
+ * The IRT-MoE scorer: the Scorer interface, the typed-array forward pass (expert, mixture, irt-head, forward),
+ * training with tfjs (train, train-loop, graph, weights), calibration, metrics, the artifact format and catalog.
+ */
 export type { Scorer, ItemParams, CatalogEntry, ModelScore } from "./types.js";
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, irtMoeConfigSchema, type IrtMoeConfig } from "./config.js";
 export { trainIrtMoe, graphLogits, type EmbeddedLabels, type EpochReport, type TrainedIrtMoe, type TrainOptions } from "./train.js";
