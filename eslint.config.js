@@ -13,4 +13,28 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "off",
     },
   },
+  // Imports point down: the pure library (src/) never imports the I/O layer (adapters/); the package root
+  // (index.ts) composes them.
+  {
+    files: ["src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "(^|/)adapters(/|$)", message: "src/ is pure: it must not import adapters/ (compose in index.ts or inject)." }] },
+      ],
+    },
+  },
+  // Every import visible to tools and the type checker: no module path held in a variable.
+  {
+    files: ["src/**/*.ts", "adapters/**/*.ts", "bin/**/*.ts", "index.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportExpression[source.type!='Literal']",
+          message: "Use a literal module path in import(): a path held in a variable is invisible to tools and the type checker.",
+        },
+      ],
+    },
+  },
 );

@@ -2,7 +2,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ValidationError } from "../src/errors.js";
 
-export type Tf = typeof import("@tensorflow/tfjs");
+import type { Tf } from "../src/util/tf.js";
+
+export type { Tf };
 
 export interface TfRuntime {
   tf: Tf;
@@ -36,6 +38,9 @@ async function init(): Promise<TfRuntime> {
   if (!forced || forced === "tensorflow") {
     try {
       const name = "@tensorflow/tfjs-node";
+      // The one exception to literal import paths: tfjs-node is an optional accelerator the user may have installed,
+      // never a dependency, so a literal path would fail type checking and bundling wherever it is absent.
+      // eslint-disable-next-line no-restricted-syntax
       const tfNode = (await import(/* @vite-ignore */ name)) as Tf;
       await tfNode.setBackend("tensorflow");
       await tfNode.ready();

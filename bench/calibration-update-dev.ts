@@ -28,6 +28,7 @@ import { splitIndices } from "../src/data/split.js";
 import { shuffledIndices } from "../src/learning/calibrate.js";
 import { OnlineLearner, predictiveP, seededRng } from "../src/learning/index.js";
 import { cholesky, choleskySolve, inverseFromCholesky } from "../src/learning/linalg.js";
+import { sigmoid } from "../src/util/maths.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import { calibrationSetup, mean, median } from "./online-sim.js";
 import { validationWorld } from "./online-world.js";
@@ -52,7 +53,6 @@ for (const s of strategies) if (!["accuracy", "lookahead", "random"].includes(s)
 
 type Update = "ekf" | "adf" | "laplace";
 const LAMBDA2 = Math.PI / 8;
-const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
 /** phi(u) / Phi(u), with the asymptotic series far in the lower tail. */
 function inverseMillsRatio(u: number): number {

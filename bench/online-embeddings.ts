@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Progress } from "../adapters/cli/progress.js";
+import { Progress } from "../adapters/progress.js";
 import { UseLiteEncoder } from "../adapters/encoders/use-lite.js";
 import { getDatasetEmbeddings, predictedDefaultEncoder } from "../adapters/data/dataset-embeddings.js";
 import { peekCachedEmbeddings } from "../adapters/data/embedding-cache.js";

@@ -7,6 +7,7 @@
 import { calibrateModel, ItemTracker, OnlineLearner, probeBankFrom, seededRng, type Exploration, type KnownPrior, type LearnerOptions } from "../src/learning/index.js";
 import { cholesky, choleskySolve } from "../src/learning/linalg.js";
 import type { PopulationPrior } from "../src/learning/prior.js";
+import { sigmoid } from "../src/util/maths.js";
 
 /** Everything the simulation needs about one seed's world. */
 export interface SimWorld {
@@ -88,7 +89,6 @@ export interface SeedResult {
 const ROUTERS = ["learning", "learningUcb", "greedy", "sgdEpsilon", "static", "oracle", "epsilonGreedy"] as const;
 export type RouterName = (typeof ROUTERS)[number];
 
-const sig = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
 function logit(alphas: Float32Array, d: number, i: number, theta: ArrayLike<number>, beta: number): number {
   let z = -beta;
@@ -118,7 +118,7 @@ export function fitAbilityMap(w: SimWorld, m: number, items: readonly number[], 
       for (let r = 0; r < d; r++) H[r * d + c] = col[r]!;
     }
     for (const { i, y } of rows) {
-      const p = sig(logit(w.alphas, d, i, theta, w.betas[i]!));
+      const p = sigmoid(logit(w.alphas, d, i, theta, w.betas[i]!));
       const wt = p * (1 - p);
       const o = i * d;
       for (let r = 0; r < d; r++) {
@@ -246,7 +246,7 @@ export type CalibrationSetup = ReturnType<typeof calibrationSetup>;
 
 /** Mean p over `items` of a model with ability `theta` (point estimate). */
 export function predictedAccuracyOf(w: SimWorld, items: readonly number[], theta: ArrayLike<number>): number {
-  return mean(items.map((i) => sig(logit(w.alphas, w.d, i, theta, w.betas[i]!))));
+  return mean(items.map((i) => sigmoid(logit(w.alphas, w.d, i, theta, w.betas[i]!))));
 }
 
 /**
@@ -405,7 +405,7 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
         const j = epsilonGreedyPick(r, w.offsets[i]!, w.offsets[i + 1]!, cfg.epsilon, (k) => logit(w.alphas, d, i, theta[w.model[k]!]!, w.betas[i]!));
         const m = w.model[j]!;
         const a = alphaOf(i);
-        const p = sig(logit(w.alphas, d, i, theta[m]!, w.betas[i]!));
+        const p = sigmoid(logit(w.alphas, d, i, theta[m]!, w.betas[i]!));
         let n2 = 0;
         for (let k = 0; k < d; k++) n2 += a[k]! * a[k]!;
         const step = (cfg.sgdEta * (w.y[j]! - p)) / Math.max(n2, 1e-12);

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { getDatasetEmbeddings } from "../adapters/data/index.js";
 import { getTf } from "../adapters/tf.js";
 import type { IrtMoeConfig } from "../src/scorer/config.js";
+import { sigmoid } from "../src/util/maths.js";
 import { joinDatasets } from "../src/scorer/dataset.js";
 import { predictItems } from "../src/scorer/forward.js";
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "../src/scorer/metrics.js";
@@ -67,7 +68,6 @@ const { values } = parseArgs({
   strict: true,
 });
 
-const sigmoid = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
 interface Run {
   logits: Float32Array;

@@ -6,7 +6,7 @@
  */
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { IrtRouter, type PolicyConfig, type RouteDecision } from "../src/index.js";
+import { IrtRouter, type PolicyConfig, type RouteDecision } from "../index.js";
 import { exampleScorer } from "./example-scorer.js";
 
 const prompts = [

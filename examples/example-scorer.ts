@@ -3,8 +3,8 @@
  * (so the examples still run on a checkout without the pretrained artifact). The hand-set scorer is a
  * real `Scorer` with transparent item parameters; it is an illustration, not a trained model.
  */
-import type { CatalogEntry, ItemParams, ModelScore, Scorer } from "../src/index.js";
-import { IrtRouterError } from "../src/index.js";
+import type { CatalogEntry, ItemParams, ModelScore, Scorer } from "../index.js";
+import { IrtRouterError } from "../index.js";
 
 export async function exampleScorer(): Promise<{ scorer: Scorer; kind: "pretrained" | "hand-set" }> {
   if (process.env.IRT_ROUTER_EXAMPLE_SCORER !== "hand-set") {

@@ -1,2 +1,6 @@
+/**
+ * Scorer artifacts on disk: saving, reading and removing them (files), loading a scorer or the shipped
+ * pretrained one (load), and the training pipeline that produces them (train-pipeline).
+ */
 export { saveScorer, readArtifact, removeArtifact } from "./files.js";
 export { loadScorer, loadPretrained, pretrainedDir, type LoadScorerOptions } from "./load.js";

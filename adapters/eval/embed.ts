@@ -1,5 +1,5 @@
 import type { CorrectnessDataset } from "../../src/data/types.js";
-import { Progress } from "../cli/progress.js";
+import { Progress } from "../progress.js";
 import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
 
 /** The query embeddings of a whole dataset, with the encoder that made them. */

@@ -16,7 +16,7 @@ import { datasetModelNames } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
 import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { parseWith } from "../../src/util/validate.js";
-import { Progress } from "../cli/progress.js";
+import { Progress } from "../progress.js";
 import { predictedDefaultEncoder } from "../data/dataset-embeddings.js";
 import { loadDataset } from "../data/load-dataset.js";
 import { getTf } from "../tf.js";

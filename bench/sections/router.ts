@@ -9,7 +9,7 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
-import { DEFAULT_IRT_MOE_CONFIG, IrtMoeScorer, Rng, initWeights, type Scorer } from "../../src/scorer/index.js";
+import { DEFAULT_IRT_MOE_CONFIG, IrtMoeScorer, trainingRng, initWeights, type Scorer } from "../../src/scorer/index.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
 
@@ -25,7 +25,7 @@ async function scorerAndEncoder(): Promise<{ scorer: Scorer; encoder: QueryEncod
   } catch (error) {
     const c = DEFAULT_IRT_MOE_CONFIG;
     const shape = { inDim: encoder.dim, experts: c.experts, hidden: c.hidden, out: c.out, abilityDim: c.abilityDim };
-    const weights = initWeights(new Rng(7), shape, MODELS);
+    const weights = initWeights(trainingRng(7), shape, MODELS);
     const d = c.abilityDim;
     const catalog = MODELS.map((id, m) => ({
       id,

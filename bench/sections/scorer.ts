@@ -15,7 +15,7 @@ import { loadPretrained, pretrainedDir } from "../../adapters/artifact/load.js";
 import { getTf } from "../../adapters/tf.js";
 import { DEFAULT_IRT_MOE_CONFIG } from "../../src/scorer/config.js";
 import { predictItems } from "../../src/scorer/forward.js";
-import { Rng } from "../../src/scorer/rng.js";
+import { trainingRng, type Rng } from "../../src/util/random.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { trainIrtMoe } from "../../src/scorer/train.js";
 import { initWeights } from "../../src/scorer/weights.js";
@@ -171,7 +171,7 @@ const ms = (v: number) => `${v.toFixed(3)} ms`;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 export async function run(): Promise<BenchSection> {
-  const rng = new Rng(1);
+  const rng = trainingRng(1);
   const cfg = DEFAULT_IRT_MOE_CONFIG;
   const ids = Array.from({ length: MODELS }, (_, m) => `model-${m}`);
   const heap0 = process.memoryUsage().heapUsed;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createRng, type Rng } from "../eval/rng.js";
+import { createRng, type Rng } from "../util/random.js";
 import { modelAccuracies } from "../eval/routing.js";
 import type { EmbeddedLabelData, FitOptions, FitSplit, FittedMethod, RoutingMethod } from "../eval/types.js";
 import { parseWith } from "../util/validate.js";

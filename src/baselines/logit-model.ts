@@ -24,9 +24,6 @@ export function logit(p: number): number {
   return Math.log(q / (1 - q));
 }
 
-export function sigmoid(z: number): number {
-  return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
-}
 
 /** Dot product of `a[aOff..aOff+n)` and `b[bOff..bOff+n)`. */
 export function dot(a: Float32Array, aOff: number, b: Float32Array, bOff: number, n: number): number {

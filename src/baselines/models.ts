@@ -1,4 +1,4 @@
-import type { Rng } from "../eval/rng.js";
+import type { Rng } from "../util/random.js";
 import { axpy, dot, logit, type LogitModel } from "./logit-model.js";
 
 /**

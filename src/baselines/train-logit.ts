@@ -1,6 +1,7 @@
-import { createRng, shuffleInPlace } from "../eval/rng.js";
+import { createRng, shuffleInPlace } from "../util/random.js";
 import type { EmbeddedLabelData, FitProgress } from "../eval/types.js";
-import { sigmoid, type LogitModel } from "./logit-model.js";
+import { sigmoid } from "../util/maths.js";
+import type { LogitModel } from "./logit-model.js";
 
 /** Optimiser settings of {@link trainLogitModel}. */
 export interface LogitTrainConfig {

@@ -1,3 +1,7 @@
+/**
+ * The common dataset form (items, CSR labels, prices), the split rule, selection of items, CSV and text
+ * rules: pure, no disk I/O (the loaders are in adapters/data).
+ */
 export type { CorrectnessDataset, DatasetItem, ModelPrice, Split } from "./types.js";
 export { splitOf, splitIndices } from "./split.js";
 export { datasetSplits, selectItems } from "./select.js";

@@ -6,7 +6,7 @@
  * that spends, and how it learns a model it did not know, not how good any real model is.
  */
 import type { QueryEncoder } from "../encoders/types.js";
-import { createRng, type Rng } from "../eval/rng.js";
+import { createRng, type Rng } from "../util/random.js";
 import { IrtRouter } from "../langchain/router.js";
 import type { RouteDecision } from "../langchain/decision.js";
 import { OnlineLearner } from "../learning/learner.js";

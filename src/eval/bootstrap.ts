@@ -1,4 +1,4 @@
-import { createRng } from "./rng.js";
+import { createRng } from "../util/random.js";
 
 /**
  * A fixed set of bootstrap resamples of `n` items, drawn once from a seed and reused for every

@@ -56,3 +56,26 @@ export {
 export { irtMoeMethod } from "./irt-moe-method.js";
 export { savedScorerMethod } from "./scorer-method.js";
 export { formatEvalMarkdown, formatEvalJson, summarise, verdict } from "./format.js";
+
+// Replay of routing policies over a dataset (the demo's accuracy-vs-cost table).
+export {
+  replayPolicy,
+  replayAlways,
+  bestUnderCap,
+  logGrid,
+  impliedOutputTokens,
+  type ReplayTable,
+  type ReplayResult,
+  type SettingPoint,
+} from "./policy-replay.js";
+export {
+  runDemo,
+  buildReplayTables,
+  DEFAULT_DEMO_SETTINGS,
+  type DemoSettings,
+  type DemoRow,
+  type DemoReport,
+  type CurveRow,
+  type ReplayTableInputs,
+  type OutputTokenEstimate,
+} from "./policy-demo.js";

@@ -1,4 +1,4 @@
-import type { Tf } from "../../adapters/tf.js";
+import type { Tf } from "../util/tf.js";
 import { resolveIrtMoeConfig, type IrtMoeConfig } from "../scorer/config.js";
 import { predictItems } from "../scorer/forward.js";
 import { trainIrtMoe } from "../scorer/train.js";

@@ -1,6 +1,7 @@
-import { nanMean } from "./metrics.js";
-import type { LabelMatrix, PredictionBlock } from "./types.js";
-
+/**
+ * The routing metrics, one definition each (the evaluation harness, the scorer's training and its metrics use
+ * them): routing by predicted p, the best single model, a random candidate, the oracle, and the gap closed.
+ */
 /** Per-item outcome of routing a block of items. */
 export interface RoutingOutcome {
   /** Chosen model index per row (-1 when the item has no observed candidate). */
@@ -8,6 +9,13 @@ export interface RoutingOutcome {
   /** Observed label of the chosen model per row (NaN when nothing was chosen). */
   readonly score: Float64Array;
 }
+
+/**
+ * The routing metrics, one definition each (the evaluation harness, the scorer's training and its metrics use
+ * them): routing by predicted p, the best single model, a random candidate, the oracle, and the gap closed.
+ */
+import { nanMean } from "./metrics.js";
+import type { LabelMatrix, PredictionBlock } from "./types.js";
 
 /**
  * Routes every item of `rows` to the observed candidate with the highest predicted p
@@ -56,12 +64,28 @@ export function modelAccuracies(labels: LabelMatrix, rows: readonly number[], nM
   return sum.map((s, m) => (cnt[m]! > 0 ? s / cnt[m]! : NaN));
 }
 
-/** Index of the model with the highest accuracy over `trainRows` (the protocol's best single model). */
-export function bestSingleModel(labels: LabelMatrix, trainRows: readonly number[], nModels: number): number {
+/**
+ * Index of the model with the highest accuracy over `trainRows` (the protocol's best single model), among the
+ * models `eligible` accepts (default: all); -1 when no eligible model is observed there. Ties go to the lower index.
+ */
+export function bestSingleModel(
+  labels: LabelMatrix,
+  trainRows: readonly number[],
+  nModels: number,
+  eligible: (model: number) => boolean = () => true,
+): number {
   const acc = modelAccuracies(labels, trainRows, nModels);
   let best = -1;
-  for (let m = 0; m < nModels; m++) if (Number.isFinite(acc[m]!) && (best < 0 || acc[m]! > acc[best]!)) best = m;
+  for (let m = 0; m < nModels; m++) if (eligible(m) && Number.isFinite(acc[m]!) && (best < 0 || acc[m]! > acc[best]!)) best = m;
   return best;
+}
+
+/**
+ * Routing accuracy: each item of `rows` routed to its observed candidate with the highest predicted p (see
+ * {@link routeByPrediction}), the chosen labels averaged over the items that have a candidate.
+ */
+export function routingAccuracy(labels: LabelMatrix, rows: readonly number[], pred: PredictionBlock, nModels: number): number {
+  return nanMean(routeByPrediction(labels, rows, pred, nModels).score);
 }
 
 /** Per-item label of one fixed model (NaN where it is unobserved: it is scored on the items it has). */

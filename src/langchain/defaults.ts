@@ -2,40 +2,38 @@ import { ArtifactError, IrtRouterError } from "../errors.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { Scorer } from "../scorer/types.js";
 
-interface ArtifactModule {
-  loadPretrained?: (options?: { encoder?: QueryEncoder }) => Promise<Scorer>;
-}
-interface UseLiteModule {
-  UseLiteEncoder?: { load(): Promise<QueryEncoder> };
-}
+/** Loads the scorer (and its encoder) a router uses when it is given none. */
+export type DefaultScorerLoader = () => Promise<{ scorer: Scorer; encoder: QueryEncoder }>;
 
-// Specifiers kept in variables so the pure `src/` modules do not statically depend on `adapters/`.
-const ARTIFACT = "../../adapters/artifact/index.js";
-const USE_LITE = "../../adapters/encoders/use-lite.js";
+let loader: DefaultScorerLoader | undefined;
 
 /**
- * The router's defaults: the pretrained scorer with the offline encoder (USE-lite). Loaded with a
- * dynamic import on first use, so `src/` stays free of I/O until a default is actually needed.
+ * Sets the loader of the router's default scorer. The package root (`irt-router`, index.ts) registers the
+ * pretrained scorer with the offline encoder from `adapters/`; `src/` itself never imports `adapters/`.
+ *
+ * @example
+ * ```ts
+ * registerDefaultScorerLoader(async () => ({ scorer: myScorer, encoder: myEncoder }));
+ * ```
+ */
+export function registerDefaultScorerLoader(load: DefaultScorerLoader): void {
+  loader = load;
+}
+
+/**
+ * The router's defaults: the scorer of the registered loader (the pretrained scorer with the offline encoder
+ * when the package root is imported). Called on first use, so no I/O happens until a default is actually needed.
  * Fails with a typed error that says how to pass a scorer explicitly.
  */
 export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: QueryEncoder }> {
-  let artifact: ArtifactModule;
-  let useLite: UseLiteModule;
-  try {
-    [artifact, useLite] = await Promise.all([
-      import(/* @vite-ignore */ ARTIFACT) as Promise<ArtifactModule>,
-      import(/* @vite-ignore */ USE_LITE) as Promise<UseLiteModule>,
-    ]);
-  } catch (error) {
-    throw unavailable(`the adapters could not be loaded (${(error as Error).message.split("\n")[0]})`, error);
-  }
-  if (typeof artifact.loadPretrained !== "function" || typeof useLite.UseLiteEncoder?.load !== "function") {
-    throw unavailable("this build has no loadPretrained/UseLiteEncoder adapter");
+  if (!loader) {
+    throw unavailable(
+      "no default scorer loader is registered (the package root 'irt-router' registers the pretrained one; " +
+        "code that imports the router from a deeper module path does not)",
+    );
   }
   try {
-    const encoder = await useLite.UseLiteEncoder.load();
-    const scorer = await artifact.loadPretrained({ encoder });
-    return { scorer, encoder };
+    return await loader();
   } catch (error) {
     if (error instanceof IrtRouterError) {
       // Keep the loader's code (ARTIFACT_*, ENCODER_UNAVAILABLE, ...) and say what the router needed it for.

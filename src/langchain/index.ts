@@ -1,3 +1,7 @@
+/**
+ * The LangChain integration: IrtRouter (a BaseChatModel), irtRouterMiddleware (for createAgent), their options,
+ * route decisions, feedback and calibration; the router's default scorer is registered by the package root.
+ */
 export { IrtRouter } from "./router.js";
 export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./middleware.js";
 export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger, AbilityLearner } from "./options.js";

@@ -27,7 +27,7 @@ import { functionSchema, parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 import type { OnlineLearner } from "./learner.js";
 import { predictiveP } from "./posterior.js";
-import { seededRng } from "./rng.js";
+import { seededRng } from "../util/random.js";
 import { ItemTracker } from "./tracker.js";
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * Online ability learning: Gaussian ability posteriors, the OnlineLearner, feedback events, run attribution,
+ * adaptive calibration, the fitted known-model prior and the AbilityStore interface (stores are in adapters/stores).
+ */
 export type { FeedbackEvent } from "./events.js";
 export { MAX_ITEM_PARAMETER } from "./events.js";
 export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP } from "./posterior.js";
@@ -24,8 +28,7 @@ export { calibrateModel, probeBankFrom } from "./calibrate.js";
 export type { CalibrateArgs, CalibrationOptions, CalibrationProgress, CalibrationResult, CalibrationStopReason, Probe, ProbeBank } from "./calibrate.js";
 export { extractChoiceLetter, gradeMultipleChoice } from "./grader.js";
 export type { Grader } from "./grader.js";
-export { seededRng } from "./rng.js";
-export type { ExplorationRng } from "./rng.js";
+export { seededRng, type Rng } from "../util/random.js";
 export { assertValidFeedbackEvents, feedbackEventSchema, parseStoreOptions, prepareFeedbackEvents, snapshotNeedsReopen, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";

@@ -18,7 +18,7 @@
  * categories pooled), so s is, if anything, slightly underestimated. Pure: no I/O.
  */
 import { cholesky, choleskySolve } from "./linalg.js";
-import { sigmoid } from "./posterior.js";
+import { logSigmoid, sigmoid } from "../util/maths.js";
 import { DEFAULT_SHRINKAGE, populationPrior } from "./prior.js";
 
 /** The labels of one model on one workload (category). */
@@ -68,9 +68,17 @@ export interface KnownScaleFit {
  * ```
  */
 export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
-  const { dim: d, alphas, betas, groups } = args;
   const [lo, hi] = args.range ?? [1e-3, 10];
   if (!(lo > 0 && hi > lo)) throw new RangeError(`fitKnownScale: range must satisfy 0 < lo < hi, got [${lo}, ${hi}]`);
+  const labels = checkGroups(args);
+  const evidence = new WorkloadEvidence(args);
+  const search = maximiseOnLogScale((s) => evidence.total(s), lo, hi);
+  return { ...search, groups: args.groups.length, labels, unconverged: evidence.unconverged };
+}
+
+/** Checks the fit's inputs; returns the number of labels. */
+function checkGroups(args: KnownScaleFitArgs): number {
+  const { dim: d, alphas, betas, groups } = args;
   if (groups.length === 0) throw new RangeError("fitKnownScale: no workload groups to fit on");
   if (args.covariance.length !== d * d) throw new RangeError(`fitKnownScale: covariance has ${args.covariance.length} entries, expected ${d * d}`);
   if (alphas.length !== betas.length * d) throw new RangeError(`fitKnownScale: alphas has ${alphas.length} entries, expected ${betas.length} x ${d}`);
@@ -87,35 +95,61 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
     for (let k = 0; k < d; k++) if (!Number.isFinite(grp.ability[k]!)) throw new RangeError(`fitKnownScale: group ${g} ability[${k}] is not finite`);
     labels += grp.items.length;
   }
-  const { L: LSigma } = cholesky(Float64Array.from(args.covariance), d);
-  let logDetSigma = 0;
-  for (let k = 0; k < d; k++) logDetSigma += 2 * Math.log(LSigma[k * d + k]!);
-  const Lambda = new Float64Array(d * d);
-  const e = new Float64Array(d);
-  for (let c = 0; c < d; c++) {
-    e.fill(0);
-    e[c] = 1;
-    const col = choleskySolve(LSigma, d, e);
-    for (let r = 0; r < d; r++) Lambda[r * d + c] = col[r]!;
-  }
-  // Warm starts: each group's last MAP shift, reused by the next evaluation (nearby s).
-  const shifts = groups.map(() => new Float64Array(d));
-  let unconverged = 0;
-  const evidence = (s: number): number => {
-    let total = 0;
-    for (const [g, grp] of groups.entries()) total += groupEvidence(grp, shifts[g]!, s);
-    return total;
-  };
+  return labels;
+}
 
-  const H = new Float64Array(d * d);
-  const grad = new Float64Array(d);
-  const theta = new Float64Array(d);
-  const row = new Float64Array(d);
+/**
+ * The total Laplace log evidence of all groups at a prior scale s. Holds the population precision Lambda, the
+ * scratch buffers of the Newton iterations, and each group's last MAP shift as the warm start of the next
+ * evaluation (nearby s).
+ */
+class WorkloadEvidence {
+  /** Group evaluations whose Newton iteration hit its cap. */
+  unconverged = 0;
+  private readonly d: number;
+  private readonly Lambda: Float64Array;
+  private readonly logDetSigma: number;
+  private readonly shifts: Float64Array[];
+  private readonly H: Float64Array;
+  private readonly grad: Float64Array;
+  private readonly theta: Float64Array;
+  private readonly row: Float64Array;
+
+  constructor(private readonly args: KnownScaleFitArgs) {
+    const d = args.dim;
+    this.d = d;
+    const { L: LSigma } = cholesky(Float64Array.from(args.covariance), d);
+    let logDetSigma = 0;
+    for (let k = 0; k < d; k++) logDetSigma += 2 * Math.log(LSigma[k * d + k]!);
+    this.logDetSigma = logDetSigma;
+    this.Lambda = new Float64Array(d * d);
+    const e = new Float64Array(d);
+    for (let c = 0; c < d; c++) {
+      e.fill(0);
+      e[c] = 1;
+      const col = choleskySolve(LSigma, d, e);
+      for (let r = 0; r < d; r++) this.Lambda[r * d + c] = col[r]!;
+    }
+    this.shifts = args.groups.map(() => new Float64Array(d));
+    this.H = new Float64Array(d * d);
+    this.grad = new Float64Array(d);
+    this.theta = new Float64Array(d);
+    this.row = new Float64Array(d);
+  }
+
+  total(s: number): number {
+    let total = 0;
+    for (const [g, grp] of this.args.groups.entries()) total += this.group(grp, this.shifts[g]!, s);
+    return total;
+  }
+
   /**
    * Log-likelihood and gradient of the group's log posterior at ability + delta; with `withHessian`, also the
    * negative Hessian into H (lower triangle accumulated, then mirrored).
    */
-  function pass(grp: WorkloadGroup, delta: Float64Array, s: number, withHessian: boolean): number {
+  private pass(grp: WorkloadGroup, delta: Float64Array, s: number, withHessian: boolean): number {
+    const { d, Lambda, H, grad, theta, row } = this;
+    const { alphas, betas } = this.args;
     for (let k = 0; k < d; k++) theta[k] = grp.ability[k]! + delta[k]!;
     for (let r = 0; r < d; r++) {
       let v = 0;
@@ -151,45 +185,55 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
     if (withHessian) for (let r = 0; r < d; r++) for (let c = 0; c < r; c++) H[c * d + r] = H[r * d + c]!;
     return ll;
   }
-  const normOf = (v: Float64Array): number => {
+
+  private normOf(v: Float64Array): number {
     let sq = 0;
-    for (let k = 0; k < d; k++) sq += v[k]! * v[k]!;
+    for (let k = 0; k < this.d; k++) sq += v[k]! * v[k]!;
     return Math.sqrt(sq);
-  };
+  }
+
   /** delta += step; returns |step|. */
-  const applyStep = (step: Float64Array, delta: Float64Array): number => {
-    for (let k = 0; k < d; k++) delta[k] += step[k]!;
-    return normOf(step);
-  };
+  private applyStep(step: Float64Array, delta: Float64Array): number {
+    for (let k = 0; k < this.d; k++) delta[k] += step[k]!;
+    return this.normOf(step);
+  }
+
   /**
    * The group's Laplace log evidence at prior scale s. Newton with a frozen Hessian between rebuilds (the
    * O(n d^2) Hessian is built about twice per call, the O(n d) gradient as often as needed); converged when a
    * full Newton step is below 1e-4, so the evidence uses the Hessian at the MAP.
    */
-  function groupEvidence(grp: WorkloadGroup, delta: Float64Array, s: number): number {
+  private group(grp: WorkloadGroup, delta: Float64Array, s: number): number {
+    const { d, H, grad } = this;
     let ll = 0;
     let LH: Float64Array = H;
     let converged = false;
     for (let outer = 0; outer < 20 && !converged; outer++) {
-      ll = pass(grp, delta, s, true);
+      ll = this.pass(grp, delta, s, true);
       LH = cholesky(H, d).L;
       const step = choleskySolve(LH, d, grad);
       // Converged: ll and the Hessian were just computed at delta, which is within 1e-4 of the MAP.
-      if (normOf(step) < 1e-4) converged = true;
+      if (this.normOf(step) < 1e-4) converged = true;
       else {
-        applyStep(step, delta);
+        this.applyStep(step, delta);
         for (let inner = 0; inner < 10; inner++) {
-          pass(grp, delta, s, false);
-          if (applyStep(choleskySolve(LH, d, grad), delta) < 1e-5) break;
+          this.pass(grp, delta, s, false);
+          if (this.applyStep(choleskySolve(LH, d, grad), delta) < 1e-5) break;
         }
       }
     }
     if (!converged) {
       // Iteration cap: evaluate at the last iterate so likelihood, Hessian and prior term refer to one point.
-      unconverged++;
-      ll = pass(grp, delta, s, true);
+      this.unconverged++;
+      ll = this.pass(grp, delta, s, true);
       LH = cholesky(H, d).L;
     }
+    return this.logEvidence(ll, delta, s, LH);
+  }
+
+  /** ll - delta' Lambda delta / (2 s) - (d log s + log|Sigma_pop|) / 2 - log|H| / 2, with H given by its Cholesky factor. */
+  private logEvidence(ll: number, delta: Float64Array, s: number, LH: Float64Array): number {
+    const { d, Lambda } = this;
     let quad = 0;
     for (let r = 0; r < d; r++) {
       let v = 0;
@@ -198,9 +242,19 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
     }
     let logDetH = 0;
     for (let k = 0; k < d; k++) logDetH += 2 * Math.log(LH[k * d + k]!);
-    return ll - quad / (2 * s) - 0.5 * (d * Math.log(s) + logDetSigma) - 0.5 * logDetH;
+    return ll - quad / (2 * s) - 0.5 * (d * Math.log(s) + this.logDetSigma) - 0.5 * logDetH;
   }
+}
 
+/**
+ * Maximises `evidence` over [lo, hi]: a 12-step log-spaced grid, then (unless the best grid point is at an end)
+ * six golden-section steps on log s between the best grid point's neighbours.
+ */
+function maximiseOnLogScale(
+  evidence: (s: number) => number,
+  lo: number,
+  hi: number,
+): Pick<KnownScaleFit, "scale" | "logEvidence" | "curve" | "atBoundary"> {
   const steps = 12;
   const grid = Array.from({ length: steps + 1 }, (_, k) => Math.exp(Math.log(lo) + (k / steps) * (Math.log(hi) - Math.log(lo))));
   const curve = grid.map((s) => ({ scale: s, logEvidence: evidence(s) }));
@@ -210,42 +264,40 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
   let scale = curve[best]!.scale;
   let logEvidence = curve[best]!.logEvidence;
   if (!atBoundary) {
-    // Golden-section search on log s between the best grid point's neighbours.
-    let a = Math.log(curve[best - 1]!.scale);
-    let b = Math.log(curve[best + 1]!.scale);
-    const r = (Math.sqrt(5) - 1) / 2;
-    let x1 = b - r * (b - a);
-    let x2 = a + r * (b - a);
-    let f1 = evidence(Math.exp(x1));
-    let f2 = evidence(Math.exp(x2));
-    for (let it = 0; it < 6; it++) {
-      if (f1 > f2) {
-        b = x2;
-        x2 = x1;
-        f2 = f1;
-        x1 = b - r * (b - a);
-        f1 = evidence(Math.exp(x1));
-      } else {
-        a = x1;
-        x1 = x2;
-        f1 = f2;
-        x2 = a + r * (b - a);
-        f2 = evidence(Math.exp(x2));
-      }
-    }
-    const [x, f] = f1 > f2 ? [x1, f1] : [x2, f2];
+    const [x, f] = goldenSection(evidence, Math.log(curve[best - 1]!.scale), Math.log(curve[best + 1]!.scale));
     if (f > logEvidence) {
       scale = Math.exp(x);
       logEvidence = f;
     }
   }
-  return { scale, logEvidence, curve, atBoundary, groups: groups.length, labels, unconverged };
+  return { scale, logEvidence, curve, atBoundary };
 }
 
-/** log(sigmoid(z)) without overflow. */
-function logSigmoid(z: number): number {
-  return z >= 0 ? -Math.log1p(Math.exp(-z)) : z - Math.log1p(Math.exp(z));
+/** Six golden-section steps maximising `evidence(exp(x))` over x in [a, b]; returns the better final point. */
+function goldenSection(evidence: (s: number) => number, a: number, b: number): [number, number] {
+  const r = (Math.sqrt(5) - 1) / 2;
+  let x1 = b - r * (b - a);
+  let x2 = a + r * (b - a);
+  let f1 = evidence(Math.exp(x1));
+  let f2 = evidence(Math.exp(x2));
+  for (let it = 0; it < 6; it++) {
+    if (f1 > f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - r * (b - a);
+      f1 = evidence(Math.exp(x1));
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + r * (b - a);
+      f2 = evidence(Math.exp(x2));
+    }
+  }
+  return f1 > f2 ? [x1, f1] : [x2, f2];
 }
+
 
 /**
  * The known-model prior a learner needs: catalogued models start at N(theta, scale x the population covariance

@@ -9,7 +9,7 @@ import { MAX_ITEM_PARAMETER, type FeedbackEvent } from "./events.js";
 import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
 import type { KnownPrior } from "./known-prior.js";
 import { DEFAULT_SHRINKAGE, knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
-import { seededRng, type ExplorationRng } from "./rng.js";
+import { seededRng, type Rng } from "../util/random.js";
 
 /** Exploration rule used when choosing among candidates. */
 export type Exploration = "none" | "thompson" | "ucb";
@@ -144,7 +144,7 @@ export class OnlineLearner {
   private readonly entries = new Map<string, ModelEntry>();
   private readonly removed = new Set<string>();
   private readonly seen = new Set<string>();
-  private readonly rng: ExplorationRng;
+  private readonly rng: Rng;
 
   /**
    * @param known catalogued models (at least 2: their abilities fit the population prior)

@@ -25,6 +25,7 @@
  */
 import { FeedbackError } from "../errors.js";
 import { cholesky, choleskySolve, dot, inverseFromCholesky, matVec, quadForm } from "./linalg.js";
+import { sigmoid } from "../util/maths.js";
 
 /** Largest ability dimension for which the default covariance is full. */
 export const FULL_COVARIANCE_MAX_DIM = 64;
@@ -76,7 +77,8 @@ export interface PosteriorListener {
   invalidate(): void;
 }
 
-export const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+/** The logistic function (defined in src/util/maths.ts; re-exported for the learner). */
+export { sigmoid };
 
 /**
  * Probit approximation of E[sigmoid(z)] for z ~ N(mean, variance): sigmoid(mean / sqrt(1 + pi variance / 8)).

@@ -25,7 +25,7 @@ import { parseWith } from "../util/validate.js";
 import { OnlineLearner, type LearnerOptions, type ScorerPriorSource } from "./learner.js";
 import { cholesky } from "./linalg.js";
 import { type AbilityPosterior, predictiveP, sigmoid } from "./posterior.js";
-import { seededRng } from "./rng.js";
+import { seededRng } from "../util/random.js";
 
 /** The items to predict on: `alphas` is n x dim row-major, temperature folded in (a {@link ProbeBank} is one). */
 export interface PredictionItems {

@@ -1,3 +1,7 @@
+/**
+ * Routing policies (quality, cost-aware, budget), their config schema, ranking of candidates, token and
+ * expected-cost estimates and list prices (replaying policies over a dataset is evaluation code: src/eval).
+ */
 export type { PolicyConfig, Candidate, RankedCandidate, PolicyContext } from "./types.js";
 export { policySchema, parsePolicy, costWeight, describePolicy } from "./schema.js";
 export { rankCandidates, budgetLambda } from "./rank.js";
@@ -5,24 +9,3 @@ export { estimateTokens, TOKEN_HEURISTIC } from "./tokens.js";
 export { expectedCostUsd, type ExpectedCostInput } from "./expected-cost.js";
 export { ROUTERBENCH_PRICES, listPrice } from "./prices.js";
 export { knnOutputTokens, OutputTokenTracker, type KnnOutputTokensInput } from "./output-tokens.js";
-export {
-  replayPolicy,
-  replayAlways,
-  bestUnderCap,
-  logGrid,
-  impliedOutputTokens,
-  type ReplayTable,
-  type ReplayResult,
-  type SettingPoint,
-} from "./replay.js";
-export {
-  runDemo,
-  buildReplayTables,
-  DEFAULT_DEMO_SETTINGS,
-  type DemoSettings,
-  type DemoRow,
-  type DemoReport,
-  type CurveRow,
-  type ReplayTableInputs,
-  type OutputTokenEstimate,
-} from "./demo.js";

@@ -1,4 +1,5 @@
 import { ece, logLoss } from "./metrics.js";
+import { sigmoid } from "../util/maths.js";
 
 /** Outcome of temperature scaling on validation. */
 export interface CalibrationReport {
@@ -12,13 +13,9 @@ export interface CalibrationReport {
   readonly eceAfter: number;
 }
 
-function sig(z: number): number {
-  return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
-}
-
 function scaled(logits: Float64Array, t: number): Float64Array {
   const out = new Float64Array(logits.length);
-  for (let i = 0; i < logits.length; i++) out[i] = sig(logits[i]! / t);
+  for (let i = 0; i < logits.length; i++) out[i] = sigmoid(logits[i]! / t);
   return out;
 }
 

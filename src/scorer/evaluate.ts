@@ -1,9 +1,12 @@
 /**
  * The protocol's correctness and routing metrics of a scorer on a set of items, plus the reference points
  * (best single model by train accuracy, random, oracle) and the interpretability figure (Pearson r of beta
- * with empirical difficulty). The evaluation harness (src/eval) reports the full comparison with baselines.
+ * with empirical difficulty). The routing metrics themselves are those of src/eval/routing.ts; the evaluation harness
+ * (src/eval) reports the full comparison with baselines.
  */
 import type { EmbeddedLabels } from "./train.js";
+import { nanMean } from "../eval/metrics.js";
+import { bestSingleModel, oracleScores, randomChoiceScores, singleModelScores } from "../eval/routing.js";
 import { ece, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
 
 /** Metrics of predictions `p` (rows.length x nModels) on `rows`. */
@@ -61,42 +64,13 @@ export function scorerMetrics(p: Float32Array, data: EmbeddedLabels, rows: reado
   }
   const present = new Uint8Array(M);
   for (const i of rows) for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++) present[data.model[j]!] = 1;
-  const tn = new Float64Array(M);
-  const ts = new Float64Array(M);
-  for (const i of trainRows) {
-    for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++) {
-      tn[data.model[j]!]! += 1;
-      ts[data.model[j]!]! += data.y[j]!;
-    }
-  }
-  let best = -1;
-  for (let m = 0; m < M; m++) if (present[m] && tn[m]! > 0 && (best < 0 || ts[m]! / tn[m]! > ts[best]! / tn[best]!)) best = m;
-  let bsN = 0;
-  let bsS = 0;
-  let rnd = 0;
-  let orc = 0;
+  const best = bestSingleModel(data, trainRows, M, (m) => present[m] === 1);
   let items = 0;
-  for (const i of rows) {
-    const a = data.offsets[i]!;
-    const b = data.offsets[i + 1]!;
-    if (b === a) continue;
-    items++;
-    let s = 0;
-    let mx = 0;
-    for (let j = a; j < b; j++) {
-      s += data.y[j]!;
-      mx = Math.max(mx, data.y[j]!);
-      if (data.model[j] === best) {
-        bsN += 1;
-        bsS += data.y[j]!;
-      }
-    }
-    rnd += s / (b - a);
-    orc += mx;
-  }
+  for (const i of rows) if (data.offsets[i + 1]! > data.offsets[i]!) items++;
+  const bestSingle = nanMean(singleModelScores(data, rows, best));
+  const oracle = nanMean(oracleScores(data, rows));
+  const random = nanMean(randomChoiceScores(data, rows));
   const routing = routingAccuracy(p, M, data, rows);
-  const bestSingle = bsN > 0 ? bsS / bsN : NaN;
-  const oracle = orc / items;
   return {
     items,
     pairs: pairs.p.length,
@@ -107,7 +81,7 @@ export function scorerMetrics(p: Float32Array, data: EmbeddedLabels, rows: reado
     ece: ece(pairs.p, pairs.y),
     bestSingle,
     bestSingleModel: best >= 0 ? (data.models?.[best] ?? `model-${best}`) : "",
-    random: rnd / items,
+    random,
     oracle,
     gapClosed: (routing - bestSingle) / (oracle - bestSingle),
   };

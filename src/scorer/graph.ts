@@ -5,7 +5,7 @@
  * weight matrix per expert (no column slices).
  */
 import type { Tensor, Tensor1D, Tensor2D, Variable } from "@tensorflow/tfjs";
-import type { Tf } from "../../adapters/tf.js";
+import type { Tf } from "../util/tf.js";
 import type { DenseWeights, ExpertWeights, IrtMoeWeights } from "./weights.js";
 
 /** tf.Variables of one dense layer. */

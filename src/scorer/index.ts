@@ -1,10 +1,15 @@
+/**
+ * The IRT-MoE scorer: the Scorer interface, the typed-array forward pass (expert, mixture, irt-head, forward),
+ * training with tfjs (train, train-loop, graph, weights), calibration, metrics, the artifact format and catalog.
+ */
 export type { Scorer, ItemParams, CatalogEntry, ModelScore } from "./types.js";
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, irtMoeConfigSchema, type IrtMoeConfig } from "./config.js";
 export { trainIrtMoe, graphLogits, type EmbeddedLabels, type EpochReport, type TrainedIrtMoe, type TrainOptions } from "./train.js";
 export { foldedItemParams, predictItems, itemParamsOf } from "./forward.js";
 export { mixtureForward, softmaxInPlace, type MixtureOutput } from "./mixture.js";
 export { denseForward, expertForward } from "./expert.js";
-export { irtHeads, irtLogit, scoreRows, sigmoid } from "./irt-head.js";
+export { irtHeads, irtLogit, scoreRows } from "./irt-head.js";
+export { sigmoid } from "../util/maths.js";
 export { initWeights, cloneWeights, shapeOf, type IrtMoeWeights, type DenseWeights, type ExpertWeights } from "./weights.js";
 export { fitTemperature, type CalibrationReport } from "./calibration.js";
 export { rocAuc, ece, logLoss, routingAccuracy, observedPairs, type CsrLabels } from "./metrics.js";
@@ -33,4 +38,4 @@ export {
   type ScorerManifest,
   type TensorEntry,
 } from "./serialize.js";
-export { Rng } from "./rng.js";
+export { trainingRng, type Rng } from "../util/random.js";

@@ -1,6 +1,7 @@
 import type { ItemParams } from "./types.js";
 import { denseForward } from "./expert.js";
 import type { IrtMoeWeights } from "./weights.js";
+import { sigmoid } from "../util/maths.js";
 
 /** alpha_q = mixed W_alpha + b_alpha, beta_q = mixed w_beta + b_beta. */
 export function irtHeads(w: IrtMoeWeights, mixed: Float32Array): ItemParams {
@@ -19,12 +20,6 @@ export function irtLogit(params: ItemParams, theta: Float32Array, m: number): nu
   return z;
 }
 
-/** Numerically safe logistic function. */
-export function sigmoid(z: number): number {
-  if (z >= 0) return 1 / (1 + Math.exp(-z));
-  const e = Math.exp(z);
-  return e / (1 + e);
-}
 
 /**
  * p for the given model rows (default: all), with temperature scaling: sigmoid(logit / T).

@@ -2,6 +2,7 @@
  * Correctness and routing metrics over CSR labels, used for early stopping and calibration.
  * (The evaluation harness in src/eval reports the protocol's full metric set.)
  */
+import { routingAccuracy as routingAccuracyOf } from "../eval/routing.js";
 
 /** CSR labels of a dataset (same layout as CorrectnessDataset.labels). */
 export interface CsrLabels {
@@ -40,26 +41,9 @@ export function logLoss(p: ArrayLike<number>, y: ArrayLike<number>): number {
 }
 
 /**
- * Routing accuracy: per item, the observed model with the highest p; its label, averaged over items
- * that have at least one observed model.
+ * Routing accuracy: per item, the observed model with the highest p (ties to the lower model index); its label,
+ * averaged over items that have at least one observed model. Defined in src/eval/routing.ts.
  */
 export function routingAccuracy(p: Float32Array, nModels: number, labels: CsrLabels, rows: readonly number[]): number {
-  let sum = 0;
-  let n = 0;
-  rows.forEach((i, r) => {
-    let best = -Infinity;
-    let yb = 0;
-    for (let j = labels.offsets[i]!; j < labels.offsets[i + 1]!; j++) {
-      const q = p[r * nModels + labels.model[j]!]!;
-      if (q > best) {
-        best = q;
-        yb = labels.y[j]!;
-      }
-    }
-    if (best > -Infinity) {
-      sum += yb;
-      n++;
-    }
-  });
-  return n > 0 ? sum / n : NaN;
+  return routingAccuracyOf(labels, rows, p, nModels);
 }

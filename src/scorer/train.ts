@@ -4,16 +4,18 @@
  * then temperature scaling on validation. All randomness (init, shuffles, dropout, input noise) comes from
  * one seeded generator, so the same machine and seed give the same weights.
  */
-import type { Tensor, Tensor2D, Variable } from "@tensorflow/tfjs";
+import type { Tensor2D } from "@tensorflow/tfjs";
 import { z } from "zod";
-import type { Tf } from "../../adapters/tf.js";
+import type { Tf } from "../util/tf.js";
 import { TrainingError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { fitTemperature, type CalibrationReport } from "./calibration.js";
 import { resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
-import { createVars, disposeVars, forwardGraph, listVars, makeOps, maskedBce, maskedListwise, readVars, type GraphOps, type GraphVars } from "./graph.js";
+import { forwardGraph, readVars, type GraphOps, type GraphVars } from "./graph.js";
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
-import { Rng } from "./rng.js";
+import { sigmoid } from "../util/maths.js";
+import { trainingRng, type Rng } from "../util/random.js";
+import { createTrainState, disposeTrainState, trainEpoch, type TrainState } from "./train-loop.js";
 import { initWeights, type IrtMoeWeights } from "./weights.js";
 
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
@@ -125,16 +127,9 @@ export function graphLogits(tf: Tf, ops: GraphOps, vars: GraphVars, data: { X: F
 function sigmoidArray(z: Float32Array, t = 1): Float32Array {
   const p = new Float32Array(z.length);
   for (let i = 0; i < z.length; i++) {
-    const v = z[i]! / t;
-    p[i] = v >= 0 ? 1 / (1 + Math.exp(-v)) : Math.exp(v) / (1 + Math.exp(v));
+    p[i] = sigmoid(z[i]! / t);
   }
   return p;
-}
-
-interface AdamState {
-  m: Variable[];
-  v: Variable[];
-  step: number;
 }
 
 /**
@@ -156,16 +151,37 @@ export async function trainIrtMoe(
   parseWith(optionsSchema, options, "options");
   checkData(data, split);
   const seed = options.seed ?? 1;
-  const rng = new Rng(seed);
-  const { dim, nModels, offsets, model, y } = data;
-  const models = data.models ?? Array.from({ length: nModels }, (_, m) => `model-${m}`);
+  const rng = trainingRng(seed);
+  const { trainRows, valRows } = labelledRows(data, split);
+  const init = initialWeights(rng, data, cfg, trainRows);
+  const t0 = performance.now();
+  const state = createTrainState(tf, init, cfg);
+  let fit: EpochsResult;
+  try {
+    fit = await fitEpochs(state, cfg, data, { trainRows, valRows }, rng, init, options);
+  } finally {
+    disposeTrainState(state);
+  }
+  if (fit.best.epoch === 0) throw noUsableScorer(cfg, fit.history);
+  const { val, ...kept } = calibrated(cfg, data, valRows, fit);
+  return { ...kept, seed, val, trainSeconds: (performance.now() - t0) / 1000 };
+}
 
+/** The train and val rows that have at least one label (the others teach nothing and score nothing). */
+function labelledRows(data: EmbeddedLabels, split: { train: readonly number[]; val: readonly number[] }): { trainRows: number[]; valRows: number[] } {
+  const { offsets } = data;
   const labelled = (i: number) => offsets[i + 1]! > offsets[i]!;
   const trainRows = split.train.filter(labelled);
   const valRows = split.val.filter(labelled);
   if (trainRows.length === 0 || valRows.length === 0)
     throw new ValidationError("Training needs at least one labelled item in both the train and the val split", { path: "split" });
+  return { trainRows, valRows };
+}
 
+/** The initial weights (the first draws of the run's generator), with the mean train label as the output bias. */
+function initialWeights(rng: Rng, data: EmbeddedLabels, cfg: IrtMoeConfig, trainRows: readonly number[]): IrtMoeWeights {
+  const { dim, nModels, offsets, y } = data;
+  const models = data.models ?? Array.from({ length: nModels }, (_, m) => `model-${m}`);
   let ySum = 0;
   let yN = 0;
   for (const i of trainRows) {
@@ -174,160 +190,113 @@ export async function trainIrtMoe(
       yN++;
     }
   }
-  const init = initWeights(rng, { inDim: dim, experts: cfg.experts, hidden: cfg.hidden, out: cfg.out, abilityDim: cfg.abilityDim }, models, ySum / yN);
+  return initWeights(rng, { inDim: dim, experts: cfg.experts, hidden: cfg.hidden, out: cfg.out, abilityDim: cfg.abilityDim }, models, ySum / yN);
+}
 
-  const t0 = performance.now();
-  const ops = makeOps(tf);
-  const vars = createVars(tf, init);
-  const varList = listVars(vars);
-  // Polyak averaging: a second set of variables tracking an exponential moving average of the weights.
-  const ema = cfg.emaDecay > 0 ? createVars(tf, init) : undefined;
-  const emaList = ema ? listVars(ema) : [];
-  const adam: AdamState = {
-    m: varList.map(({ variable }) => tf.tidy(() => tf.variable(tf.zerosLike(variable), false))),
-    v: varList.map(({ variable }) => tf.tidy(() => tf.variable(tf.zerosLike(variable), false))),
-    step: 0,
-  };
-  const b1 = 0.9;
-  const b2 = 0.999;
-  const eps = 1e-8;
+/** The best epoch so far on the early-stopping criterion, with its weights and validation logits. */
+interface BestEpoch {
+  score: number;
+  epoch: number;
+  weights: IrtMoeWeights;
+  valLogits: Float32Array;
+}
 
-  const B = cfg.batchItems;
-  const H = cfg.hidden;
-  const K = cfg.experts;
-  const stepsPerEpoch = Math.ceil(trainRows.length / B);
+interface EpochsResult {
+  readonly best: BestEpoch;
+  readonly history: EpochReport[];
+}
+
+/**
+ * The epochs: train, score on val, keep the best weights, halve the learning rate after `lrPatience` epochs without
+ * improvement and stop after `patience`.
+ */
+async function fitEpochs(
+  state: TrainState,
+  cfg: IrtMoeConfig,
+  data: EmbeddedLabels,
+  rows: { readonly trainRows: readonly number[]; readonly valRows: readonly number[] },
+  rng: Rng,
+  init: IrtMoeWeights,
+  options: TrainOptions,
+): Promise<EpochsResult> {
+  const stepsPerEpoch = Math.ceil(rows.trainRows.length / cfg.batchItems);
   const warmupSteps = Math.round(cfg.warmupEpochs * stepsPerEpoch);
-  const keep = 1 - cfg.dropout;
-  const valPairsLabels = observedPairs(new Float32Array(valRows.length * nModels), nModels, data, valRows).y;
-
   let lrBase = cfg.learningRate;
-  let best: { score: number; epoch: number; weights: IrtMoeWeights; valLogits: Float32Array } = { score: -Infinity, epoch: 0, weights: init, valLogits: new Float32Array(0) };
+  let best: BestEpoch = { score: -Infinity, epoch: 0, weights: init, valLogits: new Float32Array(0) };
   let sinceBest = 0;
   let sinceLrDrop = 0;
   const history: EpochReport[] = [];
-
-  try {
-    for (let epoch = 1; epoch <= cfg.maxEpochs; epoch++) {
-      const te = performance.now();
-      const order = rng.shuffle([...trainRows]);
-      let lossSum = 0;
-      let lossN = 0;
-      let lr = lrBase;
-      for (let s = 0; s < order.length; s += B) {
-        const rows = order.slice(s, s + B);
-        const nb = rows.length;
-        const xb = new Float32Array(nb * dim);
-        const yb = new Float32Array(nb * nModels);
-        const mb = new Float32Array(nb * nModels);
-        rows.forEach((i, r) => {
-          const base = i * dim;
-          const o = r * dim;
-          for (let c = 0; c < dim; c++) xb[o + c] = data.X[base + c]! + (cfg.inputNoise > 0 ? cfg.inputNoise * rng.normal() : 0);
-          for (let j = offsets[i]!; j < offsets[i + 1]!; j++) {
-            yb[r * nModels + model[j]!] = y[j]!;
-            mb[r * nModels + model[j]!] = 1;
-          }
-        });
-        const masks: Float32Array[] = [];
-        if (cfg.dropout > 0) {
-          for (let k = 0; k <= K; k++) {
-            const m = new Float32Array(nb * H);
-            for (let c = 0; c < m.length; c++) m[c] = rng.next() < keep ? 1 / keep : 0;
-            masks.push(m);
-          }
-        }
-        adam.step++;
-        lr = adam.step <= warmupSteps ? (lrBase * adam.step) / warmupSteps : lrBase;
-        const loss = tf.tidy(() => {
-          const x = tf.tensor2d(xb, [nb, dim]);
-          const yt = tf.tensor2d(yb, [nb, nModels]);
-          const mt = tf.tensor2d(mb, [nb, nModels]);
-          const dropout = masks.map((m) => tf.tensor2d(m, [nb, H]));
-          const f = () => {
-            const logits = forwardGraph(tf, ops, vars, x, { dropout }).logits;
-            const bce = maskedBce(tf, logits, yt, mt);
-            return (cfg.rankWeight > 0 ? tf.add(bce, tf.mul(maskedListwise(tf, logits, yt, mt), cfg.rankWeight)) : bce) as Tensor & { rank: 0 };
-          };
-          const { value, grads } = tf.variableGrads(f as any, varList.map((v) => v.variable));
-          const c1 = 1 - Math.pow(b1, adam.step);
-          const c2 = 1 - Math.pow(b2, adam.step);
-          varList.forEach(({ variable, decay }, idx) => {
-            const g = grads[variable.name]!;
-            const m = adam.m[idx]!;
-            const v = adam.v[idx]!;
-            m.assign(tf.add(tf.mul(m, b1), tf.mul(g, 1 - b1)));
-            v.assign(tf.add(tf.mul(v, b2), tf.mul(tf.square(g), 1 - b2)));
-            let upd: Tensor = tf.div(tf.div(m, c1), tf.add(tf.sqrt(tf.div(v, c2)), eps));
-            if (decay && cfg.weightDecay > 0) upd = tf.add(upd, tf.mul(variable, cfg.weightDecay));
-            variable.assign(tf.sub(variable, tf.mul(upd, lr)));
-            const avg = emaList[idx]?.variable;
-            if (avg) avg.assign(tf.add(tf.mul(avg, cfg.emaDecay), tf.mul(variable, 1 - cfg.emaDecay)));
-          });
-          return value;
-        });
-        const lv = loss.dataSync()[0]!;
-        loss.dispose();
-        lossSum += lv * nb;
-        lossN += nb;
-        options.onBatch?.({ epoch, itemsDone: Math.min(order.length, s + B), itemsTotal: order.length, loss: lv });
-      }
-
-      const evalVars = ema ?? vars;
-      const valLogits = graphLogits(tf, ops, evalVars, data, valRows, nModels);
-      const pVal = sigmoidArray(valLogits);
-      const pairs = observedPairs(pVal, nModels, data, valRows);
-      const valLoss = logLoss(pairs.p, pairs.y);
-      const valAuc = rocAuc(pairs.p, pairs.y);
-      const valRouting = routingAccuracy(pVal, nModels, data, valRows);
-      const score = cfg.earlyStopOn === "loss" ? -valLoss : cfg.earlyStopOn === "auc" ? valAuc : valRouting;
-      const improved = score > best.score + 1e-6;
-      if (improved) {
-        best = { score, epoch, weights: readVars(evalVars, init), valLogits };
-        sinceBest = 0;
-        sinceLrDrop = 0;
-      } else {
-        sinceBest++;
-        sinceLrDrop++;
-      }
-      const report: EpochReport = {
-        epoch,
-        trainLoss: lossSum / Math.max(1, lossN),
-        valLoss,
-        valAuc,
-        valRouting,
-        learningRate: lr,
-        improved,
-        seconds: (performance.now() - te) / 1000,
-      };
-      history.push(report);
-      options.onEpoch?.(report);
-      if (sinceBest >= cfg.patience) break;
-      if (sinceLrDrop >= cfg.lrPatience) {
-        lrBase /= 2;
-        sinceLrDrop = 0;
-      }
-      await new Promise((r) => setImmediate(r));
+  for (let epoch = 1; epoch <= cfg.maxEpochs; epoch++) {
+    const te = performance.now();
+    const { trainLoss, lr } = trainEpoch(state, cfg, data, rows.trainRows, rng, epoch, { lrBase, warmupSteps }, options.onBatch);
+    const evalVars = state.ema ?? state.vars;
+    const val = validationScores(state, evalVars, data, rows.valRows);
+    const score = cfg.earlyStopOn === "loss" ? -val.valLoss : cfg.earlyStopOn === "auc" ? val.valAuc : val.valRouting;
+    const improved = score > best.score + 1e-6;
+    if (improved) {
+      best = { score, epoch, weights: readVars(evalVars, init), valLogits: val.valLogits };
+      sinceBest = 0;
+      sinceLrDrop = 0;
+    } else {
+      sinceBest++;
+      sinceLrDrop++;
     }
-  } finally {
-    disposeVars(vars);
-    if (ema) disposeVars(ema);
-    adam.m.forEach((t) => t.dispose());
-    adam.v.forEach((t) => t.dispose());
+    const { valLoss, valAuc, valRouting } = val;
+    const report: EpochReport = { epoch, trainLoss, valLoss, valAuc, valRouting, learningRate: lr, improved, seconds: (performance.now() - te) / 1000 };
+    history.push(report);
+    options.onEpoch?.(report);
+    if (sinceBest >= cfg.patience) break;
+    if (sinceLrDrop >= cfg.lrPatience) {
+      lrBase /= 2;
+      sinceLrDrop = 0;
+    }
+    await new Promise((r) => setImmediate(r));
   }
+  return { best, history };
+}
 
-  if (best.epoch === 0) {
-    // No epoch gave a finite validation score: returning the initial weights would pass off an untrained scorer.
-    const last = history[history.length - 1];
-    throw new TrainingError(
-      `Training produced no usable scorer: the validation ${cfg.earlyStopOn} was not a finite number in any of ${history.length} epoch(s) ` +
-        `(last: loss ${last?.valLoss}, AUC ${last?.valAuc}, routing ${last?.valRouting}). ` +
-        (cfg.earlyStopOn === "auc"
-          ? "AUC needs both outcomes among the validation labels; use earlyStopOn \"loss\" or a validation split with both."
-          : "The training diverged: lower learningRate, or check the labels and embeddings for non-finite values."),
-      { path: cfg.earlyStopOn === "auc" ? "config.earlyStopOn" : "config.learningRate", details: { earlyStopOn: cfg.earlyStopOn, epochs: history.length } },
-    );
-  }
-  // Calibration on validation (kept only if it lowers validation ECE).
+/** Validation logits of the evaluated variables (the average when there is one) and the early-stopping figures. */
+function validationScores(
+  state: TrainState,
+  evalVars: GraphVars,
+  data: EmbeddedLabels,
+  valRows: readonly number[],
+): { valLogits: Float32Array; valLoss: number; valAuc: number; valRouting: number } {
+  const nModels = data.nModels;
+  const valLogits = graphLogits(state.tf, state.ops, evalVars, data, valRows, nModels);
+  const pVal = sigmoidArray(valLogits);
+  const pairs = observedPairs(pVal, nModels, data, valRows);
+  return {
+    valLogits,
+    valLoss: logLoss(pairs.p, pairs.y),
+    valAuc: rocAuc(pairs.p, pairs.y),
+    valRouting: routingAccuracy(pVal, nModels, data, valRows),
+  };
+}
+
+/** No epoch gave a finite validation score: returning the initial weights would pass off an untrained scorer. */
+function noUsableScorer(cfg: IrtMoeConfig, history: readonly EpochReport[]): TrainingError {
+  const last = history[history.length - 1];
+  return new TrainingError(
+    `Training produced no usable scorer: the validation ${cfg.earlyStopOn} was not a finite number in any of ${history.length} epoch(s) ` +
+      `(last: loss ${last?.valLoss}, AUC ${last?.valAuc}, routing ${last?.valRouting}). ` +
+      (cfg.earlyStopOn === "auc"
+        ? "AUC needs both outcomes among the validation labels; use earlyStopOn \"loss\" or a validation split with both."
+        : "The training diverged: lower learningRate, or check the labels and embeddings for non-finite values."),
+    { path: cfg.earlyStopOn === "auc" ? "config.earlyStopOn" : "config.learningRate", details: { earlyStopOn: cfg.earlyStopOn, epochs: history.length } },
+  );
+}
+
+/** Temperature scaling on validation (kept only if it lowers validation ECE) and the kept weights' validation metrics. */
+function calibrated(
+  cfg: IrtMoeConfig,
+  data: EmbeddedLabels,
+  valRows: readonly number[],
+  fit: EpochsResult,
+): Omit<TrainedIrtMoe, "seed" | "trainSeconds"> {
+  const { best, history } = fit;
+  const nModels = data.nModels;
+  const valPairsLabels = observedPairs(new Float32Array(valRows.length * nModels), nModels, data, valRows).y;
   const valZ = observedPairs(best.valLogits, nModels, data, valRows).p;
   const calibration = cfg.calibrate
     ? fitTemperature(valZ, valPairsLabels)
@@ -345,9 +314,7 @@ export async function trainIrtMoe(
     history,
     calibration,
     bestEpoch: best.epoch,
-    seed,
     val: { loss: logLoss(pairs.p, pairs.y), auc: rocAuc(pairs.p, pairs.y), routing: routingAccuracy(pBest, nModels, data, valRows), ece: ece(pairs.p, pairs.y) },
-    trainSeconds: (performance.now() - t0) / 1000,
   };
 }
 

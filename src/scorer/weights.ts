@@ -1,4 +1,4 @@
-import { Rng } from "./rng.js";
+import { type Rng } from "../util/random.js";
 
 /** A dense layer y = x W + b; `W` is `inDim x outDim`, row-major, little-endian float32 when saved. */
 export interface DenseWeights {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../adapters/cli/main.js";
-import { Progress } from "../../adapters/cli/progress.js";
+import { Progress } from "../../adapters/progress.js";
 import { predictedDefaultEncoder } from "../../adapters/data/dataset-embeddings.js";
 import { packageRoot } from "../../adapters/data/data-root.js";
 import { embedDataset } from "../../adapters/data/embedding-cache.js";

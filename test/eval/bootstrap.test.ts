@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, percentileInterval } from "../../src/eval/bootstrap.js";
-import { createRng } from "../../src/eval/rng.js";
+import { createRng } from "../../src/util/random.js";
 
 const rng = createRng(3);
 const a = Float64Array.from({ length: 400 }, () => (rng.next() < 0.7 ? 1 : 0));

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runEvaluation } from "../../adapters/eval/run.js";
-import { createRng } from "../../src/eval/rng.js";
+import { createRng } from "../../src/util/random.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
 import { splitIndices } from "../../src/data/split.js";
 import { embedDataset } from "../../adapters/data/embedding-cache.js";

@@ -1,4 +1,4 @@
-import { createRng } from "../../src/eval/rng.js";
+import { createRng } from "../../src/util/random.js";
 import type { EmbeddedLabelData } from "../../src/eval/types.js";
 
 /**

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { IrtRouter, NoCandidatesError, type RouteDecision } from "../../src/langchain/index.js";
 import { ValidationError } from "../../src/errors.js";
 import { SlowModel, ToolCallingFake, ToyEncoder, ToyScorer, quietLogger } from "./helpers.js";
+import "../../index.js"; // the package root: registers the default (pretrained) scorer loader for "IrtRouter defaults"
 
 const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
   name: "get_weather",

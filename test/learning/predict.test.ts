@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { IrtRouterError, ValidationError } from "../../src/errors.js";
 import { predictAccuracy } from "../../src/learning/index.js";
-import { seededRng } from "../../src/learning/rng.js";
+import { seededRng } from "../../src/util/random.js";
 import { alphaOf, makeWorld, trueAccuracy, trueP } from "./synthetic.js";
 
 const d = 3;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { runDemo } from "../../src/policy/demo.js";
+import { runDemo } from "../../src/eval/policy-demo.js";
 import { ValidationError } from "../../src/errors.js";
-import type { ReplayTable } from "../../src/policy/replay.js";
-import { Rng } from "../../src/scorer/rng.js";
+import type { ReplayTable } from "../../src/eval/policy-replay.js";
+import { trainingRng } from "../../src/util/random.js";
 import { thrownBy } from "../errors.js";
 
 const models = ["gpt-4-1106-preview", "mid", "cheap"];
 
 function randomTable(seed: number, nItems: number): ReplayTable {
-  const rng = new Rng(seed);
+  const rng = trainingRng(seed);
   const p: number[] = [];
   const expectedCost: number[] = [];
   const y: number[] = [];

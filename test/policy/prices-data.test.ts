@@ -5,7 +5,7 @@ import { readRouterBenchPrompts } from "../../adapters/policy/full-prompts.js";
 import { datasetSplits } from "../../src/data/select.js";
 import { ROUTERBENCH_PRICES } from "../../src/policy/prices.js";
 import { estimateTokens } from "../../src/policy/tokens.js";
-import { impliedOutputTokens } from "../../src/policy/replay.js";
+import { impliedOutputTokens } from "../../src/eval/policy-replay.js";
 
 const DATASET = "routerbench-subset-11models";
 let available = true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replayPolicy, replayAlways, bestUnderCap, logGrid, impliedOutputTokens, type ReplayTable } from "../../src/policy/replay.js";
+import { replayPolicy, replayAlways, bestUnderCap, logGrid, impliedOutputTokens, type ReplayTable } from "../../src/eval/policy-replay.js";
 import { knnOutputTokens } from "../../src/policy/output-tokens.js";
 import { ValidationError } from "../../src/errors.js";
 

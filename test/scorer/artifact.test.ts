@@ -12,7 +12,7 @@ import { manifestChecksum, sha256Hex } from "../../src/scorer/serialize.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { rejectedWith } from "../errors.js";
 import { buildCatalog } from "../../src/scorer/catalog.js";
-import { Rng } from "../../src/scorer/rng.js";
+import { trainingRng } from "../../src/util/random.js";
 import { initWeights } from "../../src/scorer/weights.js";
 import { TOY_ARCH, toyScorerParts } from "./helpers.js";
 
@@ -107,7 +107,7 @@ describe("scorer artifact", () => {
     expect((await rejectedWith(EncoderMismatchError, loadScorer(otherDim))).file).toBe(join(otherDim, "manifest.json"));
     // an artifact of the default encoder loads (the encoder itself loads at the first text query)
     const useLite = join(root, "enc-use-lite");
-    const weights = initWeights(new Rng(2), { ...TOY_ARCH, inDim: 512 }, ["a", "b"], 0.6);
+    const weights = initWeights(trainingRng(2), { ...TOY_ARCH, inDim: 512 }, ["a", "b"], 0.6);
     const catalog = buildCatalog(weights.theta, TOY_ARCH.abilityDim, ["a", "b"].map((m) => ({ id: m, names: [m], sources: ["toy"], nLabels: 1, accuracy: 0.5 })));
     await saveScorer(useLite, { ...artifact(), weights, catalog, encoder: { id, dim: 512 } });
     expect((await loadScorer(useLite)).encoder).toEqual({ id, dim: 512 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { denseForward } from "../../src/scorer/expert.js";
-import { Rng } from "../../src/scorer/rng.js";
+import { trainingRng } from "../../src/util/random.js";
 
 describe("denseForward", () => {
   it("equals the textbook x W + b for input sizes on and off the 8-row unroll", () => {
-    const rng = new Rng(5);
+    const rng = trainingRng(5);
     for (const [inDim, outDim] of [[1, 3], [7, 5], [8, 4], [13, 9], [64, 17]] as const) {
       const W = Float32Array.from({ length: inDim * outDim }, () => rng.normal());
       const b = Float32Array.from({ length: outDim }, () => rng.normal());

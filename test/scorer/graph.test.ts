@@ -5,7 +5,7 @@ import { forwardGraph, createVars, makeOps, maskedBce, maskedListwise, disposeVa
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { mixtureForward } from "../../src/scorer/mixture.js";
 import { initWeights } from "../../src/scorer/weights.js";
-import { Rng } from "../../src/scorer/rng.js";
+import { trainingRng } from "../../src/util/random.js";
 
 let tf: Tf;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 
 function randomWeights(seed: number) {
-  const rng = new Rng(seed);
+  const rng = trainingRng(seed);
   const w = initWeights(rng, { inDim: 12, experts: 3, hidden: 10, out: 7, abilityDim: 4 }, ["a", "b", "c", "d", "e"], 0.4);
   // Non-zero biases so that they are exercised too.
   for (const layer of [w.gate, w.alpha, w.beta, w.shared.l1, w.shared.l2, ...w.experts.flatMap((e) => [e.l1, e.l2])])
@@ -47,7 +47,7 @@ describe("tfjs training graph vs plain typed-array forward", () => {
 
 describe("custom gradients (tf.customGrad) vs finite differences", () => {
   function checkOp(f: (...xs: Tensor2D[]) => Tensor2D, shapes: [number, number][], seed: number) {
-    const rng = new Rng(seed);
+    const rng = trainingRng(seed);
     const inputs = shapes.map((s) => Array.from({ length: s[0] * s[1] }, () => rng.normal()));
     const probe = Array.from({ length: 64 }, () => rng.normal());
     // Scalar objective: sum(f(x) * R) with a fixed random R (in float64 via arraySync).
@@ -102,7 +102,7 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
     const { w, X } = randomWeights(7);
     const ops = makeOps(tf);
     const vars = createVars(tf, w);
-    const rng = new Rng(11);
+    const rng = trainingRng(11);
     const y = tf.tensor2d(Array.from({ length: 45 }, () => rng.next()), [9, 5]);
     const mask = tf.tensor2d(Array.from({ length: 45 }, () => (rng.next() < 0.7 ? 1 : 0)), [9, 5]);
     const x = tf.tensor2d(X, [9, 12]);

@@ -1,7 +1,7 @@
 import { saveScorer } from "../../adapters/artifact/files.js";
 import { buildCatalog } from "../../src/scorer/catalog.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
-import { Rng } from "../../src/scorer/rng.js";
+import { trainingRng } from "../../src/util/random.js";
 import type { EmbeddedLabels } from "../../src/scorer/train.js";
 import { initWeights } from "../../src/scorer/weights.js";
 
@@ -11,7 +11,7 @@ import { initWeights } from "../../src/scorer/weights.js";
  */
 export function simulateIrt(opts: { nItems: number; dim: number; nModels: number; seed: number; missing?: number }): { data: EmbeddedLabels; theta: number[] } {
   const { nItems, dim, nModels, seed, missing = 0.2 } = opts;
-  const rng = new Rng(seed);
+  const rng = trainingRng(seed);
   const a = Array.from({ length: dim }, () => rng.normal());
   const b = Array.from({ length: dim }, () => rng.normal());
   const theta = Array.from({ length: nModels }, (_, m) => -1.5 + (3 * m) / (nModels - 1));
@@ -68,7 +68,7 @@ export const TOY_ARCH = { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3
  * and label count (default: its own id, 10 labels).
  */
 export function toyScorerParts(seed: number, ids: readonly string[], entry: (id: string, m: number) => { names: string[]; nLabels: number } = (id) => ({ names: [id], nLabels: 10 })) {
-  const weights = initWeights(new Rng(seed), TOY_ARCH, ids, 0.6);
+  const weights = initWeights(trainingRng(seed), TOY_ARCH, ids, 0.6);
   const catalog = buildCatalog(
     weights.theta,
     TOY_ARCH.abilityDim,

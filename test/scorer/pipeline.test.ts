@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadScorer, saveScorer } from "../../adapters/artifact/index.js";
 import { trainScorerPipeline } from "../../adapters/artifact/train-pipeline.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
-import { Rng } from "../../src/scorer/rng.js";
+import { trainingRng } from "../../src/util/random.js";
 import { TINY } from "./helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "irt-pipeline-"));
@@ -29,7 +29,7 @@ const encoder: QueryEncoder = {
 function writeToyFolder(name: string, seed: number): string {
   const dir = join(root, name);
   mkdirSync(dir);
-  const rng = new Rng(seed);
+  const rng = trainingRng(seed);
   const topics = ["math", "law", "poetry"];
   const items = ["item_id,text,category"];
   const labels = ["item_id,model,correct"];

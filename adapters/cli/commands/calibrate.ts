@@ -27,7 +27,7 @@ import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { CatalogEntry } from "../../../src/scorer/types.js";
 import { FileStore } from "../../stores/file.js";
 import type { CliCommand } from "../command.js";
-import { Progress } from "../progress.js";
+import { Progress } from "../../progress.js";
 import { loadCommandScorer } from "../scorer.js";
 
 const positiveInt = (what: string) =>

@@ -3,7 +3,7 @@
  * example steps routed among catalog models with simulated children, then learning a new model; src/demo/).
  * With `--replay`: an offline replay of the routing policies on the real RouterBench test split: loads the data,
  * embeds (cache first), scores with the pretrained scorer, and prints; the policy logic is the pure `runDemo` in
- * src/policy/demo.ts.
+ * src/eval/policy-demo.ts.
  */
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
@@ -13,11 +13,11 @@ import { datasetModelNames } from "../../../src/scorer/catalog.js";
 import { ValidationError } from "../../../src/errors.js";
 import { estimateTokens } from "../../../src/policy/tokens.js";
 import { listPrice } from "../../../src/policy/prices.js";
-import { buildReplayTables, runDemo, type DemoReport, type DemoRow, type OutputTokenEstimate } from "../../../src/policy/demo.js";
+import { buildReplayTables, runDemo, type DemoReport, type DemoRow, type OutputTokenEstimate } from "../../../src/eval/policy-demo.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
-import { Progress } from "../progress.js";
+import { Progress } from "../../progress.js";
 import { loadCommandScorer } from "../scorer.js";
 import { formatAgentDemo, runAgentDemo } from "../../../src/demo/agent-demo.js";
 import { loadPretrained } from "../../artifact/index.js";

@@ -9,7 +9,7 @@ import { dirname } from "node:path";
 import { embedDataset, ensureEmbeddingCacheDir, peekCachedEmbeddings, resumeNote, type DatasetEmbeddings, type EmbedAbort } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import type { CliCommand } from "../command.js";
-import { formatSeconds, Progress } from "../progress.js";
+import { formatSeconds, Progress } from "../../progress.js";
 
 const schema = z
   .object({

@@ -15,7 +15,7 @@ import { embeddingCacheDir, peekCachedEmbeddings } from "../../data/embedding-ca
 import { loadDataset } from "../../data/load-dataset.js";
 import { sampleItems } from "../../learning/probe-bank.js";
 import type { CliCommand } from "../command.js";
-import { Progress } from "../progress.js";
+import { Progress } from "../../progress.js";
 import { loadCommandScorer } from "../scorer.js";
 
 const schema = z

@@ -15,7 +15,7 @@ import { installedAsDependency } from "../../data/cache-dir.js";
 import { packageRoot } from "../../data/data-root.js";
 import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
 import type { CliCommand } from "../command.js";
-import { formatSeconds, Progress } from "../progress.js";
+import { formatSeconds, Progress } from "../../progress.js";
 
 /** The datasets the pretrained scorer is trained on. */
 export const PRETRAINED_DATASETS = ["mmlu-pro-29models", "routerbench-subset-11models", "routerdc-7models", "routellm-2models"] as const;

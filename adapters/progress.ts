@@ -1,5 +1,5 @@
 /**
- * Progress reporting for long CLI jobs: a redrawn bar (count, rate, ETA) on a TTY,
+ * Progress reporting for long jobs (CLI commands, evaluation runs, benchmarks): a redrawn bar (count, rate, ETA) on a TTY,
  * plain log lines (at most one every `logEveryMs`) otherwise.
  */
 export interface ProgressOptions {

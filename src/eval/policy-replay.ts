@@ -1,7 +1,7 @@
 import { ValidationError } from "../errors.js";
-import { rankCandidates } from "./rank.js";
-import { describePolicy } from "./schema.js";
-import type { Candidate, PolicyConfig } from "./types.js";
+import { rankCandidates } from "../policy/rank.js";
+import { describePolicy } from "../policy/schema.js";
+import type { Candidate, PolicyConfig } from "../policy/types.js";
 
 /**
  * An offline routing table: for each item and model, what the router knows before the call (predicted

@@ -2,11 +2,11 @@ import { z } from "zod";
 import { ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import type { CorrectnessDataset, ModelPrice } from "../data/types.js";
-import { expectedCostUsd } from "./expected-cost.js";
-import { bestUnderCap, impliedOutputTokens, logGrid, replayAlways, replayPolicy, type ReplayResult, type ReplayTable } from "./replay.js";
-import { knnOutputTokens } from "./output-tokens.js";
-import { describePolicy } from "./schema.js";
-import type { PolicyConfig } from "./types.js";
+import { expectedCostUsd } from "../policy/expected-cost.js";
+import { bestUnderCap, impliedOutputTokens, logGrid, replayAlways, replayPolicy, type ReplayResult, type ReplayTable } from "./policy-replay.js";
+import { knnOutputTokens } from "../policy/output-tokens.js";
+import { describePolicy } from "../policy/schema.js";
+import type { PolicyConfig } from "../policy/types.js";
 
 /** How the demo chooses each policy's setting on the validation split. */
 export interface DemoSettings {
