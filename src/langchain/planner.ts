@@ -11,7 +11,7 @@ import { rankCandidates } from "../policy/rank.js";
 import { expectedCostUsd } from "../policy/expected-cost.js";
 import { estimateTokens } from "../policy/tokens.js";
 import type { ItemParams } from "../scorer/types.js";
-import { sigmoid } from "../learning/posterior.js";
+import { sigmoid } from "../util/maths.js";
 import type { RouteDecision, ExclusionRecord } from "./decision.js";
 import type { DecisionLog, LoggedDecision } from "./decision-log.js";
 import { NoCandidatesError } from "./errors.js";
