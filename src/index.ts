@@ -44,6 +44,7 @@ export { listPrice, ROUTERBENCH_PRICES } from "./policy/prices.js";
 export type { FeedbackEvent } from "./learning/events.js";
 export type { AbilityStore } from "./learning/store.js";
 export { OnlineLearner, type LearnerOptions, type LearnerState, type KnownAbility } from "./learning/learner.js";
+export { TaskOffsets, DEFAULT_TASK_OFFSET_SD } from "./learning/task-offsets.js";
 export { AbilityPosterior, predictiveP } from "./learning/posterior.js";
 export { attributeRun, stepEventId, type AttributionOptions, type RunOutcome, type RunStep } from "./learning/attribution.js";
 export { calibrateModel, type CalibrationResult, type ProbeBank, type Probe } from "./learning/calibrate.js";

@@ -61,6 +61,8 @@ export interface RouteDecision {
   /** Estimated input tokens of the whole call. */
   readonly inputTokens: number;
   readonly attempts: AttemptRecord[];
+  /** The call's task hint (`metadata.irtRouterTask`, or the router's `task` option), when given. */
+  readonly task?: string;
   /** Present when the step failed visibly before and the router escalated (option `escalation`). */
   readonly escalated?: EscalationRecord;
 }

@@ -76,6 +76,7 @@ export class RouteEngine {
       warnings: this.warnings,
       memory: this.memory,
       cacheAware: options.cacheAware !== false,
+      ...(options.task !== undefined ? { task: options.task } : {}),
       ...(escalation ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } } : {}),
     });
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false);
@@ -98,7 +99,7 @@ export class RouteEngine {
   }
 
   /** See {@link RoutePlanner.plan}. */
-  plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string }): Promise<RoutePlan> {
+  plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string; task?: string }): Promise<RoutePlan> {
     return this.planner.plan(messages, call);
   }
 

@@ -76,6 +76,7 @@ export function decisionEvent(t: LoggedDecision, y: number, weight: number, at: 
     decisionId: t.decision.decisionId,
     ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
     at,
+    ...(t.decision.task !== undefined ? { task: t.decision.task } : {}),
   };
 }
 
@@ -107,9 +108,12 @@ export function runEvents(
   };
   const events = asFeedbackError(() => attributeRun(run, attribution));
   const failed = new Set(attribution.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : []);
+  const tasks = new Map(steps.map((t) => [t.decision.decisionId, t.decision.task]));
   return events.map(({ weight: w = 1, ...event }) => {
     const credit = failed.has(event.decisionId!) ? w : w * weight;
-    return credit !== 1 ? { ...event, weight: credit } : event;
+    const task = tasks.get(event.decisionId!);
+    const hinted = task !== undefined ? { ...event, task } : event;
+    return credit !== 1 ? { ...hinted, weight: credit } : hinted;
   });
 }
 

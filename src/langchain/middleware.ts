@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RouteDecision } from "./decision.js";
 import { callInOrder, isAbort, isAbortReason } from "./delegate.js";
 import { engineOf } from "./router.js";
-import { agentRunId, aiMessageOf, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
+import { agentRunId, agentTask, aiMessageOf, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
 
 export type { IrtRouterMiddlewareOptions };
@@ -53,6 +53,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         toolsBound: (request.tools?.length ?? 0) > 0,
         bindsTools: true,
         runId: request.state.irtRouterRunId,
+        task: agentTask(),
       });
       const { out, slot } = await callInOrder(plan, async (slot, i) => handler(routedRequest(request, slot, plan.decision, i)), {
         cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error),

@@ -104,6 +104,12 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    * Default off. See docs/policies.md, "Escalation".
    */
   readonly escalation?: boolean | { readonly bar?: "stronger" | "best" };
+  /**
+   * Task hint for every call (a call's `metadata.irtRouterTask` wins): with a `learner`, each (model, task) pair gets
+   * an ability offset learned from feedback, starting at zero, that the call's p includes. The decision and its
+   * feedback events carry the task. See docs/online.md, "Task hints".
+   */
+  readonly task?: string;
 }
 
 const isChatModel = (v: unknown): v is BaseChatModel =>
@@ -193,6 +199,7 @@ export const irtRouterOptionsSchema = z.strictObject({
     ])
     .optional(),
   escalation: z.union([z.boolean(), z.strictObject({ bar: z.enum(["stronger", "best"]).optional() })]).optional(),
+  task: z.string().trim().min(1).max(200).optional(),
   callbacks: z.any().optional(),
   tags: z.array(z.string()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -205,7 +212,7 @@ export const irtRouterOptionsSchema = z.strictObject({
 export interface AbilityLearner {
   has(modelId: string): boolean;
   addModel(modelId: string): unknown;
-  score(item: { readonly alpha: ArrayLike<number>; readonly beta: number }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
+  score(item: { readonly alpha: ArrayLike<number>; readonly beta: number; readonly task?: string }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
   observe(event: FeedbackEvent): unknown;
   /**
    * Whether the model was removed from the learner (and so cannot be added back under that id). The router leaves a

@@ -51,6 +51,8 @@ export interface PlannerParts {
   readonly memory: RunMemory;
   /** Whether expected costs bill cached input at the cached-input price (option `cacheAware`). */
   readonly cacheAware: boolean;
+  /** Task hint of every call without its own (option `task`). */
+  readonly task?: string;
   /** Escalation after a visible failure (option `escalation`); off when undefined. */
   readonly escalation?: EscalationSettings;
 }
@@ -63,7 +65,7 @@ export class RoutePlanner {
    * Decide which models to try for one call. Throws NO_CANDIDATES when no model can serve it. `runId` names the
    * run the call belongs to (feedback by run, and the budget policy's spend).
    */
-  async plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string }): Promise<RoutePlan> {
+  async plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string; task?: string }): Promise<RoutePlan> {
     const { slots, policy, log } = this.parts;
     const shape = promptShape(messages);
     const inputTokens = promptTokens(shape);
@@ -87,7 +89,9 @@ export class RoutePlanner {
     // with no await between this check and learnerScores' addModel (which refuses a removed id).
     this.excludeRemoved(eligible, excluded, ctx);
     if (eligible.length === 0) throw new NoCandidatesError(excluded);
-    const learned = this.learnerScores(item, eligible, ctx);
+    const task = call.task ?? this.parts.task;
+    if (task !== undefined && !this.parts.learner) this.warnTaskWithoutLearner();
+    const learned = this.learnerScores(task !== undefined ? { ...item, task } : item, eligible, ctx);
     const { memory, cacheAware } = this.parts;
     const cachedTokens = new Map(eligible.map((slot) => [slot.id, memory.cachedTokens(call.runId, slot.id, shape)]));
     const candidates = eligible.map((slot, i) => {
@@ -119,6 +123,7 @@ export class RoutePlanner {
       cacheHit,
       inputTokens,
       attempts: [],
+      ...(task !== undefined ? { task } : {}),
       ...(escalated ? { escalated } : {}),
     };
     const bySlot = new Map(eligible.map((s) => [s.id, s]));
@@ -147,6 +152,14 @@ export class RoutePlanner {
     const why = failure.reason === "tool-error" ? "its tool call failed" : "the agent sent the step again";
     for (const id of record.passedOver) excluded.push({ id, reason: `failed this step (${why}): passed over by escalation` });
     return { ranked, escalated: record };
+  }
+
+  private warnTaskWithoutLearner(): void {
+    this.parts.warnings.warn(
+      "task:no-learner",
+      `irt-router: calls carry a task hint, but the router has no learner, so the hint is recorded (decision, feedback ` +
+        `events) without changing p. Give the router a learner (OnlineLearner.forScorer(scorer)) to learn per-task offsets.`,
+    );
   }
 
   private warnBudgetWithoutRun(): void {
@@ -182,7 +195,7 @@ export class RoutePlanner {
    * catalog id; models the learner has not seen are added at its new-model prior (a model it removed is no longer
    * eligible, see {@link RoutePlanner.excludeRemoved}). Undefined without a learner.
    */
-  private learnerScores(item: ItemParams, eligible: readonly ModelSlot[], ctx: ScoringContext): number[] | undefined {
+  private learnerScores(item: ItemParams & { readonly task?: string }, eligible: readonly ModelSlot[], ctx: ScoringContext): number[] | undefined {
     const learner = this.parts.learner;
     if (!learner) return undefined;
     const ids = eligible.map((slot) => ctx.catalogIds[slot.id] ?? slot.id);

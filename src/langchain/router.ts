@@ -16,6 +16,7 @@ import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { snapshot, type RouteDecision } from "./decision.js";
 import { attachDecision, callInOrder, childConfig, isAbort, runIdOf } from "./delegate.js";
+import { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
 import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
 import type { FeedbackOptions } from "./feedback.js";
 import { ChildRuns } from "./child-runs.js";
@@ -205,9 +206,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * console.log(d.chosen, d.candidates);
    * ```
    */
-  async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string } = {}): Promise<RouteDecision> {
+  async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string; task?: string } = {}): Promise<RouteDecision> {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
-    const plan = await this.engine.plan(messages, { ...this.needs, toolsBound: options.toolsBound ?? this.needs.toolsBound, runId: options.runId });
+    const needs = { ...this.needs, toolsBound: options.toolsBound ?? this.needs.toolsBound, runId: options.runId };
+    const plan = await this.engine.plan(messages, { ...needs, task: taskOf({ metadata: { [TASK_METADATA_KEY]: options.task } }) });
     return snapshot(plan.decision);
   }
 
@@ -316,7 +318,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     else {
       options?.signal?.throwIfAborted();
       this.engine.noteToolErrors(messages);
-      plan = await this.engine.plan(messages, { ...this.needs, runId });
+      plan = await this.engine.plan(messages, { ...this.needs, runId, task: taskOf(options) });
     }
     const { out, slot } = await callInOrder(plan, (slot, i) => call(this.prepare(slot), childConfig(options, plan.decision, slot.id, i)), {
       signal: options?.signal,
@@ -457,7 +459,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const runId = runIdOf({ ...rest, metadata: { ...this.metadata, ...rest.metadata } });
     for (const prompt of prompts) this.engine.noteToolErrors(prompt);
     const plans = await Promise.all(
-      prompts.map((prompt) => this.engine.plan(prompt, { ...this.needs, runId }).then((plan) => ({ plan }), (error: unknown) => ({ error }))),
+      prompts.map((prompt) => this.engine.plan(prompt, { ...this.needs, runId, task: taskOf(rest) }).then((plan) => ({ plan }), (error: unknown) => ({ error }))),
     );
     const planned: Planned = { prompts, plans, taken: plans.map(() => false), timeout };
     try {
