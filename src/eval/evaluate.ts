@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "./bootstrap.js";
+import { bestPerTaskScores } from "./best-per-task.js";
 import {
   chooseLambdaUnderCap,
   costAwarePoint,
@@ -395,6 +396,7 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
         `Correctness figures: each model's train accuracy as its constant p.`,
       priorMetrics,
     ),
+    ...bestPerTaskRow(bestPerTaskScores(data, split.train, test, dataset.categories, nModels), reference),
     reference("random", randomChoiceScores(data, test), "mean label over the observed candidates of each item"),
     reference("oracle", oracle, "1 if any observed candidate is correct (best observed label)"),
   );
@@ -489,6 +491,12 @@ function averageCurves(curves: CurvePoint[][]): CurvePoint[] {
     meanCost: nanMean(curves.map((c) => c[k]!.meanCost)),
     accuracy: nanMean(curves.map((c) => c[k]!.accuracy)),
   }));
+}
+
+/** The `best-per-task` reference row (src/eval/best-per-task.ts), or none when the test items have no category. */
+function bestPerTaskRow<R>(scores: Float64Array | undefined, reference: (name: string, perItem: Float64Array, description: string) => R): R[] {
+  if (!scores) return [];
+  return [reference("best-per-task", scores, "per category, the model with the highest train accuracy on it (others: best-single); scored on the test items it has")];
 }
 
 function categoryBreakdown(

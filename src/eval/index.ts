@@ -55,3 +55,4 @@ export {
 export { irtMoeMethod } from "./irt-moe-method.js";
 export { savedScorerMethod } from "./scorer-method.js";
 export { formatEvalMarkdown, formatEvalJson, summarise, verdict } from "./format.js";
+export { bestPerTaskModels, bestPerTaskScores, type BestPerTask } from "./best-per-task.js";
