@@ -6,6 +6,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouter, irtRouterMiddleware, type RouteDecision } from "../../src/langchain/index.js";
+import { engineOf } from "../../src/langchain/router.js";
 import { promptShape } from "../../src/langchain/run-memory.js";
 import { stepCostUsd } from "../../src/policy/expected-cost.js";
 import { ValidationError } from "../../src/errors.js";
@@ -144,5 +145,43 @@ describe("cache-aware routing under irtRouterMiddleware", () => {
     expect(candidate(step2!, "gpt-4").cachedTokens).toBeGreaterThan(3000);
     expect(candidate(step2!, "mixtral").cachedTokens).toBe(0);
     expect(step2!.chosen).toBe("gpt-4");
+  });
+});
+
+describe("recorded spend with cached input", () => {
+  const usage = (cacheRead?: number) =>
+    new AIMessage({
+      content: "ok",
+      usage_metadata: {
+        input_tokens: 10_000,
+        output_tokens: 100,
+        total_tokens: 10_100,
+        ...(cacheRead !== undefined ? { input_token_details: { cache_read: cacheRead } } : {}),
+      },
+    });
+
+  it("bills the cached tokens the usage reports at the cached-input price", async () => {
+    const model = fakeModel().respond(usage(8_000));
+    const r = new IrtRouter({ models: { "gpt-4": { model, price: GPT4 } }, scorer: new ToyScorer(), logger: quietLogger() });
+    await r.invoke("Hello", { metadata: { irtRouterRunId: "run-s" } });
+    expect(engineOf(r).log.spent("run-s")).toBeCloseTo(
+      stepCostUsd({ contextTokens: 10_000, cachedTokens: 8_000, outputTokens: 100, price: GPT4 }),
+      12,
+    );
+  });
+
+  it("else the cached tokens the router tracked for the run", async () => {
+    const model = fakeModel().respond(usage()).respond(usage());
+    const r = new IrtRouter({ models: { "gpt-4": { model, price: GPT4 } }, scorer: new ToyScorer(), logger: quietLogger() });
+    await r.invoke(STEP1, { metadata: { irtRouterRunId: "run-s" } });
+    const first = engineOf(r).log.spent("run-s");
+    expect(first).toBeCloseTo(stepCostUsd({ contextTokens: 10_000, outputTokens: 100, price: GPT4 }), 12);
+    const d = decisionOf(await r.invoke(STEP2, { metadata: { irtRouterRunId: "run-s" } }));
+    const cached = candidate(d, "gpt-4").cachedTokens!;
+    expect(cached).toBeGreaterThan(3000);
+    expect(engineOf(r).log.spent("run-s") - first).toBeCloseTo(
+      stepCostUsd({ contextTokens: 10_000, cachedTokens: cached, outputTokens: 100, price: GPT4 }),
+      12,
+    );
   });
 });
