@@ -15,16 +15,16 @@ const finite = z.number().refine(Number.isFinite, "must be a finite number");
 
 /**
  * How `router.feedback(runId, ...)` spreads a run's outcome; each option left out takes its default: mode
- * "discounted" with `attributeRun`'s discount 0.7 (the mode that learned best on the agent benchmark's val runs; see
- * docs/online.md, "Attribution of agent runs"), tool errors ignored.
+ * "discounted" with discount 0.7 and tool errors as step failures, `attributeRun`'s own defaults (what learned best on
+ * the agent benchmark's val runs; see docs/online.md, "Attribution of agent runs").
  */
 const routerAttributionSchema = z.strictObject({
   /** "every" step with weight 1, the "last" step only, or "discounted" (default): step k of n gets discount^(n-1-k). */
   mode: z.enum(["every", "last", "discounted"]).default("discounted"),
   /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
   discount: finite.refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]").default(DEFAULT_ATTRIBUTION_DISCOUNT),
-  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default false. */
-  toolErrorsAsFailures: z.boolean().default(false),
+  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default true. */
+  toolErrorsAsFailures: z.boolean().default(true),
 });
 
 /** Options of `router.feedback()`. Unknown keys are errors. */
@@ -41,7 +41,7 @@ export type FeedbackOptions = z.input<typeof feedbackOptionsSchema>;
 /** A run's attribution as `router.feedback()` applies it: every option set. */
 export type RouterAttribution = z.output<typeof routerAttributionSchema>;
 
-/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: discounted, 0.7 per step. */
+/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: discounted (0.7), tool errors as failures. */
 export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSchema.parse({});
 
 /** The feedback options, checked; a bad one is a FeedbackError naming it (`options.attribution.mode`). */

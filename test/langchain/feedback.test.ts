@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_ROUTER_ATTRIBUTION } from "../../src/langchain/feedback.js";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { FeedbackError } from "../../src/errors.js";
@@ -121,7 +122,7 @@ describe("router.feedback of a run: attribution over its steps", () => {
     return ids;
   }
 
-  it("by default discounts earlier steps by 0.7 per step (the mode that learned best on the agent benchmark)", async () => {
+  it("by default discounts earlier steps by 0.7 per step, tool errors as failures (best on the agent benchmark)", async () => {
     const router = makeRouter();
     const ids = await threeStepRun(router);
     const events = await router.feedback("run-1", 1);
@@ -134,7 +135,9 @@ describe("router.feedback of a run: attribution over its steps", () => {
     // the former default, every step with weight 1, is one option away
     const every = await makeRouter();
     const ids2 = await threeStepRun(every);
-    expect((await every.feedback("run-1", 1, { attribution: { mode: "every" } })).map((e) => [e.decisionId, e.weight])).toEqual(
+    expect(DEFAULT_ROUTER_ATTRIBUTION).toEqual({ mode: "discounted", discount: 0.7, toolErrorsAsFailures: true });
+    const former = { mode: "every", toolErrorsAsFailures: false } as const;
+    expect((await every.feedback("run-1", 1, { attribution: former })).map((e) => [e.decisionId, e.weight])).toEqual(
       ids2.map((id) => [id, undefined]),
     );
   });
