@@ -36,13 +36,15 @@ export type { PolicyConfig, Candidate, RankedCandidate, PolicyContext } from "./
 export { policySchema, parsePolicy, describePolicy } from "./policy/schema.js";
 export { rankCandidates } from "./policy/rank.js";
 export { estimateTokens } from "./policy/tokens.js";
-export { expectedCostUsd } from "./policy/expected-cost.js";
+export { expectedCostUsd, stepCostUsd } from "./policy/expected-cost.js";
+export { cachedInputRule, withCachedInputPrice, DEFAULT_CACHE_LIFETIME_MS } from "./policy/cached-input.js";
 export { listPrice, ROUTERBENCH_PRICES } from "./policy/prices.js";
 
 // Online learning
 export type { FeedbackEvent } from "./learning/events.js";
 export type { AbilityStore } from "./learning/store.js";
 export { OnlineLearner, type LearnerOptions, type LearnerState, type KnownAbility } from "./learning/learner.js";
+export { TaskOffsets, DEFAULT_TASK_OFFSET_SD } from "./learning/task-offsets.js";
 export { AbilityPosterior, predictiveP } from "./learning/posterior.js";
 export { attributeRun, stepEventId, type AttributionOptions, type RunOutcome, type RunStep } from "./learning/attribution.js";
 export { calibrateModel, type CalibrationResult, type ProbeBank, type Probe } from "./learning/calibrate.js";

@@ -18,7 +18,7 @@ export type TableName = (typeof TABLES)[number];
 export const COLUMNS: Record<TableName, { required: string[]; optional: string[] }> = {
   items: { required: ["item_id", "text"], optional: ["category"] },
   labels: { required: ["item_id", "model", "correct"], optional: ["cost_usd"] },
-  models: { required: ["model", "input_usd_per_1m", "output_usd_per_1m"], optional: [] },
+  models: { required: ["model", "input_usd_per_1m", "output_usd_per_1m"], optional: ["cached_input_usd_per_1m"] },
 };
 
 /** Which file of the folder holds `table` (`items.csv`, `items.csv.gz` or `items.jsonl`), or undefined. */

@@ -220,3 +220,26 @@ export function asPrice(value: Cell, file: string, line: number, field: string):
   return v;
 }
 
+
+/**
+ * The optional `cached_input_usd_per_1m` cell of a models row as `{ cachedInputPer1M }` (empty when blank): a price
+ * >= 0 and at most the row's input price.
+ */
+export function cachedInputCell(value: Cell, input: number | undefined, file: string, line: number): { cachedInputPer1M?: number } {
+  const cached = asPrice(value, file, line, "cached_input_usd_per_1m");
+  if (cached === undefined) return {};
+  if (input === undefined) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: "cached_input_usd_per_1m" is given without "input_usd_per_1m" and "output_usd_per_1m"; give all three or leave the cached price blank.`,
+      { file, line },
+    );
+  }
+  if (cached > input) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: "cached_input_usd_per_1m" (${cached}) must not exceed "input_usd_per_1m" (${input}): ` +
+        `it is the price of input served from the prompt cache.`,
+      { file, line },
+    );
+  }
+  return { cachedInputPer1M: cached };
+}

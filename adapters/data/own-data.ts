@@ -17,7 +17,7 @@ import { closestMatch } from "../../src/util/edit-distance.js";
 import { parseWith } from "../../src/util/validate.js";
 import { labelKindOf } from "./matrix.js";
 import { COLUMNS, FORMATS, missingTables, scanOwnDataFolder, TABLES, type OwnDataFormat, type TableName } from "./own-data-folder.js";
-import { asCorrect, asCost, asId, asPrice, asString, readTable } from "./own-data-tables.js";
+import { asCorrect, asCost, asId, asPrice, asString, cachedInputCell, readTable } from "./own-data-tables.js";
 import { SourceFiles } from "./source-files.js";
 
 export { findOwnDataFile, isOwnDataFolder, ownDataFolderProblem, type OwnDataFormat } from "./own-data-folder.js";
@@ -143,7 +143,8 @@ async function readModels(src: SourceFiles, modelsName: string): Promise<Catalog
         { file: modelsFile, line },
       );
     }
-    if (input !== undefined && output !== undefined) prices[model] = { inputPer1M: input, outputPer1M: output };
+    const cached = cachedInputCell(modelTable.get(r, "cached_input_usd_per_1m"), input, modelsFile, line);
+    if (input !== undefined && output !== undefined) prices[model] = { inputPer1M: input, outputPer1M: output, ...cached };
   }
   return { models, modelIndex, prices };
 }
@@ -286,8 +287,14 @@ export async function writeOwnDataFolder(
     }
   });
 
-  const modelsHeader = ["model", "input_usd_per_1m", "output_usd_per_1m"];
-  const modelRows = ds.models.map((m) => [m, ds.prices?.[m]?.inputPer1M ?? null, ds.prices?.[m]?.outputPer1M ?? null]);
+  const withCached = Object.values(ds.prices ?? {}).some((p) => p.cachedInputPer1M !== undefined);
+  const modelsHeader = ["model", "input_usd_per_1m", "output_usd_per_1m", ...(withCached ? ["cached_input_usd_per_1m"] : [])];
+  const modelRows = ds.models.map((m) => [
+    m,
+    ds.prices?.[m]?.inputPer1M ?? null,
+    ds.prices?.[m]?.outputPer1M ?? null,
+    ...(withCached ? [ds.prices?.[m]?.cachedInputPer1M ?? null] : []),
+  ]);
   // Prices of models outside the catalog are kept too (they load back into `prices`)...
   const extraPriced = Object.keys(ds.prices ?? {}).filter((m) => !ds.models.includes(m));
   if (extraPriced.length > 0) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseWith } from "../util/validate.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "./bootstrap.js";
+import { bestPerTaskScores } from "./best-per-task.js";
 import {
   chooseLambdaUnderCap,
   costAwarePoint,
@@ -363,6 +364,7 @@ function referenceRows(dataset: EvalDataset, figures: ReferenceFigures): Row[] {
         `Correctness figures: each model's train accuracy as its constant p.`,
       figures.priorMetrics,
     ),
+    ...bestPerTaskRow(bestPerTaskScores(data, split.train, split.test, dataset.categories, models.length), row),
     row("random", randomChoiceScores(data, split.test), "mean label over the observed candidates of each item"),
     row("oracle", figures.oracle, "1 if any observed candidate is correct (best observed label)"),
   ];
@@ -390,6 +392,12 @@ function averageCurves(curves: CurvePoint[][]): CurvePoint[] {
     meanCost: nanMean(curves.map((c) => c[k]!.meanCost)),
     accuracy: nanMean(curves.map((c) => c[k]!.accuracy)),
   }));
+}
+
+/** The `best-per-task` reference row (src/eval/best-per-task.ts), or none when the test items have no category. */
+function bestPerTaskRow<R>(scores: Float64Array | undefined, reference: (name: string, perItem: Float64Array, description: string) => R): R[] {
+  if (!scores) return [];
+  return [reference("best-per-task", scores, "per category, the model with the highest train accuracy on it (others: best-single); scored on the test items it has")];
 }
 
 function categoryBreakdown(

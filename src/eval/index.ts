@@ -79,3 +79,4 @@ export {
   type ReplayTableInputs,
   type OutputTokenEstimate,
 } from "./policy-demo.js";
+export { bestPerTaskModels, bestPerTaskScores, type BestPerTask } from "./best-per-task.js";

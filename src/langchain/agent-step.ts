@@ -12,6 +12,7 @@ import type { ModelSlot } from "./slots.js";
 import { profileOf } from "./surface.js";
 import type { IrtRouterOptions } from "./options.js";
 import { IrtRouter } from "./router.js";
+import { taskOf } from "./task-hint.js";
 
 /** Options of {@link irtRouterMiddleware}: an existing router, or the options to make one. */
 export type IrtRouterMiddlewareOptions = IrtRouterOptions | { readonly router: IrtRouter };
@@ -38,6 +39,11 @@ export function routerOf(options: IrtRouterMiddlewareOptions): IrtRouter {
  */
 export function agentRunId(): string {
   return runIdOf(getConfig()) ?? randomUUID();
+}
+
+/** The task hint of the agent step that runs now (`metadata.irtRouterTask` of the run's config), read as {@link agentRunId}. */
+export function agentTask(): string | undefined {
+  return taskOf(getConfig());
 }
 
 /**

@@ -2,6 +2,7 @@
  * The router's calls of its children: the child prepared for the call (tools bound, or the structured-output schema
  * replayed), and the planned models tried best first, each attempt bounded (attempts.ts).
  */
+import { taskOf } from "./task-hint.js";
 import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
@@ -58,7 +59,7 @@ export async function attemptInOrder<T>(
   else {
     config?.signal?.throwIfAborted();
     engine.noteToolErrors(messages);
-    plan = await engine.plan(messages, { ...parts.needs, runId: how.runId });
+    plan = await engine.plan(messages, { ...parts.needs, runId: how.runId, task: taskOf(config) });
   }
   const ms = attemptMs(how.timeout ?? config?.timeout, parts.attemptTimeout);
   const signal = config?.signal;

@@ -14,17 +14,17 @@ import type { DecisionLog, LoggedDecision } from "./decision-log.js";
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
 
 /**
- * How `router.feedback(runId, ...)` spreads a run's outcome; each option left out takes its default. The router's
- * defaults (every step, tool errors ignored) are what run feedback did before attribution was configurable, not
- * `attributeRun`'s; the discount default is `attributeRun`'s own.
+ * How `router.feedback(runId, ...)` spreads a run's outcome; each option left out takes its default: mode
+ * "discounted" with discount 0.7 and tool errors as step failures, `attributeRun`'s own defaults (what learned best on
+ * the agent benchmark's val runs; see docs/online.md, "Attribution of agent runs").
  */
 const routerAttributionSchema = z.strictObject({
-  /** "every" step with weight 1 (default), the "last" step only, or "discounted": step k of n gets discount^(n-1-k). */
-  mode: z.enum(["every", "last", "discounted"]).default("every"),
+  /** "every" step with weight 1, the "last" step only, or "discounted" (default): step k of n gets discount^(n-1-k). */
+  mode: z.enum(["every", "last", "discounted"]).default("discounted"),
   /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
   discount: finite.refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]").default(DEFAULT_ATTRIBUTION_DISCOUNT),
-  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default false. */
-  toolErrorsAsFailures: z.boolean().default(false),
+  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default true. */
+  toolErrorsAsFailures: z.boolean().default(true),
 });
 
 /** Options of `router.feedback()`. Unknown keys are errors. */
@@ -41,7 +41,7 @@ export type FeedbackOptions = z.input<typeof feedbackOptionsSchema>;
 /** A run's attribution as `router.feedback()` applies it: every option set. */
 export type RouterAttribution = z.output<typeof routerAttributionSchema>;
 
-/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: every step, weight 1. */
+/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: discounted (0.7), tool errors as failures. */
 export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSchema.parse({});
 
 /** The feedback options, checked; a bad one is a FeedbackError naming it (`options.attribution.mode`). */
@@ -76,6 +76,7 @@ export function decisionEvent(t: LoggedDecision, y: number, weight: number, at: 
     decisionId: t.decision.decisionId,
     ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
     at,
+    ...(t.decision.task !== undefined ? { task: t.decision.task } : {}),
   };
 }
 
@@ -107,9 +108,12 @@ export function runEvents(
   };
   const events = asFeedbackError(() => attributeRun(run, attribution));
   const failed = new Set(attribution.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : []);
+  const tasks = new Map(steps.map((t) => [t.decision.decisionId, t.decision.task]));
   return events.map(({ weight: w = 1, ...event }) => {
     const credit = failed.has(event.decisionId!) ? w : w * weight;
-    return credit !== 1 ? { ...event, weight: credit } : event;
+    const task = tasks.get(event.decisionId!);
+    const hinted = task !== undefined ? { ...event, task } : event;
+    return credit !== 1 ? { ...hinted, weight: credit } : hinted;
   });
 }
 

@@ -14,3 +14,5 @@ export { routingText, messageText, type RoutingTextOptions } from "./routing-tex
 export { RUN_ID_METADATA_KEY } from "./delegate.js";
 export type { RouterCalibrateOptions } from "./calibrate.js";
 export { feedbackEventId, type FeedbackOptions } from "./feedback.js";
+export { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
+export type { EscalationRecord } from "./escalation.js";

@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RouteDecision } from "./decision.js";
 import { callInOrder, isAbort, isAbortReason } from "./delegate.js";
 import { engineOf } from "./router.js";
-import { AnswerWitness, agentRunId, aiMessageOf, markSubstituted, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
+import { AnswerWitness, agentRunId, agentTask, aiMessageOf, markSubstituted, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
 import { usableUsage } from "./attempts.js";
 import type { ModelSlot } from "./slots.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
@@ -62,6 +62,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         toolsBound: (request.tools?.length ?? 0) > 0,
         bindsTools: true,
         runId: request.state.irtRouterRunId,
+        task: agentTask(),
       });
       let witness: AnswerWitness | undefined;
       const call = async (slot: ModelSlot, i: number) => handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())));

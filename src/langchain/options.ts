@@ -7,6 +7,7 @@ import type { Scorer } from "../scorer/types.js";
 import type { PolicyConfig } from "../policy/types.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { policySchema } from "../policy/schema.js";
+import { modelPriceSchema } from "../policy/price-schema.js";
 import { functionSchema } from "../util/validate.js";
 import type { RoutingTextOptions } from "./routing-text.js";
 
@@ -99,6 +100,29 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    * signal, and the next candidate is tried.
    */
   readonly attemptTimeout?: number;
+  /**
+   * Prompt-cache-aware cost (default on): a candidate's expected cost bills the part of the call's input its provider
+   * has cached for this run (the messages the same model last served in the run, within `lifetimeMs`, default
+   * 5 minutes) at its `cachedInputPer1M`. Staying with a model is then cheaper, and switching is priced, never
+   * forbidden. Needs a run id (`metadata.irtRouterRunId`, or the middleware's). `now` is the clock (ms, default
+   * `Date.now`), for replays on simulated time. `false`: cache-blind, every input token at the input price.
+   * See docs/cost-estimation.md, "Cache-aware routing".
+   */
+  readonly cacheAware?: boolean | { readonly lifetimeMs?: number; readonly now?: () => number };
+  /**
+   * Escalation after a visible failure of a step (a tool error answering the previous call, or the agent sending the
+   * step again): the model that failed is passed over for that step and a stronger bar applies. `true` is
+   * `{ bar: "stronger" }`: only models with a higher p than the failed one's are ranked by the policy (the others
+   * follow by p); `{ bar: "best" }` takes the highest p of the rest. Recorded as the decision's `escalated`.
+   * Default off. See docs/policies.md, "Escalation".
+   */
+  readonly escalation?: boolean | { readonly bar?: "stronger" | "best" };
+  /**
+   * Task hint for every call (a call's `metadata.irtRouterTask` wins): with a `learner`, each (model, task) pair gets
+   * an ability offset learned from feedback, starting at zero, that the call's p includes. The decision and its
+   * feedback events carry the task. See docs/online.md, "Task hints".
+   */
+  readonly task?: string;
 }
 
 const isChatModel = (v: unknown): v is BaseChatModel =>
@@ -110,10 +134,7 @@ const isChatModel = (v: unknown): v is BaseChatModel =>
 const chatModel = z.custom<BaseChatModel>(isChatModel, {
   message: "must be a LangChain chat model (an instance of BaseChatModel, e.g. new ChatOpenAI(...))",
 });
-const price = z.strictObject({
-  inputPer1M: z.number().finite().nonnegative(),
-  outputPer1M: z.number().finite().nonnegative(),
-});
+const price = modelPriceSchema;
 const modelEntry = z.preprocess(
   (v) => (isChatModel(v) ? { model: v } : v),
   z.strictObject({
@@ -181,6 +202,17 @@ export const irtRouterOptionsSchema = z.strictObject({
       { message: "must be an online learner with has, addModel, score and observe methods (e.g. an OnlineLearner)" },
     )
     .optional(),
+  cacheAware: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        lifetimeMs: z.number().finite().nonnegative().optional(),
+        now: functionSchema<() => number>("a function () => number (the clock, in ms)").optional(),
+      }),
+    ])
+    .optional(),
+  escalation: z.union([z.boolean(), z.strictObject({ bar: z.enum(["stronger", "best"]).optional() })]).optional(),
+  task: z.string().trim().min(1).max(200).optional(),
   callbacks: z.any().optional(),
   tags: z.array(z.string()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -202,7 +234,7 @@ export const irtRouterOptionsSchema = z.strictObject({
 export interface AbilityLearner {
   has(modelId: string): boolean;
   addModel(modelId: string): unknown;
-  score(item: { readonly alpha: ArrayLike<number>; readonly beta: number }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
+  score(item: { readonly alpha: ArrayLike<number>; readonly beta: number; readonly task?: string }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
   observe(event: FeedbackEvent): unknown;
   /**
    * Whether the model was removed from the learner (and so cannot be added back under that id). The router leaves a

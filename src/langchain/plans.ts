@@ -41,9 +41,10 @@ export async function planPrompts(
   prompts: readonly (readonly BaseMessage[])[],
   needs: CallNeeds,
   runId: string | undefined,
+  task?: string,
 ): Promise<PlanOrError[]> {
   for (const prompt of prompts) engine.noteToolErrors(prompt);
-  return Promise.all(prompts.map((prompt) => engine.plan(prompt, { ...needs, runId }).then((plan) => ({ plan }), (error: unknown) => ({ error }))));
+  return Promise.all(prompts.map((prompt) => engine.plan(prompt, { ...needs, runId, task }).then((plan) => ({ plan }), (error: unknown) => ({ error }))));
 }
 
 /** Drops from the decision log the plans no `_generate` took (prompts a cache served, or a call that failed first). */

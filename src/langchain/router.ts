@@ -16,6 +16,7 @@ import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { snapshot, type RouteDecision } from "./decision.js";
 import { attachDecision, runIdOf } from "./delegate.js";
+import { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
 import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
 import type { FeedbackOptions } from "./feedback.js";
 import type { CalibrationResult } from "../learning/calibrate.js";
@@ -203,9 +204,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * console.log(d.chosen, d.candidates);
    * ```
    */
-  async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string } = {}): Promise<RouteDecision> {
+  async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string; task?: string } = {}): Promise<RouteDecision> {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
-    const plan = await this.engine.plan(messages, { ...this.needs, toolsBound: options.toolsBound ?? this.needs.toolsBound, runId: options.runId });
+    const needs = { ...this.needs, toolsBound: options.toolsBound ?? this.needs.toolsBound, runId: options.runId };
+    const plan = await this.engine.plan(messages, { ...needs, task: taskOf({ metadata: { [TASK_METADATA_KEY]: options.task } }) });
     return snapshot(plan.decision);
   }
 
@@ -358,8 +360,8 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
 
   /** Plans each prompt of a call and packs the plans with what every attempt of the call needs. */
   private async planned(prompts: BaseMessage[][], options: Partial<BaseChatModelCallOptions>, timeout?: number): Promise<Planned> {
-    const runId = runIdOf({ ...options, metadata: { ...this.metadata, ...options.metadata } });
-    const plans = await planPrompts(this.engine, prompts, this.needs, runId);
+    const withOwn = { ...options, metadata: { ...this.metadata, ...options.metadata } };
+    const plans = await planPrompts(this.engine, prompts, this.needs, runIdOf(withOwn), taskOf(withOwn));
     return { prompts, plans, taken: plans.map(() => false), timeout, configurable: options.configurable };
   }
 

@@ -9,6 +9,7 @@ import type { QueryEncoder } from "../encoders/types.js";
 import type { ModelPrice } from "../data/types.js";
 import { IrtRouterError, ValidationError } from "../errors.js";
 import { listPrice } from "../policy/prices.js";
+import { withCachedInputPrice } from "../policy/cached-input.js";
 import type { ItemParams, Scorer } from "../scorer/types.js";
 import { loadDefaultScorer } from "./defaults.js";
 import { missingScorerParts, type ParsedRouterOptions } from "./options.js";
@@ -26,7 +27,7 @@ export interface ScoringContext {
   theta: Map<string, Float32Array>;
   /** Registered key -> catalog id (the key itself when unknown). */
   catalogIds: Record<string, string>;
-  /** Registered key -> price (the user's, else the catalog's). */
+  /** Registered key -> price (the user's, else the catalog's), `cachedInputPer1M` filled in by its family default. */
   prices: Map<string, ModelPrice | undefined>;
 }
 
@@ -107,7 +108,7 @@ export class ScoringContextLoader {
       theta.set(slot.id, known.theta ?? meanTheta);
       catalogIds[slot.id] = known.theta ? (entry?.id ?? slot.id) : slot.id;
       if (!known.theta) this.warnUnknown(scorer, slot.id, known.suggestions);
-      const price = slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id);
+      const price = withCachedInputPrice(entry?.id ?? slot.id, slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id));
       prices.set(slot.id, price);
       if (!price && costRanked(this.options.policy)) throw unpricedModel(slot.id, this.options.policy!.kind);
       if (!price) {

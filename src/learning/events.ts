@@ -22,6 +22,11 @@ export interface FeedbackEvent {
   readonly runId?: string;
   /** Epoch milliseconds at which the outcome was observed. */
   readonly at: number;
+  /**
+   * Task hint of the call (`metadata.irtRouterTask`, or the router's `task` option), at most 200 characters: the
+   * learner learns a per-(model, task) offset from it (src/learning/task-offsets.ts).
+   */
+  readonly task?: string;
 }
 
 /**

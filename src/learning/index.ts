@@ -29,6 +29,7 @@ export type { CalibrateArgs, CalibrationOptions, CalibrationProgress, Calibratio
 export { extractChoiceLetter, gradeMultipleChoice } from "./grader.js";
 export type { Grader } from "./grader.js";
 export { seededRng, type Rng } from "../util/random.js";
+export { TaskOffsets, DEFAULT_TASK_OFFSET_SD, checkTask, type TaskOffset, type TaskOffsetsState } from "./task-offsets.js";
 export { assertValidFeedbackEvents, feedbackEventSchema, parseStoreOptions, prepareFeedbackEvents, snapshotNeedsReopen, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";

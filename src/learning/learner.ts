@@ -10,6 +10,7 @@ import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type Posteri
 import type { KnownPrior } from "./known-prior.js";
 import { DEFAULT_SHRINKAGE, knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
 import { seededRng, type Rng } from "../util/random.js";
+import { checkTask, TaskOffsets, type TaskOffsetsState } from "./task-offsets.js";
 
 /** Exploration rule used when choosing among candidates. */
 export type Exploration = "none" | "thompson" | "ucb";
@@ -92,6 +93,8 @@ export interface CandidateScore {
 export interface LearnerItem {
   readonly alpha: ArrayLike<number>;
   readonly beta: number;
+  /** Task hint of the call: the (model, task) offset learned from feedback is added to the logit (task-offsets.ts). */
+  readonly task?: string;
 }
 
 /** What {@link OnlineLearner.restore} reads: the result of an `AbilityStore`'s `load()`. */
@@ -116,6 +119,8 @@ export interface LearnerState {
   readonly models: Record<string, { posterior: PosteriorState; pendingDecay: number; clock: number | null }>;
   readonly removed: string[];
   readonly seenIds: string[];
+  /** Per-(model, task) offsets learned from events with a `task`; absent when none was seen. */
+  readonly taskOffsets?: TaskOffsetsState;
 }
 
 interface ModelEntry {
@@ -140,6 +145,8 @@ interface ModelEntry {
 export class OnlineLearner {
   readonly dim: number;
   readonly population: PopulationPrior;
+  /** Per-(model, task) offsets learned from events with a task hint. */
+  private readonly tasks: TaskOffsets;
   private readonly opts: z.output<typeof learnerOptionsSchema>;
   private readonly entries = new Map<string, ModelEntry>();
   private readonly removed = new Set<string>();
@@ -153,6 +160,7 @@ export class OnlineLearner {
   constructor(known: readonly KnownAbility[], options: LearnerOptions = {}, restore?: LearnerState) {
     this.opts = parseWith(learnerOptionsSchema, options, "learnerOptions");
     this.rng = seededRng(this.opts.seed);
+    this.tasks = TaskOffsets.fromState(restore?.taskOffsets);
     if (restore) {
       this.population = {
         mean: Float64Array.from(restore.population.mean),
@@ -240,6 +248,7 @@ export class OnlineLearner {
     if (this.removed.has(modelId) && !this.entries.has(modelId)) return;
     if (!this.entries.delete(modelId)) throw this.unknown(modelId);
     this.removed.add(modelId);
+    this.tasks.remove(modelId);
   }
 
   /** Whether `modelId` was removed with {@link OnlineLearner.removeModel} (it cannot be added back under that id). */
@@ -319,6 +328,7 @@ export class OnlineLearner {
     const decayNow = pending < 1 - this.opts.decayTolerance;
     const backup = decayNow ? post.saveData() : undefined;
     if (decayNow) post.decay(pending);
+    const baseLogit = event.task !== undefined ? post.logit(event.alpha, event.beta).mean : 0;
     try {
       this.wrapUpdateError(event, () => post.update(event.alpha, event.beta, event.y, weight));
     } catch (err) {
@@ -329,6 +339,7 @@ export class OnlineLearner {
     e.clock = clock;
     if (isNew) this.entries.set(event.model, e);
     this.remember(event.id);
+    if (event.task !== undefined) this.tasks.observe(event.model, event.task, baseLogit, event.y, weight);
     return "applied";
   }
 
@@ -358,7 +369,10 @@ export class OnlineLearner {
       throw new FeedbackError(`alpha has length ${item.alpha.length}, the learner's abilities have ${this.dim}`, { path: "item.alpha" });
     }
     return modelIds.map((model) => {
-      const { mean, variance } = this.posterior(model).logit(item.alpha, item.beta);
+      const base = this.posterior(model).logit(item.alpha, item.beta);
+      const offset = item.task !== undefined ? this.tasks.offset(model, item.task) : { mean: 0, variance: 0 };
+      const mean = base.mean + offset.mean;
+      const variance = base.variance + offset.variance;
       const sd = Math.sqrt(variance);
       const p = predictiveP(mean, variance);
       const score =
@@ -399,6 +413,7 @@ export class OnlineLearner {
       models,
       removed: [...this.removed],
       seenIds: [...this.seen],
+      ...(this.tasks.size > 0 ? { taskOffsets: this.tasks.exportState() } : {}),
     };
   }
 
@@ -537,6 +552,7 @@ export class OnlineLearner {
       bad("weight", `weight is ${event.weight}; it must be in (0, 1]`);
     }
     if (!Number.isFinite(event.at)) bad("at", `at is ${event.at}; it must be epoch milliseconds`);
+    checkTask(event.task);
   }
 }
 

@@ -105,6 +105,7 @@ export const feedbackEventSchema = z.looseObject({
   decisionId: z.string().optional(),
   runId: z.string().optional(),
   at: finite,
+  task: nonBlank("task").refine((v) => v.length <= 200, "task must be at most 200 characters").optional(),
 });
 
 /**

@@ -214,7 +214,7 @@ describe("irt-router train and eval on a your-own-data folder give the dataset's
     const fromFolder = await run(folder);
     expect(fromFolder.dataset.name).toBe(name);
     expect(fromFolder.report.counts).toEqual({ train: 2_541, val: 323, test: 300 });
-    expect(fromFolder.report.methods.map((m) => m.name)).toEqual(["irt-moe", "knn", "logistic-regression", "best-single", "random", "oracle"]);
+    expect(fromFolder.report.methods.map((m) => m.name)).toEqual(["irt-moe", "knn", "logistic-regression", "best-single", "best-per-task", "random", "oracle"]);
     expect(fromFolder.report.methods[0]!.costAware?.hullArea).toBeGreaterThan(0);
     expect(withoutTimes(fromFolder.report)).toBe(withoutTimes(own.report));
   }, 120_000);

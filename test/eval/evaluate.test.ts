@@ -46,7 +46,7 @@ describe("evaluate (end to end, synthetic)", async () => {
   const row = (name: string) => report.methods.find((m) => m.name === name)!;
 
   it("has every protocol row and field", () => {
-    expect(report.methods.map((m) => m.name)).toEqual([IRT_MOE, "knn", "logistic-regression", "best-single", "random", "oracle"]);
+    expect(report.methods.map((m) => m.name)).toEqual([IRT_MOE, "knn", "logistic-regression", "best-single", "best-per-task", "random", "oracle"]);
     expect(report.counts).toEqual({ train: split.train.length, val: split.val.length, test: split.test.length });
     expect(report.seeds).toEqual([1, 2]);
     const json = JSON.parse(formatEvalJson(report));

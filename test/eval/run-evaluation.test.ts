@@ -62,7 +62,7 @@ describe("runEvaluation on a your-own-data folder", async () => {
   it("evaluates on the protocol split of the folder with every row", () => {
     expect(dataset.name).toBe("toy-logs");
     expect(report.counts.train + report.counts.val + report.counts.test).toBe(n);
-    expect(report.methods.map((m) => m.name)).toEqual(["knn", "logistic-regression", "best-single", "random", "oracle"]);
+    expect(report.methods.map((m) => m.name)).toEqual(["knn", "logistic-regression", "best-single", "best-per-task", "random", "oracle"]);
     expect(report.methods[1]!.perSeed).toHaveLength(2);
     expect(report.methods.every((m) => m.diffVsIrtMoe === null)).toBe(true); // no irt-moe row requested
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_ROUTER_ATTRIBUTION } from "../../src/langchain/feedback.js";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { FeedbackError } from "../../src/errors.js";
@@ -44,7 +45,7 @@ describe("router.feedback", () => {
     await router.invoke("first step", config);
     await router.invoke("second step", config);
     await router.invoke("other run", { metadata: { irtRouterRunId: "run-2" } });
-    const events = await router.feedback("run-1", 0.5, { weight: 0.5 });
+    const events = await router.feedback("run-1", 0.5, { weight: 0.5, attribution: { mode: "every" } });
     expect(events).toHaveLength(2);
     expect(events.every((e) => e.runId === "run-1" && e.y === 0.5 && e.weight === 0.5)).toBe(true);
     expect(appended).toEqual([events]);
@@ -121,11 +122,24 @@ describe("router.feedback of a run: attribution over its steps", () => {
     return ids;
   }
 
-  it("credits every step with weight 1 by default, as before", async () => {
+  it("by default discounts earlier steps by 0.7 per step, tool errors as failures (best on the agent benchmark)", async () => {
     const router = makeRouter();
     const ids = await threeStepRun(router);
     const events = await router.feedback("run-1", 1);
-    expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual(ids.map((id) => [id, 1, undefined]));
+    const weights = events.map((e) => [e.decisionId, e.y, e.weight === undefined ? undefined : Number(e.weight.toFixed(12))]);
+    expect(weights).toEqual([
+      [ids[0], 1, 0.49],
+      [ids[1], 1, 0.7],
+      [ids[2], 1, undefined],
+    ]);
+    // the former default, every step with weight 1, is one option away
+    const every = await makeRouter();
+    const ids2 = await threeStepRun(every);
+    expect(DEFAULT_ROUTER_ATTRIBUTION).toEqual({ mode: "discounted", discount: 0.7, toolErrorsAsFailures: true });
+    const former = { mode: "every", toolErrorsAsFailures: false } as const;
+    expect((await every.feedback("run-1", 1, { attribution: former })).map((e) => [e.decisionId, e.weight])).toEqual(
+      ids2.map((id) => [id, undefined]),
+    );
   });
 
   it("discounted: step k of n gets discount^(n-1-k), times the weight given", async () => {
