@@ -10,11 +10,7 @@ let loader: DefaultScorerLoader | undefined;
 /**
  * Sets the loader of the router's default scorer. The package root (`irt-router`, index.ts) registers the
  * pretrained scorer with the offline encoder from `adapters/`; `src/` itself never imports `adapters/`.
- *
- * @example
- * ```ts
- * registerDefaultScorerLoader(async () => ({ scorer: myScorer, encoder: myEncoder }));
- * ```
+ * Tests and embedders register their own, e.g. `registerDefaultScorerLoader(async () => ({ scorer, encoder }))`.
  */
 export function registerDefaultScorerLoader(load: DefaultScorerLoader): void {
   loader = load;

@@ -16,7 +16,8 @@ export const TASK_METADATA_KEY = "irtRouterTask";
  *
  * @example
  * ```ts
- * taskOf({ metadata: { irtRouterTask: "code" } }); // "code"
+ * // the hint a call carries, read by taskOf(config):
+await router.invoke("Fix the off-by-one in this loop.", { metadata: { irtRouterTask: "code" } });
  * ```
  */
 export function taskOf(config: Partial<RunnableConfig> | undefined): string | undefined {
