@@ -139,7 +139,11 @@ export class FeedbackRecorder {
       });
     }
     onStored?.();
-    if (learner) for (const event of events) learner.observe(event);
+    // An event the store already held is not applied again: after a restore from a store that keeps pseudonyms
+    // (hashRunIds), the learner remembers the stored ids, not the given ones.
+    const duplicates = (appended as { duplicates?: unknown } | undefined)?.duplicates;
+    const held = new Set(Array.isArray(duplicates) ? (duplicates as unknown[]) : []);
+    if (learner) for (const event of events) if (!held.has(event.id)) learner.observe(event);
     const due = appended as { snapshotDue?: unknown; seq?: unknown } | undefined;
     if (due?.snapshotDue === true && typeof due.seq === "number") await this.snapshot(due.seq);
   }

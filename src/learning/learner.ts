@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
-import { MAX_ITEM_PARAMETER, type FeedbackEvent } from "./events.js";
+import { assertFeedbackEvent, DEFAULT_ITEM_BOUNDS, itemBoundsSchema } from "./event-check.js";
+import type { FeedbackEvent } from "./events.js";
 import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
 import type { KnownPrior } from "./known-prior.js";
 import { DEFAULT_SHRINKAGE, knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
@@ -50,6 +51,11 @@ const learnerOptionsSchema = z
     ucbKappa: z.number().nonnegative().default(2),
     /** Seed of the exploration generator (default 0). */
     seed: z.number().int().default(0),
+    /**
+     * Largest plausible item parameters of an event (`|alpha|` and `|beta|`); an event beyond them is refused with a
+     * FeedbackError (default `DEFAULT_ITEM_BOUNDS`, derived from the pretrained scorer: see docs/online.md).
+     */
+    itemBounds: itemBoundsSchema.default(DEFAULT_ITEM_BOUNDS),
   })
   .strict();
 
@@ -510,33 +516,11 @@ export class OnlineLearner {
   }
 
   private validate(event: FeedbackEvent): void {
-    const bad = (path: string, what: string): never => {
-      throw new FeedbackError(`Feedback event ${JSON.stringify(event?.id ?? null)}: ${what}`, { path: `event.${path}` });
-    };
-    if (typeof event !== "object" || event === null) bad("", "is not an object");
-    // Same rules as the store schema (feedbackEventSchema): an id or model of only whitespace is empty.
-    if (typeof event.id !== "string" || event.id.trim().length === 0) bad("id", "id must be a non-empty string");
-    if (typeof event.model !== "string" || event.model.trim().length === 0) bad("model", "model must be a non-empty string");
-    // An event is what a store journals as JSON: a typed array would be stored as an object, so it is refused
-    // here too (the store refuses it the same way), with the fix, rather than accepted now and refused at append.
-    if (ArrayBuffer.isView(event.alpha)) {
-      bad("alpha", `alpha is a ${(event.alpha as object).constructor.name}; events hold plain arrays (they are stored as JSON): use Array.from(alpha)`);
-    }
-    if (!Array.isArray(event.alpha) || event.alpha.length !== this.dim) {
-      bad("alpha", `alpha must be an array of length ${this.dim}, got ${Array.isArray(event.alpha) ? `length ${event.alpha.length}` : typeof event.alpha}`);
-    }
-    for (let i = 0; i < this.dim; i++) {
-      const a = event.alpha[i];
-      if (!Number.isFinite(a)) bad(`alpha.${i}`, `alpha[${i}] is ${a}, must be finite`);
-      if (Math.abs(a!) > MAX_ITEM_PARAMETER) bad(`alpha.${i}`, `alpha[${i}] is ${a}; item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}]`);
-    }
-    if (!Number.isFinite(event.beta)) bad("beta", `beta is ${event.beta}, must be finite`);
-    if (Math.abs(event.beta) > MAX_ITEM_PARAMETER) bad("beta", `beta is ${event.beta}; item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}]`);
-    if (!Number.isFinite(event.y) || event.y < 0 || event.y > 1) bad("y", `outcome y is ${event.y}; it must be a finite number in [0, 1] (1 = correct)`);
-    if (event.weight !== undefined && !(Number.isFinite(event.weight) && event.weight > 0 && event.weight <= 1)) {
-      bad("weight", `weight is ${event.weight}; it must be in (0, 1]`);
-    }
-    if (!Number.isFinite(event.at)) bad("at", `at is ${event.at}; it must be epoch milliseconds`);
+    const id = (event as { id?: unknown } | null)?.id;
+    assertFeedbackEvent(event, { dim: this.dim, itemBounds: this.opts.itemBounds }, {
+      prefix: "event",
+      label: `Feedback event ${JSON.stringify(typeof id === "string" ? id : null)}`,
+    });
   }
 }
 
