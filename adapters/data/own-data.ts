@@ -169,6 +169,22 @@ interface Table {
   extra(r: number): string[];
 }
 
+/**
+ * A column not among the known ones but within two edits of one (`ategory`, `item-id`) is a misspelling, not a meta
+ * column: a DatasetFormatError with "did you mean", instead of the column silently becoming item metadata.
+ */
+function refuseNearMisses(extraCols: readonly string[], known: ReadonlySet<string>, file: string): void {
+  for (const column of extraCols) {
+    const near = closestMatch(column, [...known], column.length >= 6 ? 2 : 1);
+    if (near === undefined) continue;
+    throw new DatasetFormatError(
+      `${file} line 1: column "${column}" is not a known column; did you mean "${near}"? ` +
+        `Rename it (a column meant as item metadata needs a name that is not two edits from ${[...known].map((k) => `"${k}"`).join(", ")}).`,
+      { file, line: 1, details: { column, suggestion: near } },
+    );
+  }
+}
+
 async function readTable(src: SourceFiles, name: string, table: TableName): Promise<Table> {
   const file = src.path(name);
   const text = await src.text(name);
@@ -182,6 +198,7 @@ async function readTable(src: SourceFiles, name: string, table: TableName): Prom
   const csv = parseCsv(text, file);
   const col = columnIndex(csv.header, required, file);
   const extraCols = csv.header.filter((h) => !known.has(h));
+  refuseNearMisses(extraCols, known, file);
   if (extraCols.length > 0 && table !== "items") {
     throw new DatasetFormatError(
       `${file} line 1: unknown column${extraCols.length > 1 ? "s" : ""} ${extraCols.map((c) => `"${c}"`).join(", ")}; ` +

@@ -135,7 +135,7 @@ const encoderLike = z.custom<QueryEncoder | (() => Promise<QueryEncoder>)>(
 /** Zod schema of {@link IrtRouterOptions}; unknown keys are errors so a typo is never ignored. */
 export const irtRouterOptionsSchema = z.strictObject({
   models: z
-    .record(z.string().min(1), modelEntry)
+    .record(z.string().refine((k) => k.trim().length > 0, "a model key must not be empty or blank"), modelEntry)
     .refine((m) => Object.keys(m).length > 0, { message: "give at least one model: { models: { id: { model } } }" }),
   scorer: scorerLike.optional(),
   encoder: encoderLike.optional(),

@@ -7,7 +7,7 @@ import { assertSameEncoder } from "../encoders/identity.js";
 import { LruCache } from "../encoders/lru.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { ModelPrice } from "../data/types.js";
-import { IrtRouterError, ValidationError } from "../errors.js";
+import { EncoderInputError, IrtRouterError, ValidationError } from "../errors.js";
 import { listPrice } from "../policy/prices.js";
 import type { ItemParams, Scorer } from "../scorer/types.js";
 import { loadDefaultScorer } from "./defaults.js";
@@ -78,10 +78,10 @@ export class ScoringContextLoader {
     let scoreMs = 0;
     const t0 = performance.now();
     if (ctx.encoder) {
-      const [vector] = await ctx.encoder.embed([text]);
+      const vector = checkedVector((await ctx.encoder.embed([text]))?.[0], ctx);
       const t1 = performance.now();
       encodeMs = t1 - t0;
-      item = await ctx.scorer.itemParams(vector!);
+      item = await ctx.scorer.itemParams(vector);
       scoreMs = performance.now() - t1;
     } else {
       // The scorer embeds the text itself; that time is reported as encodeMs.
@@ -196,4 +196,16 @@ function assertScorerShape(scorer: unknown): asserts scorer is Scorer {
       { path: "options.scorer" },
     );
   }
+}
+
+/** The encoder's vector for one text, checked: an EncoderInputError naming `options.encoder` instead of a TypeError later. */
+function checkedVector(vector: unknown, ctx: ScoringContext): Float32Array {
+  const dim = ctx.encoder?.dim;
+  const ok = vector instanceof Float32Array && vector.length === dim && vector.every(Number.isFinite);
+  if (ok) return vector;
+  const got = vector instanceof Float32Array ? `a Float32Array of length ${vector.length}${vector.every(Number.isFinite) ? "" : " with non-finite values"}` : String(vector);
+  throw new EncoderInputError(
+    `options.encoder "${ctx.encoder?.id}" returned ${got} for a routing text; it must return one Float32Array of ${dim} finite numbers per text.`,
+    { path: "options.encoder" },
+  );
 }

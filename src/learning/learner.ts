@@ -215,6 +215,7 @@ export class OnlineLearner {
    * (the old id's journaled events stay no-ops).
    */
   addModel(modelId: string, init: { ability?: ArrayLike<number>; like?: readonly string[] } = {}): AbilityPosterior {
+    this.checkAddModel(modelId, init);
     if (this.entries.has(modelId)) throw new FeedbackError(`Model "${modelId}" is already tracked`, { path: "modelId" });
     if (this.removed.has(modelId)) {
       throw new FeedbackError(
@@ -226,7 +227,6 @@ export class OnlineLearner {
     }
     let prior;
     if (init.ability) {
-      if (init.ability.length !== this.dim) throw new FeedbackError(`ability has length ${init.ability.length}, expected ${this.dim}`, { path: "ability" });
       prior = knownModelPrior(init.ability, this.population, this.opts.knownScale);
     } else if (init.like && init.like.length > 0) {
       prior = similarModelsPrior(init.like.map((id) => this.posterior(id).priorMeanVector()), this.newModelPrior());
@@ -234,6 +234,28 @@ export class OnlineLearner {
     const post = new AbilityPosterior(prior, this.postOpts());
     this.entries.set(modelId, this.entry(post));
     return post;
+  }
+
+  /** The arguments of {@link OnlineLearner.addModel}, checked: a FeedbackError naming `modelId`, `ability.<i>` or `like`. */
+  private checkAddModel(modelId: unknown, init: unknown): void {
+    const bad = (path: string, what: string): never => {
+      throw new FeedbackError(`addModel(${JSON.stringify(modelId) ?? String(modelId)}): ${path} ${what}`, { path });
+    };
+    if (typeof modelId !== "string" || modelId.trim().length === 0) bad("modelId", "must be a non-empty string (the model's id)");
+    if (typeof init !== "object" || init === null || Array.isArray(init)) return bad("init", "must be an object such as { ability } or { like }");
+    const { ability, like } = init as { ability?: unknown; like?: unknown };
+    if (ability !== undefined) {
+      const a = ability as ArrayLike<unknown> | null;
+      if (typeof a !== "object" || a === null || typeof a.length !== "number") bad("ability", `must be an array of ${this.dim} finite numbers`);
+      if (a!.length !== this.dim) bad("ability", `has length ${a!.length}, expected ${this.dim}`);
+      for (let i = 0; i < this.dim; i++) if (!Number.isFinite(a![i])) bad(`ability.${i}`, `is ${String(a![i])}, must be a finite number`);
+    }
+    if (like !== undefined) {
+      if (!Array.isArray(like)) bad("like", `must be an array of tracked model ids, got ${typeof like}`);
+      (like as unknown[]).forEach((id, i) => {
+        if (typeof id !== "string" || !this.entries.has(id)) bad(`like.${i}`, `is ${JSON.stringify(id)}, not a model the learner tracks`);
+      });
+    }
   }
 
   /**
