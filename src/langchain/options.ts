@@ -8,6 +8,7 @@ import type { FeedbackEvent } from "../learning/events.js";
 import { policySchema } from "../policy/schema.js";
 import { functionSchema } from "../util/validate.js";
 import type { RoutingTextOptions } from "./routing-text.js";
+import { feedbackLimitsSchema, type FeedbackLimitsOptions } from "./feedback-limits.js";
 
 /** One model the router may call. */
 export interface RoutedModelConfig {
@@ -84,6 +85,12 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    * the learner removed (`removeModel`) is excluded from the candidates, with its reason in the decision's `excluded`.
    */
   readonly learner?: AbilityLearner;
+  /**
+   * Bounds on the influence of feedback (docs/langchain.md, "Bounded influence"): `maxRunWeight`, the total weight of
+   * one run's outcome (default 3), and `sourceBudget`, the event weight one source may give per window (default
+   * `{ weight: 50, windowMs: 3600000 }`; `false` for none).
+   */
+  readonly feedbackLimits?: FeedbackLimitsOptions;
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
   readonly fallbackOn?: (error: unknown) => boolean;
 }
@@ -162,6 +169,7 @@ export const irtRouterOptionsSchema = z.strictObject({
     })
     .optional(),
   fallbackOn: functionSchema<(error: unknown) => boolean>("a function (error) => boolean").optional(),
+  feedbackLimits: feedbackLimitsSchema.optional(),
   learner: z
     .custom<AbilityLearner>(
       (v) => ["has", "addModel", "score", "observe"].every((k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function"),

@@ -45,8 +45,12 @@ const learnerOptionsSchema = z
     decayTolerance: z.number().gt(0).lt(1).default(0.02),
     /** How many event ids are remembered for dedupe (oldest forgotten first; default 1,000,000). */
     maxRememberedIds: z.number().int().positive().default(1_000_000),
-    /** Default exploration for {@link OnlineLearner.choose} (default "none"). */
-    explore: z.enum(["none", "thompson", "ucb"]).default("none"),
+    /**
+     * Default exploration for {@link OnlineLearner.choose} and {@link OnlineLearner.score} (default "thompson": a model
+     * whose estimate fell is still sampled in proportion to its chance of being best, so it can come back when the
+     * feedback that lowered it was wrong; with "none" it may never be routed to again. docs/online.md gives the figures).
+     */
+    explore: z.enum(["none", "thompson", "ucb"]).default("thompson"),
     /** UCB width in logit standard deviations (default 2). */
     ucbKappa: z.number().nonnegative().default(2),
     /** Seed of the exploration generator (default 0). */
@@ -550,6 +554,16 @@ export class OnlineLearner {
  * Checks a {@link LearnerState} (from JSON, so untrusted) field by field; throws a ValidationError naming the
  * first bad field (`state.models.<id>.posterior.dataEta.3`).
  */
+/** A value of an untrusted state, for a message: never throws (an object without a prototype has no toString). */
+function show(v: unknown): string {
+  if (typeof v !== "object" || v === null) return String(v);
+  try {
+    return JSON.stringify(v)?.slice(0, 40) ?? typeof v;
+  } catch {
+    return typeof v;
+  }
+}
+
 function checkLearnerState(state: unknown): LearnerState {
   const bad = (path: string, what: string): never => {
     throw new ValidationError(`Invalid learner state: ${path} ${what}. Restore from a state written by learner.exportState().`, { path });
@@ -558,7 +572,7 @@ function checkLearnerState(state: unknown): LearnerState {
   const finiteArray = (v: unknown, n: number, path: string): number[] => {
     if (!Array.isArray(v)) return bad(path, `must be an array of ${n} finite numbers`);
     if (v.length !== n) return bad(path, `has ${v.length} numbers, expected ${n}`);
-    v.forEach((x, i) => Number.isFinite(x) || bad(`${path}.${i}`, `is ${String(x)}, must be a finite number`));
+    v.forEach((x, i) => Number.isFinite(x) || bad(`${path}.${i}`, `is ${show(x)}, must be a finite number`));
     return v as number[];
   };
   const stringArray = (v: unknown, path: string): string[] => {
@@ -567,15 +581,15 @@ function checkLearnerState(state: unknown): LearnerState {
     return v as string[];
   };
   if (!isObject(state)) return bad("state", "must be an object (the output of learner.exportState())");
-  if (state.version !== 1) return bad("state.version", `is ${String(state.version)}; this library reads version 1`);
+  if (state.version !== 1) return bad("state.version", `is ${show(state.version)}; this library reads version 1`);
   const dim = state.dim;
-  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) return bad("state.dim", `is ${String(dim)}, must be a positive integer`);
+  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) return bad("state.dim", `is ${show(dim)}, must be a positive integer`);
   const pop = state.population;
   if (!isObject(pop)) return bad("state.population", "must be an object");
   const mean = finiteArray(pop.mean, dim, "state.population.mean");
   const covariance = finiteArray(pop.covariance, dim * dim, "state.population.covariance");
   if (typeof pop.nModels !== "number" || !Number.isInteger(pop.nModels) || pop.nModels < 0) {
-    return bad("state.population.nModels", `is ${String(pop.nModels)}, must be a non-negative integer`);
+    return bad("state.population.nModels", `is ${show(pop.nModels)}, must be a non-negative integer`);
   }
   try {
     new AbilityPosterior({ mean, covariance });
@@ -589,22 +603,22 @@ function checkLearnerState(state: unknown): LearnerState {
     if (!isObject(m)) return bad(at, "must be an object");
     const p = m.posterior;
     if (!isObject(p)) return bad(`${at}.posterior`, "must be an object");
-    if (p.version !== 1) return bad(`${at}.posterior.version`, `is ${String(p.version)}, expected 1`);
-    if (p.dim !== dim) return bad(`${at}.posterior.dim`, `is ${String(p.dim)}, but the state's dim is ${dim}`);
-    if (p.mode !== "full" && p.mode !== "diagonal") return bad(`${at}.posterior.mode`, `is ${String(p.mode)}, expected "full" or "diagonal"`);
+    if (p.version !== 1) return bad(`${at}.posterior.version`, `is ${show(p.version)}, expected 1`);
+    if (p.dim !== dim) return bad(`${at}.posterior.dim`, `is ${show(p.dim)}, but the state's dim is ${dim}`);
+    if (p.mode !== "full" && p.mode !== "diagonal") return bad(`${at}.posterior.mode`, `is ${show(p.mode)}, expected "full" or "diagonal"`);
     const size = p.mode === "full" ? dim * dim : dim;
     finiteArray(p.priorMean, dim, `${at}.posterior.priorMean`);
     finiteArray(p.priorPrecision, size, `${at}.posterior.priorPrecision`);
     finiteArray(p.dataPrecision, size, `${at}.posterior.dataPrecision`);
     finiteArray(p.dataEta, dim, `${at}.posterior.dataEta`);
     if (typeof p.evidence !== "number" || !Number.isFinite(p.evidence) || p.evidence < 0) {
-      return bad(`${at}.posterior.evidence`, `is ${String(p.evidence)}, must be a finite number >= 0`);
+      return bad(`${at}.posterior.evidence`, `is ${show(p.evidence)}, must be a finite number >= 0`);
     }
     // 0 is accepted: it is the limit of a decay that underflowed (the next event resets the data part).
     if (typeof m.pendingDecay !== "number" || !(m.pendingDecay >= 0 && m.pendingDecay <= 1)) {
-      return bad(`${at}.pendingDecay`, `is ${String(m.pendingDecay)}, must be a number in [0, 1]`);
+      return bad(`${at}.pendingDecay`, `is ${show(m.pendingDecay)}, must be a number in [0, 1]`);
     }
-    if (m.clock !== null && !Number.isFinite(m.clock)) return bad(`${at}.clock`, `is ${String(m.clock)}, must be null or a finite number`);
+    if (m.clock !== null && !Number.isFinite(m.clock)) return bad(`${at}.clock`, `is ${show(m.clock)}, must be null or a finite number`);
   }
   stringArray(state.removed, "state.removed");
   stringArray(state.seenIds, "state.seenIds");

@@ -31,6 +31,7 @@ describe("router.feedback", () => {
         beta: item.beta,
         y: 1,
         decisionId: d.decisionId,
+        source: d.decisionId, // no run id and no source given: the decision is its own source
         at: expect.any(Number),
       },
     ]);

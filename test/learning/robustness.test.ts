@@ -126,7 +126,7 @@ describe("item-parameter bound and non-finite guard", () => {
     const l = new OnlineLearner([
       { id: "hot", ability: [2, 2, 2, 2] },
       { id: "zero", ability: [0, 0, 0, 0] },
-    ]);
+    ], { explore: "none" });
     const item = { alpha: [1e308, 1e308, 1e308, 1e308], beta: 0 };
     const scores = l.score(item, ["hot", "zero"]);
     expect(Number.isNaN(scores[0]!.score)).toBe(true);
