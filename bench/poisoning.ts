@@ -52,6 +52,18 @@ function makeRouter(setup: Setup) {
   return { router, learner };
 }
 
+const evalItems = await Promise.all(
+  evalPrompts.map(async (p) => {
+    const { alpha, beta } = await scorer.itemParams(p);
+    return { alpha: Array.from(alpha, (a) => a / scorer.temperature), beta: beta / scorer.temperature };
+  }),
+);
+
+/** Share of the evaluation prompts on which the best model has the highest predictive p (no exploration draw). */
+function believed(learner: OnlineLearner): number {
+  return evalItems.filter((item) => learner.choose(item, MODELS, "none") === BEST).length / evalItems.length;
+}
+
 async function routesKept(router: IrtRouter): Promise<number> {
   let best = 0;
   for (const p of evalPrompts) {
@@ -79,6 +91,7 @@ async function recover(router: IrtRouter, seed: number): Promise<number | string
 async function scenario(setup: Setup, attack: "one call" | "one source" | "crafted event") {
   const { router, learner } = makeRouter(setup);
   const before = await routesKept(router);
+  const beliefBefore = believed(learner);
   let refused = 0;
   if (attack === "one call") {
     for (const p of traffic) await router.invoke([new HumanMessage(p)], { metadata: { irtRouterRunId: "attack" } });
@@ -100,8 +113,9 @@ async function scenario(setup: Setup, attack: "one call" | "one source" | "craft
     }
   }
   const after = await routesKept(router);
+  const belief = { before: beliefBefore, after: believed(learner) };
   const recovery = after >= 0.8 ? 0 : await recover(router, 7);
-  return { setup: setup.name, attack, before, after, refused, recovery };
+  return { setup: setup.name, attack, before, after, belief, refused, recovery };
 }
 
 const rows = [];
@@ -112,8 +126,10 @@ for (const attack of ["one call", "one source", "crafted event"] as const) {
     console.log(JSON.stringify(r));
   }
 }
-console.log("\n| attack | setup | routes to best before | after the attack | outcomes refused | honest events to recover 80% |");
-console.log("| --- | --- | --- | --- | --- | --- |");
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+console.log("\n| attack | setup | routes to best: before | after | kept | best by mean p: before | after | outcomes refused | honest events to 80% of routes |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const r of rows) {
-  console.log(`| ${r.attack} | ${r.setup} | ${(100 * r.before).toFixed(0)}% | ${(100 * r.after).toFixed(0)}% | ${r.refused} | ${r.recovery} |`);
+  const kept = r.before > 0 ? r.after / r.before : 0;
+  console.log(`| ${r.attack} | ${r.setup} | ${pct(r.before)} | ${pct(r.after)} | ${pct(kept)} | ${pct(r.belief.before)} | ${pct(r.belief.after)} | ${r.refused} | ${r.recovery} |`);
 }

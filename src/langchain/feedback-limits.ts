@@ -8,8 +8,12 @@ import { z } from "zod";
 import { FeedbackError } from "../errors.js";
 import type { FeedbackEvent } from "../learning/events.js";
 
-/** Default total weight of one run's outcome (the events of one `feedback(runId, ...)` call). */
-export const DEFAULT_MAX_RUN_WEIGHT = 3;
+/**
+ * Default total weight of one run's outcome (the events of one `feedback(runId, ...)` call): 1, one observation's worth,
+ * since a run's outcome is one observation however many steps it is spread over (bench/poisoning.ts: with 3 the best
+ * model kept 64% of its routes after one false outcome over 200 steps).
+ */
+export const DEFAULT_MAX_RUN_WEIGHT = 1;
 /** Default per-source budget: this much event weight per window. */
 export const DEFAULT_SOURCE_BUDGET = { weight: 50, windowMs: 3_600_000 } as const;
 /** Sources remembered for the budget (least recently used forgotten first). */
@@ -19,7 +23,7 @@ const positive = z.number().positive().refine(Number.isFinite, "must be a finite
 
 /** The router's `feedbackLimits` option. */
 export const feedbackLimitsSchema = z.strictObject({
-  /** Largest total weight of one `feedback(runId, ...)` call's events (default 3); the steps keep their shape under it. */
+  /** Largest total weight of one `feedback(runId, ...)` call's events (default 1); the steps keep their shape under it. */
   maxRunWeight: positive.default(DEFAULT_MAX_RUN_WEIGHT),
   /** Event weight one source may give per window (default 50 per hour), or `false` for no budget. */
   sourceBudget: z.union([z.literal(false), z.strictObject({ weight: positive, windowMs: positive })]).default(DEFAULT_SOURCE_BUDGET),

@@ -208,7 +208,8 @@ function checkedOutcome(idOrRunId: unknown, outcome: unknown): number {
   }
   const y = typeof outcome === "boolean" ? (outcome ? 1 : 0) : outcome;
   if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1) {
-    throw new FeedbackError(`outcome must be true/false or a number in [0, 1] (1 = correct), got ${String(outcome)}.`, {
+    const got = typeof outcome === "object" && outcome !== null ? "an object" : String(outcome);
+    throw new FeedbackError(`outcome must be true/false or a number in [0, 1] (1 = correct), got ${got}.`, {
       path: "outcome",
     });
   }

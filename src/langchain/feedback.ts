@@ -54,7 +54,7 @@ export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSc
 export function parseFeedbackOptions(options: unknown): z.output<typeof feedbackOptionsSchema> {
   if (options === null || options === undefined) return {};
   if (typeof options !== "object" || Array.isArray(options)) {
-    throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${String(options)}.`, { path: "options" });
+    throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${typeof options}.`, { path: "options" });
   }
   return asFeedbackError(() => parseWith(feedbackOptionsSchema, options, "options"));
 }

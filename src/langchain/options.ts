@@ -87,7 +87,7 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly learner?: AbilityLearner;
   /**
    * Bounds on the influence of feedback (docs/langchain.md, "Bounded influence"): `maxRunWeight`, the total weight of
-   * one run's outcome (default 3), and `sourceBudget`, the event weight one source may give per window (default
+   * one run's outcome (default 1), and `sourceBudget`, the event weight one source may give per window (default
    * `{ weight: 50, windowMs: 3600000 }`; `false` for none).
    */
   readonly feedbackLimits?: FeedbackLimitsOptions;

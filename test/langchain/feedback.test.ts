@@ -8,10 +8,11 @@ import { OnlineLearner } from "../../src/learning/learner.js";
 import { rejectedWith } from "../errors.js";
 import { ToyScorer } from "./helpers.js";
 
-function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }) {
+function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }, maxRunWeight?: number) {
   return new IrtRouter({
     models: { mistral: new FakeListChatModel({ responses: ["a"] }), "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
     scorer: new ToyScorer(),
+    ...(maxRunWeight ? { feedbackLimits: { maxRunWeight } } : {}),
     ...(sink ? { feedbackSink: sink } : {}),
   });
 }
@@ -122,15 +123,15 @@ describe("router.feedback of a run: attribution over its steps", () => {
     return ids;
   }
 
-  it("credits every step with weight 1 by default, as before", async () => {
-    const router = makeRouter();
+  it("credits every step with weight 1 by default, as before (under a run-weight bound that allows it)", async () => {
+    const router = makeRouter(undefined, 3);
     const ids = await threeStepRun(router);
     const events = await router.feedback("run-1", 1);
     expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual(ids.map((id) => [id, 1, undefined]));
   });
 
   it("discounted: step k of n gets discount^(n-1-k), times the weight given", async () => {
-    const router = makeRouter();
+    const router = makeRouter(undefined, 3);
     const ids = await threeStepRun(router);
     const events = await router.feedback("run-1", 0, { weight: 0.5, attribution: { mode: "discounted", discount: 0.5 } });
     expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
