@@ -152,6 +152,13 @@ export class StoreError extends IrtRouterError {
   }
 }
 
+/**
+ * A store lost acknowledged events to damage from outside (a damaged or zeroed journal tail, a journal cut short):
+ * refused rather than cut silently. `details.lost` gives the sequence numbers lost when known; the message says how
+ * to repair (a backup, or `FileStore.open(dir, { repairTail: true })` accepting the loss).
+ */
+export class StoreCorruptedError extends StoreError {}
+
 /** Another live process (or another open handle in this one) holds the store's lock. */
 export class StoreLockedError extends IrtRouterError {
   constructor(message: string, options: IrtRouterErrorOptions = {}) {

@@ -3,6 +3,7 @@
  * and the conversion of its cells (ids, labels, costs, prices) with an error naming the file and line.
  */
 import { DatasetFormatError } from "../../src/errors.js";
+import { closestMatch } from "../../src/util/edit-distance.js";
 import { columnIndex, parseCsv } from "../../src/data/csv.js";
 import { parseCostCell, parseDecimal } from "./matrix.js";
 import { COLUMNS, type TableName } from "./own-data-folder.js";
@@ -32,6 +33,7 @@ export async function readTable(src: SourceFiles, name: string, table: TableName
   const csv = parseCsv(text, file);
   const col = columnIndex(csv.header, required, file);
   const extraCols = csv.header.filter((h) => !known.has(h));
+  refuseNearMisses(extraCols, known, file);
   if (extraCols.length > 0 && table !== "items") {
     throw new DatasetFormatError(
       `${file} line 1: unknown column${extraCols.length > 1 ? "s" : ""} ${extraCols.map((c) => `"${c}"`).join(", ")}; ` +
@@ -242,4 +244,20 @@ export function cachedInputCell(value: Cell, input: number | undefined, file: st
     );
   }
   return { cachedInputPer1M: cached };
+}
+
+/**
+ * A column not among the known ones but within two edits of one (`ategory`, `item-id`) is a misspelling, not a meta
+ * column: a DatasetFormatError with "did you mean", instead of the column silently becoming item metadata.
+ */
+function refuseNearMisses(extraCols: readonly string[], known: ReadonlySet<string>, file: string): void {
+  for (const column of extraCols) {
+    const near = closestMatch(column, [...known], column.length >= 6 ? 2 : 1);
+    if (near === undefined) continue;
+    throw new DatasetFormatError(
+      `${file} line 1: column "${column}" is not a known column; did you mean "${near}"? ` +
+        `Rename it (a column meant as item metadata needs a name that is not two edits from ${[...known].map((k) => `"${k}"`).join(", ")}).`,
+      { file, line: 1, details: { column, suggestion: near } },
+    );
+  }
 }

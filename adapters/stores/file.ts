@@ -1,12 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { open, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
 import { z } from "zod";
 import { IrtRouterError, StoreError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import {
   parseStoreOptions,
-  prepareFeedbackEvents,
+  StoreEventRules,
   StoreLedger,
   storeOptionsSchema,
   toStrictJson,
@@ -15,73 +14,54 @@ import {
   type LoadResult,
 } from "../../src/learning/store.js";
 import { parseWith } from "../../src/util/validate.js";
+import { ACK_MARK, writeAckMark } from "./ack-mark.js";
+import { encodeRecord, encodeSnapshot, JOURNAL_VERSION, journalHeader, recordEvents, type JournalRecord } from "./format.js";
+import { atomicWrite, fsyncDir, makeDirectory, removeTempFiles, renameTemp, writeFully, writeTemp } from "./fs-atomic.js";
+import { parseJournal, recordAfter } from "./journal.js";
+import { acquireStoreLock, type StoreLock } from "./lock.js";
 import {
-  decodeLine,
-  decodeSnapshot,
-  encodeRecord,
-  encodeSnapshot,
-  JOURNAL_FORMAT,
-  JOURNAL_VERSION,
-  journalHeader,
-  READABLE_JOURNAL_VERSIONS,
-  recordEvents,
-  type JournalRecord,
-} from "./format.js";
-import { acquireStoreLock, type LockInfo, type StoreLock } from "./lock.js";
+  checkSequence,
+  checkTail,
+  JOURNAL,
+  readJournal,
+  readSnapshot,
+  reportTail,
+  SNAPSHOT,
+  type CheckedFiles,
+  type FileStoreRecovery,
+} from "./recovery.js";
+
+export type { FileStoreRecovery } from "./recovery.js";
 
 const fileStoreOptionsSchema = storeOptionsSchema.extend({
-  /** Called with a human-readable note when opening repaired something (torn or damaged last line, stale lock). */
+  /** Called with a human-readable note when opening repaired something (torn last line, stale lock). */
   onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function").optional(),
+  /**
+   * Accept the loss of a damaged journal tail: cut a complete last line that fails its checksum or a tail holding zero
+   * bytes, and open a journal shorter than the acknowledgement mark, reporting what was lost (`recovery.damagedTail`,
+   * `recovery.lostEvents`). Off by default: `open` refuses such a journal with `StoreCorruptedError`.
+   */
+  repairTail: z.boolean().default(false),
 });
 
 /** Options of {@link FileStore.open}. */
 export type FileStoreOptions = z.input<typeof fileStoreOptionsSchema>;
-
-/** What {@link FileStore.open} found and repaired. */
-export interface FileStoreRecovery {
-  /** A torn last journal line (no newline: the last append, partially written, never acknowledged) was cut off. */
-  tornTail?: { line: number; bytes: number };
-  /**
-   * A complete (newline-terminated) last journal line that failed its checksum or record check was cut off. It may
-   * be an unacknowledged append whose newline reached the disk before the rest of it, or an acknowledged append
-   * damaged afterwards (then lost: restore from a backup).
-   */
-  damagedLastLine?: { line: number; bytes: number };
-  /**
-   * The journal was in an older format (version 1: one line per event, written by irt-router before batch records)
-   * and was rewritten in the current one, with the same events. Older irt-router versions cannot open it any more.
-   */
-  upgradedJournal?: { fromVersion: number };
-  /** A lock left by a dead process on this host was replaced. */
-  staleLock?: LockInfo;
-  /** Journal events already covered by the snapshot (a crash hit between snapshot and compaction); skipped on load. */
-  coveredBySnapshot: number;
-  /** Temporary files of an interrupted snapshot/compaction that were removed. */
-  removedTempFiles: string[];
-}
-
-const JOURNAL = "journal.jsonl";
-const SNAPSHOT = "snapshot.json";
-const TEMP_MARK = ".tmp-";
-
-const snapshotPayloadSchema = z.object({
-  seq: z.number().int().min(0),
-  eventIds: z.array(z.string()),
-  state: z.unknown(),
-});
+export type OpenSettings = z.output<typeof fileStoreOptionsSchema>;
 
 /**
  * The embedded default {@link AbilityStore}: a directory holding an append-only, checksummed JSONL
- * event journal, the latest snapshot of the learner state, and an exclusive lock.
+ * event journal, the latest snapshot of the learner state, an acknowledgement mark, and an exclusive lock.
  *
  * Guarantees: `append` writes its events as one journal line and resolves only after it is fsynced; a
- * crash (even SIGKILL or power loss mid-write) can at worst damage that last line, which `open` detects
- * by its checksum and cuts off (it was never acknowledged; a complete last line failing its checksum is
- * cut off too and reported as `recovery.damagedLastLine`); a bad line anywhere else is a `StoreError`
- * naming file and line, never skipped, and so is a missing journal beside a snapshot. Snapshots are atomic (temp file + fsync + rename + directory fsync)
- * and compact the journal the same way. One process at a time: a second `open` of the same
- * directory gets `StoreLockedError` (code `STORE_LOCKED`) while the first is alive; a lock left by a
- * dead process is recovered automatically. See docs/stores.md for the on-disk format.
+ * crash (even SIGKILL) mid-write can at worst leave that last line without its newline, which `open` cuts
+ * off as torn (`recovery.tornTail`: it was never acknowledged). Anything more is corruption, refused with a
+ * `StoreCorruptedError` naming what was lost and how to repair (`repairTail`, or a backup): a complete last line
+ * failing its checksum, a tail of zero bytes, a journal shorter than the acknowledgement mark written at close and
+ * at each snapshot; a bad line anywhere else, or a missing journal beside a snapshot, is a `StoreError` naming file
+ * and line. Snapshots are atomic (temp file + fsync + rename + directory fsync) and compact the journal the same way.
+ * One process at a time: a second `open` of the same directory gets `StoreLockedError` (code `STORE_LOCKED`) while
+ * the first is alive; a lock left by a dead process, or by an earlier process that had this process's pid (a
+ * restarted container), is recovered automatically. See docs/stores.md for the on-disk format.
  *
  * @example
  * ```ts
@@ -109,6 +89,7 @@ export class FileStore implements AbilityStore {
     readonly recovery: FileStoreRecovery,
     private readonly lock: StoreLock,
     private readonly ledger: StoreLedger,
+    private readonly rules: StoreEventRules,
     private journal: FileHandle,
     private journalSize: number,
     /** Journal records of the events after the snapshot (a record the snapshot covers in part holds only the rest). */
@@ -121,14 +102,15 @@ export class FileStore implements AbilityStore {
 
   /**
    * Open (creating if needed) the store in `dir`: take its lock, verify the snapshot and the
-   * journal, and repair a torn last line. Throws `StoreLockedError` when another live process holds
-   * it, `StoreError` when a file is corrupted (with `file` and `line`).
+   * journal, and cut a torn last line. Throws `StoreLockedError` when another live process holds
+   * it, `StoreCorruptedError` when the journal lost acknowledged events, `StoreError` when a file is corrupted
+   * (with `file` and `line`).
    */
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
-    const { snapshotEvery, onWarning } = parseStoreOptions(fileStoreOptionsSchema, options, "FileStore options");
+    const settings = parseStoreOptions(fileStoreOptionsSchema, options, "FileStore options");
     parseWith(z.string().min(1, "dir must be a non-empty path"), dir, "dir");
     try {
-      return await FileStore.openValidated(dir, snapshotEvery, onWarning);
+      return await FileStore.openValidated(dir, settings);
     } catch (err) {
       if (err instanceof IrtRouterError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
@@ -139,118 +121,67 @@ export class FileStore implements AbilityStore {
     }
   }
 
-  private static async openValidated(dir: string, snapshotEvery: number, onWarning: ((message: string) => void) | undefined): Promise<FileStore> {
+  /** Lock, read and check every file (changing nothing), then repair and open the journal. */
+  private static async openValidated(dir: string, settings: OpenSettings): Promise<FileStore> {
     await makeDirectory(dir);
     const lock = await acquireStoreLock(dir);
     try {
       const recovery: FileStoreRecovery = { coveredBySnapshot: 0, removedTempFiles: [], staleLock: lock.replacedStale };
       if (lock.replacedStale) {
-        onWarning?.(`Recovered a stale lock left by dead process ${lock.replacedStale.pid} (${lock.replacedStale.acquiredAt}).`);
+        const s = lock.replacedStale;
+        settings.onWarning?.(
+          `Recovered a stale lock left by ${s.pid === process.pid ? `an earlier process with this pid (${s.pid}), as after a restart` : `dead process ${s.pid}`} (${s.acquiredAt}).`,
+        );
       }
       const snap = await readSnapshot(dir);
       const journalPath = join(dir, JOURNAL);
-      let text: Buffer;
-      try {
-        text = await readFile(journalPath);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-        if (snap) {
-          // The journal is only ever replaced by rename, never deleted: a snapshot without it is outside damage,
-          // and the events acknowledged after the snapshot were in the missing file.
-          throw new StoreError(
-            `${journalPath} is missing although ${join(dir, SNAPSHOT)} (covering events up to ${snap.seq}) exists. ` +
-              `Events acknowledged after that snapshot were in the missing journal, so the store will not start a new one silently. ` +
-              `Restore the journal from a backup; or, accepting the loss of those events, create it holding only this header line ` +
-              `(and a newline):\n${journalHeader(snap.seq).trimEnd()}`,
-            { file: journalPath, details: { headerLine: journalHeader(snap.seq) } },
-          );
-        }
-        await atomicWrite(dir, JOURNAL, journalHeader(0));
-        text = await readFile(journalPath);
-      }
-      const parsed = parseJournal(text, journalPath);
-      const snapSeq = snap?.seq ?? 0;
-      const lastSeq = parsed.base + countEvents(parsed.records);
-      if (snapSeq > lastSeq) {
-        throw new StoreError(
-          `${join(dir, SNAPSHOT)} covers events up to ${snapSeq}, but ${journalPath} ends at ${lastSeq}: the journal was replaced or truncated from outside. ` +
-            `Restore the journal from a backup, or move both files away to start empty.`,
-          { file: journalPath },
-        );
-      }
-      if (parsed.base > snapSeq) {
-        throw new StoreError(
-          `${journalPath} starts after event ${parsed.base}, but ${snap ? `the snapshot covers only up to ${snapSeq}` : "there is no snapshot"}: events ${snapSeq + 1}..${parsed.base} are missing. ` +
-            `Restore ${SNAPSHOT} from a backup.`,
-          { file: journalPath },
-        );
-      }
-      const pending: JournalRecord[] = [];
-      const ledger = new StoreLedger(snapshotEvery);
-      for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
-      for (const r of parsed.records) {
-        const rest = recordAfter(r, snapSeq);
-        if (!rest) continue;
-        pending.push(rest);
-        for (const e of rest.events) {
-          if (ledger.ids.has(e.id)) {
-            throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, { file: journalPath, line: r.lineNo });
-          }
-          ledger.ids.add(e.id);
-        }
-      }
-      recovery.coveredBySnapshot = lastSeq - parsed.base - countEvents(pending);
-      ledger.seq = lastSeq;
-      ledger.snapshotSeq = snapSeq;
-
+      const parsed = parseJournal(await readJournal(dir, journalPath, snap), journalPath);
+      const checked = checkSequence(dir, journalPath, snap, parsed, settings.snapshotEvery);
+      await checkTail(dir, checked, settings, recovery);
+      recovery.coveredBySnapshot = checked.ledger.seq - parsed.base - checked.pending.reduce((n, r) => n + r.events.length, 0);
       // Every check has passed: only now is anything on disk changed (a refused open changes nothing).
-      recovery.removedTempFiles = await removeTempFiles(dir);
-      let journalSize = parsed.validBytes;
-      if (parsed.version !== JOURNAL_VERSION) {
-        // Same header base and record lines, verbatim (a version-1 line is a one-event record of version 2), under
-        // the new header, so that an older library refuses the file instead of misreading a batch record. A torn or
-        // damaged last line is left out. The write position is the length of what was written: the new header need
-        // not be as long as the old one.
-        const upgraded = journalHeader(parsed.base) + parsed.records.map((r) => r.line).join("");
-        await atomicWrite(dir, JOURNAL, upgraded);
-        journalSize = Buffer.byteLength(upgraded, "utf8");
-      }
-      const handle = await open(journalPath, "r+");
-      try {
-        if (parsed.torn) {
-          if (parsed.version === JOURNAL_VERSION) {
-            await handle.truncate(parsed.validBytes);
-            await handle.sync();
-          }
-          const { line, bytes, complete } = parsed.torn;
-          if (complete) {
-            recovery.damagedLastLine = { line, bytes };
-            onWarning?.(
-              `Cut the last line (line ${line}, ${bytes} bytes) from ${journalPath}: it is complete (newline-terminated) but fails its checksum or record check. ` +
-                `Either a crash persisted its newline but not all of its bytes (an append that was never acknowledged), or the line was damaged ` +
-                `after it was written, in which case that acknowledged event is lost: restore the journal from a backup if you have one.`,
-            );
-          } else {
-            recovery.tornTail = { line, bytes };
-            onWarning?.(
-              `Cut a torn last line (line ${line}, ${bytes} bytes) from ${journalPath}: it has no newline, so it was being written when the writer stopped and was never acknowledged.`,
-            );
-          }
-        }
-        if (parsed.version !== JOURNAL_VERSION) {
-          recovery.upgradedJournal = { fromVersion: parsed.version };
-          onWarning?.(
-            `Upgraded ${journalPath} from journal format ${parsed.version} to ${JOURNAL_VERSION} (same events; one line per append from now on). ` +
-              `irt-router versions that read only format ${parsed.version} can no longer open this store.`,
-          );
-        }
-        return new FileStore(dir, recovery, lock, ledger, handle, journalSize, pending, snap?.eventIds ?? [], snap?.payload);
-      } catch (err) {
-        await handle.close();
-        throw err;
-      }
+      return await FileStore.repairAndOpen(dir, lock, checked, settings, recovery);
     } catch (err) {
       await lock.release();
+      throw err;
+    }
+  }
+
+  /** Removes temp files, upgrades an old journal, cuts a bad tail, reports each, and opens the journal for appends. */
+  private static async repairAndOpen(
+    dir: string,
+    lock: StoreLock,
+    { snap, parsed, journalPath, ledger, pending }: CheckedFiles,
+    { onWarning, ...rules }: OpenSettings,
+    recovery: FileStoreRecovery,
+  ): Promise<FileStore> {
+    recovery.removedTempFiles = await removeTempFiles(dir, [JOURNAL, SNAPSHOT, ACK_MARK]);
+    let journalSize = parsed.validBytes;
+    if (parsed.version !== JOURNAL_VERSION) {
+      // Same header base and record lines, verbatim (a version-1 line is a one-event record of version 2), under
+      // the new header, so that an older library refuses the file instead of misreading a batch record. A cut tail
+      // is left out. The write position is the length of what was written: the new header need not be as long.
+      const upgraded = journalHeader(parsed.base) + parsed.records.map((r) => r.line).join("");
+      await atomicWrite(dir, JOURNAL, upgraded);
+      journalSize = Buffer.byteLength(upgraded, "utf8");
+      recovery.upgradedJournal = { fromVersion: parsed.version };
+      onWarning?.(
+        `Upgraded ${journalPath} from journal format ${parsed.version} to ${JOURNAL_VERSION} (same events; one line per append from now on). ` +
+          `irt-router versions that read only format ${parsed.version} can no longer open this store.`,
+      );
+    }
+    const handle = await open(journalPath, "r+");
+    try {
+      if (parsed.tail && parsed.version === JOURNAL_VERSION) {
+        await handle.truncate(parsed.validBytes);
+        await handle.sync();
+      }
+      if (recovery.lostEvents || recovery.damagedTail) await writeAckMark(dir, ledger.seq);
+      reportTail(journalPath, recovery, onWarning);
+      const store = new FileStore(dir, recovery, lock, ledger, new StoreEventRules(rules), handle, journalSize, pending, snap?.eventIds ?? [], snap?.payload);
+      return store;
+    } catch (err) {
+      await handle.close();
       throw err;
     }
   }
@@ -258,12 +189,13 @@ export class FileStore implements AbilityStore {
   async append(events: readonly FeedbackEvent[]): Promise<AppendResult> {
     this.ensureUsable();
     // Validated, deduped and written exactly as serialised (the JSON round trip of each event).
-    const prepared = prepareFeedbackEvents(events);
+    const prepared = this.rules.prepare(events);
     const eventJson = new Map<FeedbackEvent, string>(prepared.map((p) => [p.event, p.json]));
     return this.serial(async () => {
       this.ensureUsable();
       const { fresh, duplicates } = this.ledger.partition(prepared.map((p) => p.event));
-      if (fresh.length === 0) return this.ledger.result(0, duplicates);
+      const given = this.rules.givenIds(duplicates, events, prepared);
+      if (fresh.length === 0) return this.ledger.result(0, given);
       await this.lock.verify();
       // One line for the whole batch: a crash can only damage this last line, never leave part of a batch
       // followed by intact lines (which open could not tell from corruption).
@@ -283,7 +215,7 @@ export class FileStore implements AbilityStore {
       this.journalSize += buf.length;
       this.pending.push(record);
       this.ledger.commit(fresh);
-      return this.ledger.result(fresh.length, duplicates);
+      return this.ledger.result(fresh.length, given);
     });
   }
 
@@ -302,7 +234,7 @@ export class FileStore implements AbilityStore {
   async snapshot(seq: number, state: unknown): Promise<void> {
     this.ensureUsable();
     this.ledger.checkSnapshotSeq(seq);
-    const stateJson = toStrictJson(state, "state");
+    const stateJson = toStrictJson(this.rules.storedState(state), "state");
     return this.serial(async () => {
       this.ensureUsable();
       this.ledger.checkSnapshotSeq(seq);
@@ -346,12 +278,14 @@ export class FileStore implements AbilityStore {
       this.snapshotPayload = payload;
       this.pending = keep;
       this.ledger.snapshotSeq = seq;
+      // A lower bound only (a stale mark weakens detection, never refuses a good journal): a failure is not the snapshot's.
+      await writeAckMark(this.dir, this.ledger.seq).catch(() => undefined);
     });
   }
 
   /** Whether an event with this id has been stored (in the journal or covered by the snapshot). */
   has(id: string): boolean {
-    return this.ledger.ids.has(id);
+    return this.ledger.ids.has(this.rules.storedId(id));
   }
 
   /** Sequence number of the last stored event. */
@@ -364,6 +298,7 @@ export class FileStore implements AbilityStore {
     await this.serial(async () => {
       if (this.closed) return;
       this.closed = true;
+      if (this.broken === undefined) await writeAckMark(this.dir, this.ledger.seq).catch(() => undefined);
       await this.journal.close().catch(() => undefined);
       await this.lock.release();
     });
@@ -399,192 +334,3 @@ export class FileStore implements AbilityStore {
   }
 }
 
-async function writeFully(handle: FileHandle, buf: Buffer, position: number): Promise<void> {
-  let offset = 0;
-  while (offset < buf.length) {
-    const { bytesWritten } = await handle.write(buf, offset, buf.length - offset, position + offset);
-    if (bytesWritten <= 0) throw new Error("write made no progress");
-    offset += bytesWritten;
-  }
-}
-
-/** Number of events in these records. */
-function countEvents(records: readonly JournalRecord[]): number {
-  let n = 0;
-  for (const r of records) n += r.events.length;
-  return n;
-}
-
-/**
- * The part of a record after event `after`: the record itself when it starts later, undefined when `after` covers
- * it, else a new record of its remaining events (re-encoded from their JSON, which round-trips exactly).
- */
-function recordAfter(r: JournalRecord, after: number): JournalRecord | undefined {
-  if (r.seq > after) return r;
-  const events = r.events.slice(after - r.seq + 1);
-  if (events.length === 0) return undefined;
-  return { seq: after + 1, events, line: encodeRecord(after + 1, events.map((e) => JSON.stringify(e))) };
-}
-
-/** Parse and verify a journal file. Throws StoreError on corruption other than a damaged last line. */
-function parseJournal(
-  buf: Buffer,
-  file: string,
-): {
-  base: number;
-  version: number;
-  records: (JournalRecord & { lineNo: number })[];
-  validBytes: number;
-  torn?: { line: number; bytes: number; complete: boolean };
-} {
-  const segments: { start: number; end: number; complete: boolean }[] = [];
-  let start = 0;
-  for (let i = 0; i < buf.length; i++) {
-    if (buf[i] === 0x0a) {
-      segments.push({ start, end: i, complete: true });
-      start = i + 1;
-    }
-  }
-  if (start < buf.length) segments.push({ start, end: buf.length, complete: false });
-  if (segments.length === 0) {
-    throw new StoreError(`${file} is empty: it has no header line. Move it away (or restore it) and reopen.`, { file, line: 1 });
-  }
-  const header = decodeLine(buf.toString("utf8", segments[0]!.start, segments[0]!.end));
-  const h = header?.value as { format?: unknown; version?: unknown; base?: unknown } | undefined;
-  if (!segments[0]!.complete || !h || h.format !== JOURNAL_FORMAT || typeof h.base !== "number" || !Number.isInteger(h.base)) {
-    throw new StoreError(`${file} line 1 is not a valid irt-router journal header (bad checksum or format).`, { file, line: 1 });
-  }
-  if (typeof h.version !== "number" || !READABLE_JOURNAL_VERSIONS.includes(h.version)) {
-    throw new StoreError(
-      `${file} has journal format version ${String(h.version)}; this library reads versions ${READABLE_JOURNAL_VERSIONS.join(" and ")}. ` +
-        `Open it with the irt-router version that wrote it.`,
-      { file, line: 1 },
-    );
-  }
-  const base = h.base;
-  const version = h.version;
-  const records: (JournalRecord & { lineNo: number })[] = [];
-  let count = 0;
-  let validBytes = segments[0]!.end + 1;
-  for (let s = 1; s < segments.length; s++) {
-    const seg = segments[s]!;
-    const lineNo = s + 1;
-    const text = buf.toString("utf8", seg.start, seg.end);
-    const decoded = seg.complete ? decodeLine(text) : undefined;
-    const record = decoded && recordEvents(decoded.value);
-    if (!record) {
-      if (s === segments.length - 1) {
-        return { base, version, records, validBytes, torn: { line: lineNo, bytes: buf.length - seg.start, complete: seg.complete } };
-      }
-      throw new StoreError(
-        `${file} line ${lineNo} is corrupted (${decoded ? "unexpected record shape" : "checksum or JSON mismatch"}) and is followed by ` +
-          `${segments.length - 1 - s} more line(s), so it is not a torn write. The store will not skip it: restore the file from a backup, ` +
-          `or repair/remove that line by hand if you accept losing its event(s).`,
-        { file, line: lineNo },
-      );
-    }
-    const expected = base + count + 1;
-    if (record.seq !== expected) {
-      throw new StoreError(`${file} line ${lineNo} has sequence number ${record.seq}, expected ${expected}: events are missing or out of order.`, {
-        file,
-        line: lineNo,
-      });
-    }
-    records.push({ seq: expected, events: record.events, line: text + "\n", lineNo });
-    count += record.events.length;
-    validBytes = seg.end + 1;
-  }
-  return { base, version, records, validBytes };
-}
-
-async function readSnapshot(dir: string): Promise<{ seq: number; eventIds: string[]; payload: string } | undefined> {
-  const file = join(dir, SNAPSHOT);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-  const decoded = decodeSnapshot(text);
-  if (typeof decoded === "string") {
-    throw new StoreError(`${file} is invalid: ${decoded}. Snapshots are written atomically, so this is outside damage; restore it from a backup.`, {
-      file,
-    });
-  }
-  let parsed: z.infer<typeof snapshotPayloadSchema>;
-  try {
-    parsed = parseWith(snapshotPayloadSchema, JSON.parse(decoded.payload), "snapshot", file);
-  } catch (err) {
-    if (err instanceof IrtRouterError) throw new StoreError(err.message, { file, cause: err });
-    throw new StoreError(`${file} payload is not valid JSON: ${(err as Error).message}`, { file, cause: err });
-  }
-  if (parsed.eventIds.length !== parsed.seq) {
-    throw new StoreError(`${file} covers ${parsed.seq} events but lists ${parsed.eventIds.length} event ids.`, { file });
-  }
-  return { seq: parsed.seq, eventIds: parsed.eventIds, payload: decoded.payload };
-}
-
-/** Write `name` in `dir` atomically: temp file, fsync, rename over, fsync the directory. */
-async function atomicWrite(dir: string, name: string, content: string): Promise<void> {
-  await renameTemp(await writeTemp(dir, name, content), dir, name);
-  await fsyncDir(dir);
-}
-
-/** Writes `content` to a new temp file for `name` in `dir` and fsyncs it; returns its path (removed again on failure). */
-async function writeTemp(dir: string, name: string, content: string): Promise<string> {
-  const tmp = join(dir, `${name}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`);
-  const handle = await open(tmp, "w");
-  try {
-    await handle.writeFile(content, "utf8");
-    await handle.sync();
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  await handle.close();
-  return tmp;
-}
-
-/** Renames the temp file `tmp` over `name` in `dir` (removing it if the rename fails); the caller fsyncs the directory. */
-async function renameTemp(tmp: string, dir: string, name: string): Promise<void> {
-  try {
-    await rename(tmp, join(dir, name));
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-}
-
-/**
- * Create `dir` (and missing parents). When something was created, fsync the parent of each new directory, deepest
- * first, so that the store directory itself survives a power loss (its own entries are synced by each write).
- */
-async function makeDirectory(dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true });
-  if (first === undefined) return;
-  const top = dirname(resolve(first));
-  for (let d = resolve(dir); d !== top && dirname(d) !== d; d = dirname(d)) await fsyncDir(dirname(d));
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  if (process.platform === "win32") return; // directories cannot be opened for fsync on Windows
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function removeTempFiles(dir: string): Promise<string[]> {
-  const removed: string[] = [];
-  for (const name of await readdir(dir)) {
-    if ((name.startsWith(`${JOURNAL}${TEMP_MARK}`) || name.startsWith(`${SNAPSHOT}${TEMP_MARK}`))) {
-      await unlink(join(dir, name)).catch(() => undefined);
-      removed.push(name);
-    }
-  }
-  return removed;
-}

@@ -25,12 +25,21 @@ export interface StoreLock {
   release(): Promise<void>;
 }
 
+/**
+ * Tokens of the locks this process holds, shared by every copy of this module loaded in the process (a global
+ * symbol). A LOCK naming this process's pid with a token not in it was left by an earlier process that had the same
+ * pid: after a container restart the application is often pid 1 again, so a pid check alone would take the old lock
+ * for a live one forever.
+ */
+const heldTokens: Set<string> = ((globalThis as Record<symbol, unknown>)[Symbol.for("irt-router.store-lock-tokens")] ??= new Set<string>()) as Set<string>;
+
 /** A LOCK file that is not valid JSON and older than this is treated as debris of a crash during creation. */
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
 
 /**
  * Take the exclusive lock of the store in `dir`: a `LOCK` file created with O_EXCL holding
- * `{ pid, hostname, token }`. If it exists and its holder is a dead process on this host, the
+ * `{ pid, hostname, token }`. If it exists and its holder is a dead process on this host (or this process's own pid
+ * with a token no handle of this process holds: an earlier process with the same pid, as after a container restart), the
  * stale lock is removed (under a `LOCK.break` guard so two recoverers cannot both win) and the
  * acquisition retried; a live holder, or a holder on another host, gives `StoreLockedError`.
  */
@@ -39,7 +48,10 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
   let replacedStale: LockInfo | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     const info: LockInfo = { pid: process.pid, hostname: hostname(), token: randomUUID(), acquiredAt: new Date().toISOString() };
-    if (await createExclusive(path, JSON.stringify(info) + "\n")) return makeLock(path, info, replacedStale);
+    if (await createExclusive(path, JSON.stringify(info) + "\n")) {
+      heldTokens.add(info.token);
+      return makeLock(path, info, replacedStale);
+    }
     const holder = await readLock(path);
     if (holder === "missing") continue; // released between our attempts: retry
     if (holder === "unreadable") {
@@ -74,13 +86,19 @@ function makeLock(path: string, info: LockInfo, replacedStale: LockInfo | undefi
     async release() {
       const now = await readLock(path);
       if (typeof now !== "string" && now.token === info.token) await unlinkIfExists(path);
+      heldTokens.delete(info.token);
     },
   };
 }
 
-/** True when the holder ran on this host and its process no longer exists. */
+/**
+ * True when the holder ran on this host and its process no longer exists, or when it names this process's pid but no
+ * handle of this process holds it (an earlier process with the same pid: a restarted container's pid 1).
+ */
 function isStale(holder: LockInfo): boolean {
-  return holder.hostname === hostname() && !pidAlive(holder.pid);
+  if (holder.hostname !== hostname()) return false;
+  if (holder.pid === process.pid) return !heldTokens.has(holder.token);
+  return !pidAlive(holder.pid);
 }
 
 /** Whether a process with this pid exists (EPERM: exists but belongs to another user). */
@@ -100,7 +118,27 @@ export function pidAlive(pid: number): boolean {
  */
 async function breakLock(path: string, observed: LockInfo | "unreadable"): Promise<void> {
   const guard = `${path}.break`;
-  const mine = JSON.stringify({ pid: process.pid, hostname: hostname() });
+  const token = randomUUID();
+  const mine = JSON.stringify({ pid: process.pid, hostname: hostname(), token });
+  heldTokens.add(token);
+  try {
+    await takeGuard(path, guard, mine);
+  } catch (err) {
+    heldTokens.delete(token);
+    throw err;
+  }
+  try {
+    const now = await readLock(path);
+    const same = observed === "unreadable" ? now === "unreadable" : typeof now !== "string" && now.token === observed.token;
+    if (same) await unlinkIfExists(path);
+  } finally {
+    await unlinkIfExists(guard);
+    heldTokens.delete(token);
+  }
+}
+
+/** Creates the `LOCK.break` guard, replacing one left by a dead recoverer; STORE_LOCKED while a live one holds it. */
+async function takeGuard(path: string, guard: string, mine: string): Promise<void> {
   if (!(await createExclusive(guard, mine))) {
     const other = await readLock(guard);
     const guardStale =
@@ -110,13 +148,6 @@ async function breakLock(path: string, observed: LockInfo | "unreadable"): Promi
     if (!guardStale) throw lockedError(path, typeof other === "string" ? undefined : other, "is recovering a stale lock of");
     await unlinkIfExists(guard);
     if (!(await createExclusive(guard, mine))) throw lockedError(path, undefined, "is recovering a stale lock of");
-  }
-  try {
-    const now = await readLock(path);
-    const same = observed === "unreadable" ? now === "unreadable" : typeof now !== "string" && now.token === observed.token;
-    if (same) await unlinkIfExists(path);
-  } finally {
-    await unlinkIfExists(guard);
   }
 }
 

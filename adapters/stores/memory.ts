@@ -1,8 +1,10 @@
 import { StoreError } from "../../src/errors.js";
+import type { ItemBounds } from "../../src/learning/event-check.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
+import type { HashRunIds } from "../../src/learning/pseudonymize.js";
 import {
   parseStoreOptions,
-  prepareFeedbackEvents,
+  StoreEventRules,
   StoreLedger,
   storeOptionsSchema,
   toStrictJson,
@@ -15,6 +17,10 @@ import {
 export interface MemoryStoreOptions {
   /** `append()` reports `snapshotDue` after this many events since the last snapshot (default 1000). Unknown keys are rejected. */
   snapshotEvery?: number;
+  /** Item-parameter bounds of the events accepted (default `DEFAULT_ITEM_BOUNDS`, as the learner's). */
+  itemBounds?: ItemBounds;
+  /** Keep pseudonyms of run ids, event ids and sources (`true`: SHA-256; a key of 16+ characters: HMAC). See docs/stores.md. */
+  hashRunIds?: HashRunIds;
 }
 
 /**
@@ -32,25 +38,27 @@ export interface MemoryStoreOptions {
  */
 export class MemoryStore implements AbilityStore {
   private readonly ledger: StoreLedger;
+  private readonly rules: StoreEventRules;
   /** JSON text of events after the last snapshot, in order. */
   private tail: { seq: number; json: string }[] = [];
   private snapshotJson?: { seq: number; json: string };
   private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    const { snapshotEvery } = parseStoreOptions(storeOptionsSchema, options, "MemoryStore options");
+    const { snapshotEvery, ...rules } = parseStoreOptions(storeOptionsSchema, options, "MemoryStore options");
     this.ledger = new StoreLedger(snapshotEvery);
+    this.rules = new StoreEventRules(rules);
   }
 
   async append(events: readonly FeedbackEvent[]): Promise<AppendResult> {
     this.ensureOpen();
     // Validated, deduped and stored exactly as serialised (the JSON round trip of each event).
-    const prepared = prepareFeedbackEvents(events);
+    const prepared = this.rules.prepare(events);
     const json = new Map<FeedbackEvent, string>(prepared.map((p) => [p.event, p.json]));
     const { fresh, duplicates } = this.ledger.partition(prepared.map((p) => p.event));
     fresh.forEach((e, k) => this.tail.push({ seq: this.ledger.seq + k + 1, json: json.get(e)! }));
     this.ledger.commit(fresh);
-    return this.ledger.result(fresh.length, duplicates);
+    return this.ledger.result(fresh.length, this.rules.givenIds(duplicates, events, prepared));
   }
 
   async load(): Promise<LoadResult> {
@@ -65,7 +73,7 @@ export class MemoryStore implements AbilityStore {
   async snapshot(seq: number, state: unknown): Promise<void> {
     this.ensureOpen();
     this.ledger.checkSnapshotSeq(seq);
-    const json = toStrictJson(state, "state");
+    const json = toStrictJson(this.rules.storedState(state), "state");
     this.snapshotJson = { seq, json };
     this.tail = this.tail.filter((t) => t.seq > seq);
     this.ledger.snapshotSeq = seq;
@@ -73,7 +81,7 @@ export class MemoryStore implements AbilityStore {
 
   /** Whether an event with this id has been stored. */
   has(id: string): boolean {
-    return this.ledger.ids.has(id);
+    return this.ledger.ids.has(this.rules.storedId(id));
   }
 
   async close(): Promise<void> {

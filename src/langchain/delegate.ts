@@ -3,6 +3,7 @@ import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { snapshot, type RouteDecision } from "./decision.js";
 import type { RoutePlan } from "./planner.js";
 import type { ModelSlot } from "./slots.js";
+import { capErrorText } from "./error-text.js";
 
 /** Metadata key under which a call's run id is read (`config.metadata.irtRouterRunId`). */
 export const RUN_ID_METADATA_KEY = "irtRouterRunId";
@@ -63,7 +64,7 @@ export async function callInOrder<T>(
       decision.attempts.push({ id: slot.id, ok: true, ms: performance.now() - t0 });
       return { out, slot };
     } catch (error) {
-      decision.attempts.push({ id: slot.id, ok: false, error: describeError(error), ms: performance.now() - t0 });
+      decision.attempts.push({ id: slot.id, ok: false, error: capErrorText(describeError(error)), ms: performance.now() - t0 });
       lastError = error;
       if (rules.cancelled(error) || !rules.fallbackOn(error)) break;
     }

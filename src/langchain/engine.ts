@@ -18,6 +18,7 @@ import { SpendRecorder, type CallUsage } from "./spend.js";
 import { OnceWarnings } from "./warnings.js";
 import { RunMemory } from "./run-memory.js";
 import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
+import { feedbackLimitsSchema } from "./feedback-limits.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_DECISION_LOG_SIZE = 10_000;
@@ -81,7 +82,7 @@ export class RouteEngine {
     });
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false);
     const sink = options.feedbackSink ?? new MemoryFeedbackSink();
-    this.recorder = new FeedbackRecorder(this.log, sink, this.learner, this.logger, this.warnings);
+    this.recorder = new FeedbackRecorder(this.log, sink, this.learner, this.logger, this.warnings, feedbackLimitsSchema.parse(options.feedbackLimits ?? {}));
   }
 
   /** The sink feedback events are written to (a {@link MemoryFeedbackSink} when none was configured). */

@@ -11,6 +11,7 @@ import type { DecisionLog, LoggedDecision } from "./decision-log.js";
 import { decisionEvent, markToolErrors, parseFeedbackOptions, runEvents, type FeedbackOptions } from "./feedback.js";
 import type { AbilityLearner, FeedbackSink, RouterLogger } from "./options.js";
 import type { OnceWarnings } from "./warnings.js";
+import { boundRunWeight, feedbackLimitsSchema, SourceBudget, type FeedbackLimits } from "./feedback-limits.js";
 
 /** In-memory feedback sink used when none is configured. */
 export class MemoryFeedbackSink implements FeedbackSink {
@@ -37,7 +38,12 @@ export class FeedbackRecorder {
     private readonly learner: AbilityLearner | undefined,
     private readonly logger: RouterLogger,
     private readonly warnings: OnceWarnings,
-  ) {}
+    private readonly limits: FeedbackLimits = feedbackLimitsSchema.parse({}),
+  ) {
+    this.budget = new SourceBudget(limits.sourceBudget);
+  }
+
+  private readonly budget: SourceBudget;
 
   /**
    * Record an observed outcome for one decision (by decision id) or for the answered decisions of a run (by run id,
@@ -62,14 +68,31 @@ export class FeedbackRecorder {
     let stored = false;
     try {
       const at = Date.now();
-      const weight = options.weight ?? 1;
-      const events = single ? [decisionEvent(single, y, weight, at)] : runEvents(idOrRunId, answered, y, weight, at, options.attribution);
+      const source = options.source ?? (single ? (single.decision.runId ?? idOrRunId) : idOrRunId);
+      const events = this.boundedEvents(idOrRunId, single, answered, y, options, at).map((e) => ({ ...e, source }));
+      const total = events.reduce((sum, e) => sum + (e.weight ?? 1), 0);
+      this.budget.check(source, total, at);
       await this.record(events, { onStored: () => (stored = true) });
+      this.budget.spend(source, total, at);
       return events;
     } catch (error) {
       if (!stored) for (const t of answered) t.feedbackGiven = false;
       throw error;
     }
+  }
+
+  /** The events of one outcome: a decision's as given; a run's attributed, their total weight bounded by `maxRunWeight`. */
+  private boundedEvents(
+    idOrRunId: string,
+    single: LoggedDecision | undefined,
+    answered: readonly LoggedDecision[],
+    y: number,
+    options: ReturnType<typeof parseFeedbackOptions>,
+    at: number,
+  ): FeedbackEvent[] {
+    const weight = options.weight ?? 1;
+    if (single) return [decisionEvent(single, y, weight, at)];
+    return boundRunWeight(runEvents(idOrRunId, answered, y, weight, at, options.attribution), this.limits.maxRunWeight);
   }
 
   /** The answered decisions an outcome for `idOrRunId` credits, none of which has an outcome yet; else a FeedbackError. */
@@ -139,7 +162,11 @@ export class FeedbackRecorder {
       });
     }
     onStored?.();
-    if (learner) for (const event of events) learner.observe(event);
+    // An event the store already held is not applied again: after a restore from a store that keeps pseudonyms
+    // (hashRunIds), the learner remembers the stored ids, not the given ones.
+    const duplicates = (appended as { duplicates?: unknown } | undefined)?.duplicates;
+    const held = new Set(Array.isArray(duplicates) ? (duplicates as unknown[]) : []);
+    if (learner) for (const event of events) if (!held.has(event.id)) learner.observe(event);
     const due = appended as { snapshotDue?: unknown; seq?: unknown } | undefined;
     if (due?.snapshotDue === true && typeof due.seq === "number") await this.snapshot(due.seq);
   }
@@ -181,7 +208,8 @@ function checkedOutcome(idOrRunId: unknown, outcome: unknown): number {
   }
   const y = typeof outcome === "boolean" ? (outcome ? 1 : 0) : outcome;
   if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1) {
-    throw new FeedbackError(`outcome must be true/false or a number in [0, 1] (1 = correct), got ${String(outcome)}.`, {
+    const got = typeof outcome === "object" && outcome !== null ? "an object" : String(outcome);
+    throw new FeedbackError(`outcome must be true/false or a number in [0, 1] (1 = correct), got ${got}.`, {
       path: "outcome",
     });
   }

@@ -33,6 +33,12 @@ export const feedbackOptionsSchema = z.strictObject({
   weight: finite.refine((w) => w > 0 && w <= 1, "weight must be a number in (0, 1]").optional(),
   /** How a run id's outcome is spread over the run's steps (a decision id takes the outcome as given). */
   attribution: routerAttributionSchema.optional(),
+  /**
+   * Who gives this outcome (a user, tenant or grader id of the application), recorded on the events and charged for
+   * their weight against the router's `feedbackLimits.sourceBudget`. Default: the run id (the decision's run id, else
+   * the decision id).
+   */
+  source: z.string().refine((v) => v.trim().length > 0, "source must be a non-empty string").optional(),
 });
 
 /** Options of `router.feedback()`. */
@@ -48,7 +54,7 @@ export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSc
 export function parseFeedbackOptions(options: unknown): z.output<typeof feedbackOptionsSchema> {
   if (options === null || options === undefined) return {};
   if (typeof options !== "object" || Array.isArray(options)) {
-    throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${String(options)}.`, { path: "options" });
+    throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${typeof options}.`, { path: "options" });
   }
   return asFeedbackError(() => parseWith(feedbackOptionsSchema, options, "options"));
 }

@@ -10,6 +10,7 @@ import { policySchema } from "../policy/schema.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
 import { functionSchema } from "../util/validate.js";
 import type { RoutingTextOptions } from "./routing-text.js";
+import { feedbackLimitsSchema, type FeedbackLimitsOptions } from "./feedback-limits.js";
 
 /** One model the router may call. */
 export interface RoutedModelConfig {
@@ -86,6 +87,12 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    * the learner removed (`removeModel`) is excluded from the candidates, with its reason in the decision's `excluded`.
    */
   readonly learner?: AbilityLearner;
+  /**
+   * Bounds on the influence of feedback (docs/langchain.md, "Bounded influence"): `maxRunWeight`, the total weight of
+   * one run's outcome (default 1), and `sourceBudget`, the event weight one source may give per window (default
+   * `{ weight: 50, windowMs: 3600000 }`; `false` for none).
+   */
+  readonly feedbackLimits?: FeedbackLimitsOptions;
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
   readonly fallbackOn?: (error: unknown) => boolean;
   /**
@@ -169,7 +176,7 @@ const encoderLike = z.custom<QueryEncoder | (() => Promise<QueryEncoder>)>(
 /** Zod schema of {@link IrtRouterOptions}; unknown keys are errors so a typo is never ignored. */
 export const irtRouterOptionsSchema = z.strictObject({
   models: z
-    .record(z.string().min(1), modelEntry)
+    .record(z.string().refine((k) => k.trim().length > 0, "a model key must not be empty or blank"), modelEntry)
     .refine((m) => Object.keys(m).length > 0, { message: "give at least one model: { models: { id: { model } } }" }),
   scorer: scorerLike.optional(),
   encoder: encoderLike.optional(),
@@ -196,6 +203,7 @@ export const irtRouterOptionsSchema = z.strictObject({
     })
     .optional(),
   fallbackOn: functionSchema<(error: unknown) => boolean>("a function (error) => boolean").optional(),
+  feedbackLimits: feedbackLimitsSchema.optional(),
   learner: z
     .custom<AbilityLearner>(
       (v) => ["has", "addModel", "score", "observe"].every((k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function"),

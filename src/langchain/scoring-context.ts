@@ -7,7 +7,7 @@ import { assertSameEncoder } from "../encoders/identity.js";
 import { LruCache } from "../encoders/lru.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { ModelPrice } from "../data/types.js";
-import { IrtRouterError, ValidationError } from "../errors.js";
+import { EncoderInputError, IrtRouterError, ValidationError } from "../errors.js";
 import { listPrice } from "../policy/prices.js";
 import { withCachedInputPrice } from "../policy/cached-input.js";
 import type { ItemParams, Scorer } from "../scorer/types.js";
@@ -79,10 +79,10 @@ export class ScoringContextLoader {
     let scoreMs = 0;
     const t0 = performance.now();
     if (ctx.encoder) {
-      const [vector] = await ctx.encoder.embed([text]);
+      const vector = checkedVector((await ctx.encoder.embed([text]))?.[0], ctx);
       const t1 = performance.now();
       encodeMs = t1 - t0;
-      item = await ctx.scorer.itemParams(vector!);
+      item = await ctx.scorer.itemParams(vector);
       scoreMs = performance.now() - t1;
     } else {
       // The scorer embeds the text itself; that time is reported as encodeMs.
@@ -211,5 +211,17 @@ function unpricedModel(id: string, kind: string): ValidationError {
       `models: { "${id}": { model, price: { inputPer1M, outputPer1M } } } (USD per million tokens), or ` +
       `price: { inputPer1M: 0, outputPer1M: 0 } for a model that really costs nothing (a local one).`,
     { path: `options.models.${id}.price` },
+  );
+}
+
+/** The encoder's vector for one text, checked: an EncoderInputError naming `options.encoder` instead of a TypeError later. */
+function checkedVector(vector: unknown, ctx: ScoringContext): Float32Array {
+  const dim = ctx.encoder?.dim;
+  const ok = vector instanceof Float32Array && vector.length === dim && vector.every(Number.isFinite);
+  if (ok) return vector;
+  const got = vector instanceof Float32Array ? `a Float32Array of length ${vector.length}${vector.every(Number.isFinite) ? "" : " with non-finite values"}` : String(vector);
+  throw new EncoderInputError(
+    `options.encoder "${ctx.encoder?.id}" returned ${got} for a routing text; it must return one Float32Array of ${dim} finite numbers per text.`,
+    { path: "options.encoder" },
   );
 }

@@ -20,6 +20,11 @@ export interface FeedbackEvent {
   readonly decisionId?: string;
   /** Agent run the decision belonged to, when known. */
   readonly runId?: string;
+  /**
+   * Who gave the outcome: the caller id passed as `router.feedback(id, y, { source })` (default: the run id, else the
+   * decision id). The router's per-source feedback budget counts weight by it.
+   */
+  readonly source?: string;
   /** Epoch milliseconds at which the outcome was observed. */
   readonly at: number;
   /**
@@ -28,11 +33,3 @@ export interface FeedbackEvent {
    */
   readonly task?: string;
 }
-
-/**
- * Largest accepted magnitude of an item parameter in a feedback event: every `alpha[i]` and `beta` must lie in
- * [-1e6, 1e6]. Real item parameters are of order 1-10 (a temperature below 1 scales them up a little); values far
- * beyond this make alpha alpha^T overflow or the logit meaningless and would turn the posterior NaN. The store
- * schema (`feedbackEventSchema`) and `OnlineLearner.observe` enforce the same bound.
- */
-export const MAX_ITEM_PARAMETER = 1e6;

@@ -3,7 +3,10 @@
  * adaptive calibration, the fitted known-model prior and the AbilityStore interface (stores are in adapters/stores).
  */
 export type { FeedbackEvent } from "./events.js";
-export { MAX_ITEM_PARAMETER } from "./events.js";
+export { assertFeedbackEvent, DEFAULT_ITEM_BOUNDS, feedbackEventProblem, itemBoundsSchema } from "./event-check.js";
+export type { EventCheckOptions, EventProblem, ItemBounds } from "./event-check.js";
+export { idHasher, pseudonymizeEvent, pseudonymizeState } from "./pseudonymize.js";
+export type { HashRunIds } from "./pseudonymize.js";
 export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP } from "./posterior.js";
 export type { CovarianceMode, GaussianPrior, LogitMoments, PosteriorOptions, PosteriorState } from "./posterior.js";
 export { DEFAULT_SHRINKAGE, populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
@@ -30,7 +33,8 @@ export { extractChoiceLetter, gradeMultipleChoice } from "./grader.js";
 export type { Grader } from "./grader.js";
 export { seededRng, type Rng } from "../util/random.js";
 export { TaskOffsets, DEFAULT_TASK_OFFSET_SD, checkTask, type TaskOffset, type TaskOffsetsState } from "./task-offsets.js";
-export { assertValidFeedbackEvents, feedbackEventSchema, parseStoreOptions, prepareFeedbackEvents, snapshotNeedsReopen, storeOptionsSchema, StoreLedger, toStrictJson } from "./store.js";
+export { assertValidFeedbackEvents, parseStoreOptions, prepareFeedbackEvents, snapshotNeedsReopen, storeOptionsSchema, StoreEventRules, StoreLedger, toStrictJson } from "./store.js";
+export type { PrepareOptions } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
 export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";

@@ -5,12 +5,13 @@
 import { z } from "zod";
 import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
-import { MAX_ITEM_PARAMETER, type FeedbackEvent } from "./events.js";
+import { assertFeedbackEvent, DEFAULT_ITEM_BOUNDS, itemBoundsSchema } from "./event-check.js";
+import type { FeedbackEvent } from "./events.js";
 import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
 import type { KnownPrior } from "./known-prior.js";
 import { DEFAULT_SHRINKAGE, knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
 import { seededRng, type Rng } from "../util/random.js";
-import { checkTask, TaskOffsets, type TaskOffsetsState } from "./task-offsets.js";
+import { TaskOffsets, type TaskOffsetsState } from "./task-offsets.js";
 
 /** Exploration rule used when choosing among candidates. */
 export type Exploration = "none" | "thompson" | "ucb";
@@ -45,12 +46,21 @@ const learnerOptionsSchema = z
     decayTolerance: z.number().gt(0).lt(1).default(0.02),
     /** How many event ids are remembered for dedupe (oldest forgotten first; default 1,000,000). */
     maxRememberedIds: z.number().int().positive().default(1_000_000),
-    /** Default exploration for {@link OnlineLearner.choose} (default "none"). */
-    explore: z.enum(["none", "thompson", "ucb"]).default("none"),
+    /**
+     * Default exploration for {@link OnlineLearner.choose} and {@link OnlineLearner.score} (default "thompson": a model
+     * whose estimate fell is still sampled in proportion to its chance of being best, so it can come back when the
+     * feedback that lowered it was wrong; with "none" it may never be routed to again. docs/online.md gives the figures).
+     */
+    explore: z.enum(["none", "thompson", "ucb"]).default("thompson"),
     /** UCB width in logit standard deviations (default 2). */
     ucbKappa: z.number().nonnegative().default(2),
     /** Seed of the exploration generator (default 0). */
     seed: z.number().int().default(0),
+    /**
+     * Largest plausible item parameters of an event (`|alpha|` and `|beta|`); an event beyond them is refused with a
+     * FeedbackError (default `DEFAULT_ITEM_BOUNDS`, derived from the pretrained scorer: see docs/online.md).
+     */
+    itemBounds: itemBoundsSchema.default(DEFAULT_ITEM_BOUNDS),
   })
   .strict();
 
@@ -217,6 +227,7 @@ export class OnlineLearner {
    * (the old id's journaled events stay no-ops).
    */
   addModel(modelId: string, init: { ability?: ArrayLike<number>; like?: readonly string[] } = {}): AbilityPosterior {
+    this.checkAddModel(modelId, init);
     if (this.entries.has(modelId)) throw new FeedbackError(`Model "${modelId}" is already tracked`, { path: "modelId" });
     if (this.removed.has(modelId)) {
       throw new FeedbackError(
@@ -228,7 +239,6 @@ export class OnlineLearner {
     }
     let prior;
     if (init.ability) {
-      if (init.ability.length !== this.dim) throw new FeedbackError(`ability has length ${init.ability.length}, expected ${this.dim}`, { path: "ability" });
       prior = knownModelPrior(init.ability, this.population, this.opts.knownScale);
     } else if (init.like && init.like.length > 0) {
       prior = similarModelsPrior(init.like.map((id) => this.posterior(id).priorMeanVector()), this.newModelPrior());
@@ -236,6 +246,28 @@ export class OnlineLearner {
     const post = new AbilityPosterior(prior, this.postOpts());
     this.entries.set(modelId, this.entry(post));
     return post;
+  }
+
+  /** The arguments of {@link OnlineLearner.addModel}, checked: a FeedbackError naming `modelId`, `ability.<i>` or `like`. */
+  private checkAddModel(modelId: unknown, init: unknown): void {
+    const bad = (path: string, what: string): never => {
+      throw new FeedbackError(`addModel(${JSON.stringify(modelId) ?? String(modelId)}): ${path} ${what}`, { path });
+    };
+    if (typeof modelId !== "string" || modelId.trim().length === 0) bad("modelId", "must be a non-empty string (the model's id)");
+    if (typeof init !== "object" || init === null || Array.isArray(init)) return bad("init", "must be an object such as { ability } or { like }");
+    const { ability, like } = init as { ability?: unknown; like?: unknown };
+    if (ability !== undefined) {
+      const a = ability as ArrayLike<unknown> | null;
+      if (typeof a !== "object" || a === null || typeof a.length !== "number") bad("ability", `must be an array of ${this.dim} finite numbers`);
+      if (a!.length !== this.dim) bad("ability", `has length ${a!.length}, expected ${this.dim}`);
+      for (let i = 0; i < this.dim; i++) if (!Number.isFinite(a![i])) bad(`ability.${i}`, `is ${String(a![i])}, must be a finite number`);
+    }
+    if (like !== undefined) {
+      if (!Array.isArray(like)) bad("like", `must be an array of tracked model ids, got ${typeof like}`);
+      (like as unknown[]).forEach((id, i) => {
+        if (typeof id !== "string" || !this.entries.has(id)) bad(`like.${i}`, `is ${JSON.stringify(id)}, not a model the learner tracks`);
+      });
+    }
   }
 
   /**
@@ -525,34 +557,11 @@ export class OnlineLearner {
   }
 
   private validate(event: FeedbackEvent): void {
-    const bad = (path: string, what: string): never => {
-      throw new FeedbackError(`Feedback event ${JSON.stringify(event?.id ?? null)}: ${what}`, { path: `event.${path}` });
-    };
-    if (typeof event !== "object" || event === null) bad("", "is not an object");
-    // Same rules as the store schema (feedbackEventSchema): an id or model of only whitespace is empty.
-    if (typeof event.id !== "string" || event.id.trim().length === 0) bad("id", "id must be a non-empty string");
-    if (typeof event.model !== "string" || event.model.trim().length === 0) bad("model", "model must be a non-empty string");
-    // An event is what a store journals as JSON: a typed array would be stored as an object, so it is refused
-    // here too (the store refuses it the same way), with the fix, rather than accepted now and refused at append.
-    if (ArrayBuffer.isView(event.alpha)) {
-      bad("alpha", `alpha is a ${(event.alpha as object).constructor.name}; events hold plain arrays (they are stored as JSON): use Array.from(alpha)`);
-    }
-    if (!Array.isArray(event.alpha) || event.alpha.length !== this.dim) {
-      bad("alpha", `alpha must be an array of length ${this.dim}, got ${Array.isArray(event.alpha) ? `length ${event.alpha.length}` : typeof event.alpha}`);
-    }
-    for (let i = 0; i < this.dim; i++) {
-      const a = event.alpha[i];
-      if (!Number.isFinite(a)) bad(`alpha.${i}`, `alpha[${i}] is ${a}, must be finite`);
-      if (Math.abs(a!) > MAX_ITEM_PARAMETER) bad(`alpha.${i}`, `alpha[${i}] is ${a}; item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}]`);
-    }
-    if (!Number.isFinite(event.beta)) bad("beta", `beta is ${event.beta}, must be finite`);
-    if (Math.abs(event.beta) > MAX_ITEM_PARAMETER) bad("beta", `beta is ${event.beta}; item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}]`);
-    if (!Number.isFinite(event.y) || event.y < 0 || event.y > 1) bad("y", `outcome y is ${event.y}; it must be a finite number in [0, 1] (1 = correct)`);
-    if (event.weight !== undefined && !(Number.isFinite(event.weight) && event.weight > 0 && event.weight <= 1)) {
-      bad("weight", `weight is ${event.weight}; it must be in (0, 1]`);
-    }
-    if (!Number.isFinite(event.at)) bad("at", `at is ${event.at}; it must be epoch milliseconds`);
-    checkTask(event.task);
+    const id = (event as { id?: unknown } | null)?.id;
+    assertFeedbackEvent(event, { dim: this.dim, itemBounds: this.opts.itemBounds }, {
+      prefix: "event",
+      label: `Feedback event ${JSON.stringify(typeof id === "string" ? id : null)}`,
+    });
   }
 }
 
@@ -560,6 +569,16 @@ export class OnlineLearner {
  * Checks a {@link LearnerState} (from JSON, so untrusted) field by field; throws a ValidationError naming the
  * first bad field (`state.models.<id>.posterior.dataEta.3`).
  */
+/** A value of an untrusted state, for a message: never throws (an object without a prototype has no toString). */
+function show(v: unknown): string {
+  if (typeof v !== "object" || v === null) return String(v);
+  try {
+    return JSON.stringify(v)?.slice(0, 40) ?? typeof v;
+  } catch {
+    return typeof v;
+  }
+}
+
 function checkLearnerState(state: unknown): LearnerState {
   const bad = (path: string, what: string): never => {
     throw new ValidationError(`Invalid learner state: ${path} ${what}. Restore from a state written by learner.exportState().`, { path });
@@ -568,7 +587,7 @@ function checkLearnerState(state: unknown): LearnerState {
   const finiteArray = (v: unknown, n: number, path: string): number[] => {
     if (!Array.isArray(v)) return bad(path, `must be an array of ${n} finite numbers`);
     if (v.length !== n) return bad(path, `has ${v.length} numbers, expected ${n}`);
-    v.forEach((x, i) => Number.isFinite(x) || bad(`${path}.${i}`, `is ${String(x)}, must be a finite number`));
+    v.forEach((x, i) => Number.isFinite(x) || bad(`${path}.${i}`, `is ${show(x)}, must be a finite number`));
     return v as number[];
   };
   const stringArray = (v: unknown, path: string): string[] => {
@@ -577,15 +596,15 @@ function checkLearnerState(state: unknown): LearnerState {
     return v as string[];
   };
   if (!isObject(state)) return bad("state", "must be an object (the output of learner.exportState())");
-  if (state.version !== 1) return bad("state.version", `is ${String(state.version)}; this library reads version 1`);
+  if (state.version !== 1) return bad("state.version", `is ${show(state.version)}; this library reads version 1`);
   const dim = state.dim;
-  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) return bad("state.dim", `is ${String(dim)}, must be a positive integer`);
+  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) return bad("state.dim", `is ${show(dim)}, must be a positive integer`);
   const pop = state.population;
   if (!isObject(pop)) return bad("state.population", "must be an object");
   const mean = finiteArray(pop.mean, dim, "state.population.mean");
   const covariance = finiteArray(pop.covariance, dim * dim, "state.population.covariance");
   if (typeof pop.nModels !== "number" || !Number.isInteger(pop.nModels) || pop.nModels < 0) {
-    return bad("state.population.nModels", `is ${String(pop.nModels)}, must be a non-negative integer`);
+    return bad("state.population.nModels", `is ${show(pop.nModels)}, must be a non-negative integer`);
   }
   try {
     new AbilityPosterior({ mean, covariance });
@@ -599,22 +618,22 @@ function checkLearnerState(state: unknown): LearnerState {
     if (!isObject(m)) return bad(at, "must be an object");
     const p = m.posterior;
     if (!isObject(p)) return bad(`${at}.posterior`, "must be an object");
-    if (p.version !== 1) return bad(`${at}.posterior.version`, `is ${String(p.version)}, expected 1`);
-    if (p.dim !== dim) return bad(`${at}.posterior.dim`, `is ${String(p.dim)}, but the state's dim is ${dim}`);
-    if (p.mode !== "full" && p.mode !== "diagonal") return bad(`${at}.posterior.mode`, `is ${String(p.mode)}, expected "full" or "diagonal"`);
+    if (p.version !== 1) return bad(`${at}.posterior.version`, `is ${show(p.version)}, expected 1`);
+    if (p.dim !== dim) return bad(`${at}.posterior.dim`, `is ${show(p.dim)}, but the state's dim is ${dim}`);
+    if (p.mode !== "full" && p.mode !== "diagonal") return bad(`${at}.posterior.mode`, `is ${show(p.mode)}, expected "full" or "diagonal"`);
     const size = p.mode === "full" ? dim * dim : dim;
     finiteArray(p.priorMean, dim, `${at}.posterior.priorMean`);
     finiteArray(p.priorPrecision, size, `${at}.posterior.priorPrecision`);
     finiteArray(p.dataPrecision, size, `${at}.posterior.dataPrecision`);
     finiteArray(p.dataEta, dim, `${at}.posterior.dataEta`);
     if (typeof p.evidence !== "number" || !Number.isFinite(p.evidence) || p.evidence < 0) {
-      return bad(`${at}.posterior.evidence`, `is ${String(p.evidence)}, must be a finite number >= 0`);
+      return bad(`${at}.posterior.evidence`, `is ${show(p.evidence)}, must be a finite number >= 0`);
     }
     // 0 is accepted: it is the limit of a decay that underflowed (the next event resets the data part).
     if (typeof m.pendingDecay !== "number" || !(m.pendingDecay >= 0 && m.pendingDecay <= 1)) {
-      return bad(`${at}.pendingDecay`, `is ${String(m.pendingDecay)}, must be a number in [0, 1]`);
+      return bad(`${at}.pendingDecay`, `is ${show(m.pendingDecay)}, must be a number in [0, 1]`);
     }
-    if (m.clock !== null && !Number.isFinite(m.clock)) return bad(`${at}.clock`, `is ${String(m.clock)}, must be null or a finite number`);
+    if (m.clock !== null && !Number.isFinite(m.clock)) return bad(`${at}.clock`, `is ${show(m.clock)}, must be null or a finite number`);
   }
   stringArray(state.removed, "state.removed");
   stringArray(state.seenIds, "state.seenIds");

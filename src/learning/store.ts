@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { FeedbackError, StoreError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
-import { MAX_ITEM_PARAMETER, type FeedbackEvent } from "./events.js";
+import { assertFeedbackEvent, DEFAULT_ITEM_BOUNDS, itemBoundsSchema, type ItemBounds } from "./event-check.js";
+import type { FeedbackEvent } from "./events.js";
+import { idHasher, pseudonymizeEvent, pseudonymizeState, type HashRunIds } from "./pseudonymize.js";
 
 /** What {@link AbilityStore.append} reports. */
 export interface AppendResult {
@@ -82,55 +84,38 @@ export function snapshotNeedsReopen(error: unknown): boolean {
   return (error as { details?: { reopen?: unknown } } | null | undefined)?.details?.reopen === true;
 }
 
-const finite = z.number().refine(Number.isFinite, "must be a finite number");
-const itemParameter = finite.refine(
-  (v) => Math.abs(v) <= MAX_ITEM_PARAMETER,
-  `item parameters must lie in [-${MAX_ITEM_PARAMETER}, ${MAX_ITEM_PARAMETER}] (MAX_ITEM_PARAMETER)`,
-);
-/** Non-empty after trimming (the learner applies the same rule); the string is kept as given. */
-const nonBlank = (what: string) => z.string().refine((v) => v.trim().length > 0, `${what} must be a non-empty string`);
-
-/**
- * Schema of a storable {@link FeedbackEvent}. Extra fields are allowed and kept as given
- * (they must be JSON values). `alpha` entries and `beta` are bounded by {@link MAX_ITEM_PARAMETER}
- * (the learner enforces the same bound).
- */
-export const feedbackEventSchema = z.looseObject({
-  id: nonBlank("id"),
-  model: nonBlank("model"),
-  alpha: z.array(itemParameter).min(1, "alpha must be a non-empty array of finite numbers"),
-  beta: itemParameter,
-  y: finite.refine((v) => v >= 0 && v <= 1, "y must be in [0, 1]"),
-  weight: finite.refine((v) => v > 0 && v <= 1, "weight must be in (0, 1]").optional(),
-  decisionId: z.string().optional(),
-  runId: z.string().optional(),
-  at: finite,
-  task: nonBlank("task").refine((v) => v.length <= 200, "task must be at most 200 characters").optional(),
-});
+/** How a store checks events: the item-parameter bounds (its `itemBounds` option) and an optional pseudonymiser. */
+export interface PrepareOptions {
+  readonly itemBounds?: ItemBounds;
+  /** Applied to each valid event before it is serialised (a store's `hashRunIds`): what is stored is its result. */
+  readonly transform?: (event: FeedbackEvent) => FeedbackEvent;
+}
 
 /**
  * Validate a batch of feedback events before anything is written. Throws a {@link FeedbackError}
- * naming the first bad event by index and id and the bad field (`events.3.y: y must be in [0, 1]`).
- * What is checked is the event as it will be stored: its JSON round trip (so an object whose
- * `toJSON` changes it is validated in the shape that would be written).
+ * naming the first bad event by index and id and the bad field (`events.3.y: y must be in [0, 1]`), by the rules of
+ * {@link feedbackEventProblem} (the learner's own). What is checked is the event as it will be stored: its JSON round
+ * trip (so an object whose `toJSON` changes it is validated in the shape that would be written).
  */
-export function assertValidFeedbackEvents(events: unknown): asserts events is readonly FeedbackEvent[] {
-  prepareFeedbackEvents(events);
+export function assertValidFeedbackEvents(events: unknown, options: PrepareOptions = {}): asserts events is readonly FeedbackEvent[] {
+  prepareFeedbackEvents(events, options);
 }
 
 /**
  * What a store writes for a batch: each event's strict JSON text and the event parsed back from it, validated
  * ({@link assertValidFeedbackEvents} rules). Stores keep, dedupe and return exactly these copies.
  */
-export function prepareFeedbackEvents(events: unknown): { event: FeedbackEvent; json: string }[] {
+export function prepareFeedbackEvents(events: unknown, options: PrepareOptions = {}): { event: FeedbackEvent; json: string }[] {
   if (!Array.isArray(events)) {
     throw new FeedbackError(`append() takes an array of feedback events, got ${events === null ? "null" : typeof events}.`);
   }
+  const check = { itemBounds: options.itemBounds ?? DEFAULT_ITEM_BOUNDS };
   return events.map((raw: unknown, i) => {
     const id = (raw as { id?: unknown } | null)?.id;
     const name = `${i}${typeof id === "string" ? ` ("${id}")` : ""}`;
+    const where = (as: string) => ({ prefix: `events.${i}`, label: `Feedback event ${name} is invalid${as}`, suffix: " Nothing was written." });
     // The given value first, for the clearest message (unless it serialises through its own toJSON).
-    if (typeof (raw as { toJSON?: unknown } | null)?.toJSON !== "function") checkEvent(raw, i, name, "");
+    if (typeof (raw as { toJSON?: unknown } | null)?.toJSON !== "function") assertFeedbackEvent(raw, check, where(""));
     let json: string;
     try {
       json = toStrictJson(raw, `events.${i}`);
@@ -139,20 +124,13 @@ export function prepareFeedbackEvents(events: unknown): { event: FeedbackEvent; 
         path: (err as StoreError).path ?? `events.${i}`,
       });
     }
-    const event: unknown = JSON.parse(json);
-    checkEvent(event, i, name, " as it would be stored (its JSON form, after toJSON)");
+    let event: unknown = JSON.parse(json);
+    assertFeedbackEvent(event, check, where(" as it would be stored (its JSON form, after toJSON)"));
+    if (options.transform) {
+      event = options.transform(event);
+      json = JSON.stringify(event);
+    }
     return { event: event as FeedbackEvent, json };
-  });
-}
-
-function checkEvent(value: unknown, i: number, name: string, as: string): void {
-  const r = feedbackEventSchema.safeParse(value);
-  if (r.success) return;
-  const issue = r.error.issues[0]!;
-  const path = ["events", i, ...issue.path.map(String)].join(".");
-  throw new FeedbackError(`Feedback event ${name} is invalid${as}: ${path}: ${issue.message}. Nothing was written.`, {
-    path,
-    details: { issues: r.error.issues },
   });
 }
 
@@ -263,11 +241,56 @@ export class StoreLedger {
   }
 }
 
+/**
+ * What every store does to the events and states it is given, from its parsed options: validates events by the shared
+ * rules with its `itemBounds`, and, with `hashRunIds`, stores pseudonyms of run ids, event ids and sources (and of the
+ * remembered event ids of a learner state). `has(id)` of a store compares `storedId(id)`.
+ */
+export class StoreEventRules {
+  private readonly hash?: (id: string) => string;
+  private readonly itemBounds?: ItemBounds;
+
+  constructor(options: { itemBounds?: ItemBounds; hashRunIds?: HashRunIds }) {
+    this.hash = idHasher(options.hashRunIds);
+    this.itemBounds = options.itemBounds;
+  }
+
+  /** The batch as the store writes it ({@link prepareFeedbackEvents}, pseudonymised when `hashRunIds` is set). */
+  prepare(events: unknown): { event: FeedbackEvent; json: string }[] {
+    const hash = this.hash;
+    return prepareFeedbackEvents(events, { itemBounds: this.itemBounds, transform: hash && ((e) => pseudonymizeEvent(e, hash)) });
+  }
+
+  /** Duplicate ids as the caller gave them (the ledger knows the stored ones: pseudonyms under `hashRunIds`). */
+  givenIds(storedIds: readonly string[], given: readonly FeedbackEvent[], prepared: readonly { event: FeedbackEvent }[]): string[] {
+    if (!this.hash) return [...storedIds];
+    const byStored = new Map(prepared.map((p, i) => [p.event.id, given[i]!.id]));
+    return storedIds.map((id) => byStored.get(id) ?? id);
+  }
+
+  /** The id under which the store keeps an event id. */
+  storedId(id: string): string {
+    return this.hash && typeof id === "string" ? this.hash(id) : id;
+  }
+
+  /** The state as the store writes it. */
+  storedState(state: unknown): unknown {
+    return this.hash ? pseudonymizeState(state, this.hash) : state;
+  }
+}
+
 /** Options every store accepts (unknown keys are rejected). */
 export const storeOptionsSchema = z
   .object({
     /** `append()` reports `snapshotDue` once this many events were appended since the last snapshot. */
     snapshotEvery: z.number().int().min(1).max(10_000_000).default(1000),
+    /** Item-parameter bounds of the events accepted (default `DEFAULT_ITEM_BOUNDS`; keep them equal to the learner's). */
+    itemBounds: itemBoundsSchema.optional(),
+    /**
+     * Store run ids (and event ids and sources, which embed them) as pseudonyms: `true` (SHA-256) or a secret key of at
+     * least 16 characters (HMAC-SHA-256). See `idHasher`. Off by default.
+     */
+    hashRunIds: z.union([z.boolean(), z.string().min(16, "a hashRunIds key must have at least 16 characters")]).optional(),
   })
   .strict();
 

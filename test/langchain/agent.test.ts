@@ -72,9 +72,10 @@ describe("createAgent with IrtRouter as the model: tool errors", () => {
     await agent.invoke({ messages: [{ role: "user", content: "Look it up" }] }, { metadata: { irtRouterRunId: "run-t" } });
     const ids = router.decisions().map((d) => d.decisionId);
     const events = await router.feedback("run-t", 1, { attribution: { mode: "discounted", discount: 0.5, toolErrorsAsFailures: true } });
+    // Weights 1 and 1 (the tool error's own failure, the last step), scaled to the run's bound of 1 in total.
     expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
-      [ids[0], 0, undefined],
-      [ids[1], 1, undefined],
+      [ids[0], 0, 0.5],
+      [ids[1], 1, 0.5],
     ]);
   });
 });

@@ -9,10 +9,11 @@ import { OnlineLearner } from "../../src/learning/learner.js";
 import { rejectedWith } from "../errors.js";
 import { ToyScorer } from "./helpers.js";
 
-function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }) {
+function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }, maxRunWeight?: number) {
   return new IrtRouter({
     models: { mistral: new FakeListChatModel({ responses: ["a"] }), "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
     scorer: new ToyScorer(),
+    ...(maxRunWeight ? { feedbackLimits: { maxRunWeight } } : {}),
     ...(sink ? { feedbackSink: sink } : {}),
   });
 }
@@ -32,6 +33,7 @@ describe("router.feedback", () => {
         beta: item.beta,
         y: 1,
         decisionId: d.decisionId,
+        source: d.decisionId, // no run id and no source given: the decision is its own source
         at: expect.any(Number),
       },
     ]);
@@ -123,7 +125,7 @@ describe("router.feedback of a run: attribution over its steps", () => {
   }
 
   it("by default discounts earlier steps by 0.7 per step, tool errors as failures (best on the agent benchmark)", async () => {
-    const router = makeRouter();
+    const router = makeRouter(undefined, 3); // a run-weight bound that leaves the 2.19 of three discounted steps unscaled
     const ids = await threeStepRun(router);
     const events = await router.feedback("run-1", 1);
     const weights = events.map((e) => [e.decisionId, e.y, e.weight === undefined ? undefined : Number(e.weight.toFixed(12))]);
@@ -133,7 +135,7 @@ describe("router.feedback of a run: attribution over its steps", () => {
       [ids[2], 1, undefined],
     ]);
     // the former default, every step with weight 1, is one option away
-    const every = await makeRouter();
+    const every = await makeRouter(undefined, 3);
     const ids2 = await threeStepRun(every);
     expect(DEFAULT_ROUTER_ATTRIBUTION).toEqual({ mode: "discounted", discount: 0.7, toolErrorsAsFailures: true });
     const former = { mode: "every", toolErrorsAsFailures: false } as const;
@@ -143,7 +145,7 @@ describe("router.feedback of a run: attribution over its steps", () => {
   });
 
   it("discounted: step k of n gets discount^(n-1-k), times the weight given", async () => {
-    const router = makeRouter();
+    const router = makeRouter(undefined, 3);
     const ids = await threeStepRun(router);
     const events = await router.feedback("run-1", 0, { weight: 0.5, attribution: { mode: "discounted", discount: 0.5 } });
     expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([

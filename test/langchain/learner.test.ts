@@ -13,7 +13,7 @@ const fake = () => new FakeListChatModel({ responses: ["ok"] });
 
 function setup() {
   const scorer = new ToyScorer();
-  const learner = new OnlineLearner(scorer.models, { knownScale: 1 });
+  const learner = new OnlineLearner(scorer.models, { knownScale: 1, explore: "none" });
   const router = new IrtRouter({ models: { "gpt-4": fake(), mistral: fake() }, scorer, learner, logger: quietLogger() });
   return { scorer, learner, router };
 }

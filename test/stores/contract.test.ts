@@ -124,7 +124,7 @@ describe.each(harnesses)("%s (AbilityStore contract)", (_name, makeHarness) => {
     let store = await h.create();
     await store.append([ev(1)]);
     const bad: [Partial<FeedbackEvent> | Record<string, unknown>, RegExp][] = [
-      [{ y: 1.5 }, /events\.1\.y: y must be in \[0, 1\]/],
+      [{ y: 1.5 }, /events\.1\.y: outcome y is 1\.5; it must be a finite number in \[0, 1\]/],
       [{ y: NaN }, /events\.1\.y/],
       [{ alpha: [1, Infinity] }, /events\.1\.alpha\.1/],
       [{ alpha: [] }, /events\.1\.alpha/],

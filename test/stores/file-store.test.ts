@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { encodeLine, encodeRecord, journalHeader } from "../../adapters/stores/format.js";
-import { StoreError, StoreLockedError } from "../../src/errors.js";
+import { StoreCorruptedError, StoreError, StoreLockedError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner, type LearnerState } from "../../src/learning/learner.js";
 import { rejectedWith } from "../errors.js";
@@ -69,17 +69,21 @@ describe("FileStore: torn and corrupted journals", () => {
     await again.close();
   });
 
-  it("(b) a complete last line with a bad checksum is cut off and reported as damaged, not as torn", async () => {
+  it("(b) a complete last line with a bad checksum is refused as corruption; repairTail cuts it and reports it", async () => {
     await seed(2);
     const line = encodeLine(JSON.stringify({ seq: 3, event: ev(3) }));
     await appendFile(journal(), line.replace('"y":1', '"y":0'));
+    const before = await readFile(journal());
+    const err = await rejectedWith(StoreCorruptedError, FileStore.open(dir));
+    expect(err).toBeInstanceOf(StoreCorruptedError);
+    expect(err.line).toBe(4);
+    expect(err.message).toMatch(/line 4, .* complete \(newline-terminated\) but fails its checksum.*repairTail: true/);
+    expect(await readFile(journal())).toEqual(before); // refused: nothing changed
     const warnings: string[] = [];
-    const store = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
+    const store = await FileStore.open(dir, { repairTail: true, onWarning: (w) => warnings.push(w) });
     expect(store.recovery.tornTail).toBeUndefined();
-    expect(store.recovery.damagedLastLine).toEqual({ line: 4, bytes: Buffer.byteLength(line) });
-    expect(warnings.join("\n")).toMatch(/line 4, .* it is complete \(newline-terminated\) but fails its checksum/);
-    expect(warnings.join("\n")).not.toMatch(/torn|never acknowledged\.$/);
-    expect(warnings.join("\n")).toMatch(/acknowledged event is lost/);
+    expect(store.recovery.damagedTail).toEqual({ line: 4, bytes: Buffer.byteLength(line), zeroBytes: 0 });
+    expect(warnings.join("\n")).toMatch(/repairTail: cut the damaged last line \(line 4, /);
     expect((await store.load()).seq).toBe(2);
     await store.close();
   });
@@ -89,6 +93,7 @@ describe("FileStore: torn and corrupted journals", () => {
     const store = await FileStore.open(dir);
     await store.append([ev(2), ev(3), ev(4)]);
     await store.close();
+    await rm(join(dir, "acknowledged.json")); // as if the process had died before close
     const lines = await journalLines();
     expect(lines).toHaveLength(3); // header, e1, the batch e2..e4
     // As if the batch had not been acknowledged: its first page never reached the disk (zeros), the rest and its
@@ -96,21 +101,22 @@ describe("FileStore: torn and corrupted journals", () => {
     const last = Buffer.from(lines[2]!, "utf8");
     last.fill(0, 0, Math.floor(last.length / 2));
     await writeFile(journal(), Buffer.concat([Buffer.from(`${lines.slice(0, 2).join("\n")}\n`), last, Buffer.from("\n")]));
-    const warnings: string[] = [];
-    const reopened = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
-    expect(reopened.recovery.damagedLastLine).toEqual({ line: 3, bytes: last.length + 1 });
-    expect(warnings.join("\n")).toMatch(/Cut the last line \(line 3, /);
+    // A complete line that fails its checksum cannot be told from outside damage: refused until the loss is accepted.
+    await rejectedWith(StoreCorruptedError, FileStore.open(dir));
+    const reopened = await FileStore.open(dir, { repairTail: true });
+    expect(reopened.recovery.damagedTail).toEqual({ line: 3, bytes: last.length + 1, zeroBytes: Math.floor(last.length / 2) });
     expect(await reopened.load()).toEqual({ events: [ev(1)], seq: 1, snapshot: undefined });
     // The writer's retry of the unacknowledged batch is stored in full.
     expect(await reopened.append([ev(2), ev(3), ev(4)])).toMatchObject({ appended: 3, duplicates: [], seq: 4 });
     await reopened.close();
   });
 
-  it("a batch torn before its newline is cut off whole as a torn tail", async () => {
+  it("a batch torn before its newline (the writer died mid-append) is cut off whole as a torn tail", async () => {
     await seed(1);
     const store = await FileStore.open(dir);
     await store.append([ev(2), ev(3), ev(4)]);
     await store.close();
+    await rm(join(dir, "acknowledged.json")); // as if the process had died before close: the batch is the unacknowledged append
     const text = await readFile(journal(), "utf8");
     const cut = text.length - 40; // 40 bytes before the end: inside the batch's line, which loses its newline
     await writeFile(journal(), text.slice(0, cut));

@@ -46,11 +46,13 @@ describe("FileStore: a missing journal beside a snapshot", () => {
     expect(err.file).toBe(join(dir, "journal.jsonl"));
     expect(err.message).toMatch(/journal\.jsonl is missing although .*snapshot\.json.* exists/);
     // Nothing was created or changed, and the lock was released (a second open reports the same problem).
-    expect((await readdir(dir)).sort()).toEqual(["snapshot.json"]);
+    expect((await readdir(dir)).sort()).toEqual(["acknowledged.json", "snapshot.json"]);
     await expect(FileStore.open(dir)).rejects.toThrow(/is missing although/);
     // The repair the message gives, pasted as printed (its last line), opens the store at the snapshot.
     await writeFile(join(dir, "journal.jsonl"), `${err.message.split("\n").at(-1)}\n`);
-    const repaired = await FileStore.open(dir);
+    await expect(FileStore.open(dir)).rejects.toThrow(/events 3\.\.3 are lost/); // the acknowledged count knows of event 3
+    const repaired = await FileStore.open(dir, { repairTail: true });
+    expect(repaired.recovery.lostEvents).toEqual({ from: 3, to: 3 });
     expect((await repaired.load()).seq).toBe(2);
     await repaired.close();
   });
@@ -107,10 +109,11 @@ describe.each(stores)("%s validates exactly what it writes", (_name, create, reo
     const cases: [Record<string, unknown>, string | undefined][] = [
       [{ id: "   " }, "id"],
       [{ model: "\t " }, "model"],
-      [{ alpha: [0.5, -1, 1e200, 0.1] }, "alpha.2"],
-      [{ alpha: [0.5, -1, 1e6, 0.1] }, undefined],
-      [{ beta: -1e6 }, undefined],
-      [{ beta: 1.5e6 }, "beta"],
+      [{ alpha: [0.5, -1, 1e200, 0.1] }, "alpha"],
+      [{ alpha: [0.5, -1, 9.95, 0.1] }, "alpha"], // |alpha| = 10.01, above DEFAULT_ITEM_BOUNDS.alphaNorm (10)
+      [{ alpha: [0.5, -1, 9.8, 0.1] }, undefined],
+      [{ beta: -8 }, undefined],
+      [{ beta: 8.01 }, "beta"],
       [{ id: " padded " }, undefined],
     ];
     let k = 10;

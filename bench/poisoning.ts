@@ -1,0 +1,135 @@
+/**
+ * Poisoning benchmark (`npx tsx bench/poisoning.ts`, about 2-4 minutes on a shared 2-core machine): how much false
+ * feedback moves the router away from the best model, before (the limits off: no run-weight bound, no source budget,
+ * item bounds of 1e6, no exploration, as irt-router 0.2.0 shipped) and after (the defaults).
+ *
+ * The router routes between the pretrained catalog's gpt-4-1106-preview (the best model on these prompts),
+ * mixtral-8x7b-chat and mistral-7b-chat (fake chat models that answer at once), with an OnlineLearner over the
+ * pretrained scorer. Traffic: 200 prompts of routerbench's test split; evaluation: 40 other test prompts. Routes
+ * kept = share of the evaluation prompts routed to the best model (the router's own choice, quality policy, with the
+ * learner's exploration). Scenarios:
+ * - one call: 200 steps of one run, then `feedback(runId, false)`;
+ * - one source: 200 `feedback(decisionId, false, { source: "mallory" })` calls;
+ * - crafted event: one event with |alpha| = 100, y = 0 for the best model, handed to the learner's check.
+ * Recovery: honest outcomes (the best model right with probability 0.85, the others 0.45) on the traffic, counted in
+ * events until the best model has 80% of the evaluation routes again (cap 3,000).
+ */
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { HumanMessage } from "@langchain/core/messages";
+import { loadDataset } from "../adapters/data/index.js";
+import { loadPretrained } from "../adapters/artifact/load.js";
+import { datasetSplits } from "../src/data/select.js";
+import { IrtRouter } from "../src/langchain/index.js";
+import { OnlineLearner, type LearnerOptions } from "../src/learning/learner.js";
+import { seededRng } from "../src/util/random.js";
+import type { FeedbackLimitsOptions } from "../src/langchain/feedback-limits.js";
+
+const BEST = "gpt-4-1106-preview";
+const MODELS = [BEST, "mixtral-8x7b-chat", "mistral-7b-chat"];
+
+interface Setup {
+  name: string;
+  learner: LearnerOptions;
+  limits: FeedbackLimitsOptions;
+}
+const BEFORE: Setup = {
+  name: "before (limits off)",
+  learner: { explore: "none", itemBounds: { alphaNorm: 1e6, beta: 1e6 } },
+  limits: { maxRunWeight: 1e9, sourceBudget: false },
+};
+const AFTER: Setup = { name: "after (defaults)", learner: {}, limits: {} };
+
+const scorer = await loadPretrained();
+const ds = await loadDataset("routerbench-subset-11models");
+const test = datasetSplits(ds).test.map((i) => ds.items[i]!.text);
+const traffic = test.slice(0, 200);
+const evalPrompts = test.slice(200, 240);
+
+function makeRouter(setup: Setup) {
+  const learner = OnlineLearner.forScorer(scorer, { ...setup.learner, seed: 1 });
+  const models = Object.fromEntries(MODELS.map((m) => [m, new FakeListChatModel({ responses: ["ok"] })]));
+  const router = new IrtRouter({ models, scorer, learner, feedbackLimits: setup.limits, logger: { warn: () => undefined } as never });
+  return { router, learner };
+}
+
+const evalItems = await Promise.all(
+  evalPrompts.map(async (p) => {
+    const { alpha, beta } = await scorer.itemParams(p);
+    return { alpha: Array.from(alpha, (a) => a / scorer.temperature), beta: beta / scorer.temperature };
+  }),
+);
+
+/** Share of the evaluation prompts on which the best model has the highest predictive p (no exploration draw). */
+function believed(learner: OnlineLearner): number {
+  return evalItems.filter((item) => learner.choose(item, MODELS, "none") === BEST).length / evalItems.length;
+}
+
+async function routesKept(router: IrtRouter): Promise<number> {
+  let best = 0;
+  for (const p of evalPrompts) {
+    const r = await router.invoke([new HumanMessage(p)]);
+    if ((r.response_metadata.irtRouter as { chosen: string }).chosen === BEST) best++;
+  }
+  return best / evalPrompts.length;
+}
+
+async function recover(router: IrtRouter, seed: number): Promise<number | string> {
+  const rng = seededRng(seed);
+  let events = 0;
+  for (let round = 0; round < 30; round++) {
+    if ((await routesKept(router)) >= 0.8) return events;
+    for (let k = 0; k < 100; k++) {
+      const r = await router.invoke([new HumanMessage(traffic[(round * 100 + k) % traffic.length]!)]);
+      const d = r.response_metadata.irtRouter as { decisionId: string; chosen: string };
+      await router.feedback(d.decisionId, rng.next() < (d.chosen === BEST ? 0.85 : 0.45), { source: `honest-${events}` });
+      events++;
+    }
+  }
+  return `> ${events}`;
+}
+
+async function scenario(setup: Setup, attack: "one call" | "one source" | "crafted event") {
+  const { router, learner } = makeRouter(setup);
+  const before = await routesKept(router);
+  const beliefBefore = believed(learner);
+  let refused = 0;
+  if (attack === "one call") {
+    for (const p of traffic) await router.invoke([new HumanMessage(p)], { metadata: { irtRouterRunId: "attack" } });
+    await router.feedback("attack", false);
+  } else if (attack === "one source") {
+    for (const p of traffic) {
+      const r = await router.invoke([new HumanMessage(p)]);
+      const id = (r.response_metadata.irtRouter as { decisionId: string }).decisionId;
+      await router.feedback(id, false, { source: "mallory" }).catch(() => refused++);
+    }
+  } else {
+    const alpha = Array.from({ length: scorer.abilityDim }, (_, k) => (k === 0 ? 100 : 0));
+    const event = { id: "crafted", model: BEST, alpha, beta: 0, y: 0, at: Date.now() };
+    try {
+      learner.check(event);
+      learner.observe(event);
+    } catch {
+      refused++;
+    }
+  }
+  const after = await routesKept(router);
+  const belief = { before: beliefBefore, after: believed(learner) };
+  const recovery = after >= 0.8 ? 0 : await recover(router, 7);
+  return { setup: setup.name, attack, before, after, belief, refused, recovery };
+}
+
+const rows = [];
+for (const attack of ["one call", "one source", "crafted event"] as const) {
+  for (const setup of [BEFORE, AFTER]) {
+    const r = await scenario(setup, attack);
+    rows.push(r);
+    console.log(JSON.stringify(r));
+  }
+}
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+console.log("\n| attack | setup | routes to best: before | after | kept | best by mean p: before | after | outcomes refused | honest events to 80% of routes |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+for (const r of rows) {
+  const kept = r.before > 0 ? r.after / r.before : 0;
+  console.log(`| ${r.attack} | ${r.setup} | ${pct(r.before)} | ${pct(r.after)} | ${pct(kept)} | ${pct(r.belief.before)} | ${pct(r.belief.after)} | ${r.refused} | ${r.recovery} |`);
+}

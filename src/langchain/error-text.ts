@@ -1,0 +1,21 @@
+/**
+ * How much of a provider's error text a decision keeps. Provider errors can echo the prompt (a 400 quoting the
+ * request, a content-filter message), and `decision.attempts[].error` is logged, returned on every reply and kept in
+ * the router's decision log, so it is cut to a bounded length.
+ */
+
+/** The longest error text kept on `decision.attempts[].error`, in characters (the cut is marked with its length). */
+export const MAX_ERROR_TEXT = 200;
+
+/**
+ * `text` cut to {@link MAX_ERROR_TEXT} characters (or `max`), ending in `... [cut N chars]` when it was longer.
+ *
+ * @example
+ * ```ts
+ * capErrorText("Error (400): " + "x".repeat(1000)).length; // about 220
+ * ```
+ */
+export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}... [cut ${text.length - max} chars]`;
+}
