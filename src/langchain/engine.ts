@@ -38,6 +38,8 @@ export class RouteEngine {
   readonly log: DecisionLog;
   readonly logger: RouterLogger;
   readonly fallbackOn: (error: unknown) => boolean;
+  /** Milliseconds an attempt may take when the call gives no timeout (option `attemptTimeout`; default in attempts.ts). */
+  readonly attemptTimeout?: number;
   /** Online learner whose posterior gives p, when configured. */
   readonly learner?: AbilityLearner;
   private readonly warnings: OnceWarnings;
@@ -56,6 +58,7 @@ export class RouteEngine {
     this.learner = options.learner;
     this.logger = options.logger ?? console;
     this.fallbackOn = options.fallbackOn ?? (() => true);
+    this.attemptTimeout = options.attemptTimeout;
     this.warnings = new OnceWarnings(this.logger);
     this.loader = new ScoringContextLoader(options, this.slots, this.warnings);
     const cache = typeof options.cacheAware === "object" ? options.cacheAware : {};

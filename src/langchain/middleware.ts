@@ -5,7 +5,7 @@ import type { RouteDecision } from "./decision.js";
 import { callInOrder, isAbort, isAbortReason } from "./delegate.js";
 import { engineOf } from "./router.js";
 import { AnswerWitness, agentRunId, agentTask, aiMessageOf, markSubstituted, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
-import { usableUsage } from "./attempts.js";
+import { AttemptBound, attemptMs, usableUsage } from "./attempts.js";
 import type { ModelSlot } from "./slots.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
 
@@ -65,7 +65,16 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         task: agentTask(),
       });
       let witness: AnswerWitness | undefined;
-      const call = async (slot: ModelSlot, i: number) => handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())));
+      // each attempt bounded as the router's are (attempts.ts): abandoned at the timeout, whatever the model does
+      const ms = attemptMs(undefined, engine.attemptTimeout);
+      const call = async (slot: ModelSlot, i: number) => {
+        const bound = new AttemptBound(slot.id, ms, request.runtime?.signal);
+        try {
+          return await bound.race(Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))));
+        } finally {
+          bound.dispose();
+        }
+      };
       let routed: { out: Awaited<ReturnType<typeof handler>>; slot: ModelSlot };
       try {
         routed = await callInOrder(plan, call, {

@@ -42,7 +42,7 @@ const ATTEMPT_TIMEOUT = Symbol("irt-router.attempt-timeout");
 const ENGINES = new WeakMap<IrtRouter, RouteEngine>();
 
 /** The router's own settings, shared by the routers `bindTools` and `withStructuredOutput` derive from it. */
-interface OwnSettings extends Pick<IrtRouterOptions, "callbacks" | "tags" | "metadata" | "verbose" | "attemptTimeout"> {
+interface OwnSettings extends Pick<IrtRouterOptions, "callbacks" | "tags" | "metadata" | "verbose"> {
   cache?: BaseCache | boolean;
 }
 
@@ -107,7 +107,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const parsed = derived ? undefined : parseWith(irtRouterOptionsSchema, options, "options");
     const own: OwnSettings = derived
       ? derived.own
-      : { callbacks: parsed!.callbacks, tags: parsed!.tags, metadata: parsed!.metadata, verbose: parsed!.verbose, cache: parsed!.cache, attemptTimeout: parsed!.attemptTimeout };
+      : { callbacks: parsed!.callbacks, tags: parsed!.tags, metadata: parsed!.metadata, verbose: parsed!.verbose, cache: parsed!.cache };
     super({ callbacks: own.callbacks, tags: own.tags, metadata: own.metadata, verbose: own.verbose, cache: own.cache });
     this.own = own;
     this.engine = derived ? derived.engine : new RouteEngine(parsed!);
@@ -289,7 +289,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
 
   /** See {@link attemptInOrder}. */
   private attempt<T>(messages: BaseMessage[], config: Partial<BaseChatModelCallOptions> | undefined, how: AttemptHow<T>) {
-    const parts = { engine: this.engine, needs: this.needs, attemptTimeout: this.own.attemptTimeout, structured: this.structured !== undefined };
+    const parts = { engine: this.engine, needs: this.needs, attemptTimeout: this.engine.attemptTimeout, structured: this.structured !== undefined };
     return attemptInOrder({ ...parts, prepare: (slot) => this.prepare(slot) }, messages, config, how);
   }
 

@@ -3,7 +3,8 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/mes
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { IrtRouter, routeDecisionOf, type RouteDecision } from "../../src/langchain/index.js";
+import { createAgent } from "langchain";
+import { IrtRouter, irtRouterMiddleware, routeDecisionOf, type RouteDecision } from "../../src/langchain/index.js";
 import { FeedbackError } from "../../src/errors.js";
 import { ToyScorer, quietLogger } from "./helpers.js";
 
@@ -12,6 +13,9 @@ class HungModel extends BaseChatModel {
   calls = 0;
   _llmType() {
     return "hung";
+  }
+  override bindTools() {
+    return this as never;
   }
   async _generate(): Promise<ChatResult> {
     this.calls++;
@@ -79,6 +83,14 @@ describe("a child that ignores its signal does not hang the router (each attempt
     let text = "";
     for await (const chunk of await router.stream("What is 1+1?", { timeout: 50 })) text += chunk.content;
     expect(text).toBe("fallback");
+  });
+
+  it("under the agent middleware, with the router's attemptTimeout: the next candidate answers the step", async () => {
+    const { router } = make({ attemptTimeout: 50 });
+    const agent = createAgent({ model: new FakeListChatModel({ responses: ["unused"] }), tools: [], middleware: [irtRouterMiddleware({ router })] });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "What is 1+1?" }] });
+    expect(result.messages.at(-1)!.content).toBe("fallback");
+    expect(result.irtRouterRoutes[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
   });
 
   it("with signal: AbortSignal.timeout(ms): the call is cancelled at that point (no other model: it is the caller's)", async () => {
