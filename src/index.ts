@@ -36,7 +36,8 @@ export type { PolicyConfig, Candidate, RankedCandidate, PolicyContext } from "./
 export { policySchema, parsePolicy, describePolicy } from "./policy/schema.js";
 export { rankCandidates } from "./policy/rank.js";
 export { estimateTokens } from "./policy/tokens.js";
-export { expectedCostUsd } from "./policy/expected-cost.js";
+export { expectedCostUsd, stepCostUsd } from "./policy/expected-cost.js";
+export { cachedInputRule, withCachedInputPrice, DEFAULT_CACHE_LIFETIME_MS } from "./policy/cached-input.js";
 export { listPrice, ROUTERBENCH_PRICES } from "./policy/prices.js";
 
 // Online learning

@@ -27,7 +27,7 @@ type TableName = (typeof TABLES)[number];
 const COLUMNS: Record<TableName, { required: string[]; optional: string[] }> = {
   items: { required: ["item_id", "text"], optional: ["category"] },
   labels: { required: ["item_id", "model", "correct"], optional: ["cost_usd"] },
-  models: { required: ["model", "input_usd_per_1m", "output_usd_per_1m"], optional: [] },
+  models: { required: ["model", "input_usd_per_1m", "output_usd_per_1m"], optional: ["cached_input_usd_per_1m"] },
 };
 
 /** Which file of the folder holds `table` (`items.csv`, `items.csv.gz` or `items.jsonl`), or undefined. */
@@ -371,6 +371,29 @@ function asPrice(value: Cell, file: string, line: number, field: string): number
 }
 
 /**
+ * The optional `cached_input_usd_per_1m` cell of a models row as `{ cachedInputPer1M }` (empty when blank): a price
+ * >= 0 and at most the row's input price.
+ */
+function cachedInputCell(value: Cell, input: number | undefined, file: string, line: number): { cachedInputPer1M?: number } {
+  const cached = asPrice(value, file, line, "cached_input_usd_per_1m");
+  if (cached === undefined) return {};
+  if (input === undefined) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: "cached_input_usd_per_1m" is given without "input_usd_per_1m" and "output_usd_per_1m"; give all three or leave the cached price blank.`,
+      { file, line },
+    );
+  }
+  if (cached > input) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: "cached_input_usd_per_1m" (${cached}) must not exceed "input_usd_per_1m" (${input}): ` +
+        `it is the price of input served from the prompt cache.`,
+      { file, line },
+    );
+  }
+  return { cachedInputPer1M: cached };
+}
+
+/**
  * Load a your-own-data folder (format: docs/your-own-data.md). The dataset's name, `D` of the split rule,
  * is the folder's base name.
  *
@@ -461,7 +484,8 @@ export async function loadOwnDataFolder(folder: string): Promise<CorrectnessData
           { file: modelsFile, line },
         );
       }
-      if (input !== undefined && output !== undefined) prices[model] = { inputPer1M: input, outputPer1M: output };
+      const cached = cachedInputCell(modelTable.get(r, "cached_input_usd_per_1m"), input, modelsFile, line);
+      if (input !== undefined && output !== undefined) prices[model] = { inputPer1M: input, outputPer1M: output, ...cached };
     }
   }
 
@@ -594,8 +618,14 @@ export async function writeOwnDataFolder(
     }
   });
 
-  const modelsHeader = ["model", "input_usd_per_1m", "output_usd_per_1m"];
-  const modelRows = ds.models.map((m) => [m, ds.prices?.[m]?.inputPer1M ?? null, ds.prices?.[m]?.outputPer1M ?? null]);
+  const withCached = Object.values(ds.prices ?? {}).some((p) => p.cachedInputPer1M !== undefined);
+  const modelsHeader = ["model", "input_usd_per_1m", "output_usd_per_1m", ...(withCached ? ["cached_input_usd_per_1m"] : [])];
+  const modelRows = ds.models.map((m) => [
+    m,
+    ds.prices?.[m]?.inputPer1M ?? null,
+    ds.prices?.[m]?.outputPer1M ?? null,
+    ...(withCached ? [ds.prices?.[m]?.cachedInputPer1M ?? null] : []),
+  ]);
   // Prices of models outside the catalog are kept too (they load back into `prices`)...
   const extraPriced = Object.keys(ds.prices ?? {}).filter((m) => !ds.models.includes(m));
   if (extraPriced.length > 0) {

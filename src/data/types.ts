@@ -17,6 +17,11 @@ export interface DatasetItem {
 export interface ModelPrice {
   readonly inputPer1M: number;
   readonly outputPer1M: number;
+  /**
+   * Price of an input token served from the provider's prompt cache (at most `inputPer1M`). Absent: the family
+   * default of `cachedInputRule` (src/policy/cached-input.ts) where a price is resolved for routing, else no discount.
+   */
+  readonly cachedInputPer1M?: number;
 }
 
 /**

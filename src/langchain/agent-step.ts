@@ -7,7 +7,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ValidationError } from "../errors.js";
 import type { RouteDecision } from "./decision.js";
 import { childConfig, runIdOf, withDecision } from "./delegate.js";
-import type { ModelSlot } from "./engine.js";
+import type { ModelSlot } from "./slots.js";
 import type { IrtRouterOptions } from "./options.js";
 import { IrtRouter } from "./router.js";
 

@@ -1,7 +1,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { snapshot, type RouteDecision } from "./decision.js";
-import type { ModelSlot, RoutePlan } from "./engine.js";
+import type { RoutePlan } from "./planner.js";
+import type { ModelSlot } from "./slots.js";
 
 /** Metadata key under which a call's run id is read (`config.metadata.irtRouterRunId`). */
 export const RUN_ID_METADATA_KEY = "irtRouterRunId";

@@ -4,7 +4,7 @@ export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger, A
 export { irtRouterOptionsSchema } from "./options.js";
 export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./decision.js";
 export { NoCandidatesError } from "./errors.js";
-export { MemoryFeedbackSink } from "./engine.js";
+export { MemoryFeedbackSink } from "./feedback-recorder.js";
 export { routingText, messageText, type RoutingTextOptions } from "./routing-text.js";
 export { RUN_ID_METADATA_KEY } from "./delegate.js";
 export type { RouterCalibrateOptions } from "./calibrate.js";

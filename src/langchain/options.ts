@@ -6,6 +6,7 @@ import type { Scorer } from "../scorer/types.js";
 import type { PolicyConfig } from "../policy/types.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { policySchema } from "../policy/schema.js";
+import { modelPriceSchema } from "../policy/price-schema.js";
 import { functionSchema } from "../util/validate.js";
 import type { RoutingTextOptions } from "./routing-text.js";
 
@@ -97,10 +98,7 @@ const isChatModel = (v: unknown): v is BaseChatModel =>
 const chatModel = z.custom<BaseChatModel>(isChatModel, {
   message: "must be a LangChain chat model (an instance of BaseChatModel, e.g. new ChatOpenAI(...))",
 });
-const price = z.strictObject({
-  inputPer1M: z.number().finite().nonnegative(),
-  outputPer1M: z.number().finite().nonnegative(),
-});
+const price = modelPriceSchema;
 const modelEntry = z.preprocess(
   (v) => (isChatModel(v) ? { model: v } : v),
   z.strictObject({

@@ -20,10 +20,16 @@ import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.j
 import type { FeedbackOptions } from "./feedback.js";
 import { ChildRuns } from "./child-runs.js";
 import type { CalibrationResult } from "../learning/calibrate.js";
-import { MemoryFeedbackSink, RouteEngine, type CallNeeds, type ModelSlot, type RoutePlan } from "./engine.js";
+import { RouteEngine } from "./engine.js";
+import { MemoryFeedbackSink } from "./feedback-recorder.js";
+import type { RoutePlan } from "./planner.js";
+import type { CallNeeds, ModelSlot } from "./slots.js";
 import { irtRouterOptionsSchema, type IrtRouterOptions } from "./options.js";
 
 const INTERNAL = Symbol("irt-router.internal");
+
+/** Each router's routing core, for {@link engineOf}. */
+const ENGINES = new WeakMap<IrtRouter, RouteEngine>();
 
 /** The attempts under each of the router's own runs (see openRun), so a failed stream can end its run after them. */
 const OWN_RUN_CHILDREN = new WeakMap<CallbackManagerForChainRun, ChildRuns>();
@@ -109,6 +115,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     super({ ...base });
     this.base = base;
     this.engine = derived ? derived.engine : new RouteEngine(parsed!);
+    ENGINES.set(this, this.engine);
     this.bound = derived?.bound;
     this.structured = derived?.structured;
   }
@@ -570,7 +577,12 @@ function childCallbacks(runManager?: CallbackManagerForLLMRun): CallbackManager 
   return manager;
 }
 
-/** @internal The routing core of a router (used by the middleware). */
+/**
+ * @internal The routing core of a router (used by the middleware): registered by the constructor, so every router,
+ * derived ones included (`bindTools`, `withStructuredOutput` share their parent's), has one.
+ */
 export function engineOf(router: IrtRouter): RouteEngine {
-  return (router as unknown as { engine: RouteEngine }).engine;
+  const engine = ENGINES.get(router);
+  if (!engine) throw new TypeError("engineOf() needs an IrtRouter made by its constructor.");
+  return engine;
 }

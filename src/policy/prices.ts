@@ -1,4 +1,7 @@
 import type { ModelPrice } from "../data/types.js";
+import { parseWith } from "../util/validate.js";
+import { withCachedInputPrice } from "./cached-input.js";
+import { modelPriceSchema } from "./price-schema.js";
 
 /**
  * List prices (USD per 1M input / output tokens) of the RouterBench models, as RouterBench used them
@@ -6,8 +9,11 @@ import type { ModelPrice } from "../data/types.js";
  * open models. Source: withmartian/routerbench `routers/common.py` (TOKEN_COSTS) and Hu et al. 2024
  * (arXiv 2403.12031). Checked against the recorded costs in `cost_matrix_usd.csv.gz`; see
  * docs/cost-estimation.md. These are historical (late-2023) prices: pass your own `price` for live use.
+ * `cachedInputPer1M` is each model's family default ({@link cachedInputRule}): none of these models had a
+ * prompt-caching discount (GPT-4 Turbo and GPT-3.5 Turbo predate OpenAI's, Claude 1/2/Instant Anthropic's, and
+ * Together AI listed none), so it equals the input price.
  */
-export const ROUTERBENCH_PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
+export const ROUTERBENCH_PRICES: Readonly<Record<string, ModelPrice>> = withCachedInputPrices({
   "gpt-4-1106-preview": { inputPer1M: 10, outputPer1M: 30 },
   "gpt-3.5-turbo-1106": { inputPer1M: 1, outputPer1M: 2 },
   "claude-v1": { inputPer1M: 8, outputPer1M: 24 },
@@ -21,6 +27,15 @@ export const ROUTERBENCH_PRICES: Readonly<Record<string, ModelPrice>> = Object.f
   "zero-one-ai/Yi-34B-Chat": { inputPer1M: 0.8, outputPer1M: 0.8 },
 });
 
+/** A frozen price table with every price checked ({@link modelPriceSchema}) and its cached-input default filled in. */
+function withCachedInputPrices(table: Record<string, ModelPrice>): Readonly<Record<string, ModelPrice>> {
+  const out: Record<string, ModelPrice> = {};
+  for (const [id, price] of Object.entries(table)) {
+    out[id] = Object.freeze(withCachedInputPrice(id, parseWith(modelPriceSchema, price, `price of ${id}`)));
+  }
+  return Object.freeze(out);
+}
+
 /**
  * The list price of a model, or undefined when the table has none. Matches the id exactly, then
  * case-insensitively, then by the part after the last `/` (so `mixtral-8x7b-chat` finds
@@ -28,7 +43,7 @@ export const ROUTERBENCH_PRICES: Readonly<Record<string, ModelPrice>> = Object.f
  *
  * @example
  * ```ts
- * listPrice("gpt-4-1106-preview"); // { inputPer1M: 10, outputPer1M: 30 }
+ * listPrice("gpt-4-1106-preview"); // { inputPer1M: 10, outputPer1M: 30, cachedInputPer1M: 10 }
  * listPrice("my-own-model");       // undefined
  * ```
  */

@@ -319,7 +319,9 @@ const catalogSchema = z.object({
       ability: z.array(z.number()),
       nLabels: z.number().int().nonnegative(),
       accuracy: z.number(),
-      price: z.object({ inputPer1M: z.number().nonnegative(), outputPer1M: z.number().nonnegative() }).optional(),
+      price: z
+        .object({ inputPer1M: z.number().nonnegative(), outputPer1M: z.number().nonnegative(), cachedInputPer1M: z.number().nonnegative().optional() })
+        .optional(),
     }),
   ),
 });

@@ -47,7 +47,7 @@ describe("RouterBench list prices", () => {
   });
 
   it("looks prices up by id, case-insensitively and by the name after the provider", () => {
-    expect(listPrice("gpt-4-1106-preview")).toEqual({ inputPer1M: 10, outputPer1M: 30 });
+    expect(listPrice("gpt-4-1106-preview")).toEqual({ inputPer1M: 10, outputPer1M: 30, cachedInputPer1M: 10 });
     expect(listPrice("WIZARDLM/wizardlm-13b-v1.2")).toEqual(ROUTERBENCH_PRICES["WizardLM/WizardLM-13B-V1.2"]);
     expect(listPrice("mixtral-8x7b-chat")).toEqual(ROUTERBENCH_PRICES["mistralai/mixtral-8x7b-chat"]);
     expect(listPrice("unknown-model")).toBeUndefined();

@@ -1,0 +1,157 @@
+/**
+ * Planning one routed call: which registered models can serve it, each one's p of answering it (the scorer's, or the
+ * learner's posterior) and expected cost, ranked by the policy into the order in which to try them. Every plan is
+ * logged for feedback.
+ */
+import { randomUUID } from "node:crypto";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { AbilityLearner } from "./options.js";
+import type { PolicyConfig } from "../policy/types.js";
+import { rankCandidates } from "../policy/rank.js";
+import { expectedCostUsd } from "../policy/expected-cost.js";
+import { estimateTokens } from "../policy/tokens.js";
+import type { ItemParams } from "../scorer/types.js";
+import { sigmoid } from "../learning/posterior.js";
+import type { RouteDecision, ExclusionRecord } from "./decision.js";
+import type { DecisionLog, LoggedDecision } from "./decision-log.js";
+import { NoCandidatesError } from "./errors.js";
+import { messageText, routingText, type RoutingTextOptions } from "./routing-text.js";
+import type { ScoringContext, ScoringContextLoader } from "./scoring-context.js";
+import { exclusionReason, type CallNeeds, type ModelSlot } from "./slots.js";
+import type { OnceWarnings } from "./warnings.js";
+
+/** The exclusion reason of a registered model its learner removed (see {@link RoutePlanner.plan}). */
+export const REMOVED_FROM_LEARNER = "removed from the learner (removeModel)";
+
+/** A decision plus the order in which to try the models. */
+export interface RoutePlan {
+  readonly decision: RouteDecision;
+  /** Models to try, best first, at most `maxAttempts`. */
+  readonly order: readonly ModelSlot[];
+  readonly logged: LoggedDecision;
+}
+
+/** What a planner works with: the router's models, policy, scoring context, learner and decision log. */
+export interface PlannerParts {
+  readonly slots: readonly ModelSlot[];
+  readonly policy: PolicyConfig;
+  readonly policyName: string;
+  readonly maxAttempts: number;
+  readonly log: DecisionLog;
+  readonly learner?: AbilityLearner;
+  readonly scoring: ScoringContextLoader;
+  readonly textOptions: RoutingTextOptions;
+  readonly warnings: OnceWarnings;
+}
+
+/** Plans routed calls (see {@link RoutePlanner.plan}). */
+export class RoutePlanner {
+  constructor(private readonly parts: PlannerParts) {}
+
+  /**
+   * Decide which models to try for one call. Throws NO_CANDIDATES when no model can serve it. `runId` names the
+   * run the call belongs to (feedback by run, and the budget policy's spend).
+   */
+  async plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string }): Promise<RoutePlan> {
+    const { slots, policy, log } = this.parts;
+    const inputTokens = estimateTokens(messages.map(messageText).join("\n"));
+    const eligible: ModelSlot[] = [];
+    const excluded: ExclusionRecord[] = [];
+    for (const slot of slots) {
+      const reason = exclusionReason(slot, call, inputTokens);
+      if (reason === undefined) eligible.push(slot);
+      else excluded.push({ id: slot.id, reason });
+    }
+    if (eligible.length === 0) throw new NoCandidatesError(excluded);
+    if (policy.kind === "budget" && call.runId === undefined) this.warnBudgetWithoutRun();
+
+    const ctx = await this.parts.scoring.load();
+    this.excludeRemoved(eligible, excluded, ctx);
+    if (eligible.length === 0) throw new NoCandidatesError(excluded);
+    const text = routingText(messages, this.parts.textOptions) || "(no text)";
+    const { item, cacheHit, encodeMs, scoreMs: itemMs } = await this.parts.scoring.score(ctx, text);
+    const t2 = performance.now();
+    // Again after the awaits above: a model removed from the learner while this query was scored is left out here,
+    // with no await between this check and learnerScores' addModel (which refuses a removed id).
+    this.excludeRemoved(eligible, excluded, ctx);
+    if (eligible.length === 0) throw new NoCandidatesError(excluded);
+    const learned = this.learnerScores(item, eligible, ctx);
+    const candidates = eligible.map((slot, i) => {
+      const p = learned ? learned[i]! : scorerP(item, ctx.theta.get(slot.id)!);
+      const price = ctx.prices.get(slot.id);
+      const expectedCost = price
+        ? expectedCostUsd({ inputTokens, expectedOutputTokens: slot.outputTokens.estimate, price })
+        : 0;
+      return { id: slot.id, p, expectedCost };
+    });
+    const ranked = rankCandidates(policy, candidates, { spentUsd: log.spent(call.runId) });
+    const scoreMs = itemMs + (performance.now() - t2);
+
+    const decision: RouteDecision = {
+      decisionId: randomUUID(),
+      ...(call.runId !== undefined ? { runId: call.runId } : {}),
+      chosen: ranked[0]!.id,
+      policy: this.parts.policyName,
+      candidates: ranked.map((r) => ({ id: r.id, p: r.p, expectedCost: r.expectedCost, utility: r.utility })),
+      excluded,
+      encodeMs,
+      scoreMs,
+      cacheHit,
+      inputTokens,
+      attempts: [],
+    };
+    const bySlot = new Map(eligible.map((s) => [s.id, s]));
+    const order = ranked.slice(0, this.parts.maxAttempts).map((r) => bySlot.get(r.id)!);
+    const logged: LoggedDecision = { decision, alpha: item.alpha, beta: item.beta, catalogIds: ctx.catalogIds, feedbackGiven: false };
+    log.add(logged);
+    return { decision, order, logged };
+  }
+
+  private warnBudgetWithoutRun(): void {
+    this.parts.warnings.warn(
+      "budget:no-run-id",
+      `irt-router: the ${this.parts.policyName} policy got a call with no run id, so its spend counts toward one budget ` +
+        `shared by every call without a run id, for as long as the router lives. Name each run: ` +
+        `metadata: { irtRouterRunId: "<id>" } in the call's config (for a createAgent run: ` +
+        `agent.invoke(input, { metadata: { irtRouterRunId } })), ` +
+        `or route the agent with irtRouterMiddleware, which gives each run its own id.`,
+    );
+  }
+
+  /**
+   * Moves the models the learner removed (`removeModel`, also as recorded by a restored snapshot) from `eligible` to
+   * `excluded`: a removed id cannot be added back (`addModel` throws), so it is left out like a model that cannot
+   * serve the call, and the others are routed as usual.
+   */
+  private excludeRemoved(eligible: ModelSlot[], excluded: ExclusionRecord[], ctx: ScoringContext): void {
+    const learner = this.parts.learner;
+    if (typeof learner?.isRemoved !== "function") return;
+    const kept = eligible.filter((slot) => {
+      const id = ctx.catalogIds[slot.id] ?? slot.id;
+      if (learner.has(id) || !learner.isRemoved!(id)) return true;
+      excluded.push({ id: slot.id, reason: REMOVED_FROM_LEARNER });
+      return false;
+    });
+    eligible.splice(0, eligible.length, ...kept);
+  }
+
+  /**
+   * With a learner: each eligible model's exploration score (its predictive p when exploration is off), by
+   * catalog id; models the learner has not seen are added at its new-model prior (a model it removed is no longer
+   * eligible, see {@link RoutePlanner.excludeRemoved}). Undefined without a learner.
+   */
+  private learnerScores(item: ItemParams, eligible: readonly ModelSlot[], ctx: ScoringContext): number[] | undefined {
+    const learner = this.parts.learner;
+    if (!learner) return undefined;
+    const ids = eligible.map((slot) => ctx.catalogIds[slot.id] ?? slot.id);
+    for (const id of ids) if (!learner.has(id)) learner.addModel(id);
+    return learner.score(item, ids).map((s) => s.score);
+  }
+}
+
+/** The scorer's p that a model of ability `theta` answers an item: sigmoid(alpha . theta - beta). */
+function scorerP(item: ItemParams, theta: Float32Array): number {
+  let z = -item.beta;
+  for (let k = 0; k < theta.length; k++) z += item.alpha[k]! * theta[k]!;
+  return sigmoid(z);
+}
