@@ -1,3 +1,5 @@
+import type { EscalationRecord } from "./escalation.js";
+
 /** One candidate as the policy saw it, in the decision record. */
 export interface CandidateRecord {
   /** The key the model was registered under in `models`. */
@@ -8,6 +10,11 @@ export interface CandidateRecord {
   readonly expectedCost: number;
   /** The policy's utility (higher is better); candidates are listed best first. */
   readonly utility: number;
+  /**
+   * Input tokens the expected cost assumed served from this model's prompt cache (the prefix it cached earlier in
+   * the run); present when the router is cache-aware (option `cacheAware`).
+   */
+  readonly cachedTokens?: number;
 }
 
 /** A model that was not considered for this call, and why. */
@@ -54,6 +61,8 @@ export interface RouteDecision {
   /** Estimated input tokens of the whole call. */
   readonly inputTokens: number;
   readonly attempts: AttemptRecord[];
+  /** Present when the step failed visibly before and the router escalated (option `escalation`). */
+  readonly escalated?: EscalationRecord;
 }
 
 /** A JSON-safe copy of a decision (what goes into response metadata and traces). */

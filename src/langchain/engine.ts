@@ -16,9 +16,13 @@ import { ScoringContextLoader, type ScoringContext } from "./scoring-context.js"
 import { modelSlots, type CallNeeds, type ModelSlot } from "./slots.js";
 import { SpendRecorder, type CallUsage } from "./spend.js";
 import { OnceWarnings } from "./warnings.js";
+import { RunMemory } from "./run-memory.js";
+import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_DECISION_LOG_SIZE = 10_000;
+/** Runs whose prompt caches and last call the router remembers (least recently used dropped first). */
+export const DEFAULT_RUNS_REMEMBERED = 10_000;
 
 /**
  * One router's state and the operations on it: filters the models that can serve a call, scores them, ranks them
@@ -40,6 +44,7 @@ export class RouteEngine {
   private readonly planner: RoutePlanner;
   private readonly spend: SpendRecorder;
   private readonly recorder: FeedbackRecorder;
+  private readonly memory: RunMemory;
 
   constructor(options: ParsedRouterOptions) {
     this.slots = modelSlots(options);
@@ -52,6 +57,13 @@ export class RouteEngine {
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.warnings = new OnceWarnings(this.logger);
     this.loader = new ScoringContextLoader(options, this.slots, this.warnings);
+    const cache = typeof options.cacheAware === "object" ? options.cacheAware : {};
+    this.memory = new RunMemory({
+      lifetimeMs: cache.lifetimeMs ?? DEFAULT_CACHE_LIFETIME_MS,
+      now: cache.now,
+      maxRuns: DEFAULT_RUNS_REMEMBERED,
+    });
+    const escalation = options.escalation;
     this.planner = new RoutePlanner({
       slots: this.slots,
       policy: this.policy,
@@ -62,6 +74,9 @@ export class RouteEngine {
       scoring: this.loader,
       textOptions: options.routingText ?? {},
       warnings: this.warnings,
+      memory: this.memory,
+      cacheAware: options.cacheAware !== false,
+      ...(escalation ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } } : {}),
     });
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false);
     const sink = options.feedbackSink ?? new MemoryFeedbackSink();
@@ -90,6 +105,7 @@ export class RouteEngine {
   /** Records what a finished call cost (usage tokens when reported, else the estimate) for the budget policy. */
   recordSpend(plan: RoutePlan, slotId: string, usage?: CallUsage): void {
     this.spend.record(plan, slotId, usage);
+    this.memory.served(plan.decision.runId, slotId, plan.shape);
   }
 
   /** See {@link FeedbackRecorder.feedback}. */

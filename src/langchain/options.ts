@@ -87,6 +87,23 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly learner?: AbilityLearner;
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
   readonly fallbackOn?: (error: unknown) => boolean;
+  /**
+   * Prompt-cache-aware cost (default on): a candidate's expected cost bills the part of the call's input its provider
+   * has cached for this run (the messages the same model last served in the run, within `lifetimeMs`, default
+   * 5 minutes) at its `cachedInputPer1M`. Staying with a model is then cheaper, and switching is priced, never
+   * forbidden. Needs a run id (`metadata.irtRouterRunId`, or the middleware's). `now` is the clock (ms, default
+   * `Date.now`), for replays on simulated time. `false`: cache-blind, every input token at the input price.
+   * See docs/cost-estimation.md, "Cache-aware routing".
+   */
+  readonly cacheAware?: boolean | { readonly lifetimeMs?: number; readonly now?: () => number };
+  /**
+   * Escalation after a visible failure of a step (a tool error answering the previous call, or the agent sending the
+   * step again): the model that failed is passed over for that step and a stronger bar applies. `true` is
+   * `{ bar: "stronger" }`: only models with a higher p than the failed one's are ranked by the policy (the others
+   * follow by p); `{ bar: "best" }` takes the highest p of the rest. Recorded as the decision's `escalated`.
+   * Default off. See docs/policies.md, "Escalation".
+   */
+  readonly escalation?: boolean | { readonly bar?: "stronger" | "best" };
 }
 
 const isChatModel = (v: unknown): v is BaseChatModel =>
@@ -166,6 +183,16 @@ export const irtRouterOptionsSchema = z.strictObject({
       { message: "must be an online learner with has, addModel, score and observe methods (e.g. an OnlineLearner)" },
     )
     .optional(),
+  cacheAware: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        lifetimeMs: z.number().finite().nonnegative().optional(),
+        now: functionSchema<() => number>("a function () => number (the clock, in ms)").optional(),
+      }),
+    ])
+    .optional(),
+  escalation: z.union([z.boolean(), z.strictObject({ bar: z.enum(["stronger", "best"]).optional() })]).optional(),
   callbacks: z.any().optional(),
   tags: z.array(z.string()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

@@ -6,16 +6,17 @@
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AbilityLearner } from "./options.js";
-import type { PolicyConfig } from "../policy/types.js";
+import type { Candidate, PolicyConfig, RankedCandidate } from "../policy/types.js";
 import { rankCandidates } from "../policy/rank.js";
-import { expectedCostUsd } from "../policy/expected-cost.js";
-import { estimateTokens } from "../policy/tokens.js";
+import { stepCostUsd } from "../policy/expected-cost.js";
 import type { ItemParams } from "../scorer/types.js";
 import { sigmoid } from "../learning/posterior.js";
 import type { RouteDecision, ExclusionRecord } from "./decision.js";
 import type { DecisionLog, LoggedDecision } from "./decision-log.js";
 import { NoCandidatesError } from "./errors.js";
-import { messageText, routingText, type RoutingTextOptions } from "./routing-text.js";
+import { routingText, type RoutingTextOptions } from "./routing-text.js";
+import { rankEscalated, visibleFailure, type EscalationRecord, type EscalationSettings } from "./escalation.js";
+import { promptShape, promptTokens, type PromptShape, type RunMemory } from "./run-memory.js";
 import type { ScoringContext, ScoringContextLoader } from "./scoring-context.js";
 import { exclusionReason, type CallNeeds, type ModelSlot } from "./slots.js";
 import type { OnceWarnings } from "./warnings.js";
@@ -29,6 +30,10 @@ export interface RoutePlan {
   /** Models to try, best first, at most `maxAttempts`. */
   readonly order: readonly ModelSlot[];
   readonly logged: LoggedDecision;
+  /** The call's prompt as the prompt cache sees it (see {@link RunMemory}). */
+  readonly shape: PromptShape;
+  /** Per candidate: input tokens its provider has cached for this run (counted whether or not cost is cache-aware). */
+  readonly cachedTokens: ReadonlyMap<string, number>;
 }
 
 /** What a planner works with: the router's models, policy, scoring context, learner and decision log. */
@@ -42,6 +47,12 @@ export interface PlannerParts {
   readonly scoring: ScoringContextLoader;
   readonly textOptions: RoutingTextOptions;
   readonly warnings: OnceWarnings;
+  /** What the router remembers of each run (prompt caches, the last answered call). */
+  readonly memory: RunMemory;
+  /** Whether expected costs bill cached input at the cached-input price (option `cacheAware`). */
+  readonly cacheAware: boolean;
+  /** Escalation after a visible failure (option `escalation`); off when undefined. */
+  readonly escalation?: EscalationSettings;
 }
 
 /** Plans routed calls (see {@link RoutePlanner.plan}). */
@@ -54,7 +65,8 @@ export class RoutePlanner {
    */
   async plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string }): Promise<RoutePlan> {
     const { slots, policy, log } = this.parts;
-    const inputTokens = estimateTokens(messages.map(messageText).join("\n"));
+    const shape = promptShape(messages);
+    const inputTokens = promptTokens(shape);
     const eligible: ModelSlot[] = [];
     const excluded: ExclusionRecord[] = [];
     for (const slot of slots) {
@@ -76,15 +88,17 @@ export class RoutePlanner {
     this.excludeRemoved(eligible, excluded, ctx);
     if (eligible.length === 0) throw new NoCandidatesError(excluded);
     const learned = this.learnerScores(item, eligible, ctx);
+    const { memory, cacheAware } = this.parts;
+    const cachedTokens = new Map(eligible.map((slot) => [slot.id, memory.cachedTokens(call.runId, slot.id, shape)]));
     const candidates = eligible.map((slot, i) => {
       const p = learned ? learned[i]! : scorerP(item, ctx.theta.get(slot.id)!);
       const price = ctx.prices.get(slot.id);
-      const expectedCost = price
-        ? expectedCostUsd({ inputTokens, expectedOutputTokens: slot.outputTokens.estimate, price })
-        : 0;
+      const cached = cacheAware ? cachedTokens.get(slot.id)! : 0;
+      const outputTokens = slot.outputTokens.estimate;
+      const expectedCost = price ? stepCostUsd({ contextTokens: inputTokens, cachedTokens: cached, outputTokens, price }) : 0;
       return { id: slot.id, p, expectedCost };
     });
-    const ranked = rankCandidates(policy, candidates, { spentUsd: log.spent(call.runId) });
+    const { ranked, escalated } = this.rank(messages, shape, candidates, call.runId, excluded);
     const scoreMs = itemMs + (performance.now() - t2);
 
     const decision: RouteDecision = {
@@ -92,19 +106,47 @@ export class RoutePlanner {
       ...(call.runId !== undefined ? { runId: call.runId } : {}),
       chosen: ranked[0]!.id,
       policy: this.parts.policyName,
-      candidates: ranked.map((r) => ({ id: r.id, p: r.p, expectedCost: r.expectedCost, utility: r.utility })),
+      candidates: ranked.map((r) => ({
+        id: r.id,
+        p: r.p,
+        expectedCost: r.expectedCost,
+        utility: r.utility,
+        ...(cacheAware ? { cachedTokens: cachedTokens.get(r.id)! } : {}),
+      })),
       excluded,
       encodeMs,
       scoreMs,
       cacheHit,
       inputTokens,
       attempts: [],
+      ...(escalated ? { escalated } : {}),
     };
     const bySlot = new Map(eligible.map((s) => [s.id, s]));
     const order = ranked.slice(0, this.parts.maxAttempts).map((r) => bySlot.get(r.id)!);
     const logged: LoggedDecision = { decision, alpha: item.alpha, beta: item.beta, catalogIds: ctx.catalogIds, feedbackGiven: false };
     log.add(logged);
-    return { decision, order, logged };
+    return { decision, order, logged, shape, cachedTokens };
+  }
+
+  /**
+   * Ranks the candidates with the policy; with escalation on and a visible failure of this step, the failed models
+   * are passed over (moved to `excluded`) and the stronger bar applies (see {@link rankEscalated}).
+   */
+  private rank(
+    messages: readonly BaseMessage[],
+    shape: PromptShape,
+    candidates: readonly Candidate[],
+    runId: string | undefined,
+    excluded: ExclusionRecord[],
+  ): { ranked: RankedCandidate[]; escalated?: EscalationRecord } {
+    const { policy, log, escalation, memory } = this.parts;
+    const ctx = { spentUsd: log.spent(runId) };
+    const failure = escalation ? visibleFailure(messages, shape, memory.lastServed(runId)) : undefined;
+    if (!failure) return { ranked: rankCandidates(policy, candidates, ctx) };
+    const { ranked, record } = rankEscalated(policy, candidates, ctx, failure, escalation!);
+    const why = failure.reason === "tool-error" ? "its tool call failed" : "the agent sent the step again";
+    for (const id of record.passedOver) excluded.push({ id, reason: `failed this step (${why}): passed over by escalation` });
+    return { ranked, escalated: record };
   }
 
   private warnBudgetWithoutRun(): void {
