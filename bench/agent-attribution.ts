@@ -29,7 +29,7 @@ export async function attributionStudy(replay: Replay, features: RouterFeatures,
   const order = byTrainAccuracy(replay);
   const unknown = order.slice(0, world.models.length <= 2 ? 1 : 3);
   const study: ExperimentParams = { ...params, learningRuns: 1000, checkpoints: [250, 1000], checkpointRuns: valRuns.length };
-  const options = features.cacheAware ?? features.cacheBlind;
+  const options = features.cacheBlind;
   const lines = ["| scenario | attribution | val success after 250 runs | after 1,000 runs | cost per run after 1,000 |", "|---|---|---|---|---|"];
   for (const scenario of [{ name: "known", unknown: [] as number[] }, { name: "cold-start", unknown }]) {
     for (const mode of ATTRIBUTION_MODES) {

@@ -29,6 +29,8 @@ export interface RouterFeatures {
 
 export interface ExperimentParams {
   readonly seeds: readonly number[];
+  /** Seeds of the learning scenarios (the first of `seeds`; learning is the slow part). */
+  readonly learningSeeds: readonly number[];
   readonly testRuns: number;
   readonly valRuns: number;
   readonly learningRuns: number;
@@ -37,6 +39,8 @@ export interface ExperimentParams {
   readonly checkpointRuns: number;
   /** Cost weights (per USD) of the cost-aware grid searched on val. */
   readonly lambdas: readonly number[];
+  /** The (smaller) grid of the cache-aware and escalation rows, around the settings the cost-aware grid favours. */
+  readonly featureLambdas: readonly number[];
   /** A setting is acceptable on val when its run success is within this of always-strongest's. */
   readonly tolerance: number;
   readonly attribution: FeedbackOptions["attribution"];
@@ -134,9 +138,9 @@ export async function tuneOnVal(replay: Replay, features: RouterFeatures, params
   const strongestVal = always[strongest]!;
   const bestFixed = always.reduce((a, b) => (b.success > a.success || (b.success === a.success && b.costPerRun < a.costPerRun) ? b : a));
   const policies = params.lambdas.map((lambda): PolicyConfig => ({ kind: "cost-aware", lambda }));
-  const grid = async (label: string, spec: (p: PolicyConfig) => RouterSpec, perRun = false) => {
+  const grid = async (label: string, spec: (p: PolicyConfig) => RouterSpec, perRun = false, lambdas = params.lambdas) => {
     const trials: (ValTrial & { policy: PolicyConfig })[] = [];
-    for (const policy of policies) {
+    for (const policy of policies.filter((p) => lambdas.includes((p as { lambda: number }).lambda))) {
       const name = `${label}:${describePolicy(policy)}`;
       const play = perRun
         ? (runs: readonly RunSpec[]) => playRuns(replay, runs, perRunCaller(makeRouter(replay, spec(policy)), replay.children))
@@ -163,14 +167,14 @@ export async function tuneOnVal(replay: Replay, features: RouterFeatures, params
   if (features.cacheAware) {
     const aware = { ...features.cacheAware };
     rows.push({ name: "per-step:cache-aware", setting: `${describePolicy(blind.chosen.policy)} (the cost-aware row's setting)`, play: stepRows(replay, { policy: blind.chosen.policy, options: aware }, features, false) });
-    const tuned = await grid("per-step:cache-aware", (policy) => ({ policy, options: aware }));
+    const tuned = await grid("per-step:cache-aware", (policy) => ({ policy, options: aware }), false, params.featureLambdas);
     trials["per-step:cache-aware"] = tuned.trials;
     rows.push({ name: "per-step:cache-aware@val", setting: describePolicy(tuned.chosen.policy), play: stepRows(replay, { policy: tuned.chosen.policy, options: aware }, features, false) });
   }
   if (features.escalation) {
     const esc: (ValTrial & { policy: PolicyConfig; options: Partial<IrtRouterOptions> })[] = [];
     for (const variant of features.escalation) {
-      const g = await grid(`escalation(${variant.name})`, (policy) => ({ policy, options: { ...(features.cacheAware ?? features.cacheBlind), ...variant.options } }));
+      const g = await grid(`escalation(${variant.name})`, (policy) => ({ policy, options: { ...(features.cacheAware ?? features.cacheBlind), ...variant.options } }), false, params.featureLambdas);
       esc.push(...g.trials.map((t) => ({ ...t, options: { ...(features.cacheAware ?? features.cacheBlind), ...variant.options } })));
     }
     trials.escalation = esc;

@@ -40,8 +40,8 @@ export function makeRouter(replay: Replay, spec: RouterSpec): IrtRouter {
   const keys = spec.keys ?? setup.keys;
   const models = Object.fromEntries(
     keys.map((key, m) => {
-      const { inputPer1M, outputPer1M } = setup.world.prices[m]!;
-      return [key, { model: replay.children[m]!, price: { inputPer1M, outputPer1M } }];
+      const { inputPer1M, outputPer1M, cachedInputPer1M } = setup.world.prices[m]!;
+      return [key, { model: replay.children[m]!, price: { inputPer1M, outputPer1M, cachedInputPer1M } }];
     }),
   );
   return new IrtRouter({

@@ -11,7 +11,7 @@ import { splitIndices } from "../src/data/split.js";
 import { listPrice } from "../src/policy/prices.js";
 import { datasetModelNames } from "../src/scorer/catalog.js";
 import type { Scorer } from "../src/scorer/types.js";
-import { withCachedPrice } from "./agent-prices.js";
+import { withCachedPrice, type CachedPricing } from "./agent-prices.js";
 import type { AgentPrice } from "./agent-pricing.js";
 import { VectorTableEncoder } from "./agent-replay.js";
 import { buildAgentWorld, type AgentWorld } from "./agent-world.js";
@@ -41,7 +41,7 @@ export interface AgentSetup {
 }
 
 /** The price of each model: the dataset's own (your-own-data models.csv), else a known list price, else an error. */
-export function modelPrices(ds: CorrectnessDataset): AgentPrice[] {
+export function modelPrices(ds: CorrectnessDataset, cached: CachedPricing = "current"): AgentPrice[] {
   return ds.models.map((m) => {
     const price = ds.prices?.[m] ?? ROUTELLM_PRICES[m] ?? listPrice(m);
     if (!price) {
@@ -49,15 +49,16 @@ export function modelPrices(ds: CorrectnessDataset): AgentPrice[] {
         `bench:agent: model "${m}" of ${ds.name} has no price; a your-own-data folder needs a models.csv with input and output prices per model (docs/your-own-data.md).`,
       );
     }
-    return withCachedPrice(m, price);
+    return withCachedPrice(m, price, cached);
   });
 }
 
-export async function loadAgentSetup(dataset: string, log: (s: string) => void, dataRoot?: string): Promise<AgentSetup> {
+export async function loadAgentSetup(dataset: string, log: (s: string) => void, options: { dataRoot?: string; cachedPricing?: CachedPricing } = {}): Promise<AgentSetup> {
+  const { dataRoot, cachedPricing = "current" } = options;
   const ds = await loadDataset(dataset, dataRoot ? { dataRoot } : {});
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   const billed = basename(ds.source.dir) === "routerbench-subset-11models" ? await readRouterBenchPrompts(ds.source.dir) : undefined;
-  const world = buildAgentWorld(ds, modelPrices(ds), billed);
+  const world = buildAgentWorld(ds, modelPrices(ds, cachedPricing), billed);
   let last = 0;
   const emb = await getDatasetEmbeddings(ds, {
     onProgress: (p) => {

@@ -28,7 +28,7 @@ import { attributionStudy } from "./agent-attribution.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Bump when the harness changes what a cached result would hold. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 const argsSchema = z
   .object({
@@ -39,10 +39,12 @@ const argsSchema = z
     "test-runs": z.coerce.number().int().min(10).max(100_000).default(200),
     "val-runs": z.coerce.number().int().min(10).max(100_000).default(400),
     "learning-runs": z.coerce.number().int().min(0).max(100_000).default(2000),
-    "checkpoint-runs": z.coerce.number().int().min(10).max(100_000).default(200),
+    "checkpoint-runs": z.coerce.number().int().min(10).max(100_000).default(100),
+    "learning-seeds": z.coerce.number().int().min(1).max(20).default(2),
     quick: z.boolean().default(false),
     fresh: z.boolean().default(false),
     attribution: z.boolean().default(false),
+    "cached-prices": z.enum(["current", "historical"]).default("current"),
   })
   .strict();
 
@@ -57,9 +59,11 @@ function parse() {
       "val-runs": { type: "string" },
       "learning-runs": { type: "string" },
       "checkpoint-runs": { type: "string" },
+      "learning-seeds": { type: "string" },
       quick: { type: "boolean" },
       fresh: { type: "boolean" },
       attribution: { type: "boolean" },
+      "cached-prices": { type: "string" },
     },
     strict: true,
   });
@@ -70,12 +74,14 @@ function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {
   const learningRuns = args.quick ? Math.min(args["learning-runs"], 250) : args["learning-runs"];
   return {
     seeds: Array.from({ length: args.quick ? 1 : args.seeds }, (_, k) => k + 1),
+    learningSeeds: Array.from({ length: args.quick ? 1 : Math.min(args.seeds, args["learning-seeds"]) }, (_, k) => k + 1),
     testRuns: args.quick ? Math.min(args["test-runs"], 60) : args["test-runs"],
     valRuns: args.quick ? Math.min(args["val-runs"], 100) : args["val-runs"],
     learningRuns,
     checkpoints: [250, 500, 1000, 2000].filter((c) => c <= learningRuns),
     checkpointRuns: args.quick ? Math.min(args["checkpoint-runs"], 60) : args["checkpoint-runs"],
     lambdas: [0.5, 1, 2, 3, 4, 6, 8, 12, 16, 32],
+    featureLambdas: [1, 2, 3, 4, 6, 8],
     tolerance: 0.02,
     attribution: undefined,
   };
@@ -84,7 +90,7 @@ function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {
 /** The on-disk cache of (row, seed) results, keyed by everything that decides them. */
 function resultCache(replay: Replay, params: ExperimentParams, features: RouterFeatures, fresh: boolean) {
   const dir = join(here, "..", ".cache", "agent-bench");
-  const base = { v: CACHE_VERSION, data: replay.setup.ds.source.sha256, shape: replay.ctx.shape, features: features.signature, scorer: replay.setup.scorerNote };
+  const base = { v: CACHE_VERSION, data: replay.setup.ds.source.sha256, shape: replay.ctx.shape, prices: replay.setup.world.prices, scorer: replay.setup.scorerNote };
   const file = (key: string, extra: unknown) =>
     join(dir, `${replay.setup.ds.name}-${createHash("sha256").update(JSON.stringify({ ...base, key, extra })).digest("hex").slice(0, 20)}.json`);
   const cached = async <T>(key: string, extra: unknown, compute: () => Promise<T>): Promise<T> => {
@@ -108,19 +114,19 @@ async function main(): Promise<void> {
       `${params.learningRuns} learning runs per scenario. A full run takes about 10-20 minutes on 2 shared cores (RouterBench; RouteLLM less); ` +
       `results are cached under .cache/agent-bench, so a rerun takes seconds.`,
   );
-  const setup = await loadAgentSetup(args.dataset, log, args["data-root"]);
-  const features = routerFeatures(setup);
+  const setup = await loadAgentSetup(args.dataset, log, { dataRoot: args["data-root"], cachedPricing: args["cached-prices"] });
   const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
+  const features = routerFeatures(replay);
   const { world, split } = setup;
   log(`  ${world.name}: ${world.nItems} items (train ${split.train.length}, val ${split.val.length}, test ${split.test.length}), ${world.models.length} models`);
   log(`  scorer: ${setup.scorerNote}; embeddings: ${setup.embeddingsNote}; answer tokens ${world.answerSource}`);
   log(`  router features: ${features.signature}`);
   const { cached } = resultCache(replay, params, features, args.fresh);
   if (args.attribution) {
-    await attributionStudy(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns }, compute), log);
+    await attributionStudy(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) }, compute), log);
     return;
   }
-  const choice = await tuneOnVal(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns }, compute), log);
+  const choice = await tuneOnVal(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) }, compute), log);
   const strongest = choice.strongest;
   const testBySeed = new Map(params.seeds.map((seed) => [seed, drawRuns(world, split.test, params.testRuns, 1000 * seed + 1, replay.ctx.shape, `test${seed}`)]));
   const results = new Map<string, RunResult[]>();
@@ -128,7 +134,7 @@ async function main(): Promise<void> {
     const t = performance.now();
     const all: RunResult[] = [];
     for (const seed of params.seeds) {
-      all.push(...(await cached(`test:${row.name}`, { setting: row.setting, seed, runs: params.testRuns }, () => row.play(testBySeed.get(seed)!))));
+      all.push(...(await cached(`test:${row.name}`, { setting: row.setting, seed, runs: params.testRuns, ...(usesFeatures(row.name) ? { features: features.signature } : {}) }, () => row.play(testBySeed.get(seed)!))));
     }
     results.set(row.name, all);
     log(`  test ${row.name} (${row.setting || "fixed"}): success ${successOf(all).toFixed(3)} cost/run $${costOf(all).toFixed(4)} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
@@ -139,18 +145,19 @@ async function main(): Promise<void> {
   const baseline = results.get(`always:${world.models[strongest]}`)!;
   const weights = runWeights(baseline, pool, plan);
   const rows: RowFigures[] = choice.rows.map((row) => rowFigures(row.name, row.setting, results.get(row.name)!, weights, baseline));
-  const checkWeights = runWeights(baseline.filter((_, k) => k % params.testRuns < params.checkpointRuns), pool, plan);
+  const inCheckpoints = (_: RunResult, k: number) => k % params.testRuns < params.checkpointRuns && Math.floor(k / params.testRuns) < params.learningSeeds.length;
+  const baseCheck = baseline.filter(inCheckpoints);
+  const checkWeights = runWeights(baseCheck, pool, plan);
   const learningFigures: LearningFigures[] = learning.map((l) => ({
     scenario: l.scenario,
     checkpoints: l.checkpoints.map((c) => {
-      const f = rowFigures(`${l.scenario}@${c.runs}`, "", c.results, checkWeights, baseline.filter((_, k) => k % params.testRuns < params.checkpointRuns));
+      const f = rowFigures(`${l.scenario}@${c.runs}`, "", c.results, checkWeights, baseCheck);
       return { runs: c.runs, success: f.success.value, costPerRun: f.costPerRun.value, successCi95: f.success.ci95 };
     }),
   }));
   for (const l of learning) {
     const last = l.checkpoints[l.checkpoints.length - 1];
     if (!last) continue;
-    const baseCheck = baseline.filter((_, k) => k % params.testRuns < params.checkpointRuns);
     rows.push(rowFigures(`online:${l.scenario}`, `${describePolicy(choice.costAware)}, learner from ${last.runs} runs`, last.results, checkWeights, baseCheck));
   }
   const front = frontier(rows);
@@ -168,7 +175,7 @@ async function main(): Promise<void> {
       "",
       frontierTable(rows, front),
       "",
-      `Learning from run feedback (${describePolicy(choice.costAware)}; test runs per checkpoint: ${params.seeds.length} x ${params.checkpointRuns}):`,
+      `Learning from run feedback (${describePolicy(choice.costAware)}; test runs per checkpoint: ${params.learningSeeds.length} seeds x ${params.checkpointRuns}):`,
       "",
       learningTable(learningFigures),
       "",
@@ -179,6 +186,9 @@ async function main(): Promise<void> {
   const ran = performance.now();
   log(`bench:agent: done in ${seconds.toFixed(0)} s (${((ran - t0) / 1000).toFixed(0)} s wall)`);
 }
+
+/** Rows whose router uses the issue's router features (their cached results depend on the router's version of them). */
+const usesFeatures = (name: string): boolean => /cache-aware|escalation|hint/.test(name);
 
 /** The learning scenarios: `known` (every model in the scorer) and `cold-start` (the strongest unknown). */
 async function learningRows(
@@ -197,11 +207,12 @@ async function learningRows(
     { scenario: "known", unknown: [] as number[] },
     { scenario: "cold-start", unknown: order.slice(0, unknownCount) },
   ];
-  const options = features.cacheAware ?? features.cacheBlind;
+  // Cache-blind, as the per-step:cost-aware row: the learning curves measure learning, not the cache discount.
+  const options = features.cacheBlind;
   const out: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[] = [];
   for (const s of scenarios) {
     const bySeed: Awaited<ReturnType<typeof learningCurve>>[] = [];
-    for (const seed of params.seeds) {
+    for (const seed of params.learningSeeds) {
       bySeed.push(
         await cached(`learning:${s.scenario}`, { seed, policy, params: [params.learningRuns, params.checkpoints, params.checkpointRuns, params.testRuns] }, () =>
           learningCurve(replay, s.scenario, s.unknown, policy, options, params, seed, testBySeed.get(seed)!, log),
