@@ -43,7 +43,11 @@ export interface AgentSetup {
 /** The price of each model: the dataset's own (your-own-data models.csv), else a known list price, else an error. */
 export function modelPrices(ds: CorrectnessDataset, cached: CachedPricing = "current"): AgentPrice[] {
   return ds.models.map((m) => {
-    const price = ds.prices?.[m] ?? ROUTELLM_PRICES[m] ?? listPrice(m);
+    // The dataset's own price keeps its cachedInputPer1M; a list price's is the historical family default, which
+    // withCachedPrice replaces under "current" pricing (the list tables fill it in for every model).
+    const own = ds.prices?.[m];
+    const list = ROUTELLM_PRICES[m] ?? listPrice(m);
+    const price = own ?? (list && { inputPer1M: list.inputPer1M, outputPer1M: list.outputPer1M });
     if (!price) {
       throw new Error(
         `bench:agent: model "${m}" of ${ds.name} has no price; a your-own-data folder needs a models.csv with input and output prices per model (docs/your-own-data.md).`,

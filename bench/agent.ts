@@ -21,7 +21,7 @@ import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "./agent-run.js";
 import { makeReplay, type Replay } from "./agent-rows.js";
 import { loadAgentSetup } from "./agent-setup.js";
 import { byTrainAccuracy, costOf, learningCurve, successOf, tuneOnVal, type ExperimentParams, type RouterFeatures } from "./agent-experiment.js";
-import { frontier, rowFigures, runWeights, testPlan, type RowFigures } from "./agent-stats.js";
+import { frontier, pairedDiff, rowFigures, runWeights, testPlan, type RowFigures } from "./agent-stats.js";
 import { frontierTable, learningTable, reportJson, rowsTable, type AgentReport, type LearningFigures } from "./agent-report.js";
 import { routerFeatures } from "./agent-features.js";
 import { attributionStudy } from "./agent-attribution.js";
@@ -179,12 +179,43 @@ async function main(): Promise<void> {
       "",
       learningTable(learningFigures),
       "",
+      "Paired comparisons on the same test runs (difference of means, 95% item-bootstrap interval):",
+      "",
+      ...comparisons(results, learning, weights, checkWeights).map((c) => `- ${c}`),
+      "",
       `Val choices: ${choice.rows.filter((r) => r.setting).map((r) => `${r.name} ${r.setting}`).join("; ")}`,
     ];
     process.stdout.write(`${out.join("\n")}\n`);
   }
   const ran = performance.now();
   log(`bench:agent: done in ${seconds.toFixed(0)} s (${((ran - t0) / 1000).toFixed(0)} s wall)`);
+}
+
+/** Paired differences the done-when targets ask about. */
+function comparisons(
+  results: Map<string, RunResult[]>,
+  learning: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[],
+  weights: ReturnType<typeof runWeights>,
+  checkWeights: ReturnType<typeof runWeights>,
+): string[] {
+  const fmt = (e: { value: number; ci95: [number, number] }, d = 4) => `${e.value.toFixed(d)} [${e.ci95[0].toFixed(d)}, ${e.ci95[1].toFixed(d)}]`;
+  const out: string[] = [];
+  const pair = (a: string, b: string) => {
+    const ra = results.get(a);
+    const rb = results.get(b);
+    if (!ra || !rb) return;
+    out.push(`${a} minus ${b}: success ${fmt(pairedDiff(ra, rb, weights, "success"), 3)}, cost per run ${fmt(pairedDiff(ra, rb, weights, "cost"))} USD`);
+  };
+  pair("per-step:cache-aware", "per-step:cost-aware");
+  pair("escalation", "per-step:cache-aware@val");
+  const known = learning.find((l) => l.scenario === "known")?.checkpoints.at(-1);
+  const cold = learning.find((l) => l.scenario === "cold-start")?.checkpoints.at(-1);
+  if (known && cold) {
+    const d = pairedDiff(cold.results, known.results, checkWeights, "success");
+    const ratio = successOf(cold.results) / Math.max(1e-9, successOf(known.results));
+    out.push(`cold-start minus known after ${known.runs} learning runs: success ${fmt(d, 3)} (cold-start / known = ${(100 * ratio).toFixed(0)}%)`);
+  }
+  return out;
 }
 
 /** Rows whose router uses the issue's router features (their cached results depend on the router's version of them). */
