@@ -1,0 +1,261 @@
+/**
+ * `npm run bench:agent -- --dataset <name-or-folder> [--json] [--seeds 5] [--quick] [--fresh]`
+ *
+ * Agent runs replayed from a correctness dataset with prices (issue 20; docs/agents.md): runs of several steps with
+ * a growing, cached context, retries after visible failures and run-level feedback, played through the real
+ * `IrtRouter` with replay models answering from the recorded labels. Settings are chosen on val runs; the figures
+ * are on test runs over several seeds, with intervals that resample the test items. Each (row, seed) result is cached
+ * under .cache/agent-bench, so a rerun only aggregates (`--fresh` recomputes).
+ * `--attribution` runs the comparison of run-attribution modes on val runs instead (issue 20 item 4).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { parseWith } from "../src/util/validate.js";
+import { describePolicy } from "../src/policy/schema.js";
+import { callCostUsd } from "./agent-prices.js";
+import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "./agent-run.js";
+import { makeReplay, type Replay } from "./agent-rows.js";
+import { loadAgentSetup } from "./agent-setup.js";
+import { byTrainAccuracy, costOf, learningCurve, successOf, tuneOnVal, type ExperimentParams, type RouterFeatures } from "./agent-experiment.js";
+import { frontier, pairedDiff, rowFigures, runWeights, testPlan, type RowFigures } from "./agent-stats.js";
+import { frontierTable, learningTable, reportJson, rowsTable, type AgentReport, type LearningFigures } from "./agent-report.js";
+import { routerFeatures } from "./agent-features.js";
+import { attributionStudy } from "./agent-attribution.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Bump when the harness changes what a cached result would hold. */
+const CACHE_VERSION = 2;
+
+const argsSchema = z
+  .object({
+    dataset: z.string().min(1).default("routerbench-subset-11models"),
+    "data-root": z.string().min(1).optional(),
+    json: z.boolean().default(false),
+    seeds: z.coerce.number().int().min(1).max(20).default(5),
+    "test-runs": z.coerce.number().int().min(10).max(100_000).default(200),
+    "val-runs": z.coerce.number().int().min(10).max(100_000).default(400),
+    "learning-runs": z.coerce.number().int().min(0).max(100_000).default(2000),
+    "checkpoint-runs": z.coerce.number().int().min(10).max(100_000).default(100),
+    "learning-seeds": z.coerce.number().int().min(1).max(20).default(2),
+    quick: z.boolean().default(false),
+    fresh: z.boolean().default(false),
+    attribution: z.boolean().default(false),
+    "cached-prices": z.enum(["current", "historical"]).default("current"),
+  })
+  .strict();
+
+function parse() {
+  const { values } = parseArgs({
+    options: {
+      dataset: { type: "string" },
+      "data-root": { type: "string" },
+      json: { type: "boolean" },
+      seeds: { type: "string" },
+      "test-runs": { type: "string" },
+      "val-runs": { type: "string" },
+      "learning-runs": { type: "string" },
+      "checkpoint-runs": { type: "string" },
+      "learning-seeds": { type: "string" },
+      quick: { type: "boolean" },
+      fresh: { type: "boolean" },
+      attribution: { type: "boolean" },
+      "cached-prices": { type: "string" },
+    },
+    strict: true,
+  });
+  return parseWith(argsSchema, values, "bench:agent");
+}
+
+function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {
+  const learningRuns = args.quick ? Math.min(args["learning-runs"], 250) : args["learning-runs"];
+  return {
+    seeds: Array.from({ length: args.quick ? 1 : args.seeds }, (_, k) => k + 1),
+    learningSeeds: Array.from({ length: args.quick ? 1 : Math.min(args.seeds, args["learning-seeds"]) }, (_, k) => k + 1),
+    testRuns: args.quick ? Math.min(args["test-runs"], 60) : args["test-runs"],
+    valRuns: args.quick ? Math.min(args["val-runs"], 100) : args["val-runs"],
+    learningRuns,
+    checkpoints: [250, 500, 1000, 2000].filter((c) => c <= learningRuns),
+    checkpointRuns: args.quick ? Math.min(args["checkpoint-runs"], 60) : args["checkpoint-runs"],
+    lambdas: [0.5, 1, 2, 3, 4, 6, 8, 12, 16, 32],
+    featureLambdas: [1, 2, 3, 4, 6, 8],
+    tolerance: 0.02,
+    attribution: undefined,
+  };
+}
+
+/** The on-disk cache of (row, seed) results, keyed by everything that decides them. */
+function resultCache(replay: Replay, params: ExperimentParams, features: RouterFeatures, fresh: boolean) {
+  const dir = join(here, "..", ".cache", "agent-bench");
+  const base = { v: CACHE_VERSION, data: replay.setup.ds.source.sha256, shape: replay.ctx.shape, prices: replay.setup.world.prices, scorer: replay.setup.scorerNote };
+  const file = (key: string, extra: unknown) =>
+    join(dir, `${replay.setup.ds.name}-${createHash("sha256").update(JSON.stringify({ ...base, key, extra })).digest("hex").slice(0, 20)}.json`);
+  const cached = async <T>(key: string, extra: unknown, compute: () => Promise<T>): Promise<T> => {
+    const f = file(key, extra);
+    if (!fresh && existsSync(f)) return JSON.parse(readFileSync(f, "utf8")) as T;
+    const out = await compute();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(f, JSON.stringify(out));
+    return out;
+  };
+  return { cached, params };
+}
+
+async function main(): Promise<void> {
+  const args = parse();
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const t0 = performance.now();
+  const params = experimentParams(args);
+  log(
+    `bench:agent: ${args.dataset}; ${params.seeds.length} seed(s) x ${params.testRuns} test runs, ${params.valRuns} val runs per setting, ` +
+      `${params.learningRuns} learning runs per scenario. A full run takes about 10-20 minutes on 2 shared cores (RouterBench; RouteLLM less); ` +
+      `results are cached under .cache/agent-bench, so a rerun takes seconds.`,
+  );
+  const setup = await loadAgentSetup(args.dataset, log, { dataRoot: args["data-root"], cachedPricing: args["cached-prices"] });
+  const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
+  const features = routerFeatures(replay);
+  const { world, split } = setup;
+  log(`  ${world.name}: ${world.nItems} items (train ${split.train.length}, val ${split.val.length}, test ${split.test.length}), ${world.models.length} models`);
+  log(`  scorer: ${setup.scorerNote}; embeddings: ${setup.embeddingsNote}; answer tokens ${world.answerSource}`);
+  log(`  router features: ${features.signature}`);
+  const { cached } = resultCache(replay, params, features, args.fresh);
+  if (args.attribution) {
+    await attributionStudy(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) }, compute), log);
+    return;
+  }
+  const choice = await tuneOnVal(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) }, compute), log);
+  const strongest = choice.strongest;
+  const testBySeed = new Map(params.seeds.map((seed) => [seed, drawRuns(world, split.test, params.testRuns, 1000 * seed + 1, replay.ctx.shape, `test${seed}`)]));
+  const results = new Map<string, RunResult[]>();
+  for (const row of choice.rows) {
+    const t = performance.now();
+    const all: RunResult[] = [];
+    for (const seed of params.seeds) {
+      all.push(...(await cached(`test:${row.name}`, { setting: row.setting, seed, runs: params.testRuns, ...(usesFeatures(row.name) ? { features: features.signature } : {}) }, () => row.play(testBySeed.get(seed)!))));
+    }
+    results.set(row.name, all);
+    log(`  test ${row.name} (${row.setting || "fixed"}): success ${successOf(all).toFixed(3)} cost/run $${costOf(all).toFixed(4)} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  }
+  const learning = await learningRows(replay, features, params, choice.costAware, testBySeed, cached, log);
+  const pool = split.test;
+  const plan = testPlan(pool);
+  const baseline = results.get(`always:${world.models[strongest]}`)!;
+  const weights = runWeights(baseline, pool, plan);
+  const rows: RowFigures[] = choice.rows.map((row) => rowFigures(row.name, row.setting, results.get(row.name)!, weights, baseline));
+  const inCheckpoints = (_: RunResult, k: number) => k % params.testRuns < params.checkpointRuns && Math.floor(k / params.testRuns) < params.learningSeeds.length;
+  const baseCheck = baseline.filter(inCheckpoints);
+  const checkWeights = runWeights(baseCheck, pool, plan);
+  const learningFigures: LearningFigures[] = learning.map((l) => ({
+    scenario: l.scenario,
+    checkpoints: l.checkpoints.map((c) => {
+      const f = rowFigures(`${l.scenario}@${c.runs}`, "", c.results, checkWeights, baseCheck);
+      return { runs: c.runs, success: f.success.value, costPerRun: f.costPerRun.value, successCi95: f.success.ci95 };
+    }),
+  }));
+  for (const l of learning) {
+    const last = l.checkpoints[l.checkpoints.length - 1];
+    if (!last) continue;
+    rows.push(rowFigures(`online:${l.scenario}`, `${describePolicy(choice.costAware)}, learner from ${last.runs} runs`, last.results, checkWeights, baseCheck));
+  }
+  const front = frontier(rows);
+  const report: AgentReport = { dataset: world.name, runs: baseline.length, seeds: params.seeds, strongest: world.models[strongest]!, rows, learning: learningFigures };
+  const seconds = (performance.now() - t0) / 1000;
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
+  } else {
+    const out = [
+      `## ${world.name}: ${baseline.length} test runs (${params.seeds.length} seeds x ${params.testRuns}), strongest ${world.models[strongest]}`,
+      "",
+      rowsTable(rows, front),
+      "",
+      "Frontier (* above):",
+      "",
+      frontierTable(rows, front),
+      "",
+      `Learning from run feedback (${describePolicy(choice.costAware)}; test runs per checkpoint: ${params.learningSeeds.length} seeds x ${params.checkpointRuns}):`,
+      "",
+      learningTable(learningFigures),
+      "",
+      "Paired comparisons on the same test runs (difference of means, 95% item-bootstrap interval):",
+      "",
+      ...comparisons(results, learning, weights, checkWeights).map((c) => `- ${c}`),
+      "",
+      `Val choices: ${choice.rows.filter((r) => r.setting).map((r) => `${r.name} ${r.setting}`).join("; ")}`,
+    ];
+    process.stdout.write(`${out.join("\n")}\n`);
+  }
+  const ran = performance.now();
+  log(`bench:agent: done in ${seconds.toFixed(0)} s (${((ran - t0) / 1000).toFixed(0)} s wall)`);
+}
+
+/** Paired differences the done-when targets ask about. */
+function comparisons(
+  results: Map<string, RunResult[]>,
+  learning: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[],
+  weights: ReturnType<typeof runWeights>,
+  checkWeights: ReturnType<typeof runWeights>,
+): string[] {
+  const fmt = (e: { value: number; ci95: [number, number] }, d = 4) => `${e.value.toFixed(d)} [${e.ci95[0].toFixed(d)}, ${e.ci95[1].toFixed(d)}]`;
+  const out: string[] = [];
+  const pair = (a: string, b: string) => {
+    const ra = results.get(a);
+    const rb = results.get(b);
+    if (!ra || !rb) return;
+    out.push(`${a} minus ${b}: success ${fmt(pairedDiff(ra, rb, weights, "success"), 3)}, cost per run ${fmt(pairedDiff(ra, rb, weights, "cost"))} USD`);
+  };
+  pair("per-step:cache-aware", "per-step:cost-aware");
+  pair("escalation", "per-step:cache-aware@val");
+  const known = learning.find((l) => l.scenario === "known")?.checkpoints.at(-1);
+  const cold = learning.find((l) => l.scenario === "cold-start")?.checkpoints.at(-1);
+  if (known && cold) {
+    const d = pairedDiff(cold.results, known.results, checkWeights, "success");
+    const ratio = successOf(cold.results) / Math.max(1e-9, successOf(known.results));
+    out.push(`cold-start minus known after ${known.runs} learning runs: success ${fmt(d, 3)} (cold-start / known = ${(100 * ratio).toFixed(0)}%)`);
+  }
+  return out;
+}
+
+/** Rows whose router uses the issue's router features (their cached results depend on the router's version of them). */
+const usesFeatures = (name: string): boolean => /cache-aware|escalation|hint/.test(name);
+
+/** The learning scenarios: `known` (every model in the scorer) and `cold-start` (the strongest unknown). */
+async function learningRows(
+  replay: Replay,
+  features: RouterFeatures,
+  params: ExperimentParams,
+  policy: Parameters<typeof learningCurve>[3],
+  testBySeed: Map<number, ReturnType<typeof drawRuns>>,
+  cached: <T>(key: string, extra: unknown, compute: () => Promise<T>) => Promise<T>,
+  log: (s: string) => void,
+) {
+  if (params.checkpoints.length === 0) return [];
+  const order = byTrainAccuracy(replay);
+  const unknownCount = replay.setup.world.models.length <= 2 ? 1 : 3;
+  const scenarios = [
+    { scenario: "known", unknown: [] as number[] },
+    { scenario: "cold-start", unknown: order.slice(0, unknownCount) },
+  ];
+  // Cache-blind, as the per-step:cost-aware row: the learning curves measure learning, not the cache discount.
+  const options = features.cacheBlind;
+  const out: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[] = [];
+  for (const s of scenarios) {
+    const bySeed: Awaited<ReturnType<typeof learningCurve>>[] = [];
+    for (const seed of params.learningSeeds) {
+      bySeed.push(
+        await cached(`learning:${s.scenario}`, { seed, policy, params: [params.learningRuns, params.checkpoints, params.checkpointRuns, params.testRuns] }, () =>
+          learningCurve(replay, s.scenario, s.unknown, policy, options, params, seed, testBySeed.get(seed)!, log),
+        ),
+      );
+    }
+    out.push({
+      scenario: s.scenario,
+      checkpoints: params.checkpoints.map((runs, k) => ({ runs, results: bySeed.flatMap((b) => b.checkpoints[k]!.results) })),
+    });
+  }
+  return out;
+}
+
+await main();
