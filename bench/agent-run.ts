@@ -4,7 +4,7 @@
  * (a router, or one fixed model) and accounts what it cost.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { createRng } from "../src/eval/rng.js";
+import { createRng } from "../src/util/random.js";
 import { estimateTokens } from "../src/policy/tokens.js";
 import type { CallPricing } from "./agent-pricing.js";
 import { fillerText, readReplayAnswer, type TokenLedger } from "./agent-replay.js";
