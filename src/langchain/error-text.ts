@@ -9,11 +9,7 @@ export const MAX_ERROR_TEXT = 200;
 
 /**
  * `text` cut to {@link MAX_ERROR_TEXT} characters (or `max`), ending in `... [cut N chars]` when it was longer.
- *
- * @example
- * ```ts
- * capErrorText("Error (400): " + "x".repeat(1000)).length; // about 220
- * ```
+ * For example, a 1,013-character "Error (400): xxx..." is kept as its first 200 characters and `... [cut 813 chars]`.
  */
 export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
   if (text.length <= max) return text;

@@ -35,11 +35,7 @@ export type FeedbackLimitsOptions = z.input<typeof feedbackLimitsSchema>;
 /**
  * The events with their weights scaled by one factor so that they sum to at most `max` (unchanged when they already
  * do): the attribution mode's shape (every step equal, the last only, discounted) is kept, its total bounded.
- *
- * @example
- * ```ts
- * boundRunWeight(tenEventsOfWeight1, 3).map((e) => e.weight); // ten times 0.3
- * ```
+ * For example, ten events of weight 1 bounded to 3 come back with weight 0.3 each.
  */
 export function boundRunWeight(events: readonly FeedbackEvent[], max: number): FeedbackEvent[] {
   const total = events.reduce((s, e) => s + (e.weight ?? 1), 0);

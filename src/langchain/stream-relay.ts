@@ -7,6 +7,7 @@ import type { Runnable } from "@langchain/core/runnables";
 import type { RouteDecision } from "./decision.js";
 import { snapshot } from "./decision.js";
 import { attachDecision, describeError } from "./delegate.js";
+import { capErrorText } from "./error-text.js";
 import { StreamUsage, type AttemptBound } from "./attempts.js";
 import type { RouteEngine } from "./engine.js";
 import type { RoutePlan } from "./planner.js";
@@ -34,7 +35,7 @@ export async function startStream(child: Runnable, input: unknown, config: Recor
  */
 export function failAnswered(decision: RouteDecision, slotId: string, error: unknown): void {
   const i = decision.attempts.findLastIndex((a) => a.id === slotId && a.ok);
-  if (i >= 0) decision.attempts[i] = { ...decision.attempts[i]!, ok: false, error: `${describeError(error)} (after the stream had started)` };
+  if (i >= 0) decision.attempts[i] = { ...decision.attempts[i]!, ok: false, error: capErrorText(`${describeError(error)} (after the stream had started)`) };
   if (error instanceof Error) {
     Object.defineProperty(error, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
   }

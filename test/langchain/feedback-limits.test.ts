@@ -28,7 +28,7 @@ describe("bounded feedback influence", () => {
   it("one run's outcome carries a bounded total weight however many steps it has; the mode's shape is kept", async () => {
     const router = makeRouter();
     await steps(router, "r-every", 40);
-    const every = await router.feedback("r-every", false);
+    const every = await router.feedback("r-every", false, { attribution: { mode: "every" } });
     expect(every).toHaveLength(40);
     const total = every.reduce((s, e) => s + (e.weight ?? 1), 0);
     expect(total).toBeCloseTo(1, 9); // DEFAULT_MAX_RUN_WEIGHT
