@@ -17,6 +17,7 @@ import type { DecisionLog, LoggedDecision } from "./decision-log.js";
 import { NoCandidatesError } from "./errors.js";
 import { messageText, routingText, type RoutingTextOptions } from "./routing-text.js";
 import type { ScoringContext, ScoringContextLoader } from "./scoring-context.js";
+import type { SharedBudget } from "./spend.js";
 import { exclusionReason, type CallNeeds, type ModelSlot } from "./slots.js";
 import type { OnceWarnings } from "./warnings.js";
 
@@ -42,6 +43,8 @@ export interface PlannerParts {
   readonly scoring: ScoringContextLoader;
   readonly textOptions: RoutingTextOptions;
   readonly warnings: OnceWarnings;
+  /** The budget policy's spend shared across processes (router option `store` with a shared store). */
+  readonly budget?: SharedBudget;
 }
 
 /** Plans routed calls (see {@link RoutePlanner.plan}). */
@@ -84,7 +87,9 @@ export class RoutePlanner {
         : 0;
       return { id: slot.id, p, expectedCost };
     });
-    const ranked = rankCandidates(policy, candidates, { spentUsd: log.spent(call.runId) });
+    const ranked = this.parts.budget
+      ? await this.parts.budget.rank(policy, candidates, call.runId)
+      : rankCandidates(policy, candidates, { spentUsd: log.spent(call.runId) });
     const scoreMs = itemMs + (performance.now() - t2);
 
     const decision: RouteDecision = {

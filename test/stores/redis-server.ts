@@ -46,7 +46,7 @@ async function freePort(): Promise<number> {
 async function waitForPort(port: number, child: ChildProcess, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode})`);
     const ok = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ port, host: "127.0.0.1" }, () => {
         socket.write("PING\r\n");
@@ -93,7 +93,7 @@ export class TestRedis {
   /** SIGKILL: no shutdown, no final fsync. */
   async kill(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once("exit", r));
     child.kill("SIGKILL");
     await exited;
