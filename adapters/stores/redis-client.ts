@@ -45,7 +45,7 @@ export async function connect(url: string, options: { connectMs: number; command
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new StoreError(`Cannot connect to Redis at ${redactUrl(url)}: ${(error as Error).message}. Is the server running?`, {
+    throw new StoreError(`Cannot connect to Redis at ${redactUrl(url)}: ${(error as Error).message.replace(/\.$/, "")}. Is the server running?`, {
       path: "url",
       cause: error,
     });

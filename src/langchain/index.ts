@@ -9,3 +9,4 @@ export { routingText, messageText, type RoutingTextOptions } from "./routing-tex
 export { RUN_ID_METADATA_KEY } from "./delegate.js";
 export type { RouterCalibrateOptions } from "./calibrate.js";
 export { feedbackEventId, type FeedbackOptions } from "./feedback.js";
+export type { RouterStore, SharedDecisionLog, SharedDecision, SharedSpend, SequencedEvent, StreamListener, StoreSubscription } from "./shared-state.js";
