@@ -62,7 +62,8 @@ export class StoreBinding {
     private readonly warnings: OnceWarnings,
   ) {
     this.shared = isFollowable(store);
-    this.sink = { append: (events) => this.append(events) };
+    // A shared store's snapshots are taken here (append reports none due); others' by the recorder, through the sink.
+    this.sink = { append: (events) => this.append(events), snapshot: (seq, state) => store.snapshot(seq, state) };
   }
 
   /** The restored learner (a StoreError before the scorer has loaded: routing and feedback load it first). */
