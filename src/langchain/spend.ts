@@ -29,6 +29,8 @@ const MAX_RESERVE_TRIES = 8;
 export class SharedBudget {
   /** Reservations not yet settled, per run, oldest first. */
   private readonly reserved = new Map<string, number[]>();
+  /** Each run's spend as Redis last reported it (bounded: the oldest runs are forgotten). */
+  private readonly seen = new Map<string, number>();
 
   constructor(
     private readonly shared: SharedSpend,
@@ -38,13 +40,15 @@ export class SharedBudget {
 
   async rank(policy: PolicyConfig, candidates: readonly Candidate[], runId: string | undefined): Promise<RankedCandidate[]> {
     const key = runId ?? "";
-    let spent = this.log.spent(runId);
+    // First guess: the run's spend as last seen in Redis (0 for a run not seen yet), so the usual call takes one round
+    // trip; a wrong guess makes the reservation fail and return the real figure.
+    let spent = this.seen.get(key) ?? 0;
     try {
-      spent = await this.shared.spent(key);
       for (let i = 0; ; i++) {
         const ranked = rankCandidates(policy, candidates, { spentUsd: spent });
         const cost = ranked[0]!.expectedCost;
         const r = await this.shared.reserve(key, spent, cost);
+        this.remember(key, r.spent);
         if (r.ok || i + 1 >= MAX_RESERVE_TRIES) {
           if (r.ok) this.pending(key).push(cost);
           return r.ok ? ranked : rankCandidates(policy, candidates, { spentUsd: r.spent });
@@ -52,6 +56,7 @@ export class SharedBudget {
         spent = r.spent;
       }
     } catch (error) {
+      spent = this.log.spent(runId);
       this.unreachable(error);
       return rankCandidates(policy, candidates, { spentUsd: spent });
     }
@@ -64,7 +69,16 @@ export class SharedBudget {
     const reservation = queue?.shift() ?? 0;
     if (queue?.length === 0) this.reserved.delete(key);
     const delta = usd - reservation;
-    if (delta !== 0) this.shared.add(key, delta).catch((error: unknown) => this.unreachable(error));
+    if (delta === 0) return;
+    const seen = this.seen.get(key);
+    if (seen !== undefined) this.seen.set(key, seen + delta); // what Redis holds once the correction lands
+    this.shared.add(key, delta).catch((error: unknown) => this.unreachable(error));
+  }
+
+  private remember(key: string, spent: number): void {
+    this.seen.delete(key);
+    if (this.seen.size >= 10_000) this.seen.delete(this.seen.keys().next().value as string);
+    this.seen.set(key, spent);
   }
 
   private pending(key: string): number[] {
