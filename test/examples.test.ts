@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { redisSkipReason, TestRedis } from "./stores/redis-server.js";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
@@ -34,6 +35,25 @@ describe("examples", () => {
     }
     const trail = out.match(/10 hard calls in one run: (.*)/)?.[1]?.split(" -> ");
     expect(trail).toHaveLength(10);
+  });
+
+  it.skipIf(redisSkipReason() !== undefined)("replicas: feedback given on one router changes the other's routing through Redis", async () => {
+    const server = await TestRedis.start();
+    try {
+      const out = await example("replicas", { REDIS_URL: server.url });
+      expect(out).toMatch(/A routed run replicas-run-1 to (\S+) \(p=/);
+      expect(out).toMatch(/B recorded 2 event\(s\) for a run it never routed/);
+      const before = Number(out.match(/A routed run replicas-run-1 to \S+ \(p=([\d.]+)\)/)![1]);
+      const after = Number(out.match(/A now gives \S+ p=([\d.]+)/)![1]);
+      expect(after).toBeLessThan(before);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("replicas: exits 0 with a clear message when no Redis is reachable", async () => {
+    const out = await example("replicas", { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(out).toMatch(/no Redis reachable at redis:\/\/127.0.0.1:1/);
   });
 
   it("providers: exits 0 with a clear message when no key is set", async () => {

@@ -10,6 +10,7 @@ import { FileStore } from "../../adapters/stores/file.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import type { AbilityStore } from "../../src/learning/store.js";
+import { redisReplicasSection } from "../redis-replicas.js";
 import { mdTable, percentile, type BenchSection } from "../section.js";
 
 const D = 64;
@@ -103,13 +104,14 @@ export async function run(): Promise<BenchSection> {
         [`reopen + load (snapshot + ${loaded.events.length} journal events), ms`, ms(reopenFile), `${ms(loadMemory)} (load only)`],
       ],
     );
+    const redis = await redisReplicasSection();
     return {
-      title: "Ability store (FileStore vs MemoryStore)",
+      title: "Ability store (FileStore, RedisStore vs MemoryStore)",
       markdown:
         `${table}\n\n` +
         `Every FileStore append is acknowledged only after fsync, so its latency is the disk's fsync latency; ` +
         `batching amortises it. Temporary directory under \`${tmpdir()}\`; the shared machine's disk load varies, so treat ` +
-        `FileStore figures as indicative.`,
+        `FileStore figures as indicative.\n\n${redis}`,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import type { RouteDecision } from "./decision.js";
+import type { SharedDecision, SharedDecisionLog } from "./shared-state.js";
 
 /** A decision plus what feedback needs: the query's item parameters and the answering model's catalog id. */
 export interface LoggedDecision {
@@ -15,14 +16,37 @@ export interface LoggedDecision {
 
 /**
  * Recent decisions by id and by run, and each run's spend so far (for the budget policy).
- * Bounded: when full, the oldest decision is forgotten.
+ * Bounded: when full, the oldest decision is forgotten. With a `shared` log (a `RedisStore`'s, through the router's
+ * `store` option), each answered decision is also published there, and feedback for a decision or run this process
+ * does not hold (or holds only in part) reads it from there first: `feedback(runId)` then works on any process.
  */
 export class DecisionLog {
   private readonly byId = new Map<string, LoggedDecision>();
   private readonly runs = new Map<string, Set<string>>();
   private readonly spend = new Map<string, number>();
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly capacity: number,
+    readonly shared?: SharedDecisionLog,
+  ) {}
+
+  /** Publishes an answered decision to the shared log (what feedback needs: item parameters, catalog ids, attempts). */
+  publish(entry: LoggedDecision): Promise<void> {
+    if (!this.shared) return Promise.resolve();
+    const { decision, alpha, beta, catalogIds } = entry;
+    return this.shared.put({ decision, alpha: Array.from(alpha), beta, catalogIds });
+  }
+
+  /**
+   * Adds what the shared log holds for a decision id, or else for a run id, that this log lacks (so a run routed
+   * partly by other processes is credited whole). Nothing without a shared log.
+   */
+  async hydrate(idOrRunId: string): Promise<void> {
+    if (!this.shared || this.byId.has(idOrRunId)) return;
+    const single = await this.shared.get(idOrRunId);
+    const found = single ? [single] : await this.shared.ofRun(idOrRunId);
+    for (const s of found) if (!this.byId.has(s.decision.decisionId)) this.add(fromShared(s));
+  }
 
   add(entry: LoggedDecision): void {
     const { decisionId, runId } = entry.decision;
@@ -72,4 +96,8 @@ export class DecisionLog {
     const key = runId ?? "";
     this.spend.set(key, this.spent(runId) + usd);
   }
+}
+
+function fromShared(s: SharedDecision): LoggedDecision {
+  return { decision: s.decision, alpha: Float32Array.from(s.alpha), beta: s.beta, catalogIds: s.catalogIds, feedbackGiven: false };
 }

@@ -14,11 +14,13 @@ import type { AbilityLearner, FeedbackSink, ParsedRouterOptions, RouterLogger } 
 import { RoutePlanner, type RoutePlan } from "./planner.js";
 import { ScoringContextLoader, type ScoringContext } from "./scoring-context.js";
 import { modelSlots, type CallNeeds, type ModelSlot } from "./slots.js";
-import { SpendRecorder, type CallUsage } from "./spend.js";
+import { SharedBudget, SpendRecorder, type CallUsage } from "./spend.js";
+import { StoreBinding } from "./store-binding.js";
 import { OnceWarnings } from "./warnings.js";
 import { RunMemory } from "./run-memory.js";
 import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
 import { feedbackLimitsSchema } from "./feedback-limits.js";
+import { ValidationError } from "../errors.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_DECISION_LOG_SIZE = 10_000;
@@ -48,19 +50,31 @@ export class RouteEngine {
   private readonly spend: SpendRecorder;
   private readonly recorder: FeedbackRecorder;
   private readonly memory: RunMemory;
+  /** The `store` option's wiring (learner restored from it, feedback journaled to it, a shared store followed). */
+  readonly binding?: StoreBinding;
 
   constructor(options: ParsedRouterOptions) {
     this.slots = modelSlots(options);
     this.policy = (options.policy as PolicyConfig | undefined) ?? { kind: "quality" };
     this.policyName = describePolicy(this.policy);
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-    this.log = new DecisionLog(options.decisionLogSize ?? DEFAULT_DECISION_LOG_SIZE);
-    this.learner = options.learner;
+    const store = options.store;
+    this.log = new DecisionLog(options.decisionLogSize ?? DEFAULT_DECISION_LOG_SIZE, store?.decisions);
     this.logger = options.logger ?? console;
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.attemptTimeout = options.attemptTimeout;
     this.warnings = new OnceWarnings(this.logger);
-    this.loader = new ScoringContextLoader(options, this.slots, this.warnings);
+    if (store && (options.learner || options.feedbackSink)) {
+      throw new ValidationError(
+        `IrtRouter options.store restores the learner and takes the feedback itself; give either store, or learner and feedbackSink.`,
+        { path: options.learner ? "options.learner" : "options.feedbackSink" },
+      );
+    }
+    this.binding = store ? new StoreBinding(store, this.logger, this.warnings) : undefined;
+    this.learner = this.binding?.learner ?? options.learner;
+    const binding = this.binding;
+    this.loader = new ScoringContextLoader(options, this.slots, this.warnings, binding && ((scorer) => binding.init(scorer)));
+    const budget = store?.spend && this.policy.kind === "budget" ? new SharedBudget(store.spend, this.log, this.warnings) : undefined;
     const cache = typeof options.cacheAware === "object" ? options.cacheAware : {};
     this.memory = new RunMemory({
       lifetimeMs: cache.lifetimeMs ?? DEFAULT_CACHE_LIFETIME_MS,
@@ -82,10 +96,12 @@ export class RouteEngine {
       cacheAware: options.cacheAware !== false,
       ...(options.task !== undefined ? { task: options.task } : {}),
       ...(escalation ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } } : {}),
+      budget,
     });
-    this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false);
-    const sink = options.feedbackSink ?? new MemoryFeedbackSink();
-    this.recorder = new FeedbackRecorder(this.log, sink, this.learner, this.logger, this.warnings, feedbackLimitsSchema.parse(options.feedbackLimits ?? {}));
+    this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false, budget);
+    const sink = this.binding?.sink ?? options.feedbackSink ?? new MemoryFeedbackSink();
+    const limits = feedbackLimitsSchema.parse(options.feedbackLimits ?? {});
+    this.recorder = new FeedbackRecorder(this.log, sink, this.learner, this.logger, this.warnings, limits);
   }
 
   /** The sink feedback events are written to (a {@link MemoryFeedbackSink} when none was configured). */
@@ -111,10 +127,21 @@ export class RouteEngine {
   recordSpend(plan: RoutePlan, slotId: string, usage?: CallUsage): void {
     this.spend.record(plan, slotId, usage);
     this.memory.served(plan.decision.runId, slotId, plan.shape);
+    // An answered decision is published for feedback on any process (a shared log only); a failure is a warning.
+    if (this.log.shared) {
+      this.log.publish(plan.logged).catch((error: unknown) =>
+        this.warnings.warn(
+          "shared-log",
+          `irt-router: a decision could not be published to the shared decision log (${(error as Error)?.message ?? String(error)}); ` +
+            `feedback for it works on this process only.`,
+        ),
+      );
+    }
   }
 
-  /** See {@link FeedbackRecorder.feedback}. */
-  feedback(idOrRunId: string, outcome: boolean | number, options: FeedbackOptions | null = {}): Promise<FeedbackEvent[]> {
+  /** See {@link FeedbackRecorder.feedback}. With a `store`, the learner is restored from it first. */
+  async feedback(idOrRunId: string, outcome: boolean | number, options: FeedbackOptions | null = {}): Promise<FeedbackEvent[]> {
+    if (this.binding) await this.loader.load();
     return this.recorder.feedback(idOrRunId, outcome, options);
   }
 
@@ -124,7 +151,8 @@ export class RouteEngine {
   }
 
   /** See {@link FeedbackRecorder.record}. */
-  record(events: readonly FeedbackEvent[], options: RecordOptions = {}): Promise<void> {
+  async record(events: readonly FeedbackEvent[], options: RecordOptions = {}): Promise<void> {
+    if (this.binding) await this.loader.load();
     return this.recorder.record(events, options);
   }
 }

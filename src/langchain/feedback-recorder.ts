@@ -53,6 +53,14 @@ export class FeedbackRecorder {
   async feedback(idOrRunId: string, outcome: boolean | number, givenOptions: FeedbackOptions | null = {}): Promise<FeedbackEvent[]> {
     const options = parseFeedbackOptions(givenOptions);
     const y = checkedOutcome(idOrRunId, outcome);
+    if (this.log.shared) {
+      await this.log.hydrate(idOrRunId).catch((error: unknown) =>
+        this.warnings.warn(
+          "shared-log-read",
+          `irt-router: the shared decision log is unreachable (${(error as Error)?.message ?? String(error)}); feedback uses this process's decisions.`,
+        ),
+      );
+    }
     const single = this.log.get(idOrRunId);
     if (single && options.attribution !== undefined) {
       throw new FeedbackError(

@@ -11,6 +11,7 @@ import { modelPriceSchema } from "../policy/price-schema.js";
 import { functionSchema } from "../util/validate.js";
 import type { RoutingTextOptions } from "./routing-text.js";
 import { feedbackLimitsSchema, type FeedbackLimitsOptions } from "./feedback-limits.js";
+import type { RouterStore } from "./shared-state.js";
 
 /** One model the router may call. */
 export interface RoutedModelConfig {
@@ -78,6 +79,14 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    * ends; a `FileStore` keeps them). With a `learner`, the router snapshots it to a store that reports a snapshot due.
    */
   readonly feedbackSink?: FeedbackSink;
+  /**
+   * Where the router keeps its learning state, in one option: a `MemoryStore`, a `FileStore` or a `RedisStore`
+   * (`irt-router/adapters`). The router restores an online learner from it when the scorer loads (the default scorer
+   * included), journals feedback there, applies it and snapshots when due; a `RedisStore` also shares the learning
+   * state, the decision log (feedback for a run on any process) and the budget policy's per-run spend with every
+   * process on the same prefix. Replaces `learner` and `feedbackSink` (give those instead for full control).
+   */
+  readonly store?: RouterStore;
   /** Receives one-time warnings (unknown model, missing price). Default: `console`. */
   readonly logger?: RouterLogger;
   /**
@@ -195,6 +204,11 @@ export const irtRouterOptionsSchema = z.strictObject({
   feedbackSink: z
     .custom<FeedbackSink>((v) => typeof (v as FeedbackSink | undefined)?.append === "function", {
       message: "must have an append(events) method (e.g. an AbilityStore)",
+    })
+    .optional(),
+  store: z
+    .custom<RouterStore>((v) => ["append", "load", "snapshot", "close"].every((k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function"), {
+      message: "must be an ability store with append, load, snapshot and close (MemoryStore, FileStore or RedisStore from irt-router/adapters)",
     })
     .optional(),
   logger: z

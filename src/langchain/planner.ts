@@ -18,6 +18,7 @@ import { routingText, type RoutingTextOptions } from "./routing-text.js";
 import { rankEscalated, visibleFailure, type EscalationRecord, type EscalationSettings } from "./escalation.js";
 import { promptShape, promptTokens, type PromptShape, type RunMemory } from "./run-memory.js";
 import type { ScoringContext, ScoringContextLoader } from "./scoring-context.js";
+import type { SharedBudget } from "./spend.js";
 import { exclusionReason, type CallNeeds, type ModelSlot } from "./slots.js";
 import type { OnceWarnings } from "./warnings.js";
 
@@ -55,6 +56,8 @@ export interface PlannerParts {
   readonly task?: string;
   /** Escalation after a visible failure (option `escalation`); off when undefined. */
   readonly escalation?: EscalationSettings;
+  /** The budget policy's spend shared across processes (router option `store` with a shared store). */
+  readonly budget?: SharedBudget;
 }
 
 /** Plans routed calls (see {@link RoutePlanner.plan}). */
@@ -102,7 +105,7 @@ export class RoutePlanner {
       const expectedCost = price ? stepCostUsd({ contextTokens: inputTokens, cachedTokens: cached, outputTokens, price }) : 0;
       return { id: slot.id, p, expectedCost };
     });
-    const { ranked, escalated } = this.rank(messages, shape, candidates, call.runId, excluded);
+    const { ranked, escalated } = await this.rank(messages, shape, candidates, call.runId, excluded);
     const scoreMs = itemMs + (performance.now() - t2);
 
     const decision: RouteDecision = {
@@ -137,16 +140,18 @@ export class RoutePlanner {
    * Ranks the candidates with the policy; with escalation on and a visible failure of this step, the failed models
    * are passed over (moved to `excluded`) and the stronger bar applies (see {@link rankEscalated}).
    */
-  private rank(
+  private async rank(
     messages: readonly BaseMessage[],
     shape: PromptShape,
     candidates: readonly Candidate[],
     runId: string | undefined,
     excluded: ExclusionRecord[],
-  ): { ranked: RankedCandidate[]; escalated?: EscalationRecord } {
-    const { policy, log, escalation, memory } = this.parts;
-    const ctx = { spentUsd: log.spent(runId) };
+  ): Promise<{ ranked: RankedCandidate[]; escalated?: EscalationRecord }> {
+    const { policy, log, escalation, memory, budget } = this.parts;
     const failure = escalation ? visibleFailure(messages, shape, memory.lastServed(runId)) : undefined;
+    // A budget shared across processes ranks with the run's shared spend (an escalated step: with this process's own).
+    if (!failure && budget) return { ranked: await budget.rank(policy, candidates, runId) };
+    const ctx = { spentUsd: log.spent(runId) };
     if (!failure) return { ranked: rankCandidates(policy, candidates, ctx) };
     const { ranked, record } = rankEscalated(policy, candidates, ctx, failure, escalation!);
     const why = failure.reason === "tool-error" ? "its tool call failed" : "the agent sent the step again";

@@ -52,6 +52,8 @@ export class ScoringContextLoader {
     private readonly options: Pick<ParsedRouterOptions, "scorer" | "encoder" | "cacheSize" | "policy">,
     private readonly slots: readonly ModelSlot[],
     private readonly warnings: OnceWarnings,
+    /** Awaited once the scorer has loaded, before the context is used (the `store` option restores its learner then). */
+    private readonly onScorer?: (scorer: Scorer) => Promise<void>,
   ) {
     this.cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
   }
@@ -119,6 +121,7 @@ export class ScoringContextLoader {
         );
       }
     }
+    await this.onScorer?.(scorer);
     this.current = { scorer, encoder, meanTheta, theta, catalogIds, prices };
     return this.current;
   }

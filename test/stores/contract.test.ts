@@ -1,12 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
+import { RedisStore } from "../../adapters/stores/redis.js";
 import { FeedbackError, StoreError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import type { AbilityStore } from "../../src/learning/store.js";
+import { redisSkipReason, sharedRedis, uniquePrefix } from "./redis-server.js";
 
 /** The behaviour every AbilityStore shares, run against MemoryStore and FileStore. */
 const dirs: string[] = [];
@@ -43,6 +45,25 @@ const harnesses: [string, () => Promise<Harness>][] = [
     },
   ],
 ];
+
+let redis: ReturnType<typeof sharedRedis> | undefined;
+if (redisSkipReason() === undefined) {
+  harnesses.push([
+    "RedisStore",
+    async () => {
+      const server = await (redis ??= sharedRedis());
+      const prefix = uniquePrefix("contract");
+      return {
+        create: (snapshotEvery) => RedisStore.open({ url: server.url, prefix, snapshotEvery }),
+        reopen: async (store) => {
+          await store.close();
+          return RedisStore.open({ url: server.url, prefix });
+        },
+      };
+    },
+  ]);
+}
+afterAll(async () => (await redis)?.stop());
 
 export function ev(i: number, patch: Partial<FeedbackEvent> = {}): FeedbackEvent {
   return { id: `e${i}`, model: "m", alpha: [0.5, -1, 2], beta: 0.25, y: i % 2, at: 1000 + i, ...patch };
