@@ -1,2 +1,2 @@
 export { saveScorer, readArtifact, removeArtifact } from "./files.js";
-export { loadScorer, loadPretrained, pretrainedDir, type LoadScorerOptions } from "./load.js";
+export { loadScorer, loadPretrained, pretrainedDir, STATIC_PRETRAINED_SUBDIR, type LoadScorerOptions, type LoadPretrainedOptions } from "./load.js";
