@@ -10,6 +10,10 @@ export { LangChainEncoder, defaultLangChainEncoderId } from "./encoders/langchai
 export type { LangChainEncoderOptions, LangChainEncoderCreateOptions } from "./encoders/langchain.js";
 export { UseLiteEncoder, USE_LITE_PACKAGE, USE_LITE_DIM, USE_LITE_MAX_TOKENS } from "./encoders/use-lite.js";
 export type { UseLiteOptions, EmbedDetail, DetailedEmbeddings, TruncationInfo } from "./encoders/use-lite.js";
+export { StaticEncoder, STATIC_FORMAT, STATIC_NOTICE, defaultStaticDir, defaultStaticInfo, isStaticId, staticEncoderId } from "./encoders/static.js";
+export type { StaticEncoderOptions, StaticManifest } from "./encoders/static.js";
+export { ENCODER_NAMES, encoderByName } from "./encoders/choice.js";
+export type { EncoderName } from "./encoders/choice.js";
 export { graphModelFileHandler, loadGraphModelFromFiles } from "./encoders/graph-model-files.js";
 export * from "./stores/index.js";
 export * from "./artifact/index.js";

@@ -15,9 +15,11 @@ function packedFiles(): string[] {
 }
 
 describe("the npm package", () => {
-  it("ships the licence, the bin it runs and the pretrained scorer, and no sources, tests or examples", () => {
+  it("ships the licence, the bin it runs, the pretrained scorer and the static encoder's table (with its notice), and no sources, tests or examples", () => {
     const files = packedFiles();
-    for (const f of ["LICENSE", "README.md", "package.json", "bin/irt-router.js", "pretrained/manifest.json", "pretrained/weights.bin", "pretrained/catalog.json"])
+    for (const f of ["LICENSE", "README.md", "package.json", "bin/irt-router.js", "pretrained/manifest.json", "pretrained/weights.bin", "pretrained/catalog.json",
+      "encoders/static/manifest.json", "encoders/static/table.bin", "encoders/static/vocab.json", "encoders/static/NOTICE",
+      "pretrained/static/manifest.json", "pretrained/static/weights.bin", "pretrained/static/catalog.json"])
       expect(files).toContain(f);
     expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith(".d.ts"))).toEqual([]);
     expect(files.filter((f) => /^(src|adapters|test|examples|bench)\//.test(f))).toEqual([]);

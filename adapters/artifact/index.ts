@@ -3,4 +3,4 @@
  * pretrained one (load), and the training pipeline that produces them (train-pipeline).
  */
 export { saveScorer, readArtifact, removeArtifact } from "./files.js";
-export { loadScorer, loadPretrained, pretrainedDir, type LoadScorerOptions } from "./load.js";
+export { loadScorer, loadPretrained, pretrainedDir, STATIC_PRETRAINED_SUBDIR, type LoadScorerOptions, type LoadPretrainedOptions } from "./load.js";

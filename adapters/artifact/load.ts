@@ -6,6 +6,7 @@ import { IrtMoeScorer, type EncoderSource } from "../../src/scorer/scorer.js";
 import { MANIFEST_FILE } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../data/data-root.js";
+import { defaultStaticInfo, isStaticId, StaticEncoder } from "../encoders/static.js";
 import { defaultUseLiteInfo, UseLiteEncoder } from "../encoders/use-lite.js";
 import { readArtifact } from "./files.js";
 
@@ -50,7 +51,16 @@ export async function loadScorer(dir: string, options: LoadScorerOptions = {}): 
   let encoder: EncoderSource | undefined;
   if (opts.encoder === null) encoder = undefined;
   else if (opts.encoder) encoder = opts.encoder;
-  else {
+  else if (isStaticId(manifest.encoder.id)) {
+    // An artifact of a static table: the shipped table is its default encoder (its id is in its manifest, read
+    // without loading the table), refused like any other encoder when it is another table.
+    assertSameEncoder(manifest.encoder, await defaultStaticInfo(), "scorer", {
+      file: manifestFile,
+      hint: `No options.encoder was given, so the shipped static table would embed text. Pass the StaticEncoder the scorer was built with ` +
+        `(StaticEncoder.load({ dir })) as options.encoder, or encoder: null to score embeddings only.`,
+    });
+    encoder = () => StaticEncoder.load();
+  } else {
     // The default encoder's id comes from its package version, without loading its weights. When the package is not
     // installed the check happens at the first text query (embeddings work without it).
     const predicted = await defaultUseLiteInfo().catch(() => undefined);
@@ -79,6 +89,20 @@ export function pretrainedDir(): string {
   return join(packageRoot(), "pretrained");
 }
 
+/** Subfolder of `pretrained/` holding the scorer trained on the static encoder's embeddings. */
+export const STATIC_PRETRAINED_SUBDIR = "static";
+
+/** Options of {@link loadPretrained}. */
+export interface LoadPretrainedOptions extends Omit<LoadScorerOptions, "encoder"> {
+  /**
+   * `"static"`: the scorer trained on the static encoder's embeddings (`pretrained/static/`), with the shipped
+   * StaticEncoder. `"use-lite"`: the scorer trained on USE-lite's (`pretrained/`), with UseLiteEncoder. A
+   * StaticEncoder object: the static scorer with that encoder. Another encoder object, a function or null: the USE-lite
+   * scorer, as {@link LoadScorerOptions.encoder}. Default `"use-lite"`.
+   */
+  encoder?: LoadScorerOptions["encoder"] | "static" | "use-lite";
+}
+
 /**
  * The pretrained scorer shipped in `<package>/pretrained/` (trained jointly on the train splits of the four
  * datasets; see docs/scorer.md). Offline; the text encoder loads on the first text query.
@@ -86,7 +110,13 @@ export function pretrainedDir(): string {
  * @example
  * const scorer = await loadPretrained();
  * const [best] = (await scorer.predict("What is 17 * 23?")).sort((a, b) => b.p - a.p);
+ * const fast = await loadPretrained({ encoder: "static" }); // no tfjs
  */
-export async function loadPretrained(options: LoadScorerOptions = {}): Promise<IrtMoeScorer> {
-  return loadScorer(pretrainedDir(), options);
+export async function loadPretrained(options: LoadPretrainedOptions = {}): Promise<IrtMoeScorer> {
+  const { encoder, ...rest } = options;
+  if (encoder === "static") return loadScorer(join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR), rest);
+  // A static table's encoder gets the scorer trained on its vectors.
+  if (encoder && typeof encoder === "object" && isStaticId(encoder.id))
+    return loadScorer(join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR), { ...rest, encoder });
+  return loadScorer(pretrainedDir(), encoder === "use-lite" || encoder === undefined ? rest : { ...rest, encoder });
 }

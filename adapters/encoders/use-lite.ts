@@ -258,6 +258,32 @@ export class UseLiteEncoder implements QueryEncoder {
   }
 
   /**
+   * Unit-norm vectors of token-id sequences given as they are (no tokenizer, no truncation, no cache), in order.
+   * For distilling the model (e.g. each vocabulary piece alone, as the static encoder's table is built); each list
+   * must hold 1..128 ids of this vocabulary.
+   *
+   * @example
+   * ```ts
+   * const [piece] = await encoder.embedTokenIds([[1234]]);
+   * ```
+   */
+  async embedTokenIds(lists: number[][]): Promise<Float32Array[]> {
+    if (this.disposed) {
+      throw new EncoderUnavailableError("This UseLiteEncoder was disposed; load a new one with UseLiteEncoder.load().");
+    }
+    lists.forEach((ids, i) => {
+      const bad = ids.length === 0 || ids.length > USE_LITE_MAX_TOKENS || ids.some((id) => !Number.isInteger(id) || id < 0 || id >= this.tokenizer.size);
+      if (bad) {
+        throw new EncoderInputError(
+          `lists[${i}] must hold 1..${USE_LITE_MAX_TOKENS} integer token ids below ${this.tokenizer.size} (the vocabulary size).`,
+          { path: `lists.${i}`, details: { index: i } },
+        );
+      }
+    });
+    return this.serialized(() => this.runBatches(lists));
+  }
+
+  /**
    * Frees the model's weights. The encoder cannot embed afterwards; `embed` calls made before still
    * finish (the weights are freed once they have run).
    */

@@ -1,4 +1,5 @@
 import type { CorrectnessDataset } from "../../src/data/types.js";
+import type { QueryEncoder } from "../../src/encoders/types.js";
 import { Progress } from "../progress.js";
 import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
 
@@ -13,8 +14,8 @@ export interface EvalEmbeddings {
 }
 
 /**
- * The embeddings `eval` uses: the project's offline USE-lite vectors of every item text, from the
- * on-disk embedding cache when present (keyed by encoder id and a hash of the item ids and texts),
+ * The embeddings `eval` uses: the vectors of every item text by `encoder` (default the project's offline USE-lite),
+ * from the on-disk embedding cache when present (keyed by encoder id and a hash of the item ids and texts),
  * else computed and cached, with progress on stderr.
  *
  * @example
@@ -22,9 +23,14 @@ export interface EvalEmbeddings {
  * const { X, dim } = await embedForEval(await loadDataset("routerbench-subset-11models"));
  * ```
  */
-export async function embedForEval(ds: CorrectnessDataset, log: { isTTY?: boolean; write(s: string): boolean } = process.stderr): Promise<EvalEmbeddings> {
+export async function embedForEval(
+  ds: CorrectnessDataset,
+  log: { isTTY?: boolean; write(s: string): boolean } = process.stderr,
+  encoder?: QueryEncoder,
+): Promise<EvalEmbeddings> {
   let bar: Progress | undefined;
   const result = await getDatasetEmbeddings(ds, {
+    ...(encoder && { encoder }),
     onProgress: (p) => {
       // only called while texts are embedded (a cache hit reports no progress)
       bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts", stream: log });

@@ -1,6 +1,7 @@
 /**
  * Loading, embedding and evaluating one dataset for `irt-router eval` and `npm run eval:all`.
  */
+import { z } from "zod";
 import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
 import { splitIndices } from "../../src/data/split.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
@@ -22,6 +23,7 @@ import { loadDataset } from "../data/load-dataset.js";
 import { getTf } from "../tf.js";
 import { expectedCostInputs } from "./cost-inputs.js";
 import { embedForEval, type EvalEmbeddings } from "./embed.js";
+import { ENCODER_NAMES, encoderByName, type EncoderName } from "../encoders/choice.js";
 
 /** Every method `eval` can run, in report order. */
 export const EVAL_METHODS = [IRT_MOE, "knn", "logistic-regression", "linear-mirt", "embedllm-mf"] as const;
@@ -38,8 +40,10 @@ export interface RunEvaluationOptions {
   readonly methods?: readonly EvalMethodName[];
   /** Where progress lines go, the default embedder's included (default stderr). */
   readonly log?: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Supplies the embeddings (default: the project's cached USE-lite pipeline). */
+  /** Supplies the embeddings (default: the project's cached pipeline with `encoder`). */
   readonly embed?: (ds: CorrectnessDataset) => Promise<EvalEmbeddings>;
+  /** The offline encoder that embeds the dataset when `embed` is not given (default "use-lite"). */
+  readonly encoder?: EncoderName;
   /**
    * Hyperparameters of the irt-moe row when it is trained (as `irt-router train --config`; default the scorer's
    * defaults), e.g. to evaluate a configuration chosen on your own data, or a small one in a quick check. Refused with
@@ -86,13 +90,16 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
         ? await loadPretrained({ encoder: null })
         : await loadScorer(options.model, { encoder: null })
       : undefined;
+  if (options.embed && options.encoder)
+    throw new ValidationError("options.encoder chooses the default embedder; with options.embed your function embeds: leave one out.", { path: "options.encoder" });
+  const encoder = options.encoder ? await encoderByName(parseWith(z.enum(ENCODER_NAMES), options.encoder, "options.encoder")) : undefined;
   if (saved && !options.embed) {
-    const predicted = await predictedDefaultEncoder();
+    const predicted = encoder ?? (await predictedDefaultEncoder());
     if (predicted) checkSavedEncoder(saved, predicted);
   }
   const split = splitIndices(ds.name, ds.items.map((it) => it.id));
   log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
-  const embeddings = options.embed ? await options.embed(ds) : await embedForEval(ds, log);
+  const embeddings = options.embed ? await options.embed(ds) : await embedForEval(ds, log, encoder);
   const data = {
     X: embeddings.X,
     dim: embeddings.dim,

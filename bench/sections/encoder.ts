@@ -31,7 +31,7 @@ const WORDS = (
 ).split(" ");
 
 /** Deterministic English-like text of about `tokens` USE-lite tokens. */
-function makeText(encoder: UseLiteEncoder, tokens: number, seed: number): string {
+export function makeText(encoder: { readonly tokenizer: { encode(text: string): number[] } }, tokens: number, seed: number): string {
   let state = seed * 2654435761;
   const words: string[] = [];
   let text = "";

@@ -57,8 +57,18 @@ describe("CLI option rules", () => {
     expect(trainOutDir({ pretrained: true, out: "mine" }, installed)).toBe("mine");
     // a source checkout retrains its own pretrained/
     expect(trainOutDir({ pretrained: true })).toBe(join(packageRoot(), "pretrained"));
+    // the static encoder's pretrained scorer lives beside it
+    expect(trainOutDir({ pretrained: true, encoder: "static" })).toBe(join(packageRoot(), "pretrained", "static"));
+    expect(trainOutDir({ pretrained: true, encoder: "use-lite" })).toBe(join(packageRoot(), "pretrained"));
     const pretrainedUsage = train.usage.split("\n").find((l) => l.includes("--pretrained"))!;
-    for (const flag of ["--out", "--seed", "--data-root", "--cache-dir", "--config"]) expect(pretrainedUsage).toContain(flag);
+    for (const flag of ["--out", "--seed", "--data-root", "--cache-dir", "--config", "--encoder"]) expect(pretrainedUsage).toContain(flag);
+  });
+
+  it("eval and train: --encoder takes static or use-lite", () => {
+    expect(parse(evalCommand, { dataset: "d", encoder: "static" })()).toMatchObject({ encoder: "static" });
+    expect(parse(train, { pretrained: true, encoder: "use-lite" })()).toMatchObject({ encoder: "use-lite" });
+    expect(rejection(parse(evalCommand, { dataset: "d", encoder: "bert" })).path).toBe("options.encoder");
+    expect(rejection(parse(train, { pretrained: true, encoder: "bert" })).path).toBe("options.encoder");
   });
 
   it("eval: --model only with the irt-moe method", () => {

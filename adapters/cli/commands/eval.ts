@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { formatEvalJson, formatEvalMarkdown } from "../../../src/eval/format.js";
 import { EVAL_METHODS, runEvaluation } from "../../eval/run.js";
+import { ENCODER_NAMES } from "../../encoders/choice.js";
 import type { CliCommand } from "../command.js";
 
 const schema = z
@@ -20,6 +21,7 @@ const schema = z
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),
     labels: z.enum(["binary", "soft"]).optional(),
+    encoder: z.enum(ENCODER_NAMES).optional(),
     methods: z
       .string()
       .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
@@ -37,7 +39,7 @@ export const command: CliCommand<typeof schema> = {
   summary:
     "Evaluate the IRT-MoE scorer and the baselines (kNN, logistic regression, linear MIRT, EmbedLLM MF, best single, random, oracle) on the protocol's test split, with seeds, paired bootstrap CIs, per-category and cost-aware figures.",
   usage:
-    "irt-router eval --dataset <name-or-folder> [--seeds N] [--json] [--model pretrained|<dir>] [--data-root D] [--labels binary|soft] [--methods irt-moe,knn,...]",
+    "irt-router eval --dataset <name-or-folder> [--seeds N] [--json] [--model pretrained|<dir>] [--data-root D] [--labels binary|soft] [--encoder static|use-lite] [--methods irt-moe,knn,...]",
   options: {
     dataset: { type: "string" },
     seeds: { type: "string" },
@@ -45,6 +47,7 @@ export const command: CliCommand<typeof schema> = {
     model: { type: "string" },
     "data-root": { type: "string" },
     labels: { type: "string" },
+    encoder: { type: "string" },
     methods: { type: "string" },
   },
   schema,
@@ -55,6 +58,7 @@ export const command: CliCommand<typeof schema> = {
       ...(args.model !== undefined && { model: args.model }),
       ...(args["data-root"] !== undefined && { dataRoot: args["data-root"] }),
       ...(args.labels !== undefined && { labels: args.labels }),
+      ...(args.encoder !== undefined && { encoder: args.encoder }),
       ...(args.methods !== undefined && { methods: args.methods }),
     });
     process.stdout.write(args.json ? `${formatEvalJson(report)}\n` : `${formatEvalMarkdown(report)}\n`);

@@ -10,10 +10,11 @@ import { DEFAULT_IRT_MOE_CONFIG, irtMoeConfigSchema } from "../../../src/scorer/
 import { ValidationError } from "../../../src/errors.js";
 import { parseWith } from "../../../src/util/validate.js";
 import { saveScorer } from "../../artifact/files.js";
-import { pretrainedDir } from "../../artifact/load.js";
+import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../artifact/load.js";
 import { installedAsDependency } from "../../data/cache-dir.js";
 import { packageRoot } from "../../data/data-root.js";
 import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
+import { ENCODER_NAMES, encoderByName, type EncoderName } from "../../encoders/choice.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../../progress.js";
 
@@ -33,6 +34,7 @@ const schema = z
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),
     config: z.string().min(1).optional(),
+    encoder: z.enum(ENCODER_NAMES).optional(),
   })
   .strict()
   .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), { message: "give --dataset <name-or-folder> (repeatable) or --pretrained", path: ["dataset"] })
@@ -41,7 +43,8 @@ const schema = z
   .refine((a) => !a.dataset || new Set(a.dataset).size === a.dataset.length, { message: "names a dataset twice; each is trained on once", path: ["dataset"] });
 
 /**
- * Where `train` writes: `--out`, else (with `--pretrained`) the package's own `pretrained/`, which only a source
+ * Where `train` writes: `--out`, else (with `--pretrained`) the package's own `pretrained/` (`pretrained/static/` with
+ * `--encoder static`), which only a source
  * checkout may overwrite: an installed package's folder is not the user's (a reinstall would undo it, and it may not
  * be writable), so there `--out` is required.
  *
@@ -50,7 +53,10 @@ const schema = z
  * trainOutDir({ pretrained: true }, "/app/node_modules/irt-router"); // throws ValidationError naming --out
  * ```
  */
-export function trainOutDir(args: { pretrained?: boolean | undefined; out?: string | undefined }, root: string = packageRoot()): string {
+export function trainOutDir(
+  args: { pretrained?: boolean | undefined; out?: string | undefined; encoder?: EncoderName | undefined },
+  root: string = packageRoot(),
+): string {
   if (args.out) return args.out;
   if (installedAsDependency(root))
     throw new ValidationError(
@@ -58,7 +64,7 @@ export function trainOutDir(args: { pretrained?: boolean | undefined; out?: stri
         `give --out <dir> for the new artifact (and load it with loadScorer(<dir>) or --model <dir>).`,
       { path: "options.out" },
     );
-  return pretrainedDir();
+  return args.encoder === "static" ? join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR) : pretrainedDir();
 }
 
 function parseConfig(text: string | undefined) {
@@ -81,8 +87,8 @@ export const command: CliCommand<typeof schema> = {
   summary:
     "Train an IRT-MoE scorer on the train split of one or more datasets (early stopping on val) and write an artifact (manifest.json, weights.bin, catalog.json) with each dataset's test metrics.",
   usage:
-    "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n" +
-    "       irt-router train --pretrained [--out <dir>] [--seed N] [--data-root D] [--cache-dir C] [--config '<json>']\n" +
+    "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>'] [--encoder static|use-lite]\n" +
+    "       irt-router train --pretrained [--out <dir>] [--seed N] [--data-root D] [--cache-dir C] [--config '<json>'] [--encoder static|use-lite]\n" +
     "       (--pretrained without --out overwrites pretrained/ of a source checkout; an installed package needs --out)",
   options: {
     dataset: { type: "string", multiple: true },
@@ -92,6 +98,7 @@ export const command: CliCommand<typeof schema> = {
     "data-root": { type: "string" },
     "cache-dir": { type: "string" },
     config: { type: "string" },
+    encoder: { type: "string" },
   },
   schema,
   async run(args) {
@@ -102,8 +109,10 @@ export const command: CliCommand<typeof schema> = {
     let bar: Progress | undefined;
     let status = "";
     const t0 = performance.now();
+    const encoder = args.encoder ? await encoderByName(args.encoder) : undefined;
     const result = await trainScorerPipeline(names, {
       seed: args.seed ?? 1,
+      ...(encoder && { encoder }),
       config,
       // The four datasets score models under different protocols: keep one ability row per source.
       shareAbilities: !args.pretrained,

