@@ -3,7 +3,8 @@
  * (so the examples still run on a checkout without the pretrained artifact). The hand-set scorer is a
  * real `Scorer` with transparent item parameters; it is an illustration, not a trained model.
  */
-import type { CatalogEntry, ItemParams, ModelScore, Scorer } from "../index.js";
+import type { ItemParams, Scorer } from "../index.js";
+import type { CatalogEntry, ModelScore } from "../src/scorer/index.js"; // irt-router/scorer
 import { IrtRouterError } from "../index.js";
 
 export async function exampleScorer(): Promise<{ scorer: Scorer; kind: "pretrained" | "hand-set" }> {

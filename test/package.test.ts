@@ -98,3 +98,16 @@ describe("bin/irt-router.js", () => {
     expect(runBin(layout({}))).toMatchObject({ status: 1, stderr: expect.stringMatching(/no compiled CLI .*reinstall the package/) });
   });
 });
+
+describe("the root entry point", () => {
+  it("exports at most 40 names, types included (the rest lives in the subpaths)", () => {
+    const file = join(root, "index.ts");
+    const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true });
+    const checker = program.getTypeChecker();
+    const names = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!).map((s) => s.name);
+    expect(names).toContain("IrtRouter");
+    expect(names).toContain("irtRouterMiddleware");
+    expect(names).toContain("IrtRouterError");
+    expect(names.length, names.sort().join(", ")).toBeLessThanOrEqual(40);
+  });
+});

@@ -12,3 +12,4 @@ export type { CsvRecord, CsvTable } from "./csv.js";
 export { parsePythonStringList, parsePythonString } from "./python-literal.js";
 export type { LiteralSource } from "./python-literal.js";
 export { TEXT_RULES_VERSION, mmluProText, routerBenchText, pyStrip, normalizeNewlines } from "./text-rules.js";
+export { DatasetNotFoundError, DatasetFormatError } from "../errors.js";

@@ -67,8 +67,7 @@ export interface LogitMoments {
 
 /**
  * Observer of rank-1 moment changes (used by {@link ItemTracker} to keep per-item predictions current
- * in O(d) per item per update instead of O(d^2)).
- * @internal
+ * in O(d) per item per update instead of O(d^2)). Not marked internal: the public {@link ItemTracker} implements it.
  */
 export interface PosteriorListener {
   /** mu' = mu + step * v, Sigma' = Sigma - shrink * v v^T. */

@@ -39,3 +39,4 @@ export {
   type TensorEntry,
 } from "./serialize.js";
 export { trainingRng, type Rng } from "../util/random.js";
+export { ArtifactError, TrainingError } from "../errors.js";

@@ -16,7 +16,8 @@ const virtualDir = join(root, "test/langchain/__examples__");
 const PRELUDE = `
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { IrtMoeScorer, IrtRouter } from "irt-router";
+import type { IrtRouter } from "irt-router";
+import type { IrtMoeScorer } from "irt-router/scorer";
 declare global {
   const gpt4: BaseChatModel;
   const mistral: BaseChatModel;
