@@ -20,7 +20,14 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ regex: "(^|/)adapters(/|$)", message: "src/ is pure: it must not import adapters/ (compose in index.ts or inject)." }] },
+        {
+          patterns: [
+            {
+              regex: "(^|/)adapters(/|$)",
+              message: "src/ is pure: it must not import adapters/ (compose in index.ts or inject).",
+            },
+          ],
+        },
       ],
     },
   },
@@ -32,7 +39,8 @@ export default tseslint.config(
         "error",
         {
           selector: "ImportExpression[source.type!='Literal']",
-          message: "Use a literal module path in import(): a path held in a variable is invisible to tools and the type checker.",
+          message:
+            "Use a literal module path in import(): a path held in a variable is invisible to tools and the type checker.",
         },
       ],
     },

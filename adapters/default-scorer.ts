@@ -16,7 +16,10 @@ import type { Scorer } from "../src/scorer/types.js";
  * ```
  */
 export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: QueryEncoder }> {
-  const [{ loadPretrained }, { UseLiteEncoder }] = await Promise.all([import("./artifact/index.js"), import("./encoders/use-lite.js")]);
+  const [{ loadPretrained }, { UseLiteEncoder }] = await Promise.all([
+    import("./artifact/index.js"),
+    import("./encoders/use-lite.js"),
+  ]);
   const encoder = await UseLiteEncoder.load();
   const scorer = await loadPretrained({ encoder });
   return { scorer, encoder };

@@ -32,7 +32,10 @@ export function getTf(): Promise<TfRuntime> {
 async function init(): Promise<TfRuntime> {
   const forced = process.env.IRT_ROUTER_TF_BACKEND || undefined;
   if (forced !== undefined && !["wasm", "cpu", "tensorflow"].includes(forced))
-    throw new ValidationError(`IRT_ROUTER_TF_BACKEND must be "wasm", "cpu" or "tensorflow" (tfjs-node), got ${JSON.stringify(forced)}.`, { path: "IRT_ROUTER_TF_BACKEND" });
+    throw new ValidationError(
+      `IRT_ROUTER_TF_BACKEND must be "wasm", "cpu" or "tensorflow" (tfjs-node), got ${JSON.stringify(forced)}.`,
+      { path: "IRT_ROUTER_TF_BACKEND" },
+    );
   const notes: string[] = [];
   const require = createRequire(import.meta.url);
   if (!forced || forced === "tensorflow") {
@@ -78,16 +81,28 @@ async function init(): Promise<TfRuntime> {
       }
       const reason = output.map((l) => l.text).find((t) => !/^Initialization of backend/.test(t)) ?? "no reason given";
       // what else was printed meanwhile (not the wasm start-up's own lines) is not lost
-      for (const line of output) if (line.text !== reason && !/wasm|^Initialization of backend|^Aborted\(|^Make sure the server can serve/i.test(line.text)) line.replay();
-      const message = `wasm backend failed to initialise (${reason.split("\n")[0]!.replace(/^Aborted\((.*)\)$/, "$1").slice(0, 300)})`;
-      if (forced === "wasm") throw new ValidationError(`IRT_ROUTER_TF_BACKEND=wasm, but the ${message}.`, { path: "IRT_ROUTER_TF_BACKEND" });
+      for (const line of output)
+        if (
+          line.text !== reason &&
+          !/wasm|^Initialization of backend|^Aborted\(|^Make sure the server can serve/i.test(line.text)
+        )
+          line.replay();
+      const message = `wasm backend failed to initialise (${reason
+        .split("\n")[0]!
+        .replace(/^Aborted\((.*)\)$/, "$1")
+        .slice(0, 300)})`;
+      if (forced === "wasm")
+        throw new ValidationError(`IRT_ROUTER_TF_BACKEND=wasm, but the ${message}.`, { path: "IRT_ROUTER_TF_BACKEND" });
       notes.push(`${message}; using the slower cpu backend`);
       console.warn(`irt-router: ${notes[notes.length - 1]}.`);
     } catch (error) {
       if (forced === "wasm")
         throw error instanceof ValidationError
           ? error
-          : new ValidationError(`IRT_ROUTER_TF_BACKEND=wasm, but the wasm backend could not be used (${(error as Error).message.split("\n")[0]}).`, { path: "IRT_ROUTER_TF_BACKEND", cause: error });
+          : new ValidationError(
+              `IRT_ROUTER_TF_BACKEND=wasm, but the wasm backend could not be used (${(error as Error).message.split("\n")[0]}).`,
+              { path: "IRT_ROUTER_TF_BACKEND", cause: error },
+            );
       notes.push(`wasm backend not used: ${(error as Error).message.split("\n")[0]}; using the slower cpu backend`);
       console.warn(`irt-router: ${notes[notes.length - 1]}.`);
     }
@@ -145,7 +160,9 @@ function keepProcessListenersOnDispose(tf: Tf): void {
 }
 
 /** Runs `run` with console.warn/error captured (lines can be replayed); calls made after it ends pass through. */
-async function captureConsole<T>(run: () => Promise<T>): Promise<{ value: T; output: { text: string; replay: () => void }[] }> {
+async function captureConsole<T>(
+  run: () => Promise<T>,
+): Promise<{ value: T; output: { text: string; replay: () => void }[] }> {
   const output: { text: string; replay: () => void }[] = [];
   const original = { warn: console.warn, error: console.error };
   let capturing = true;
@@ -153,7 +170,10 @@ async function captureConsole<T>(run: () => Promise<T>): Promise<{ value: T; out
     (level: "warn" | "error") =>
     (...args: unknown[]): void => {
       if (!capturing) return original[level].apply(console, args);
-      output.push({ text: args.map((a) => (a instanceof Error ? a.message : String(a))).join(" "), replay: () => original[level].apply(console, args) });
+      output.push({
+        text: args.map((a) => (a instanceof Error ? a.message : String(a))).join(" "),
+        replay: () => original[level].apply(console, args),
+      });
     };
   console.warn = wrap("warn");
   console.error = wrap("error");

@@ -6,45 +6,93 @@ import type { FeedbackOptions } from "../src/langchain/feedback.js";
 import { describePolicy } from "../src/policy/schema.js";
 import { drawRuns, type RunResult } from "./agent-run.js";
 import type { Replay } from "./agent-rows.js";
-import { byTrainAccuracy, costOf, learningCurve, successOf, tuneOnVal, type Cached, type ExperimentParams, type RouterFeatures } from "./agent-experiment.js";
+import {
+  byTrainAccuracy,
+  costOf,
+  learningCurve,
+  successOf,
+  tuneOnVal,
+  type Cached,
+  type ExperimentParams,
+  type RouterFeatures,
+} from "./agent-experiment.js";
 
 /** The modes compared (the router's options for a run's outcome). */
-export const ATTRIBUTION_MODES: readonly { name: string; attribution: NonNullable<FeedbackOptions["attribution"]> }[] = [
-  { name: "every", attribution: { mode: "every" } },
-  { name: "last", attribution: { mode: "last" } },
-  { name: "discounted(0.7)", attribution: { mode: "discounted", discount: 0.7 } },
-  { name: "every + tool errors", attribution: { mode: "every", toolErrorsAsFailures: true } },
-  { name: "discounted(0.7) + tool errors", attribution: { mode: "discounted", discount: 0.7, toolErrorsAsFailures: true } },
-];
+export const ATTRIBUTION_MODES: readonly { name: string; attribution: NonNullable<FeedbackOptions["attribution"]> }[] =
+  [
+    { name: "every", attribution: { mode: "every" } },
+    { name: "last", attribution: { mode: "last" } },
+    { name: "discounted(0.7)", attribution: { mode: "discounted", discount: 0.7 } },
+    { name: "every + tool errors", attribution: { mode: "every", toolErrorsAsFailures: true } },
+    {
+      name: "discounted(0.7) + tool errors",
+      attribution: { mode: "discounted", discount: 0.7, toolErrorsAsFailures: true },
+    },
+  ];
 
 /**
  * For each mode and scenario (`known`, `cold-start`), learns from train runs (one seed) and plays the val runs at
  * 250 and 1,000 learning runs; prints a table of val run success and cost per run.
  */
-export async function attributionStudy(replay: Replay, features: RouterFeatures, params: ExperimentParams, cached: Cached, log: (s: string) => void): Promise<void> {
+export async function attributionStudy(
+  replay: Replay,
+  features: RouterFeatures,
+  params: ExperimentParams,
+  cached: Cached,
+  log: (s: string) => void,
+): Promise<void> {
   const choice = await tuneOnVal(replay, features, params, cached, log);
   const policy = choice.costAware;
   const { world, split } = replay.setup;
   const valRuns = drawRuns(world, split.val, Math.min(params.valRuns, 200), 9101, replay.ctx.shape, "attr-val");
   const order = byTrainAccuracy(replay);
   const unknown = order.slice(0, world.models.length <= 2 ? 1 : 3);
-  const study: ExperimentParams = { ...params, learningRuns: 1000, checkpoints: [250, 1000], checkpointRuns: valRuns.length };
+  const study: ExperimentParams = {
+    ...params,
+    learningRuns: 1000,
+    checkpoints: [250, 1000],
+    checkpointRuns: valRuns.length,
+  };
   const options = features.cacheBlind;
-  const lines = ["| scenario | attribution | val success after 250 runs | after 1,000 runs | cost per run after 1,000 |", "|---|---|---|---|---|"];
-  for (const scenario of [{ name: "known", unknown: [] as number[] }, { name: "cold-start", unknown }]) {
+  const lines = [
+    "| scenario | attribution | val success after 250 runs | after 1,000 runs | cost per run after 1,000 |",
+    "|---|---|---|---|---|",
+  ];
+  for (const scenario of [
+    { name: "known", unknown: [] as number[] },
+    { name: "cold-start", unknown },
+  ]) {
     for (const mode of ATTRIBUTION_MODES) {
       const curve = await cachedCurve(cached, `attribution:${scenario.name}:${mode.name}`, () =>
-        learningCurve(replay, scenario.name, scenario.unknown, policy, options, { ...study, attribution: mode.attribution }, 1, valRuns, log),
+        learningCurve(
+          replay,
+          scenario.name,
+          scenario.unknown,
+          policy,
+          options,
+          { ...study, attribution: mode.attribution },
+          1,
+          valRuns,
+          log,
+        ),
       );
       const [a, b] = curve;
-      lines.push(`| ${scenario.name} | ${mode.name} | ${successOf(a!).toFixed(3)} | ${successOf(b!).toFixed(3)} | ${costOf(b!).toFixed(4)} |`);
+      lines.push(
+        `| ${scenario.name} | ${mode.name} | ${successOf(a!).toFixed(3)} | ${successOf(b!).toFixed(3)} | ${costOf(b!).toFixed(4)} |`,
+      );
     }
   }
-  process.stdout.write(`## ${world.name}: run attribution on val runs (${valRuns.length} runs, seed 1, ${describePolicy(policy)})\n\n${lines.join("\n")}\n`);
+  process.stdout.write(
+    `## ${world.name}: run attribution on val runs (${valRuns.length} runs, seed 1, ${describePolicy(policy)})\n\n${lines.join("\n")}\n`,
+  );
 }
 
 /** A learning curve's checkpoint results, cached as one list of runs per checkpoint. */
-async function cachedCurve(cached: Cached, key: string, compute: () => ReturnType<typeof learningCurve>): Promise<RunResult[][]> {
+async function cachedCurve(
+  cached: Cached,
+  key: string,
+  compute: () => ReturnType<typeof learningCurve>,
+): Promise<RunResult[][]> {
   const flat = await cached(key, async () => {
     const curve = await compute();
     return curve.checkpoints.flatMap((c, k) => c.results.map((r) => ({ ...r, checkpoint: k })));

@@ -9,7 +9,16 @@ import { OnlineLearner } from "../src/learning/index.js";
 import type { PolicyConfig } from "../src/policy/types.js";
 import { describePolicy } from "../src/policy/schema.js";
 import { drawRuns, type RunResult, type RunSpec } from "./agent-run.js";
-import { directCaller, greedyView, makeRouter, perRunCaller, playRuns, routerCaller, type Replay, type RouterSpec } from "./agent-rows.js";
+import {
+  directCaller,
+  greedyView,
+  makeRouter,
+  perRunCaller,
+  playRuns,
+  routerCaller,
+  type Replay,
+  type RouterSpec,
+} from "./agent-rows.js";
 
 /** Router options that switch the issue's features on; absent when the router lacks the feature. */
 export interface RouterFeatures {
@@ -69,7 +78,10 @@ export function byTrainAccuracy(replay: Replay): number[] {
     }
     return c > 0 ? s / c : 0;
   });
-  return acc.map((a, m) => ({ a, m })).sort((x, y) => y.a - x.a || x.m - y.m).map((x) => x.m);
+  return acc
+    .map((a, m) => ({ a, m }))
+    .sort((x, y) => y.a - x.a || x.m - y.m)
+    .map((x) => x.m);
 }
 
 export const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -105,8 +117,13 @@ function stepRows(replay: Replay, spec: RouterSpec, features: RouterFeatures, hi
   return async (runs: readonly RunSpec[]) => {
     const router = makeRouter(replay, spec);
     if (!hinted || !features.hintMetadata) return playRuns(replay, runs, routerCaller(router));
-    return playRuns(replay, runs, (messages, call) =>
-      router.invoke(messages, { metadata: { irtRouterRunId: call.run.id, ...features.hintMetadata!(call.run.category) } }) as never,
+    return playRuns(
+      replay,
+      runs,
+      (messages, call) =>
+        router.invoke(messages, {
+          metadata: { irtRouterRunId: call.run.id, ...features.hintMetadata!(call.run.category) },
+        }) as never,
     );
   };
 }
@@ -121,7 +138,13 @@ export interface ValChoice {
 }
 
 /** Plays the val runs of every setting and returns the rows to play on test, each with its chosen setting. */
-export async function tuneOnVal(replay: Replay, features: RouterFeatures, params: ExperimentParams, cached: Cached, log: Progress): Promise<ValChoice> {
+export async function tuneOnVal(
+  replay: Replay,
+  features: RouterFeatures,
+  params: ExperimentParams,
+  cached: Cached,
+  log: Progress,
+): Promise<ValChoice> {
   const { world, split } = replay.setup;
   const valRuns = drawRuns(world, split.val, params.valRuns, 9001, replay.ctx.shape, "val");
   const order = byTrainAccuracy(replay);
@@ -130,20 +153,31 @@ export async function tuneOnVal(replay: Replay, features: RouterFeatures, params
     const t0 = performance.now();
     const rs = await cached(`val:${name}`, () => play(valRuns));
     const out = { name, success: successOf(rs), costPerRun: costOf(rs) };
-    log(`  val ${name}: success ${out.success.toFixed(3)} cost/run $${out.costPerRun.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    log(
+      `  val ${name}: success ${out.success.toFixed(3)} cost/run $${out.costPerRun.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    );
     return out;
   };
   const always: ValTrial[] = [];
-  for (const [m, id] of world.models.entries()) always.push(await trial(`always:${id}`, (runs) => playRuns(replay, runs, directCaller(replay.children[m]!))));
+  for (const [m, id] of world.models.entries())
+    always.push(await trial(`always:${id}`, (runs) => playRuns(replay, runs, directCaller(replay.children[m]!))));
   const strongestVal = always[strongest]!;
-  const bestFixed = always.reduce((a, b) => (b.success > a.success || (b.success === a.success && b.costPerRun < a.costPerRun) ? b : a));
+  const bestFixed = always.reduce((a, b) =>
+    b.success > a.success || (b.success === a.success && b.costPerRun < a.costPerRun) ? b : a,
+  );
   const policies = params.lambdas.map((lambda): PolicyConfig => ({ kind: "cost-aware", lambda }));
-  const grid = async (label: string, spec: (p: PolicyConfig) => RouterSpec, perRun = false, lambdas = params.lambdas) => {
+  const grid = async (
+    label: string,
+    spec: (p: PolicyConfig) => RouterSpec,
+    perRun = false,
+    lambdas = params.lambdas,
+  ) => {
     const trials: (ValTrial & { policy: PolicyConfig })[] = [];
     for (const policy of policies.filter((p) => lambdas.includes((p as { lambda: number }).lambda))) {
       const name = `${label}:${describePolicy(policy)}`;
       const play = perRun
-        ? (runs: readonly RunSpec[]) => playRuns(replay, runs, perRunCaller(makeRouter(replay, spec(policy)), replay.children))
+        ? (runs: readonly RunSpec[]) =>
+            playRuns(replay, runs, perRunCaller(makeRouter(replay, spec(policy)), replay.children))
         : stepRows(replay, spec(policy), features, false);
       trials.push({ ...(await trial(name, play)), policy });
     }
@@ -155,31 +189,82 @@ export async function tuneOnVal(replay: Replay, features: RouterFeatures, params
   const perRun = await grid("per-run", (policy) => ({ policy, options: features.cacheBlind }), true);
   trials["per-run"] = perRun.trials;
   const chosenModel = world.models.indexOf(bestFixed.name.slice("always:".length));
-  const rows: RowPlan[] = world.models.map((id, m) => ({ name: `always:${id}`, setting: "", play: (runs) => playRuns(replay, runs, directCaller(replay.children[m]!)) }));
-  rows.push({ name: "best-fixed", setting: world.models[chosenModel]!, play: (runs) => playRuns(replay, runs, directCaller(replay.children[chosenModel]!)) });
-  rows.push({ name: "per-step:quality", setting: "quality", play: stepRows(replay, { policy: { kind: "quality" }, options: features.cacheBlind }, features, false) });
-  rows.push({ name: "per-step:cost-aware", setting: describePolicy(blind.chosen.policy), play: stepRows(replay, { policy: blind.chosen.policy, options: features.cacheBlind }, features, false) });
+  const rows: RowPlan[] = world.models.map((id, m) => ({
+    name: `always:${id}`,
+    setting: "",
+    play: (runs) => playRuns(replay, runs, directCaller(replay.children[m]!)),
+  }));
+  rows.push({
+    name: "best-fixed",
+    setting: world.models[chosenModel]!,
+    play: (runs) => playRuns(replay, runs, directCaller(replay.children[chosenModel]!)),
+  });
+  rows.push({
+    name: "per-step:quality",
+    setting: "quality",
+    play: stepRows(replay, { policy: { kind: "quality" }, options: features.cacheBlind }, features, false),
+  });
+  rows.push({
+    name: "per-step:cost-aware",
+    setting: describePolicy(blind.chosen.policy),
+    play: stepRows(replay, { policy: blind.chosen.policy, options: features.cacheBlind }, features, false),
+  });
   rows.push({
     name: "per-run",
     setting: describePolicy(perRun.chosen.policy),
-    play: (runs) => playRuns(replay, runs, perRunCaller(makeRouter(replay, { policy: perRun.chosen.policy, options: features.cacheBlind }), replay.children)),
+    play: (runs) =>
+      playRuns(
+        replay,
+        runs,
+        perRunCaller(
+          makeRouter(replay, { policy: perRun.chosen.policy, options: features.cacheBlind }),
+          replay.children,
+        ),
+      ),
   });
   if (features.cacheAware) {
     const aware = { ...features.cacheAware };
-    rows.push({ name: "per-step:cache-aware", setting: `${describePolicy(blind.chosen.policy)} (the cost-aware row's setting)`, play: stepRows(replay, { policy: blind.chosen.policy, options: aware }, features, false) });
-    const tuned = await grid("per-step:cache-aware", (policy) => ({ policy, options: aware }), false, params.featureLambdas);
+    rows.push({
+      name: "per-step:cache-aware",
+      setting: `${describePolicy(blind.chosen.policy)} (the cost-aware row's setting)`,
+      play: stepRows(replay, { policy: blind.chosen.policy, options: aware }, features, false),
+    });
+    const tuned = await grid(
+      "per-step:cache-aware",
+      (policy) => ({ policy, options: aware }),
+      false,
+      params.featureLambdas,
+    );
     trials["per-step:cache-aware"] = tuned.trials;
-    rows.push({ name: "per-step:cache-aware@val", setting: describePolicy(tuned.chosen.policy), play: stepRows(replay, { policy: tuned.chosen.policy, options: aware }, features, false) });
+    rows.push({
+      name: "per-step:cache-aware@val",
+      setting: describePolicy(tuned.chosen.policy),
+      play: stepRows(replay, { policy: tuned.chosen.policy, options: aware }, features, false),
+    });
   }
   if (features.escalation) {
     const esc: (ValTrial & { policy: PolicyConfig; options: Partial<IrtRouterOptions> })[] = [];
     for (const variant of features.escalation) {
-      const g = await grid(`escalation(${variant.name})`, (policy) => ({ policy, options: { ...(features.cacheAware ?? features.cacheBlind), ...variant.options } }), false, params.featureLambdas);
-      esc.push(...g.trials.map((t) => ({ ...t, options: { ...(features.cacheAware ?? features.cacheBlind), ...variant.options } })));
+      const g = await grid(
+        `escalation(${variant.name})`,
+        (policy) => ({ policy, options: { ...(features.cacheAware ?? features.cacheBlind), ...variant.options } }),
+        false,
+        params.featureLambdas,
+      );
+      esc.push(
+        ...g.trials.map((t) => ({
+          ...t,
+          options: { ...(features.cacheAware ?? features.cacheBlind), ...variant.options },
+        })),
+      );
     }
     trials.escalation = esc;
     const chosen = chooseOnVal(esc, strongestVal.success, params.tolerance);
-    rows.push({ name: "escalation", setting: chosen.name.replace(/^escalation/, ""), play: stepRows(replay, { policy: chosen.policy, options: chosen.options }, features, false) });
+    rows.push({
+      name: "escalation",
+      setting: chosen.name.replace(/^escalation/, ""),
+      play: stepRows(replay, { policy: chosen.policy, options: chosen.options }, features, false),
+    });
   }
   return { strongest, strongestVal, trials, rows, costAware: blind.chosen.policy };
 }
@@ -214,7 +299,14 @@ export async function learningCurve(
   const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed });
   const learning = makeRouter(replay, { policy, options, keys, learner });
   const greedy = greedyView(learner as never);
-  const learnRuns = drawRuns(world, split.train, params.learningRuns, 1000 * seed + 2, replay.ctx.shape, `learn${seed}-${scenario}`);
+  const learnRuns = drawRuns(
+    world,
+    split.train,
+    params.learningRuns,
+    1000 * seed + 2,
+    replay.ctx.shape,
+    `learn${seed}-${scenario}`,
+  );
   const evalRuns = testRuns.slice(0, params.checkpointRuns);
   const checkpoints: LearningSeed["checkpoints"] = [];
   let done = 0;
@@ -227,7 +319,9 @@ export async function learningCurve(
     const evalRouter = makeRouter(replay, { policy, options, keys, learner: greedy });
     const results = await playRuns(replay, evalRuns, routerCaller(evalRouter));
     checkpoints.push({ runs: target, results });
-    log(`  ${scenario} seed ${seed} after ${target} learning runs: success ${successOf(results).toFixed(3)} cost/run $${costOf(results).toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    log(
+      `  ${scenario} seed ${seed} after ${target} learning runs: success ${successOf(results).toFixed(3)} cost/run $${costOf(results).toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+    );
   }
   return { scenario, seed, checkpoints };
 }

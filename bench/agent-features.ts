@@ -12,8 +12,6 @@ export function routerFeatures(replay: Replay): RouterFeatures {
     signature: `cacheAware(lifetimeMs=${lifetimeMs}, simulated clock); escalation stronger; router 73de203`,
     cacheBlind: { cacheAware: false },
     cacheAware: { cacheAware: { lifetimeMs, now: clock.now } },
-    escalation: [
-      { name: "stronger", options: { escalation: { bar: "stronger" } } },
-    ],
+    escalation: [{ name: "stronger", options: { escalation: { bar: "stronger" } } }],
   };
 }

@@ -27,7 +27,8 @@ export function cachedRuleId(modelId: string, mode: CachedPricing): string {
 }
 
 export function withCachedPrice(modelId: string, price: ModelPrice, mode: CachedPricing = "current"): AgentPrice {
-  const cachedInputPer1M = price.cachedInputPer1M ?? price.inputPer1M * cachedInputRule(cachedRuleId(modelId, mode)).share;
+  const cachedInputPer1M =
+    price.cachedInputPer1M ?? price.inputPer1M * cachedInputRule(cachedRuleId(modelId, mode)).share;
   return { ...price, cachedInputPer1M };
 }
 

@@ -95,8 +95,19 @@ export class ReplayChatModel extends BaseChatModel {
     const inputTokens = this.ledger.sum(messages);
     const message = new AIMessage({
       content: fillerText(`${id}:`, outputTokens, 2),
-      tool_calls: [{ name: SUBMIT_TOOL, args: { item, model: this.modelIndex }, id: `call-${this.modelIndex}-${this.calls}`, type: "tool_call" }],
-      usage_metadata: { input_tokens: inputTokens, output_tokens: Math.round(outputTokens), total_tokens: inputTokens + Math.round(outputTokens) },
+      tool_calls: [
+        {
+          name: SUBMIT_TOOL,
+          args: { item, model: this.modelIndex },
+          id: `call-${this.modelIndex}-${this.calls}`,
+          type: "tool_call",
+        },
+      ],
+      usage_metadata: {
+        input_tokens: inputTokens,
+        output_tokens: Math.round(outputTokens),
+        total_tokens: inputTokens + Math.round(outputTokens),
+      },
     });
     return { generations: [{ message, text: "" }] };
   }

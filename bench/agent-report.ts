@@ -5,7 +5,12 @@ import type { RowFigures, Estimate } from "./agent-stats.js";
 
 export interface LearningFigures {
   readonly scenario: string;
-  readonly checkpoints: readonly { readonly runs: number; readonly success: number; readonly costPerRun: number; readonly successCi95?: [number, number] }[];
+  readonly checkpoints: readonly {
+    readonly runs: number;
+    readonly success: number;
+    readonly costPerRun: number;
+    readonly successCi95?: [number, number];
+  }[];
 }
 
 export interface AgentReport {
@@ -34,7 +39,10 @@ export function reportJson(r: AgentReport): unknown {
       cachedShare: row.cachedShare.value,
       switchesPerRun: row.switchesPerRun.value,
     })),
-    learning: r.learning.map((l) => ({ scenario: l.scenario, checkpoints: l.checkpoints.map((c) => ({ runs: c.runs, success: c.success, costPerRun: c.costPerRun })) })),
+    learning: r.learning.map((l) => ({
+      scenario: l.scenario,
+      checkpoints: l.checkpoints.map((c) => ({ runs: c.runs, success: c.success, costPerRun: c.costPerRun })),
+    })),
   };
 }
 
@@ -73,7 +81,10 @@ export function frontierTable(rows: readonly RowFigures[], frontier: readonly st
 export function learningTable(learning: readonly LearningFigures[]): string {
   if (learning.length === 0) return "(no learning scenarios run)";
   const runs = learning[0]!.checkpoints.map((c) => c.runs);
-  const lines = [`| scenario | ${runs.map((n) => `after ${n} runs`).join(" | ")} |`, `|---|${runs.map(() => "---|").join("")}`];
+  const lines = [
+    `| scenario | ${runs.map((n) => `after ${n} runs`).join(" | ")} |`,
+    `|---|${runs.map(() => "---|").join("")}`,
+  ];
   for (const l of learning) {
     lines.push(
       `| ${l.scenario} | ${l.checkpoints.map((c) => `${p3(c.success)}${c.successCi95 ? ` [${p3(c.successCi95[0])}, ${p3(c.successCi95[1])}]` : ""}, $${usd(c.costPerRun)}`).join(" | ")} |`,

@@ -7,7 +7,16 @@ import { IrtRouter, type IrtRouterOptions } from "../src/langchain/index.js";
 import type { AbilityLearner } from "../src/langchain/options.js";
 import type { PolicyConfig } from "../src/policy/types.js";
 import { ReplayChatModel, readReplayAnswer, TokenLedger } from "./agent-replay.js";
-import { playRun, prefixMessage, SimClock, type RunContext, type RunResult, type RunShape, type RunSpec, type StepCaller } from "./agent-run.js";
+import {
+  playRun,
+  prefixMessage,
+  SimClock,
+  type RunContext,
+  type RunResult,
+  type RunShape,
+  type RunSpec,
+  type StepCaller,
+} from "./agent-run.js";
 import type { CallPricing } from "./agent-pricing.js";
 import type { AgentSetup } from "./agent-setup.js";
 
@@ -20,7 +29,14 @@ export interface Replay {
 
 export function makeReplay(setup: AgentSetup, shape: RunShape, pricing: CallPricing): Replay {
   const ledger = new TokenLedger();
-  const ctx: RunContext = { world: setup.world, shape, pricing, ledger, prefix: prefixMessage(shape, ledger), clock: new SimClock() };
+  const ctx: RunContext = {
+    world: setup.world,
+    shape,
+    pricing,
+    ledger,
+    prefix: prefixMessage(shape, ledger),
+    clock: new SimClock(),
+  };
   return { setup, ctx, children: setup.world.models.map((_, m) => new ReplayChatModel(setup.world, m, ledger)) };
 }
 
@@ -100,7 +116,9 @@ export async function playRuns(
 }
 
 /** A learner's view that scores without exploring: checkpoints measure what the router has learned, greedily. */
-export function greedyView(learner: AbilityLearner & { score: (item: never, ids: readonly string[], explore?: "none") => unknown }): AbilityLearner {
+export function greedyView(
+  learner: AbilityLearner & { score: (item: never, ids: readonly string[], explore?: "none") => unknown },
+): AbilityLearner {
   return {
     has: (id) => learner.has(id),
     addModel: (id) => learner.addModel(id),

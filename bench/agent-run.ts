@@ -62,7 +62,14 @@ export function drawSteps(shape: RunShape, u: number): number {
  * drawn item of the pool (so categories come in proportion to their items), its steps are items of that category
  * drawn without replacement (with replacement once the category has fewer items than steps). Seeded.
  */
-export function drawRuns(world: AgentWorld, pool: readonly number[], n: number, seed: number, shape: RunShape, idPrefix: string): RunSpec[] {
+export function drawRuns(
+  world: AgentWorld,
+  pool: readonly number[],
+  n: number,
+  seed: number,
+  shape: RunShape,
+  idPrefix: string,
+): RunSpec[] {
   if (pool.length === 0) throw new RangeError("drawRuns: the item pool is empty");
   const rng = createRng(seed);
   const byCategory = new Map<string, number[]>();
@@ -106,7 +113,10 @@ export interface RunResult {
 }
 
 /** Answers one call of a run: a router (`invoke` with the run id), or one model called directly. */
-export type StepCaller = (messages: BaseMessage[], call: { readonly run: RunSpec; readonly step: number; readonly attempt: number }) => Promise<AIMessage>;
+export type StepCaller = (
+  messages: BaseMessage[],
+  call: { readonly run: RunSpec; readonly step: number; readonly attempt: number },
+) => Promise<AIMessage>;
 
 /** The prompt-cache state of one run: per model, the input tokens of its last call and when it was made. */
 export class RunCache {
@@ -197,12 +207,15 @@ export async function playRun(ctx: RunContext, run: RunSpec, caller: StepCaller)
       if (ctx.clock) ctx.clock.ms = start + clock * 1000;
       const reply = await caller([...messages], { run, step, attempt });
       const { item: answered, model } = readReplayAnswer(reply);
-      if (answered !== item) throw new Error(`run ${run.id} step ${step}: the answer is for item ${answered}, not ${item}`);
+      if (answered !== item)
+        throw new Error(`run ${run.id} step ${step}: the answer is for item ${answered}, not ${item}`);
       const context = tokens - world.promptTokens[item]!;
       // A provider without a prompt-cache discount (cached price = input price) has no cache to read.
       const price = world.prices[model]!;
       const hit = price.cachedInputPer1M < price.inputPer1M ? cache.hit(model, tokens, context, clock) : 0;
-      cost += ctx.pricing({ inputTokens: context, cachedTokens: hit, outputTokens: 0 }, price) + ownCostOf(world, item, model);
+      cost +=
+        ctx.pricing({ inputTokens: context, cachedTokens: hit, outputTokens: 0 }, price) +
+        ownCostOf(world, item, model);
       input += tokens;
       cached += hit;
       if (models.length > 0 && models[models.length - 1] !== model) switches++;
@@ -214,7 +227,11 @@ export async function playRun(ctx: RunContext, run: RunSpec, caller: StepCaller)
       const answerTokens = ledgerTokensOfAnswer(reply);
       ledger.set(reply, answerTokens);
       const callId = reply.tool_calls?.[0]?.id ?? `${run.id}/${step}/${attempt}`;
-      const tool = new ToolMessage({ content: visible ? TOOL_ERROR : TOOL_OK, tool_call_id: callId, status: visible ? "error" : "success" });
+      const tool = new ToolMessage({
+        content: visible ? TOOL_ERROR : TOOL_OK,
+        tool_call_id: callId,
+        status: visible ? "error" : "success",
+      });
       ledger.set(tool, visible ? toolTokens.error : toolTokens.ok);
       messages.push(reply, tool);
       tokens += answerTokens + (visible ? toolTokens.error : toolTokens.ok);
@@ -230,7 +247,18 @@ export async function playRun(ctx: RunContext, run: RunSpec, caller: StepCaller)
       }
     }
   }
-  return { id: run.id, items: run.items, success: !failed, costUsd: cost, calls: models.length, inputTokens: input, cachedTokens: cached, switches, models, visibleFailures };
+  return {
+    id: run.id,
+    items: run.items,
+    success: !failed,
+    costUsd: cost,
+    calls: models.length,
+    inputTokens: input,
+    cachedTokens: cached,
+    switches,
+    models,
+    visibleFailures,
+  };
 }
 
 /** The answer tokens a reply adds to the history: its reported output tokens. */

@@ -57,11 +57,19 @@ export function modelPrices(ds: CorrectnessDataset, cached: CachedPricing = "cur
   });
 }
 
-export async function loadAgentSetup(dataset: string, log: (s: string) => void, options: { dataRoot?: string; cachedPricing?: CachedPricing } = {}): Promise<AgentSetup> {
+export async function loadAgentSetup(
+  dataset: string,
+  log: (s: string) => void,
+  options: { dataRoot?: string; cachedPricing?: CachedPricing } = {},
+): Promise<AgentSetup> {
   const { dataRoot, cachedPricing = "current" } = options;
   const ds = await loadDataset(dataset, dataRoot ? { dataRoot } : {});
-  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
-  const billed = basename(ds.source.dir) === "routerbench-subset-11models" ? await readRouterBenchPrompts(ds.source.dir) : undefined;
+  const split = splitIndices(
+    ds.name,
+    ds.items.map((it) => it.id),
+  );
+  const billed =
+    basename(ds.source.dir) === "routerbench-subset-11models" ? await readRouterBenchPrompts(ds.source.dir) : undefined;
   const world = buildAgentWorld(ds, modelPrices(ds, cachedPricing), billed);
   let last = 0;
   const emb = await getDatasetEmbeddings(ds, {
@@ -80,7 +88,8 @@ export async function loadAgentSetup(dataset: string, log: (s: string) => void, 
     world,
     split,
     scorer,
-    scorerNote: "the shipped pretrained scorer (trained on the train splits of the four datasets, early-stopped on their val splits; never saw a test item)",
+    scorerNote:
+      "the shipped pretrained scorer (trained on the train splits of the four datasets, early-stopped on their val splits; never saw a test item)",
     encoder,
     keys,
     embeddingsNote: `${emb.encoder.id}${emb.fromCache ? " (embedding cache)" : " (computed and cached)"}`,

@@ -19,8 +19,13 @@ export interface RunWeights {
  * The weight of each run in each resample: the mean, over its steps, of how often the resample drew the step's item
  * (`pool` lists the items the resamples draw from: the test items).
  */
-export function runWeights(runs: readonly Pick<RunResult, "items">[], pool: readonly number[], plan: BootstrapPlan): RunWeights {
-  if (plan.n !== pool.length) throw new RangeError(`runWeights: a plan over ${plan.n} items for a pool of ${pool.length}`);
+export function runWeights(
+  runs: readonly Pick<RunResult, "items">[],
+  pool: readonly number[],
+  plan: BootstrapPlan,
+): RunWeights {
+  if (plan.n !== pool.length)
+    throw new RangeError(`runWeights: a plan over ${plan.n} items for a pool of ${pool.length}`);
   const slot = new Map(pool.map((item, k) => [item, k]));
   const stepSlots = runs.map((r) =>
     r.items.map((i) => {
@@ -50,7 +55,11 @@ export interface Estimate {
 }
 
 /** ratio of weighted sums sum(w num) / sum(w den), at the point (weights 1) and in every resample. */
-function ratioEstimate(num: ArrayLike<number>, den: ArrayLike<number>, weights: RunWeights): Estimate & { stats: Float64Array } {
+function ratioEstimate(
+  num: ArrayLike<number>,
+  den: ArrayLike<number>,
+  weights: RunWeights,
+): Estimate & { stats: Float64Array } {
   const n = weights.runs;
   let sn = 0;
   let sd = 0;
@@ -91,15 +100,40 @@ export interface RowFigures {
  * The figures of a row from its runs (all seeds pooled, in the same order as `baseline`'s runs, which are the same
  * run specs played by always-strongest).
  */
-export function rowFigures(name: string, setting: string, runs: readonly RunResult[], weights: RunWeights, baseline: readonly RunResult[]): RowFigures {
-  if (runs.length !== weights.runs || baseline.length !== runs.length) throw new RangeError(`rowFigures(${name}): ${runs.length} runs, ${weights.runs} weighted, ${baseline.length} baseline`);
+export function rowFigures(
+  name: string,
+  setting: string,
+  runs: readonly RunResult[],
+  weights: RunWeights,
+  baseline: readonly RunResult[],
+): RowFigures {
+  if (runs.length !== weights.runs || baseline.length !== runs.length)
+    throw new RangeError(
+      `rowFigures(${name}): ${runs.length} runs, ${weights.runs} weighted, ${baseline.length} baseline`,
+    );
   const ones = new Float64Array(runs.length).fill(1);
-  const success = ratioEstimate(Float64Array.from(runs, (r) => (r.success ? 1 : 0)), ones, weights);
+  const success = ratioEstimate(
+    Float64Array.from(runs, (r) => (r.success ? 1 : 0)),
+    ones,
+    weights,
+  );
   const cost = Float64Array.from(runs, (r) => r.costUsd);
   const costPerRun = ratioEstimate(cost, ones, weights);
-  const ratio = ratioEstimate(cost, Float64Array.from(baseline, (r) => r.costUsd), weights);
-  const cachedShare = ratioEstimate(Float64Array.from(runs, (r) => r.cachedTokens), Float64Array.from(runs, (r) => r.inputTokens), weights);
-  const switchesPerRun = ratioEstimate(Float64Array.from(runs, (r) => r.switches), ones, weights);
+  const ratio = ratioEstimate(
+    cost,
+    Float64Array.from(baseline, (r) => r.costUsd),
+    weights,
+  );
+  const cachedShare = ratioEstimate(
+    Float64Array.from(runs, (r) => r.cachedTokens),
+    Float64Array.from(runs, (r) => r.inputTokens),
+    weights,
+  );
+  const switchesPerRun = ratioEstimate(
+    Float64Array.from(runs, (r) => r.switches),
+    ones,
+    weights,
+  );
   const strip = ({ value, ci95 }: Estimate): Estimate => ({ value, ci95 });
   return {
     name,
@@ -115,7 +149,12 @@ export function rowFigures(name: string, setting: string, runs: readonly RunResu
 }
 
 /** Paired 95% interval of a row's mean minus another's (same runs, same resamples): success or cost per run. */
-export function pairedDiff(a: readonly RunResult[], b: readonly RunResult[], weights: RunWeights, of: "success" | "cost"): Estimate {
+export function pairedDiff(
+  a: readonly RunResult[],
+  b: readonly RunResult[],
+  weights: RunWeights,
+  of: "success" | "cost",
+): Estimate {
   const v = (r: RunResult) => (of === "success" ? (r.success ? 1 : 0) : r.costUsd);
   const diff = Float64Array.from(a, (r, k) => v(r) - v(b[k]!));
   const { value, ci95 } = ratioEstimate(diff, new Float64Array(a.length).fill(1), weights);
@@ -130,7 +169,10 @@ export function testPlan(pool: readonly number[], resamples = 1000, seed = 20): 
 /** Names of the rows on the success-vs-cost frontier: no other row succeeds more at no more cost. */
 export function frontier(rows: readonly Pick<RowFigures, "name" | "success" | "costPerRun">[]): string[] {
   return rows
-    .filter((r) => !rows.some((o) => o !== r && o.costPerRun.value <= r.costPerRun.value && o.success.value > r.success.value))
+    .filter(
+      (r) =>
+        !rows.some((o) => o !== r && o.costPerRun.value <= r.costPerRun.value && o.success.value > r.success.value),
+    )
     .sort((x, y) => x.costPerRun.value - y.costPerRun.value)
     .map((r) => r.name);
 }

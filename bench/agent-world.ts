@@ -57,7 +57,11 @@ export function buildAgentWorld(
   const nItems = ds.items.length;
   if (prices.length !== nModels) throw new RangeError(`buildAgentWorld: ${prices.length} prices for ${nModels} models`);
   const promptTokens = Float64Array.from(ds.items, (it) => estimateTokens(it.text));
-  const billedTokens = billedPrompts ? Float64Array.from(ds.items, (it, i) => (billedPrompts.has(it.id) ? estimateTokens(billedPrompts.get(it.id)!) : promptTokens[i]!)) : promptTokens;
+  const billedTokens = billedPrompts
+    ? Float64Array.from(ds.items, (it, i) =>
+        billedPrompts.has(it.id) ? estimateTokens(billedPrompts.get(it.id)!) : promptTokens[i]!,
+      )
+    : promptTokens;
   const y = new Float64Array(nItems * nModels).fill(NaN);
   const answerTokens = new Float64Array(nItems * nModels);
   const ownCost = new Float64Array(nItems * nModels);
@@ -88,7 +92,9 @@ export function buildAgentWorld(
       ? "implied by the recorded cost of each call"
       : fromCost > 0
         ? `implied by the recorded cost (${fromCost} calls), estimated per category elsewhere (${estimated})`
-        : `estimated per category (${Object.entries(ESTIMATED_ANSWER_TOKENS).map(([c, n]) => `${c} ${n}`).join(", ")}, else ${DEFAULT_ANSWER_TOKENS})`;
+        : `estimated per category (${Object.entries(ESTIMATED_ANSWER_TOKENS)
+            .map(([c, n]) => `${c} ${n}`)
+            .join(", ")}, else ${DEFAULT_ANSWER_TOKENS})`;
   return {
     name: ds.name,
     models: ds.models,

@@ -20,9 +20,24 @@ import { callCostUsd } from "./agent-prices.js";
 import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "./agent-run.js";
 import { makeReplay, type Replay } from "./agent-rows.js";
 import { loadAgentSetup } from "./agent-setup.js";
-import { byTrainAccuracy, costOf, learningCurve, successOf, tuneOnVal, type ExperimentParams, type RouterFeatures } from "./agent-experiment.js";
+import {
+  byTrainAccuracy,
+  costOf,
+  learningCurve,
+  successOf,
+  tuneOnVal,
+  type ExperimentParams,
+  type RouterFeatures,
+} from "./agent-experiment.js";
 import { frontier, pairedDiff, rowFigures, runWeights, testPlan, type RowFigures } from "./agent-stats.js";
-import { frontierTable, learningTable, reportJson, rowsTable, type AgentReport, type LearningFigures } from "./agent-report.js";
+import {
+  frontierTable,
+  learningTable,
+  reportJson,
+  rowsTable,
+  type AgentReport,
+  type LearningFigures,
+} from "./agent-report.js";
 import { routerFeatures } from "./agent-features.js";
 import { attributionStudy } from "./agent-attribution.js";
 
@@ -74,7 +89,10 @@ function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {
   const learningRuns = args.quick ? Math.min(args["learning-runs"], 250) : args["learning-runs"];
   return {
     seeds: Array.from({ length: args.quick ? 1 : args.seeds }, (_, k) => k + 1),
-    learningSeeds: Array.from({ length: args.quick ? 1 : Math.min(args.seeds, args["learning-seeds"]) }, (_, k) => k + 1),
+    learningSeeds: Array.from(
+      { length: args.quick ? 1 : Math.min(args.seeds, args["learning-seeds"]) },
+      (_, k) => k + 1,
+    ),
     testRuns: args.quick ? Math.min(args["test-runs"], 60) : args["test-runs"],
     valRuns: args.quick ? Math.min(args["val-runs"], 100) : args["val-runs"],
     learningRuns,
@@ -90,9 +108,21 @@ function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {
 /** The on-disk cache of (row, seed) results, keyed by everything that decides them. */
 function resultCache(replay: Replay, params: ExperimentParams, features: RouterFeatures, fresh: boolean) {
   const dir = join(here, "..", ".cache", "agent-bench");
-  const base = { v: CACHE_VERSION, data: replay.setup.ds.source.sha256, shape: replay.ctx.shape, prices: replay.setup.world.prices, scorer: replay.setup.scorerNote };
+  const base = {
+    v: CACHE_VERSION,
+    data: replay.setup.ds.source.sha256,
+    shape: replay.ctx.shape,
+    prices: replay.setup.world.prices,
+    scorer: replay.setup.scorerNote,
+  };
   const file = (key: string, extra: unknown) =>
-    join(dir, `${replay.setup.ds.name}-${createHash("sha256").update(JSON.stringify({ ...base, key, extra })).digest("hex").slice(0, 20)}.json`);
+    join(
+      dir,
+      `${replay.setup.ds.name}-${createHash("sha256")
+        .update(JSON.stringify({ ...base, key, extra }))
+        .digest("hex")
+        .slice(0, 20)}.json`,
+    );
   const cached = async <T>(key: string, extra: unknown, compute: () => Promise<T>): Promise<T> => {
     const f = file(key, extra);
     if (!fresh && existsSync(f)) return JSON.parse(readFileSync(f, "utf8")) as T;
@@ -114,38 +144,82 @@ async function main(): Promise<void> {
       `${params.learningRuns} learning runs per scenario. A full run takes about 10-20 minutes on 2 shared cores (RouterBench; RouteLLM less); ` +
       `results are cached under .cache/agent-bench, so a rerun takes seconds.`,
   );
-  const setup = await loadAgentSetup(args.dataset, log, { dataRoot: args["data-root"], cachedPricing: args["cached-prices"] });
+  const setup = await loadAgentSetup(args.dataset, log, {
+    dataRoot: args["data-root"],
+    cachedPricing: args["cached-prices"],
+  });
   const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
   const features = routerFeatures(replay);
   const { world, split } = setup;
-  log(`  ${world.name}: ${world.nItems} items (train ${split.train.length}, val ${split.val.length}, test ${split.test.length}), ${world.models.length} models`);
+  log(
+    `  ${world.name}: ${world.nItems} items (train ${split.train.length}, val ${split.val.length}, test ${split.test.length}), ${world.models.length} models`,
+  );
   log(`  scorer: ${setup.scorerNote}; embeddings: ${setup.embeddingsNote}; answer tokens ${world.answerSource}`);
   log(`  router features: ${features.signature}`);
   const { cached } = resultCache(replay, params, features, args.fresh);
   if (args.attribution) {
-    await attributionStudy(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) }, compute), log);
+    await attributionStudy(
+      replay,
+      features,
+      params,
+      (key, compute) =>
+        cached(
+          key,
+          { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) },
+          compute,
+        ),
+      log,
+    );
     return;
   }
-  const choice = await tuneOnVal(replay, features, params, (key, compute) => cached(key, { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) }, compute), log);
+  const choice = await tuneOnVal(
+    replay,
+    features,
+    params,
+    (key, compute) =>
+      cached(key, { valRuns: params.valRuns, ...(usesFeatures(key) ? { features: features.signature } : {}) }, compute),
+    log,
+  );
   const strongest = choice.strongest;
-  const testBySeed = new Map(params.seeds.map((seed) => [seed, drawRuns(world, split.test, params.testRuns, 1000 * seed + 1, replay.ctx.shape, `test${seed}`)]));
+  const testBySeed = new Map(
+    params.seeds.map((seed) => [
+      seed,
+      drawRuns(world, split.test, params.testRuns, 1000 * seed + 1, replay.ctx.shape, `test${seed}`),
+    ]),
+  );
   const results = new Map<string, RunResult[]>();
   for (const row of choice.rows) {
     const t = performance.now();
     const all: RunResult[] = [];
     for (const seed of params.seeds) {
-      all.push(...(await cached(`test:${row.name}`, { setting: row.setting, seed, runs: params.testRuns, ...(usesFeatures(row.name) ? { features: features.signature } : {}) }, () => row.play(testBySeed.get(seed)!))));
+      all.push(
+        ...(await cached(
+          `test:${row.name}`,
+          {
+            setting: row.setting,
+            seed,
+            runs: params.testRuns,
+            ...(usesFeatures(row.name) ? { features: features.signature } : {}),
+          },
+          () => row.play(testBySeed.get(seed)!),
+        )),
+      );
     }
     results.set(row.name, all);
-    log(`  test ${row.name} (${row.setting || "fixed"}): success ${successOf(all).toFixed(3)} cost/run $${costOf(all).toFixed(4)} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    log(
+      `  test ${row.name} (${row.setting || "fixed"}): success ${successOf(all).toFixed(3)} cost/run $${costOf(all).toFixed(4)} (${((performance.now() - t) / 1000).toFixed(1)} s)`,
+    );
   }
   const learning = await learningRows(replay, features, params, choice.costAware, testBySeed, cached, log);
   const pool = split.test;
   const plan = testPlan(pool);
   const baseline = results.get(`always:${world.models[strongest]}`)!;
   const weights = runWeights(baseline, pool, plan);
-  const rows: RowFigures[] = choice.rows.map((row) => rowFigures(row.name, row.setting, results.get(row.name)!, weights, baseline));
-  const inCheckpoints = (_: RunResult, k: number) => k % params.testRuns < params.checkpointRuns && Math.floor(k / params.testRuns) < params.learningSeeds.length;
+  const rows: RowFigures[] = choice.rows.map((row) =>
+    rowFigures(row.name, row.setting, results.get(row.name)!, weights, baseline),
+  );
+  const inCheckpoints = (_: RunResult, k: number) =>
+    k % params.testRuns < params.checkpointRuns && Math.floor(k / params.testRuns) < params.learningSeeds.length;
   const baseCheck = baseline.filter(inCheckpoints);
   const checkWeights = runWeights(baseCheck, pool, plan);
   const learningFigures: LearningFigures[] = learning.map((l) => ({
@@ -158,10 +232,25 @@ async function main(): Promise<void> {
   for (const l of learning) {
     const last = l.checkpoints[l.checkpoints.length - 1];
     if (!last) continue;
-    rows.push(rowFigures(`online:${l.scenario}`, `${describePolicy(choice.costAware)}, learner from ${last.runs} runs`, last.results, checkWeights, baseCheck));
+    rows.push(
+      rowFigures(
+        `online:${l.scenario}`,
+        `${describePolicy(choice.costAware)}, learner from ${last.runs} runs`,
+        last.results,
+        checkWeights,
+        baseCheck,
+      ),
+    );
   }
   const front = frontier(rows);
-  const report: AgentReport = { dataset: world.name, runs: baseline.length, seeds: params.seeds, strongest: world.models[strongest]!, rows, learning: learningFigures };
+  const report: AgentReport = {
+    dataset: world.name,
+    runs: baseline.length,
+    seeds: params.seeds,
+    strongest: world.models[strongest]!,
+    rows,
+    learning: learningFigures,
+  };
   const seconds = (performance.now() - t0) / 1000;
   if (args.json) {
     process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
@@ -183,7 +272,10 @@ async function main(): Promise<void> {
       "",
       ...comparisons(results, learning, weights, checkWeights).map((c) => `- ${c}`),
       "",
-      `Val choices: ${choice.rows.filter((r) => r.setting).map((r) => `${r.name} ${r.setting}`).join("; ")}`,
+      `Val choices: ${choice.rows
+        .filter((r) => r.setting)
+        .map((r) => `${r.name} ${r.setting}`)
+        .join("; ")}`,
     ];
     process.stdout.write(`${out.join("\n")}\n`);
   }
@@ -198,13 +290,16 @@ function comparisons(
   weights: ReturnType<typeof runWeights>,
   checkWeights: ReturnType<typeof runWeights>,
 ): string[] {
-  const fmt = (e: { value: number; ci95: [number, number] }, d = 4) => `${e.value.toFixed(d)} [${e.ci95[0].toFixed(d)}, ${e.ci95[1].toFixed(d)}]`;
+  const fmt = (e: { value: number; ci95: [number, number] }, d = 4) =>
+    `${e.value.toFixed(d)} [${e.ci95[0].toFixed(d)}, ${e.ci95[1].toFixed(d)}]`;
   const out: string[] = [];
   const pair = (a: string, b: string) => {
     const ra = results.get(a);
     const rb = results.get(b);
     if (!ra || !rb) return;
-    out.push(`${a} minus ${b}: success ${fmt(pairedDiff(ra, rb, weights, "success"), 3)}, cost per run ${fmt(pairedDiff(ra, rb, weights, "cost"))} USD`);
+    out.push(
+      `${a} minus ${b}: success ${fmt(pairedDiff(ra, rb, weights, "success"), 3)}, cost per run ${fmt(pairedDiff(ra, rb, weights, "cost"))} USD`,
+    );
   };
   pair("per-step:cache-aware", "per-step:cost-aware");
   pair("escalation", "per-step:cache-aware@val");
@@ -213,7 +308,9 @@ function comparisons(
   if (known && cold) {
     const d = pairedDiff(cold.results, known.results, checkWeights, "success");
     const ratio = successOf(cold.results) / Math.max(1e-9, successOf(known.results));
-    out.push(`cold-start minus known after ${known.runs} learning runs: success ${fmt(d, 3)} (cold-start / known = ${(100 * ratio).toFixed(0)}%)`);
+    out.push(
+      `cold-start minus known after ${known.runs} learning runs: success ${fmt(d, 3)} (cold-start / known = ${(100 * ratio).toFixed(0)}%)`,
+    );
   }
   return out;
 }
@@ -245,14 +342,19 @@ async function learningRows(
     const bySeed: Awaited<ReturnType<typeof learningCurve>>[] = [];
     for (const seed of params.learningSeeds) {
       bySeed.push(
-        await cached(`learning:${s.scenario}`, { seed, policy, params: [params.learningRuns, params.checkpoints, params.checkpointRuns, params.testRuns] }, () =>
-          learningCurve(replay, s.scenario, s.unknown, policy, options, params, seed, testBySeed.get(seed)!, log),
+        await cached(
+          `learning:${s.scenario}`,
+          { seed, policy, params: [params.learningRuns, params.checkpoints, params.checkpointRuns, params.testRuns] },
+          () => learningCurve(replay, s.scenario, s.unknown, policy, options, params, seed, testBySeed.get(seed)!, log),
         ),
       );
     }
     out.push({
       scenario: s.scenario,
-      checkpoints: params.checkpoints.map((runs, k) => ({ runs, results: bySeed.flatMap((b) => b.checkpoints[k]!.results) })),
+      checkpoints: params.checkpoints.map((runs, k) => ({
+        runs,
+        results: bySeed.flatMap((b) => b.checkpoints[k]!.results),
+      })),
     });
   }
   return out;

@@ -36,39 +36,75 @@ const { values } = parseArgs({
 
 const { tf } = await getTf();
 const ds = await loadDataset(values.dataset);
-const split = splitIndices(ds.name, ds.items.map((it) => it.id));
+const split = splitIndices(
+  ds.name,
+  ds.items.map((it) => it.id),
+);
 const emb = await embeddingsFor(ds, (s) => process.stderr.write(`${s}\n`));
 const learnerOpts = JSON.parse(values.learner) as Pick<LearnerOptions, "inflate" | "knownScale" | "shrinkage">;
 const cap = Number(values.cap);
 const strategies = values.strategies.split(",");
 
-const world = (seed: number): Promise<SimWorld> => validationWorld(tf, ds, emb, split, values["leave-out"], seed, (s) => process.stderr.write(`${s}\n`));
+const world = (seed: number): Promise<SimWorld> =>
+  validationWorld(tf, ds, emb, split, values["leave-out"], seed, (s) => process.stderr.write(`${s}\n`));
 
-const rows: { seed: number; model: string; acc: number; strategy: string; probes: number; at100: number; oracle: number }[] = [];
+const rows: {
+  seed: number;
+  model: string;
+  acc: number;
+  strategy: string;
+  probes: number;
+  at100: number;
+  oracle: number;
+}[] = [];
 for (const seed of values.seeds.split(",").map(Number)) {
   const w = await world(seed);
   const known = [...w.knownTheta.entries()].map(([m, theta]) => ({ id: w.models[m]!, ability: theta }));
   const ref = new OnlineLearner(known, learnerOpts);
   for (const m of w.heldOut) {
     const setup = calibrationSetup(w, m, seed, 2000);
-    const oracle = Math.abs(predictedAccuracyOf(w, setup.testItems, fitAbilityMap(w, m, w.train, ref.population)) - setup.trueAcc);
+    const oracle = Math.abs(
+      predictedAccuracyOf(w, setup.testItems, fitAbilityMap(w, m, w.train, ref.population)) - setup.trueAcc,
+    );
     for (const strategy of strategies) {
       const orders = strategy === "random" ? Number(values["random-orders"]) : 1;
       // "<rule>+warmup<k>": k probes by Fisher about theta first, then <rule>
       const [rule, warm] = strategy.split("+warmup");
       for (let o = 0; o < orders; o++) {
-        const r = await probesToTolerance({ known, learner: learnerOpts, modelId: w.models[m]!, setup, strategy: rule as never, warmup: warm ? Number(warm) : 0, seed: seed * 101 + m + 7777 * o, cap, tolerance: 0.03 });
+        const r = await probesToTolerance({
+          known,
+          learner: learnerOpts,
+          modelId: w.models[m]!,
+          setup,
+          strategy: rule as never,
+          warmup: warm ? Number(warm) : 0,
+          seed: seed * 101 + m + 7777 * o,
+          cap,
+          tolerance: 0.03,
+        });
         rows.push({ seed, model: w.models[m]!, acc: setup.trueAcc, strategy, ...r, oracle });
       }
     }
     process.stderr.write(
-      `seed ${seed} ${w.models[m]} (val acc ${(100 * setup.trueAcc).toFixed(1)}): ${strategies.map((s) => `${s} ${rows.filter((r) => r.seed === seed && r.model === w.models[m] && r.strategy === s).map((r) => r.probes).join("/")}`).join(", ")}\n`,
+      `seed ${seed} ${w.models[m]} (val acc ${(100 * setup.trueAcc).toFixed(1)}): ${strategies
+        .map(
+          (s) =>
+            `${s} ${rows
+              .filter((r) => r.seed === seed && r.model === w.models[m] && r.strategy === s)
+              .map((r) => r.probes)
+              .join("/")}`,
+        )
+        .join(", ")}\n`,
     );
   }
 }
 console.log(`learner ${values.learner}; seeds ${values.seeds}; target: validation accuracy within 3 points`);
 for (const s of strategies) {
   const r = rows.filter((x) => x.strategy === s);
-  console.log(`${s.padEnd(10)} median probes ${median(r.map((x) => x.probes))}  mean error@100 ${(100 * mean(r.map((x) => x.at100))).toFixed(2)}  (n=${r.length})`);
+  console.log(
+    `${s.padEnd(10)} median probes ${median(r.map((x) => x.probes))}  mean error@100 ${(100 * mean(r.map((x) => x.at100))).toFixed(2)}  (n=${r.length})`,
+  );
 }
-console.log(`oracle error ${(100 * mean(rows.filter((x) => x.strategy === strategies[0]).map((x) => x.oracle))).toFixed(2)}`);
+console.log(
+  `oracle error ${(100 * mean(rows.filter((x) => x.strategy === strategies[0]).map((x) => x.oracle))).toFixed(2)}`,
+);

@@ -48,8 +48,11 @@ const { values } = parseArgs({
 const updates = values.updates.split(",") as Update[];
 const strategies = values.strategies.split(",") as ("accuracy" | "lookahead" | "random")[];
 const cap = Number(values.cap);
-for (const u of updates) if (!["ekf", "adf", "laplace"].includes(u)) throw new Error(`--updates: unknown update "${u}" (ekf, adf, laplace)`);
-for (const s of strategies) if (!["accuracy", "lookahead", "random"].includes(s)) throw new Error(`--strategies: unknown rule "${s}" (accuracy, lookahead, random)`);
+for (const u of updates)
+  if (!["ekf", "adf", "laplace"].includes(u)) throw new Error(`--updates: unknown update "${u}" (ekf, adf, laplace)`);
+for (const s of strategies)
+  if (!["accuracy", "lookahead", "random"].includes(s))
+    throw new Error(`--strategies: unknown rule "${s}" (accuracy, lookahead, random)`);
 
 type Update = "ekf" | "adf" | "laplace";
 const LAMBDA2 = Math.PI / 8;
@@ -67,7 +70,18 @@ function inverseMillsRatio(u: number): number {
 function erfc(x: number): number {
   const z = Math.abs(x);
   const t = 1 / (1 + 0.5 * z);
-  const poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+  const poly =
+    -z * z -
+    1.26551223 +
+    t *
+      (1.00002368 +
+        t *
+          (0.37409196 +
+            t *
+              (0.09678418 +
+                t *
+                  (-0.18628806 +
+                    t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
   const r = t * Math.exp(poly);
   return x >= 0 ? r : 2 - r;
 }
@@ -87,7 +101,10 @@ function rankOneStep(update: "ekf" | "adf", m: number, s2: number, y: number): {
   const lambda = Math.sqrt(LAMBDA2);
   let d1 = 0;
   let d2 = 0;
-  for (const [sign, weight] of [[1, y], [-1, 1 - y]] as const) {
+  for (const [sign, weight] of [
+    [1, y],
+    [-1, 1 - y],
+  ] as const) {
     if (weight === 0) continue;
     const u = (sign * lambda * m) / scale;
     const r = inverseMillsRatio(u);
@@ -133,7 +150,10 @@ class Filter {
 
 const { tf } = await getTf();
 const ds = await loadDataset(values.dataset);
-const split = splitIndices(ds.name, ds.items.map((it) => it.id));
+const split = splitIndices(
+  ds.name,
+  ds.items.map((it) => it.id),
+);
 const emb = await embeddingsFor(ds, (s) => process.stderr.write(`${s}\n`));
 const rows: { update: Update; strategy: string; pair: string; probes: number; at100: number }[] = [];
 
@@ -172,7 +192,12 @@ for (const seed of values.seeds.split(",").map(Number)) {
           };
           check(0);
           for (let k = 1; k <= Math.min(cap, nb); k++) {
-            const next = strategy === "random" ? order[k - 1]! : strategy === "lookahead" ? lookahead(f, bank.alphas, b, asked, 20) : accuracyTargeted(f, bank.alphas, b, asked);
+            const next =
+              strategy === "random"
+                ? order[k - 1]!
+                : strategy === "lookahead"
+                  ? lookahead(f, bank.alphas, b, asked, 20)
+                  : accuracyTargeted(f, bank.alphas, b, asked);
             asked[next] = 1;
             const y = setup.label.get(Number(bank.ids[next]))!;
             if (update === "laplace") {
@@ -183,12 +208,16 @@ for (const seed of values.seeds.split(",").map(Number)) {
             } else {
               const { step, shrink } = rankOneStep(update, b.m[next]!, b.s2[next]!, y);
               const v = new Float64Array(d);
-              for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) v[r] += f.cov[r * d + c]! * bank.alphas[next * d + c]!;
+              for (let r = 0; r < d; r++)
+                for (let c = 0; c < d; c++) v[r] += f.cov[r * d + c]! * bank.alphas[next * d + c]!;
               for (let r = 0; r < d; r++) {
                 f.mu[r] += step * v[r]!;
                 for (let c = 0; c < d; c++) f.cov[r * d + c] -= shrink * v[r]! * v[c]!;
               }
-              for (const [set, A] of [[b, bank.alphas], [t, setup.testAlphas]] as const) {
+              for (const [set, A] of [
+                [b, bank.alphas],
+                [t, setup.testAlphas],
+              ] as const) {
                 for (let i = 0; i < set.m.length; i++) {
                   let av = 0;
                   for (let c = 0; c < d; c++) av += A[i * d + c]! * v[c]!;
@@ -207,7 +236,9 @@ for (const seed of values.seeds.split(",").map(Number)) {
         line.push(`${update}/${strategy} ${counts.join(",")}`);
       }
     }
-    process.stderr.write(`seed ${seed} ${w.models[m]} (val acc ${(100 * setup.trueAcc).toFixed(1)}): ${line.join("  ")}\n`);
+    process.stderr.write(
+      `seed ${seed} ${w.models[m]} (val acc ${(100 * setup.trueAcc).toFixed(1)}): ${line.join("  ")}\n`,
+    );
   }
 }
 
@@ -216,12 +247,19 @@ const variants = updates.flatMap((update) => strategies.map((strategy) => ({ upd
 for (const update of updates) {
   for (const strategy of strategies) {
     const r = rows.filter((x) => x.update === update && x.strategy === strategy);
-    console.log(`${`${update}/${strategy}`.padEnd(18)} median probes ${median(r.map((x) => x.probes))}  mean error@100 ${(100 * mean(r.map((x) => x.at100))).toFixed(2)}  (n=${r.length})`);
+    console.log(
+      `${`${update}/${strategy}`.padEnd(18)} median probes ${median(r.map((x) => x.probes))}  mean error@100 ${(100 * mean(r.map((x) => x.at100))).toFixed(2)}  (n=${r.length})`,
+    );
   }
 }
 
 /** The library's default rule: the unasked probe with the most information about the predicted bank accuracy. */
-function accuracyTargeted(f: Filter, alphas: Float32Array, b: { m: Float64Array; s2: Float64Array }, asked: Uint8Array): number {
+function accuracyTargeted(
+  f: Filter,
+  alphas: Float32Array,
+  b: { m: Float64Array; s2: Float64Array },
+  asked: Uint8Array,
+): number {
   const scores = myopicScores(f, alphas, b.m, b.s2, asked);
   let best = -Infinity;
   let next = -1;
@@ -239,11 +277,20 @@ function accuracyTargeted(f: Filter, alphas: Float32Array, b: { m: Float64Array;
  * EXPECTED Var(A) after it AND the best second probe, over both answers (weighted by the predictive p), each
  * answer absorbed by the EKF step. (The default rule is the one-step version of this.)
  */
-function lookahead(f: Filter, alphas: Float32Array, b: { m: Float64Array; s2: Float64Array }, asked: Uint8Array, width: number): number {
+function lookahead(
+  f: Filter,
+  alphas: Float32Array,
+  b: { m: Float64Array; s2: Float64Array },
+  asked: Uint8Array,
+  width: number,
+): number {
   const { d } = f;
   const n = b.m.length;
   const first = myopicScores(f, alphas, b.m, b.s2, asked);
-  const shortlist = [...first.keys()].filter((i) => !asked[i]).sort((x, y) => first[y]! - first[x]!).slice(0, width);
+  const shortlist = [...first.keys()]
+    .filter((i) => !asked[i])
+    .sort((x, y) => first[y]! - first[x]!)
+    .slice(0, width);
   let best = -1;
   let bestValue = Infinity;
   for (const i of shortlist) {
@@ -295,7 +342,13 @@ function accuracyVariance(f: Filter, alphas: Float32Array, m: Float64Array, s2: 
 }
 
 /** The default rule's score of every probe: the reduction of g^T Sigma g its answer brings (0 for asked ones). */
-function myopicScores(f: Filter, alphas: Float32Array, m: Float64Array, s2: Float64Array, asked: Uint8Array): Float64Array {
+function myopicScores(
+  f: Filter,
+  alphas: Float32Array,
+  m: Float64Array,
+  s2: Float64Array,
+  asked: Uint8Array,
+): Float64Array {
   const { d } = f;
   const g = accuracyGradient(d, alphas, m, s2);
   const u = new Float64Array(d);
@@ -313,11 +366,20 @@ function myopicScores(f: Filter, alphas: Float32Array, m: Float64Array, s2: Floa
 }
 
 /** Newton from the current mean to the MAP of prior + answers; the covariance is the inverse Hessian there. */
-function laplaceAtMode(f: Filter, precision0: Float64Array, mu0: Float64Array, alphas: Float32Array, betas: Float32Array, answered: readonly [number, number][]): void {
+function laplaceAtMode(
+  f: Filter,
+  precision0: Float64Array,
+  mu0: Float64Array,
+  alphas: Float32Array,
+  betas: Float32Array,
+  answered: readonly [number, number][],
+): void {
   const { d } = f;
   const hessianAt = (gradient?: Float64Array) => {
     const H = Float64Array.from(precision0);
-    if (gradient) for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) gradient[r] += precision0[r * d + c]! * (mu0[c]! - f.mu[c]!);
+    if (gradient)
+      for (let r = 0; r < d; r++)
+        for (let c = 0; c < d; c++) gradient[r] += precision0[r * d + c]! * (mu0[c]! - f.mu[c]!);
     for (const [i, y] of answered) {
       let z = -betas[i]!;
       for (let k = 0; k < d; k++) z += alphas[i * d + k]! * f.mu[k]!;
@@ -349,7 +411,8 @@ function laplaceAtMode(f: Filter, precision0: Float64Array, mu0: Float64Array, a
 const base = variants[0]!;
 const perPair = (v: { update: Update; strategy: string }, key: "probes" | "at100") => {
   const out = new Map<string, number[]>();
-  for (const r of rows) if (r.update === v.update && r.strategy === v.strategy) out.set(r.pair, [...(out.get(r.pair) ?? []), r[key]]);
+  for (const r of rows)
+    if (r.update === v.update && r.strategy === v.strategy) out.set(r.pair, [...(out.get(r.pair) ?? []), r[key]]);
   return new Map([...out].map(([k, xs]) => [k, mean(xs)]));
 };
 for (const v of variants.slice(1)) {
@@ -358,9 +421,13 @@ for (const v of variants.slice(1)) {
     const b = perPair(v, key);
     const diffs = [...a.keys()].map((k) => b.get(k)! - a.get(k)!);
     const rng = seededRng(7);
-    const stats = Array.from({ length: 2000 }, () => mean(diffs.map(() => diffs[Math.floor(rng.next() * diffs.length)]!))).sort((x, y) => x - y);
+    const stats = Array.from({ length: 2000 }, () =>
+      mean(diffs.map(() => diffs[Math.floor(rng.next() * diffs.length)]!)),
+    ).sort((x, y) => x - y);
     const scale = key === "at100" ? 100 : 1;
     return `${key === "probes" ? "probes" : "error@100 (points)"} ${(scale * mean(diffs)).toFixed(2)} [${(scale * stats[49]!).toFixed(2)}, ${(scale * stats[1949]!).toFixed(2)}]`;
   });
-  console.log(`${v.update}/${v.strategy} minus ${base.update}/${base.strategy}, mean over ${perPair(base, "probes").size} pairs: ${parts.join("; ")}`);
+  console.log(
+    `${v.update}/${v.strategy} minus ${base.update}/${base.strategy}, mean over ${perPair(base, "probes").size} pairs: ${parts.join("; ")}`,
+  );
 }

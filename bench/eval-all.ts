@@ -31,7 +31,12 @@ const TARGETS: Record<string, { kind: "win"; reference: number } | { kind: "near
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { datasets: { type: "string" }, seeds: { type: "string" }, "data-root": { type: "string" }, "report-only": { type: "boolean" } },
+  options: {
+    datasets: { type: "string" },
+    seeds: { type: "string" },
+    "data-root": { type: "string" },
+    "report-only": { type: "boolean" },
+  },
   strict: true,
 });
 const args = parseWith(
@@ -39,10 +44,19 @@ const args = parseWith(
     .object({
       datasets: z
         .string()
-        .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+        .transform((s) =>
+          s
+            .split(",")
+            .map((x) => x.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(z.enum(ALL as [string, ...string[]])).min(1))
         .optional(),
-      seeds: z.string().regex(/^[1-9][0-9]*$/, "must be a positive integer").transform(Number).optional(),
+      seeds: z
+        .string()
+        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
+        .transform(Number)
+        .optional(),
       "data-root": z.string().min(1).optional(),
       "report-only": z.boolean().optional(),
     })
@@ -53,11 +67,15 @@ const args = parseWith(
 const datasets = args["report-only"] ? [] : (args.datasets ?? ALL);
 const seeds = args.seeds ?? 3;
 
-const pct = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(4));
+const pct = (v: number | null | undefined) =>
+  v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(4);
 function commit(): string {
   try {
     const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters", "bench"], { cwd: root, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters", "bench"], {
+      cwd: root,
+      encoding: "utf8",
+    }).trim();
     return dirty ? `${sha} (with uncommitted changes in src/adapters/bench)` : sha;
   } catch {
     return "unknown";
@@ -97,27 +115,36 @@ function checks(report: EvalReport): string[] {
         ? `highest mean routing accuracy: MET (${pct(irt.routingAccuracy)} vs next ${top.name} ${pct(top.routingAccuracy)}, diff CI of ${top.name} - irt-moe ${ci(top)})`
         : `highest mean routing accuracy: NOT MET (${top.name} ${pct(top.routingAccuracy)} > irt-moe ${pct(irt.routingAccuracy)}, diff CI ${ci(top)})`,
     );
-    out.push(`reference figure ${target.reference}: ${irt.routingAccuracy >= target.reference ? "MET" : "NOT MET"} (${pct(irt.routingAccuracy)})`);
+    out.push(
+      `reference figure ${target.reference}: ${irt.routingAccuracy >= target.reference ? "MET" : "NOT MET"} (${pct(irt.routingAccuracy)})`,
+    );
   } else if (target?.kind === "near") {
     const gap = Math.max(0, top.routingAccuracy - irt.routingAccuracy);
-    out.push(`within 0.5 point of the best method: ${gap <= target.points ? "MET" : "NOT MET"} (best other ${top.name} ${pct(top.routingAccuracy)}, irt-moe ${pct(irt.routingAccuracy)})`);
+    out.push(
+      `within 0.5 point of the best method: ${gap <= target.points ? "MET" : "NOT MET"} (best other ${top.name} ${pct(top.routingAccuracy)}, irt-moe ${pct(irt.routingAccuracy)})`,
+    );
   }
   const withAuc = report.methods.filter((m) => m.auc !== null && Number.isFinite(m.auc) && m.name !== IRT_MOE);
   const bestAuc = Math.max(...withAuc.map((m) => m.auc!));
-  out.push(`AUC best or within 0.005 of the best: ${irt.auc! >= bestAuc - 0.005 ? "MET" : "NOT MET"} (irt-moe ${pct(irt.auc)}, best other ${pct(bestAuc)})`);
+  out.push(
+    `AUC best or within 0.005 of the best: ${irt.auc! >= bestAuc - 0.005 ? "MET" : "NOT MET"} (irt-moe ${pct(irt.auc)}, best other ${pct(bestAuc)})`,
+  );
   out.push(`ECE <= 0.03: ${irt.ece! <= 0.03 ? "MET" : "NOT MET"} (${pct(irt.ece)})`);
   return out;
 }
-const ci = (m: MethodReport) => (m.diffVsIrtMoeCi95 ? `[${pct(m.diffVsIrtMoeCi95[0])}, ${pct(m.diffVsIrtMoeCi95[1])}]` : "–");
+const ci = (m: MethodReport) =>
+  m.diffVsIrtMoeCi95 ? `[${pct(m.diffVsIrtMoeCi95[0])}, ${pct(m.diffVsIrtMoeCi95[1])}]` : "–";
 
 function writeResults(): void {
   const total = (performance.now() - started) / 1000;
-// docs/results.md shows every dataset that has a saved run (this one's, or an earlier one's).
+  // docs/results.md shows every dataset that has a saved run (this one's, or an earlier one's).
   const done: Done[] = ALL.filter((name) => existsSync(jsonPath(name))).map((name) => {
-    const { run, ...report } = JSON.parse(readFileSync(jsonPath(name), "utf8")) as EvalReport & { run: Omit<Done, "report"> };
+    const { run, ...report } = JSON.parse(readFileSync(jsonPath(name), "utf8")) as EvalReport & {
+      run: Omit<Done, "report">;
+    };
     return { report: report as EvalReport, ...run };
   });
-  
+
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   const lines: string[] = [
     "# Results",
@@ -155,7 +182,11 @@ function writeResults(): void {
   for (const { report, command, generatedAt, commit: sha, seconds, embeddingsFromCache } of done) {
     const embedded = embeddingsFromCache === false ? ", including embedding every text" : "";
     lines.push(
-      formatEvalMarkdown(report, { headingLevel: 2, command, note: `run ${generatedAt.slice(0, 16).replace("T", " ")} UTC, commit ${sha}, ${Math.round(seconds)} s wall${embedded}` }),
+      formatEvalMarkdown(report, {
+        headingLevel: 2,
+        command,
+        note: `run ${generatedAt.slice(0, 16).replace("T", " ")} UTC, commit ${sha}, ${Math.round(seconds)} s wall${embedded}`,
+      }),
       "",
     );
   }
@@ -165,7 +196,11 @@ function writeResults(): void {
 for (const name of datasets) {
   const t0 = performance.now();
   process.stderr.write(`eval:all: ${name}\n`);
-  const { report, embeddings } = await runEvaluation({ dataset: name, seeds, ...(args["data-root"] && { dataRoot: args["data-root"] }) });
+  const { report, embeddings } = await runEvaluation({
+    dataset: name,
+    seeds,
+    ...(args["data-root"] && { dataRoot: args["data-root"] }),
+  });
   const seconds = (performance.now() - t0) / 1000;
   if (embeddings.fromCache === false) embeddedHere.push(name);
   const run = {

@@ -65,7 +65,10 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const { tf } = await getTf();
   const ds = await loadDataset(args.dataset, args["data-root"] ? { dataRoot: args["data-root"] } : {});
-  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
+  const split = splitIndices(
+    ds.name,
+    ds.items.map((it) => it.id),
+  );
   const emb = await embeddingsFor(ds, log);
 
   const rows = new Map<string, Row>();
@@ -80,7 +83,13 @@ async function main(): Promise<void> {
       for (const [k, kappa] of args.kappa.entries()) {
         const ts = performance.now();
         const routers: RouterName[] = k === 0 ? ["learning", "greedy", "learningUcb"] : ["learningUcb"];
-        const r = await simulateSeed(world, { ...benchSimConfig(seed), ucbKappa: kappa, learner: { inflate }, skipCalibration: true, routers });
+        const r = await simulateSeed(world, {
+          ...benchSimConfig(seed),
+          ucbKappa: kappa,
+          learner: { inflate },
+          skipCalibration: true,
+          routers,
+        });
         if (k === 0) {
           if (inflate === args.inflate[0]) {
             // Neither depends on the grid: once per seed.
@@ -107,8 +116,18 @@ async function main(): Promise<void> {
     `${ds.name}, leave-out ${args["leave-out"]}, seeds ${args.seeds.join(",")}: VALIDATION routing accuracy (%) after N bandit events, ` +
       `means over seeds (${split.val.length} validation items); static ${pct(st)}, oracle ${pct(or)}, gap ${(100 * (or - st)).toFixed(2)} points.`,
   );
-  console.log("closed = (mean router - mean static) / (mean oracle - mean static); worst = the lowest seed's own share.\n");
-  const head = ["setting", ...CHECKPOINTS.map(String), "closed@1000", "closed@3000", "worst@1000", "worst@3000", "mean closed 50-3000"];
+  console.log(
+    "closed = (mean router - mean static) / (mean oracle - mean static); worst = the lowest seed's own share.\n",
+  );
+  const head = [
+    "setting",
+    ...CHECKPOINTS.map(String),
+    "closed@1000",
+    "closed@3000",
+    "worst@1000",
+    "worst@3000",
+    "mean closed 50-3000",
+  ];
   const table: string[][] = [];
   for (const row of rows.values()) {
     const curve = CHECKPOINTS.map((_, k) => meanOf(row.bySeed.map((s) => s.curve[k]!)));
@@ -126,7 +145,8 @@ async function main(): Promise<void> {
     ]);
   }
   const widths = head.map((h, c) => Math.max(h.length, ...table.map((r) => r[c]!.length)));
-  for (const r of [head, ...table]) console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
+  for (const r of [head, ...table])
+    console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
   log(`exploration-dev: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 }
 

@@ -85,14 +85,22 @@ export function fnv1a(s: string): number {
  * @example
  * const v = ngramHashFeatures("What is 2 + 2?", { buckets: 1024, scale: 1 }); // Float32Array(1024), |v| = 1
  */
-export function ngramHashFeatures(text: string, options: NgramHashOptions, out: Float32Array = new Float32Array(options.buckets)): Float32Array {
+export function ngramHashFeatures(
+  text: string,
+  options: NgramHashOptions,
+  out: Float32Array = new Float32Array(options.buckets),
+): Float32Array {
   const { buckets, scale } = options;
   out.fill(0);
   const tokens = ngramTokens(text);
   const counts = new Map<string, number>();
   for (let k = 0; k < tokens.length; k++) {
     counts.set(`1\u0000${tokens[k]}`, (counts.get(`1\u0000${tokens[k]}`) ?? 0) + 1);
-    if (k > 0) counts.set(`2\u0000${tokens[k - 1]}\u0000${tokens[k]}`, (counts.get(`2\u0000${tokens[k - 1]}\u0000${tokens[k]}`) ?? 0) + 1);
+    if (k > 0)
+      counts.set(
+        `2\u0000${tokens[k - 1]}\u0000${tokens[k]}`,
+        (counts.get(`2\u0000${tokens[k - 1]}\u0000${tokens[k]}`) ?? 0) + 1,
+      );
   }
   for (const [feature, c] of counts) {
     const h = fnv1a(feature);

@@ -37,12 +37,17 @@ export async function embeddingsFor(ds: CorrectnessDataset, log: (s: string) => 
   const encoder = await UseLiteEncoder.load();
   const dim = encoder.dim;
   const dir = join(here, "..", ".cache", "online-bench");
-  const file = join(dir, `${ds.name}-${ds.source.sha256.slice(0, 12)}-${encoder.id.replace(/[^A-Za-z0-9._-]/g, "_")}.f32`);
+  const file = join(
+    dir,
+    `${ds.name}-${ds.source.sha256.slice(0, 12)}-${encoder.id.replace(/[^A-Za-z0-9._-]/g, "_")}.f32`,
+  );
   const n = ds.items.length;
   if (existsSync(file)) {
     const buf = readFileSync(file);
     if (buf.byteLength === n * dim * 4) {
-      const meta = existsSync(`${file}.json`) ? (JSON.parse(readFileSync(`${file}.json`, "utf8")) as { source: string }).source : encoder.id;
+      const meta = existsSync(`${file}.json`)
+        ? (JSON.parse(readFileSync(`${file}.json`, "utf8")) as { source: string }).source
+        : encoder.id;
       return { X: new Float32Array(buf.buffer, buf.byteOffset, n * dim).slice(), dim, source: `${meta} (cached)` };
     }
     log(`  embedding cache ${file} has the wrong size; recomputing`);
@@ -67,7 +72,12 @@ export async function embeddingsFor(ds: CorrectnessDataset, log: (s: string) => 
   return { X, dim, source };
 }
 
-async function tryPrelim(ds: CorrectnessDataset, dir: string, encoder: UseLiteEncoder, log: (s: string) => void): Promise<{ X: Float32Array; source: string } | undefined> {
+async function tryPrelim(
+  ds: CorrectnessDataset,
+  dir: string,
+  encoder: UseLiteEncoder,
+  log: (s: string) => void,
+): Promise<{ X: Float32Array; source: string } | undefined> {
   const base = join(dir, ds.name);
   if (![".f32", ".ids.json", ".jsonl"].every((ext) => existsSync(base + ext))) {
     log(`  no precomputed vectors for ${ds.name} in ${dir}`);
@@ -111,8 +121,13 @@ async function tryPrelim(ds: CorrectnessDataset, dir: string, encoder: UseLiteEn
     for (let c = 0; c < dim; c++) maxDiff = Math.max(maxDiff, Math.abs(fresh[k]![c]! - X[i * dim + c]!));
   });
   if (maxDiff > 1e-3) {
-    log(`  precomputed vectors for ${ds.name}: differ from the project encoder by ${maxDiff.toExponential(2)} on a sample, ignored`);
+    log(
+      `  precomputed vectors for ${ds.name}: differ from the project encoder by ${maxDiff.toExponential(2)} on a sample, ignored`,
+    );
     return undefined;
   }
-  return { X, source: `${encoder.id} (precomputed vectors; loader texts identical for all ${ds.items.length} items; 32-item re-embedding max |diff| ${maxDiff.toExponential(1)})` };
+  return {
+    X,
+    source: `${encoder.id} (precomputed vectors; loader texts identical for all ${ds.items.length} items; 32-item re-embedding max |diff| ${maxDiff.toExponential(1)})`,
+  };
 }

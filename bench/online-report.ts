@@ -44,7 +44,8 @@ export function renderOnlineResults(s: OnlineSummary): string {
   const cps = s.checkpoints;
   const first = cps[0]!;
   const gapAcc = first.oracle! - first.static!;
-  const closed = (row: Record<string, number>, key = "learning") => (gapAcc !== 0 ? (row[key]! - first.static!) / gapAcc : NaN);
+  const closed = (row: Record<string, number>, key = "learning") =>
+    gapAcc !== 0 ? (row[key]! - first.static!) / gapAcc : NaN;
   const at = (events: number) => cps.find((r) => r.events === events);
   const c1000 = at(1000);
   const c3000 = at(3000);
@@ -73,7 +74,9 @@ export function renderOnlineResults(s: OnlineSummary): string {
       `embeddings: ${s.detail.embeddings}; item model: IRT-MoE ${JSON.stringify(s.detail.config)} trained per seed without the left-out models; ` +
       `${s.detail.cachedSeeds ? `${s.detail.cachedSeeds} seed(s) served from the per-seed cache; ` : ""}this invocation took ${s.detail.seconds.toFixed(0)} s.`,
     "",
-    "Held-out models per seed: " + s.heldOutBySeed.map((h, k) => `seed ${s.seeds[k]}: ${h.join(", ")}`).join("; ") + ".",
+    "Held-out models per seed: " +
+      s.heldOutBySeed.map((h, k) => `seed ${s.seeds[k]}: ${h.join(", ")}`).join("; ") +
+      ".",
     "",
     "Known models start at N(theta, s x population covariance) with s fitted on each seed's train split (Laplace evidence over (model, subject) groups, " +
       "as the training pipeline fits it for an artifact): " +
@@ -96,8 +99,18 @@ export function renderOnlineResults(s: OnlineSummary): string {
       ["", "accuracy-targeted Fisher (default)", "Fisher about theta", "random"],
       [
         ["median probes to within 3 points", cal.adaptiveProbes, cal.fisherProbes, cal.randomProbes],
-        ["mean abs. error after 100 probes (points)", (100 * cal.adaptiveErrorAt100).toFixed(2), (100 * cal.fisherErrorAt100).toFixed(2), (100 * cal.randomErrorAt100).toFixed(2)],
-        ["oracle-ability error (floor, points)", (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2), (100 * cal.oracleError).toFixed(2)],
+        [
+          "mean abs. error after 100 probes (points)",
+          (100 * cal.adaptiveErrorAt100).toFixed(2),
+          (100 * cal.fisherErrorAt100).toFixed(2),
+          (100 * cal.randomErrorAt100).toFixed(2),
+        ],
+        [
+          "oracle-ability error (floor, points)",
+          (100 * cal.oracleError).toFixed(2),
+          (100 * cal.oracleError).toFixed(2),
+          (100 * cal.oracleError).toFixed(2),
+        ],
       ],
     ),
     "",
@@ -105,14 +118,19 @@ export function renderOnlineResults(s: OnlineSummary): string {
     "",
     "Per model (default / Fisher about theta / random orders): " +
       s.detail.calibrationByModel
-        .map((c) => `${c.model} (test acc ${pct(c.trueTestAccuracy)}): ${c.adaptiveProbes} / ${c.fisherProbes} / ${c.randomProbes.join(",")}`)
+        .map(
+          (c) =>
+            `${c.model} (test acc ${pct(c.trueTestAccuracy)}): ${c.adaptiveProbes} / ${c.fisherProbes} / ${c.randomProbes.join(",")}`,
+        )
         .join("; ") +
       ` (301 = not within 3 points by 300).`,
     "",
     "**Targets (issue #10)**:",
     "",
     `- gap interval excludes 0: ${verdict(gapExcludes0)} (${ci(s.gap.ci95)});`,
-    c1000 ? `- Thompson closes >= 40% of the gap by 1,000 events: ${verdict(closed(c1000) >= 0.4)} (${(100 * closed(c1000)).toFixed(0)}%);` : "",
+    c1000
+      ? `- Thompson closes >= 40% of the gap by 1,000 events: ${verdict(closed(c1000) >= 0.4)} (${(100 * closed(c1000)).toFixed(0)}%);`
+      : "",
     c3000 ? `- >= 60% by 3,000: ${verdict(closed(c3000) >= 0.6)} (${(100 * closed(c3000)).toFixed(0)}%);` : "",
     c3000
       ? `- above the SGD ablation and the epsilon-greedy bandit at 3,000: ${verdict(c3000.learning! > c3000.sgdEpsilon! && c3000.learning! > c3000.epsilonGreedy!)} (${pct(c3000.learning!)} vs ${pct(c3000.sgdEpsilon!)} and ${pct(c3000.epsilonGreedy!)});`

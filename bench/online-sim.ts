@@ -4,7 +4,16 @@
  * test-split routing accuracy of several routers at checkpoints; then measure adaptive calibration.
  * Used by bench/online.ts; see docs/online.md for the protocol.
  */
-import { calibrateModel, ItemTracker, OnlineLearner, probeBankFrom, seededRng, type Exploration, type KnownPrior, type LearnerOptions } from "../src/learning/index.js";
+import {
+  calibrateModel,
+  ItemTracker,
+  OnlineLearner,
+  probeBankFrom,
+  seededRng,
+  type Exploration,
+  type KnownPrior,
+  type LearnerOptions,
+} from "../src/learning/index.js";
 import { cholesky, choleskySolve } from "../src/learning/linalg.js";
 import type { PopulationPrior } from "../src/learning/prior.js";
 import { sigmoid } from "../src/util/maths.js";
@@ -89,7 +98,6 @@ export interface SeedResult {
 const ROUTERS = ["learning", "learningUcb", "greedy", "sgdEpsilon", "static", "oracle", "epsilonGreedy"] as const;
 export type RouterName = (typeof ROUTERS)[number];
 
-
 function logit(alphas: Float32Array, d: number, i: number, theta: ArrayLike<number>, beta: number): number {
   let z = -beta;
   const o = i * d;
@@ -104,7 +112,8 @@ export function fitAbilityMap(w: SimWorld, m: number, items: readonly number[], 
   // prior precision applied via solves: Lambda0 v = solve(Sigma0, v)
   const theta = Float64Array.from(prior.mean);
   const rows: { i: number; y: number }[] = [];
-  for (const i of items) for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) if (w.model[j] === m) rows.push({ i, y: w.y[j]! });
+  for (const i of items)
+    for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) if (w.model[j] === m) rows.push({ i, y: w.y[j]! });
   for (let iter = 0; iter < 30; iter++) {
     const diff = Float64Array.from(theta, (t, k) => t - prior.mean[k]!);
     const pd = choleskySolve(L, d, diff);
@@ -182,11 +191,18 @@ export function pairedBootstrap(a: Float64Array, b: Float64Array, n: number, see
  * as more items (resampling each seed's items independently would shrink the interval about sqrt(seeds) times).
  * With one seed this is the plain paired bootstrap. Percentile interval; `seed` seeds the draws.
  */
-export function itemBootstrapCi(diffsBySeed: readonly ArrayLike<number>[], resamples: number, seed: number): [number, number] {
+export function itemBootstrapCi(
+  diffsBySeed: readonly ArrayLike<number>[],
+  resamples: number,
+  seed: number,
+): [number, number] {
   const n = diffsBySeed[0]?.length ?? 0;
   if (n === 0) throw new RangeError("itemBootstrapCi needs at least one seed with at least one item");
   for (const [s, d] of diffsBySeed.entries()) {
-    if (d.length !== n) throw new RangeError(`itemBootstrapCi: seed ${s} has ${d.length} items, seed 0 has ${n}; the seeds must score the same items`);
+    if (d.length !== n)
+      throw new RangeError(
+        `itemBootstrapCi: seed ${s} has ${d.length} items, seed 0 has ${n}; the seeds must score the same items`,
+      );
   }
   const perItem = new Float64Array(n);
   for (const d of diffsBySeed) for (let k = 0; k < n; k++) perItem[k] += d[k]!;
@@ -234,7 +250,10 @@ export function calibrationSetup(w: SimWorld, m: number, seed: number, bankSize:
       }
     }
   }
-  const bank = probeBankFrom("sim", bankItems.map((i) => ({ id: String(i), alpha: alphaOf(i), beta: w.betas[i]! })));
+  const bank = probeBankFrom(
+    "sim",
+    bankItems.map((i) => ({ id: String(i), alpha: alphaOf(i), beta: w.betas[i]! })),
+  );
   const testAlphas = new Float32Array(testItems.length * d);
   testItems.forEach((i, k) => testAlphas.set(alphaOf(i), k * d));
   const testBetas = Float32Array.from(testItems, (i) => w.betas[i]!);
@@ -280,7 +299,13 @@ export async function probesToTolerance(args: {
   };
   check(0);
   const warmup = Math.min(cap, args.warmup ?? 0);
-  const phases: ["fisher" | "accuracy" | "random", number][] = warmup > 0 ? [["fisher", warmup], [args.strategy, cap - warmup]] : [[args.strategy, cap]];
+  const phases: ["fisher" | "accuracy" | "random", number][] =
+    warmup > 0
+      ? [
+          ["fisher", warmup],
+          [args.strategy, cap - warmup],
+        ]
+      : [[args.strategy, cap]];
   let done = 0;
   for (const [strategy, budget] of phases) {
     if (budget <= 0) continue;
@@ -305,7 +330,13 @@ export async function probesToTolerance(args: {
  * Epsilon-greedy choice among label entries lo..hi-1: a uniform draw first (always taken, so the generator
  * advances the same way either way), kept with probability epsilon, else the entry with the highest value.
  */
-function epsilonGreedyPick(r: { next(): number }, lo: number, hi: number, epsilon: number, value: (k: number) => number): number {
+function epsilonGreedyPick(
+  r: { next(): number },
+  lo: number,
+  hi: number,
+  epsilon: number,
+  value: (k: number) => number,
+): number {
   let j = lo + Math.floor(r.next() * (hi - lo));
   if (r.next() >= epsilon) {
     let best = -Infinity;
@@ -321,7 +352,11 @@ function epsilonGreedyPick(r: { next(): number }, lo: number, hi: number, epsilo
 }
 
 /** Runs every router and the calibration study for one seed. */
-export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string) => void = () => {}): Promise<SeedResult> {
+export async function simulateSeed(
+  w: SimWorld,
+  cfg: SimConfig,
+  log: (s: string) => void = () => {},
+): Promise<SeedResult> {
   const d = w.d;
   const ids = w.models;
   const known = [...w.knownTheta.entries()].map(([m, theta]) => ({ id: ids[m]!, ability: theta }));
@@ -349,7 +384,12 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
 
   // Posterior routers (through the public OnlineLearner API).
   const runPosterior = (name: RouterName, explore: Exploration | "frozen") => {
-    const learner = new OnlineLearner(known, { ...learnerOpts, seed: cfg.seed, ucbKappa: cfg.ucbKappa, explore: explore === "frozen" ? "none" : explore });
+    const learner = new OnlineLearner(known, {
+      ...learnerOpts,
+      seed: cfg.seed,
+      ucbKappa: cfg.ucbKappa,
+      explore: explore === "frozen" ? "none" : explore,
+    });
     for (const m of w.heldOut) learner.addModel(ids[m]!);
     const post = ids.map((id) => learner.posterior(id));
     const evalScore = (i: number, m: number) => post[m]!.predict(alphaOf(i), w.betas[i]!);
@@ -367,7 +407,14 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
           if (heldOutSet.has(mi)) heldOutPicks++;
           let y = 0;
           for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) if (w.model[j] === mi) y = w.y[j]!;
-          learner.observe({ id: `${cfg.seed}:${e}`, model: chosen, alpha: Array.from(alphaOf(i)), beta: w.betas[i]!, y, at: e });
+          learner.observe({
+            id: `${cfg.seed}:${e}`,
+            model: chosen,
+            alpha: Array.from(alphaOf(i)),
+            beta: w.betas[i]!,
+            y,
+            at: e,
+          });
         }
       }
       const acc = routeTest(w, evalScore);
@@ -378,7 +425,8 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     return maxEvents > 0 ? heldOutPicks / maxEvents : 0;
   };
 
-  const runs = (name: RouterName) => !cfg.routers || cfg.routers.includes(name) || name === "static" || name === "oracle";
+  const runs = (name: RouterName) =>
+    !cfg.routers || cfg.routers.includes(name) || name === "static" || name === "oracle";
   const t0 = performance.now();
   const heldOutShare = runs("learning") ? runPosterior("learning", "thompson") : NaN;
   if (runs("learningUcb")) runPosterior("learningUcb", "ucb");
@@ -402,7 +450,9 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     for (const cp of cfg.checkpoints) {
       for (; e < Math.min(cp, maxEvents); e++) {
         const i = stream[e]!;
-        const j = epsilonGreedyPick(r, w.offsets[i]!, w.offsets[i + 1]!, cfg.epsilon, (k) => logit(w.alphas, d, i, theta[w.model[k]!]!, w.betas[i]!));
+        const j = epsilonGreedyPick(r, w.offsets[i]!, w.offsets[i + 1]!, cfg.epsilon, (k) =>
+          logit(w.alphas, d, i, theta[w.model[k]!]!, w.betas[i]!),
+        );
         const m = w.model[j]!;
         const a = alphaOf(i);
         const p = sigmoid(logit(w.alphas, d, i, theta[m]!, w.betas[i]!));
@@ -421,15 +471,23 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     const trainAcc = ids.map((_, m) => {
       let s = 0;
       let n = 0;
-      for (const i of w.train) for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
-        if (w.model[j] === m) {
-          s += w.y[j]!;
-          n++;
+      for (const i of w.train)
+        for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+          if (w.model[j] === m) {
+            s += w.y[j]!;
+            n++;
+          }
         }
-      }
       return n ? s / n : 0;
     });
-    const knownMean = mean(w.heldOut.length ? ids.map((_, m) => m).filter((m) => !heldOutSet.has(m)).map((m) => trainAcc[m]!) : trainAcc);
+    const knownMean = mean(
+      w.heldOut.length
+        ? ids
+            .map((_, m) => m)
+            .filter((m) => !heldOutSet.has(m))
+            .map((m) => trainAcc[m]!)
+        : trainAcc,
+    );
     // Catalog accuracy as a prior (20 pseudo-observations) for known models; held-out start at the known mean (1 pseudo-observation).
     const succ = ids.map((_, m) => (heldOutSet.has(m) ? knownMean : 20 * trainAcc[m]!));
     const cnt = ids.map((_, m) => (heldOutSet.has(m) ? 1 : 20));
@@ -439,7 +497,13 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     for (const cp of cfg.checkpoints) {
       for (; e < Math.min(cp, maxEvents); e++) {
         const i = stream[e]!;
-        const j = epsilonGreedyPick(r, w.offsets[i]!, w.offsets[i + 1]!, cfg.epsilon, (k) => succ[w.model[k]!]! / cnt[w.model[k]!]!);
+        const j = epsilonGreedyPick(
+          r,
+          w.offsets[i]!,
+          w.offsets[i + 1]!,
+          cfg.epsilon,
+          (k) => succ[w.model[k]!]! / cnt[w.model[k]!]!,
+        );
         succ[w.model[j]!] += w.y[j]!;
         cnt[w.model[j]!] += 1;
       }
@@ -461,7 +525,16 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
     const { trueAcc } = setup;
     const oraclePred = predictedAccuracyOf(w, setup.testItems, oracleTheta.get(m)!);
     const run = (strategy: "fisher" | "accuracy" | "random", order: number) =>
-      probesToTolerance({ known, learner: learnerOpts, modelId: ids[m]!, setup, strategy, seed: cfg.seed * 101 + m + 7777 * order, cap: cfg.calibrationCap, tolerance: cfg.calibrationTolerance });
+      probesToTolerance({
+        known,
+        learner: learnerOpts,
+        modelId: ids[m]!,
+        setup,
+        strategy,
+        seed: cfg.seed * 101 + m + 7777 * order,
+        cap: cfg.calibrationCap,
+        tolerance: cfg.calibrationTolerance,
+      });
     const adaptive = await run("accuracy", 0);
     const fisher = await run("fisher", 0);
     const random: { probes: number; at100: number }[] = [];
@@ -480,7 +553,16 @@ export async function simulateSeed(w: SimWorld, cfg: SimConfig, log: (s: string)
   }
   log(`  calibration ${((performance.now() - t1) / 1000).toFixed(1)}s`);
   const gapDiffs = Float64Array.from(staticAcc, (v, k) => perItem.oracle![k]! - v);
-  return { seed: cfg.seed, heldOut: w.heldOut.map((m) => ids[m]!), curves, gap, calibration, heldOutShare, knownScale: w.knownPrior?.scale ?? null, gapDiffs };
+  return {
+    seed: cfg.seed,
+    heldOut: w.heldOut.map((m) => ids[m]!),
+    curves,
+    gap,
+    calibration,
+    heldOutShare,
+    knownScale: w.knownPrior?.scale ?? null,
+    gapDiffs,
+  };
 }
 
 export { ROUTERS };

@@ -14,7 +14,14 @@ import { foldedItemParams, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig }
 import type { SimConfig, SimWorld } from "./online-sim.js";
 
 /** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
-export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = { experts: 4, hidden: 128, out: 64, abilityDim: 64, maxEpochs: 20, patience: 3 };
+export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = {
+  experts: 4,
+  hidden: 128,
+  out: 64,
+  abilityDim: 64,
+  maxEpochs: 20,
+  patience: 3,
+};
 
 export const CHECKPOINTS = [0, 50, 100, 300, 1000, 3000];
 
@@ -34,7 +41,12 @@ export function benchSimConfig(seed: number): SimConfig {
   };
 }
 
-export function parseLeaveOut(spec: string, ds: CorrectnessDataset, trainItems: readonly number[], seed: number): number[] {
+export function parseLeaveOut(
+  spec: string,
+  ds: CorrectnessDataset,
+  trainItems: readonly number[],
+  seed: number,
+): number[] {
   const acc = trainAccuracy(ds, trainItems);
   const order = ds.models.map((_, m) => m).sort((a, b) => acc[b]! - acc[a]!);
   const chosen: number[] = [];
@@ -54,14 +66,18 @@ export function parseLeaveOut(spec: string, ds: CorrectnessDataset, trainItems: 
     } else if (rnd) {
       const rng = seededRng(seed * 1009 + 7);
       const pool = ds.models.map((_, m) => m).filter((m) => !chosen.includes(m));
-      for (let k = 0; k < Number(rnd[1]) && pool.length > 0; k++) chosen.push(pool.splice(Math.floor(rng.next() * pool.length), 1)[0]!);
+      for (let k = 0; k < Number(rnd[1]) && pool.length > 0; k++)
+        chosen.push(pool.splice(Math.floor(rng.next() * pool.length), 1)[0]!);
     } else {
       const m = ds.models.indexOf(part);
       if (m < 0) throw new Error(`--leave-out: model "${part}" is not in ${ds.name} (models: ${ds.models.join(", ")})`);
       if (!chosen.includes(m)) chosen.push(m);
     }
   }
-  if (chosen.length >= ds.models.length - 1) throw new Error(`--leave-out leaves ${ds.models.length - chosen.length} model(s) in training; at least 2 are needed`);
+  if (chosen.length >= ds.models.length - 1)
+    throw new Error(
+      `--leave-out leaves ${ds.models.length - chosen.length} model(s) in training; at least 2 are needed`,
+    );
   return chosen;
 }
 
@@ -94,7 +110,16 @@ function knownLabels(ds: CorrectnessDataset, keep: readonly number[], X: Float32
     }
     offsets[i + 1] = model.length;
   }
-  return { X, dim, nItems: ds.items.length, nModels: keep.length, offsets, model: Int32Array.from(model), y: Float32Array.from(y), models: keep.map((m) => ds.models[m]!) };
+  return {
+    X,
+    dim,
+    nItems: ds.items.length,
+    nModels: keep.length,
+    offsets,
+    model: Int32Array.from(model),
+    y: Float32Array.from(y),
+    models: keep.map((m) => ds.models[m]!),
+  };
 }
 
 /**
@@ -118,9 +143,15 @@ export async function buildWorld(
   const ts = performance.now();
   const data = knownLabels(ds, keep, emb.X, emb.dim);
   const trained = await trainIrtMoe(tf, data, { train: split.train, val: split.val }, config, { seed });
-  log(`  item model: ${trained.history.length} epochs, best ${trained.bestEpoch}, val AUC ${trained.val.auc.toFixed(4)}, T ${trained.temperature.toFixed(3)}, ${((performance.now() - ts) / 1000).toFixed(0)}s`);
+  log(
+    `  item model: ${trained.history.length} epochs, best ${trained.bestEpoch}, val AUC ${trained.val.auc.toFixed(4)}, T ${trained.temperature.toFixed(3)}, ${((performance.now() - ts) / 1000).toFixed(0)}s`,
+  );
   const d = trained.weights.alpha.outDim;
-  const { alphas, betas } = foldedItemParams(trained, emb.X, ds.items.map((_, i) => i));
+  const { alphas, betas } = foldedItemParams(
+    trained,
+    emb.X,
+    ds.items.map((_, i) => i),
+  );
   const knownTheta = new Map<number, Float32Array>();
   keep.forEach((m, k) => knownTheta.set(m, trained.weights.theta.slice(k * d, (k + 1) * d)));
   const knownPrior = fitWorldKnownPrior(ds, split.train, knownTheta, alphas, betas, d, log);
@@ -155,8 +186,19 @@ function fitWorldKnownPrior(
 ): KnownPrior | undefined {
   const t0 = performance.now();
   const abilities = ds.models.map((_, m) => knownTheta.get(m));
-  const fit = fitKnownPriorOnTraining({ dim: d, alphas, betas, abilities, labels: ds.labels, rows: train, groupOf: (i) => ds.items[i]!.category });
-  if (fit) log(`  known-model prior scale ${fit.scale.toFixed(4)}${fit.atBoundary ? " (at the end of the search range)" : ""} (${fit.groups} groups, ${((performance.now() - t0) / 1000).toFixed(0)}s)`);
+  const fit = fitKnownPriorOnTraining({
+    dim: d,
+    alphas,
+    betas,
+    abilities,
+    labels: ds.labels,
+    rows: train,
+    groupOf: (i) => ds.items[i]!.category,
+  });
+  if (fit)
+    log(
+      `  known-model prior scale ${fit.scale.toFixed(4)}${fit.atBoundary ? " (at the end of the search range)" : ""} (${fit.groups} groups, ${((performance.now() - t0) / 1000).toFixed(0)}s)`,
+    );
   return fit ? { scale: fit.scale, shrinkage: fit.shrinkage } : undefined;
 }
 
@@ -174,13 +216,31 @@ export async function validationWorld(
   seed: number,
   log: (s: string) => void,
 ): Promise<SimWorld> {
-  type Cached = { d: number; alphas: number[]; betas: number[]; heldOut: number[]; knownTheta: [number, number[]][]; knownPrior?: KnownPrior | null };
-  const key = createHash("sha256").update(JSON.stringify({ v: 1, data: ds.source.sha256, lo: leaveOut, config: SIM_SCORER_CONFIG, seed })).digest("hex").slice(0, 16);
+  type Cached = {
+    d: number;
+    alphas: number[];
+    betas: number[];
+    heldOut: number[];
+    knownTheta: [number, number[]][];
+    knownPrior?: KnownPrior | null;
+  };
+  const key = createHash("sha256")
+    .update(JSON.stringify({ v: 1, data: ds.source.sha256, lo: leaveOut, config: SIM_SCORER_CONFIG, seed }))
+    .digest("hex")
+    .slice(0, 16);
   const file = join(dirname(fileURLToPath(import.meta.url)), "..", ".cache", "online-bench", `world-val-${key}.json`);
   const fromCache = (j: Cached): SimWorld => ({
-    models: ds.models, d: j.d, alphas: Float32Array.from(j.alphas), betas: Float32Array.from(j.betas),
-    offsets: ds.labels.offsets, model: ds.labels.model, y: ds.labels.y, train: split.train, test: split.val,
-    heldOut: j.heldOut, knownTheta: new Map(j.knownTheta.map(([m, t]) => [m, Float32Array.from(t)])),
+    models: ds.models,
+    d: j.d,
+    alphas: Float32Array.from(j.alphas),
+    betas: Float32Array.from(j.betas),
+    offsets: ds.labels.offsets,
+    model: ds.labels.model,
+    y: ds.labels.y,
+    train: split.train,
+    test: split.val,
+    heldOut: j.heldOut,
+    knownTheta: new Map(j.knownTheta.map(([m, t]) => [m, Float32Array.from(t)])),
     ...(j.knownPrior ? { knownPrior: j.knownPrior } : {}),
   });
   if (existsSync(file)) {

@@ -31,7 +31,13 @@ const argsSchema = z
   .object({
     quick: z.boolean().default(false),
     dataset: z.string().min(1).default("mmlu-pro-29models"),
-    "leave-out": z.string().regex(/^(top:\d+|random:\d+|[^,:]+)(,(top:\d+|random:\d+|[^,:]+))*$/, "use e.g. top:3,random:2 or model ids separated by commas").default("top:3,random:2"),
+    "leave-out": z
+      .string()
+      .regex(
+        /^(top:\d+|random:\d+|[^,:]+)(,(top:\d+|random:\d+|[^,:]+))*$/,
+        "use e.g. top:3,random:2 or model ids separated by commas",
+      )
+      .default("top:3,random:2"),
     seeds: z.coerce.number().int().min(1).max(20).optional(),
     "data-root": z.string().optional(),
     write: z.boolean().default(false),
@@ -61,13 +67,22 @@ async function main(): Promise<void> {
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const t0 = performance.now();
   const ds = await loadDataset(args.dataset, args["data-root"] ? { dataRoot: args["data-root"] } : {});
-  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
-  log(`bench:online: ${ds.name} ${ds.items.length} items, ${ds.models.length} models; train ${split.train.length} val ${split.val.length} test ${split.test.length}`);
+  const split = splitIndices(
+    ds.name,
+    ds.items.map((it) => it.id),
+  );
+  log(
+    `bench:online: ${ds.name} ${ds.items.length} items, ${ds.models.length} models; train ${split.train.length} val ${split.val.length} test ${split.test.length}`,
+  );
   const emb = await embeddingsFor(ds, log);
   log(`  embeddings: ${emb.source} (${emb.dim}-d)`);
   const { tf } = await getTf();
   // --quick: one seed and a 3-epoch item model, so the whole run fits in about 3 minutes on a shared 2-core machine.
-  const config = { ...SIM_SCORER_CONFIG, ...(args.quick ? { maxEpochs: 3 } : {}), ...(args.epochs ? { maxEpochs: args.epochs } : {}) };
+  const config = {
+    ...SIM_SCORER_CONFIG,
+    ...(args.quick ? { maxEpochs: 3 } : {}),
+    ...(args.epochs ? { maxEpochs: args.epochs } : {}),
+  };
   const results: SeedResult[] = [];
   let cachedSeeds = 0;
   // Each seed's result is cached (keyed by dataset content, leave-out, item-model config and embeddings), so
@@ -78,7 +93,19 @@ async function main(): Promise<void> {
       "..",
       ".cache",
       "online-bench",
-      `seed-${createHash("sha256").update(JSON.stringify({ v: 5, data: ds.source.sha256, spec: args["leave-out"], config, emb: emb.source.replace(/ \(.*$/, ""), seed })).digest("hex").slice(0, 16)}.json`,
+      `seed-${createHash("sha256")
+        .update(
+          JSON.stringify({
+            v: 5,
+            data: ds.source.sha256,
+            spec: args["leave-out"],
+            config,
+            emb: emb.source.replace(/ \(.*$/, ""),
+            seed,
+          }),
+        )
+        .digest("hex")
+        .slice(0, 16)}.json`,
     );
   const seeds = args["only-seed"] ? [args["only-seed"]] : Array.from({ length: nSeeds }, (_, k) => k + 1);
   for (const seed of seeds) {
@@ -96,16 +123,30 @@ async function main(): Promise<void> {
     mkdirSync(dirname(cached), { recursive: true });
     writeFileSync(cached, JSON.stringify({ ...r, gapDiffs: Array.from(r.gapDiffs) }));
     const c = r.curves;
-    log(`  static ${fmt(c.static![0]!)} oracle ${fmt(c.oracle![0]!)} gap ${r.gap.points.toFixed(2)} [${r.gap.ci95.map((v) => v.toFixed(2)).join(", ")}]`);
-    log(`  learning ${c.learning!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")} | ucb ${c.learningUcb!.map(fmt).join(" ")}`);
+    log(
+      `  static ${fmt(c.static![0]!)} oracle ${fmt(c.oracle![0]!)} gap ${r.gap.points.toFixed(2)} [${r.gap.ci95.map((v) => v.toFixed(2)).join(", ")}]`,
+    );
+    log(
+      `  learning ${c.learning!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")} | ucb ${c.learningUcb!.map(fmt).join(" ")}`,
+    );
     log(`  sgdEps ${c.sgdEpsilon!.map(fmt).join(" ")} | epsGreedy ${c.epsilonGreedy!.map(fmt).join(" ")}`);
-    log(`  calibration (accuracy/fisher/random orders) ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.fisherProbes}/${x.randomProbes.join(",")}`).join("; ")}`);
+    log(
+      `  calibration (accuracy/fisher/random orders) ${r.calibration.map((x) => `${x.model}: ${x.adaptiveProbes}/${x.fisherProbes}/${x.randomProbes.join(",")}`).join("; ")}`,
+    );
   }
   if (args["only-seed"]) {
     log(`bench:online: seed ${args["only-seed"]} cached; run without --only-seed to aggregate`);
     return;
   }
-  const summary = summarise(results, { dataset: ds.name, leaveOutSpec: args["leave-out"], embeddings: emb.source, config, seconds: (performance.now() - t0) / 1000, quick: args.quick, cachedSeeds });
+  const summary = summarise(results, {
+    dataset: ds.name,
+    leaveOutSpec: args["leave-out"],
+    embeddings: emb.source,
+    config,
+    seconds: (performance.now() - t0) / 1000,
+    quick: args.quick,
+    cachedSeeds,
+  });
   const json = {
     dataset: summary.dataset,
     leaveOut: summary.leaveOut,
@@ -116,7 +157,13 @@ async function main(): Promise<void> {
     knownScaleBySeed: summary.knownScaleBySeed,
     detail: summary.detail,
   };
-  const defaultRun = args.dataset === "mmlu-pro-29models" && args["leave-out"] === "top:3,random:2" && !args.quick && !args.seeds && !args.epochs && !args["only-seed"];
+  const defaultRun =
+    args.dataset === "mmlu-pro-29models" &&
+    args["leave-out"] === "top:3,random:2" &&
+    !args.quick &&
+    !args.seeds &&
+    !args.epochs &&
+    !args["only-seed"];
   if (defaultRun || args.write) {
     writeFileSync(join(here, "results", "online.json"), `${JSON.stringify(json, null, 2)}\n`);
     const docPath = join(here, "..", "docs", "online.md");
@@ -134,7 +181,15 @@ const fmt = (v: number) => (100 * v).toFixed(1);
 
 function summarise(
   results: SeedResult[],
-  meta: { dataset: string; leaveOutSpec: string; embeddings: string; config: Partial<IrtMoeConfig>; seconds: number; quick: boolean; cachedSeeds: number },
+  meta: {
+    dataset: string;
+    leaveOutSpec: string;
+    embeddings: string;
+    config: Partial<IrtMoeConfig>;
+    seconds: number;
+    quick: boolean;
+    cachedSeeds: number;
+  },
 ): OnlineSummary {
   const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const routers = Object.keys(results[0]!.curves);
@@ -175,13 +230,21 @@ function summarise(
       ...calibrationRatio(cal),
       oracleError: meanOf(cal.map((c) => c.oracleError)),
     },
-    detail: { calibrationByModel: cal, config: meta.config, embeddings: meta.embeddings, seconds: meta.seconds, quick: meta.quick, cachedSeeds: meta.cachedSeeds },
+    detail: {
+      calibrationByModel: cal,
+      config: meta.config,
+      embeddings: meta.embeddings,
+      seconds: meta.seconds,
+      quick: meta.quick,
+      cachedSeeds: meta.cachedSeeds,
+    },
   };
 }
 
 /** Median adaptive / median random probes, and its 95% bootstrap interval over (model, seed) pairs (1,000 resamples, seeded). */
 function calibrationRatio(cal: SeedResult["calibration"]): { ratio: number; ratioCi95: [number, number] } {
-  const ratioOf = (rows: SeedResult["calibration"]) => median(rows.map((c) => c.adaptiveProbes)) / Math.max(1e-9, median(rows.flatMap((c) => c.randomProbes)));
+  const ratioOf = (rows: SeedResult["calibration"]) =>
+    median(rows.map((c) => c.adaptiveProbes)) / Math.max(1e-9, median(rows.flatMap((c) => c.randomProbes)));
   const rng = seededRng(4242);
   const stats: number[] = [];
   for (let b = 0; b < 1000; b++) stats.push(ratioOf(cal.map(() => cal[Math.floor(rng.next() * cal.length)]!)));

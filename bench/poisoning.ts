@@ -48,7 +48,13 @@ const evalPrompts = test.slice(200, 240);
 function makeRouter(setup: Setup) {
   const learner = OnlineLearner.forScorer(scorer, { ...setup.learner, seed: 1 });
   const models = Object.fromEntries(MODELS.map((m) => [m, new FakeListChatModel({ responses: ["ok"] })]));
-  const router = new IrtRouter({ models, scorer, learner, feedbackLimits: setup.limits, logger: { warn: () => undefined } as never });
+  const router = new IrtRouter({
+    models,
+    scorer,
+    learner,
+    feedbackLimits: setup.limits,
+    logger: { warn: () => undefined } as never,
+  });
   return { router, learner };
 }
 
@@ -81,7 +87,9 @@ async function recover(router: IrtRouter, seed: number): Promise<number | string
     for (let k = 0; k < 100; k++) {
       const r = await router.invoke([new HumanMessage(traffic[(round * 100 + k) % traffic.length]!)]);
       const d = r.response_metadata.irtRouter as { decisionId: string; chosen: string };
-      await router.feedback(d.decisionId, rng.next() < (d.chosen === BEST ? 0.85 : 0.45), { source: `honest-${events}` });
+      await router.feedback(d.decisionId, rng.next() < (d.chosen === BEST ? 0.85 : 0.45), {
+        source: `honest-${events}`,
+      });
       events++;
     }
   }
@@ -127,9 +135,13 @@ for (const attack of ["one call", "one source", "crafted event"] as const) {
   }
 }
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-console.log("\n| attack | setup | routes to best: before | after | kept | best by mean p: before | after | outcomes refused | honest events to 80% of routes |");
+console.log(
+  "\n| attack | setup | routes to best: before | after | kept | best by mean p: before | after | outcomes refused | honest events to 80% of routes |",
+);
 console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const r of rows) {
   const kept = r.before > 0 ? r.after / r.before : 0;
-  console.log(`| ${r.attack} | ${r.setup} | ${pct(r.before)} | ${pct(r.after)} | ${pct(kept)} | ${pct(r.belief.before)} | ${pct(r.belief.after)} | ${r.refused} | ${r.recovery} |`);
+  console.log(
+    `| ${r.attack} | ${r.setup} | ${pct(r.before)} | ${pct(r.after)} | ${pct(kept)} | ${pct(r.belief.before)} | ${pct(r.belief.after)} | ${r.refused} | ${r.recovery} |`,
+  );
 }

@@ -69,8 +69,19 @@ export async function runFold(
   const d = trained.config.abilityDim;
   const { alphas, betas } = foldedItemParams(trained, data.X, [...fold.train, ...fold.test, ...fold.probePool]);
   const abilities = data.models.map((_, m) => trained.weights.theta.subarray(m * d, (m + 1) * d));
-  const knownPrior = fitKnownPriorOnTraining({ dim: d, alphas, betas, abilities, labels: data, rows: fold.train, groupOf: (i) => categories[i] });
-  const scorer = { models: data.models.map((id, m) => ({ id, ability: abilities[m]! })), ...(knownPrior ? { knownPrior } : {}) };
+  const knownPrior = fitKnownPriorOnTraining({
+    dim: d,
+    alphas,
+    betas,
+    abilities,
+    labels: data,
+    rows: fold.train,
+    groupOf: (i) => categories[i],
+  });
+  const scorer = {
+    models: data.models.map((id, m) => ({ id, ability: abilities[m]! })),
+    ...(knownPrior ? { knownPrior } : {}),
+  };
 
   const mf = await embedLlmMfBaseline().fit(data, { train: fold.train, val: fold.val }, { seed });
   const mfP = await mf.predict(data.X, fold.test);
@@ -85,7 +96,9 @@ export async function runFold(
     const testRows: number[] = [];
     const observed = new Map<number, number>();
     const labelOf = (rows: readonly number[]) => {
-      for (const i of rows) for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++) if (data.model[j] === m) observed.set(i, data.y[j]!);
+      for (const i of rows)
+        for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++)
+          if (data.model[j] === m) observed.set(i, data.y[j]!);
     };
     labelOf(fold.test);
     labelOf(fold.probePool);
@@ -108,9 +121,20 @@ export async function runFold(
     for (const n of PROBE_COUNTS) {
       const picked = ordered.slice(0, n).map((r) => pool[r]!);
       const probes = picked.map((i) => ({ ...row(i), y: observed.get(i)! }));
-      const [p] = predictAccuracy({ scorer, items, models: [{ id: data.models[m]!, probes }], seed: probeSeed(seed, fold.category, m) });
+      const [p] = predictAccuracy({
+        scorer,
+        items,
+        models: [{ id: data.models[m]!, probes }],
+        seed: probeSeed(seed, fold.category, m),
+      });
       irt[n] = { accuracy: p!.accuracy, lo: p!.interval[0], hi: p!.interval[1], probes: probes.length };
-      if (n > 0) probe[n] = probeAccuracy(probes.reduce((s, x) => s + x.y, 0), probes.length, elsewhere.accuracy[m]!, strength);
+      if (n > 0)
+        probe[n] = probeAccuracy(
+          probes.reduce((s, x) => s + x.y, 0),
+          probes.length,
+          elsewhere.accuracy[m]!,
+          strength,
+        );
     }
     models.push({
       model: data.models[m]!,
@@ -137,7 +161,12 @@ export async function runFold(
 }
 
 /** Per model: its mean accuracy elsewhere and its accuracy on each training category (for the beta prior). */
-function priorGroups(data: EmbeddedLabels, rows: readonly number[], categories: readonly (string | undefined)[], means: readonly number[]) {
+function priorGroups(
+  data: EmbeddedLabels,
+  rows: readonly number[],
+  categories: readonly (string | undefined)[],
+  means: readonly number[],
+) {
   const byModel = Array.from({ length: data.nModels }, () => new Map<string, { s: number; n: number }>());
   for (const i of rows) {
     const c = categories[i];

@@ -57,7 +57,9 @@ export function categoryFolds(
  * const s = betaPriorStrength([{ mean: 0.6, categories: [{ accuracy: 0.5, n: 100 }, { accuracy: 0.7, n: 100 }] }]);
  * ```
  */
-export function betaPriorStrength(models: readonly { mean: number; categories: readonly { accuracy: number; n: number }[] }[]): number {
+export function betaPriorStrength(
+  models: readonly { mean: number; categories: readonly { accuracy: number; n: number }[] }[],
+): number {
   let between = 0;
   let spread = 0;
   let count = 0;

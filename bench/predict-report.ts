@@ -96,7 +96,11 @@ export function summarisePredict(
   const perCategory = (method: PredictMethod, probes: number) =>
     names.map((c) => {
       const figs = byCategory.get(c)!.map((r) => resultFigures(r, method, probes));
-      return { mae: mean(figs.map((f) => f.mae)), spearman: finiteMean(figs.map((f) => f.spearman)), kendall: finiteMean(figs.map((f) => f.kendall)) };
+      return {
+        mae: mean(figs.map((f) => f.mae)),
+        spearman: finiteMean(figs.map((f) => f.spearman)),
+        kendall: finiteMean(figs.map((f) => f.kendall)),
+      };
     });
   const pairs = reportedPairs(probeCounts);
   const maes = new Map(pairs.map((p) => [`${p.method}@${p.probes}`, perCategory(p.method, p.probes)]));
@@ -153,8 +157,13 @@ export function formatPredictMarkdown(rows: readonly PredictRow[], categories: r
   ];
   if (categories.length > 0) {
     const keys = Object.keys(categories[0]!.mae);
-    lines.push("", `| held-out category | test items | ${keys.join(" | ")} |`, `|---|---|${keys.map(() => "---|").join("")}`);
-    for (const c of categories) lines.push(`| ${c.category} | ${c.nTest} | ${keys.map((k) => f1(c.mae[k]!)).join(" | ")} |`);
+    lines.push(
+      "",
+      `| held-out category | test items | ${keys.join(" | ")} |`,
+      `|---|---|${keys.map(() => "---|").join("")}`,
+    );
+    for (const c of categories)
+      lines.push(`| ${c.category} | ${c.nTest} | ${keys.map((k) => f1(c.mae[k]!)).join(" | ")} |`);
   }
   return lines.join("\n");
 }

@@ -45,11 +45,24 @@ const args = parseWith(
     .object({
       datasets: z
         .string()
-        .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+        .transform((s) =>
+          s
+            .split(",")
+            .map((x) => x.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(z.string().min(1)).min(1))
         .optional(),
-      seeds: z.string().regex(/^[1-9][0-9]*$/, "must be a positive integer").transform(Number).default(3),
-      epochs: z.string().regex(/^[1-9][0-9]*$/, "must be a positive integer").transform(Number).default(3),
+      seeds: z
+        .string()
+        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
+        .transform(Number)
+        .default(3),
+      epochs: z
+        .string()
+        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
+        .transform(Number)
+        .default(3),
       "data-root": z.string().min(1).optional(),
       json: z.boolean().default(false),
       "report-only": z.boolean().default(false),
@@ -91,11 +104,16 @@ function writeCached(file: string, result: FoldResult): void {
 
 async function runDataset(name: string): Promise<FoldResult[]> {
   const ds = await loadDataset(name, args["data-root"] ? { dataRoot: args["data-root"] } : {});
-  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
+  const split = splitIndices(
+    ds.name,
+    ds.items.map((it) => it.id),
+  );
   const categories = ds.items.map((it) => it.category);
   const folds = categoryFolds(categories, split);
   const seeds = Array.from({ length: args.seeds }, (_, k) => k + 1);
-  const todo = folds.flatMap((fold) => seeds.map((seed) => ({ fold, seed, file: cacheFile(ds.name, fold.category, seed) })));
+  const todo = folds.flatMap((fold) =>
+    seeds.map((seed) => ({ fold, seed, file: cacheFile(ds.name, fold.category, seed) })),
+  );
   const cached = todo.filter((t) => readCached(t.file));
   log(
     `bench:predict ${ds.name}: ${folds.length} held-out categories x ${seeds.length} seeds = ${todo.length} trainings ` +
@@ -106,7 +124,16 @@ async function runDataset(name: string): Promise<FoldResult[]> {
   const pending = todo.filter((t) => !readCached(t.file));
   if (pending.length > 0) {
     const { X, dim } = await embedForEval(ds, process.stderr);
-    const data = { X, dim, nItems: ds.items.length, nModels: ds.models.length, offsets: ds.labels.offsets, model: ds.labels.model, y: ds.labels.y, models: ds.models };
+    const data = {
+      X,
+      dim,
+      nItems: ds.items.length,
+      nModels: ds.models.length,
+      offsets: ds.labels.offsets,
+      model: ds.labels.model,
+      y: ds.labels.y,
+      models: ds.models,
+    };
     const { tf } = await getTf();
     const started = Date.now();
     let done = 0;
@@ -142,13 +169,22 @@ for (const name of args.datasets ?? ALL) {
   rows.push(...summary.rows);
   perCategory.push(...summary.categories);
   const seeds = new Set(results.map((r) => r.seed)).size;
-  markdown.push(`### ${name} (${summary.categories.length} held-out categories, ${seeds} seed(s), max ${args.epochs} epochs)`, "", formatPredictMarkdown(summary.rows, summary.categories), "");
+  markdown.push(
+    `### ${name} (${summary.categories.length} held-out categories, ${seeds} seed(s), max ${args.epochs} epochs)`,
+    "",
+    formatPredictMarkdown(summary.rows, summary.categories),
+    "",
+  );
 }
 // bench/results/predict.json keeps the other datasets' rows from earlier runs (each dataset with its own settings)
 const resultsFile = join(root, "bench", "results", "predict.json");
 const ran = new Set(rows.map((r) => r.dataset));
 const previous = existsSync(resultsFile)
-  ? (JSON.parse(readFileSync(resultsFile, "utf8")) as { rows?: PredictRow[]; perCategory?: CategoryRow[]; settings?: Record<string, unknown> })
+  ? (JSON.parse(readFileSync(resultsFile, "utf8")) as {
+      rows?: PredictRow[];
+      perCategory?: CategoryRow[];
+      settings?: Record<string, unknown>;
+    })
   : {};
 const settings = { ...(previous.settings ?? {}) };
 for (const d of ran) settings[d] = { seeds: args.seeds, config: JSON.parse(configKey) };

@@ -9,7 +9,14 @@ import { RedisStore } from "../adapters/stores/redis.js";
 const [mode, url, prefix, nArg, kArg] = process.argv.slice(2);
 const n = Number(nArg);
 const store = await RedisStore.open({ url: url!, prefix: prefix! });
-const event = (i: number) => ({ id: `${process.pid}-${i}`, model: "gpt-4-1106-preview", alpha: [1.2, 1], beta: 0.1, y: i % 2, at: Date.now() });
+const event = (i: number) => ({
+  id: `${process.pid}-${i}`,
+  model: "gpt-4-1106-preview",
+  alpha: [1.2, 1],
+  beta: 0.1,
+  y: i % 2,
+  at: Date.now(),
+});
 if (mode === "append") {
   // Start together: each child waits until every child has connected (a counter in Redis), then appends.
   const [, , , , , procs] = process.argv.slice(2);

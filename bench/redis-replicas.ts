@@ -28,7 +28,10 @@ function child(args: string[]): Promise<string> {
 function router(store: MemoryStore | RedisStore, policy: PolicyConfig): IrtRouter {
   const fake = () => new FakeListChatModel({ responses: ["ok"] });
   return new IrtRouter({
-    models: { "gpt-4": { model: fake(), price: { inputPer1M: 10, outputPer1M: 30 } }, mistral: { model: fake(), price: { inputPer1M: 0.2, outputPer1M: 0.2 } } },
+    models: {
+      "gpt-4": { model: fake(), price: { inputPer1M: 10, outputPer1M: 30 } },
+      mistral: { model: fake(), price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
+    },
     scorer: new ToyScorer(),
     store,
     policy,
@@ -37,7 +40,11 @@ function router(store: MemoryStore | RedisStore, policy: PolicyConfig): IrtRoute
 }
 
 /** Per-call invoke latency (ms) of each router, calls interleaved so machine load hits both alike. */
-async function overhead(policy: PolicyConfig, url: string, calls: number): Promise<{ memory: number[]; redis: number[]; ping: number[] }> {
+async function overhead(
+  policy: PolicyConfig,
+  url: string,
+  calls: number,
+): Promise<{ memory: number[]; redis: number[]; ping: number[] }> {
   const redisStore = await RedisStore.open({ url, prefix: `bench-route-${policy.kind}-${Date.now()}` });
   const { Redis } = await import("ioredis");
   const raw = new Redis(url);
@@ -61,7 +68,9 @@ async function overhead(policy: PolicyConfig, url: string, calls: number): Promi
 /** Events per second appended by `procs` processes, each `perProc` single-event appends with 16 in flight. */
 async function throughput(url: string, procs: number, perProc: number): Promise<number> {
   const prefix = `bench-tput-${procs}-${Date.now()}`;
-  const spans = await Promise.all(Array.from({ length: procs }, () => child(["append", url, prefix, String(perProc), "16", String(procs)])));
+  const spans = await Promise.all(
+    Array.from({ length: procs }, () => child(["append", url, prefix, String(perProc), "16", String(procs)])),
+  );
   const times = spans.map((s) => s.trim().split(" ").map(Number) as [number, number]);
   // From the first child's start to the last one's end (they start together, after a barrier).
   const wall = (Math.max(...times.map((t) => t[1])) - Math.min(...times.map((t) => t[0]))) / 1000;
@@ -97,20 +106,46 @@ export async function redisReplicasSection(): Promise<string> {
     const four = await throughput(server.url, 4, 5000);
     const delays = await reflectDelay(server.url, 300);
     const row = (name: string, r: { memory: number[]; redis: number[] }) => {
-      const [m50, r50, m99, r99] = [percentile(r.memory, 50), percentile(r.redis, 50), percentile(r.memory, 99), percentile(r.redis, 99)];
-      return [name, `${f(m50)} / ${f(m99)}`, `${f(r50)} / ${f(r99)}`, `+${f(r50 - m50)} (x${(r50 / m50).toFixed(2)})`, `+${f(r99 - m99)} (x${(r99 / m99).toFixed(2)})`];
+      const [m50, r50, m99, r99] = [
+        percentile(r.memory, 50),
+        percentile(r.redis, 50),
+        percentile(r.memory, 99),
+        percentile(r.redis, 99),
+      ];
+      return [
+        name,
+        `${f(m50)} / ${f(m99)}`,
+        `${f(r50)} / ${f(r99)}`,
+        `+${f(r50 - m50)} (x${(r50 / m50).toFixed(2)})`,
+        `+${f(r99 - m99)} (x${(r99 / m99).toFixed(2)})`,
+      ];
     };
     const routing = mdTable(
-      ["router.invoke, policy", "MemoryStore p50 / p99 ms", "RedisStore p50 / p99 ms", "added at p50 ms (ratio)", "added at p99 ms (ratio)"],
-      [row("quality (decision published after the call, not awaited)", quality), row("budget (one atomic reservation: one round trip)", budget)],
+      [
+        "router.invoke, policy",
+        "MemoryStore p50 / p99 ms",
+        "RedisStore p50 / p99 ms",
+        "added at p50 ms (ratio)",
+        "added at p99 ms (ratio)",
+      ],
+      [
+        row("quality (decision published after the call, not awaited)", quality),
+        row("budget (one atomic reservation: one round trip)", budget),
+      ],
     );
     const rest = mdTable(
       ["figure", "measured"],
       [
-        [`one Redis round trip (PING) in the same loops, p50 / p99 ms`, `${f(percentile([...quality.ping, ...budget.ping], 50))} / ${f(percentile([...quality.ping, ...budget.ping], 99))}`],
+        [
+          `one Redis round trip (PING) in the same loops, p50 / p99 ms`,
+          `${f(percentile([...quality.ping, ...budget.ping], 50))} / ${f(percentile([...quality.ping, ...budget.ping], 99))}`,
+        ],
         ["feedback events/s, 1 process (single-event appends, 16 in flight)", Math.round(one)],
         ["feedback events/s, 4 processes together (the same, each)", Math.round(four)],
-        [`delay until another process applies an event, p50 / p99 ms (${delays.length} events)`, `${f(percentile(delays, 50))} / ${f(percentile(delays, 99))}`],
+        [
+          `delay until another process applies an event, p50 / p99 ms (${delays.length} events)`,
+          `${f(percentile(delays, 50))} / ${f(percentile(delays, 99))}`,
+        ],
       ],
     );
     return (

@@ -31,7 +31,10 @@ for (const file of files) {
   const stamp = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine} by \`npm run bench -- ${key}\`.`;
   previous.set(key, `## ${section.title}\n\n${stamp}\n\n${section.markdown.trim()}\n\n`);
 }
-const all = readdirSync(join(here, "sections")).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, "")).sort();
+const all = readdirSync(join(here, "sections"))
+  .filter((f) => f.endsWith(".ts"))
+  .map((f) => f.replace(/\.ts$/, ""))
+  .sort();
 const body = all
   .filter((k) => previous.has(k))
   .map((k) => `<!-- section:${k} -->\n${previous.get(k)}<!-- /section:${k} -->`)

@@ -24,7 +24,12 @@ import { predictItems } from "../src/scorer/forward.js";
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "../src/scorer/metrics.js";
 import { trainIrtMoe } from "../src/scorer/train.js";
 import { fitTemperature } from "../src/scorer/calibration.js";
-import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../src/baselines/index.js";
+import {
+  embedLlmMfBaseline,
+  knnBaseline,
+  linearMirtBaseline,
+  logisticRegressionBaseline,
+} from "../src/baselines/index.js";
 import type { RoutingMethod } from "../src/eval/types.js";
 import type { CorrectnessDataset } from "../src/data/types.js";
 import { ngramHashFeatures } from "./ngram-hash.js";
@@ -68,7 +73,6 @@ const { values } = parseArgs({
   strict: true,
 });
 
-
 interface Run {
   logits: Float32Array;
   bestEpoch: number;
@@ -76,25 +80,40 @@ interface Run {
   seconds: number;
 }
 
-function metrics(logits: Float32Array, nModels: number, labels: Parameters<typeof observedPairs>[2], rows: readonly number[]) {
+function metrics(
+  logits: Float32Array,
+  nModels: number,
+  labels: Parameters<typeof observedPairs>[2],
+  rows: readonly number[],
+) {
   const zPairs = observedPairs(logits, nModels, labels, rows);
   const cal = fitTemperature(zPairs.p, zPairs.y);
   const p = Float32Array.from(logits, (z) => sigmoid(z / cal.temperature));
   const pairs = observedPairs(p, nModels, labels, rows);
-  return { loss: logLoss(pairs.p, pairs.y), auc: rocAuc(pairs.p, pairs.y), ece: ece(pairs.p, pairs.y), routing: routingAccuracy(p, nModels, labels, rows) };
+  return {
+    loss: logLoss(pairs.p, pairs.y),
+    auc: rocAuc(pairs.p, pairs.y),
+    ece: ece(pairs.p, pairs.y),
+    routing: routingAccuracy(p, nModels, labels, rows),
+  };
 }
 
 /** Mean of `f` over runs. */
 const meanOf = <T>(xs: readonly T[], f: (x: T) => number): number => xs.reduce((s, x) => s + f(x), 0) / xs.length;
 
-const fmt = (m: ReturnType<typeof metrics>) => `loss ${m.loss.toFixed(4)} AUC ${m.auc.toFixed(4)} routing ${m.routing.toFixed(4)} ECE ${m.ece.toFixed(4)}`;
+const fmt = (m: ReturnType<typeof metrics>) =>
+  `loss ${m.loss.toFixed(4)} AUC ${m.auc.toFixed(4)} routing ${m.routing.toFixed(4)} ECE ${m.ece.toFixed(4)}`;
 
 /**
  * Reference points on validation: the best single model (highest train accuracy) and a subject-label router
  * (per item category, the model with the highest train accuracy in that category). The second uses dataset
  * metadata that no user has at routing time, so it is a yardstick, never a method.
  */
-function printReferences(name: string, ds: CorrectnessDataset, split: { train: readonly number[]; val: readonly number[] }): void {
+function printReferences(
+  name: string,
+  ds: CorrectnessDataset,
+  split: { train: readonly number[]; val: readonly number[] },
+): void {
   const accuracy = (rows: readonly number[]) => {
     const s = new Float64Array(ds.models.length);
     const n = new Float64Array(ds.models.length);
@@ -108,7 +127,8 @@ function printReferences(name: string, ds: CorrectnessDataset, split: { train: r
   };
   const argmax = (a: number[]) => a.indexOf(Math.max(...a));
   const label = (i: number, m: number) => {
-    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) if (ds.labels.model[j] === m) return ds.labels.y[j]!;
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++)
+      if (ds.labels.model[j] === m) return ds.labels.y[j]!;
     return undefined;
   };
   const scoreOn = (rows: readonly number[], pick: (i: number) => number) => {
@@ -124,7 +144,8 @@ function printReferences(name: string, ds: CorrectnessDataset, split: { train: r
   };
   const best = argmax(accuracy(split.train));
   const byCategory = new Map<string, number>();
-  for (const c of new Set(ds.items.map((it) => it.category ?? ""))) byCategory.set(c, argmax(accuracy(split.train.filter((i) => (ds.items[i]!.category ?? "") === c))));
+  for (const c of new Set(ds.items.map((it) => it.category ?? "")))
+    byCategory.set(c, argmax(accuracy(split.train.filter((i) => (ds.items[i]!.category ?? "") === c))));
   console.log(
     `${name} references on val: best single (${ds.models[best]}) ${scoreOn(split.val, () => best).toFixed(4)}; ` +
       `subject-label router (uses item categories: not a method) ${scoreOn(split.val, (i) => byCategory.get(ds.items[i]!.category ?? "")!).toFixed(4)}`,
@@ -153,17 +174,36 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
   const { data, split } = joined;
   const val = split.val;
   printReferences(name, emb.dataset, split);
-  const logitsOf = (p: Float32Array) => Float32Array.from(p, (q) => Math.log(Math.max(1e-7, q) / Math.max(1e-7, 1 - q)));
+  const logitsOf = (p: Float32Array) =>
+    Float32Array.from(p, (q) => Math.log(Math.max(1e-7, q) / Math.max(1e-7, 1 - q)));
   const tag = values.ngram ? ` +ngram ${values.ngram}` : "";
   const runsOf = new Map<string, Run[]>();
   for (const variant of values.variants.split(",")) {
     const baseline = variant.startsWith("baseline:") ? BASELINES[variant.slice(9)] : undefined;
     const config = { ...SEARCH_VARIANTS[variant], ...extra };
-    if (!SEARCH_VARIANTS[variant] && !baseline) throw new Error(`unknown variant ${variant}; known: ${Object.keys(SEARCH_VARIANTS).join(", ")}`);
+    if (!SEARCH_VARIANTS[variant] && !baseline)
+      throw new Error(`unknown variant ${variant}; known: ${Object.keys(SEARCH_VARIANTS).join(", ")}`);
     const runs: Run[] = [];
     for (const seed of seeds) {
-      const key = createHash("sha256").update(JSON.stringify({ v: 1, data: emb.dataset.source.sha256, config, seed, ...(values.ngram ? { ngram: values.ngram } : {}) })).digest("hex").slice(0, 16);
-      const file = join(here, "..", ".cache", "scorer-search", `${name}-${variant}${values.ngram ? `-ng${values.ngram}` : ""}-s${seed}-${key}.json`);
+      const key = createHash("sha256")
+        .update(
+          JSON.stringify({
+            v: 1,
+            data: emb.dataset.source.sha256,
+            config,
+            seed,
+            ...(values.ngram ? { ngram: values.ngram } : {}),
+          }),
+        )
+        .digest("hex")
+        .slice(0, 16);
+      const file = join(
+        here,
+        "..",
+        ".cache",
+        "scorer-search",
+        `${name}-${variant}${values.ngram ? `-ng${values.ngram}` : ""}-s${seed}-${key}.json`,
+      );
       let run: Run;
       if (existsSync(file)) {
         const j = JSON.parse(await readFile(file, "utf8"));
@@ -172,7 +212,12 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
         if (baseline) {
           const t0 = performance.now();
           const fitted = await baseline().fit(data, split, { seed });
-          run = { logits: logitsOf(await fitted.predict(data.X, val)), bestEpoch: 0, epochs: 0, seconds: (performance.now() - t0) / 1000 };
+          run = {
+            logits: logitsOf(await fitted.predict(data.X, val)),
+            bestEpoch: 0,
+            epochs: 0,
+            seconds: (performance.now() - t0) / 1000,
+          };
         } else {
           const t = await trainIrtMoe(tf, data, split, config, { seed });
           const p = predictItems({ weights: t.weights, temperature: 1 }, data.X, val);
@@ -182,12 +227,15 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
         await writeFile(file, JSON.stringify({ ...run, logits: Array.from(run.logits) }));
       }
       runs.push(run);
-      console.log(`${name} ${variant}${tag} seed ${seed}: ${fmt(metrics(run.logits, data.nModels, data, val))} (best epoch ${run.bestEpoch}/${run.epochs}, ${run.seconds.toFixed(0)} s)`);
+      console.log(
+        `${name} ${variant}${tag} seed ${seed}: ${fmt(metrics(run.logits, data.nModels, data, val))} (best epoch ${run.bestEpoch}/${run.epochs}, ${run.seconds.toFixed(0)} s)`,
+      );
     }
     runsOf.set(variant, runs);
     const each = runs.map((r) => metrics(r.logits, data.nModels, data, val));
     const mean = (f: (m: (typeof each)[number]) => number) => meanOf(each, f);
-    const sd = (f: (m: (typeof each)[number]) => number) => Math.sqrt(each.reduce((s, m) => s + (f(m) - mean(f)) ** 2, 0) / Math.max(1, each.length - 1));
+    const sd = (f: (m: (typeof each)[number]) => number) =>
+      Math.sqrt(each.reduce((s, m) => s + (f(m) - mean(f)) ** 2, 0) / Math.max(1, each.length - 1));
     console.log(
       `${name} ${variant}${tag} mean of ${runs.length}: loss ${mean((m) => m.loss).toFixed(4)} AUC ${mean((m) => m.auc).toFixed(4)} routing ${mean((m) => m.routing).toFixed(4)} ± ${sd((m) => m.routing).toFixed(4)} ECE ${mean((m) => m.ece).toFixed(4)}`,
     );
@@ -203,7 +251,14 @@ for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
     const rb = runsOf.get(b!);
     if (!ra || !rb) throw new Error(`--blend ${pair}: run both variants (--variants ${a},${b})`);
     for (const w of [0.25, 0.5, 0.75]) {
-      const each = ra.map((r, k) => metrics(Float32Array.from(r.logits, (z, i) => w * z + (1 - w) * rb[k]!.logits[i]!), data.nModels, data, val));
+      const each = ra.map((r, k) =>
+        metrics(
+          Float32Array.from(r.logits, (z, i) => w * z + (1 - w) * rb[k]!.logits[i]!),
+          data.nModels,
+          data,
+          val,
+        ),
+      );
       const mean = (f: (m: (typeof each)[number]) => number) => meanOf(each, f);
       console.log(
         `${name} blend ${w} x ${a} + ${1 - w} x ${b}${tag} mean of ${each.length}: loss ${mean((m) => m.loss).toFixed(4)} AUC ${mean((m) => m.auc).toFixed(4)} routing ${mean((m) => m.routing).toFixed(4)} ECE ${mean((m) => m.ece).toFixed(4)} (per seed ${each.map((m) => m.routing.toFixed(4)).join(", ")})`,

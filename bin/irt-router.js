@@ -26,7 +26,9 @@ if (register) {
 } else if (existsSync(fileURLToPath(compiled))) {
   await import(compiled.href);
 } else if (checkout) {
-  process.stderr.write("irt-router: tsx is not installed and dist/ is not built: run `npm ci` (or `npm run build`) in the checkout.\n");
+  process.stderr.write(
+    "irt-router: tsx is not installed and dist/ is not built: run `npm ci` (or `npm run build`) in the checkout.\n",
+  );
   process.exit(1);
 } else {
   process.stderr.write("irt-router: this installation has no compiled CLI (dist/bin/cli.js); reinstall the package.\n");

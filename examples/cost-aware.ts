@@ -28,7 +28,11 @@ const models = () => ({
   "mistralai/mixtral-8x7b-chat": { model: echo("mixtral"), price: { inputPer1M: 0.6, outputPer1M: 0.6 } },
   "mistralai/mistral-7b-chat": { model: echo("mistral"), price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
 });
-const short = (id: string) => id.split("/").pop()!.replace(/-1106-preview|-8x7b-chat|-7b-chat/, "");
+const short = (id: string) =>
+  id
+    .split("/")
+    .pop()!
+    .replace(/-1106-preview|-8x7b-chat|-7b-chat/, "");
 
 const { scorer, kind } = await exampleScorer();
 console.log(`scorer: ${kind}\n`);
@@ -51,7 +55,9 @@ for (const policy of policies) {
   const chosen = decisions.map((d) => d.candidates.find((c) => c.id === d.chosen)!);
   const cost = chosen.reduce((s, c) => s + c.expectedCost, 0);
   const meanP = chosen.reduce((s, c) => s + c.p, 0) / chosen.length;
-  console.log(`| ${router.policyName} | ${decisions.map((d) => short(d.chosen)).join(" | ")} | $${cost.toFixed(5)} | ${meanP.toFixed(3)} |`);
+  console.log(
+    `| ${router.policyName} | ${decisions.map((d) => short(d.chosen)).join(" | ")} | $${cost.toFixed(5)} | ${meanP.toFixed(3)} |`,
+  );
 }
 
 // Budget: one run of many calls; as the run's spend nears the cap, the router moves to cheaper models.

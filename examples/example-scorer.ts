@@ -15,7 +15,9 @@ export async function exampleScorer(): Promise<{ scorer: Scorer; kind: "pretrain
       await scorer.itemParams("warm-up"); // loads the offline encoder now, not in the middle of the demo
       return { scorer, kind: "pretrained" };
     } catch (error) {
-      console.log(`(pretrained scorer not available: ${(error as Error).message.split("\n")[0]}; using a hand-set scorer)`);
+      console.log(
+        `(pretrained scorer not available: ${(error as Error).message.split("\n")[0]}; using a hand-set scorer)`,
+      );
     }
   }
   return { scorer: new HandSetScorer(), kind: "hand-set" };
@@ -36,8 +38,15 @@ class HandSetScorer implements Scorer {
 
   async itemParams(textOrEmbedding: string | Float32Array): Promise<ItemParams> {
     const text = typeof textOrEmbedding === "string" ? textOrEmbedding : "";
-    const hard = /prove|integral|derivative|theorem|algorithm|complexity|regex|sql|python|code|\d+\s*[*/^]\s*\d+/i.test(text) ? 1.5 : 0;
-    return { alpha: Float32Array.from([hard ? 1.5 : 0.3, 1]), beta: (hard ? 2 : 0) + Math.min(0.3, text.length / 4000) };
+    const hard = /prove|integral|derivative|theorem|algorithm|complexity|regex|sql|python|code|\d+\s*[*/^]\s*\d+/i.test(
+      text,
+    )
+      ? 1.5
+      : 0;
+    return {
+      alpha: Float32Array.from([hard ? 1.5 : 0.3, 1]),
+      beta: (hard ? 2 : 0) + Math.min(0.3, text.length / 4000),
+    };
   }
 
   async predict(textOrEmbedding: string | Float32Array, modelIds?: readonly string[]): Promise<ModelScore[]> {
@@ -57,5 +66,13 @@ class HandSetScorer implements Scorer {
 
 function entry(id: string, ability: number[], price: { inputPer1M: number; outputPer1M: number }): CatalogEntry {
   const short = id.split("/").pop()!;
-  return { id, aliases: short === id ? [] : [short], sources: ["hand-set"], ability: Float32Array.from(ability), nLabels: 0, accuracy: NaN, price };
+  return {
+    id,
+    aliases: short === id ? [] : [short],
+    sources: ["hand-set"],
+    ability: Float32Array.from(ability),
+    nLabels: 0,
+    accuracy: NaN,
+    price,
+  };
 }

@@ -24,8 +24,18 @@ const providers: Provider[] = [
     pkg: "@langchain/openai",
     className: "ChatOpenAI",
     models: [
-      { catalogId: "gpt-4-1106-preview", env: "IRT_OPENAI_STRONG", fallback: "gpt-4-1106-preview", price: { inputPer1M: 10, outputPer1M: 30 } },
-      { catalogId: "gpt-3.5-turbo-1106", env: "IRT_OPENAI_CHEAP", fallback: "gpt-3.5-turbo-1106", price: { inputPer1M: 1, outputPer1M: 2 } },
+      {
+        catalogId: "gpt-4-1106-preview",
+        env: "IRT_OPENAI_STRONG",
+        fallback: "gpt-4-1106-preview",
+        price: { inputPer1M: 10, outputPer1M: 30 },
+      },
+      {
+        catalogId: "gpt-3.5-turbo-1106",
+        env: "IRT_OPENAI_CHEAP",
+        fallback: "gpt-3.5-turbo-1106",
+        price: { inputPer1M: 1, outputPer1M: 2 },
+      },
     ],
   },
   {
@@ -33,8 +43,18 @@ const providers: Provider[] = [
     pkg: "@langchain/anthropic",
     className: "ChatAnthropic",
     models: [
-      { catalogId: "claude-v2", env: "IRT_ANTHROPIC_STRONG", fallback: "claude-2.1", price: { inputPer1M: 8, outputPer1M: 24 } },
-      { catalogId: "claude-instant-v1", env: "IRT_ANTHROPIC_CHEAP", fallback: "claude-instant-1.2", price: { inputPer1M: 0.8, outputPer1M: 2.4 } },
+      {
+        catalogId: "claude-v2",
+        env: "IRT_ANTHROPIC_STRONG",
+        fallback: "claude-2.1",
+        price: { inputPer1M: 8, outputPer1M: 24 },
+      },
+      {
+        catalogId: "claude-instant-v1",
+        env: "IRT_ANTHROPIC_CHEAP",
+        fallback: "claude-instant-1.2",
+        price: { inputPer1M: 0.8, outputPer1M: 2.4 },
+      },
     ],
   },
 ];
@@ -60,7 +80,9 @@ for (const p of providers) {
 
 if (Object.keys(models).length === 0) {
   console.log("providers example: no provider is configured, so nothing was called.");
-  console.log(`Set ${missing.join(" and/or ")} and install the matching package(s) (npm install @langchain/openai @langchain/anthropic).`);
+  console.log(
+    `Set ${missing.join(" and/or ")} and install the matching package(s) (npm install @langchain/openai @langchain/anthropic).`,
+  );
   process.exit(0);
 }
 
@@ -70,5 +92,7 @@ for (const prompt of ["What is the capital of Australia?", "Prove that the squar
   const reply = await router.invoke(prompt);
   const d = reply.response_metadata.irtRouter as RouteDecision;
   const p = d.candidates.find((c) => c.id === d.chosen)!.p;
-  console.log(`\n> ${prompt}\n[${d.chosen}, p=${p.toFixed(3)}, attempts ${d.attempts.length}] ${String(reply.content).slice(0, 300)}`);
+  console.log(
+    `\n> ${prompt}\n[${d.chosen}, p=${p.toFixed(3)}, attempts ${d.attempts.length}] ${String(reply.content).slice(0, 300)}`,
+  );
 }

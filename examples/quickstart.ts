@@ -27,7 +27,10 @@ function standIn(name: string) {
     model.respond((messages: BaseMessage[]) => {
       const last = messages.at(-1)!;
       if (ToolMessage.isInstance(last)) return new AIMessage(`[${name}] ${String(last.content)}`);
-      return new AIMessage({ content: "", tool_calls: [{ name: "get_weather", args: { city: "Paris" }, id: `call_${i}` }] });
+      return new AIMessage({
+        content: "",
+        tool_calls: [{ name: "get_weather", args: { city: "Paris" }, id: `call_${i}` }],
+      });
     });
   }
   return model;
@@ -53,12 +56,17 @@ const result = await agent.invoke(
 
 console.log(`scorer: ${kind}; policy: ${router.policyName}`);
 for (const message of result.messages) {
-  const decision = (message.response_metadata as Record<string, unknown> | undefined)?.irtRouter as RouteDecision | undefined;
+  const decision = (message.response_metadata as Record<string, unknown> | undefined)?.irtRouter as
+    RouteDecision | undefined;
   if (!decision) continue;
-  const ranked = decision.candidates.map((c) => `${c.id} p=${c.p.toFixed(3)} $${c.expectedCost.toFixed(6)}`).join(" | ");
+  const ranked = decision.candidates
+    .map((c) => `${c.id} p=${c.p.toFixed(3)} $${c.expectedCost.toFixed(6)}`)
+    .join(" | ");
   console.log(`step -> ${decision.chosen}   (${ranked})`);
 }
 console.log(`answer: ${String(result.messages.at(-1)!.content)}`);
 
 const events = await router.feedback(runId, true);
-console.log(`feedback: ${events.length} event(s) recorded for run ${runId} (model ${events[0]!.model}, y=${events[0]!.y})`);
+console.log(
+  `feedback: ${events.length} event(s) recorded for run ${runId} (model ${events[0]!.model}, y=${events[0]!.y})`,
+);

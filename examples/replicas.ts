@@ -20,8 +20,14 @@ async function replica(): Promise<{ router: IrtRouter; store: RedisStore }> {
   const { scorer } = await exampleScorer();
   const router = new IrtRouter({
     models: {
-      "gpt-4-1106-preview": { model: new FakeListChatModel({ responses: ["[gpt-4] 42"] }), price: { inputPer1M: 10, outputPer1M: 30 } },
-      "mistralai/mistral-7b-chat": { model: new FakeListChatModel({ responses: ["[mistral] 42"] }), price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
+      "gpt-4-1106-preview": {
+        model: new FakeListChatModel({ responses: ["[gpt-4] 42"] }),
+        price: { inputPer1M: 10, outputPer1M: 30 },
+      },
+      "mistralai/mistral-7b-chat": {
+        model: new FakeListChatModel({ responses: ["[mistral] 42"] }),
+        price: { inputPer1M: 0.2, outputPer1M: 0.2 },
+      },
     },
     scorer,
     store, // restores the learner from Redis, journals feedback there, follows the other replicas
@@ -36,7 +42,9 @@ try {
   b = await replica();
 } catch (error) {
   if (!(error instanceof StoreError)) throw error;
-  console.log(`no Redis reachable at ${url} (${error.message.split("\n")[0]}); start one (redis-server) or set REDIS_URL.`);
+  console.log(
+    `no Redis reachable at ${url} (${error.message.split("\n")[0]}); start one (redis-server) or set REDIS_URL.`,
+  );
   process.exit(0);
 }
 

@@ -29,7 +29,9 @@ function entries(): { name: string; dts: string }[] {
   };
   return Object.entries(pkg.exports).flatMap(([key, value]) => {
     if (typeof value === "string" || !value.types) return [];
-    return [{ name: key === "." ? "root" : key.replace(/^\.\//, ""), dts: join(out, value.types.replace(/^\.\/dist\//, "")) }];
+    return [
+      { name: key === "." ? "root" : key.replace(/^\.\//, ""), dts: join(out, value.types.replace(/^\.\/dist\//, "")) },
+    ];
   });
 }
 
@@ -42,9 +44,30 @@ function runTsc(args: string[]): void {
  * which API Extractor cannot analyse; the compiler options below map the package to these). */
 function buildDeclarations(): void {
   rmSync(out, { recursive: true, force: true });
-  runTsc(["-p", "tsconfig.build.json", "--emitDeclarationOnly", "--outDir", out, "--sourceMap", "false", "--inlineSources", "false"]);
-  const protocol = createRequire(join(root, "node_modules", "@langchain", "core", "package.json")).resolve("@langchain/protocol");
-  runTsc([protocol, "--declaration", "--emitDeclarationOnly", "--skipLibCheck", "--target", "ES2022", "--outDir", join(out, "protocol")]);
+  runTsc([
+    "-p",
+    "tsconfig.build.json",
+    "--emitDeclarationOnly",
+    "--outDir",
+    out,
+    "--sourceMap",
+    "false",
+    "--inlineSources",
+    "false",
+  ]);
+  const protocol = createRequire(join(root, "node_modules", "@langchain", "core", "package.json")).resolve(
+    "@langchain/protocol",
+  );
+  runTsc([
+    protocol,
+    "--declaration",
+    "--emitDeclarationOnly",
+    "--skipLibCheck",
+    "--target",
+    "ES2022",
+    "--outDir",
+    join(out, "protocol"),
+  ]);
 }
 
 function configOf(name: string, dts: string): IConfigFile {
@@ -53,7 +76,14 @@ function configOf(name: string, dts: string): IConfigFile {
     mainEntryPointFilePath: dts,
     compiler: {
       overrideTsconfig: {
-        compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023"], types: ["node"], skipLibCheck: true, strict: true,
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2023"],
+          types: ["node"],
+          skipLibCheck: true,
+          strict: true,
           paths: { "@langchain/protocol": [join(out, "protocol", "protocol.d.ts")] },
         },
         files: [dts],

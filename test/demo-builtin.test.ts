@@ -44,7 +44,10 @@ describe("the built-in demo (irt-router demo without --replay)", () => {
   });
 
   it("refuses the replay's flags without --replay, naming the flag", async () => {
-    const err = await rejectedWith(ValidationError, command.run(parseWith(command.schema, { "data-root": "/tmp" }, "options"), []));
+    const err = await rejectedWith(
+      ValidationError,
+      command.run(parseWith(command.schema, { "data-root": "/tmp" }, "options"), []),
+    );
     expect(err.path).toBe("options.data-root");
     expect(err.message).toContain("--replay");
   });

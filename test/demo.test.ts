@@ -64,7 +64,10 @@ const scorer: Scorer = {
   async predict(x, ids) {
     const v = x as Float32Array;
     const hard = v[1]! > v[0]!;
-    return (ids ?? MODELS).map((m) => ({ model: m, p: m.startsWith("gpt-4") ? 0.93 : hard ? 0.15 : m === MODELS[2] ? 0.78 : 0.9 }));
+    return (ids ?? MODELS).map((m) => ({
+      model: m,
+      p: m.startsWith("gpt-4") ? 0.93 : hard ? 0.15 : m === MODELS[2] ? 0.78 : 0.9,
+    }));
   },
   ability() {
     return new Float32Array(1);
@@ -111,13 +114,13 @@ describe("irt-router demo (injected scorer, synthetic routerbench-like data)", (
     expect(json.items).toBe(report.items);
     expect(json.rows.map((r) => r.name)).toEqual(expect.arrayContaining(MODELS.map((m) => `always:${m}`)));
     expect(new Set(json.rows.map((r) => r.name)).size).toBe(json.rows.length);
-    for (const r of json.rows) expect(Object.keys(r)).toEqual(expect.arrayContaining(["name", "accuracy", "spendUsd", "setting", "share"]));
+    for (const r of json.rows)
+      expect(Object.keys(r)).toEqual(expect.arrayContaining(["name", "accuracy", "spendUsd", "setting", "share"]));
 
     const text = formatDemo(report, outputTokens, "test scorer", outputTokensMethod);
     expect(text).toMatch(/\| cost-aware \| cost-aware\(lambda=/);
     expect(text).toMatch(/Cost-accuracy curve/);
   });
-
 });
 
 describe("irt-router demo --replay --model", () => {
@@ -128,11 +131,22 @@ describe("irt-router demo --replay --model", () => {
   // does not compare encoders again), before the dataset is even looked for.
   it("refuses a scorer built with another encoder than the default one, naming its manifest, before reading the dataset", async () => {
     const dir = await saveToyScorer(join(tmp, "toy-scorer"), "toy@1", MODELS);
-    const args = parseWith(command.schema, { replay: true, model: dir, "data-root": join(tmp, "no-data-here") }, "options");
+    const args = parseWith(
+      command.schema,
+      { replay: true, model: dir, "data-root": join(tmp, "no-data-here") },
+      "options",
+    );
     const err = await rejectedWith(EncoderMismatchError, command.run(args, []));
-    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model", expected: { id: "toy@1" } });
+    expect(err).toMatchObject({
+      code: "ENCODER_MISMATCH",
+      file: join(dir, "manifest.json"),
+      path: "options.model",
+      expected: { id: "toy@1" },
+    });
     // advice for the command line, not the library's "options.encoder"
-    expect(err.message).toMatch(/irt-router demo embeds the dataset with the default encoder .*give --model a scorer built with it/);
+    expect(err.message).toMatch(
+      /irt-router demo embeds the dataset with the default encoder .*give --model a scorer built with it/,
+    );
     expect(err.message).not.toMatch(/options\.encoder/);
   });
 });

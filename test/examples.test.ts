@@ -30,26 +30,34 @@ describe("examples", () => {
 
   it("cost-aware: one row per policy and a budget trail", async () => {
     const out = await example("cost-aware");
-    for (const name of ["quality", "cost-aware(lambda=20)", "cost-aware(valuePerSuccessUsd=0.01)", "cheapest-above(tau=0.7)"]) {
+    for (const name of [
+      "quality",
+      "cost-aware(lambda=20)",
+      "cost-aware(valuePerSuccessUsd=0.01)",
+      "cheapest-above(tau=0.7)",
+    ]) {
       expect(out).toContain(`| ${name} |`);
     }
     const trail = out.match(/10 hard calls in one run: (.*)/)?.[1]?.split(" -> ");
     expect(trail).toHaveLength(10);
   });
 
-  it.skipIf(redisSkipReason() !== undefined)("replicas: feedback given on one router changes the other's routing through Redis", async () => {
-    const server = await TestRedis.start();
-    try {
-      const out = await example("replicas", { REDIS_URL: server.url });
-      expect(out).toMatch(/A routed run replicas-run-1 to (\S+) \(p=/);
-      expect(out).toMatch(/B recorded 2 event\(s\) for a run it never routed/);
-      const before = Number(out.match(/A routed run replicas-run-1 to \S+ \(p=([\d.]+)\)/)![1]);
-      const after = Number(out.match(/A now gives \S+ p=([\d.]+)/)![1]);
-      expect(after).toBeLessThan(before);
-    } finally {
-      await server.stop();
-    }
-  });
+  it.skipIf(redisSkipReason() !== undefined)(
+    "replicas: feedback given on one router changes the other's routing through Redis",
+    async () => {
+      const server = await TestRedis.start();
+      try {
+        const out = await example("replicas", { REDIS_URL: server.url });
+        expect(out).toMatch(/A routed run replicas-run-1 to (\S+) \(p=/);
+        expect(out).toMatch(/B recorded 2 event\(s\) for a run it never routed/);
+        const before = Number(out.match(/A routed run replicas-run-1 to \S+ \(p=([\d.]+)\)/)![1]);
+        const after = Number(out.match(/A now gives \S+ p=([\d.]+)/)![1]);
+        expect(after).toBeLessThan(before);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
   it("replicas: exits 0 with a clear message when no Redis is reachable", async () => {
     const out = await example("replicas", { REDIS_URL: "redis://127.0.0.1:1" });

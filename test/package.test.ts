@@ -10,20 +10,41 @@ const root = join(import.meta.dirname, "..");
 
 /** The files `npm pack` would put in the tarball (without building: dist/ is added by prepack). */
 function packedFiles(): string[] {
-  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   return (JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
 }
 
 describe("the npm package", () => {
   it("ships the licence, the bin it runs, the pretrained scorer and the static encoder's table (with its notice), and no sources, tests or examples", () => {
     const files = packedFiles();
-    for (const f of ["LICENSE", "README.md", "package.json", "bin/irt-router.js", "pretrained/manifest.json", "pretrained/weights.bin", "pretrained/catalog.json",
-      "encoders/static/manifest.json", "encoders/static/table.bin", "encoders/static/vocab.json", "encoders/static/NOTICE",
-      "pretrained/static/manifest.json", "pretrained/static/weights.bin", "pretrained/static/catalog.json"])
+    for (const f of [
+      "LICENSE",
+      "README.md",
+      "package.json",
+      "bin/irt-router.js",
+      "pretrained/manifest.json",
+      "pretrained/weights.bin",
+      "pretrained/catalog.json",
+      "encoders/static/manifest.json",
+      "encoders/static/table.bin",
+      "encoders/static/vocab.json",
+      "encoders/static/NOTICE",
+      "pretrained/static/manifest.json",
+      "pretrained/static/weights.bin",
+      "pretrained/static/catalog.json",
+    ])
       expect(files).toContain(f);
     expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith(".d.ts"))).toEqual([]);
     expect(files.filter((f) => /^(src|adapters|test|examples|bench)\//.test(f))).toEqual([]);
-    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { files: string[]; license: string; scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      files: string[];
+      license: string;
+      scripts: Record<string, string>;
+    };
     expect(pkg.files).toEqual(expect.arrayContaining(["dist/src", "dist/adapters", "dist/bin"]));
     // npm pack builds (a tarball without dist/ would have no code)
     expect(pkg.scripts.prepack).toMatch(/npm run build/);
@@ -66,10 +87,17 @@ describe("bin/irt-router.js", () => {
     mkdirSync(join(dir, "bin"));
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "irt-router", type: "module" }));
     copyFileSync(join(root, "bin", "irt-router.js"), join(dir, "bin", "irt-router.js"));
-    if (parts.source) writeFileSync(join(dir, "bin", "cli.ts"), 'const ran: string = "source";\nprocess.stdout.write(`${ran} ${process.argv.slice(2).join(" ")}\\n`);\n');
+    if (parts.source)
+      writeFileSync(
+        join(dir, "bin", "cli.ts"),
+        'const ran: string = "source";\nprocess.stdout.write(`${ran} ${process.argv.slice(2).join(" ")}\\n`);\n',
+      );
     if (parts.compiled) {
       mkdirSync(join(dir, "dist", "bin"), { recursive: true });
-      writeFileSync(join(dir, "dist", "bin", "cli.js"), 'process.stdout.write(`compiled ${process.argv.slice(2).join(" ")}\\n`);\n');
+      writeFileSync(
+        join(dir, "dist", "bin", "cli.js"),
+        'process.stdout.write(`compiled ${process.argv.slice(2).join(" ")}\\n`);\n',
+      );
     }
     if (parts.tsx) {
       mkdirSync(join(dir, "node_modules"));
@@ -84,27 +112,47 @@ describe("bin/irt-router.js", () => {
   }
 
   it("in a checkout runs the TypeScript source, even with a (possibly stale) dist/ built by npm pack", () => {
-    expect(runBin(layout({ source: true, compiled: true, tsx: true }))).toMatchObject({ status: 0, stdout: "source --version\n" });
+    expect(runBin(layout({ source: true, compiled: true, tsx: true }))).toMatchObject({
+      status: 0,
+      stdout: "source --version\n",
+    });
   });
 
   it("installed (no bin/cli.ts) runs the compiled CLI, and so does a checkout without tsx", () => {
     expect(runBin(layout({ compiled: true }))).toMatchObject({ status: 0, stdout: "compiled --version\n" });
     expect(runBin(layout({ compiled: true, tsx: true }))).toMatchObject({ status: 0, stdout: "compiled --version\n" });
-    expect(runBin(layout({ source: true, compiled: true }))).toMatchObject({ status: 0, stdout: "compiled --version\n" });
+    expect(runBin(layout({ source: true, compiled: true }))).toMatchObject({
+      status: 0,
+      stdout: "compiled --version\n",
+    });
   });
 
   it("says what to do when it has nothing to run", () => {
-    expect(runBin(layout({ source: true }))).toMatchObject({ status: 1, stderr: expect.stringMatching(/tsx is not installed and dist\/ is not built: run `npm ci`/) });
-    expect(runBin(layout({}))).toMatchObject({ status: 1, stderr: expect.stringMatching(/no compiled CLI .*reinstall the package/) });
+    expect(runBin(layout({ source: true }))).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/tsx is not installed and dist\/ is not built: run `npm ci`/),
+    });
+    expect(runBin(layout({}))).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/no compiled CLI .*reinstall the package/),
+    });
   });
 });
 
 describe("the root entry point", () => {
   it("exports at most 40 names, types included (the rest lives in the subpaths)", () => {
     const file = join(root, "index.ts");
-    const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true });
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      noEmit: true,
+      skipLibCheck: true,
+    });
     const checker = program.getTypeChecker();
-    const names = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!).map((s) => s.name);
+    const names = checker
+      .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!)
+      .map((s) => s.name);
     expect(names).toContain("IrtRouter");
     expect(names).toContain("irtRouterMiddleware");
     expect(names).toContain("IrtRouterError");

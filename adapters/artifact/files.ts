@@ -56,7 +56,11 @@ async function readOne(dir: string, name: string): Promise<Uint8Array> {
 /** Reads and verifies the files of an artifact directory (checksums, lengths, format version, shapes). */
 export async function readArtifact(dir: string): Promise<DecodedArtifact> {
   const abs = resolve(dir);
-  const [manifest, weights, catalog] = await Promise.all([readOne(abs, MANIFEST_FILE), readOne(abs, WEIGHTS_FILE), readOne(abs, CATALOG_FILE)]);
+  const [manifest, weights, catalog] = await Promise.all([
+    readOne(abs, MANIFEST_FILE),
+    readOne(abs, WEIGHTS_FILE),
+    readOne(abs, CATALOG_FILE),
+  ]);
   return decodeArtifact({ manifest, weights, catalog }, (f) => join(abs, f));
 }
 

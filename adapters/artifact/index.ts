@@ -3,4 +3,11 @@
  * pretrained one (load), and the training pipeline that produces them (train-pipeline).
  */
 export { saveScorer, readArtifact, removeArtifact } from "./files.js";
-export { loadScorer, loadPretrained, pretrainedDir, STATIC_PRETRAINED_SUBDIR, type LoadScorerOptions, type LoadPretrainedOptions } from "./load.js";
+export {
+  loadScorer,
+  loadPretrained,
+  pretrainedDir,
+  STATIC_PRETRAINED_SUBDIR,
+  type LoadScorerOptions,
+  type LoadPretrainedOptions,
+} from "./load.js";

@@ -26,7 +26,9 @@ const optionsSchema = z
   .object({
     encoder: z
       .custom<EncoderSource>(
-        (v) => typeof v === "function" || (typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function"),
+        (v) =>
+          typeof v === "function" ||
+          (typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function"),
         { message: "must be a QueryEncoder ({ id, dim, embed }), a function returning one, or null (embeddings only)" },
       )
       .nullable()
@@ -56,7 +58,8 @@ export async function loadScorer(dir: string, options: LoadScorerOptions = {}): 
     // without loading the table), refused like any other encoder when it is another table.
     assertSameEncoder(manifest.encoder, await defaultStaticInfo(), "scorer", {
       file: manifestFile,
-      hint: `No options.encoder was given, so the shipped static table would embed text. Pass the StaticEncoder the scorer was built with ` +
+      hint:
+        `No options.encoder was given, so the shipped static table would embed text. Pass the StaticEncoder the scorer was built with ` +
         `(StaticEncoder.load({ dir })) as options.encoder, or encoder: null to score embeddings only.`,
     });
     encoder = () => StaticEncoder.load();

@@ -26,9 +26,18 @@ export const SPLIT_RULE =
 const optionsSchema = z
   .object({
     dataRoot: z.string().min(1).optional(),
-    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
     config: irtMoeConfigSchema.partial().optional(),
-    encoder: z.custom<QueryEncoder>((v) => typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function").optional(),
+    encoder: z
+      .custom<QueryEncoder>(
+        (v) => typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function",
+      )
+      .optional(),
     cacheDir: z.string().min(1).optional(),
     log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
     onEpoch: z.custom<(r: EpochReport) => void>((v) => typeof v === "function").optional(),
@@ -72,7 +81,10 @@ export interface TrainPipelineResult {
  * const { artifact } = await trainScorerPipeline(["mmlu-pro-29models"], { seed: 1 });
  * await saveScorer("./mmlu-scorer", artifact);
  */
-export async function trainScorerPipeline(names: readonly string[], options: TrainPipelineOptions = {}): Promise<TrainPipelineResult> {
+export async function trainScorerPipeline(
+  names: readonly string[],
+  options: TrainPipelineOptions = {},
+): Promise<TrainPipelineResult> {
   const opts = parseWith(optionsSchema, options, "options");
   const log = opts.log ?? (() => {});
   const datasets: CorrectnessDataset[] = [];
@@ -93,7 +105,9 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
       },
     });
     const ds = emb.dataset;
-    log(`${ds.name}: ${ds.items.length} items, ${ds.models.length} models, ${emb.encoder.id}${emb.fromCache ? " (embeddings from cache)" : ""}`);
+    log(
+      `${ds.name}: ${ds.items.length} items, ${ds.models.length} models, ${emb.encoder.id}${emb.fromCache ? " (embeddings from cache)" : ""}`,
+    );
     if (encoderInfo) assertSameEncoder(encoderInfo, emb.encoder, `embedding of ${ds.name}`);
     encoderInfo = emb.encoder;
     datasets.push(ds);
@@ -102,7 +116,9 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
   const joined = joinDatasets(parts, undefined, { shareAbilities: opts.shareAbilities ?? true });
   const { tf } = await getTf();
   const seed = opts.seed ?? 1;
-  log(`training on ${joined.split.train.length} items (val ${joined.split.val.length}), ${joined.data.nModels} models, seed ${seed}`);
+  log(
+    `training on ${joined.split.train.length} items (val ${joined.split.val.length}), ${joined.data.nModels} models, seed ${seed}`,
+  );
   const trained = await trainIrtMoe(tf, joined.data, joined.split, (opts.config ?? {}) as Partial<IrtMoeConfig>, {
     seed,
     ...(opts.onEpoch ? { onEpoch: opts.onEpoch } : {}),
@@ -121,12 +137,23 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
       const { bestSingleModel: _b, ...numbers } = m;
       entry[which] = Object.fromEntries(Object.entries(numbers).map(([k, v]) => [k, Number.isFinite(v) ? v : null]));
       if (which === "test") {
-        const params = rows.map((i) => itemParamsOf(trained.weights, joined.data.X.subarray(i * joined.data.dim, (i + 1) * joined.data.dim)));
-        const r = betaDifficultyR(params.map((q) => q.beta), joined.data, rows);
+        const params = rows.map((i) =>
+          itemParamsOf(trained.weights, joined.data.X.subarray(i * joined.data.dim, (i + 1) * joined.data.dim)),
+        );
+        const r = betaDifficultyR(
+          params.map((q) => q.beta),
+          joined.data,
+          rows,
+        );
         // beta_q - alpha_q . mean(theta over the dataset's models): the logit's offset for an average model.
         const effective = params.map((q) => effectiveDifficulty(q, trained.weights.theta, part.modelIndex));
         const rEffective = betaDifficultyR(effective, joined.data, rows);
-        interpretability[part.name] = { betaDifficultyPearsonR: r, effectiveDifficultyPearsonR: rEffective, items: rows.length, bestSingleModel: m.bestSingleModel };
+        interpretability[part.name] = {
+          betaDifficultyPearsonR: r,
+          effectiveDifficultyPearsonR: rEffective,
+          items: rows.length,
+          bestSingleModel: m.bestSingleModel,
+        };
         log(
           `${part.name} test: routing ${m.routingAccuracy.toFixed(4)} (best single ${m.bestSingle.toFixed(4)} ${m.bestSingleModel}, oracle ${m.oracle.toFixed(4)}), AUC ${m.auc.toFixed(4)}, ECE ${m.ece.toFixed(4)}, r(beta, difficulty) ${r.toFixed(3)}, r(beta - alpha.mean theta, difficulty) ${rEffective.toFixed(3)}`,
         );
@@ -139,7 +166,9 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
     knownPrior = fitKnownPrior(trained, joined, datasets, log);
   } catch (error) {
     // The trained scorer is still good: ship it without a fitted prior (the learner's default applies) and say why.
-    log(`known-model prior: the fit failed (${error instanceof Error ? error.message : String(error)}); the artifact has no knownPrior and the learner's default scale applies`);
+    log(
+      `known-model prior: the fit failed (${error instanceof Error ? error.message : String(error)}); the artifact has no knownPrior and the learner's default scale applies`,
+    );
   }
   const catalog = buildCatalog(trained.weights.theta, trained.config.abilityDim, joined.stats);
   const artifact: ScorerArtifact = {
@@ -175,11 +204,20 @@ export async function trainScorerPipeline(names: readonly string[], options: Tra
  * The known-model prior fitted on the train split, one workload per (model row, item category); undefined when
  * no dataset has categories (the learner then uses its default scale, and the log says so).
  */
-function fitKnownPrior(trained: TrainedIrtMoe, joined: JoinedData, datasets: readonly CorrectnessDataset[], log: (line: string) => void): KnownPriorRecord | undefined {
+function fitKnownPrior(
+  trained: TrainedIrtMoe,
+  joined: JoinedData,
+  datasets: readonly CorrectnessDataset[],
+  log: (line: string) => void,
+): KnownPriorRecord | undefined {
   const { data } = joined;
-  const categories = datasets.flatMap((ds) => ds.items.map((it) => (it.category ? `${ds.name}/${it.category}` : undefined)));
+  const categories = datasets.flatMap((ds) =>
+    ds.items.map((it) => (it.category ? `${ds.name}/${it.category}` : undefined)),
+  );
   if (!categories.some((c) => c !== undefined)) {
-    log("known-model prior: no item categories in the training data, so no scale was fitted (the learner's default applies)");
+    log(
+      "known-model prior: no item categories in the training data, so no scale was fitted (the learner's default applies)",
+    );
     return undefined;
   }
   const d = trained.config.abilityDim;
@@ -195,13 +233,18 @@ function fitKnownPrior(trained: TrainedIrtMoe, joined: JoinedData, datasets: rea
       abilities,
       labels: data,
       rows: joined.split.train,
-      groupOf: dataset === undefined ? (i) => categories[i] : (i) => (categories[i]?.startsWith(`${dataset}/`) ? categories[i] : undefined),
+      groupOf:
+        dataset === undefined
+          ? (i) => categories[i]
+          : (i) => (categories[i]?.startsWith(`${dataset}/`) ? categories[i] : undefined),
     });
   const fit = fitOn();
   if (!fit) return undefined;
   const describe = (f: KnownPriorRecord) =>
     `${f.scale.toFixed(4)}${f.atBoundary ? " (at the end of the search range)" : ""}, ${f.groups} groups, ${f.labels} labels${f.unconverged ? `, ${f.unconverged} group evaluations at the Newton iteration cap` : ""}`;
-  log(`known-model prior: scale ${describe(fit)} (fraction of the population covariance, Laplace evidence over (model, category) groups)`);
+  log(
+    `known-model prior: scale ${describe(fit)} (fraction of the population covariance, Laplace evidence over (model, category) groups)`,
+  );
   const byDataset: Record<string, { scale: number; atBoundary: boolean; groups: number; labels: number }> = {};
   if (datasets.length > 1)
     for (const ds of datasets) {

@@ -14,11 +14,20 @@ export interface ParsedCli {
 }
 
 /** Parses `args` for `command`; every problem is a ValidationError with the flag's path. */
-export function parseCliArgs(command: Pick<CliCommand, "name" | "options" | "allowPositionals">, args: string[]): ParsedCli {
+export function parseCliArgs(
+  command: Pick<CliCommand, "name" | "options" | "allowPositionals">,
+  args: string[],
+): ParsedCli {
   const flags = Object.keys(command.options);
   let parsed;
   try {
-    parsed = parseArgs({ args, options: command.options, allowPositionals: command.allowPositionals ?? false, strict: true, tokens: true });
+    parsed = parseArgs({
+      args,
+      options: command.options,
+      allowPositionals: command.allowPositionals ?? false,
+      strict: true,
+      tokens: true,
+    });
   } catch (error) {
     throw fromParseError(error, command.name, flags);
   }
@@ -31,7 +40,9 @@ export function parseCliArgs(command: Pick<CliCommand, "name" | "options" | "all
     const earlier = seen.get(token.name);
     if (earlier !== undefined) {
       const values = spec?.type === "boolean" ? "" : ` ("${earlier}" and "${value}")`;
-      throw new ValidationError(`--${token.name} was given twice${values}; it takes one value, so give it once.`, { path: `options.${token.name}` });
+      throw new ValidationError(`--${token.name} was given twice${values}; it takes one value, so give it once.`, {
+        path: `options.${token.name}`,
+      });
     }
     seen.set(token.name, value);
   }
@@ -68,9 +79,12 @@ function fromParseError(error: unknown, command: string, flags: string[]): Error
     }
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
       const arg = /'([^']*)'/.exec(message)?.[1];
-      return new ValidationError(`unexpected argument "${arg ?? "?"}": irt-router ${command} takes only --options (irt-router ${command} --help)`, {
-        path: "options",
-      });
+      return new ValidationError(
+        `unexpected argument "${arg ?? "?"}": irt-router ${command} takes only --options (irt-router ${command} --help)`,
+        {
+          path: "options",
+        },
+      );
     }
     default:
       return new ValidationError(message, { path: "options" });

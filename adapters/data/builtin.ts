@@ -28,7 +28,10 @@ function assertUniqueIds(table: CsvTable, file: string): void {
   const twice = firstRepeat(table.records.map((r) => r.fields[0]!));
   if (twice) {
     const line = table.records[twice.at]!.line;
-    throw new DatasetFormatError(`${file} line ${line}: duplicate item id "${twice.value}" (first on line ${table.records[twice.first]!.line}).`, { file, line });
+    throw new DatasetFormatError(
+      `${file} line ${line}: duplicate item id "${twice.value}" (first on line ${table.records[twice.first]!.line}).`,
+      { file, line },
+    );
   }
 }
 
@@ -59,7 +62,12 @@ const mmluPro: BuiltinDataset = {
       const id = fields[col.question_id!]!;
       const text = mmluProText(fields[col.question!]!, fields[col.options!]!, { file: qFile, line });
       const answer = answerCol >= 0 ? fields[answerCol]!.trim() : "";
-      return { id, text: requireText(text, qFile, line, id), category: fields[col.category!]!, meta: { src: fields[col.src!]!, ...(answer ? { answer } : {}) } };
+      return {
+        id,
+        text: requireText(text, qFile, line, id),
+        category: fields[col.category!]!,
+        meta: { src: fields[col.src!]!, ...(answer ? { answer } : {}) },
+      };
     });
     const lFile = src.path("correctness_matrix.csv.gz");
     const { models, labels } = matrixToCsr({
@@ -153,7 +161,10 @@ const routeLlm: BuiltinDataset = {
         id,
         text: requireText(normalizeNewlines(fields[col.prompt!]!), file, line, id),
         category: fields[col.benchmark!]!,
-        meta: { subject: fields[col.subject!]!, inRoutellmContaminatedList: fields[col.in_routellm_contaminated_list!]! },
+        meta: {
+          subject: fields[col.subject!]!,
+          inRoutellmContaminatedList: fields[col.in_routellm_contaminated_list!]!,
+        },
       };
     });
     const labels = builder.build();

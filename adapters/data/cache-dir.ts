@@ -71,16 +71,22 @@ export function fsProblem(error: unknown): string {
  * await ensureWritableCacheDir("/tmp/x", { what: "embedding cache", fix: "Pass --cache-dir <dir>.", path: "options.cacheDir" });
  * ```
  */
-export async function ensureWritableCacheDir(dir: string, context: { what: string; origin?: string; fix: string; path?: string }): Promise<void> {
+export async function ensureWritableCacheDir(
+  dir: string,
+  context: { what: string; origin?: string; fix: string; path?: string },
+): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
     const origin = context.origin ? ` (${context.origin})` : "";
-    throw new CacheError(`The ${context.what} folder ${dir}${origin} cannot be used (${fsProblem(error)}: ${(error as Error).message.split("\n")[0]}). ${context.fix}`, {
-      ...(context.path ? { path: context.path } : {}),
-      cause: error,
-      details: { dir, code: (error as NodeJS.ErrnoException).code },
-    });
+    throw new CacheError(
+      `The ${context.what} folder ${dir}${origin} cannot be used (${fsProblem(error)}: ${(error as Error).message.split("\n")[0]}). ${context.fix}`,
+      {
+        ...(context.path ? { path: context.path } : {}),
+        cause: error,
+        details: { dir, code: (error as NodeJS.ErrnoException).code },
+      },
+    );
   }
 }

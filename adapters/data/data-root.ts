@@ -59,7 +59,8 @@ export function packageRoot(): string {
 export function dataRootCandidates(options: { dataRoot?: string; env?: NodeJS.ProcessEnv } = {}): DataRootCandidate[] {
   const env = options.env ?? process.env;
   const out: DataRootCandidate[] = [];
-  if (options.dataRoot !== undefined && options.dataRoot !== "") out.push({ dir: resolve(options.dataRoot), from: "option" });
+  if (options.dataRoot !== undefined && options.dataRoot !== "")
+    out.push({ dir: resolve(options.dataRoot), from: "option" });
   const fromEnv = env[DATA_ROOT_ENV];
   if (fromEnv !== undefined && fromEnv !== "") out.push({ dir: resolve(fromEnv), from: "env" });
   out.push({ dir: resolve(packageRoot(), "..", "shared", "data"), from: "default" });
@@ -77,5 +78,9 @@ export function isDirectory(path: string): boolean {
 
 /** Human label of a candidate's origin, for error messages. */
 export function describeCandidate(c: DataRootCandidate): string {
-  return c.from === "option" ? "--data-root / dataRoot option" : c.from === "env" ? `$${DATA_ROOT_ENV}` : "default (../shared/data beside the package)";
+  return c.from === "option"
+    ? "--data-root / dataRoot option"
+    : c.from === "env"
+      ? `$${DATA_ROOT_ENV}`
+      : "default (../shared/data beside the package)";
 }

@@ -2,20 +2,31 @@ import { z } from "zod";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { parseWith } from "../../src/util/validate.js";
-import { embedDataset, ensureEmbeddingCacheDir, peekCachedEmbeddings, type DatasetEmbeddings, type EmbedProgress } from "./embedding-cache.js";
+import {
+  embedDataset,
+  ensureEmbeddingCacheDir,
+  peekCachedEmbeddings,
+  type DatasetEmbeddings,
+  type EmbedProgress,
+} from "./embedding-cache.js";
 import { loadDataset } from "./load-dataset.js";
 
 const optionsSchema = z
   .object({
     /** Encoder to use; default: `UseLiteEncoder.load()` (offline USE-lite), disposed afterwards. */
     encoder: z
-      .custom<QueryEncoder>((v) => typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function", "must be a QueryEncoder")
+      .custom<QueryEncoder>(
+        (v) => typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function",
+        "must be a QueryEncoder",
+      )
       .optional(),
     dataRoot: z.string().min(1).optional(),
     labels: z.enum(["binary", "soft"]).optional(),
     cacheDir: z.string().min(1).optional(),
     batchSize: z.number().int().min(1).max(4096).optional(),
-    onProgress: z.custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function").optional(),
+    onProgress: z
+      .custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function")
+      .optional(),
     /** Told when computed vectors could not be cached (they are still returned; default console.warn). */
     onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "must be a function").optional(),
   })
@@ -47,7 +58,10 @@ export async function getDatasetEmbeddings(
   const opts = parseWith(optionsSchema, options, "options");
   const ds =
     typeof dataset === "string"
-      ? await loadDataset(dataset, { ...(opts.dataRoot ? { dataRoot: opts.dataRoot } : {}), ...(opts.labels ? { labels: opts.labels } : {}) })
+      ? await loadDataset(dataset, {
+          ...(opts.dataRoot ? { dataRoot: opts.dataRoot } : {}),
+          ...(opts.labels ? { labels: opts.labels } : {}),
+        })
       : dataset;
   const embedOptions = {
     ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),

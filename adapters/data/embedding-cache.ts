@@ -51,7 +51,10 @@ export function embeddingCacheDir(cacheDir?: string, env: NodeJS.ProcessEnv = pr
   return embeddingCacheLocation(cacheDir, env).dir;
 }
 
-function embeddingCacheLocation(cacheDir: string | undefined, env: NodeJS.ProcessEnv): { dir: string; from: "option" | "env" | "default" } {
+function embeddingCacheLocation(
+  cacheDir: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { dir: string; from: "option" | "env" | "default" } {
   if (cacheDir) return { dir: resolve(cacheDir), from: "option" };
   const fromEnv = env[CACHE_DIR_ENV];
   if (fromEnv) return { dir: resolve(fromEnv), from: "env" };
@@ -68,9 +71,17 @@ function embeddingCacheLocation(cacheDir: string | undefined, env: NodeJS.Proces
  * const dir = await ensureEmbeddingCacheDir(args["cache-dir"]); // before loading an encoder
  * ```
  */
-export async function ensureEmbeddingCacheDir(cacheDir?: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function ensureEmbeddingCacheDir(
+  cacheDir?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const { dir, from } = embeddingCacheLocation(cacheDir, env);
-  const origin = from === "option" ? "given by --cache-dir / the cacheDir option" : from === "env" ? `given by ${CACHE_DIR_ENV}` : "the default";
+  const origin =
+    from === "option"
+      ? "given by --cache-dir / the cacheDir option"
+      : from === "env"
+        ? `given by ${CACHE_DIR_ENV}`
+        : "the default";
   await ensureWritableCacheDir(dir, {
     what: "embedding cache",
     origin,
@@ -191,8 +202,7 @@ export interface CacheExpectation {
 
 /** Result of reading a cache file: the vectors, or why the file cannot be used. */
 export type CacheReadResult =
-  | { ok: true; header: EmbeddingCacheHeader; vectors: Float32Array }
-  | { ok: false; reason: string };
+  { ok: true; header: EmbeddingCacheHeader; vectors: Float32Array } | { ok: false; reason: string };
 
 /**
  * Read and validate a cache file against `expect`: magic, format version, encoder id, dim, item count,
@@ -210,9 +220,16 @@ export async function readEmbeddingCacheFile(file: string, expect: CacheExpectat
   try {
     bytes = await readFile(file);
   } catch (error) {
-    return { ok: false, reason: (error as NodeJS.ErrnoException).code === "ENOENT" ? "no cache file" : `unreadable: ${(error as Error).message}` };
+    return {
+      ok: false,
+      reason:
+        (error as NodeJS.ErrnoException).code === "ENOENT"
+          ? "no cache file"
+          : `unreadable: ${(error as Error).message}`,
+    };
   }
-  if (bytes.length < PREFIX_BYTES || bytes.toString("latin1", 0, MAGIC.length) !== MAGIC) return { ok: false, reason: "not an embedding cache file" };
+  if (bytes.length < PREFIX_BYTES || bytes.toString("latin1", 0, MAGIC.length) !== MAGIC)
+    return { ok: false, reason: "not an embedding cache file" };
   const headerLength = bytes.readUInt32LE(MAGIC.length);
   if (PREFIX_BYTES + headerLength > bytes.length) return { ok: false, reason: "truncated header" };
   let header: EmbeddingCacheHeader;
@@ -231,14 +248,19 @@ export async function readEmbeddingCacheFile(file: string, expect: CacheExpectat
       ["item-id hash", header.itemIdHash, expect.itemIdHash],
     ] as const
   ).find(([, got, want]) => got !== want);
-  if (mismatch) return { ok: false, reason: `${mismatch[0]} differs (${String(mismatch[1])} != ${String(mismatch[2])})` };
-  if (!Number.isInteger(header.done) || header.done < 0 || header.done > header.count) return { ok: false, reason: "bad vector count" };
-  if (header.kind === "complete" && header.done !== header.count) return { ok: false, reason: "complete file with missing vectors" };
+  if (mismatch)
+    return { ok: false, reason: `${mismatch[0]} differs (${String(mismatch[1])} != ${String(mismatch[2])})` };
+  if (!Number.isInteger(header.done) || header.done < 0 || header.done > header.count)
+    return { ok: false, reason: "bad vector count" };
+  if (header.kind === "complete" && header.done !== header.count)
+    return { ok: false, reason: "complete file with missing vectors" };
   const start = PREFIX_BYTES + headerLength;
   const expected = start + header.done * header.dim * 4;
-  if (bytes.length !== expected) return { ok: false, reason: `file is ${bytes.length} bytes, expected ${expected} (truncated or padded)` };
+  if (bytes.length !== expected)
+    return { ok: false, reason: `file is ${bytes.length} bytes, expected ${expected} (truncated or padded)` };
   const body = bytes.subarray(start);
-  if (createHash("sha256").update(body).digest("hex") !== header.vectorsSha256) return { ok: false, reason: "vector checksum mismatch (corrupted)" };
+  if (createHash("sha256").update(body).digest("hex") !== header.vectorsSha256)
+    return { ok: false, reason: "vector checksum mismatch (corrupted)" };
   const vectors = new Float32Array(header.count * header.dim);
   fromLittleEndian(body, vectors);
   return { ok: true, header, vectors };
@@ -250,7 +272,9 @@ const embedOptionsSchema = z
     batchSize: z.number().int().min(1).max(4096).default(32),
     /** Minimum milliseconds between two checkpoints of partial progress. */
     checkpointEveryMs: z.number().int().min(0).default(15_000),
-    onProgress: z.custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function").optional(),
+    onProgress: z
+      .custom<(progress: EmbedProgress) => void>((v) => typeof v === "function", "must be a function")
+      .optional(),
     signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, "must be an AbortSignal").optional(),
     /** Told, when `signal` aborts the run, whether its progress was checkpointed (see {@link EmbedAbort}). */
     onAbort: z.custom<(abort: EmbedAbort) => void>((v) => typeof v === "function", "must be a function").optional(),
@@ -328,17 +352,29 @@ export interface DatasetEmbeddings {
  * const first = vectors.subarray(0, dim);
  * ```
  */
-export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder, options: EmbedDatasetOptions = {}): Promise<DatasetEmbeddings> {
+export async function embedDataset(
+  ds: CorrectnessDataset,
+  encoder: QueryEncoder,
+  options: EmbedDatasetOptions = {},
+): Promise<DatasetEmbeddings> {
   const opts = parseWith(embedOptionsSchema, options, "options");
   const dim = encoder.dim;
   if (!Number.isInteger(dim) || dim <= 0) {
-    throw new EncoderInputError(`Encoder "${encoder.id}" reports dim ${dim}; an encoder must have a positive integer dim.`);
+    throw new EncoderInputError(
+      `Encoder "${encoder.id}" reports dim ${dim}; an encoder must have a positive integer dim.`,
+    );
   }
   const count = ds.items.length;
   const env = (opts.env as NodeJS.ProcessEnv | undefined) ?? process.env;
   const dir = embeddingCacheDir(opts.cacheDir, env);
   const dataHash = datasetTextHash(ds);
-  const expect: CacheExpectation = { encoderId: encoder.id, dim, count, dataHash, itemIdHash: datasetTextHash(ds, false) };
+  const expect: CacheExpectation = {
+    encoderId: encoder.id,
+    dim,
+    count,
+    dataHash,
+    itemIdHash: datasetTextHash(ds, false),
+  };
   const file = embeddingCacheFile(dir, encoder.id, dataHash);
   const partialFile = `${file}.partial`;
   const report = (done: number, resumed: number) => opts.onProgress?.({ done, total: count, resumed });
@@ -392,7 +428,9 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
       if (problem) {
         // Losing a checkpoint costs a resume, not this run: say so once and carry on (the abort still tries one).
         checkpointsFailed = true;
-        warn(`irt-router: progress could not be checkpointed in ${dir} (${problem}); embedding goes on without checkpoints (one is tried again if the run is interrupted).`);
+        warn(
+          `irt-router: progress could not be checkpointed in ${dir} (${problem}); embedding goes on without checkpoints (one is tried again if the run is interrupted).`,
+        );
       }
     }
     lastCheckpoint = performance.now();
@@ -402,9 +440,18 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
     if (opts.signal?.aborted) {
       // Always tried, even after a periodic checkpoint failed: it is what a rerun resumes from.
       const problem = done > checkpointed ? await writeCheckpoint() : undefined;
-      const outcome: EmbedAbort = { done, total: count, checkpointed, file: partialFile, ...(problem ? { problem } : {}) };
+      const outcome: EmbedAbort = {
+        done,
+        total: count,
+        checkpointed,
+        file: partialFile,
+        ...(problem ? { problem } : {}),
+      };
       if (opts.onAbort) opts.onAbort(outcome);
-      else if (problem) warn(`irt-router: the interrupted run's progress could not be checkpointed in ${dir} (${problem}); ${resumeNote(outcome)}.`);
+      else if (problem)
+        warn(
+          `irt-router: the interrupted run's progress could not be checkpointed in ${dir} (${problem}); ${resumeNote(outcome)}.`,
+        );
       throw opts.signal.reason ?? new Error("aborted");
     }
     const end = Math.min(count, done + opts.batchSize);
@@ -453,7 +500,9 @@ export async function embedDataset(ds: CorrectnessDataset, encoder: QueryEncoder
 export function resumeNote(abort: EmbedAbort): string {
   if (abort.checkpointed === 0) return "a rerun starts over";
   const from = `${abort.checkpointed}/${abort.total} texts`;
-  return abort.problem ? `a rerun resumes from the last checkpoint written (${from}) if it is still there, else starts over` : `a rerun resumes from ${from}`;
+  return abort.problem
+    ? `a rerun resumes from the last checkpoint written (${from}) if it is still there, else starts over`
+    : `a rerun resumes from ${from}`;
 }
 
 /**
@@ -480,10 +529,24 @@ export async function peekCachedEmbeddings(
     itemIdHash: datasetTextHash(ds, false),
   });
   if (!cached.ok) return undefined;
-  return { vectors: cached.vectors, dim: encoder.dim, count: ds.items.length, fromCache: true, resumed: 0, file, encoder: { id: encoder.id, dim: encoder.dim } };
+  return {
+    vectors: cached.vectors,
+    dim: encoder.dim,
+    count: ds.items.length,
+    fromCache: true,
+    resumed: 0,
+    file,
+    encoder: { id: encoder.id, dim: encoder.dim },
+  };
 }
 
-function checkBatch(out: unknown, expected: number, dim: number, encoderId: string, offset: number): asserts out is Float32Array[] {
+function checkBatch(
+  out: unknown,
+  expected: number,
+  dim: number,
+  encoderId: string,
+  offset: number,
+): asserts out is Float32Array[] {
   if (!Array.isArray(out) || out.length !== expected) {
     throw new EmbeddingProviderError(
       `Encoder "${encoderId}" returned ${Array.isArray(out) ? out.length : typeof out} vectors for a batch of ${expected} texts (items ${offset}..${offset + expected - 1}); nothing was cached for this batch.`,
@@ -497,7 +560,9 @@ function checkBatch(out: unknown, expected: number, dim: number, encoderId: stri
     }
     for (const x of v) {
       if (!Number.isFinite(x)) {
-        throw new EmbeddingProviderError(`Encoder "${encoderId}" returned a non-finite value for item ${offset + j}; refusing to cache it.`);
+        throw new EmbeddingProviderError(
+          `Encoder "${encoderId}" returned a non-finite value for item ${offset + j}; refusing to cache it.`,
+        );
       }
     }
   });

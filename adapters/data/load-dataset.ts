@@ -33,7 +33,12 @@ export interface ResolvedDataset {
 }
 
 function looksLikePath(nameOrFolder: string): boolean {
-  return isAbsolute(nameOrFolder) || nameOrFolder.startsWith(".") || nameOrFolder.includes("/") || nameOrFolder.includes("\\");
+  return (
+    isAbsolute(nameOrFolder) ||
+    nameOrFolder.startsWith(".") ||
+    nameOrFolder.includes("/") ||
+    nameOrFolder.includes("\\")
+  );
 }
 
 function kindOf(dir: string): ResolvedDataset["kind"] | undefined {
@@ -60,7 +65,9 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
   parseWith(nameSchema, nameOrFolder, "dataset");
   const opts = parseWith(loadOptionsSchema, options, "options");
   if (nameOrFolder.trim() === "") {
-    throw new DatasetNotFoundError(`No dataset given: pass a dataset name (e.g. "mmlu-pro-29models") or a folder path.`);
+    throw new DatasetNotFoundError(
+      `No dataset given: pass a dataset name (e.g. "mmlu-pro-29models") or a folder path.`,
+    );
   }
   if (opts.dataRoot !== undefined && !isDirectory(resolve(opts.dataRoot))) {
     // an explicit data root is the user's choice: a typo must not fall back to another root without a word
@@ -80,7 +87,9 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
     if (kind) return { dir: asPath, kind };
     const problem = ownDataFolderProblem(asPath);
     if (problem) throw problem;
-    tried.push(`${asPath} [as a folder path; neither one of the four known datasets nor a your-own-data folder with items.* and labels.*]`);
+    tried.push(
+      `${asPath} [as a folder path; neither one of the four known datasets nor a your-own-data folder with items.* and labels.*]`,
+    );
     return undefined;
   };
   if (looksLikePath(nameOrFolder)) {
@@ -89,7 +98,10 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
     throw notFound(nameOrFolder, tried);
   }
   // A bare name: the data roots first, then a folder of that name in the current directory.
-  for (const candidate of dataRootCandidates({ dataRoot: opts.dataRoot, env: opts.env as NodeJS.ProcessEnv | undefined })) {
+  for (const candidate of dataRootCandidates({
+    dataRoot: opts.dataRoot,
+    env: opts.env as NodeJS.ProcessEnv | undefined,
+  })) {
     const dir = join(candidate.dir, nameOrFolder);
     if (!isDirectory(candidate.dir)) {
       tried.push(`${dir} [${describeCandidate(candidate)}; data root does not exist]`);
@@ -102,7 +114,9 @@ export function resolveDataset(nameOrFolder: string, options: LoadDatasetOptions
     const kind = kindOf(dir);
     if (kind) return { dir, kind };
     const problem = ownDataFolderProblem(dir);
-    tried.push(`${dir} [${describeCandidate(candidate)}; ${problem ? problem.message : "folder lacks the dataset files"}]`);
+    tried.push(
+      `${dir} [${describeCandidate(candidate)}; ${problem ? problem.message : "folder lacks the dataset files"}]`,
+    );
   }
   const found = tryFolder();
   if (found) return found;

@@ -73,10 +73,13 @@ export function matrixToCsr(input: MatrixInput): { models: string[]; labels: Cor
     costColumn = models.map((m) => {
       const k = costHeader.indexOf(m);
       if (k < 1) {
-        throw new DatasetFormatError(`${costFile} line 1: no cost column for model "${m}" (present in ${labelsFile}).`, {
-          file: costFile,
-          line: 1,
-        });
+        throw new DatasetFormatError(
+          `${costFile} line 1: no cost column for model "${m}" (present in ${labelsFile}).`,
+          {
+            file: costFile,
+            line: 1,
+          },
+        );
       }
       return k;
     });
@@ -109,17 +112,23 @@ function indexRows(
   for (const record of table.records) {
     const id = record.fields[0]!;
     if (!known.has(id)) {
-      throw new DatasetFormatError(`${file} line ${record.line}: unknown item id "${id}" (not in the items/questions file).`, {
-        file,
-        line: record.line,
-      });
+      throw new DatasetFormatError(
+        `${file} line ${record.line}: unknown item id "${id}" (not in the items/questions file).`,
+        {
+          file,
+          line: record.line,
+        },
+      );
     }
     const previous = out.get(id);
     if (previous) {
-      throw new DatasetFormatError(`${file} line ${record.line}: item id "${id}" already has a row (line ${previous.line}).`, {
-        file,
-        line: record.line,
-      });
+      throw new DatasetFormatError(
+        `${file} line ${record.line}: item id "${id}" already has a row (line ${previous.line}).`,
+        {
+          file,
+          line: record.line,
+        },
+      );
     }
     out.set(id, record);
   }

@@ -51,7 +51,9 @@ function nearTable(stem: string): TableName | undefined {
   const close = closestMatch(lower, TABLES, 1) as TableName | undefined;
   if (close) return close;
   const sorted = (s: string) => [...s].sort().join("");
-  return TABLES.find((t) => t.length === lower.length && sorted(t) === sorted(lower) && closestMatch(lower, [t], 2) === t);
+  return TABLES.find(
+    (t) => t.length === lower.length && sorted(t) === sorted(lower) && closestMatch(lower, [t], 2) === t,
+  );
 }
 
 /**
@@ -67,10 +69,13 @@ export function scanOwnDataFolder(dir: string): Partial<Record<TableName, string
       .map((e) => e.name)
       .sort();
   } catch (error) {
-    throw new DatasetNotFoundError(`${dir} cannot be read as a folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, {
-      file: dir,
-      cause: error,
-    });
+    throw new DatasetNotFoundError(
+      `${dir} cannot be read as a folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+      {
+        file: dir,
+        cause: error,
+      },
+    );
   }
   for (const name of entries) {
     if (name.startsWith(".")) continue;
@@ -91,7 +96,9 @@ export function scanOwnDataFolder(dir: string): Partial<Record<TableName, string
     }
     const table = nearTable(stem);
     if (table && (ext === "" || DATA_LIKE.test(ext))) {
-      const rename = (FORMATS as readonly string[]).includes(ext.toLowerCase()) ? `${table}.${ext.toLowerCase()}` : `${table}.csv`;
+      const rename = (FORMATS as readonly string[]).includes(ext.toLowerCase())
+        ? `${table}.${ext.toLowerCase()}`
+        : `${table}.csv`;
       throw new DatasetFormatError(
         `${join(dir, name)}: "${name}" is not a table name of a your-own-data folder; did you mean ${rename}? ` +
           `The tables are named exactly (lower case) ${acceptedNames("items")}; ${acceptedNames("labels")}; ${acceptedNames("models")}. ` +
@@ -145,6 +152,8 @@ export function ownDataFolderProblem(dir: string): IrtRouterError | undefined {
  * ```
  */
 export function isOwnDataFolder(dir: string): boolean {
-  return FORMATS.some((f) => existsSync(join(dir, `items.${f}`))) && FORMATS.some((f) => existsSync(join(dir, `labels.${f}`)));
+  return (
+    FORMATS.some((f) => existsSync(join(dir, `items.${f}`))) &&
+    FORMATS.some((f) => existsSync(join(dir, `labels.${f}`)))
+  );
 }
-

@@ -79,11 +79,20 @@ function readJsonl(text: string, file: string, table: TableName, required: strin
       value = JSON.parse(source);
     } catch (error) {
       // JSON strings cannot hold a raw \r, so one here is an old Mac (CR-only) line ending.
-      const cr = source.includes("\r") ? " The line holds a carriage return (\\r): re-save the file with \\n line endings." : "";
-      throw new DatasetFormatError(`${file} line ${line}: not valid JSON (${(error as Error).message}).${cr}`, { file, line, cause: error });
+      const cr = source.includes("\r")
+        ? " The line holds a carriage return (\\r): re-save the file with \\n line endings."
+        : "";
+      throw new DatasetFormatError(`${file} line ${line}: not valid JSON (${(error as Error).message}).${cr}`, {
+        file,
+        line,
+        cause: error,
+      });
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new DatasetFormatError(`${file} line ${line}: each line must be a JSON object with ${required.join(", ")}.`, { file, line });
+      throw new DatasetFormatError(
+        `${file} line ${line}: each line must be a JSON object with ${required.join(", ")}.`,
+        { file, line },
+      );
     }
     const duplicate = duplicateJsonKey(source);
     if (duplicate !== undefined) {
@@ -95,10 +104,13 @@ function readJsonl(text: string, file: string, table: TableName, required: strin
     const record = value as Record<string, unknown>;
     const missing = required.filter((c) => !(c in record));
     if (missing.length > 0) {
-      throw new DatasetFormatError(`${file} line ${line}: missing field${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}.`, {
-        file,
-        line,
-      });
+      throw new DatasetFormatError(
+        `${file} line ${line}: missing field${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}.`,
+        {
+          file,
+          line,
+        },
+      );
     }
     if (table !== "items") {
       const extraKeys = Object.keys(record).filter((key) => !known.has(key));
@@ -161,10 +173,13 @@ function duplicateJsonKey(source: string): string | undefined {
 export function asId(value: Cell, file: string, line: number, field: string): string {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value !== "string" || value.trim() === "") {
-    throw new DatasetFormatError(`${file} line ${line}: "${field}" must be a non-empty string, got ${JSON.stringify(value ?? null)}.`, {
-      file,
-      line,
-    });
+    throw new DatasetFormatError(
+      `${file} line ${line}: "${field}" must be a non-empty string, got ${JSON.stringify(value ?? null)}.`,
+      {
+        file,
+        line,
+      },
+    );
   }
   if (value.trim() !== value) {
     throw new DatasetFormatError(
@@ -204,30 +219,40 @@ export function asCost(value: Cell, file: string, line: number): number {
   } else if (typeof value === "string") {
     return parseCostCell(value, file, line, "cost_usd");
   }
-  throw new DatasetFormatError(`${file} line ${line}: "cost_usd" must be a number >= 0 (USD) or blank, got ${JSON.stringify(value)}.`, {
-    file,
-    line,
-  });
+  throw new DatasetFormatError(
+    `${file} line ${line}: "cost_usd" must be a number >= 0 (USD) or blank, got ${JSON.stringify(value)}.`,
+    {
+      file,
+      line,
+    },
+  );
 }
 
 export function asPrice(value: Cell, file: string, line: number, field: string): number | undefined {
   if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) return undefined;
   const v = typeof value === "number" ? value : typeof value === "string" ? parseDecimal(value) : Number.NaN;
   if (!Number.isFinite(v) || v < 0) {
-    throw new DatasetFormatError(`${file} line ${line}: "${field}" must be a number >= 0 (USD per 1M tokens) or blank, got ${JSON.stringify(value)}.`, {
-      file,
-      line,
-    });
+    throw new DatasetFormatError(
+      `${file} line ${line}: "${field}" must be a number >= 0 (USD per 1M tokens) or blank, got ${JSON.stringify(value)}.`,
+      {
+        file,
+        line,
+      },
+    );
   }
   return v;
 }
-
 
 /**
  * The optional `cached_input_usd_per_1m` cell of a models row as `{ cachedInputPer1M }` (empty when blank): a price
  * >= 0 and at most the row's input price.
  */
-export function cachedInputCell(value: Cell, input: number | undefined, file: string, line: number): { cachedInputPer1M?: number } {
+export function cachedInputCell(
+  value: Cell,
+  input: number | undefined,
+  file: string,
+  line: number,
+): { cachedInputPer1M?: number } {
   const cached = asPrice(value, file, line, "cached_input_usd_per_1m");
   if (cached === undefined) return {};
   if (input === undefined) {

@@ -16,7 +16,15 @@ import type { CorrectnessDataset, DatasetItem, ModelPrice } from "../../src/data
 import { closestMatch } from "../../src/util/edit-distance.js";
 import { parseWith } from "../../src/util/validate.js";
 import { labelKindOf } from "./matrix.js";
-import { COLUMNS, FORMATS, missingTables, scanOwnDataFolder, TABLES, type OwnDataFormat, type TableName } from "./own-data-folder.js";
+import {
+  COLUMNS,
+  FORMATS,
+  missingTables,
+  scanOwnDataFolder,
+  TABLES,
+  type OwnDataFormat,
+  type TableName,
+} from "./own-data-folder.js";
 import { asCorrect, asCost, asId, asPrice, asString, cachedInputCell, readTable } from "./own-data-tables.js";
 import { SourceFiles } from "./source-files.js";
 
@@ -47,7 +55,9 @@ export async function loadOwnDataFolder(folder: string): Promise<CorrectnessData
   const src = new SourceFiles(dir, JSON.stringify({ loader: "own-data", textRules: TEXT_RULES_VERSION }));
   const { items, itemIndex } = await readItems(src, itemsName);
   // Models (optional) first, so their order defines the catalog order.
-  const catalog: Catalog = modelsName ? await readModels(src, modelsName) : { models: [], modelIndex: new Map(), prices: {} };
+  const catalog: Catalog = modelsName
+    ? await readModels(src, modelsName)
+    : { models: [], modelIndex: new Map(), prices: {} };
   const labels = await readLabels(src, { itemsName, labelsName, modelsName }, items.length, itemIndex, catalog);
   const { models, prices } = catalog;
   return {
@@ -75,10 +85,13 @@ async function readItems(src: SourceFiles, itemsName: string): Promise<{ items: 
     const id = asId(itemTable.get(r, "item_id"), itemsFile, line, "item_id");
     const previous = itemIndex.get(id);
     if (previous) {
-      throw new DatasetFormatError(`${itemsFile} line ${line}: duplicate item id "${id}" (first on line ${previous.line}).`, {
-        file: itemsFile,
-        line,
-      });
+      throw new DatasetFormatError(
+        `${itemsFile} line ${line}: duplicate item id "${id}" (first on line ${previous.line}).`,
+        {
+          file: itemsFile,
+          line,
+        },
+      );
     }
     const textCell = itemTable.get(r, "text");
     if (typeof textCell !== "string") {
@@ -89,10 +102,13 @@ async function readItems(src: SourceFiles, itemsName: string): Promise<{ items: 
       );
     }
     if (textCell.trim() === "") {
-      throw new DatasetFormatError(`${itemsFile} line ${line}: item "${id}" has an empty text; every item needs the query text a router would see.`, {
-        file: itemsFile,
-        line,
-      });
+      throw new DatasetFormatError(
+        `${itemsFile} line ${line}: item "${id}" has an empty text; every item needs the query text a router would see.`,
+        {
+          file: itemsFile,
+          line,
+        },
+      );
     }
     const category = asString(itemTable.get(r, "category"));
     const extraKeys = itemTable.extra(r);
@@ -100,7 +116,9 @@ async function readItems(src: SourceFiles, itemsName: string): Promise<{ items: 
       id,
       text: textCell,
       ...(category !== "" ? { category } : {}),
-      ...(extraKeys.length > 0 ? { meta: Object.fromEntries(extraKeys.map((k) => [k, asString(itemTable.get(r, k))])) } : {}),
+      ...(extraKeys.length > 0
+        ? { meta: Object.fromEntries(extraKeys.map((k) => [k, asString(itemTable.get(r, k))])) }
+        : {}),
     };
     itemIndex.set(id, { index: items.length, line });
     items.push(item);
@@ -127,10 +145,13 @@ async function readModels(src: SourceFiles, modelsName: string): Promise<Catalog
     const line = modelTable.line(r);
     const model = asId(modelTable.get(r, "model"), modelsFile, line, "model");
     if (lineOf.has(model)) {
-      throw new DatasetFormatError(`${modelsFile} line ${line}: model "${model}" is listed twice (first on line ${lineOf.get(model)}).`, {
-        file: modelsFile,
-        line,
-      });
+      throw new DatasetFormatError(
+        `${modelsFile} line ${line}: model "${model}" is listed twice (first on line ${lineOf.get(model)}).`,
+        {
+          file: modelsFile,
+          line,
+        },
+      );
     }
     lineOf.set(model, line);
     modelIndex.set(model, models.length);
@@ -144,7 +165,8 @@ async function readModels(src: SourceFiles, modelsName: string): Promise<Catalog
       );
     }
     const cached = cachedInputCell(modelTable.get(r, "cached_input_usd_per_1m"), input, modelsFile, line);
-    if (input !== undefined && output !== undefined) prices[model] = { inputPer1M: input, outputPer1M: output, ...cached };
+    if (input !== undefined && output !== undefined)
+      prices[model] = { inputPer1M: input, outputPer1M: output, ...cached };
   }
   return { models, modelIndex, prices };
 }
@@ -201,7 +223,13 @@ async function readLabels(
 }
 
 /** The index of a label's model: listed in the models table, or (without one) added on first sight. */
-function modelOfLabel(model: string, catalog: Catalog, modelsName: string | undefined, labelsFile: string, line: number): number {
+function modelOfLabel(
+  model: string,
+  catalog: Catalog,
+  modelsName: string | undefined,
+  labelsFile: string,
+  line: number,
+): number {
   const { models, modelIndex } = catalog;
   let m = modelIndex.get(model);
   if (m === undefined && modelsName) {
@@ -216,7 +244,10 @@ function modelOfLabel(model: string, catalog: Catalog, modelsName: string | unde
   if (m === undefined) {
     m = models.length;
     if (m >= 2 ** 21) {
-      throw new DatasetFormatError(`${labelsFile} line ${line}: more than ${2 ** 21} distinct models.`, { file: labelsFile, line });
+      throw new DatasetFormatError(`${labelsFile} line ${line}: more than ${2 ** 21} distinct models.`, {
+        file: labelsFile,
+        line,
+      });
     }
     modelIndex.set(model, m);
     models.push(model);
@@ -252,29 +283,50 @@ export async function writeOwnDataFolder(
   folder: string,
   options: WriteOwnDataOptions | OwnDataFormat = {},
 ): Promise<string[]> {
-  const { format, overwrite } = parseWith(writeOptionsSchema, typeof options === "string" ? { format: options } : options, "options");
+  const { format, overwrite } = parseWith(
+    writeOptionsSchema,
+    typeof options === "string" ? { format: options } : options,
+    "options",
+  );
   const dir = resolve(folder);
   await mkdir(dir, { recursive: true });
   if (!overwrite) {
-    const existing = TABLES.flatMap((t) => FORMATS.map((f) => `${t}.${f}`)).filter((name) => existsSync(join(dir, name)));
+    const existing = TABLES.flatMap((t) => FORMATS.map((f) => `${t}.${f}`)).filter((name) =>
+      existsSync(join(dir, name)),
+    );
     if (existing.length > 0) {
-      throw new DatasetFormatError(`${dir} already holds ${existing.join(", ")}; pass overwrite: true to replace them.`, { file: dir });
+      throw new DatasetFormatError(
+        `${dir} already holds ${existing.join(", ")}; pass overwrite: true to replace them.`,
+        { file: dir },
+      );
     }
   } else {
     // Another format's table would make the folder ambiguous.
-    const stale = TABLES.flatMap((t) => FORMATS.filter((f) => f !== format).map((f) => `${t}.${f}`)).filter((name) => existsSync(join(dir, name)));
+    const stale = TABLES.flatMap((t) => FORMATS.filter((f) => f !== format).map((f) => `${t}.${f}`)).filter((name) =>
+      existsSync(join(dir, name)),
+    );
     if (stale.length > 0) {
-      throw new DatasetFormatError(`${dir} holds ${stale.join(", ")} in another format; remove them first.`, { file: dir });
+      throw new DatasetFormatError(`${dir} holds ${stale.join(", ")} in another format; remove them first.`, {
+        file: dir,
+      });
     }
   }
 
   const metaKeys = [...new Set(ds.items.flatMap((item) => Object.keys(item.meta ?? {})))];
   const clash = metaKeys.filter((k) => COLUMNS.items.required.includes(k) || COLUMNS.items.optional.includes(k));
   if (clash.length > 0) {
-    throw new DatasetFormatError(`Item meta key(s) ${clash.join(", ")} clash with the items columns; rename them before writing.`, {});
+    throw new DatasetFormatError(
+      `Item meta key(s) ${clash.join(", ")} clash with the items columns; rename them before writing.`,
+      {},
+    );
   }
   const itemsHeader = ["item_id", "text", "category", ...metaKeys];
-  const itemRows = ds.items.map((item) => [item.id, item.text, item.category ?? "", ...metaKeys.map((k) => item.meta?.[k] ?? "")]);
+  const itemRows = ds.items.map((item) => [
+    item.id,
+    item.text,
+    item.category ?? "",
+    ...metaKeys.map((k) => item.meta?.[k] ?? ""),
+  ]);
 
   const { offsets, model, y, cost } = ds.labels;
   const labelsHeader = cost ? ["item_id", "model", "correct", "cost_usd"] : ["item_id", "model", "correct"];
@@ -288,7 +340,12 @@ export async function writeOwnDataFolder(
   });
 
   const withCached = Object.values(ds.prices ?? {}).some((p) => p.cachedInputPer1M !== undefined);
-  const modelsHeader = ["model", "input_usd_per_1m", "output_usd_per_1m", ...(withCached ? ["cached_input_usd_per_1m"] : [])];
+  const modelsHeader = [
+    "model",
+    "input_usd_per_1m",
+    "output_usd_per_1m",
+    ...(withCached ? ["cached_input_usd_per_1m"] : []),
+  ];
   const modelRows = ds.models.map((m) => [
     m,
     ds.prices?.[m]?.inputPer1M ?? null,
@@ -315,7 +372,8 @@ export async function writeOwnDataFolder(
     const path = join(dir, `${table}.${format}`);
     const text =
       format === "jsonl"
-        ? rows.map((row) => JSON.stringify(Object.fromEntries(header.map((h, k) => [h, row[k] ?? null])))).join("\n") + "\n"
+        ? rows.map((row) => JSON.stringify(Object.fromEntries(header.map((h, k) => [h, row[k] ?? null])))).join("\n") +
+          "\n"
         : formatCsv(
             header,
             rows.map((row) => row.map((v) => (v === null ? "" : String(v)))),

@@ -244,7 +244,13 @@ export class HuggingFaceEncoder implements QueryEncoder {
         };
       }
       if (status === 429) {
-        return { retryable: true, status, cause: err, hintMs: retryAfterMs, message: `${src} is rate limiting (HTTP 429: ${detail}).` };
+        return {
+          retryable: true,
+          status,
+          cause: err,
+          hintMs: retryAfterMs,
+          message: `${src} is rate limiting (HTTP 429: ${detail}).`,
+        };
       }
       if (status === 503) {
         const estimated = estimatedTimeMs(err.httpResponse.body);
@@ -260,7 +266,13 @@ export class HuggingFaceEncoder implements QueryEncoder {
         };
       }
       if (status >= 500) {
-        return { retryable: true, status, cause: err, hintMs: retryAfterMs, message: `${src} failed (HTTP ${status}: ${detail}).` };
+        return {
+          retryable: true,
+          status,
+          cause: err,
+          hintMs: retryAfterMs,
+          message: `${src} failed (HTTP ${status}: ${detail}).`,
+        };
       }
       return {
         retryable: false,
@@ -273,7 +285,11 @@ export class HuggingFaceEncoder implements QueryEncoder {
       return { retryable: false, cause: err, message: `${src} returned a malformed body: ${err.message}` };
     }
     if (err instanceof SyntaxError) {
-      return { retryable: false, cause: err, message: `${src} returned a body that is not valid JSON (${err.message}).` };
+      return {
+        retryable: false,
+        cause: err,
+        message: `${src} returned a body that is not valid JSON (${err.message}).`,
+      };
     }
     if (err instanceof InferenceClientInputError || err instanceof InferenceClientRoutingError) {
       return { retryable: false, cause: err, message: `${src}: the request could not be built (${err.message}).` };
@@ -287,7 +303,11 @@ export class HuggingFaceEncoder implements QueryEncoder {
       const why = (err.cause as { code?: string } | undefined)?.code ?? err.message;
       return { retryable: true, cause: err, message: `${src} could not be reached (${why}).` };
     }
-    return { retryable: false, cause: err, message: `${src} failed: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      retryable: false,
+      cause: err,
+      message: `${src} failed: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 
   /** Shape a batch's raw output into `count` checked vectors (pooling token-level output). */

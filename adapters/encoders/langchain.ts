@@ -69,14 +69,21 @@ export class LangChainEncoder implements QueryEncoder {
    * const encoder = await LangChainEncoder.create(embeddings); // probes dim once
    * ```
    */
-  static async create(embeddings: EmbeddingsInterface, options: LangChainEncoderCreateOptions = {}): Promise<LangChainEncoder> {
+  static async create(
+    embeddings: EmbeddingsInterface,
+    options: LangChainEncoderCreateOptions = {},
+  ): Promise<LangChainEncoder> {
     assertEmbeddings(embeddings);
     if (options.dim !== undefined) return new LangChainEncoder(embeddings, { ...options, dim: options.dim });
     const parsed = parseWith(baseOptionsSchema, options, "LangChainEncoder options");
     const id = parsed.id ?? defaultLangChainEncoderId(embeddings);
     const out = await callEmbeddings(embeddings, ["dimension probe"], id);
     const first = Array.isArray(out) ? out[0] : undefined;
-    if (!first || typeof (first as ArrayLike<unknown>).length !== "number" || (first as ArrayLike<unknown>).length === 0) {
+    if (
+      !first ||
+      typeof (first as ArrayLike<unknown>).length !== "number" ||
+      (first as ArrayLike<unknown>).length === 0
+    ) {
       throw new EmbeddingProviderError(
         `Encoder "${id}": embedDocuments returned ${describe(first)} for the dimension probe; cannot learn dim. Pass dim explicitly.`,
       );
@@ -98,7 +105,9 @@ export class LangChainEncoder implements QueryEncoder {
           { details: { expected: batch.length, actual: Array.isArray(vectors) ? vectors.length : undefined } },
         );
       }
-      vectors.forEach((v, k) => out.push(toCheckedVector(v, this.dim, start + k, `Encoder "${this.id}" (embedDocuments)`)));
+      vectors.forEach((v, k) =>
+        out.push(toCheckedVector(v, this.dim, start + k, `Encoder "${this.id}" (embedDocuments)`)),
+      );
     }
     return out;
   }
@@ -111,7 +120,12 @@ export class LangChainEncoder implements QueryEncoder {
 export function defaultLangChainEncoderId(embeddings: EmbeddingsInterface): string {
   const className = (embeddings as object).constructor?.name || "Embeddings";
   const e = embeddings as unknown as { model?: unknown; modelName?: unknown };
-  const model = typeof e.model === "string" && e.model ? e.model : typeof e.modelName === "string" && e.modelName ? e.modelName : undefined;
+  const model =
+    typeof e.model === "string" && e.model
+      ? e.model
+      : typeof e.modelName === "string" && e.modelName
+        ? e.modelName
+        : undefined;
   return `langchain:${className}${model ? `/${model}` : ""}`;
 }
 

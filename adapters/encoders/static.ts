@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { z } from "zod";
 import { EncoderUnavailableError } from "../../src/errors.js";
 import { SentencePieceTokenizer, UNKNOWN_ID, type SentencePieceVocabulary } from "../../src/encoders/sentencepiece.js";
-import { decodeStaticTable, staticEmbed, type StaticTable, type StaticTableDtype } from "../../src/encoders/static-table.js";
+import {
+  decodeStaticTable,
+  staticEmbed,
+  type StaticTable,
+  type StaticTableDtype,
+} from "../../src/encoders/static-table.js";
 import { checkTexts } from "../../src/encoders/text.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { parseWith } from "../../src/util/validate.js";
@@ -54,7 +59,12 @@ export type StaticManifest = z.infer<typeof staticManifestSchema>;
  * staticEncoderId(256, "int8", tableSha, vocabSha); // "static-256-int8@use-lite-distilled-1a2b3c4d5e6f"
  * ```
  */
-export function staticEncoderId(dim: number, dtype: StaticTableDtype, tableSha256: string, vocabSha256: string): string {
+export function staticEncoderId(
+  dim: number,
+  dtype: StaticTableDtype,
+  tableSha256: string,
+  vocabSha256: string,
+): string {
   const digest = createHash("sha256").update(`${tableSha256}:${vocabSha256}`).digest("hex").slice(0, 12);
   return `static-${dim}-${dtype}@use-lite-distilled-${digest}`;
 }
@@ -152,13 +162,22 @@ export class StaticEncoder implements QueryEncoder {
     ]);
     const vocabulary = parseVocabulary(vocabBytes, join(dir, manifest.vocabulary.file));
     if (vocabulary.length !== manifest.rows) {
-      throw new EncoderUnavailableError(`${manifestFile} says ${manifest.rows} rows but the vocabulary has ${vocabulary.length} pieces.`, {
-        file: manifestFile,
-      });
+      throw new EncoderUnavailableError(
+        `${manifestFile} says ${manifest.rows} rows but the vocabulary has ${vocabulary.length} pieces.`,
+        {
+          file: manifestFile,
+        },
+      );
     }
     const table = decodeStaticTable(tableBytes, manifest.rows, manifest.dim, manifest.dtype);
     const longest = vocabulary.reduce((m, [piece]) => Math.max(m, piece.length), 1);
-    return new StaticEncoder(manifest, table, new SentencePieceTokenizer(vocabulary), longest * resolved.maxTokens, resolved);
+    return new StaticEncoder(
+      manifest,
+      table,
+      new SentencePieceTokenizer(vocabulary),
+      longest * resolved.maxTokens,
+      resolved,
+    );
   }
 
   /** Tokens read per text. */
@@ -216,9 +235,12 @@ function parseManifest(bytes: Buffer, file: string): StaticManifest {
   const parsed = staticManifestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new EncoderUnavailableError(`${file} is not a static encoder manifest: ${issue.path.join(".") || "(root)"} ${issue.message}.`, {
-      file,
-    });
+    throw new EncoderUnavailableError(
+      `${file} is not a static encoder manifest: ${issue.path.join(".") || "(root)"} ${issue.message}.`,
+      {
+        file,
+      },
+    );
   }
   return parsed.data;
 }

@@ -236,7 +236,9 @@ export class UseLiteEncoder implements QueryEncoder {
         const misses = jobs.filter((_, j) => !cached[j]);
         const fresh = await this.runBatches(misses.map((job) => job.ids));
         let next = 0;
-        return jobs.map((_, j) => (cached[j] ? { vector: cached[j], cached: true } : { vector: fresh[next++]!, cached: false }));
+        return jobs.map((_, j) =>
+          cached[j] ? { vector: cached[j], cached: true } : { vector: fresh[next++]!, cached: false },
+        );
       });
       jobs.forEach((job, j) => {
         const { vector, cached } = computed[j]!;
@@ -272,7 +274,10 @@ export class UseLiteEncoder implements QueryEncoder {
       throw new EncoderUnavailableError("This UseLiteEncoder was disposed; load a new one with UseLiteEncoder.load().");
     }
     lists.forEach((ids, i) => {
-      const bad = ids.length === 0 || ids.length > USE_LITE_MAX_TOKENS || ids.some((id) => !Number.isInteger(id) || id < 0 || id >= this.tokenizer.size);
+      const bad =
+        ids.length === 0 ||
+        ids.length > USE_LITE_MAX_TOKENS ||
+        ids.some((id) => !Number.isInteger(id) || id < 0 || id >= this.tokenizer.size);
       if (bad) {
         throw new EncoderInputError(
           `lists[${i}] must hold 1..${USE_LITE_MAX_TOKENS} integer token ids below ${this.tokenizer.size} (the vocabulary size).`,

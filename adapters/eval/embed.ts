@@ -37,7 +37,8 @@ export async function embedForEval(
       bar.update(p.done);
     },
   });
-  if (result.fromCache) log.write(`embedding ${ds.name}: ${result.count} texts served from the cache (${result.file})\n`);
+  if (result.fromCache)
+    log.write(`embedding ${ds.name}: ${result.count} texts served from the cache (${result.file})\n`);
   bar?.finish();
   return { X: result.vectors, dim: result.dim, encoderId: result.encoder.id, fromCache: result.fromCache };
 }

@@ -2,7 +2,12 @@
  * Loading, embedding and evaluating one dataset for `irt-router eval` and `npm run eval:all`.
  */
 import { z } from "zod";
-import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
+import {
+  embedLlmMfBaseline,
+  knnBaseline,
+  linearMirtBaseline,
+  logisticRegressionBaseline,
+} from "../../src/baselines/index.js";
 import { splitIndices } from "../../src/data/split.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { assertSameEncoder } from "../../src/encoders/identity.js";
@@ -61,21 +66,35 @@ export interface RunEvaluationOptions {
  * console.log(formatEvalMarkdown(report));
  * ```
  */
-export async function runEvaluation(options: RunEvaluationOptions): Promise<{ report: EvalReport; dataset: CorrectnessDataset; embeddings: EvalEmbeddings }> {
+export async function runEvaluation(
+  options: RunEvaluationOptions,
+): Promise<{ report: EvalReport; dataset: CorrectnessDataset; embeddings: EvalEmbeddings }> {
   const log = options.log ?? process.stderr;
-  const irtMoeConfig = options.irtMoeConfig === undefined ? {} : parseWith(irtMoeConfigSchema.partial(), options.irtMoeConfig, "options.irtMoeConfig");
+  const irtMoeConfig =
+    options.irtMoeConfig === undefined
+      ? {}
+      : parseWith(irtMoeConfigSchema.partial(), options.irtMoeConfig, "options.irtMoeConfig");
   if (options.irtMoeConfig !== undefined && options.model)
-    throw new ValidationError("options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.", {
-      path: "options.irtMoeConfig",
-    });
+    throw new ValidationError(
+      "options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.",
+      {
+        path: "options.irtMoeConfig",
+      },
+    );
   const wanted = new Set(options.methods ?? EVAL_METHODS);
   if (options.model && !wanted.has(IRT_MOE)) {
-    throw new ValidationError("options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.", { path: "options.model" });
+    throw new ValidationError(
+      "options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.",
+      { path: "options.model" },
+    );
   }
   if (options.irtMoeConfig !== undefined && !wanted.has(IRT_MOE)) {
-    throw new ValidationError("options.irtMoeConfig only applies to the irt-moe method: add irt-moe to options.methods, or leave irtMoeConfig out.", {
-      path: "options.irtMoeConfig",
-    });
+    throw new ValidationError(
+      "options.irtMoeConfig only applies to the irt-moe method: add irt-moe to options.methods, or leave irtMoeConfig out.",
+      {
+        path: "options.irtMoeConfig",
+      },
+    );
   }
   const ds = await loadDataset(options.dataset, {
     ...(options.dataRoot && { dataRoot: options.dataRoot }),
@@ -91,14 +110,24 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
         : await loadScorer(options.model, { encoder: null })
       : undefined;
   if (options.embed && options.encoder)
-    throw new ValidationError("options.encoder chooses the default embedder; with options.embed your function embeds: leave one out.", { path: "options.encoder" });
-  const encoder = options.encoder ? await encoderByName(parseWith(z.enum(ENCODER_NAMES), options.encoder, "options.encoder")) : undefined;
+    throw new ValidationError(
+      "options.encoder chooses the default embedder; with options.embed your function embeds: leave one out.",
+      { path: "options.encoder" },
+    );
+  const encoder = options.encoder
+    ? await encoderByName(parseWith(z.enum(ENCODER_NAMES), options.encoder, "options.encoder"))
+    : undefined;
   if (saved && !options.embed) {
     const predicted = encoder ?? (await predictedDefaultEncoder());
     if (predicted) checkSavedEncoder(saved, predicted);
   }
-  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
-  log.write(`eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`);
+  const split = splitIndices(
+    ds.name,
+    ds.items.map((it) => it.id),
+  );
+  log.write(
+    `eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`,
+  );
   const embeddings = options.embed ? await options.embed(ds) : await embedForEval(ds, log, encoder);
   const data = {
     X: embeddings.X,
@@ -113,7 +142,13 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   let cost: EvalDataset["cost"];
   if (ds.labels.cost) {
     const inputs = expectedCostInputs(ds);
-    const est = estimateExpectedCosts({ ...data, cost: ds.labels.cost }, split.train, inputs.inputTokens, inputs.prices, ds.models.length);
+    const est = estimateExpectedCosts(
+      { ...data, cost: ds.labels.cost },
+      split.train,
+      inputs.inputTokens,
+      inputs.prices,
+      ds.models.length,
+    );
     const detail = est.perModel
       .map((e, m) => {
         const how =
@@ -132,7 +167,13 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
     if (saved && options.model) {
       const scorer = saved;
       checkSavedEncoder(scorer, { id: embeddings.encoderId, dim: embeddings.dim });
-      methods.push(savedScorerMethod(scorer, datasetModelNames(scorer.models, ds.models, ds.name), options.model === "pretrained" ? "the pretrained artifact" : options.model));
+      methods.push(
+        savedScorerMethod(
+          scorer,
+          datasetModelNames(scorer.models, ds.models, ds.name),
+          options.model === "pretrained" ? "the pretrained artifact" : options.model,
+        ),
+      );
     } else {
       methods.push(irtMoeMethod((await getTf()).tf, irtMoeConfig as Partial<IrtMoeConfig>));
     }
@@ -184,7 +225,13 @@ function progressPrinter(log: NodeJS.WritableStream & { isTTY?: boolean }): (e: 
     if (k !== key || !bar) {
       bar?.finish();
       key = k;
-      bar = new Progress({ label: `${e.method} seed ${e.seed}${e.fit.note ? ` ${e.fit.note}` : ""}`, total: e.fit.maxEpochs, unit: "epochs", stream: log as never, logEveryMs: 10_000 });
+      bar = new Progress({
+        label: `${e.method} seed ${e.seed}${e.fit.note ? ` ${e.fit.note}` : ""}`,
+        total: e.fit.maxEpochs,
+        unit: "epochs",
+        stream: log as never,
+        logEveryMs: 10_000,
+      });
     }
     bar.update(e.fit.epoch, `val loss ${e.fit.valLoss?.toFixed(4) ?? "-"}${e.fit.status ? `, ${e.fit.status}` : ""}`);
   };

@@ -18,7 +18,8 @@ import { buildProbeBank } from "./probe-bank.js";
 export const DEFAULT_PROBE_DATASET = "mmlu-pro-29models";
 
 /** What a model is asked after each probe's question (the dataset's text: the question, then `A. ...`, `B. ...`). */
-export const MULTIPLE_CHOICE_INSTRUCTION = 'Think step by step, then finish with "The answer is (X)" where X is the letter of the correct option.';
+export const MULTIPLE_CHOICE_INSTRUCTION =
+  'Think step by step, then finish with "The answer is (X)" where X is the letter of the correct option.';
 
 /**
  * The question a model is asked for a multiple-choice item: its text (question and lettered options) and the
@@ -67,7 +68,12 @@ export function answerKeys(ds: CorrectnessDataset, path = "options.dataset"): Ma
 const optionsSchema = z
   .object({
     /** Dataset name or folder (default MMLU-Pro), or a dataset already loaded. */
-    dataset: z.union([z.string().min(1), z.custom<CorrectnessDataset>((v) => typeof v === "object" && v !== null && "items" in v && "source" in v)]).default(DEFAULT_PROBE_DATASET),
+    dataset: z
+      .union([
+        z.string().min(1),
+        z.custom<CorrectnessDataset>((v) => typeof v === "object" && v !== null && "items" in v && "source" in v),
+      ])
+      .default(DEFAULT_PROBE_DATASET),
     /** Data root to search first (else `IRT_ROUTER_DATA`, else `../shared/data` beside the package). */
     dataRoot: z.string().min(1).optional(),
     /** Probe items sampled from the items that have an answer key (default 1000). */
@@ -100,7 +106,10 @@ export async function buildMultipleChoiceProbes(
   keysPath = "options.dataset",
 ): Promise<MultipleChoiceProbes & { fromCache: boolean }> {
   const o = parseWith(optionsSchema, options, "options");
-  const ds = typeof o.dataset === "string" ? await loadDataset(o.dataset, o.dataRoot !== undefined ? { dataRoot: o.dataRoot } : {}) : o.dataset;
+  const ds =
+    typeof o.dataset === "string"
+      ? await loadDataset(o.dataset, o.dataRoot !== undefined ? { dataRoot: o.dataRoot } : {})
+      : o.dataset;
   const keys = answerKeys(ds, keysPath);
   const { bank, fromCache } = await buildProbeBank(scorer, ds, {
     size: o.size,
@@ -114,7 +123,10 @@ export async function buildMultipleChoiceProbes(
   const texts = new Map(ds.items.filter((item) => inBank.has(item.id)).map((item) => [item.id, item.text]));
   const lookup = (table: ReadonlyMap<string, string>, probe: Probe): string => {
     const value = inBank.has(probe.id) ? table.get(probe.id) : undefined;
-    if (value === undefined) throw new FeedbackError(`Probe "${probe.id}" is not an item of this ${ds.name} probe bank.`, { path: "probe.id" });
+    if (value === undefined)
+      throw new FeedbackError(`Probe "${probe.id}" is not an item of this ${ds.name} probe bank.`, {
+        path: "probe.id",
+      });
     return value;
   };
   return {
@@ -140,7 +152,10 @@ export async function buildMultipleChoiceProbes(
  * const result = await router.calibrate("my-new-model", { budget: 40, ...(await multipleChoiceProbes(scorer)) });
  * ```
  */
-export async function multipleChoiceProbes(scorer: IrtMoeScorer, options: MultipleChoiceProbesOptions = {}): Promise<MultipleChoiceProbes> {
+export async function multipleChoiceProbes(
+  scorer: IrtMoeScorer,
+  options: MultipleChoiceProbesOptions = {},
+): Promise<MultipleChoiceProbes> {
   const { probes, prompt, grade } = await buildMultipleChoiceProbes(scorer, options);
   return { probes, prompt, grade };
 }

@@ -25,7 +25,9 @@ const optionsSchema = z
     filter: z.custom<(index: number) => boolean>((v) => typeof v === "function", "must be a function").optional(),
     /** Cache folder (default `probe-banks` under defaultCacheRoot(): `<package>/.cache` in a checkout, the per-user cache when installed). */
     cacheDir: z.string().min(1).optional(),
-    onProgress: z.custom<(done: number, total: number) => void>((v) => typeof v === "function", "must be a function").optional(),
+    onProgress: z
+      .custom<(done: number, total: number) => void>((v) => typeof v === "function", "must be a function")
+      .optional(),
     /** Told when the bank could not be written to the cache (it is still returned; default console.warn). */
     onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "must be a function").optional(),
   })
@@ -62,7 +64,11 @@ export function sampleItems(n: number, size: number, seed: number, filter?: (i: 
  * await calibrateModel({ learner, modelId: "my-model", probes: bank, budget: 40, ask });
  * ```
  */
-export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDataset, options: ProbeBankOptions = {}): Promise<{ bank: ProbeBank; items: number[]; fromCache: boolean }> {
+export async function buildProbeBank(
+  scorer: IrtMoeScorer,
+  ds: CorrectnessDataset,
+  options: ProbeBankOptions = {},
+): Promise<{ bank: ProbeBank; items: number[]; fromCache: boolean }> {
   const o = parseWith(optionsSchema, options, "probeBankOptions");
   const items = sampleItems(ds.items.length, o.size, o.seed, o.filter);
   // The hash of the weights themselves (a scorer without a manifest, e.g. freshly trained, has its own key) and the
@@ -70,16 +76,39 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
   const scorerKey = sha256Hex(encodeWeights(scorer.weights).bytes);
   const ids = items.map((i) => ds.items[i]!.id);
   const key = createHash("sha256")
-    .update(JSON.stringify({ data: ds.source.sha256, scorer: scorerKey, temperature: scorer.temperature, encoder: scorer.encoder.id, items: ids }))
+    .update(
+      JSON.stringify({
+        data: ds.source.sha256,
+        scorer: scorerKey,
+        temperature: scorer.temperature,
+        encoder: scorer.encoder.id,
+        items: ids,
+      }),
+    )
     .digest("hex")
     .slice(0, 20);
   const dir = o.cacheDir ?? join(defaultCacheRoot(), "probe-banks");
   const file = join(dir, `${ds.name.replace(/[^A-Za-z0-9._-]/g, "_")}-${key}.json`);
   if (existsSync(file)) {
     try {
-      const cached = JSON.parse(readFileSync(file, "utf8")) as { ids: string[]; alphas: number[]; betas: number[]; dim: number };
+      const cached = JSON.parse(readFileSync(file, "utf8")) as {
+        ids: string[];
+        alphas: number[];
+        betas: number[];
+        dim: number;
+      };
       if (validCache(cached, ids, scorer.abilityDim)) {
-        return { bank: { dataset: ds.name, dim: cached.dim, ids: cached.ids, alphas: Float32Array.from(cached.alphas), betas: Float32Array.from(cached.betas) }, items, fromCache: true };
+        return {
+          bank: {
+            dataset: ds.name,
+            dim: cached.dim,
+            ids: cached.ids,
+            alphas: Float32Array.from(cached.alphas),
+            betas: Float32Array.from(cached.betas),
+          },
+          items,
+          fromCache: true,
+        };
       }
     } catch {
       // unreadable cache: rebuild below
@@ -89,7 +118,9 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
   const cachedVectors = await peekCachedEmbeddings(ds, scorer.encoder);
   const entries: { id: string; alpha: Float32Array; beta: number }[] = [];
   for (const [k, i] of items.entries()) {
-    const input = cachedVectors ? cachedVectors.vectors.subarray(i * cachedVectors.dim, (i + 1) * cachedVectors.dim) : ds.items[i]!.text;
+    const input = cachedVectors
+      ? cachedVectors.vectors.subarray(i * cachedVectors.dim, (i + 1) * cachedVectors.dim)
+      : ds.items[i]!.text;
     const p = await scorer.itemParams(input);
     entries.push({ id: ds.items[i]!.id, alpha: Float32Array.from(p.alpha, (v) => v / T), beta: p.beta / T });
     o.onProgress?.(k + 1, items.length);
@@ -99,7 +130,16 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   try {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(tmp, JSON.stringify({ dataset: ds.name, dim: bank.dim, ids: bank.ids, alphas: Array.from(bank.alphas), betas: Array.from(bank.betas) }));
+    writeFileSync(
+      tmp,
+      JSON.stringify({
+        dataset: ds.name,
+        dim: bank.dim,
+        ids: bank.ids,
+        alphas: Array.from(bank.alphas),
+        betas: Array.from(bank.betas),
+      }),
+    );
     renameSync(tmp, file);
   } catch (error) {
     try {
@@ -116,10 +156,15 @@ export async function buildProbeBank(scorer: IrtMoeScorer, ds: CorrectnessDatase
 }
 
 /** Whether a parsed cache file is a complete bank of exactly these ids, with finite numbers of the scorer's dim. */
-function validCache(c: unknown, ids: readonly string[], dim: number): c is { ids: string[]; alphas: number[]; betas: number[]; dim: number } {
+function validCache(
+  c: unknown,
+  ids: readonly string[],
+  dim: number,
+): c is { ids: string[]; alphas: number[]; betas: number[]; dim: number } {
   if (typeof c !== "object" || c === null) return false;
   const v = c as { ids?: unknown; alphas?: unknown; betas?: unknown; dim?: unknown };
-  const finite = (a: unknown, n: number) => Array.isArray(a) && a.length === n && a.every((x) => typeof x === "number" && Number.isFinite(x));
+  const finite = (a: unknown, n: number) =>
+    Array.isArray(a) && a.length === n && a.every((x) => typeof x === "number" && Number.isFinite(x));
   return (
     v.dim === dim &&
     Array.isArray(v.ids) &&

@@ -28,7 +28,8 @@ export async function readRouterBenchPrompts(
   const out = new Map<string, string>();
   for (const { fields, line } of table.records) {
     const id = fields[col.sample_id!]!;
-    if (out.has(id)) throw new DatasetFormatError(`${file} line ${line}: sample_id "${id}" appears twice.`, { file, line });
+    if (out.has(id))
+      throw new DatasetFormatError(`${file} line ${line}: sample_id "${id}" appears twice.`, { file, line });
     out.set(id, parsePythonStringList(fields[col.prompt!]!, { file, line }).join(""));
   }
   return out;

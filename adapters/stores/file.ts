@@ -15,8 +15,23 @@ import {
 } from "../../src/learning/store.js";
 import { parseWith } from "../../src/util/validate.js";
 import { ACK_MARK, writeAckMark } from "./ack-mark.js";
-import { encodeRecord, encodeSnapshot, JOURNAL_VERSION, journalHeader, recordEvents, type JournalRecord } from "./format.js";
-import { atomicWrite, fsyncDir, makeDirectory, removeTempFiles, renameTemp, writeFully, writeTemp } from "./fs-atomic.js";
+import {
+  encodeRecord,
+  encodeSnapshot,
+  JOURNAL_VERSION,
+  journalHeader,
+  recordEvents,
+  type JournalRecord,
+} from "./format.js";
+import {
+  atomicWrite,
+  fsyncDir,
+  makeDirectory,
+  removeTempFiles,
+  renameTemp,
+  writeFully,
+  writeTemp,
+} from "./fs-atomic.js";
 import { parseJournal, recordAfter } from "./journal.js";
 import { acquireStoreLock, type StoreLock } from "./lock.js";
 import {
@@ -35,7 +50,9 @@ export type { FileStoreRecovery } from "./recovery.js";
 
 const fileStoreOptionsSchema = storeOptionsSchema.extend({
   /** Called with a human-readable note when opening repaired something (torn last line, stale lock). */
-  onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function").optional(),
+  onWarning: z
+    .custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function")
+    .optional(),
   /**
    * Accept the loss of a damaged journal tail: cut a complete last line that fails its checksum or a tail holding zero
    * bytes, and open a journal shorter than the acknowledgement mark, reporting what was lost (`recovery.damagedTail`,
@@ -138,7 +155,8 @@ export class FileStore implements AbilityStore {
       const parsed = parseJournal(await readJournal(dir, journalPath, snap), journalPath);
       const checked = checkSequence(dir, journalPath, snap, parsed, settings.snapshotEvery);
       await checkTail(dir, checked, settings, recovery);
-      recovery.coveredBySnapshot = checked.ledger.seq - parsed.base - checked.pending.reduce((n, r) => n + r.events.length, 0);
+      recovery.coveredBySnapshot =
+        checked.ledger.seq - parsed.base - checked.pending.reduce((n, r) => n + r.events.length, 0);
       // Every check has passed: only now is anything on disk changed (a refused open changes nothing).
       return await FileStore.repairAndOpen(dir, lock, checked, settings, recovery);
     } catch (err) {
@@ -178,7 +196,18 @@ export class FileStore implements AbilityStore {
       }
       if (recovery.lostEvents || recovery.damagedTail) await writeAckMark(dir, ledger.seq);
       reportTail(journalPath, recovery, onWarning);
-      const store = new FileStore(dir, recovery, lock, ledger, new StoreEventRules(rules), handle, journalSize, pending, snap?.eventIds ?? [], snap?.payload);
+      const store = new FileStore(
+        dir,
+        recovery,
+        lock,
+        ledger,
+        new StoreEventRules(rules),
+        handle,
+        journalSize,
+        pending,
+        snap?.eventIds ?? [],
+        snap?.payload,
+      );
       return store;
     } catch (err) {
       await handle.close();
@@ -200,7 +229,14 @@ export class FileStore implements AbilityStore {
       // One line for the whole batch: a crash can only damage this last line, never leave part of a batch
       // followed by intact lines (which open could not tell from corruption).
       const seq = this.ledger.seq + 1;
-      const record: JournalRecord = { seq, events: fresh, line: encodeRecord(seq, fresh.map((e) => eventJson.get(e)!)) };
+      const record: JournalRecord = {
+        seq,
+        events: fresh,
+        line: encodeRecord(
+          seq,
+          fresh.map((e) => eventJson.get(e)!),
+        ),
+      };
       const buf = Buffer.from(record.line, "utf8");
       try {
         await writeFully(this.journal, buf, this.journalSize);
@@ -239,7 +275,9 @@ export class FileStore implements AbilityStore {
       this.ensureUsable();
       this.ledger.checkSnapshotSeq(seq);
       await this.lock.verify();
-      const covered = this.snapshotIds.concat(this.pending.flatMap((r) => r.events.filter((_, k) => r.seq + k <= seq).map((e) => e.id)));
+      const covered = this.snapshotIds.concat(
+        this.pending.flatMap((r) => r.events.filter((_, k) => r.seq + k <= seq).map((e) => e.id)),
+      );
       const head = JSON.stringify({ seq, createdAt: new Date().toISOString(), eventIds: covered });
       const payload = `${head.slice(0, -1)},"state":${stateJson}}`;
       const keep = this.pending.map((r) => recordAfter(r, seq)).filter((r) => r !== undefined);
@@ -305,7 +343,8 @@ export class FileStore implements AbilityStore {
   }
 
   private ensureUsable(): void {
-    if (this.closed) throw new StoreError(`The FileStore at ${this.dir} is closed; open it again with FileStore.open().`);
+    if (this.closed)
+      throw new StoreError(`The FileStore at ${this.dir} is closed; open it again with FileStore.open().`);
     if (this.broken !== undefined) {
       throw new StoreError(
         `The FileStore handle for ${this.dir} hit an I/O error earlier (${(this.broken as Error)?.message}); close it and reopen the store.`,
@@ -333,4 +372,3 @@ export class FileStore implements AbilityStore {
     }
   }
 }
-

@@ -45,7 +45,11 @@ export function journalHeader(base: number): string {
  */
 export function encodeRecord(seq: number, eventJson: readonly string[]): string {
   if (eventJson.length === 0) throw new RangeError("a journal record holds at least one event");
-  return encodeLine(eventJson.length === 1 ? `{"seq":${seq},"event":${eventJson[0]}}` : `{"seq":${seq},"events":[${eventJson.join(",")}]}`);
+  return encodeLine(
+    eventJson.length === 1
+      ? `{"seq":${seq},"event":${eventJson[0]}}`
+      : `{"seq":${seq},"events":[${eventJson.join(",")}]}`,
+  );
 }
 
 /** The events of a decoded record value (`event` or `events`), or `undefined` when it is not a record. */
@@ -54,7 +58,8 @@ export function recordEvents(value: unknown): { seq: number; events: FeedbackEve
   if (!v || typeof v !== "object" || typeof v.seq !== "number" || !Number.isInteger(v.seq)) return undefined;
   const events = "events" in v ? v.events : "event" in v ? [v.event] : undefined;
   if (!Array.isArray(events) || events.length === 0 || ("events" in v && "event" in v)) return undefined;
-  for (const e of events) if (!e || typeof e !== "object" || typeof (e as { id?: unknown }).id !== "string") return undefined;
+  for (const e of events)
+    if (!e || typeof e !== "object" || typeof (e as { id?: unknown }).id !== "string") return undefined;
   return { seq: v.seq, events: events as FeedbackEvent[] };
 }
 
@@ -89,9 +94,11 @@ export function decodeSnapshot(text: string): { payload: string } | string {
   if (nl < 0) return "missing header line";
   const [format, version, digest, bytes] = text.slice(0, nl).split(" ");
   if (format !== SNAPSHOT_FORMAT) return `not an irt-router snapshot (header "${text.slice(0, Math.min(nl, 60))}")`;
-  if (Number(version) !== SNAPSHOT_VERSION) return `unsupported snapshot version ${version} (this library reads ${SNAPSHOT_VERSION})`;
+  if (Number(version) !== SNAPSHOT_VERSION)
+    return `unsupported snapshot version ${version} (this library reads ${SNAPSHOT_VERSION})`;
   const payload = text.slice(nl + 1);
-  if (Buffer.byteLength(payload, "utf8") !== Number(bytes)) return `payload is ${Buffer.byteLength(payload, "utf8")} bytes, header says ${bytes}`;
+  if (Buffer.byteLength(payload, "utf8") !== Number(bytes))
+    return `payload is ${Buffer.byteLength(payload, "utf8")} bytes, header says ${bytes}`;
   if (createHash("sha256").update(payload, "utf8").digest("hex") !== digest) return "payload checksum mismatch";
   return { payload };
 }

@@ -3,7 +3,14 @@
  * and classify a bad last line; and the record arithmetic the store shares with compaction.
  */
 import { StoreError } from "../../src/errors.js";
-import { decodeLine, encodeRecord, JOURNAL_FORMAT, READABLE_JOURNAL_VERSIONS, recordEvents, type JournalRecord } from "./format.js";
+import {
+  decodeLine,
+  encodeRecord,
+  JOURNAL_FORMAT,
+  READABLE_JOURNAL_VERSIONS,
+  recordEvents,
+  type JournalRecord,
+} from "./format.js";
 
 /** Number of events in these records. */
 export function countEvents(records: readonly JournalRecord[]): number {
@@ -20,7 +27,14 @@ export function recordAfter(r: JournalRecord, after: number): JournalRecord | un
   if (r.seq > after) return r;
   const events = r.events.slice(after - r.seq + 1);
   if (events.length === 0) return undefined;
-  return { seq: after + 1, events, line: encodeRecord(after + 1, events.map((e) => JSON.stringify(e))) };
+  return {
+    seq: after + 1,
+    events,
+    line: encodeRecord(
+      after + 1,
+      events.map((e) => JSON.stringify(e)),
+    ),
+  };
 }
 
 /** A journal after parsing: its header, its intact records, and a bad last line, if any (see {@link JournalTail}). */
@@ -50,10 +64,7 @@ export interface JournalTail {
 }
 
 /** Parse and verify a journal file. Throws StoreError on corruption other than a bad last line. */
-export function parseJournal(
-  buf: Buffer,
-  file: string,
-): ParsedJournal {
+export function parseJournal(buf: Buffer, file: string): ParsedJournal {
   const segments: { start: number; end: number; complete: boolean }[] = [];
   let start = 0;
   for (let i = 0; i < buf.length; i++) {
@@ -64,12 +75,24 @@ export function parseJournal(
   }
   if (start < buf.length) segments.push({ start, end: buf.length, complete: false });
   if (segments.length === 0) {
-    throw new StoreError(`${file} is empty: it has no header line. Move it away (or restore it) and reopen.`, { file, line: 1 });
+    throw new StoreError(`${file} is empty: it has no header line. Move it away (or restore it) and reopen.`, {
+      file,
+      line: 1,
+    });
   }
   const header = decodeLine(buf.toString("utf8", segments[0]!.start, segments[0]!.end));
   const h = header?.value as { format?: unknown; version?: unknown; base?: unknown } | undefined;
-  if (!segments[0]!.complete || !h || h.format !== JOURNAL_FORMAT || typeof h.base !== "number" || !Number.isInteger(h.base)) {
-    throw new StoreError(`${file} line 1 is not a valid irt-router journal header (bad checksum or format).`, { file, line: 1 });
+  if (
+    !segments[0]!.complete ||
+    !h ||
+    h.format !== JOURNAL_FORMAT ||
+    typeof h.base !== "number" ||
+    !Number.isInteger(h.base)
+  ) {
+    throw new StoreError(`${file} line 1 is not a valid irt-router journal header (bad checksum or format).`, {
+      file,
+      line: 1,
+    });
   }
   if (typeof h.version !== "number" || !READABLE_JOURNAL_VERSIONS.includes(h.version)) {
     throw new StoreError(
@@ -94,7 +117,13 @@ export function parseJournal(
         let zeroBytes = 0;
         for (let b = seg.start; b < buf.length; b++) if (buf[b] === 0) zeroBytes++;
         const bytes = buf.length - seg.start;
-        return { base, version, records, validBytes, tail: { line: lineNo, bytes, complete: seg.complete, zeroBytes, torn: !seg.complete && zeroBytes === 0 } };
+        return {
+          base,
+          version,
+          records,
+          validBytes,
+          tail: { line: lineNo, bytes, complete: seg.complete, zeroBytes, torn: !seg.complete && zeroBytes === 0 },
+        };
       }
       throw new StoreError(
         `${file} line ${lineNo} is corrupted (${decoded ? "unexpected record shape" : "checksum or JSON mismatch"}) and is followed by ` +
@@ -105,10 +134,13 @@ export function parseJournal(
     }
     const expected = base + count + 1;
     if (record.seq !== expected) {
-      throw new StoreError(`${file} line ${lineNo} has sequence number ${record.seq}, expected ${expected}: events are missing or out of order.`, {
-        file,
-        line: lineNo,
-      });
+      throw new StoreError(
+        `${file} line ${lineNo} has sequence number ${record.seq}, expected ${expected}: events are missing or out of order.`,
+        {
+          file,
+          line: lineNo,
+        },
+      );
     }
     records.push({ seq: expected, events: record.events, line: text + "\n", lineNo });
     count += record.events.length;
@@ -116,4 +148,3 @@ export function parseJournal(
   }
   return { base, version, records, validBytes };
 }
-

@@ -31,7 +31,8 @@ export interface StoreLock {
  * pid: after a container restart the application is often pid 1 again, so a pid check alone would take the old lock
  * for a live one forever.
  */
-const heldTokens: Set<string> = ((globalThis as Record<symbol, unknown>)[Symbol.for("irt-router.store-lock-tokens")] ??= new Set<string>()) as Set<string>;
+const heldTokens: Set<string> = ((globalThis as Record<symbol, unknown>)[Symbol.for("irt-router.store-lock-tokens")] ??=
+  new Set<string>()) as Set<string>;
 
 /** A LOCK file that is not valid JSON and older than this is treated as debris of a crash during creation. */
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
@@ -47,7 +48,12 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
   const path = join(dir, "LOCK");
   let replacedStale: LockInfo | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const info: LockInfo = { pid: process.pid, hostname: hostname(), token: randomUUID(), acquiredAt: new Date().toISOString() };
+    const info: LockInfo = {
+      pid: process.pid,
+      hostname: hostname(),
+      token: randomUUID(),
+      acquiredAt: new Date().toISOString(),
+    };
     if (await createExclusive(path, JSON.stringify(info) + "\n")) {
       heldTokens.add(info.token);
       return makeLock(path, info, replacedStale);
@@ -63,9 +69,12 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
     await breakLock(path, holder);
     replacedStale = holder;
   }
-  throw new StoreLockedError(`Could not take the lock ${path}: it kept changing hands. Another process is opening this store; retry.`, {
-    file: path,
-  });
+  throw new StoreLockedError(
+    `Could not take the lock ${path}: it kept changing hands. Another process is opening this store; retry.`,
+    {
+      file: path,
+    },
+  );
 }
 
 function makeLock(path: string, info: LockInfo, replacedStale: LockInfo | undefined): StoreLock {
@@ -129,7 +138,8 @@ async function breakLock(path: string, observed: LockInfo | "unreadable"): Promi
   }
   try {
     const now = await readLock(path);
-    const same = observed === "unreadable" ? now === "unreadable" : typeof now !== "string" && now.token === observed.token;
+    const same =
+      observed === "unreadable" ? now === "unreadable" : typeof now !== "string" && now.token === observed.token;
     if (same) await unlinkIfExists(path);
   } finally {
     await unlinkIfExists(guard);
@@ -145,14 +155,17 @@ async function takeGuard(path: string, guard: string, mine: string): Promise<voi
       other === "missing" ||
       (other === "unreadable" && (await olderThan(guard, UNREADABLE_LOCK_GRACE_MS))) ||
       (typeof other !== "string" && isStale(other));
-    if (!guardStale) throw lockedError(path, typeof other === "string" ? undefined : other, "is recovering a stale lock of");
+    if (!guardStale)
+      throw lockedError(path, typeof other === "string" ? undefined : other, "is recovering a stale lock of");
     await unlinkIfExists(guard);
     if (!(await createExclusive(guard, mine))) throw lockedError(path, undefined, "is recovering a stale lock of");
   }
 }
 
 function lockedError(path: string, holder: LockInfo | undefined, verb = "holds"): StoreLockedError {
-  const who = holder ? `process ${holder.pid} on host "${holder.hostname}" (since ${holder.acquiredAt})` : "another process";
+  const who = holder
+    ? `process ${holder.pid} on host "${holder.hostname}" (since ${holder.acquiredAt})`
+    : "another process";
   const remote = holder && holder.hostname !== hostname();
   return new StoreLockedError(
     `The store is locked: ${who} ${verb} ${path}. Only one process may write to a store at a time. ` +
@@ -191,7 +204,12 @@ async function readLock(path: string): Promise<LockInfo | "missing" | "unreadabl
   try {
     const v = JSON.parse(text) as Partial<LockInfo>;
     if (typeof v.pid === "number" && typeof v.hostname === "string") {
-      return { pid: v.pid, hostname: v.hostname, token: String(v.token ?? ""), acquiredAt: String(v.acquiredAt ?? "?") };
+      return {
+        pid: v.pid,
+        hostname: v.hostname,
+        token: String(v.token ?? ""),
+        acquiredAt: String(v.acquiredAt ?? "?"),
+      };
     }
   } catch {
     // fall through

@@ -89,7 +89,13 @@ export async function readJournal(dir: string, journalPath: string, snap: Snapsh
 }
 
 /** Checks the journal's sequence numbers against the snapshot's and indexes the events after the snapshot. */
-export function checkSequence(dir: string, journalPath: string, snap: Snapshot | undefined, parsed: ParsedJournal, snapshotEvery: number): CheckedFiles {
+export function checkSequence(
+  dir: string,
+  journalPath: string,
+  snap: Snapshot | undefined,
+  parsed: ParsedJournal,
+  snapshotEvery: number,
+): CheckedFiles {
   const snapSeq = snap?.seq ?? 0;
   const lastSeq = parsed.base + countEvents(parsed.records);
   if (snapSeq > lastSeq) {
@@ -115,7 +121,10 @@ export function checkSequence(dir: string, journalPath: string, snap: Snapshot |
     pending.push(rest);
     for (const e of rest.events) {
       if (ledger.ids.has(e.id)) {
-        throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, { file: journalPath, line: r.lineNo });
+        throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, {
+          file: journalPath,
+          line: r.lineNo,
+        });
       }
       ledger.ids.add(e.id);
     }
@@ -129,10 +138,16 @@ export function checkSequence(dir: string, journalPath: string, snap: Snapshot |
  * Refuses a journal that lost acknowledged events (a damaged last line, a tail of zero bytes, an end before the
  * acknowledgement mark), unless `repairTail` accepts the loss (then recorded in `recovery`). A torn last line passes.
  */
-export async function checkTail(dir: string, { parsed, journalPath, ledger }: CheckedFiles, settings: CheckSettings, recovery: FileStoreRecovery): Promise<void> {
+export async function checkTail(
+  dir: string,
+  { parsed, journalPath, ledger }: CheckedFiles,
+  settings: CheckSettings,
+  recovery: FileStoreRecovery,
+): Promise<void> {
   const tail = parsed.tail;
   const mark = await readAckMark(dir);
-  if (mark === "unreadable") settings.onWarning?.(`${join(dir, ACK_MARK)} fails its checksum; it is ignored and rewritten at the next close.`);
+  if (mark === "unreadable")
+    settings.onWarning?.(`${join(dir, ACK_MARK)} fails its checksum; it is ignored and rewritten at the next close.`);
   const acknowledged = typeof mark === "number" ? mark : 0;
   const lost = acknowledged > ledger.seq ? { from: ledger.seq + 1, to: acknowledged } : undefined;
   const damaged = tail && !tail.torn ? tail : undefined;
@@ -141,7 +156,8 @@ export async function checkTail(dir: string, { parsed, journalPath, ledger }: Ch
       damaged &&
         `its last line (line ${damaged.line}, ${damaged.bytes} bytes) is ${damaged.complete ? "complete (newline-terminated) but fails its checksum or record check" : `not terminated and holds ${damaged.zeroBytes} zero bytes`}, ` +
           `which a crash of the writer does not produce`,
-      lost && `it ends at event ${ledger.seq}, but ${ACK_MARK} records events up to ${acknowledged} as acknowledged: events ${lost.from}..${lost.to} are lost`,
+      lost &&
+        `it ends at event ${ledger.seq}, but ${ACK_MARK} records events up to ${acknowledged} as acknowledged: events ${lost.from}..${lost.to} are lost`,
     ].filter(Boolean);
     throw new StoreCorruptedError(
       `${journalPath} was damaged from outside: ${what.join("; and ")}. The store will not cut acknowledged events silently. ` +
@@ -156,7 +172,11 @@ export async function checkTail(dir: string, { parsed, journalPath, ledger }: Ch
 }
 
 /** Tells `onWarning` what was cut from the journal's tail. */
-export function reportTail(journalPath: string, recovery: FileStoreRecovery, onWarning: ((message: string) => void) | undefined): void {
+export function reportTail(
+  journalPath: string,
+  recovery: FileStoreRecovery,
+  onWarning: ((message: string) => void) | undefined,
+): void {
   const { tornTail: torn, damagedTail: damaged, lostEvents: lost } = recovery;
   if (torn) {
     onWarning?.(
@@ -164,9 +184,14 @@ export function reportTail(journalPath: string, recovery: FileStoreRecovery, onW
     );
   }
   if (damaged) {
-    onWarning?.(`repairTail: cut the damaged last line (line ${damaged.line}, ${damaged.bytes} bytes) from ${journalPath}; its events, if it held acknowledged ones, are lost.`);
+    onWarning?.(
+      `repairTail: cut the damaged last line (line ${damaged.line}, ${damaged.bytes} bytes) from ${journalPath}; its events, if it held acknowledged ones, are lost.`,
+    );
   }
-  if (lost) onWarning?.(`repairTail: events ${lost.from}..${lost.to}, acknowledged earlier, are not in ${journalPath} and are lost.`);
+  if (lost)
+    onWarning?.(
+      `repairTail: events ${lost.from}..${lost.to}, acknowledged earlier, are not in ${journalPath} and are lost.`,
+    );
 }
 
 export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
@@ -180,9 +205,12 @@ export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
   }
   const decoded = decodeSnapshot(text);
   if (typeof decoded === "string") {
-    throw new StoreError(`${file} is invalid: ${decoded}. Snapshots are written atomically, so this is outside damage; restore it from a backup.`, {
-      file,
-    });
+    throw new StoreError(
+      `${file} is invalid: ${decoded}. Snapshots are written atomically, so this is outside damage; restore it from a backup.`,
+      {
+        file,
+      },
+    );
   }
   let parsed: z.infer<typeof snapshotPayloadSchema>;
   try {
@@ -192,8 +220,9 @@ export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
     throw new StoreError(`${file} payload is not valid JSON: ${(err as Error).message}`, { file, cause: err });
   }
   if (parsed.eventIds.length !== parsed.seq) {
-    throw new StoreError(`${file} covers ${parsed.seq} events but lists ${parsed.eventIds.length} event ids.`, { file });
+    throw new StoreError(`${file} covers ${parsed.seq} events but lists ${parsed.eventIds.length} event ids.`, {
+      file,
+    });
   }
   return { seq: parsed.seq, eventIds: parsed.eventIds, payload: decoded.payload };
 }
-

@@ -27,7 +27,10 @@ export async function loadIoredis(): Promise<{ Redis: typeof Redis }> {
 }
 
 /** Opens a connection to `url` and waits until it is ready (or fails within `connectMs`). */
-export async function connect(url: string, options: { connectMs: number; commandMs?: number; name: string }): Promise<Redis> {
+export async function connect(
+  url: string,
+  options: { connectMs: number; commandMs?: number; name: string },
+): Promise<Redis> {
   const { Redis } = await loadIoredis();
   const redisOptions: RedisOptions = {
     lazyConnect: true,
@@ -45,10 +48,13 @@ export async function connect(url: string, options: { connectMs: number; command
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new StoreError(`Cannot connect to Redis at ${redactUrl(url)}: ${(error as Error).message.replace(/\.$/, "")}. Is the server running?`, {
-      path: "url",
-      cause: error,
-    });
+    throw new StoreError(
+      `Cannot connect to Redis at ${redactUrl(url)}: ${(error as Error).message.replace(/\.$/, "")}. Is the server running?`,
+      {
+        path: "url",
+        cause: error,
+      },
+    );
   }
   return client;
 }

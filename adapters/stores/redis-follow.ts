@@ -23,7 +23,12 @@ export class RedisFollower {
   ) {
     // No command timeout on the blocking connection: a read waits up to blockMs by design.
     // Its reads queue while it connects (one at a time), so the first read does not fail on a connection not yet ready.
-    this.connection = client.duplicate({ commandTimeout: undefined, connectionName: "irt-router-follow", lazyConnect: false, enableOfflineQueue: true });
+    this.connection = client.duplicate({
+      commandTimeout: undefined,
+      connectionName: "irt-router-follow",
+      lazyConnect: false,
+      enableOfflineQueue: true,
+    });
     this.connection.on("error", () => undefined);
     this.done = this.loop();
   }

@@ -78,7 +78,12 @@ return { 1, v }`;
 const shas = new Map<string, string>();
 
 /** Runs a script by its SHA1, loading it on a NOSCRIPT reply (after a restart, or on a new server). */
-export async function runScript(client: Redis, script: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function runScript(
+  client: Redis,
+  script: string,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
   let sha = shas.get(script);
   if (!sha) shas.set(script, (sha = createHash("sha1").update(script).digest("hex")));
   try {

@@ -53,10 +53,10 @@ export class RedisSpend implements SharedSpend {
   }
 
   async reserve(runId: string, seen: number, usd: number): Promise<{ ok: boolean; spent: number }> {
-    const [ok, value] = (await withTimeout(runScript(this.client, RESERVE, [this.keys.spend(runId)], [seen, usd, this.ttlSeconds]), this.routingMs)) as [
-      number,
-      string,
-    ];
+    const [ok, value] = (await withTimeout(
+      runScript(this.client, RESERVE, [this.keys.spend(runId)], [seen, usd, this.ttlSeconds]),
+      this.routingMs,
+    )) as [number, string];
     return { ok: ok === 1, spent: Number(value) };
   }
 

@@ -10,7 +10,12 @@ import {
   type AppendResult,
   type LoadResult,
 } from "../../src/learning/store.js";
-import type { RouterStore, SequencedEvent, StoreSubscription, StreamListener } from "../../src/langchain/shared-state.js";
+import type {
+  RouterStore,
+  SequencedEvent,
+  StoreSubscription,
+  StreamListener,
+} from "../../src/langchain/shared-state.js";
 import { parseWith } from "../../src/util/validate.js";
 import { connect, isUnavailable } from "./redis-client.js";
 import { RedisFollower } from "./redis-follow.js";
@@ -18,16 +23,25 @@ import { RedisDecisionLog, RedisSpend } from "./redis-shared.js";
 import { APPEND, LOAD, runScript, SNAPSHOT, storeKeys } from "./redis-scripts.js";
 
 const isClient = (v: unknown): boolean =>
-  typeof v === "object" && v !== null && typeof (v as Redis).evalsha === "function" && typeof (v as Redis).duplicate === "function";
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as Redis).evalsha === "function" &&
+  typeof (v as Redis).duplicate === "function";
 
 const redisStoreOptionsSchema = storeOptionsSchema
   .extend({
     /** `redis://[:password@]host:port[/db]` (or `rediss://` for TLS). Give this or `client`. */
-    url: z.string().regex(/^rediss?:\/\//, "url must start with redis:// or rediss://").optional(),
+    url: z
+      .string()
+      .regex(/^rediss?:\/\//, "url must start with redis:// or rediss://")
+      .optional(),
     /** An ioredis client to use (not closed by `close()`); the store opens one more connection (`duplicate()`) to follow. */
     client: z.custom<Redis>(isClient, "client must be an ioredis Redis instance").optional(),
     /** Key prefix: routers sharing a prefix share learning state, decisions and budgets (default "irt-router"). */
-    prefix: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "prefix must be 1-100 of A-Z a-z 0-9 _ . : -").default("irt-router"),
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "prefix must be 1-100 of A-Z a-z 0-9 _ . : -")
+      .default("irt-router"),
     timeouts: z
       .strictObject({
         /** Connecting (default 5000 ms). */
@@ -49,11 +63,21 @@ const redisStoreOptionsSchema = storeOptionsSchema
       })
       .prefault({}),
     /** How long decisions and run spend are kept for feedback on any process (seconds, default 86400: one day). */
-    ttlSeconds: z.number().int().min(1).max(365 * 86_400).default(86_400),
+    ttlSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 86_400)
+      .default(86_400),
     /** Receives one-time notes (Redis unreachable, back, a lagging follower). Default: console.warn. */
-    onWarning: z.custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function").optional(),
+    onWarning: z
+      .custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function")
+      .optional(),
   })
-  .refine((o) => (o.url === undefined) !== (o.client === undefined), { message: "give exactly one of url and client", path: ["url"] });
+  .refine((o) => (o.url === undefined) !== (o.client === undefined), {
+    message: "give exactly one of url and client",
+    path: ["url"],
+  });
 
 /** Options of {@link RedisStore.open}. */
 export type RedisStoreOptions = z.input<typeof redisStoreOptionsSchema>;
@@ -144,8 +168,12 @@ export class RedisStore implements RouterStore {
       try {
         return await this.send(prepared);
       } catch (error) {
-        if (!isUnavailable(error)) throw new StoreError(`Redis refused the events: ${(error as Error).message}`, { cause: error });
-        this.warnOnce("down", `irt-router: Redis is unreachable (${(error as Error).message}); feedback is buffered locally and sent when it returns.`);
+        if (!isUnavailable(error))
+          throw new StoreError(`Redis refused the events: ${(error as Error).message}`, { cause: error });
+        this.warnOnce(
+          "down",
+          `irt-router: Redis is unreachable (${(error as Error).message}); feedback is buffered locally and sent when it returns.`,
+        );
       }
     }
     return this.bufferEvents(prepared);
@@ -154,18 +182,20 @@ export class RedisStore implements RouterStore {
   private async send(batch: readonly { id: string; json: string }[]): Promise<RedisAppendResult> {
     const keys = this.keys;
     const args = batch.flatMap((b) => [b.id, b.json]);
-    const [appended, seq, snapshotSeq, duplicates] = (await runScript(this.client, APPEND, [keys.ids, keys.seq, keys.events, keys.snapshotSeq], args)) as [
-      number,
-      number,
-      number,
-      string[],
-    ];
+    const [appended, seq, snapshotSeq, duplicates] = (await runScript(
+      this.client,
+      APPEND,
+      [keys.ids, keys.seq, keys.events, keys.snapshotSeq],
+      args,
+    )) as [number, number, number, string[]];
     this.lastSeq = Math.max(this.lastSeq, seq);
     return { appended, duplicates, seq, snapshotDue: seq - snapshotSeq >= this.options.snapshotEvery };
   }
 
   private bufferEvents(prepared: { id: string; json: string }[]): RedisAppendResult {
-    const fresh = prepared.filter((p, i) => !this.bufferedIds.has(p.id) && prepared.findIndex((q) => q.id === p.id) === i);
+    const fresh = prepared.filter(
+      (p, i) => !this.bufferedIds.has(p.id) && prepared.findIndex((q) => q.id === p.id) === i,
+    );
     const { maxEvents } = this.options.buffer;
     if (this.buffer.length + fresh.length > maxEvents) {
       throw new FeedbackBufferFullError(
@@ -204,7 +234,10 @@ export class RedisStore implements RouterStore {
         await this.send(batch);
       } catch (error) {
         if (!isUnavailable(error)) {
-          this.warnOnce(`refused:${(error as Error).message}`, `irt-router: Redis refused buffered events (${(error as Error).message}); they stay buffered.`);
+          this.warnOnce(
+            `refused:${(error as Error).message}`,
+            `irt-router: Redis refused buffered events (${(error as Error).message}); they stay buffered.`,
+          );
         }
         this.scheduleRetry();
         return;
@@ -212,18 +245,19 @@ export class RedisStore implements RouterStore {
       this.buffer.splice(0, batch.length);
       for (const b of batch) this.bufferedIds.delete(b.id);
     }
-    if (this.warned.delete("down")) (this.options.onWarning ?? console.warn)("irt-router: Redis is reachable again; buffered feedback was sent.");
+    if (this.warned.delete("down"))
+      (this.options.onWarning ?? console.warn)("irt-router: Redis is reachable again; buffered feedback was sent.");
   }
 
   async load(): Promise<LoadResult> {
     this.ensureOpen();
     const k = this.keys;
-    const [snap, snapshotSeq, seq, entries] = (await runScript(this.client, LOAD, [k.snapshot, k.snapshotSeq, k.seq, k.events], [])) as [
-      string | null,
-      number,
-      number,
-      [string, string[]][],
-    ];
+    const [snap, snapshotSeq, seq, entries] = (await runScript(
+      this.client,
+      LOAD,
+      [k.snapshot, k.snapshotSeq, k.seq, k.events],
+      [],
+    )) as [string | null, number, number, [string, string[]][]];
     this.lastSeq = Math.max(this.lastSeq, seq);
     return {
       snapshot: snap === null ? undefined : { seq: snapshotSeq, state: JSON.parse(snap) as unknown },
@@ -238,7 +272,12 @@ export class RedisStore implements RouterStore {
     if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0) check.checkSnapshotSeq(seq);
     const json = toStrictJson(state, "state");
     const k = this.keys;
-    const [written, current, last] = (await runScript(this.client, SNAPSHOT, [k.snapshot, k.snapshotSeq, k.seq, k.events], [seq, json])) as number[];
+    const [written, current, last] = (await runScript(
+      this.client,
+      SNAPSHOT,
+      [k.snapshot, k.snapshotSeq, k.seq, k.events],
+      [seq, json],
+    )) as number[];
     if (written === 1) return;
     const ledger: StoreLedger = new StoreLedger(1);
     ledger.snapshotSeq = current!;
@@ -247,7 +286,10 @@ export class RedisStore implements RouterStore {
       ledger.checkSnapshotSeq(seq);
     } catch (error) {
       // `stale`: another process snapshotted a later state meanwhile (the router ignores that).
-      throw new StoreError((error as Error).message, { path: "seq", details: { stale: seq < current!, snapshotSeq: current, seq: last } });
+      throw new StoreError((error as Error).message, {
+        path: "seq",
+        details: { stale: seq < current!, snapshotSeq: current, seq: last },
+      });
     }
   }
 
@@ -260,7 +302,14 @@ export class RedisStore implements RouterStore {
   /** Delivers every event stored after `afterSeq`, in order, from a blocking read on a connection of its own. */
   follow(afterSeq: number, listener: StreamListener): StoreSubscription {
     this.ensureOpen();
-    const follower = new RedisFollower(this.client, this.keys.events, afterSeq, listener, this.options.timeouts, parseEntry);
+    const follower = new RedisFollower(
+      this.client,
+      this.keys.events,
+      afterSeq,
+      listener,
+      this.options.timeouts,
+      parseEntry,
+    );
     this.followers.add(follower);
     return {
       stop: async () => {
@@ -284,9 +333,12 @@ export class RedisStore implements RouterStore {
     const unsent = this.buffer.splice(0);
     if (this.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
     if (unsent.length > 0) {
-      throw new StoreError(`RedisStore closed with ${unsent.length} buffered event(s) Redis never received (it stayed unreachable); details.events has them.`, {
-        details: { events: unsent.map((u) => JSON.parse(u.json) as unknown) },
-      });
+      throw new StoreError(
+        `RedisStore closed with ${unsent.length} buffered event(s) Redis never received (it stayed unreachable); details.events has them.`,
+        {
+          details: { events: unsent.map((u) => JSON.parse(u.json) as unknown) },
+        },
+      );
     }
   }
 

@@ -31,7 +31,11 @@ const WORDS = (
 ).split(" ");
 
 /** Deterministic English-like text of about `tokens` USE-lite tokens. */
-export function makeText(encoder: { readonly tokenizer: { encode(text: string): number[] } }, tokens: number, seed: number): string {
+export function makeText(
+  encoder: { readonly tokenizer: { encode(text: string): number[] } },
+  tokens: number,
+  seed: number,
+): string {
   let state = seed * 2654435761;
   const words: string[] = [];
   let text = "";
@@ -69,14 +73,18 @@ interface Measured {
 
 function runReference(latency: Record<string, string[]>, throughput: Record<string, string[]>): Promise<Measured> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, "..", "encoder-reference.mjs")], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(here, "..", "encoder-reference.mjs")], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
     child.on("error", reject);
     child.on("close", (code) =>
-      code === 0 ? resolve(JSON.parse(out) as Measured) : reject(new Error(`reference exited ${code}: ${err.slice(-1500)}`)),
+      code === 0
+        ? resolve(JSON.parse(out) as Measured)
+        : reject(new Error(`reference exited ${code}: ${err.slice(-1500)}`)),
     );
     child.stdin.end(JSON.stringify({ latency, throughput, batch: BATCH }));
   });
@@ -124,8 +132,12 @@ export async function run(): Promise<BenchSection> {
   const latencyTexts: Record<string, string[]> = {};
   const throughputTexts: Record<string, string[]> = {};
   for (const size of Object.keys(SIZES) as Size[]) {
-    latencyTexts[size] = Array.from({ length: LATENCY_CALLS[size] + 2 }, (_, i) => makeText(probe, SIZES[size], 1000 * i + 1));
-    throughputTexts[size] = Array.from({ length: THROUGHPUT_TEXTS[size] }, (_, i) => makeText(probe, SIZES[size], 7 + 31 * i));
+    latencyTexts[size] = Array.from({ length: LATENCY_CALLS[size] + 2 }, (_, i) =>
+      makeText(probe, SIZES[size], 1000 * i + 1),
+    );
+    throughputTexts[size] = Array.from({ length: THROUGHPUT_TEXTS[size] }, (_, i) =>
+      makeText(probe, SIZES[size], 7 + 31 * i),
+    );
   }
   const meanTokens = (texts: string[]) =>
     Math.round(texts.reduce((s, t) => s + probe.tokenize(t).tokens, 0) / texts.length);
@@ -141,7 +153,9 @@ export async function run(): Promise<BenchSection> {
   // Cost vs input length at batch 1 (why the cap is the model's own 128).
   const lengthRows: (string | number)[][] = [];
   for (const tokens of [1, 16, 32, 64, 128]) {
-    const texts = Array.from({ length: 8 }, (_, i) => (tokens === 1 ? `${WORDS[i]}` : makeText(probe, tokens, 555 + i)));
+    const texts = Array.from({ length: 8 }, (_, i) =>
+      tokens === 1 ? `${WORDS[i]}` : makeText(probe, tokens, 555 + i),
+    );
     for (const text of texts.slice(0, 2)) await probe.embed([text]);
     const wall: number[] = [];
     const cpu: number[] = [];

@@ -35,9 +35,19 @@ async function scorerAndEncoder(): Promise<{ scorer: Scorer; encoder: QueryEncod
       nLabels: 0,
       accuracy: NaN,
     }));
-    const scorer = new IrtMoeScorer({ weights, catalog, encoderInfo: { id: encoder.id, dim: encoder.dim }, temperature: 1, encoder });
+    const scorer = new IrtMoeScorer({
+      weights,
+      catalog,
+      encoderInfo: { id: encoder.id, dim: encoder.dim },
+      temperature: 1,
+      encoder,
+    });
     const why = (error as Error).message.split("\n")[0];
-    return { scorer, encoder, kind: `untrained IrtMoeScorer of the default shape (pretrained artifact not loaded: ${why})` };
+    return {
+      scorer,
+      encoder,
+      kind: `untrained IrtMoeScorer of the default shape (pretrained artifact not loaded: ${why})`,
+    };
   }
 }
 
@@ -54,21 +64,35 @@ export async function run(): Promise<BenchSection> {
     logger: { warn: () => {} },
   });
   const alone = fake();
-  const prompt = [new HumanMessage("Which of the following best describes the function of the mitochondria in a cell?")];
+  const prompt = [
+    new HumanMessage("Which of the following best describes the function of the mitochondria in a cell?"),
+  ];
 
   const baseline = await timeCalls(() => alone.invoke(prompt), HIT_CALLS, 20);
   const decisions: RouteDecision[] = [];
-  const hit = await timeCalls(async () => {
-    const r = await router.invoke(prompt);
-    decisions.push(r.response_metadata.irtRouter as RouteDecision);
-  }, HIT_CALLS, 20);
+  const hit = await timeCalls(
+    async () => {
+      const r = await router.invoke(prompt);
+      decisions.push(r.response_metadata.irtRouter as RouteDecision);
+    },
+    HIT_CALLS,
+    20,
+  );
   const hitDecisions = decisions.splice(0);
   let i = 0;
-  const miss = await timeCalls(async () => {
-    // A new prompt every call: misses the router's cache and the encoder's own.
-    const r = await router.invoke([new HumanMessage(`Question ${i++}: which of the following best describes the role of enzyme ${i * 7919} in a cell?`)]);
-    decisions.push(r.response_metadata.irtRouter as RouteDecision);
-  }, MISS_CALLS, 3);
+  const miss = await timeCalls(
+    async () => {
+      // A new prompt every call: misses the router's cache and the encoder's own.
+      const r = await router.invoke([
+        new HumanMessage(
+          `Question ${i++}: which of the following best describes the role of enzyme ${i * 7919} in a cell?`,
+        ),
+      ]);
+      decisions.push(r.response_metadata.irtRouter as RouteDecision);
+    },
+    MISS_CALLS,
+    3,
+  );
   const missDecisions = decisions.splice(0);
   const baselineMiss = await timeCalls(() => alone.invoke([new AIMessage("warm"), ...prompt]), MISS_CALLS, 3);
 
@@ -78,11 +102,35 @@ export async function run(): Promise<BenchSection> {
   const bm99 = percentile(baselineMiss, 99);
   const rows: (string | number)[][] = [
     ["fake model alone", HIT_CALLS, ms(b50), ms(b99), "-", "-"],
-    ["router, cache hit", HIT_CALLS, ms(percentile(hit, 50)), ms(percentile(hit, 99)), ms(percentile(hit, 50) - b50), ms(percentile(hit, 99) - b99)],
-    ["router, cache miss", MISS_CALLS, ms(percentile(miss, 50)), ms(percentile(miss, 99)), ms(percentile(miss, 50) - bm50), ms(percentile(miss, 99) - bm99)],
+    [
+      "router, cache hit",
+      HIT_CALLS,
+      ms(percentile(hit, 50)),
+      ms(percentile(hit, 99)),
+      ms(percentile(hit, 50) - b50),
+      ms(percentile(hit, 99) - b99),
+    ],
+    [
+      "router, cache miss",
+      MISS_CALLS,
+      ms(percentile(miss, 50)),
+      ms(percentile(miss, 99)),
+      ms(percentile(miss, 50) - bm50),
+      ms(percentile(miss, 99) - bm99),
+    ],
   ];
   const parts = (ds: RouteDecision[]) =>
-    `encode p50 ${ms(percentile(ds.map((d) => d.encodeMs), 50))} ms, score+rank p50 ${ms(percentile(ds.map((d) => d.scoreMs), 50))} ms`;
+    `encode p50 ${ms(
+      percentile(
+        ds.map((d) => d.encodeMs),
+        50,
+      ),
+    )} ms, score+rank p50 ${ms(
+      percentile(
+        ds.map((d) => d.scoreMs),
+        50,
+      ),
+    )} ms`;
   const added = percentile(hit, 50) - b50;
   return {
     title: "Router overhead (IrtRouter over a fake chat model)",

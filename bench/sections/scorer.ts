@@ -89,13 +89,29 @@ async function writeKnnIndex(dir: string, knn: KnnBaseline): Promise<void> {
   let at = 0;
   for (const a of all) for (let i = 0; i < a.length; i++, at += 4) view.setFloat32(at, a[i]!, true);
   await writeFile(join(dir, "knn-index.bin"), bytes);
-  await writeFile(join(dir, "knn-index.json"), JSON.stringify({ rows: knn.n, dim: DIM, models: knn.models, byteLength: bytes.byteLength, sha256: sha256Hex(bytes) }));
+  await writeFile(
+    join(dir, "knn-index.json"),
+    JSON.stringify({
+      rows: knn.n,
+      dim: DIM,
+      models: knn.models,
+      byteLength: bytes.byteLength,
+      sha256: sha256Hex(bytes),
+    }),
+  );
 }
 
 async function loadKnnIndex(dir: string): Promise<KnnBaseline> {
-  const header = JSON.parse(await readFile(join(dir, "knn-index.json"), "utf8")) as { rows: number; dim: number; models: number; byteLength: number; sha256: string };
+  const header = JSON.parse(await readFile(join(dir, "knn-index.json"), "utf8")) as {
+    rows: number;
+    dim: number;
+    models: number;
+    byteLength: number;
+    sha256: string;
+  };
   const bytes = new Uint8Array(await readFile(join(dir, "knn-index.bin")));
-  if (bytes.byteLength !== header.byteLength || sha256Hex(bytes) !== header.sha256) throw new Error("knn-index.bin does not match its header");
+  if (bytes.byteLength !== header.byteLength || sha256Hex(bytes) !== header.sha256)
+    throw new Error("knn-index.bin does not match its header");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const read = (offset: number, n: number) => {
     const a = new Float32Array(n);
@@ -116,7 +132,8 @@ async function loadKnnIndex(dir: string): Promise<KnnBaseline> {
  * vs the best single model (highest train accuracy).
  */
 async function pretrainedOnRawText(): Promise<string> {
-  if (!existsSync(join(pretrainedDir(), "manifest.json"))) return "Pretrained raw-text check: not run (no artifact in pretrained/).";
+  if (!existsSync(join(pretrainedDir(), "manifest.json")))
+    return "Pretrained raw-text check: not run (no artifact in pretrained/).";
   let ds;
   try {
     ds = await loadDataset("mmlu-pro-29models");
@@ -126,7 +143,10 @@ async function pretrainedOnRawText(): Promise<string> {
   const scorer = await loadPretrained();
   // the catalog's rows trained on MMLU-Pro (`<name>@mmlu-pro-29models` where a model has one row per source)
   const names = datasetModelNames(scorer.models, ds.models, ds.name);
-  const split = splitIndices(ds.name, ds.items.map((i) => i.id));
+  const split = splitIndices(
+    ds.name,
+    ds.items.map((i) => i.id),
+  );
   const { offsets, model, y } = ds.labels;
   const acc = ds.models.map((_, m) => {
     let n = 0;
@@ -149,7 +169,10 @@ async function pretrainedOnRawText(): Promise<string> {
   for (const i of split.test) {
     const obs: number[] = [];
     for (let j = offsets[i]!; j < offsets[i + 1]!; j++) obs.push(j);
-    const scores = await scorer.predict(ds.items[i]!.text, obs.map((j) => names[model[j]!]!));
+    const scores = await scorer.predict(
+      ds.items[i]!.text,
+      obs.map((j) => names[model[j]!]!),
+    );
     let k = 0;
     scores.forEach((s, r) => {
       if (s.p > scores[k]!.p) k = r;
@@ -175,13 +198,26 @@ export async function run(): Promise<BenchSection> {
   const cfg = DEFAULT_IRT_MOE_CONFIG;
   const ids = Array.from({ length: MODELS }, (_, m) => `model-${m}`);
   const heap0 = process.memoryUsage().heapUsed;
-  const weights = initWeights(rng, { inDim: DIM, experts: cfg.experts, hidden: cfg.hidden, out: cfg.out, abilityDim: cfg.abilityDim }, ids, 0.5);
-  const catalog = buildCatalog(weights.theta, cfg.abilityDim, ids.map((id) => ({ id, names: [id], sources: ["bench"], nLabels: 0, accuracy: 0.5 })));
-  const scorer = new IrtMoeScorer({ weights, catalog, encoderInfo: { id: "bench", dim: DIM }, temperature: 1 });
-  const weightBytes = [weights.gate, weights.alpha, weights.beta, weights.shared.l1, weights.shared.l2, ...weights.experts.flatMap((e) => [e.l1, e.l2])].reduce(
-    (s, l) => s + (l.W.length + l.b.length) * 4,
-    weights.theta.length * 4,
+  const weights = initWeights(
+    rng,
+    { inDim: DIM, experts: cfg.experts, hidden: cfg.hidden, out: cfg.out, abilityDim: cfg.abilityDim },
+    ids,
+    0.5,
   );
+  const catalog = buildCatalog(
+    weights.theta,
+    cfg.abilityDim,
+    ids.map((id) => ({ id, names: [id], sources: ["bench"], nLabels: 0, accuracy: 0.5 })),
+  );
+  const scorer = new IrtMoeScorer({ weights, catalog, encoderInfo: { id: "bench", dim: DIM }, temperature: 1 });
+  const weightBytes = [
+    weights.gate,
+    weights.alpha,
+    weights.beta,
+    weights.shared.l1,
+    weights.shared.l2,
+    ...weights.experts.flatMap((e) => [e.l1, e.l2]),
+  ].reduce((s, l) => s + (l.W.length + l.b.length) * 4, weights.theta.length * 4);
   const heap1 = process.memoryUsage().heapUsed;
   const Xtrain = unitRows(rng, TRAIN_ITEMS, DIM);
   const labels = new Float32Array(TRAIN_ITEMS * MODELS).map(() => (rng.next() < 0.5 ? 1 : 0));
@@ -221,7 +257,15 @@ export async function run(): Promise<BenchSection> {
   const rows = Array.from({ length: nTrain + 256 }, (_, i) => i);
   const tr = await trainIrtMoe(
     tf,
-    { X: Xs, dim: DIM, nItems: nTrain + 256, nModels: MODELS, offsets, model: Int32Array.from(model), y: Float32Array.from(y) },
+    {
+      X: Xs,
+      dim: DIM,
+      nItems: nTrain + 256,
+      nModels: MODELS,
+      offsets,
+      model: Int32Array.from(model),
+      y: Float32Array.from(y),
+    },
     { train: rows.slice(0, nTrain), val: rows.slice(nTrain) },
     { maxEpochs: 2, patience: 5 },
     { seed: 1 },
@@ -240,12 +284,15 @@ export async function run(): Promise<BenchSection> {
     await writeKnnIndex(knnDir, knn);
     knnLoad = await timeCalls(() => loadKnnIndex(knnDir), 5, 1);
     const back = await loadKnnIndex(knnDir);
-    if (back.X.some((v, i) => v !== knn.X[i]) || back.labels.some((v, i) => v !== knn.labels[i])) throw new Error("the kNN index did not read back identical");
+    if (back.X.some((v, i) => v !== knn.X[i]) || back.labels.some((v, i) => v !== knn.labels[i]))
+      throw new Error("the kNN index did not read back identical");
   } finally {
     rmSync(knnDir, { recursive: true, force: true });
   }
   const knnLoadCell = `${ms(percentile(knnLoad, 50))} (its index: read ${mb(knnBytes)} of train embeddings + labels, verify sha256, decode; p50 of 5)`;
-  const loadRows: string[][] = [["pretrained load (`loadPretrained()`)", "not measured: no artifact in pretrained/", knnLoadCell]];
+  const loadRows: string[][] = [
+    ["pretrained load (`loadPretrained()`)", "not measured: no artifact in pretrained/", knnLoadCell],
+  ];
   if (existsSync(join(pretrainedDir(), "manifest.json"))) {
     const loads = await timeCalls(() => loadPretrained(), 5, 1);
     const pre = await loadPretrained();
@@ -254,8 +301,16 @@ export async function run(): Promise<BenchSection> {
     loadRows.splice(
       0,
       1,
-      ["pretrained load (`loadPretrained()`: read, verify sha256, decode; p50 of 5)", ms(percentile(loads, 50)), knnLoadCell],
-      [`pretrained artifact: 1 query x ${pre.models.length} models (p50 / p99)`, `${ms(percentile(lat, 50))} / ${ms(percentile(lat, 99))}`, "-"],
+      [
+        "pretrained load (`loadPretrained()`: read, verify sha256, decode; p50 of 5)",
+        ms(percentile(loads, 50)),
+        knnLoadCell,
+      ],
+      [
+        `pretrained artifact: 1 query x ${pre.models.length} models (p50 / p99)`,
+        `${ms(percentile(lat, 50))} / ${ms(percentile(lat, 99))}`,
+        "-",
+      ],
     );
   }
 
@@ -264,10 +319,22 @@ export async function run(): Promise<BenchSection> {
   const table = mdTable(
     ["measure", "IRT-MoE (default architecture)", "kNN baseline (cosine, k = 20, 9,646 rows)"],
     [
-      [`latency, 1 query x ${MODELS} models (p50 / p99)`, `${ms(percentile(irtLat, 50))} / ${ms(percentile(irtLat, 99))}`, `${ms(percentile(knnLat, 50))} / ${ms(percentile(knnLat, 99))}`],
+      [
+        `latency, 1 query x ${MODELS} models (p50 / p99)`,
+        `${ms(percentile(irtLat, 50))} / ${ms(percentile(irtLat, 99))}`,
+        `${ms(percentile(knnLat, 50))} / ${ms(percentile(knnLat, 99))}`,
+      ],
       ["batch throughput (queries/s, 1 thread)", irtBatch.toFixed(0), knnBatch.toFixed(0)],
-      [`training throughput (items/s, ${backend} backend)`, trainItemsPerSec.toFixed(0), `${knnFitPerSec.toExponential(1)} (copy)`],
-      ["model memory", `${mb(weightBytes)} weights (heap +${mb(heap1 - heap0)})`, `${mb(knnBytes)} (embeddings + labels)`],
+      [
+        `training throughput (items/s, ${backend} backend)`,
+        trainItemsPerSec.toFixed(0),
+        `${knnFitPerSec.toExponential(1)} (copy)`,
+      ],
+      [
+        "model memory",
+        `${mb(weightBytes)} weights (heap +${mb(heap1 - heap0)})`,
+        `${mb(knnBytes)} (embeddings + labels)`,
+      ],
       ...loadRows,
     ],
   );

@@ -33,13 +33,32 @@ async function embedTimes(encoder: QueryEncoder, pool: string[], calls: number):
 function router(encoder: QueryEncoder): IrtRouter {
   const c = DEFAULT_IRT_MOE_CONFIG;
   const ids = Array.from({ length: N_MODELS }, (_, m) => `model-${m}`);
-  const weights = initWeights(trainingRng(7), { inDim: encoder.dim, experts: c.experts, hidden: c.hidden, out: c.out, abilityDim: c.abilityDim }, ids);
+  const weights = initWeights(
+    trainingRng(7),
+    { inDim: encoder.dim, experts: c.experts, hidden: c.hidden, out: c.out, abilityDim: c.abilityDim },
+    ids,
+  );
   const d = c.abilityDim;
-  const catalog = ids.map((id, m) => ({ id, aliases: [], sources: ["bench"], ability: weights.theta.slice(m * d, (m + 1) * d), nLabels: 0, accuracy: NaN }));
-  const scorer = new IrtMoeScorer({ weights, catalog, encoderInfo: { id: encoder.id, dim: encoder.dim }, temperature: 1, encoder });
+  const catalog = ids.map((id, m) => ({
+    id,
+    aliases: [],
+    sources: ["bench"],
+    ability: weights.theta.slice(m * d, (m + 1) * d),
+    nLabels: 0,
+    accuracy: NaN,
+  }));
+  const scorer = new IrtMoeScorer({
+    weights,
+    catalog,
+    encoderInfo: { id: encoder.id, dim: encoder.dim },
+    temperature: 1,
+    encoder,
+  });
   const fake = () => new FakeListChatModel({ responses: ["ok"] });
   return new IrtRouter({
-    models: Object.fromEntries(ids.map((id, m) => [id, { model: fake(), price: { inputPer1M: 0.1 + m / 10, outputPer1M: 0.2 + m / 5 } }])),
+    models: Object.fromEntries(
+      ids.map((id, m) => [id, { model: fake(), price: { inputPer1M: 0.1 + m / 10, outputPer1M: 0.2 + m / 5 } }]),
+    ),
     scorer,
     encoder,
     policy: { kind: "cost-aware", lambda: 20 },
@@ -73,7 +92,14 @@ export async function run(): Promise<BenchSection> {
   const s = await decideTimes(router(fast), pool, CALLS.static);
   const u = await decideTimes(router(slow), pool, CALLS.useLite[200]!);
   const [s50, s99, u50, u99] = [percentile(s, 50), percentile(s, 99), percentile(u, 50), percentile(u, 99)];
-  rows.push([`routing decision, 200 tokens, ${N_MODELS} models, cache miss`, ms(s50), ms(s99), ms(u50), ms(u99), ratio(u50, s50)]);
+  rows.push([
+    `routing decision, 200 tokens, ${N_MODELS} models, cache miss`,
+    ms(s50),
+    ms(s99),
+    ms(u50),
+    ms(u99),
+    ratio(u50, s50),
+  ]);
   slow.dispose();
   return {
     title: "Static encoder vs USE-lite (embedding and routing decision)",
@@ -85,7 +111,10 @@ export async function run(): Promise<BenchSection> {
         `the static encoder's, measured in this process. Load average when the run started: ${load.toFixed(1)} on ${cpus().length} cores ` +
         "(a shared machine inflates both encoders' absolute times; the ratio is the figure to compare).",
       "",
-      mdTable(["", "static p50 ms", "static p99 ms", "USE-lite p50 ms", "USE-lite p99 ms", "USE-lite / static (p50)"], rows),
+      mdTable(
+        ["", "static p50 ms", "static p99 ms", "USE-lite p50 ms", "USE-lite p99 ms", "USE-lite / static (p50)"],
+        rows,
+      ),
       "",
       `Targets (issue 24): the decision for a 200-token text at least 100x faster than with USE-lite: ${ratio(u50, s50)} ` +
         `(${u50 / s50 >= 100 ? "met" : "NOT met"}); under 0.5 ms at p50: ${ms(s50)} ms (${s50 < 0.5 ? "met" : "NOT met"}).`,

@@ -92,16 +92,29 @@ export async function run(): Promise<BenchSection> {
     await memory.load();
     const loadMemory = performance.now() - t0;
 
-    const rate = (times: number[], batch: number) => Math.round((times.length * batch) / (times.reduce((a, b) => a + b, 0) / 1000));
+    const rate = (times: number[], batch: number) =>
+      Math.round((times.length * batch) / (times.reduce((a, b) => a + b, 0) / 1000));
     const table = mdTable(
       ["operation", "FileStore", "MemoryStore (baseline, no I/O)"],
       [
-        ["append 1 event (d = 64): p50 / p99 ms", `${ms(percentile(single.file, 50))} / ${ms(percentile(single.file, 99))}`, `${ms(percentile(single.memory, 50))} / ${ms(percentile(single.memory, 99))}`],
+        [
+          "append 1 event (d = 64): p50 / p99 ms",
+          `${ms(percentile(single.file, 50))} / ${ms(percentile(single.file, 99))}`,
+          `${ms(percentile(single.memory, 50))} / ${ms(percentile(single.memory, 99))}`,
+        ],
         ["append 32 events per call: p50 ms", ms(percentile(batched.file, 50)), ms(percentile(batched.memory, 50))],
         ["append throughput, 1 event per call (events/s)", rate(single.file, 1), rate(single.memory, 1)],
         ["append throughput, 32 per call (events/s)", rate(batched.file, 32), rate(batched.memory, 32)],
-        [`snapshot (${(stateBytes / 1e6).toFixed(1)} MB state, 30 models × d = 64 full covariance) + compaction of a ${fileSeq}-event journal, ms`, ms(snapFile), ms(snapMemory)],
-        [`reopen + load (snapshot + ${loaded.events.length} journal events), ms`, ms(reopenFile), `${ms(loadMemory)} (load only)`],
+        [
+          `snapshot (${(stateBytes / 1e6).toFixed(1)} MB state, 30 models × d = 64 full covariance) + compaction of a ${fileSeq}-event journal, ms`,
+          ms(snapFile),
+          ms(snapMemory),
+        ],
+        [
+          `reopen + load (snapshot + ${loaded.events.length} journal events), ms`,
+          ms(reopenFile),
+          `${ms(loadMemory)} (load only)`,
+        ],
       ],
     );
     const redis = await redisReplicasSection();

@@ -32,7 +32,12 @@ const { values } = parseArgs({
 const args = parseWith(
   z
     .object({
-      dim: z.string().regex(/^[0-9]+$/).transform(Number).pipe(z.number().int().min(0).max(USE_LITE_DIM)).optional(),
+      dim: z
+        .string()
+        .regex(/^[0-9]+$/)
+        .transform(Number)
+        .pipe(z.number().int().min(0).max(USE_LITE_DIM))
+        .optional(),
       dtype: z.enum(["int8", "float16", "float32"]).optional(),
       "sif-a": z.string().transform(Number).pipe(z.number().positive().max(1)).optional(),
       out: z.string().min(1).optional(),
@@ -97,7 +102,13 @@ async function principalAxes(teacher: Float32Array): Promise<Pca> {
   if (existsSync(file)) {
     const bytes = await readFile(file);
     const all = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-    full = { mean: all.slice(0, n), variances: all.slice(n, 2 * n), total: all[2 * n]!, axes: all.slice(2 * n + 1), k: n };
+    full = {
+      mean: all.slice(0, n),
+      variances: all.slice(n, 2 * n),
+      total: all[2 * n]!,
+      axes: all.slice(2 * n + 1),
+      k: n,
+    };
   } else {
     const t1 = performance.now();
     full = pca(teacher, rows, n, n, used);
@@ -109,7 +120,13 @@ async function principalAxes(teacher: Float32Array): Promise<Pca> {
     all.set(full.axes, 2 * n + 1);
     await writeFile(file, new Uint8Array(all.buffer));
   }
-  return { mean: full.mean, variances: full.variances.slice(0, dim), total: full.total, axes: full.axes.slice(0, dim * n), k: dim };
+  return {
+    mean: full.mean,
+    variances: full.variances.slice(0, dim),
+    total: full.total,
+    axes: full.axes.slice(0, dim * n),
+    k: dim,
+  };
 }
 
 const teacher = await pieceVectors();
@@ -151,4 +168,6 @@ await writeFile(join(out, "table.bin"), bytes);
 await writeFile(join(out, "vocab.json"), vocabBytes);
 await writeFile(join(out, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 await writeFile(join(out, "NOTICE"), `${STATIC_NOTICE}\n`);
-console.log(`wrote ${out}: ${manifest.id}, table ${(bytes.byteLength / 1e6).toFixed(2)} MB (${rows} x ${dim} ${dtype})`);
+console.log(
+  `wrote ${out}: ${manifest.id}, table ${(bytes.byteLength / 1e6).toFixed(2)} MB (${rows} x ${dim} ${dtype})`,
+);

@@ -21,7 +21,11 @@ import { StaticEncoder } from "../../adapters/encoders/static.js";
 import { getTf } from "../../adapters/tf.js";
 
 const ALL = ["routerbench-subset-11models", "routellm-2models", "mmlu-pro-29models", "routerdc-7models"];
-const { values } = parseArgs({ args: process.argv.slice(2), options: { datasets: { type: "string" }, seeds: { type: "string" } }, strict: true });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { datasets: { type: "string" }, seeds: { type: "string" } },
+  strict: true,
+});
 const datasets = values.datasets ? values.datasets.split(",") : ALL;
 const seeds = Array.from({ length: Number(values.seeds ?? 3) }, (_, k) => k + 1);
 const STATIC_ROW = "irt-moe (static)";
@@ -45,7 +49,10 @@ for (const name of datasets) {
     continue;
   }
   const staticEmb = await getDatasetEmbeddings(ds, { encoder });
-  const split = splitIndices(ds.name, ds.items.map((it) => it.id));
+  const split = splitIndices(
+    ds.name,
+    ds.items.map((it) => it.id),
+  );
   const data = {
     X: useLite.vectors,
     dim: useLite.dim,
@@ -57,8 +64,18 @@ for (const name of datasets) {
   };
   const t0 = performance.now();
   const report = await evaluate(
-    { name: ds.name, models: ds.models, data, split, categories: ds.items.map((it) => it.category), itemIds: ds.items.map((it) => it.id) },
-    { methods: [irtMoeMethod(tf), withEmbeddings(irtMoeMethod(tf), staticEmb.vectors, staticEmb.dim, STATIC_ROW)], seeds },
+    {
+      name: ds.name,
+      models: ds.models,
+      data,
+      split,
+      categories: ds.items.map((it) => it.category),
+      itemIds: ds.items.map((it) => it.id),
+    },
+    {
+      methods: [irtMoeMethod(tf), withEmbeddings(irtMoeMethod(tf), staticEmb.vectors, staticEmb.dim, STATIC_ROW)],
+      seeds,
+    },
   );
   const a = report.methods.find((m) => m.name === IRT_MOE)!;
   const b = report.methods.find((m) => m.name === STATIC_ROW)!;
@@ -69,7 +86,10 @@ for (const name of datasets) {
   );
   const dir = join(packageRoot(), "bench", "results");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `encoders-${name}.json`), `${JSON.stringify({ encoder: encoder.id, seeds, useLite: a, static: b }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, `encoders-${name}.json`),
+    `${JSON.stringify({ encoder: encoder.id, seeds, useLite: a, static: b }, null, 2)}\n`,
+  );
   console.error(`${name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 }
 console.log(lines.join("\n"));

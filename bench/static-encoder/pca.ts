@@ -15,7 +15,13 @@ export interface Pca {
 }
 
 /** PCA of `rows x dim` values (only the rows `use(r)` keeps count). */
-export function pca(values: Float32Array, rows: number, dim: number, k: number, use: (r: number) => boolean = () => true): Pca {
+export function pca(
+  values: Float32Array,
+  rows: number,
+  dim: number,
+  k: number,
+  use: (r: number) => boolean = () => true,
+): Pca {
   const mean = new Float64Array(dim);
   let n = 0;
   for (let r = 0; r < rows; r++) {

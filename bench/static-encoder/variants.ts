@@ -18,9 +18,17 @@ import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { trainScorerPipeline } from "../../adapters/artifact/train-pipeline.js";
 import { StaticEncoder } from "../../adapters/encoders/static.js";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { datasets: { type: "string" }, variants: { type: "string" } }, strict: true });
-const datasets = (values.datasets ?? "routerbench-subset-11models,routellm-2models,mmlu-pro-29models,routerdc-7models").split(",");
-const variants = (values.variants ?? "512:int8:0.001,256:int8:0.001,128:int8:0.001,256:int8:0.0001,256:float16:0.001").split(",");
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { datasets: { type: "string" }, variants: { type: "string" } },
+  strict: true,
+});
+const datasets = (
+  values.datasets ?? "routerbench-subset-11models,routellm-2models,mmlu-pro-29models,routerdc-7models"
+).split(",");
+const variants = (
+  values.variants ?? "512:int8:0.001,256:int8:0.001,128:int8:0.001,256:int8:0.0001,256:float16:0.001"
+).split(",");
 const root = packageRoot();
 const config = { maxEpochs: 24, patience: 3 };
 
@@ -41,7 +49,11 @@ for (const variant of variants) {
   const [dim, dtype, a] = variant.split(":");
   const dir = join(root, ".cache", "static-encoder", "variants", variant.replaceAll(":", "-"));
   if (!existsSync(join(dir, "manifest.json")))
-    execFileSync("npx", ["tsx", "bench/static-encoder/build.ts", "--dim", dim!, "--dtype", dtype!, "--sif-a", a!, "--out", dir], { cwd: root, stdio: "inherit" });
+    execFileSync(
+      "npx",
+      ["tsx", "bench/static-encoder/build.ts", "--dim", dim!, "--dtype", dtype!, "--sif-a", a!, "--out", dir],
+      { cwd: root, stdio: "inherit" },
+    );
   const encoder = await StaticEncoder.load({ dir });
   for (const name of datasets) console.log(`${name} static ${variant}: ${await valMetrics(name, encoder)}`);
 }

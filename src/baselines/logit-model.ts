@@ -24,7 +24,6 @@ export function logit(p: number): number {
   return Math.log(q / (1 - q));
 }
 
-
 /** Dot product of `a[aOff..aOff+n)` and `b[bOff..bOff+n)`. */
 export function dot(a: Float32Array, aOff: number, b: Float32Array, bOff: number, n: number): number {
   let s0 = 0;

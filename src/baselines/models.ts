@@ -5,7 +5,12 @@ import { axpy, dot, logit, type LogitModel } from "./logit-model.js";
  * Per-model logistic regression on the query embedding: logit_m = w_m . x + b_m
  * (one independent linear classifier per model; weights stored one row per model).
  */
-export function logisticRegressionModel(dim: number, nModels: number, priorAccuracy: ArrayLike<number>, rng: Rng): LogitModel {
+export function logisticRegressionModel(
+  dim: number,
+  nModels: number,
+  priorAccuracy: ArrayLike<number>,
+  rng: Rng,
+): LogitModel {
   const W = new Float32Array(nModels * dim).map(() => rng.normal() * 0.01);
   const b = Float32Array.from({ length: nModels }, (_, m) => logit(priorAccuracy[m]!));
   return {
@@ -31,7 +36,13 @@ export function logisticRegressionModel(dim: number, nModels: number, priorAccur
  * vector theta_m per model; logit_m = alpha . theta_m - beta. Alpha and beta are linear in the
  * embedding (no experts, no hidden layer).
  */
-export function linearMirtModel(dim: number, nModels: number, d: number, priorAccuracy: ArrayLike<number>, rng: Rng): LogitModel {
+export function linearMirtModel(
+  dim: number,
+  nModels: number,
+  d: number,
+  priorAccuracy: ArrayLike<number>,
+  rng: Rng,
+): LogitModel {
   const A = new Float32Array(d * dim).map(() => (rng.normal() * 0.1) / Math.sqrt(dim));
   const a0 = new Float32Array(d).fill(1 / Math.sqrt(d));
   const v = new Float32Array(dim);
@@ -79,7 +90,13 @@ export function linearMirtModel(dim: number, nModels: number, d: number, priorAc
  * (q = P x + p0), multiplied elementwise by the model's embedding E_m, and a linear classifier
  * turns the product into a logit: logit_m = w . (E_m * q) + c.
  */
-export function embedLlmMfModel(dim: number, nModels: number, h: number, priorAccuracy: ArrayLike<number>, rng: Rng): LogitModel {
+export function embedLlmMfModel(
+  dim: number,
+  nModels: number,
+  h: number,
+  priorAccuracy: ArrayLike<number>,
+  rng: Rng,
+): LogitModel {
   const P = new Float32Array(h * dim).map(() => (rng.normal() * 0.1) / Math.sqrt(dim));
   const p0 = new Float32Array(h).fill(1);
   const E = new Float32Array(nModels * h);

@@ -135,7 +135,12 @@ export function validationLoss(model: LogitModel, data: EmbeddedLabelData, rows:
 }
 
 /** `rows.length x nModels` sigmoid predictions of a fitted model. */
-export function predictLogitModel(model: LogitModel, X: Float32Array, dim: number, rows: readonly number[]): Float32Array {
+export function predictLogitModel(
+  model: LogitModel,
+  X: Float32Array,
+  dim: number,
+  rows: readonly number[],
+): Float32Array {
   const out = new Float32Array(rows.length * model.nModels);
   const logits = new Float64Array(model.nModels);
   rows.forEach((item, r) => {

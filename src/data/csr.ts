@@ -34,7 +34,9 @@ export class CsrBuilder {
 
   add(model: number, y: number, cost = Number.NaN): void {
     if (!Number.isInteger(model) || model < 0)
-      throw new ValidationError(`model index must be an integer >= 0, got ${model} (item ${this.offsets.length - 1})`, { path: `items.${this.offsets.length - 1}.model` });
+      throw new ValidationError(`model index must be an integer >= 0, got ${model} (item ${this.offsets.length - 1})`, {
+        path: `items.${this.offsets.length - 1}.model`,
+      });
     this.models.push(model);
     this.ys.push(y);
     if (this.withCost) this.costs.push(cost);
@@ -74,14 +76,21 @@ export function csrFromTriplets(
 ): CorrectnessDataset["labels"] {
   const n = item.length;
   if (model.length !== n || y.length !== n || (cost && cost.length !== n))
-    throw new ValidationError(`item, model, y${cost ? " and cost" : ""} must have the same length (${[item.length, model.length, y.length, ...(cost ? [cost.length] : [])].join(", ")})`, {
-      path: model.length !== n ? "model" : y.length !== n ? "y" : "cost",
-    });
+    throw new ValidationError(
+      `item, model, y${cost ? " and cost" : ""} must have the same length (${[item.length, model.length, y.length, ...(cost ? [cost.length] : [])].join(", ")})`,
+      {
+        path: model.length !== n ? "model" : y.length !== n ? "y" : "cost",
+      },
+    );
   for (let k = 0; k < n; k++) {
     const i = item[k]!;
     const m = model[k]!;
-    if (!Number.isInteger(i) || i < 0 || i >= nItems) throw new ValidationError(`item index ${i} at entry ${k} is not an integer in [0, ${nItems})`, { path: `item.${k}` });
-    if (!Number.isInteger(m) || m < 0) throw new ValidationError(`model index ${m} at entry ${k} is not an integer >= 0`, { path: `model.${k}` });
+    if (!Number.isInteger(i) || i < 0 || i >= nItems)
+      throw new ValidationError(`item index ${i} at entry ${k} is not an integer in [0, ${nItems})`, {
+        path: `item.${k}`,
+      });
+    if (!Number.isInteger(m) || m < 0)
+      throw new ValidationError(`model index ${m} at entry ${k} is not an integer >= 0`, { path: `model.${k}` });
   }
   const offsets = new Int32Array(nItems + 1);
   for (let k = 0; k < n; k++) offsets[item[k]! + 1]!++;
@@ -100,14 +109,24 @@ export function csrFromTriplets(
   return outCost ? { offsets, model: outModel, y: outY, cost: outCost } : { offsets, model: outModel, y: outY };
 }
 
-function sortRow(start: number, end: number, model: Int32Array, y: Float32Array, cost: Float32Array | undefined, item: number): void {
+function sortRow(
+  start: number,
+  end: number,
+  model: Int32Array,
+  y: Float32Array,
+  cost: Float32Array | undefined,
+  item: number,
+): void {
   let sorted = true;
   for (let k = start + 1; k < end; k++) if (model[k - 1]! > model[k]!) sorted = false;
   if (!sorted) reorderRow(start, end, model, y, cost);
   // A duplicate (item, model) pair would be counted twice and make lookups ambiguous.
   for (let k = start + 1; k < end; k++)
     if (model[k - 1] === model[k])
-      throw new ValidationError(`duplicate label for item ${item} and model ${model[k]}: keep one entry per (item, model)`, { path: `items.${item}`, details: { item, model: model[k] } });
+      throw new ValidationError(
+        `duplicate label for item ${item} and model ${model[k]}: keep one entry per (item, model)`,
+        { path: `items.${item}`, details: { item, model: model[k] } },
+      );
 }
 
 function reorderRow(start: number, end: number, model: Int32Array, y: Float32Array, cost?: Float32Array): void {
@@ -212,7 +231,11 @@ export function modelMeans(
   };
   if (items) items.forEach(visit);
   else for (let i = 0; i < ds.items.length; i++) visit(i);
-  return ds.models.map((name, m) => ({ model: name, mean: count[m]! > 0 ? sum[m]! / count[m]! : Number.NaN, count: count[m]! }));
+  return ds.models.map((name, m) => ({
+    model: name,
+    mean: count[m]! > 0 ? sum[m]! / count[m]! : Number.NaN,
+    count: count[m]!,
+  }));
 }
 
 /**

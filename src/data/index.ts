@@ -5,7 +5,17 @@
 export type { CorrectnessDataset, DatasetItem, ModelPrice, Split } from "./types.js";
 export { splitOf, splitIndices } from "./split.js";
 export { datasetSplits, selectItems } from "./select.js";
-export { CsrBuilder, csrFromTriplets, observations, labelOf, costOf, entryIndex, modelMeans, oracleRate, observedCounts } from "./csr.js";
+export {
+  CsrBuilder,
+  csrFromTriplets,
+  observations,
+  labelOf,
+  costOf,
+  entryIndex,
+  modelMeans,
+  oracleRate,
+  observedCounts,
+} from "./csr.js";
 export type { Observation } from "./csr.js";
 export { parseCsv, parseCsvRows, formatCsv, formatCsvField, columnIndex } from "./csv.js";
 export type { CsvRecord, CsvTable } from "./csv.js";

@@ -31,7 +31,10 @@ export function selectItems(ds: CorrectnessDataset, indices: readonly number[]):
   const { offsets, model, y, cost } = ds.labels;
   indices.forEach((i, row) => {
     if (!Number.isInteger(i) || i < 0 || i >= ds.items.length)
-      throw new ValidationError(`item index ${i} (position ${row}) is not an integer in [0, ${ds.items.length}) for dataset "${ds.name}"`, { path: `indices.${row}` });
+      throw new ValidationError(
+        `item index ${i} (position ${row}) is not an integer in [0, ${ds.items.length}) for dataset "${ds.name}"`,
+        { path: `indices.${row}` },
+      );
   });
   let total = 0;
   for (const i of indices) total += offsets[i + 1]! - offsets[i]!;
@@ -52,6 +55,8 @@ export function selectItems(ds: CorrectnessDataset, indices: readonly number[]):
   return {
     ...ds,
     items: indices.map((i) => ds.items[i]!),
-    labels: newCost ? { offsets: newOffsets, model: newModel, y: newY, cost: newCost } : { offsets: newOffsets, model: newModel, y: newY },
+    labels: newCost
+      ? { offsets: newOffsets, model: newModel, y: newY, cost: newCost }
+      : { offsets: newOffsets, model: newModel, y: newY },
   };
 }

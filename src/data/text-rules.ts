@@ -69,7 +69,10 @@ export function mmluProText(question: string, optionsJson: string, source: Liter
       line: source.line,
     });
   }
-  const lines = [pyStrip(normalizeNewlines(question)), ...(options as string[]).map((opt, k) => `${LETTERS[k]}. ${opt}`)];
+  const lines = [
+    pyStrip(normalizeNewlines(question)),
+    ...(options as string[]).map((opt, k) => `${LETTERS[k]}. ${opt}`),
+  ];
   return lines.join("\n");
 }
 

@@ -79,7 +79,12 @@ export interface AgentDemoReport {
 /** Runs both parts of the demo: routing the tasks once, then learning a new model from run feedback. */
 export async function runAgentDemo(options: AgentDemoOptions): Promise<AgentDemoReport> {
   const rng = createRng(options.seed ?? 1);
-  const router = new IrtRouter({ models: demoModels(), scorer: options.scorer, encoder: options.encoder, policy: DEMO_POLICY });
+  const router = new IrtRouter({
+    models: demoModels(),
+    scorer: options.scorer,
+    encoder: options.encoder,
+    policy: DEMO_POLICY,
+  });
   // The scorer's p of every model for every task: what the simulation draws outcomes from.
   const truth = new Map<string, Map<string, number>>();
   const steps: DemoStep[] = [];
@@ -90,8 +95,14 @@ export async function runAgentDemo(options: AgentDemoOptions): Promise<AgentDemo
     steps.push({ task, decision, ok: rng.next() < truth.get(task.id)!.get(decision.chosen)! });
   }
   const strongest = strongestModel(truth);
-  const routed = totals(steps.map((s) => [s.task, s.decision.chosen]), truth);
-  const strongestOnly = totals(steps.map((s) => [s.task, strongest]), truth);
+  const routed = totals(
+    steps.map((s) => [s.task, s.decision.chosen]),
+    truth,
+  );
+  const strongestOnly = totals(
+    steps.map((s) => [s.task, strongest]),
+    truth,
+  );
   const rounds = await learningRounds(options, truth, strongest, rng);
   return {
     policy: router.policyName,
@@ -117,10 +128,17 @@ function strongestModel(truth: ReadonlyMap<string, ReadonlyMap<string, number>>)
 
 function stepCost(task: DemoTask, model: string): number {
   const price = model === DEMO_NEW_MODEL.id ? DEMO_NEW_MODEL.price : listPrice(model)!;
-  return expectedCostUsd({ inputTokens: estimateTokens(task.text), expectedOutputTokens: SIMULATED_OUTPUT_TOKENS, price });
+  return expectedCostUsd({
+    inputTokens: estimateTokens(task.text),
+    expectedOutputTokens: SIMULATED_OUTPUT_TOKENS,
+    price,
+  });
 }
 
-function totals(choices: readonly (readonly [DemoTask, string])[], truth: ReadonlyMap<string, ReadonlyMap<string, number>>): DemoTotals {
+function totals(
+  choices: readonly (readonly [DemoTask, string])[],
+  truth: ReadonlyMap<string, ReadonlyMap<string, number>>,
+): DemoTotals {
   let spendUsd = 0;
   let expectedCorrect = 0;
   for (const [task, model] of choices) {
@@ -145,7 +163,9 @@ async function learningRounds(
 ): Promise<DemoRound[]> {
   const learner = OnlineLearner.forScorer(options.scorer, { explore: "thompson", seed: options.seed ?? 1 });
   const router = new IrtRouter({
-    models: demoModels({ [DEMO_NEW_MODEL.id]: { model: new SimulatedChatModel(DEMO_NEW_MODEL.id), price: DEMO_NEW_MODEL.price } }),
+    models: demoModels({
+      [DEMO_NEW_MODEL.id]: { model: new SimulatedChatModel(DEMO_NEW_MODEL.id), price: DEMO_NEW_MODEL.price },
+    }),
     scorer: options.scorer,
     encoder: options.encoder,
     policy: DEMO_POLICY,
@@ -191,7 +211,9 @@ export function formatAgentDemo(report: AgentDemoReport): string {
     const chosen = decision.candidates[0]!;
     const next = decision.candidates[1];
     const why = next ? `${next.id} (p ${next.p.toFixed(2)}, ${usd(next.expectedCost)})` : "";
-    lines.push(`${task.id.padEnd(15)} ${chosen.id.padEnd(29)} ${chosen.p.toFixed(2)}   ${usd(chosen.expectedCost).padStart(13)}   ${why}`);
+    lines.push(
+      `${task.id.padEnd(15)} ${chosen.id.padEnd(29)} ${chosen.p.toFixed(2)}   ${usd(chosen.expectedCost).padStart(13)}   ${why}`,
+    );
   }
   const share = report.routed.spendUsd / report.strongestOnly.spendUsd;
   lines.push(
@@ -205,7 +227,8 @@ export function formatAgentDemo(report: AgentDemoReport): string {
     `its outcome is fed back (router.feedback(runId, ok)), and Thompson sampling tries the new model while it is uncertain.`,
     "round   routed to the new model   mean p of the chosen   spend",
     ...report.learning.rounds.map(
-      (r) => `${String(r.round).padStart(5)}   ${`${(r.shareToNew * 100).toFixed(0)}%`.padStart(23)}   ${r.meanP.toFixed(3).padStart(20)}   ${usd(r.spendUsd)}`,
+      (r) =>
+        `${String(r.round).padStart(5)}   ${`${(r.shareToNew * 100).toFixed(0)}%`.padStart(23)}   ${r.meanP.toFixed(3).padStart(20)}   ${usd(r.spendUsd)}`,
     ),
   );
   return `${lines.join("\n")}\n`;

@@ -46,7 +46,12 @@ export function sameEncoder(a: EncoderInfo, b: EncoderInfo): boolean {
  * //    but is being used with encoder "huggingface:BAAI/bge-small-en-v1.5" (dim 384). ...
  * ```
  */
-export function assertSameEncoder(expected: EncoderInfo, actual: EncoderInfo, what = "artifact", options: { file?: string; path?: string; hint?: string } = {}): void {
+export function assertSameEncoder(
+  expected: EncoderInfo,
+  actual: EncoderInfo,
+  what = "artifact",
+  options: { file?: string; path?: string; hint?: string } = {},
+): void {
   const e = parseWith(encoderInfoSchema, { id: expected?.id, dim: expected?.dim }, `${what}.encoder`);
   const a = parseWith(encoderInfoSchema, { id: actual?.id, dim: actual?.dim }, "encoder");
   if (!sameEncoder(e, a)) throw new EncoderMismatchError(e, a, what, options);

@@ -229,13 +229,19 @@ export function decodeStaticTable(bytes: Uint8Array, rows: number, dim: number, 
   const copy = bytes.slice(); // aligned, owned buffer
   const view = new DataView(copy.buffer);
   if (dtype === "int8") {
-    const scales = LITTLE_ENDIAN ? new Float32Array(copy.buffer, 0, rows) : Float32Array.from({ length: rows }, (_, r) => view.getFloat32(4 * r, true));
+    const scales = LITTLE_ENDIAN
+      ? new Float32Array(copy.buffer, 0, rows)
+      : Float32Array.from({ length: rows }, (_, r) => view.getFloat32(4 * r, true));
     return { rows, dim, dtype, scales, data: new Int8Array(copy.buffer, rows * 4, rows * dim) };
   }
   if (dtype === "float16") {
-    const data = LITTLE_ENDIAN ? new Uint16Array(copy.buffer) : Uint16Array.from({ length: rows * dim }, (_, i) => view.getUint16(2 * i, true));
+    const data = LITTLE_ENDIAN
+      ? new Uint16Array(copy.buffer)
+      : Uint16Array.from({ length: rows * dim }, (_, i) => view.getUint16(2 * i, true));
     return { rows, dim, dtype, data };
   }
-  const data = LITTLE_ENDIAN ? new Float32Array(copy.buffer) : Float32Array.from({ length: rows * dim }, (_, i) => view.getFloat32(4 * i, true));
+  const data = LITTLE_ENDIAN
+    ? new Float32Array(copy.buffer)
+    : Float32Array.from({ length: rows * dim }, (_, i) => view.getFloat32(4 * i, true));
   return { rows, dim, dtype, data };
 }

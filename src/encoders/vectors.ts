@@ -28,9 +28,12 @@ export function assertTexts(texts: unknown, encoderId: string): asserts texts is
  */
 export function toCheckedVector(values: unknown, dim: number, index: number, source: string): Float32Array {
   if (!Array.isArray(values) && !(values instanceof Float32Array) && !(values instanceof Float64Array)) {
-    throw new EmbeddingProviderError(`${source} returned ${describe(values)} for vector ${index}; expected ${dim} numbers.`, {
-      details: { index },
-    });
+    throw new EmbeddingProviderError(
+      `${source} returned ${describe(values)} for vector ${index}; expected ${dim} numbers.`,
+      {
+        details: { index },
+      },
+    );
   }
   if (values.length !== dim) {
     throw new EmbeddingProviderError(
@@ -43,20 +46,29 @@ export function toCheckedVector(values: unknown, dim: number, index: number, sou
   for (let j = 0; j < dim; j++) {
     const v = (values as ArrayLike<unknown>)[j];
     if (typeof v !== "number") {
-      throw new EmbeddingProviderError(`${source} returned ${describe(v)} at vector ${index}, component ${j}; expected a number.`, {
-        details: { index, component: j },
-      });
+      throw new EmbeddingProviderError(
+        `${source} returned ${describe(v)} at vector ${index}, component ${j}; expected a number.`,
+        {
+          details: { index, component: j },
+        },
+      );
     }
     if (!Number.isFinite(v)) {
-      throw new EmbeddingProviderError(`${source} returned a non-finite value (${v}) at vector ${index}, component ${j}.`, {
-        details: { index, component: j },
-      });
+      throw new EmbeddingProviderError(
+        `${source} returned a non-finite value (${v}) at vector ${index}, component ${j}.`,
+        {
+          details: { index, component: j },
+        },
+      );
     }
     out[j] = v;
     if (!Number.isFinite(out[j])) {
-      throw new EmbeddingProviderError(`${source} returned ${v} at vector ${index}, component ${j}, which overflows float32.`, {
-        details: { index, component: j },
-      });
+      throw new EmbeddingProviderError(
+        `${source} returned ${v} at vector ${index}, component ${j}, which overflows float32.`,
+        {
+          details: { index, component: j },
+        },
+      );
     }
   }
   return out;

@@ -45,7 +45,9 @@ function resampleMean(v: ArrayLike<number>, plan: BootstrapPlan, b: number): num
 
 /** Percentile interval [q/2, 1 - q/2] of a sample (linear interpolation), NaNs dropped. */
 export function percentileInterval(stats: ArrayLike<number>, level = 0.95): [number, number] {
-  const s = Array.from(stats).filter(Number.isFinite).sort((a, b) => a - b);
+  const s = Array.from(stats)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   if (s.length === 0) return [NaN, NaN];
   const q = (p: number): number => {
     const r = p * (s.length - 1);

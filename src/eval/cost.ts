@@ -115,7 +115,8 @@ export function upperHull(points: readonly CurvePoint[]): CurvePoint[] {
       const a = hull[hull.length - 2]!;
       const b = hull[hull.length - 1]!;
       // drop b when it lies on or below the segment a -> p
-      const cross = (b.meanCost - a.meanCost) * (p.accuracy - a.accuracy) - (b.accuracy - a.accuracy) * (p.meanCost - a.meanCost);
+      const cross =
+        (b.meanCost - a.meanCost) * (p.accuracy - a.accuracy) - (b.accuracy - a.accuracy) * (p.meanCost - a.meanCost);
       if (cross >= 0) hull.pop();
       else break;
     }

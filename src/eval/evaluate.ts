@@ -47,7 +47,17 @@ export {
 } from "./report.js";
 
 const optionsSchema = z.object({
-  methods: z.array(z.object({ name: z.string().min(1), seeded: z.boolean(), fit: z.custom<(...a: unknown[]) => unknown>((v) => typeof v === "function", "must be a function") }).loose()).min(1),
+  methods: z
+    .array(
+      z
+        .object({
+          name: z.string().min(1),
+          seeded: z.boolean(),
+          fit: z.custom<(...a: unknown[]) => unknown>((v) => typeof v === "function", "must be a function"),
+        })
+        .loose(),
+    )
+    .min(1),
   seeds: z.array(z.number().int()).min(1).optional(),
   bootstrap: z
     .object({ resamples: z.number().int().min(100).optional(), seed: z.number().int().optional() })
@@ -83,11 +93,18 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
   const plan = bootstrapPlan(test.length, resamples, bootSeed);
   const gaps = dataset.cost ? costGaps(dataset) : undefined;
   const costAwareNotComputed = gaps?.notComputed;
-  const costLabels: CostLabelMatrix | undefined = dataset.cost && !costAwareNotComputed ? { ...data, cost: dataset.cost.recorded } : undefined;
+  const costLabels: CostLabelMatrix | undefined =
+    dataset.cost && !costAwareNotComputed ? { ...data, cost: dataset.cost.recorded } : undefined;
 
   const reference = referenceFigures(dataset);
   const cost = costLabels && costReference(dataset, costLabels, reference.best, gaps!.unknownCost.train);
-  const context: RunContext = { dataset, options, seeds, lambdas: options.lambdas ?? defaultLambdaGrid(), cost: cost?.context };
+  const context: RunContext = {
+    dataset,
+    options,
+    seeds,
+    lambdas: options.lambdas ?? defaultLambdaGrid(),
+    cost: cost?.context,
+  };
   const rows: Row[] = [];
   for (const method of options.methods) rows.push(await runMethod(method, context));
   rows.push(...referenceRows(dataset, reference));
@@ -100,7 +117,10 @@ export async function evaluate(dataset: EvalDataset, options: EvaluateOptions): 
     models,
     bestSingleModel: models[reference.best]!,
     methods: compareRows(rows, plan, reference),
-    categories: categoryBreakdown(dataset, rows.map((r) => ({ name: r.report.name, perItem: r.perItem }))),
+    categories: categoryBreakdown(
+      dataset,
+      rows.map((r) => ({ name: r.report.name, perItem: r.perItem })),
+    ),
     ...(cost && { costReference: cost.report }),
     ...(costAwareNotComputed && { costAwareNotComputed }),
   };
@@ -246,24 +266,34 @@ async function runMethod(method: RoutingMethod, context: RunContext): Promise<Ro
 }
 
 /** Fits one method with one seed, predicts the test items, routes them and (with cost data) sweeps the cost weight. */
-async function runSeed(method: RoutingMethod, seed: number, manySeeds: boolean, context: RunContext): Promise<SeedResult> {
+async function runSeed(
+  method: RoutingMethod,
+  seed: number,
+  manySeeds: boolean,
+  context: RunContext,
+): Promise<SeedResult> {
   const { dataset, options } = context;
   const { data, split } = dataset;
   const nModels = data.nModels;
   const test = split.test;
   options.onProgress?.({ stage: "fit", method: method.name, seed });
   const t0 = performance.now();
-  const fitted = await method.fit(data, { train: split.train, val: split.val }, {
-    seed,
-    onProgress: (fit) => options.onProgress?.({ stage: "fit", method: method.name, seed, fit }),
-  });
+  const fitted = await method.fit(
+    data,
+    { train: split.train, val: split.val },
+    {
+      seed,
+      onProgress: (fit) => options.onProgress?.({ stage: "fit", method: method.name, seed, fit }),
+    },
+  );
   const t1 = performance.now();
   const pred = await fitted.predict(data.X, test);
   const t2 = performance.now();
   checkPredictions(method.name, pred, test.length, nModels);
   const routed = routeByPrediction(data, test, pred, nModels).score;
   const metrics = correctnessMetrics(data, test, pred, nModels);
-  const cost = context.cost && costAwareSeed(seed, pred, await fitted.predict(data.X, split.val), context, context.cost);
+  const cost =
+    context.cost && costAwareSeed(seed, pred, await fitted.predict(data.X, split.val), context, context.cost);
   options.onProgress?.({ stage: "done", method: method.name, seed, seconds: (t2 - t0) / 1000 });
   return {
     seed,
@@ -395,9 +425,18 @@ function averageCurves(curves: CurvePoint[][]): CurvePoint[] {
 }
 
 /** The `best-per-task` reference row (src/eval/best-per-task.ts), or none when the test items have no category. */
-function bestPerTaskRow<R>(scores: Float64Array | undefined, reference: (name: string, perItem: Float64Array, description: string) => R): R[] {
+function bestPerTaskRow<R>(
+  scores: Float64Array | undefined,
+  reference: (name: string, perItem: Float64Array, description: string) => R,
+): R[] {
   if (!scores) return [];
-  return [reference("best-per-task", scores, "per category, the model with the highest train accuracy on it (others: best-single); scored on the test items it has")];
+  return [
+    reference(
+      "best-per-task",
+      scores,
+      "per category, the model with the highest train accuracy on it (others: best-single); scored on the test items it has",
+    ),
+  ];
 }
 
 function categoryBreakdown(

@@ -96,7 +96,11 @@ export function estimateExpectedCosts(
       const est = perModel[m]!;
       cost[i * nModels + m] =
         est.method === "list-price"
-          ? expectedCostUsd({ inputTokens: inputTokens[i]!, expectedOutputTokens: est.expectedOutputTokens!, price: prices[m]! })
+          ? expectedCostUsd({
+              inputTokens: inputTokens[i]!,
+              expectedOutputTokens: est.expectedOutputTokens!,
+              price: prices[m]!,
+            })
           : est.method === "train-mean"
             ? est.meanTrainCost!
             : NaN;

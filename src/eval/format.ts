@@ -1,8 +1,10 @@
 import { IRT_MOE, type EvalReport, type MethodReport } from "./evaluate.js";
 import { upperHull } from "./cost.js";
 
-const f4 = (v: number | null | undefined): string => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(4));
-const f3 = (v: number | null | undefined): string => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(3));
+const f4 = (v: number | null | undefined): string =>
+  v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(4);
+const f3 = (v: number | null | undefined): string =>
+  v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(3);
 const signed = (v: number | null | undefined): string =>
   v === null || v === undefined || !Number.isFinite(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(4)}`;
 const ci = (c: readonly [number, number] | null): string => (c ? `[${f4(c[0])}, ${f4(c[1])}]` : "–");
@@ -12,10 +14,17 @@ const ci = (c: readonly [number, number] | null): string => (c ? `[${f4(c[0])}, 
  * it, "mean (k/n seeds; <none> in n-k)" when only some do, "<none>" when none does. A report saved by an older
  * version (a null mean although some seeds had the figure) prints "–" with the count.
  */
-function perSeedFigure(value: number | null | undefined, have: number | undefined, of: number, fmt: (v: number) => string, none: string): string {
+function perSeedFigure(
+  value: number | null | undefined,
+  have: number | undefined,
+  of: number,
+  fmt: (v: number) => string,
+  none: string,
+): string {
   const n = have ?? (value === null || value === undefined ? 0 : of);
   const seeds = (k: number) => `${k}/${of} seed${of === 1 ? "" : "s"}`;
-  if (value === null || value === undefined) return n > 0 ? `– (reached in ${seeds(n)}; mean not recorded)` : of > 1 ? `${none} (${seeds(0)})` : none;
+  if (value === null || value === undefined)
+    return n > 0 ? `– (reached in ${seeds(n)}; mean not recorded)` : of > 1 ? `${none} (${seeds(0)})` : none;
   return n < of ? `${fmt(value)} (${seeds(n)}; ${none} in ${of - n})` : fmt(value);
 }
 
@@ -48,11 +57,17 @@ export function summarise(report: EvalReport): string {
     return `No irt-moe row in this run; the highest routing accuracy among the evaluated methods is ${top.name} (${f4(top.routingAccuracy)}).`;
   }
   const lines: string[] = [];
-  const tied = contenders.filter((m) => m.name !== IRT_MOE && m.routingAccuracy === irt.routingAccuracy).map((m) => m.name);
+  const tied = contenders
+    .filter((m) => m.name !== IRT_MOE && m.routingAccuracy === irt.routingAccuracy)
+    .map((m) => m.name);
   if (top.name === IRT_MOE && tied.length > 0) {
-    lines.push(`irt-moe ties for the highest mean routing accuracy (${f4(irt.routingAccuracy)}, 95% CI ${ci(irt.routingCi95)}) with ${tied.join(", ")}: it does not beat them.`);
+    lines.push(
+      `irt-moe ties for the highest mean routing accuracy (${f4(irt.routingAccuracy)}, 95% CI ${ci(irt.routingCi95)}) with ${tied.join(", ")}: it does not beat them.`,
+    );
   } else if (top.name === IRT_MOE) {
-    lines.push(`irt-moe has the highest mean routing accuracy (${f4(irt.routingAccuracy)}, 95% CI ${ci(irt.routingCi95)}) of all methods except the oracle.`);
+    lines.push(
+      `irt-moe has the highest mean routing accuracy (${f4(irt.routingAccuracy)}, 95% CI ${ci(irt.routingCi95)}) of all methods except the oracle.`,
+    );
   } else {
     lines.push(
       `irt-moe does NOT have the highest mean routing accuracy: ${top.name} has ${f4(top.routingAccuracy)} against irt-moe's ${f4(irt.routingAccuracy)} ` +
@@ -61,7 +76,9 @@ export function summarise(report: EvalReport): string {
   }
   for (const m of contenders) {
     if (m.name === IRT_MOE || m.name === top.name) continue;
-    lines.push(`vs ${m.name}: ${signed(-(m.diffVsIrtMoe ?? NaN))} for irt-moe, CI of ${m.name} - irt-moe ${ci(m.diffVsIrtMoeCi95)}: ${verdict(m)}.`);
+    lines.push(
+      `vs ${m.name}: ${signed(-(m.diffVsIrtMoe ?? NaN))} for irt-moe, CI of ${m.name} - irt-moe ${ci(m.diffVsIrtMoeCi95)}: ${verdict(m)}.`,
+    );
   }
   const withAuc = report.methods.filter((m) => m.auc !== null && Number.isFinite(m.auc));
   const bestAuc = withAuc.reduce((a, b) => ((b.auc ?? 0) > (a.auc ?? 0) ? b : a), withAuc[0]!);
@@ -84,7 +101,10 @@ export function summarise(report: EvalReport): string {
  * process.stdout.write(formatEvalMarkdown(report));
  * ```
  */
-export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?: number; command?: string; note?: string } = {}): string {
+export function formatEvalMarkdown(
+  report: EvalReport,
+  options: { headingLevel?: number; command?: string; note?: string } = {},
+): string {
   const h = "#".repeat(options.headingLevel ?? 2);
   const out: string[] = [];
   out.push(`${h} ${report.dataset}`);
@@ -100,7 +120,22 @@ export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?:
   out.push(`${h}# Routing accuracy and correctness prediction (test)`, "");
   out.push(
     table(
-      ["method", "routing acc", "sd", "95% CI", "diff vs irt-moe", "diff 95% CI", "verdict", "gap closed", "acc@0.5", "AUC", "Brier", "ECE", "train s", "infer ms/query"],
+      [
+        "method",
+        "routing acc",
+        "sd",
+        "95% CI",
+        "diff vs irt-moe",
+        "diff 95% CI",
+        "verdict",
+        "gap closed",
+        "acc@0.5",
+        "AUC",
+        "Brier",
+        "ECE",
+        "train s",
+        "infer ms/query",
+      ],
       report.methods.map((m) => [
         m.name,
         f4(m.routingAccuracy),
@@ -147,7 +182,9 @@ export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?:
     out.push(
       `Policy: choose argmax p - lambda x expectedCost among the observed candidates, expectedCost estimated before the call ` +
         `(${ref.note ?? "input tokens x input price + expected output tokens x output price"}); spend accounted at each chosen call's RECORDED cost. ` +
-        (ref.unknownTrainCost > 0 ? `${ref.unknownTrainCost} train calls have no recorded cost: the estimate is made from the others. ` : "") +
+        (ref.unknownTrainCost > 0
+          ? `${ref.unknownTrainCost} train calls have no recorded cost: the estimate is made from the others. `
+          : "") +
         `Best single model ${ref.bestSingle.model}: accuracy ${f4(ref.bestSingle.accuracy)} at ${ref.bestSingle.meanCost.toExponential(3)} USD/query. ` +
         `Each figure is computed per seed (one fitted router) and averaged over the seeds that have it; "(k/n seeds)" says when only some do. ` +
         `Accuracy at <= 50% spend: lambda chosen on VAL (highest val accuracy with val spend <= 50% of the best single model's), applied to test. ` +
@@ -157,7 +194,16 @@ export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?:
     );
     out.push(
       table(
-        ["method", "acc at <= 50% spend", "sd", "its test spend / best single", "match cost fraction", "sd", "hull area", "sd"],
+        [
+          "method",
+          "acc at <= 50% spend",
+          "sd",
+          "its test spend / best single",
+          "match cost fraction",
+          "sd",
+          "hull area",
+          "sd",
+        ],
         report.methods
           .filter((m) => m.costAware)
           .map((m) => {
@@ -188,7 +234,17 @@ export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?:
     if (irt) {
       const hull = upperHull(irt.costAware!.curve);
       out.push(`irt-moe accuracy-vs-cost curve (upper hull vertices, seed-averaged):`, "");
-      out.push(table(["lambda (1/USD)", "mean cost USD/query", "accuracy"], hull.map((p) => [p.lambda === undefined ? "–" : p.lambda.toPrecision(3), p.meanCost.toExponential(3), f4(p.accuracy)])), "");
+      out.push(
+        table(
+          ["lambda (1/USD)", "mean cost USD/query", "accuracy"],
+          hull.map((p) => [
+            p.lambda === undefined ? "–" : p.lambda.toPrecision(3),
+            p.meanCost.toExponential(3),
+            f4(p.accuracy),
+          ]),
+        ),
+        "",
+      );
     }
   }
   out.push(`${h}# What was fitted`, "");
@@ -203,5 +259,9 @@ export function formatEvalMarkdown(report: EvalReport, options: { headingLevel?:
  * plus extra fields (bootstrap, categories, cost reference). Non-finite numbers become null.
  */
 export function formatEvalJson(report: EvalReport): string {
-  return JSON.stringify(report, (_key, value) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2);
+  return JSON.stringify(
+    report,
+    (_key, value) => (typeof value === "number" && !Number.isFinite(value) ? null : value),
+    2,
+  );
 }

@@ -3,7 +3,16 @@
  * correctness metrics, routing accuracy, reference rows, paired bootstrap, cost-aware figures,
  * and {@link evaluate}, which runs them all for a list of methods.
  */
-export type { LabelMatrix, EmbeddedLabelData, PredictionBlock, FitSplit, FittedMethod, FitProgress, FitOptions, RoutingMethod } from "./types.js";
+export type {
+  LabelMatrix,
+  EmbeddedLabelData,
+  PredictionBlock,
+  FitSplit,
+  FittedMethod,
+  FitProgress,
+  FitOptions,
+  RoutingMethod,
+} from "./types.js";
 export {
   ECE_BINS,
   rocAucWithTies,
@@ -27,7 +36,13 @@ export {
   type RoutingOutcome,
 } from "./routing.js";
 export { spearman, kendall, midRanks } from "./rank-correlation.js";
-export { bootstrapPlan, bootstrapMeanCi, bootstrapDiffCi, percentileInterval, type BootstrapPlan } from "./bootstrap.js";
+export {
+  bootstrapPlan,
+  bootstrapMeanCi,
+  bootstrapDiffCi,
+  percentileInterval,
+  type BootstrapPlan,
+} from "./bootstrap.js";
 export {
   defaultLambdaGrid,
   costAwarePoint,

@@ -3,7 +3,15 @@ import { ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import type { CorrectnessDataset, ModelPrice } from "../data/types.js";
 import { expectedCostUsd } from "../policy/expected-cost.js";
-import { bestUnderCap, impliedOutputTokens, logGrid, replayAlways, replayPolicy, type ReplayResult, type ReplayTable } from "./policy-replay.js";
+import {
+  bestUnderCap,
+  impliedOutputTokens,
+  logGrid,
+  replayAlways,
+  replayPolicy,
+  type ReplayResult,
+  type ReplayTable,
+} from "./policy-replay.js";
 import { knnOutputTokens } from "../policy/output-tokens.js";
 import { describePolicy } from "../policy/schema.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -100,14 +108,22 @@ export interface DemoReport {
 export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<DemoSettings> = {}): DemoReport {
   const given = parseWith(demoSettingsSchema, settings ?? {}, "settings");
   // A key given as undefined keeps its default (a plain spread would set it to undefined).
-  const s: DemoSettings = { ...DEFAULT_DEMO_SETTINGS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+  const s: DemoSettings = {
+    ...DEFAULT_DEMO_SETTINGS,
+    ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
+  };
   if (val.models.join("\n") !== test.models.join("\n")) {
-    throw new ValidationError("The validation and test tables must list the same models in the same order.", { path: "test.models" });
+    throw new ValidationError("The validation and test tables must list the same models in the same order.", {
+      path: "test.models",
+    });
   }
   if (!test.models.includes(s.referenceModel)) {
-    throw new ValidationError(`Reference model "${s.referenceModel}" is not among the models (${test.models.join(", ")}).`, {
-      path: "settings.referenceModel",
-    });
+    throw new ValidationError(
+      `Reference model "${s.referenceModel}" is not among the models (${test.models.join(", ")}).`,
+      {
+        path: "settings.referenceModel",
+      },
+    );
   }
   const refVal = replayAlways(val, s.referenceModel);
   if (!(refVal.spendUsd > 0)) {
@@ -120,7 +136,10 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
   const cheapCapUsd = s.cheapCap * refVal.spendUsd;
   const pct = (f: number) => `${Math.round(f * 100)}%`;
 
-  const lambdaPts = s.lambdas.map((lambda) => ({ ...replayPolicy({ kind: "cost-aware", lambda }, val), setting: lambda }));
+  const lambdaPts = s.lambdas.map((lambda) => ({
+    ...replayPolicy({ kind: "cost-aware", lambda }, val),
+    setting: lambda,
+  }));
   const tauPts = s.taus.map((tau) => ({ ...replayPolicy({ kind: "cheapest-above", tau }, val), setting: tau }));
   const perItemBudget = mainCapUsd / Math.max(1, refVal.items);
   const pressurePts = s.pressures.map((pressure) => ({
@@ -128,7 +147,12 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
     setting: pressure,
   }));
 
-  const chosen: { name: string; policy: PolicyConfig; rule: string; val: ReplayResult | { accuracy: number; spendUsd: number } }[] = [];
+  const chosen: {
+    name: string;
+    policy: PolicyConfig;
+    rule: string;
+    val: ReplayResult | { accuracy: number; spendUsd: number };
+  }[] = [];
   const qualityVal = replayPolicy({ kind: "quality" }, val);
   chosen.push({ name: "quality", policy: { kind: "quality" }, rule: "no setting", val: qualityVal });
   const main = bestUnderCap(lambdaPts, mainCapUsd);
@@ -155,7 +179,11 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
   const pressure = bestUnderCap(pressurePts, Infinity);
   chosen.push({
     name: "budget",
-    policy: { kind: "budget", maxUsdPerRun: Number((perItemBudget * test.nItems).toPrecision(4)), pressure: pressure.setting },
+    policy: {
+      kind: "budget",
+      maxUsdPerRun: Number((perItemBudget * test.nItems).toPrecision(4)),
+      pressure: pressure.setting,
+    },
     rule: `cap = ${pct(s.mainCap)} of ${s.referenceModel}'s mean val cost per item x ${test.nItems} items; pressure: best smoothed val accuracy`,
     val: pressure,
   });
@@ -175,14 +203,25 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
   const always = test.models.map((m) => toRow(replayAlways(test, m)));
   const cheapestModel = cheapestByExpectedCost(val);
   const ref = always.find((r) => r.name === `always:${s.referenceModel}`)!;
-  rows.push(ref, always.find((r) => r.name === `always:${cheapestModel}`)!);
+  rows.push(
+    ref,
+    always.find((r) => r.name === `always:${cheapestModel}`)!,
+  );
 
   const curveLambdas = [0, ...logGrid(3, 100, 7), 300, 1000, 1e5];
   const curve = curveLambdas.map((lambda) => {
     const r = replayPolicy({ kind: "cost-aware", lambda }, test);
     return { lambda, accuracy: r.accuracy, spendUsd: r.spendUsd, spendFraction: r.spendUsd / ref.spendUsd };
   });
-  return { items: test.nItems, valItems: val.nItems, referenceModel: s.referenceModel, cheapestModel, rows, always, curve };
+  return {
+    items: test.nItems,
+    valItems: val.nItems,
+    referenceModel: s.referenceModel,
+    cheapestModel,
+    rows,
+    always,
+    curve,
+  };
 }
 
 function toRow(r: ReplayResult): DemoRow {
@@ -209,7 +248,11 @@ function cheapestByExpectedCost(t: ReplayTable): string {
 export interface ReplayTableInputs {
   readonly dataset: CorrectnessDataset;
   /** Item indices of each table (e.g. `datasetSplits(ds)`); `train` is used only for expected output tokens. */
-  readonly splits: { readonly train: readonly number[]; readonly val: readonly number[]; readonly test: readonly number[] };
+  readonly splits: {
+    readonly train: readonly number[];
+    readonly val: readonly number[];
+    readonly test: readonly number[];
+  };
   /** Predicted p per (item, model): `predictions(itemIndex)` returns one p per dataset model, in order. Called for val and test items only. */
   readonly predictions: (item: number) => ArrayLike<number>;
   /** Estimated input tokens per dataset item (of the full prompt the model is billed for). */
@@ -250,14 +293,27 @@ export function buildReplayTables(inputs: ReplayTableInputs): {
   const { dataset: ds, splits, prices, inputTokens } = inputs;
   const nModels = ds.models.length;
   if (!ds.labels.cost) {
-    throw new ValidationError(`Dataset "${ds.name}" has no recorded costs; the demo replays recorded costs.`, { path: "dataset.labels.cost" });
+    throw new ValidationError(`Dataset "${ds.name}" has no recorded costs; the demo replays recorded costs.`, {
+      path: "dataset.labels.cost",
+    });
   }
   if (prices.length !== nModels) {
-    throw new ValidationError(`prices has ${prices.length} entries; the dataset has ${nModels} models.`, { path: "prices" });
+    throw new ValidationError(`prices has ${prices.length} entries; the dataset has ${nModels} models.`, {
+      path: "prices",
+    });
   }
-  const full = denseRecorded(ds, Array.from({ length: ds.items.length }, (_, i) => i));
+  const full = denseRecorded(
+    ds,
+    Array.from({ length: ds.items.length }, (_, i) => i),
+  );
   const implied = impliedOutputTokens(full, splits.train, inputTokens, prices);
-  const outputTokens = implied.map((o, m) => ({ model: ds.models[m]!, mean: o.mean, median: o.median, trainCalls: o.n, belowInputCost: o.belowInputCost }));
+  const outputTokens = implied.map((o, m) => ({
+    model: ds.models[m]!,
+    mean: o.mean,
+    median: o.median,
+    trainCalls: o.n,
+    belowInputCost: o.belowInputCost,
+  }));
   const knn = (rows: readonly number[]) => {
     if (!inputs.embeddings) return undefined;
     return knnOutputTokens({
@@ -270,7 +326,8 @@ export function buildReplayTables(inputs: ReplayTableInputs): {
       known: (r, m) => {
         const item = splits.train[r]!;
         const c = full.cost[item * nModels + m]!;
-        if (Number.isNaN(full.y[item * nModels + m]!) || !Number.isFinite(c) || !(prices[m]!.outputPer1M > 0)) return NaN;
+        if (Number.isNaN(full.y[item * nModels + m]!) || !Number.isFinite(c) || !(prices[m]!.outputPer1M > 0))
+          return NaN;
         return Math.max(0, ((c - (inputTokens[item]! * prices[m]!.inputPer1M) / 1e6) * 1e6) / prices[m]!.outputPer1M);
       },
     });
@@ -283,7 +340,10 @@ export function buildReplayTables(inputs: ReplayTableInputs): {
     rows.forEach((item, r) => {
       const pr = inputs.predictions(item);
       if (pr.length !== nModels) {
-        throw new ValidationError(`predictions(${item}) gave ${pr.length} values; expected ${nModels} (one per model).`, { path: "predictions" });
+        throw new ValidationError(
+          `predictions(${item}) gave ${pr.length} values; expected ${nModels} (one per model).`,
+          { path: "predictions" },
+        );
       }
       for (let m = 0; m < nModels; m++) {
         p[r * nModels + m] = pr[m]!;

@@ -111,13 +111,24 @@ function account(
   }
   const share: Record<string, number> = {};
   table.models.forEach((id, m) => (share[id] = routed > 0 ? counts[m]! / routed : 0));
-  return { name, setting, accuracy: routed > 0 ? correct / routed : NaN, spendUsd: spent, items: routed, share, unknownCostCalls, choices };
+  return {
+    name,
+    setting,
+    accuracy: routed > 0 ? correct / routed : NaN,
+    spendUsd: spent,
+    items: routed,
+    share,
+    unknownCostCalls,
+    choices,
+  };
 }
 
 function checkTable(t: ReplayTable): void {
   const n = t.nItems * t.models.length;
   if (!Number.isInteger(t.nItems) || t.nItems < 0) {
-    throw new ValidationError(`table.nItems must be a non-negative integer, got ${t.nItems}.`, { path: "table.nItems" });
+    throw new ValidationError(`table.nItems must be a non-negative integer, got ${t.nItems}.`, {
+      path: "table.nItems",
+    });
   }
   for (const key of ["p", "expectedCost", "y", "cost"] as const) {
     if (t[key].length !== n) {
@@ -150,7 +161,11 @@ export interface SettingPoint<S> {
  * const best = bestUnderCap(pts, 0.5 * gpt4Val.spendUsd).setting;
  * ```
  */
-export function bestUnderCap<S>(points: readonly SettingPoint<S>[], capUsd: number, window = 2): SettingPoint<S> & { smoothedAccuracy: number } {
+export function bestUnderCap<S>(
+  points: readonly SettingPoint<S>[],
+  capUsd: number,
+  window = 2,
+): SettingPoint<S> & { smoothedAccuracy: number } {
   if (points.length === 0) throw new ValidationError("bestUnderCap needs at least one setting.", { path: "points" });
   const smoothed = points.map((_, i) => {
     const lo = Math.max(0, i - window);

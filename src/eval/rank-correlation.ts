@@ -9,7 +9,7 @@ export function midRanks(v: ArrayLike<number>): Float64Array {
   const n = v.length;
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => v[a]! - v[b]!);
   const ranks = new Float64Array(n);
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && v[order[j + 1]!]! === v[order[i]!]!) j++;
     const r = (i + j) / 2 + 1;
@@ -20,7 +20,8 @@ export function midRanks(v: ArrayLike<number>): Float64Array {
 }
 
 function checkPairs(a: ArrayLike<number>, b: ArrayLike<number>, what: string): void {
-  if (a.length !== b.length) throw new RangeError(`${what}: samples of different lengths (${a.length} and ${b.length})`);
+  if (a.length !== b.length)
+    throw new RangeError(`${what}: samples of different lengths (${a.length} and ${b.length})`);
 }
 
 /**

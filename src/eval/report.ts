@@ -16,7 +16,11 @@ export interface EvalDataset {
   /** Model names, by model index. */
   readonly models: readonly string[];
   readonly data: EmbeddedLabelData;
-  readonly split: { readonly train: readonly number[]; readonly val: readonly number[]; readonly test: readonly number[] };
+  readonly split: {
+    readonly train: readonly number[];
+    readonly val: readonly number[];
+    readonly test: readonly number[];
+  };
   /** Category of each item (index-aligned; undefined = none), for the per-category breakdown. */
   readonly categories?: readonly (string | undefined)[];
   /** Item ids (index-aligned), to name items in notes; optional. */
@@ -136,7 +140,11 @@ export interface EvalReport {
   readonly bestSingleModel: string;
   readonly methods: readonly MethodReport[];
   /** Test routing accuracy per category and method (seed-averaged per item). */
-  readonly categories: readonly { readonly category: string; readonly n: number; readonly routing: Readonly<Record<string, number>> }[];
+  readonly categories: readonly {
+    readonly category: string;
+    readonly n: number;
+    readonly routing: Readonly<Record<string, number>>;
+  }[];
   /** Single models' test accuracy and mean recorded cost, on datasets with cost. */
   readonly costReference?: {
     readonly singleModels: readonly { readonly model: string; readonly accuracy: number; readonly meanCost: number }[];

@@ -76,7 +76,8 @@ export function bestSingleModel(
 ): number {
   const acc = modelAccuracies(labels, trainRows, nModels);
   let best = -1;
-  for (let m = 0; m < nModels; m++) if (eligible(m) && Number.isFinite(acc[m]!) && (best < 0 || acc[m]! > acc[best]!)) best = m;
+  for (let m = 0; m < nModels; m++)
+    if (eligible(m) && Number.isFinite(acc[m]!) && (best < 0 || acc[m]! > acc[best]!)) best = m;
   return best;
 }
 
@@ -84,7 +85,12 @@ export function bestSingleModel(
  * Routing accuracy: each item of `rows` routed to its observed candidate with the highest predicted p (see
  * {@link routeByPrediction}), the chosen labels averaged over the items that have a candidate.
  */
-export function routingAccuracy(labels: LabelMatrix, rows: readonly number[], pred: PredictionBlock, nModels: number): number {
+export function routingAccuracy(
+  labels: LabelMatrix,
+  rows: readonly number[],
+  pred: PredictionBlock,
+  nModels: number,
+): number {
   return nanMean(routeByPrediction(labels, rows, pred, nModels).score);
 }
 
@@ -101,7 +107,9 @@ export function singleModelScores(labels: LabelMatrix, rows: readonly number[], 
 
 /** Per-item expected score of a uniformly random observed candidate (mean of the observed labels). */
 export function randomChoiceScores(labels: LabelMatrix, rows: readonly number[]): Float64Array {
-  return Float64Array.from(rows, (item) => nanMean(labels.y.subarray(labels.offsets[item]!, labels.offsets[item + 1]!)));
+  return Float64Array.from(rows, (item) =>
+    nanMean(labels.y.subarray(labels.offsets[item]!, labels.offsets[item + 1]!)),
+  );
 }
 
 /** Per-item oracle score: the best observed label (1 if any candidate is correct, for 0/1 labels). */

@@ -15,7 +15,12 @@ import type { RoutingMethod } from "./types.js";
  * const report = await evaluate(dataset, { methods: [savedScorerMethod(scorer, dataset.models, "pretrained")] });
  * ```
  */
-export function savedScorerMethod(scorer: Scorer, models: readonly string[], source: string, name = IRT_MOE): RoutingMethod {
+export function savedScorerMethod(
+  scorer: Scorer,
+  models: readonly string[],
+  source: string,
+  name = IRT_MOE,
+): RoutingMethod {
   const missing = models.filter((m) => {
     try {
       scorer.ability(m);

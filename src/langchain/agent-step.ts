@@ -19,9 +19,12 @@ export type IrtRouterMiddlewareOptions = IrtRouterOptions | { readonly router: I
 
 /** The middleware's router: the one given as `{ router }`, else one made from the options (validated either way). */
 export function routerOf(options: IrtRouterMiddlewareOptions): IrtRouter {
-  if (!(options && typeof options === "object" && "router" in options)) return new IrtRouter(options as IrtRouterOptions);
+  if (!(options && typeof options === "object" && "router" in options))
+    return new IrtRouter(options as IrtRouterOptions);
   if (!(options.router instanceof IrtRouter)) {
-    throw new ValidationError("options.router must be an IrtRouter (new IrtRouter({ models, ... })).", { path: "options.router" });
+    throw new ValidationError("options.router must be an IrtRouter (new IrtRouter({ models, ... })).", {
+      path: "options.router",
+    });
   }
   const keys = Object.keys(options).filter((k) => k !== "router");
   if (keys.length > 0) {
@@ -58,7 +61,11 @@ export function routedRequest<R extends { responseFormat?: unknown }>(
   witness?: AnswerWitness,
 ): R & { model: BaseChatModel } {
   const { metadata, tags } = childConfig<RunnableConfig>({}, decision, slot.id, attempt);
-  const model = slot.model.withConfig({ metadata, tags, ...(witness ? { callbacks: [witness] } : {}) }) as unknown as BaseChatModel;
+  const model = slot.model.withConfig({
+    metadata,
+    tags,
+    ...(witness ? { callbacks: [witness] } : {}),
+  }) as unknown as BaseChatModel;
   return { ...request, model, responseFormat: nativeIfSupported(request.responseFormat, slot.model) };
 }
 
@@ -86,7 +93,8 @@ export function markSubstituted(decision: RouteDecision, slotId: string): void {
     decision.attempts[i] = {
       ...decision.attempts[i]!,
       ok: false,
-      error: "answered by another middleware's model (e.g. modelFallbackMiddleware inside irtRouterMiddleware), not credited",
+      error:
+        "answered by another middleware's model (e.g. modelFallbackMiddleware inside irtRouterMiddleware), not credited",
     };
   }
 }
@@ -139,11 +147,16 @@ export function responseWithDecision<R>(response: R, decision: RouteDecision): R
 }
 
 /** The latest decision found on the run's messages that the route log does not have yet, if any. */
-export function unloggedDecision(state: { messages: BaseMessage[]; irtRouterRoutes?: RouteDecision[] }): RouteDecision | undefined {
+export function unloggedDecision(state: {
+  messages: BaseMessage[];
+  irtRouterRoutes?: RouteDecision[];
+}): RouteDecision | undefined {
   const logged = new Set((state.irtRouterRoutes ?? []).map((d) => d.decisionId));
   for (let i = state.messages.length - 1; i >= 0; i--) {
     const m = state.messages[i]!;
-    const decision = AIMessage.isInstance(m) ? ((m.response_metadata?.irtRouter as RouteDecision | undefined) ?? DECIDED.get(m)) : undefined;
+    const decision = AIMessage.isInstance(m)
+      ? ((m.response_metadata?.irtRouter as RouteDecision | undefined) ?? DECIDED.get(m))
+      : undefined;
     if (decision && !logged.has(decision.decisionId)) return decision;
   }
   return undefined;

@@ -47,7 +47,13 @@ export function prepareChild(
  * not the child honours its signal; a reply that is no chat message is a failed attempt.
  */
 export async function attemptInOrder<T>(
-  parts: { engine: RouteEngine; needs: CallNeeds; attemptTimeout?: number; structured: boolean; prepare: (slot: ModelSlot) => Runnable },
+  parts: {
+    engine: RouteEngine;
+    needs: CallNeeds;
+    attemptTimeout?: number;
+    structured: boolean;
+    prepare: (slot: ModelSlot) => Runnable;
+  },
   messages: BaseMessage[],
   config: Partial<BaseChatModelCallOptions> | undefined,
   how: AttemptHow<T>,
@@ -76,6 +82,10 @@ export async function attemptInOrder<T>(
       throw error;
     }
   };
-  const { out, slot } = await callInOrder(plan, attempt, { signal, cancelled: (error) => isAbort(error, signal), fallbackOn: engine.fallbackOn });
+  const { out, slot } = await callInOrder(plan, attempt, {
+    signal,
+    cancelled: (error) => isAbort(error, signal),
+    fallbackOn: engine.fallbackOn,
+  });
   return { out: out.out, plan, slot, bound: out.bound };
 }

@@ -49,7 +49,14 @@ export class AttemptBound {
     this.onAbort = () => stop(callerSignal!.reason);
     callerSignal?.addEventListener("abort", this.onAbort, { once: true });
     this.timer = setTimeout(
-      () => stop(new ModelFaultError(modelId, "timeout", `model "${modelId}" gave no answer within ${ms} ms (the attempt's timeout); abandoned.`)),
+      () =>
+        stop(
+          new ModelFaultError(
+            modelId,
+            "timeout",
+            `model "${modelId}" gave no answer within ${ms} ms (the attempt's timeout); abandoned.`,
+          ),
+        ),
       ms,
     );
   }
@@ -74,20 +81,27 @@ export function attemptMs(timeout: number | undefined, routerDefault: number | u
 /** Throws a {@link ModelFaultError} when a child's reply is no chat message (a structured-output call may return any value). */
 export function checkReply<T>(out: T, modelId: string, structured: boolean): T {
   if (structured || isBaseMessage(out)) return out;
-  const shown = out === null || typeof out !== "object" ? String(out) : `an object with keys [${Object.keys(out).join(", ")}]`;
+  const shown =
+    out === null || typeof out !== "object" ? String(out) : `an object with keys [${Object.keys(out).join(", ")}]`;
   throw new ModelFaultError(modelId, "reply", `model "${modelId}" returned ${shown} instead of a chat message.`);
 }
 
 /** True when every count present is a finite number >= 0. */
 function countable(usage: CallUsage): boolean {
-  return [usage.input_tokens, usage.output_tokens].every((n) => n === undefined || (typeof n === "number" && Number.isFinite(n) && n >= 0));
+  return [usage.input_tokens, usage.output_tokens].every(
+    (n) => n === undefined || (typeof n === "number" && Number.isFinite(n) && n >= 0),
+  );
 }
 
 /**
  * The reply's `usage_metadata` when it can be counted, else undefined after one warning per model: a reply with
  * negative or non-numeric token counts is kept, and only its usage is ignored (spend falls back to the estimate).
  */
-export function usableUsage(usage: unknown, modelId: string, warnOnce: (key: string, message: string) => void): CallUsage | undefined {
+export function usableUsage(
+  usage: unknown,
+  modelId: string,
+  warnOnce: (key: string, message: string) => void,
+): CallUsage | undefined {
   if (usage === undefined || usage === null) return undefined;
   if (typeof usage === "object" && countable(usage as CallUsage)) return usage as CallUsage;
   warnOnce(

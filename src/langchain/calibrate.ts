@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { IrtRouterError, UnknownModelError, ValidationError } from "../errors.js";
 import { functionSchema, parseWith } from "../util/validate.js";
-import { calibrateModel, probeBankSchema, type CalibrateArgs, type CalibrationResult, type Probe } from "../learning/calibrate.js";
+import {
+  calibrateModel,
+  probeBankSchema,
+  type CalibrateArgs,
+  type CalibrationResult,
+  type Probe,
+} from "../learning/calibrate.js";
 import { OnlineLearner } from "../learning/learner.js";
 import type { RouteEngine } from "./engine.js";
 import { messageText } from "./routing-text.js";
@@ -32,7 +38,11 @@ const wrapperOptionsSchema = z
  * applies it, and stops at the budget or when the estimate is certain enough. Needs the router's `learner` to be
  * an `OnlineLearner`.
  */
-export async function calibrateRoutedModel(engine: RouteEngine, modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
+export async function calibrateRoutedModel(
+  engine: RouteEngine,
+  modelId: string,
+  options: RouterCalibrateOptions,
+): Promise<CalibrationResult> {
   assertProbeSet(options);
   parseWith(wrapperOptionsSchema, options, "options");
   const learner = engine.learner;
@@ -44,7 +54,11 @@ export async function calibrateRoutedModel(engine: RouteEngine, modelId: string,
     );
   }
   const slot = engine.slots.find((s) => s.id === modelId);
-  if (!slot) throw new UnknownModelError(modelId, engine.slots.map((s) => s.id));
+  if (!slot)
+    throw new UnknownModelError(
+      modelId,
+      engine.slots.map((s) => s.id),
+    );
   const { catalogIds } = await engine.scoring();
   const { prompt, grade, ...rest } = options;
   return calibrateModel({

@@ -99,5 +99,11 @@ export class DecisionLog {
 }
 
 function fromShared(s: SharedDecision): LoggedDecision {
-  return { decision: s.decision, alpha: Float32Array.from(s.alpha), beta: s.beta, catalogIds: s.catalogIds, feedbackGiven: false };
+  return {
+    decision: s.decision,
+    alpha: Float32Array.from(s.alpha),
+    beta: s.beta,
+    catalogIds: s.catalogIds,
+    feedbackGiven: false,
+  };
 }

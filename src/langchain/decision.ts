@@ -96,5 +96,7 @@ export function routeDecisionOf(message: unknown): RouteDecision | undefined {
   const decision = (metadata as { irtRouter?: unknown } | null | undefined)?.irtRouter;
   if (typeof decision !== "object" || decision === null) return undefined;
   const d = decision as Partial<RouteDecision>;
-  return typeof d.decisionId === "string" && typeof d.chosen === "string" && Array.isArray(d.attempts) ? (decision as RouteDecision) : undefined;
+  return typeof d.decisionId === "string" && typeof d.chosen === "string" && Array.isArray(d.attempts)
+    ? (decision as RouteDecision)
+    : undefined;
 }

@@ -33,11 +33,15 @@ export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: Qu
   } catch (error) {
     if (error instanceof IrtRouterError) {
       // Keep the loader's code (ARTIFACT_*, ENCODER_UNAVAILABLE, ...) and say what the router needed it for.
-      throw new IrtRouterError(error.code, `The default pretrained scorer could not be loaded: ${error.message} ${HOW}`, {
-        path: "scorer",
-        file: error.file,
-        cause: error,
-      });
+      throw new IrtRouterError(
+        error.code,
+        `The default pretrained scorer could not be loaded: ${error.message} ${HOW}`,
+        {
+          path: "scorer",
+          file: error.file,
+          cause: error,
+        },
+      );
     }
     throw unavailable(`loading it failed: ${(error as Error).message.split("\n")[0]}`, error);
   }

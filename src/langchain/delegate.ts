@@ -64,7 +64,12 @@ export async function callInOrder<T>(
       decision.attempts.push({ id: slot.id, ok: true, ms: performance.now() - t0 });
       return { out, slot };
     } catch (error) {
-      decision.attempts.push({ id: slot.id, ok: false, error: capErrorText(describeError(error)), ms: performance.now() - t0 });
+      decision.attempts.push({
+        id: slot.id,
+        ok: false,
+        error: capErrorText(describeError(error)),
+        ms: performance.now() - t0,
+      });
       lastError = error;
       if (rules.cancelled(error) || !rules.fallbackOn(error)) break;
     }

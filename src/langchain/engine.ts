@@ -73,8 +73,16 @@ export class RouteEngine {
     this.binding = store ? new StoreBinding(store, this.logger, this.warnings) : undefined;
     this.learner = this.binding?.learner ?? options.learner;
     const binding = this.binding;
-    this.loader = new ScoringContextLoader(options, this.slots, this.warnings, binding && ((scorer) => binding.init(scorer)));
-    const budget = store?.spend && this.policy.kind === "budget" ? new SharedBudget(store.spend, this.log, this.warnings) : undefined;
+    this.loader = new ScoringContextLoader(
+      options,
+      this.slots,
+      this.warnings,
+      binding && ((scorer) => binding.init(scorer)),
+    );
+    const budget =
+      store?.spend && this.policy.kind === "budget"
+        ? new SharedBudget(store.spend, this.log, this.warnings)
+        : undefined;
     const cache = typeof options.cacheAware === "object" ? options.cacheAware : {};
     this.memory = new RunMemory({
       lifetimeMs: cache.lifetimeMs ?? DEFAULT_CACHE_LIFETIME_MS,
@@ -95,7 +103,9 @@ export class RouteEngine {
       memory: this.memory,
       cacheAware: options.cacheAware !== false,
       ...(options.task !== undefined ? { task: options.task } : {}),
-      ...(escalation ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } } : {}),
+      ...(escalation
+        ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } }
+        : {}),
       budget,
     });
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false, budget);
@@ -129,18 +139,24 @@ export class RouteEngine {
     this.memory.served(plan.decision.runId, slotId, plan.shape);
     // An answered decision is published for feedback on any process (a shared log only); a failure is a warning.
     if (this.log.shared) {
-      this.log.publish(plan.logged).catch((error: unknown) =>
-        this.warnings.warn(
-          "shared-log",
-          `irt-router: a decision could not be published to the shared decision log (${(error as Error)?.message ?? String(error)}); ` +
-            `feedback for it works on this process only.`,
-        ),
-      );
+      this.log
+        .publish(plan.logged)
+        .catch((error: unknown) =>
+          this.warnings.warn(
+            "shared-log",
+            `irt-router: a decision could not be published to the shared decision log (${(error as Error)?.message ?? String(error)}); ` +
+              `feedback for it works on this process only.`,
+          ),
+        );
     }
   }
 
   /** See {@link FeedbackRecorder.feedback}. With a `store`, the learner is restored from it first. */
-  async feedback(idOrRunId: string, outcome: boolean | number, options: FeedbackOptions | null = {}): Promise<FeedbackEvent[]> {
+  async feedback(
+    idOrRunId: string,
+    outcome: boolean | number,
+    options: FeedbackOptions | null = {},
+  ): Promise<FeedbackEvent[]> {
     if (this.binding) await this.loader.load();
     return this.recorder.feedback(idOrRunId, outcome, options);
   }

@@ -61,7 +61,11 @@ function toolErrorModels(messages: readonly BaseMessage[], from: number, to: num
   return failed;
 }
 
-function lastIndex(messages: readonly BaseMessage[], test: (m: BaseMessage) => boolean, before = messages.length): number {
+function lastIndex(
+  messages: readonly BaseMessage[],
+  test: (m: BaseMessage) => boolean,
+  before = messages.length,
+): number {
   for (let i = before - 1; i >= 0; i--) if (test(messages[i]!)) return i;
   return -1;
 }
@@ -95,7 +99,11 @@ export function visibleFailure(
     }
   }
   // The very prompt of the run's last answered call, sent again.
-  if (lastServed && lastServed.keys.length === shape.keys.length && sharedPrefix(lastServed.keys, shape.keys) === shape.keys.length) {
+  if (
+    lastServed &&
+    lastServed.keys.length === shape.keys.length &&
+    sharedPrefix(lastServed.keys, shape.keys) === shape.keys.length
+  ) {
     return { failed: [lastServed.slotId], reason: "retry" };
   }
   return undefined;
@@ -116,12 +124,18 @@ export function rankEscalated(
   const rest = candidates.filter((c) => !failure.failed.includes(c.id));
   const from = failure.failed[0]!;
   if (failed.length === 0 || rest.length === 0) {
-    return { ranked: rankCandidates(policy, candidates, ctx), record: { from, reason: failure.reason, passedOver: [] } };
+    return {
+      ranked: rankCandidates(policy, candidates, ctx),
+      record: { from, reason: failure.reason, passedOver: [] },
+    };
   }
   const bar = Math.max(...failed.map((c) => c.p));
   const passedOver = failed.map((c) => c.id);
   if (settings.bar === "best") {
-    return { ranked: rankCandidates({ kind: "quality" }, rest), record: { from, reason: failure.reason, passedOver, pAbove: bar } };
+    return {
+      ranked: rankCandidates({ kind: "quality" }, rest),
+      record: { from, reason: failure.reason, passedOver, pAbove: bar },
+    };
   }
   const stronger = rest.filter((c) => c.p > bar);
   const weaker = rest.filter((c) => c.p <= bar);

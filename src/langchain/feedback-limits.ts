@@ -26,7 +26,9 @@ export const feedbackLimitsSchema = z.strictObject({
   /** Largest total weight of one `feedback(runId, ...)` call's events (default 1); the steps keep their shape under it. */
   maxRunWeight: positive.default(DEFAULT_MAX_RUN_WEIGHT),
   /** Event weight one source may give per window (default 50 per hour), or `false` for no budget. */
-  sourceBudget: z.union([z.literal(false), z.strictObject({ weight: positive, windowMs: positive })]).default(DEFAULT_SOURCE_BUDGET),
+  sourceBudget: z
+    .union([z.literal(false), z.strictObject({ weight: positive, windowMs: positive })])
+    .default(DEFAULT_SOURCE_BUDGET),
 });
 
 export type FeedbackLimits = z.output<typeof feedbackLimitsSchema>;

@@ -50,16 +50,22 @@ export class FeedbackRecorder {
    * spread over its steps as `options.attribution` says), as {@link FeedbackEvent}s written to the sink. Returns the
    * events written.
    */
-  async feedback(idOrRunId: string, outcome: boolean | number, givenOptions: FeedbackOptions | null = {}): Promise<FeedbackEvent[]> {
+  async feedback(
+    idOrRunId: string,
+    outcome: boolean | number,
+    givenOptions: FeedbackOptions | null = {},
+  ): Promise<FeedbackEvent[]> {
     const options = parseFeedbackOptions(givenOptions);
     const y = checkedOutcome(idOrRunId, outcome);
     if (this.log.shared) {
-      await this.log.hydrate(idOrRunId).catch((error: unknown) =>
-        this.warnings.warn(
-          "shared-log-read",
-          `irt-router: the shared decision log is unreachable (${(error as Error)?.message ?? String(error)}); feedback uses this process's decisions.`,
-        ),
-      );
+      await this.log
+        .hydrate(idOrRunId)
+        .catch((error: unknown) =>
+          this.warnings.warn(
+            "shared-log-read",
+            `irt-router: the shared decision log is unreachable (${(error as Error)?.message ?? String(error)}); feedback uses this process's decisions.`,
+          ),
+        );
     }
     const single = this.log.get(idOrRunId);
     if (single && options.attribution !== undefined) {
@@ -115,9 +121,12 @@ export class FeedbackRecorder {
     }
     const answered = targets.filter((t) => t.decision.attempts.some((a) => a.ok));
     if (answered.length === 0) {
-      throw new FeedbackError(`"${idOrRunId}" has no answered call (every attempt failed), so there is no model to credit.`, {
-        path: "id",
-      });
+      throw new FeedbackError(
+        `"${idOrRunId}" has no answered call (every attempt failed), so there is no model to credit.`,
+        {
+          path: "id",
+        },
+      );
     }
     const repeated = answered.filter((t) => t.feedbackGiven);
     if (repeated.length > 0) {
@@ -157,7 +166,10 @@ export class FeedbackRecorder {
     return run;
   }
 
-  private async recordNow(events: readonly FeedbackEvent[], { onStored, checked = false }: RecordOptions): Promise<void> {
+  private async recordNow(
+    events: readonly FeedbackEvent[],
+    { onStored, checked = false }: RecordOptions,
+  ): Promise<void> {
     const learner = this.learner;
     if (learner?.check && !checked) for (const event of events) learner.check(event);
     let appended: unknown;
@@ -165,9 +177,12 @@ export class FeedbackRecorder {
       appended = await this.sink.append(events);
     } catch (error) {
       if (error instanceof IrtRouterError) throw error;
-      throw new FeedbackError(`The feedback sink failed to store ${events.length} event(s): ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new FeedbackError(
+        `The feedback sink failed to store ${events.length} event(s): ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
     onStored?.();
     // An event the store already held is not applied again: after a restore from a store that keeps pseudonyms

@@ -22,7 +22,9 @@ const routerAttributionSchema = z.strictObject({
   /** "every" step with weight 1, the "last" step only, or "discounted" (default): step k of n gets discount^(n-1-k). */
   mode: z.enum(["every", "last", "discounted"]).default("discounted"),
   /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
-  discount: finite.refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]").default(DEFAULT_ATTRIBUTION_DISCOUNT),
+  discount: finite
+    .refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]")
+    .default(DEFAULT_ATTRIBUTION_DISCOUNT),
   /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default true. */
   toolErrorsAsFailures: z.boolean().default(true),
 });
@@ -38,7 +40,10 @@ export const feedbackOptionsSchema = z.strictObject({
    * their weight against the router's `feedbackLimits.sourceBudget`. Default: the run id (the decision's run id, else
    * the decision id).
    */
-  source: z.string().refine((v) => v.trim().length > 0, "source must be a non-empty string").optional(),
+  source: z
+    .string()
+    .refine((v) => v.trim().length > 0, "source must be a non-empty string")
+    .optional(),
 });
 
 /** Options of `router.feedback()`. */
@@ -54,7 +59,9 @@ export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSc
 export function parseFeedbackOptions(options: unknown): z.output<typeof feedbackOptionsSchema> {
   if (options === null || options === undefined) return {};
   if (typeof options !== "object" || Array.isArray(options)) {
-    throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${typeof options}.`, { path: "options" });
+    throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${typeof options}.`, {
+      path: "options",
+    });
   }
   return asFeedbackError(() => parseWith(feedbackOptionsSchema, options, "options"));
 }
@@ -65,7 +72,9 @@ export function parseFeedbackOptions(options: unknown): z.output<typeof feedback
  * decision id, by run id, or through `attributeRun` on the run's route log), so a store or learner applies it once.
  */
 export function feedbackEventId(decision: Pick<RouteDecision, "decisionId" | "runId">): string {
-  return decision.runId !== undefined ? stepEventId(decision.runId, decision.decisionId) : `${decision.decisionId}:feedback`;
+  return decision.runId !== undefined
+    ? stepEventId(decision.runId, decision.decisionId)
+    : `${decision.decisionId}:feedback`;
 }
 
 const modelOf = (t: LoggedDecision): string => t.catalogIds[t.decision.chosen] ?? t.decision.chosen;
@@ -113,7 +122,9 @@ export function runEvents(
     })),
   };
   const events = asFeedbackError(() => attributeRun(run, attribution));
-  const failed = new Set(attribution.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : []);
+  const failed = new Set(
+    attribution.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : [],
+  );
   const tasks = new Map(steps.map((t) => [t.decision.decisionId, t.decision.task]));
   return events.map(({ weight: w = 1, ...event }) => {
     const credit = failed.has(event.decisionId!) ? w : w * weight;

@@ -16,4 +16,12 @@ export type { RouterCalibrateOptions } from "./calibrate.js";
 export { feedbackEventId, type FeedbackOptions } from "./feedback.js";
 export { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
 export type { EscalationRecord } from "./escalation.js";
-export type { RouterStore, SharedDecisionLog, SharedDecision, SharedSpend, SequencedEvent, StreamListener, StoreSubscription } from "./shared-state.js";
+export type {
+  RouterStore,
+  SharedDecisionLog,
+  SharedDecision,
+  SharedSpend,
+  SequencedEvent,
+  StreamListener,
+  StoreSubscription,
+} from "./shared-state.js";

@@ -4,7 +4,17 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RouteDecision } from "./decision.js";
 import { callInOrder, isAbort, isAbortReason } from "./delegate.js";
 import { engineOf } from "./router.js";
-import { AnswerWitness, agentRunId, agentTask, aiMessageOf, markSubstituted, responseWithDecision, routedRequest, routerOf, unloggedDecision } from "./agent-step.js";
+import {
+  AnswerWitness,
+  agentRunId,
+  agentTask,
+  aiMessageOf,
+  markSubstituted,
+  responseWithDecision,
+  routedRequest,
+  routerOf,
+  unloggedDecision,
+} from "./agent-step.js";
 import { AttemptBound, attemptMs, usableUsage } from "./attempts.js";
 import type { ModelSlot } from "./slots.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
@@ -70,7 +80,9 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       const call = async (slot: ModelSlot, i: number) => {
         const bound = new AttemptBound(slot.id, ms, request.runtime?.signal);
         try {
-          return await bound.race(Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))));
+          return await bound.race(
+            Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))),
+          );
         } finally {
           bound.dispose();
         }

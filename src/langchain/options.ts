@@ -173,19 +173,28 @@ export function missingScorerParts(value: unknown): string[] {
 }
 const scorerLike = z.custom<Scorer | (() => Promise<Scorer>)>(
   (v) => typeof v === "function" || missingScorerParts(v).length === 0,
-  { message: "must be a Scorer (models, abilityDim, predict, itemParams, ability) or a function returning a Promise of one" },
+  {
+    message:
+      "must be a Scorer (models, abilityDim, predict, itemParams, ability) or a function returning a Promise of one",
+  },
 );
 const encoderLike = z.custom<QueryEncoder | (() => Promise<QueryEncoder>)>(
   (v) =>
     typeof v === "function" ||
-    (typeof v === "object" && v !== null && typeof (v as QueryEncoder).embed === "function" && typeof (v as QueryEncoder).id === "string"),
+    (typeof v === "object" &&
+      v !== null &&
+      typeof (v as QueryEncoder).embed === "function" &&
+      typeof (v as QueryEncoder).id === "string"),
   { message: "must be a QueryEncoder (id, dim, embed) or a function returning a Promise of one" },
 );
 
 /** Zod schema of {@link IrtRouterOptions}; unknown keys are errors so a typo is never ignored. */
 export const irtRouterOptionsSchema = z.strictObject({
   models: z
-    .record(z.string().refine((k) => k.trim().length > 0, "a model key must not be empty or blank"), modelEntry)
+    .record(
+      z.string().refine((k) => k.trim().length > 0, "a model key must not be empty or blank"),
+      modelEntry,
+    )
     .refine((m) => Object.keys(m).length > 0, { message: "give at least one model: { models: { id: { model } } }" }),
   scorer: scorerLike.optional(),
   encoder: encoderLike.optional(),
@@ -207,9 +216,16 @@ export const irtRouterOptionsSchema = z.strictObject({
     })
     .optional(),
   store: z
-    .custom<RouterStore>((v) => ["append", "load", "snapshot", "close"].every((k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function"), {
-      message: "must be an ability store with append, load, snapshot and close (MemoryStore, FileStore or RedisStore from irt-router/adapters)",
-    })
+    .custom<RouterStore>(
+      (v) =>
+        ["append", "load", "snapshot", "close"].every(
+          (k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function",
+        ),
+      {
+        message:
+          "must be an ability store with append, load, snapshot and close (MemoryStore, FileStore or RedisStore from irt-router/adapters)",
+      },
+    )
     .optional(),
   logger: z
     .custom<RouterLogger>((v) => typeof (v as RouterLogger | undefined)?.warn === "function", {
@@ -220,7 +236,10 @@ export const irtRouterOptionsSchema = z.strictObject({
   feedbackLimits: feedbackLimitsSchema.optional(),
   learner: z
     .custom<AbilityLearner>(
-      (v) => ["has", "addModel", "score", "observe"].every((k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function"),
+      (v) =>
+        ["has", "addModel", "score", "observe"].every(
+          (k) => typeof (v as Record<string, unknown> | undefined)?.[k] === "function",
+        ),
       { message: "must be an online learner with has, addModel, score and observe methods (e.g. an OnlineLearner)" },
     )
     .optional(),
@@ -242,9 +261,13 @@ export const irtRouterOptionsSchema = z.strictObject({
   cache: z
     .union([
       z.boolean(),
-      z.custom<BaseCache>((v) => ["lookup", "update"].every((k) => typeof (v as Record<string, unknown> | null)?.[k] === "function"), {
-        message: "must be a LangChain cache (a BaseCache with lookup and update, e.g. new InMemoryCache()) or a boolean",
-      }),
+      z.custom<BaseCache>(
+        (v) => ["lookup", "update"].every((k) => typeof (v as Record<string, unknown> | null)?.[k] === "function"),
+        {
+          message:
+            "must be a LangChain cache (a BaseCache with lookup and update, e.g. new InMemoryCache()) or a boolean",
+        },
+      ),
     ])
     .optional(),
   attemptTimeout: z.number().int().positive().optional(),
@@ -256,7 +279,10 @@ export const irtRouterOptionsSchema = z.strictObject({
 export interface AbilityLearner {
   has(modelId: string): boolean;
   addModel(modelId: string): unknown;
-  score(item: { readonly alpha: ArrayLike<number>; readonly beta: number; readonly task?: string }, modelIds: readonly string[]): readonly { readonly model: string; readonly p: number; readonly score: number }[];
+  score(
+    item: { readonly alpha: ArrayLike<number>; readonly beta: number; readonly task?: string },
+    modelIds: readonly string[],
+  ): readonly { readonly model: string; readonly p: number; readonly score: number }[];
   observe(event: FeedbackEvent): unknown;
   /**
    * Whether the model was removed from the learner (and so cannot be added back under that id). The router leaves a

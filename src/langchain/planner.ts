@@ -68,7 +68,10 @@ export class RoutePlanner {
    * Decide which models to try for one call. Throws NO_CANDIDATES when no model can serve it. `runId` names the
    * run the call belongs to (feedback by run, and the budget policy's spend).
    */
-  async plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string; task?: string }): Promise<RoutePlan> {
+  async plan(
+    messages: readonly BaseMessage[],
+    call: CallNeeds & { runId?: string; task?: string },
+  ): Promise<RoutePlan> {
     const { slots, policy, log } = this.parts;
     const shape = promptShape(messages);
     const inputTokens = promptTokens(shape);
@@ -102,7 +105,9 @@ export class RoutePlanner {
       const price = ctx.prices.get(slot.id);
       const cached = cacheAware ? cachedTokens.get(slot.id)! : 0;
       const outputTokens = slot.outputTokens.estimate;
-      const expectedCost = price ? stepCostUsd({ contextTokens: inputTokens, cachedTokens: cached, outputTokens, price }) : 0;
+      const expectedCost = price
+        ? stepCostUsd({ contextTokens: inputTokens, cachedTokens: cached, outputTokens, price })
+        : 0;
       return { id: slot.id, p, expectedCost };
     });
     const { ranked, escalated } = await this.rank(messages, shape, candidates, call.runId, excluded);
@@ -131,7 +136,13 @@ export class RoutePlanner {
     };
     const bySlot = new Map(eligible.map((s) => [s.id, s]));
     const order = ranked.slice(0, this.parts.maxAttempts).map((r) => bySlot.get(r.id)!);
-    const logged: LoggedDecision = { decision, alpha: item.alpha, beta: item.beta, catalogIds: ctx.catalogIds, feedbackGiven: false };
+    const logged: LoggedDecision = {
+      decision,
+      alpha: item.alpha,
+      beta: item.beta,
+      catalogIds: ctx.catalogIds,
+      feedbackGiven: false,
+    };
     log.add(logged);
     return { decision, order, logged, shape, cachedTokens };
   }
@@ -155,7 +166,8 @@ export class RoutePlanner {
     if (!failure) return { ranked: rankCandidates(policy, candidates, ctx) };
     const { ranked, record } = rankEscalated(policy, candidates, ctx, failure, escalation!);
     const why = failure.reason === "tool-error" ? "its tool call failed" : "the agent sent the step again";
-    for (const id of record.passedOver) excluded.push({ id, reason: `failed this step (${why}): passed over by escalation` });
+    for (const id of record.passedOver)
+      excluded.push({ id, reason: `failed this step (${why}): passed over by escalation` });
     return { ranked, escalated: record };
   }
 
@@ -200,7 +212,11 @@ export class RoutePlanner {
    * catalog id; models the learner has not seen are added at its new-model prior (a model it removed is no longer
    * eligible, see {@link RoutePlanner.excludeRemoved}). Undefined without a learner.
    */
-  private learnerScores(item: ItemParams & { readonly task?: string }, eligible: readonly ModelSlot[], ctx: ScoringContext): number[] | undefined {
+  private learnerScores(
+    item: ItemParams & { readonly task?: string },
+    eligible: readonly ModelSlot[],
+    ctx: ScoringContext,
+  ): number[] | undefined {
     const learner = this.parts.learner;
     if (!learner) return undefined;
     const ids = eligible.map((slot) => ctx.catalogIds[slot.id] ?? slot.id);

@@ -44,7 +44,14 @@ export async function planPrompts(
   task?: string,
 ): Promise<PlanOrError[]> {
   for (const prompt of prompts) engine.noteToolErrors(prompt);
-  return Promise.all(prompts.map((prompt) => engine.plan(prompt, { ...needs, runId, task }).then((plan) => ({ plan }), (error: unknown) => ({ error }))));
+  return Promise.all(
+    prompts.map((prompt) =>
+      engine.plan(prompt, { ...needs, runId, task }).then(
+        (plan) => ({ plan }),
+        (error: unknown) => ({ error }),
+      ),
+    ),
+  );
 }
 
 /** Drops from the decision log the plans no `_generate` took (prompts a cache served, or a call that failed first). */
@@ -78,7 +85,9 @@ export function delegated(
  * call then plans itself).
  */
 export function takePlan(planned: Planned, messages: readonly BaseMessage[]): PlanOrError | undefined {
-  const i = planned.prompts.findIndex((prompt, k) => !planned.taken[k] && prompt.length === messages.length && prompt.every((m, j) => m === messages[j]));
+  const i = planned.prompts.findIndex(
+    (prompt, k) => !planned.taken[k] && prompt.length === messages.length && prompt.every((m, j) => m === messages[j]),
+  );
   if (i < 0) return undefined;
   planned.taken[i] = true;
   return planned.plans[i];

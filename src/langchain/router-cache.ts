@@ -26,15 +26,27 @@ type CacheKeyParts = {
 };
 
 /** The cache's prompt and model keys for these messages and call options, as BaseChatModel.generate computes them. */
-function keys(model: BaseChatModel, messages: BaseMessage[], options: Partial<BaseChatModelCallOptions>): [string, string] {
+function keys(
+  model: BaseChatModel,
+  messages: BaseMessage[],
+  options: Partial<BaseChatModelCallOptions>,
+): [string, string] {
   const parts = model as unknown as CacheKeyParts;
   const [, callOptions] = parts._separateRunnableConfigFromCallOptionsCompat(options);
-  const prompt = (model.constructor as unknown as { _convertInputToPromptValue(m: BaseMessage[]): { toString(): string } })._convertInputToPromptValue(messages).toString();
+  const prompt = (
+    model.constructor as unknown as { _convertInputToPromptValue(m: BaseMessage[]): { toString(): string } }
+  )
+    ._convertInputToPromptValue(messages)
+    .toString();
   return [prompt, parts._getSerializedCacheKeyParametersForCall(callOptions)];
 }
 
 /** True when the model's cache holds a reply for this call. */
-export async function cacheLookup(model: BaseChatModel, messages: BaseMessage[], options: Partial<BaseChatModelCallOptions>): Promise<boolean> {
+export async function cacheLookup(
+  model: BaseChatModel,
+  messages: BaseMessage[],
+  options: Partial<BaseChatModelCallOptions>,
+): Promise<boolean> {
   if (!model.cache) return false;
   const [prompt, llmKey] = keys(model, messages, options);
   const hit = await model.cache.lookup(prompt, llmKey);

@@ -6,7 +6,13 @@ import {
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { CallbackManager, type CallbackManagerForLLMRun, type Callbacks } from "@langchain/core/callbacks/manager";
-import { AIMessageChunk, coerceMessageLikeToMessage, type AIMessage, type BaseMessage, type BaseMessageLike } from "@langchain/core/messages";
+import {
+  AIMessageChunk,
+  coerceMessageLikeToMessage,
+  type AIMessage,
+  type BaseMessage,
+  type BaseMessageLike,
+} from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain/core/outputs";
 import { ensureConfig, type Runnable } from "@langchain/core/runnables";
 import { AsyncGeneratorWithSetup, IterableReadableStream } from "@langchain/core/utils/stream";
@@ -107,7 +113,13 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const parsed = derived ? undefined : parseWith(irtRouterOptionsSchema, options, "options");
     const own: OwnSettings = derived
       ? derived.own
-      : { callbacks: parsed!.callbacks, tags: parsed!.tags, metadata: parsed!.metadata, verbose: parsed!.verbose, cache: parsed!.cache };
+      : {
+          callbacks: parsed!.callbacks,
+          tags: parsed!.tags,
+          metadata: parsed!.metadata,
+          verbose: parsed!.verbose,
+          cache: parsed!.cache,
+        };
     super({ callbacks: own.callbacks, tags: own.tags, metadata: own.metadata, verbose: own.verbose, cache: own.cache });
     this.own = own;
     this.engine = derived ? derived.engine : new RouteEngine(parsed!);
@@ -204,10 +216,16 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * console.log(d.chosen, d.candidates);
    * ```
    */
-  async decide(input: BaseLanguageModelInput, options: { toolsBound?: boolean; runId?: string; task?: string } = {}): Promise<RouteDecision> {
+  async decide(
+    input: BaseLanguageModelInput,
+    options: { toolsBound?: boolean; runId?: string; task?: string } = {},
+  ): Promise<RouteDecision> {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
     const needs = { ...this.needs, toolsBound: options.toolsBound ?? this.needs.toolsBound, runId: options.runId };
-    const plan = await this.engine.plan(messages, { ...needs, task: taskOf({ metadata: { [TASK_METADATA_KEY]: options.task } }) });
+    const plan = await this.engine.plan(messages, {
+      ...needs,
+      task: taskOf({ metadata: { [TASK_METADATA_KEY]: options.task } }),
+    });
     return snapshot(plan.decision);
   }
 
@@ -265,8 +283,12 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   }
 
   /** The cache key leaves out what an agent's runtime adds to every call (checkpoint ids, writer, signal). */
-  override _getSerializedCacheKeyParametersForCall(options: Parameters<BaseChatModel["_getSerializedCacheKeyParametersForCall"]>[0]): string {
-    return super._getSerializedCacheKeyParametersForCall(cacheKeyOptions(options as Record<string, unknown>) as typeof options);
+  override _getSerializedCacheKeyParametersForCall(
+    options: Parameters<BaseChatModel["_getSerializedCacheKeyParametersForCall"]>[0],
+  ): string {
+    return super._getSerializedCacheKeyParametersForCall(
+      cacheKeyOptions(options as Record<string, unknown>) as typeof options,
+    );
   }
 
   // ---------------------------------------------------------------- delegation
@@ -277,7 +299,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * prepare). Structured output after `withStructuredOutput`.
    */
   private get needs(): CallNeeds {
-    return { toolsBound: this.bound !== undefined && this.bound.tools.length > 0, structuredOutput: this.structured !== undefined };
+    return {
+      toolsBound: this.bound !== undefined && this.bound.tools.length > 0,
+      structuredOutput: this.structured !== undefined,
+    };
   }
 
   /** The child as this router uses it: with the bound tools or the structured-output schema replayed (cached). */
@@ -288,8 +313,17 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   }
 
   /** See {@link attemptInOrder}. */
-  private attempt<T>(messages: BaseMessage[], config: Partial<BaseChatModelCallOptions> | undefined, how: AttemptHow<T>) {
-    const parts = { engine: this.engine, needs: this.needs, attemptTimeout: this.engine.attemptTimeout, structured: this.structured !== undefined };
+  private attempt<T>(
+    messages: BaseMessage[],
+    config: Partial<BaseChatModelCallOptions> | undefined,
+    how: AttemptHow<T>,
+  ) {
+    const parts = {
+      engine: this.engine,
+      needs: this.needs,
+      attemptTimeout: this.engine.attemptTimeout,
+      structured: this.structured !== undefined,
+    };
     return attemptInOrder({ ...parts, prepare: (slot) => this.prepare(slot) }, messages, config, how);
   }
 
@@ -309,7 +343,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * A chat model's `invoke` (BaseChatModel's: through {@link generate}, so the router's own chat-model run, its
    * cache and its callbacks apply), or, after `withStructuredOutput`, the chosen child's parsed output.
    */
-  override async invoke(input: BaseLanguageModelInput, options?: Partial<BaseChatModelCallOptions>): Promise<AIMessageChunk> {
+  override async invoke(
+    input: BaseLanguageModelInput,
+    options?: Partial<BaseChatModelCallOptions>,
+  ): Promise<AIMessageChunk> {
     if (this.structured) return (await invokeStructured(this.host, input, options)) as AIMessageChunk;
     return super.invoke(input, options);
   }
@@ -318,14 +355,21 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * As a chat model's, with the call's `timeout` kept to bound each attempt (Runnable's `stream` would turn it into
    * one signal for the whole call, a cancellation that no fallback survives).
    */
-  override async stream(input: BaseLanguageModelInput, options?: Partial<BaseChatModelCallOptions>): Promise<IterableReadableStream<AIMessageChunk>> {
-    if (this.structured) return (await streamStructured(this.host, input, options)) as IterableReadableStream<AIMessageChunk>;
+  override async stream(
+    input: BaseLanguageModelInput,
+    options?: Partial<BaseChatModelCallOptions>,
+  ): Promise<IterableReadableStream<AIMessageChunk>> {
+    if (this.structured)
+      return (await streamStructured(this.host, input, options)) as IterableReadableStream<AIMessageChunk>;
     const { timeout, ...rest } = options ?? {};
     const config = { ...ensureConfig(rest), [ATTEMPT_TIMEOUT]: timeout };
     // The signal is left to the attempts, which reject at once when it aborts: raced here as well, it would leave the
     // stream suspended, and the router's run open, when a consumer aborts between two chunks.
     const { signal: _signal, ...unsignalled } = config;
-    const generator = new AsyncGeneratorWithSetup({ generator: this._streamIterator(input, config), config: unsignalled });
+    const generator = new AsyncGeneratorWithSetup({
+      generator: this._streamIterator(input, config),
+      config: unsignalled,
+    });
     await generator.setup;
     return IterableReadableStream.fromAsyncGenerator(generator) as IterableReadableStream<AIMessageChunk>;
   }
@@ -334,12 +378,17 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * BaseChatModel's stream, with the choice made before its run opens (so the run reports the chosen child) and the
    * router's cache read and written: a cached reply comes back as one chunk, through {@link invoke}.
    */
-  override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<BaseChatModelCallOptions>): AsyncGenerator<AIMessageChunk> {
+  override async *_streamIterator(
+    input: BaseLanguageModelInput,
+    options?: Partial<BaseChatModelCallOptions>,
+  ): AsyncGenerator<AIMessageChunk> {
     if (this.structured) {
       yield* (await streamStructured(this.host, input, options)) as AsyncIterable<AIMessageChunk>;
       return;
     }
-    const { [ATTEMPT_TIMEOUT]: timeout, ...rest } = (options ?? {}) as Partial<BaseChatModelCallOptions> & { [ATTEMPT_TIMEOUT]?: number };
+    const { [ATTEMPT_TIMEOUT]: timeout, ...rest } = (options ?? {}) as Partial<BaseChatModelCallOptions> & {
+      [ATTEMPT_TIMEOUT]?: number;
+    };
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
     if (await cacheLookup(this, messages, rest)) {
       yield asChunk(await this.invoke(input, { ...rest, timeout: timeout ?? rest.timeout }));
@@ -348,7 +397,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const planned = await this.planned([messages], rest, timeout);
     let aggregate: AIMessageChunk | undefined;
     try {
-      for await (const chunk of super._streamIterator(input, { ...rest, [PLANNED]: planned } as Partial<BaseChatModelCallOptions>)) {
+      for await (const chunk of super._streamIterator(input, {
+        ...rest,
+        [PLANNED]: planned,
+      } as Partial<BaseChatModelCallOptions>)) {
         aggregate = aggregate === undefined ? chunk : aggregate.concat(chunk);
         yield chunk;
       }
@@ -359,7 +411,11 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   }
 
   /** Plans each prompt of a call and packs the plans with what every attempt of the call needs. */
-  private async planned(prompts: BaseMessage[][], options: Partial<BaseChatModelCallOptions>, timeout?: number): Promise<Planned> {
+  private async planned(
+    prompts: BaseMessage[][],
+    options: Partial<BaseChatModelCallOptions>,
+    timeout?: number,
+  ): Promise<Planned> {
     const withOwn = { ...options, metadata: { ...this.metadata, ...options.metadata } };
     const plans = await planPrompts(this.engine, prompts, this.needs, runIdOf(withOwn), taskOf(withOwn));
     return { prompts, plans, taken: plans.map(() => false), timeout, configurable: options.configurable };
@@ -372,15 +428,26 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * planning again. A `timeout` bounds each attempt, as in `invoke`. With a cache, each prompt is a call of its own
    * (BaseChatModel 1.4 files a cached reply at its index among the cache hits, which drops replies of a mixed batch).
    */
-  override async generate(messages: BaseMessageLike[][], options?: string[] | Partial<BaseChatModelCallOptions>, callbacks?: Callbacks): Promise<LLMResult> {
-    const { timeout, ...rest }: Partial<BaseChatModelCallOptions> = Array.isArray(options) ? { stop: options } : { ...options };
+  override async generate(
+    messages: BaseMessageLike[][],
+    options?: string[] | Partial<BaseChatModelCallOptions>,
+    callbacks?: Callbacks,
+  ): Promise<LLMResult> {
+    const { timeout, ...rest }: Partial<BaseChatModelCallOptions> = Array.isArray(options)
+      ? { stop: options }
+      : { ...options };
     const prompts = messages.map((list) => list.map(coerceMessageLikeToMessage));
-    if (this.cache && prompts.length > 1) return mergeResults(await Promise.all(prompts.map((p) => this.generate([p], { ...rest, timeout }, callbacks))));
+    if (this.cache && prompts.length > 1)
+      return mergeResults(await Promise.all(prompts.map((p) => this.generate([p], { ...rest, timeout }, callbacks))));
     // An aborted call is left to _generate, which fails inside the run, as a call that is cancelled while planning does.
     if (rest.signal?.aborted) return super.generate(prompts, rest, callbacks);
     const planned = await this.planned(prompts, rest, timeout);
     try {
-      return await super.generate(prompts, { ...rest, [PLANNED]: planned } as Partial<BaseChatModelCallOptions>, callbacks);
+      return await super.generate(
+        prompts,
+        { ...rest, [PLANNED]: planned } as Partial<BaseChatModelCallOptions>,
+        callbacks,
+      );
     } finally {
       // A prompt served from the router's cache never reaches _generate: its decision was not acted on, so it leaves
       // the decision log (its cached reply carries the decision of the call that made it).
@@ -388,12 +455,20 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     }
   }
 
-  override async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const { config, planned, timeout } = delegated(messages, options, runManager);
     const call = (child: Runnable, cfg: Record<string, unknown>) => child.invoke(messages, cfg);
     const { out, plan, slot } = await this.attempt(messages, config, { call, planned, timeout });
     const message = attachDecision(out as BaseMessage, plan.decision);
-    this.engine.recordSpend(plan, slot.id, usableUsage((out as AIMessage).usage_metadata, slot.id, (k, m) => this.engine.warnOnce(k, m)));
+    this.engine.recordSpend(
+      plan,
+      slot.id,
+      usableUsage((out as AIMessage).usage_metadata, slot.id, (k, m) => this.engine.warnOnce(k, m)),
+    );
     return { generations: [{ message, text: message.text }] };
   }
 
@@ -406,14 +481,17 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     // the attempts' runs, so that a stream that fails mid-way ends the router's run after its child's (one run tree)
     const runs = runManager && new ChildRuns(runManager.runId);
     if (runs) (config.callbacks as CallbackManager).addHandler(runs, false);
-    const call = (child: Runnable, cfg: Record<string, unknown>, bound: AttemptBound) => startStream(child, messages, cfg, bound);
+    const call = (child: Runnable, cfg: Record<string, unknown>, bound: AttemptBound) =>
+      startStream(child, messages, cfg, bound);
     const started = await this.attempt(messages, config, { call, stream: true, planned, timeout });
     try {
       for await (const chunk of relayChunks(started.out, { ...started, engine: this.engine })) {
         const message = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk({ content: String(chunk) });
         const generation = new ChatGenerationChunk({ message, text: message.text });
         // the router's run reports each token (its child's run is hidden from token streams: see childCallbacks)
-        await runManager?.handleLLMNewToken(message.text, undefined, undefined, undefined, undefined, { chunk: generation });
+        await runManager?.handleLLMNewToken(message.text, undefined, undefined, undefined, undefined, {
+          chunk: generation,
+        });
         yield generation;
       }
     } catch (error) {
@@ -433,7 +511,10 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   ): Partial<O>[] {
     const timeoutOf = (i: number) => (Array.isArray(options) ? options[i] : options)?.timeout;
     const untimed = (o: Partial<O> | undefined) => (o?.timeout === undefined ? o : { ...o, timeout: undefined });
-    const configs = super._getOptionsList((Array.isArray(options) ? options.map(untimed) : untimed(options)) as Partial<O>, length);
+    const configs = super._getOptionsList(
+      (Array.isArray(options) ? options.map(untimed) : untimed(options)) as Partial<O>,
+      length,
+    );
     return configs.map((config, i) => (timeoutOf(i) === undefined ? config : { ...config, timeout: timeoutOf(i) }));
   }
 }

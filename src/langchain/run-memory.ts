@@ -29,10 +29,16 @@ function factsOf(message: BaseMessage): MessageFacts {
   const known = FACTS.get(message);
   if (known) return known;
   const text = messageText(message);
-  const calls = AIMessage.isInstance(message) && message.tool_calls?.length ? JSON.stringify(message.tool_calls.map((c) => [c.name, c.args])) : "";
+  const calls =
+    AIMessage.isInstance(message) && message.tool_calls?.length
+      ? JSON.stringify(message.tool_calls.map((c) => [c.name, c.args]))
+      : "";
   const toolCallId = ToolMessage.isInstance(message) ? message.tool_call_id : "";
   // One token for the separator between messages, as in a prompt that joins them.
-  const facts = { key: `${message.getType()}\u0000${toolCallId}\u0000${calls}\u0000${text}`, tokens: estimateTokens(text) + estimateTokens(calls) + 1 };
+  const facts = {
+    key: `${message.getType()}\u0000${toolCallId}\u0000${calls}\u0000${text}`,
+    tokens: estimateTokens(text) + estimateTokens(calls) + 1,
+  };
   FACTS.set(message, facts);
   return facts;
 }

@@ -110,7 +110,10 @@ export class ScoringContextLoader {
       theta.set(slot.id, known.theta ?? meanTheta);
       catalogIds[slot.id] = known.theta ? (entry?.id ?? slot.id) : slot.id;
       if (!known.theta) this.warnUnknown(scorer, slot.id, known.suggestions);
-      const price = withCachedInputPrice(entry?.id ?? slot.id, slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id));
+      const price = withCachedInputPrice(
+        entry?.id ?? slot.id,
+        slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id),
+      );
       prices.set(slot.id, price);
       if (!price && costRanked(this.options.policy)) throw unpricedModel(slot.id, this.options.policy!.kind);
       if (!price) {
@@ -222,7 +225,10 @@ function checkedVector(vector: unknown, ctx: ScoringContext): Float32Array {
   const dim = ctx.encoder?.dim;
   const ok = vector instanceof Float32Array && vector.length === dim && vector.every(Number.isFinite);
   if (ok) return vector;
-  const got = vector instanceof Float32Array ? `a Float32Array of length ${vector.length}${vector.every(Number.isFinite) ? "" : " with non-finite values"}` : String(vector);
+  const got =
+    vector instanceof Float32Array
+      ? `a Float32Array of length ${vector.length}${vector.every(Number.isFinite) ? "" : " with non-finite values"}`
+      : String(vector);
   throw new EncoderInputError(
     `options.encoder "${ctx.encoder?.id}" returned ${got} for a routing text; it must return one Float32Array of ${dim} finite numbers per text.`,
     { path: "options.encoder" },

@@ -68,6 +68,8 @@ export interface RouterStore extends AbilityStore {
 }
 
 /** Whether a store is shared by several processes (it can be followed). */
-export function isFollowable(store: RouterStore): store is RouterStore & Required<Pick<RouterStore, "follow" | "eventsAfter">> {
+export function isFollowable(
+  store: RouterStore,
+): store is RouterStore & Required<Pick<RouterStore, "follow" | "eventsAfter">> {
   return typeof store.follow === "function" && typeof store.eventsAfter === "function";
 }

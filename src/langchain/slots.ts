@@ -64,7 +64,11 @@ export function exclusionReason(slot: ModelSlot, needs: CallNeeds, inputTokens: 
     return "has no bindTools(), which createAgent calls on every model it is given (also with no tools)";
   }
   // LangChain's default withStructuredOutput is built on bindTools; a model that has neither its own nor bindTools would throw
-  if (needs.structuredOutput && !canBindTools && model.withStructuredOutput === BaseChatModel.prototype.withStructuredOutput) {
+  if (
+    needs.structuredOutput &&
+    !canBindTools &&
+    model.withStructuredOutput === BaseChatModel.prototype.withStructuredOutput
+  ) {
     return "cannot give structured output (no bindTools, which LangChain's default withStructuredOutput needs, and no withStructuredOutput of its own)";
   }
   const window = slot.contextWindow ?? profile.maxInputTokens;

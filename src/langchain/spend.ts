@@ -14,7 +14,11 @@ import type { ModelSlot } from "./slots.js";
 import type { OnceWarnings } from "./warnings.js";
 
 /** Token usage as a chat model reports it (`usage_metadata`). */
-export type CallUsage = { input_tokens?: number; output_tokens?: number; input_token_details?: { cache_read?: number } };
+export type CallUsage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  input_token_details?: { cache_read?: number };
+};
 
 /** Most re-rankings of one call when other processes keep changing the run's spend meanwhile. */
 const MAX_RESERVE_TRIES = 8;
@@ -38,7 +42,11 @@ export class SharedBudget {
     private readonly warnings: OnceWarnings,
   ) {}
 
-  async rank(policy: PolicyConfig, candidates: readonly Candidate[], runId: string | undefined): Promise<RankedCandidate[]> {
+  async rank(
+    policy: PolicyConfig,
+    candidates: readonly Candidate[],
+    runId: string | undefined,
+  ): Promise<RankedCandidate[]> {
     const key = runId ?? "";
     // First guess: the run's spend as last seen in Redis (0 for a run not seen yet), so the usual call takes one round
     // trip; a wrong guess makes the reservation fail and return the real figure.
@@ -118,13 +126,19 @@ export class SpendRecorder {
     // Prices are resolved when the scoring context loads; a plan always runs after that.
     const price = this.scoring.loaded?.prices.get(slotId) ?? slot?.price;
     let usd = candidate?.expectedCost ?? 0;
-    if (this.learnOutputTokens && slot && usage?.output_tokens !== undefined) slot.outputTokens.observe(usage.output_tokens);
+    if (this.learnOutputTokens && slot && usage?.output_tokens !== undefined)
+      slot.outputTokens.observe(usage.output_tokens);
     if (price && usage && Number.isFinite(usage.input_tokens) && Number.isFinite(usage.output_tokens)) {
       // Cached input as the provider reports it, else as the router tracks it for this run.
       const reported = usage.input_token_details?.cache_read;
       const cached = Number.isFinite(reported) ? reported! : (plan.cachedTokens.get(slotId) ?? 0);
       const cachedTokens = Math.min(Math.max(0, cached), usage.input_tokens!);
-      usd = stepCostUsd({ contextTokens: usage.input_tokens!, cachedTokens, outputTokens: usage.output_tokens!, price });
+      usd = stepCostUsd({
+        contextTokens: usage.input_tokens!,
+        cachedTokens,
+        outputTokens: usage.output_tokens!,
+        price,
+      });
     }
     this.log.addSpend(plan.decision.runId, usd);
     this.budget?.settle(plan.decision.runId, usd);

@@ -68,7 +68,10 @@ export class StoreBinding {
 
   /** The restored learner (a StoreError before the scorer has loaded: routing and feedback load it first). */
   current(): OnlineLearner {
-    if (!this.inner) throw new StoreError("The router's learner is restored from its store when the scorer loads; route a call first.");
+    if (!this.inner)
+      throw new StoreError(
+        "The router's learner is restored from its store when the scorer loads; route a call first.",
+      );
     return this.inner;
   }
 
@@ -137,7 +140,10 @@ export class StoreBinding {
       try {
         learner.observe(event);
       } catch (error) {
-        this.warnings.warn(`store-apply:${event.id}`, `irt-router: event ${event.id} of the shared store could not be applied: ${(error as Error).message}`);
+        this.warnings.warn(
+          `store-apply:${event.id}`,
+          `irt-router: event ${event.id} of the shared store could not be applied: ${(error as Error).message}`,
+        );
       }
       this.applied = seq;
     }
@@ -157,7 +163,9 @@ export class StoreBinding {
         this.inner = OnlineLearner.restore(loaded, this.scorer!.models, OnlineLearner.optionsForScorer(this.scorer!));
         this.applied = loaded.seq;
       })
-      .catch((error: unknown) => this.logger.warn(`irt-router: restoring from the shared store failed: ${(error as Error).message}`))
+      .catch((error: unknown) =>
+        this.logger.warn(`irt-router: restoring from the shared store failed: ${(error as Error).message}`),
+      )
       .finally(() => (this.reloading = undefined));
   }
 

@@ -19,7 +19,12 @@ export interface StartedStream {
 }
 
 /** Open the child's stream and wait for its first chunk, within the attempt's bound. */
-export async function startStream(child: Runnable, input: unknown, config: Record<string, unknown>, bound: AttemptBound): Promise<StartedStream> {
+export async function startStream(
+  child: Runnable,
+  input: unknown,
+  config: Record<string, unknown>,
+  bound: AttemptBound,
+): Promise<StartedStream> {
   return bound.race(
     (async () => {
       const stream = await child.stream(input, config);
@@ -35,7 +40,12 @@ export async function startStream(child: Runnable, input: unknown, config: Recor
  */
 export function failAnswered(decision: RouteDecision, slotId: string, error: unknown): void {
   const i = decision.attempts.findLastIndex((a) => a.id === slotId && a.ok);
-  if (i >= 0) decision.attempts[i] = { ...decision.attempts[i]!, ok: false, error: capErrorText(`${describeError(error)} (after the stream had started)`) };
+  if (i >= 0)
+    decision.attempts[i] = {
+      ...decision.attempts[i]!,
+      ok: false,
+      error: capErrorText(`${describeError(error)} (after the stream had started)`),
+    };
   if (error instanceof Error) {
     Object.defineProperty(error, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
   }

@@ -30,7 +30,11 @@ export interface StructuredHost {
   readonly own: { callbacks?: Callbacks; tags?: string[]; metadata?: Record<string, unknown>; verbose?: boolean };
   serialized(): Serialized;
   messages(input: BaseLanguageModelInput): BaseMessage[];
-  attempt<T>(messages: BaseMessage[], config: Options | undefined, how: AttemptHow<T>): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot; bound: AttemptBound }>;
+  attempt<T>(
+    messages: BaseMessage[],
+    config: Options | undefined,
+    how: AttemptHow<T>,
+  ): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot; bound: AttemptBound }>;
 }
 
 /**
@@ -41,36 +45,65 @@ function withOwnConfig(host: StructuredHost, options?: Options): Options | undef
   const { callbacks, verbose } = host.own;
   const ownTags = host.own.tags ?? [];
   const ownMetadata = host.own.metadata ?? {};
-  if (callbacks === undefined && ownTags.length === 0 && Object.keys(ownMetadata).length === 0 && !verbose) return options;
+  if (callbacks === undefined && ownTags.length === 0 && Object.keys(ownMetadata).length === 0 && !verbose)
+    return options;
   const tags = [...ownTags, ...(options?.tags ?? []).filter((t) => !ownTags.includes(t))];
-  const merged = CallbackManager.configure(options?.callbacks, callbacks, undefined, undefined, undefined, undefined, { verbose });
+  const merged = CallbackManager.configure(options?.callbacks, callbacks, undefined, undefined, undefined, undefined, {
+    verbose,
+  });
   return { ...options, callbacks: merged, tags, metadata: { ...ownMetadata, ...options?.metadata } };
 }
 
 /** Opens the router's own chain run when the call names one (see the module comment). */
 async function openRun(host: StructuredHost, input: BaseLanguageModelInput, options: Options | undefined) {
   if (typeof options?.runId !== "string") return { options, attempts: undefined, run: undefined };
-  const manager = await CallbackManager.configure(options.callbacks, undefined, options.tags, undefined, options.metadata);
+  const manager = await CallbackManager.configure(
+    options.callbacks,
+    undefined,
+    options.tags,
+    undefined,
+    options.metadata,
+  );
   if (!manager) return { options, attempts: undefined, run: undefined };
-  const run = await manager.handleChainStart(host.serialized(), { input }, options.runId, undefined, undefined, undefined, options.runName ?? host.name);
+  const run = await manager.handleChainStart(
+    host.serialized(),
+    { input },
+    options.runId,
+    undefined,
+    undefined,
+    undefined,
+    options.runName ?? host.name,
+  );
   // getChild() passes on inheritable handlers only; the router's own constructor callbacks are local ones
   // (withOwnConfig) and still see the child's run, as they do when the child is called directly.
   const child = run.getChild();
-  for (const handler of manager.handlers) if (!manager.inheritableHandlers.includes(handler)) child.addHandler(handler, false);
+  for (const handler of manager.handlers)
+    if (!manager.inheritableHandlers.includes(handler)) child.addHandler(handler, false);
   const attempts = new ChildRuns(run.runId);
   child.addHandler(attempts, false);
   const { runId: _own, ...rest } = options;
   return { run, attempts, options: { ...rest, callbacks: child } };
 }
 
-export async function invokeStructured(host: StructuredHost, input: BaseLanguageModelInput, callOptions?: Options): Promise<unknown> {
+export async function invokeStructured(
+  host: StructuredHost,
+  input: BaseLanguageModelInput,
+  callOptions?: Options,
+): Promise<unknown> {
   const own = withOwnConfig(host, callOptions);
   const { run, options } = await openRun(host, input, own);
   try {
-    const { out, plan, slot } = await host.attempt(host.messages(input), options, { call: (child, config) => child.invoke(input, config), runId: runIdOf(own) });
+    const { out, plan, slot } = await host.attempt(host.messages(input), options, {
+      call: (child, config) => child.invoke(input, config),
+      runId: runIdOf(own),
+    });
     const output = attachDecision(out, plan.decision);
     const raw = (out as { raw?: { usage_metadata?: unknown } } | null)?.raw; // with includeRaw
-    host.engine.recordSpend(plan, slot.id, usableUsage(raw?.usage_metadata, slot.id, (k, m) => host.engine.warnOnce(k, m)));
+    host.engine.recordSpend(
+      plan,
+      slot.id,
+      usableUsage(raw?.usage_metadata, slot.id, (k, m) => host.engine.warnOnce(k, m)),
+    );
     await run?.handleChainEnd({ output });
     return output;
   } catch (error) {
@@ -79,12 +112,17 @@ export async function invokeStructured(host: StructuredHost, input: BaseLanguage
   }
 }
 
-export async function streamStructured(host: StructuredHost, input: BaseLanguageModelInput, callOptions?: Options): Promise<IterableReadableStream<unknown>> {
+export async function streamStructured(
+  host: StructuredHost,
+  input: BaseLanguageModelInput,
+  callOptions?: Options,
+): Promise<IterableReadableStream<unknown>> {
   const own = withOwnConfig(host, callOptions);
   const { run, attempts, options } = await openRun(host, input, own);
   let started: Awaited<ReturnType<StructuredHost["attempt"]>> & { out: StartedStream };
   try {
-    const call = (child: Runnable, config: Record<string, unknown>, bound: AttemptBound) => startStream(child, input, config, bound);
+    const call = (child: Runnable, config: Record<string, unknown>, bound: AttemptBound) =>
+      startStream(child, input, config, bound);
     started = await host.attempt(host.messages(input), options, { call, stream: true, runId: runIdOf(own) });
   } catch (error) {
     await run?.handleChainError(error);
@@ -104,7 +142,8 @@ async function* relayRun(
   let failure: unknown;
   try {
     for await (const chunk of relayChunks(started.out, { ...started, engine: host.engine })) {
-      if (run) output = output === undefined ? chunk : typeof output?.concat === "function" ? output.concat(chunk) : chunk;
+      if (run)
+        output = output === undefined ? chunk : typeof output?.concat === "function" ? output.concat(chunk) : chunk;
       yield chunk;
     }
   } catch (error) {

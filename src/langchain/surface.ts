@@ -46,8 +46,15 @@ const SHARED_LS_KEYS = ["ls_temperature", "ls_max_tokens", "ls_stop"] as const;
  * The router's LangSmith parameters for a call that carries no choice: its own identity, plus the temperature, max
  * tokens and stop sequences when every child reports the same (the call's own `stop` first).
  */
-export function sharedLsParams(models: readonly BaseChatModel[], options: { stop?: string[] } | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = { ls_provider: "irt-router", ls_model_name: "irt-router", ls_model_type: "chat" };
+export function sharedLsParams(
+  models: readonly BaseChatModel[],
+  options: { stop?: string[] } | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    ls_provider: "irt-router",
+    ls_model_name: "irt-router",
+    ls_model_type: "chat",
+  };
   const params = models.map((m) => {
     try {
       return m.getLsParams((options ?? {}) as never) as Record<string, unknown>;
@@ -57,7 +64,8 @@ export function sharedLsParams(models: readonly BaseChatModel[], options: { stop
   });
   for (const key of SHARED_LS_KEYS) {
     const first = JSON.stringify(params[0]?.[key]);
-    if (params[0]?.[key] !== undefined && params.every((p) => JSON.stringify(p[key]) === first)) out[key] = params[0]![key];
+    if (params[0]?.[key] !== undefined && params.every((p) => JSON.stringify(p[key]) === first))
+      out[key] = params[0]![key];
   }
   if (options?.stop !== undefined) out.ls_stop = options.stop;
   return out;

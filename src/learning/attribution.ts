@@ -27,7 +27,10 @@ const stepSchema = z
       .union([
         z.custom<readonly number[]>((a) => Array.isArray(a), "expected an array"),
         // typed as any Float32Array / Float64Array (ItemParams.alpha's type), not only one over a plain ArrayBuffer
-        z.custom<Float32Array | Float64Array>((a) => a instanceof Float32Array || a instanceof Float64Array, "expected a Float32Array or Float64Array"),
+        z.custom<Float32Array | Float64Array>(
+          (a) => a instanceof Float32Array || a instanceof Float64Array,
+          "expected a Float32Array or Float64Array",
+        ),
       ])
       .transform((a): number[] => Array.from(a))
       .pipe(z.array(finite).min(1)),

@@ -96,7 +96,13 @@ export type CalibrationOptions = z.input<typeof optionsSchema>;
 
 /** The shape of a {@link ProbeBank}, checked before calibration (the numbers' consistency is checked after). */
 export const probeBankSchema = z.object(
-  { dataset: z.string(), dim: z.number().int().positive(), ids: z.array(z.string()), alphas: z.instanceof(Float32Array), betas: z.instanceof(Float32Array) },
+  {
+    dataset: z.string(),
+    dim: z.number().int().positive(),
+    ids: z.array(z.string()),
+    alphas: z.instanceof(Float32Array),
+    betas: z.instanceof(Float32Array),
+  },
   { error: "expected a probe bank (buildProbeBank(scorer, dataset) or probeBankFrom(...))" },
 );
 
@@ -104,13 +110,20 @@ export const probeBankSchema = z.object(
 const argsSchema = z
   .object({
     learner: z.custom<OnlineLearner>(
-      (v) => typeof v === "object" && v !== null && ["has", "addModel", "posterior", "observe"].every((k) => typeof (v as Record<string, unknown>)[k] === "function"),
+      (v) =>
+        typeof v === "object" &&
+        v !== null &&
+        ["has", "addModel", "posterior", "observe"].every(
+          (k) => typeof (v as Record<string, unknown>)[k] === "function",
+        ),
       { message: "must be an OnlineLearner (OnlineLearner.forScorer(scorer))" },
     ),
     probes: probeBankSchema,
     ask: functionSchema<CalibrateArgs["ask"]>("a function (probe) => Promise of a grade in [0, 1]"),
     onProgress: functionSchema<NonNullable<CalibrateArgs["onProgress"]>>("a function (progress) => void").optional(),
-    onEvent: functionSchema<NonNullable<CalibrateArgs["onEvent"]>>("a function (event) => void or a Promise").optional(),
+    onEvent: functionSchema<NonNullable<CalibrateArgs["onEvent"]>>(
+      "a function (event) => void or a Promise",
+    ).optional(),
     now: functionSchema<NonNullable<CalibrateArgs["now"]>>("a function () => milliseconds").optional(),
   })
   .loose();
@@ -145,7 +158,10 @@ export interface CalibrateArgs extends CalibrationOptions {
  */
 export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationResult> {
   if (typeof args !== "object" || args === null) {
-    throw new ValidationError("calibrateModel() takes one options object: { learner, modelId, probes, ask, budget, ... }.", { path: "calibrate" });
+    throw new ValidationError(
+      "calibrateModel() takes one options object: { learner, modelId, probes, ask, budget, ... }.",
+      { path: "calibrate" },
+    );
   }
   parseWith(argsSchema, args, "calibrate");
   const { learner, probes, ask, onProgress } = args;
@@ -165,10 +181,16 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
   );
   const n = probes.ids.length;
   if (probes.dim !== learner.dim) {
-    throw new FeedbackError(`Probe bank "${probes.dataset}" has dim ${probes.dim}, the learner's abilities have ${learner.dim}; build the bank with the same scorer.`, { path: "probes.dim" });
+    throw new FeedbackError(
+      `Probe bank "${probes.dataset}" has dim ${probes.dim}, the learner's abilities have ${learner.dim}; build the bank with the same scorer.`,
+      { path: "probes.dim" },
+    );
   }
   if (probes.alphas.length !== n * probes.dim || probes.betas.length !== n) {
-    throw new FeedbackError(`Probe bank "${probes.dataset}" is inconsistent: ${n} ids, ${probes.alphas.length} alpha numbers, ${probes.betas.length} betas`, { path: "probes" });
+    throw new FeedbackError(
+      `Probe bank "${probes.dataset}" is inconsistent: ${n} ids, ${probes.alphas.length} alpha numbers, ${probes.betas.length} betas`,
+      { path: "probes" },
+    );
   }
   if (!learner.has(o.modelId)) learner.addModel(o.modelId);
   const posterior = learner.posterior(o.modelId);
@@ -202,7 +224,8 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
         const m = tracker.means();
         const s2 = tracker.variances();
         // "accuracy": u = Sigma g, so alpha_i^T Sigma g = alpha_i . u (O(d) per probe)
-        const u = o.strategy === "accuracy" ? covTimes(posterior.covariance, stats.g, posterior.mode === "full") : undefined;
+        const u =
+          o.strategy === "accuracy" ? covTimes(posterior.covariance, stats.g, posterior.mode === "full") : undefined;
         let best = -Infinity;
         for (let i = 0; i < n; i++) {
           if (asked[i]) continue;
@@ -228,11 +251,17 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
       asked[next] = 1;
       // A probe this model already answered (an earlier calibration restored from a store) is not asked again.
       if (learner.hasSeen(`${o.eventPrefix}:${o.modelId}:${probes.ids[next]!}`)) continue;
-      const probe: Probe = { id: probes.ids[next]!, index: next, alpha: probes.alphas.subarray(next * d, (next + 1) * d), beta: probes.betas[next]! };
+      const probe: Probe = {
+        id: probes.ids[next]!,
+        index: next,
+        alpha: probes.alphas.subarray(next * d, (next + 1) * d),
+        beta: probes.betas[next]!,
+      };
       let y: number;
       try {
         y = await ask(probe);
-        if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1) throw new Error(`ask returned ${String(y)}, expected a number in [0, 1]`);
+        if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1)
+          throw new Error(`ask returned ${String(y)}, expected a number in [0, 1]`);
       } catch (error) {
         failures++;
         consecutive++;
@@ -244,7 +273,14 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
         continue;
       }
       consecutive = 0;
-      const event: FeedbackEvent = { id: `${o.eventPrefix}:${o.modelId}:${probe.id}`, model: o.modelId, alpha: Array.from(probe.alpha), beta: probe.beta, y, at: now() };
+      const event: FeedbackEvent = {
+        id: `${o.eventPrefix}:${o.modelId}:${probe.id}`,
+        model: o.modelId,
+        alpha: Array.from(probe.alpha),
+        beta: probe.beta,
+        y,
+        at: now(),
+      };
       // Checked against the learner before it is handed to onEvent (journaled): a stored event the learner
       // rejects would make every replay of the journal throw.
       if (typeof learner.check === "function") learner.check(event);
@@ -252,16 +288,37 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
       learner.observe(event);
       answers.push({ probeId: probe.id, y });
       stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
-      onProgress?.({ asked: answers.length, budget: o.budget, probeId: probe.id, y, predictedAccuracy: stats.mean, accuracySd: stats.sd });
+      onProgress?.({
+        asked: answers.length,
+        budget: o.budget,
+        probeId: probe.id,
+        y,
+        predictedAccuracy: stats.mean,
+        accuracySd: stats.sd,
+      });
     }
   } finally {
     tracker.dispose();
   }
-  return { modelId: o.modelId, asked: answers.length, answers, predictedAccuracy: stats.mean, accuracySd: stats.sd, stopReason, failures, lastFailure };
+  return {
+    modelId: o.modelId,
+    asked: answers.length,
+    answers,
+    predictedAccuracy: stats.mean,
+    accuracySd: stats.sd,
+    stopReason,
+    failures,
+    lastFailure,
+  };
 }
 
 /** Mean predictive p over the bank and its delta-method standard deviation. */
-function bankAccuracy(tracker: ItemTracker, bank: ProbeBank, cov: Float64Array, full: boolean): { mean: number; sd: number; g: Float64Array } {
+function bankAccuracy(
+  tracker: ItemTracker,
+  bank: ProbeBank,
+  cov: Float64Array,
+  full: boolean,
+): { mean: number; sd: number; g: Float64Array } {
   const m = tracker.means();
   const s2 = tracker.variances();
   const d = bank.dim;
@@ -321,13 +378,19 @@ export function shuffledIndices(n: number, seed: number): number[] {
  * const bank = probeBankFrom("mmlu-pro-29models", items.map((it, i) => ({ id: it.id, ...params[i] })));
  * ```
  */
-export function probeBankFrom(dataset: string, items: readonly { id: string; alpha: ArrayLike<number>; beta: number }[]): ProbeBank {
+export function probeBankFrom(
+  dataset: string,
+  items: readonly { id: string; alpha: ArrayLike<number>; beta: number }[],
+): ProbeBank {
   if (items.length === 0) throw new FeedbackError(`Probe bank "${dataset}" has no items`, { path: "items" });
   const dim = items[0]!.alpha.length;
   const alphas = new Float32Array(items.length * dim);
   const betas = new Float32Array(items.length);
   items.forEach((it, i) => {
-    if (it.alpha.length !== dim) throw new FeedbackError(`Probe "${it.id}" has alpha length ${it.alpha.length}, expected ${dim}`, { path: `items.${i}.alpha` });
+    if (it.alpha.length !== dim)
+      throw new FeedbackError(`Probe "${it.id}" has alpha length ${it.alpha.length}, expected ${dim}`, {
+        path: `items.${i}.alpha`,
+      });
     alphas.set(it.alpha, i * dim);
     betas[i] = it.beta;
   });

@@ -76,14 +76,21 @@ export function feedbackEventProblem(value: unknown, options: EventCheckOptions 
   const bounds = options.itemBounds ?? DEFAULT_ITEM_BOUNDS;
   if (!finite(e.beta)) return at("beta", `beta is ${String(e.beta)}, must be a finite number`);
   if (Math.abs(e.beta) > bounds.beta) {
-    return at("beta", `|beta| is ${Math.abs(e.beta)}, above the item-parameter bound ${bounds.beta} (itemBounds.beta): not a real item`);
+    return at(
+      "beta",
+      `|beta| is ${Math.abs(e.beta)}, above the item-parameter bound ${bounds.beta} (itemBounds.beta): not a real item`,
+    );
   }
-  if (!finite(e.y) || e.y < 0 || e.y > 1) return at("y", `outcome y is ${String(e.y)}; it must be a finite number in [0, 1] (1 = correct)`);
+  if (!finite(e.y) || e.y < 0 || e.y > 1)
+    return at("y", `outcome y is ${String(e.y)}; it must be a finite number in [0, 1] (1 = correct)`);
   if (e.weight !== undefined && !(finite(e.weight) && e.weight > 0 && e.weight <= 1)) {
     return at("weight", `weight is ${String(e.weight)}; it must be a number in (0, 1]`);
   }
   if (e.task !== undefined && !(typeof e.task === "string" && nonBlank(e.task) && e.task.length <= MAX_TASK_LENGTH)) {
-    return at("task", `task must be a non-empty task label of at most ${MAX_TASK_LENGTH} characters (e.g. "code") when given`);
+    return at(
+      "task",
+      `task must be a non-empty task label of at most ${MAX_TASK_LENGTH} characters (e.g. "code") when given`,
+    );
   }
   for (const key of ["decisionId", "runId", "source"] as const) {
     if (e[key] !== undefined && typeof e[key] !== "string") return at(key, `${key} must be a string when given`);
@@ -92,10 +99,16 @@ export function feedbackEventProblem(value: unknown, options: EventCheckOptions 
   return undefined;
 }
 
-function alphaProblem(alpha: unknown, { dim, itemBounds = DEFAULT_ITEM_BOUNDS }: EventCheckOptions): EventProblem | undefined {
+function alphaProblem(
+  alpha: unknown,
+  { dim, itemBounds = DEFAULT_ITEM_BOUNDS }: EventCheckOptions,
+): EventProblem | undefined {
   const at = (path: string, message: string): EventProblem => ({ path, message });
   if (ArrayBuffer.isView(alpha)) {
-    return at("alpha", `alpha is a ${(alpha as object).constructor.name}; events hold plain arrays (they are stored as JSON): use Array.from(alpha)`);
+    return at(
+      "alpha",
+      `alpha is a ${(alpha as object).constructor.name}; events hold plain arrays (they are stored as JSON): use Array.from(alpha)`,
+    );
   }
   if (!Array.isArray(alpha) || alpha.length === 0 || (dim !== undefined && alpha.length !== dim)) {
     const want = dim !== undefined ? `an array of length ${dim}` : "a non-empty array of finite numbers";
@@ -129,5 +142,8 @@ export function assertFeedbackEvent(
   const problem = feedbackEventProblem(event, options);
   if (!problem) return;
   const path = problem.path ? `${where.prefix}.${problem.path}` : where.prefix;
-  throw new FeedbackError(`${where.label}: ${path}: ${problem.message}.${where.suffix ?? ""}`, { path, details: { field: problem.path } });
+  throw new FeedbackError(`${where.label}: ${path}: ${problem.message}.${where.suffix ?? ""}`, {
+    path,
+    details: { field: problem.path },
+  });
 }

@@ -28,15 +28,44 @@ export { ItemTracker } from "./tracker.js";
 export { attributeRun, stepEventId } from "./attribution.js";
 export type { AttributionOptions, RunOutcome, RunStep } from "./attribution.js";
 export { calibrateModel, probeBankFrom } from "./calibrate.js";
-export type { CalibrateArgs, CalibrationOptions, CalibrationProgress, CalibrationResult, CalibrationStopReason, Probe, ProbeBank } from "./calibrate.js";
+export type {
+  CalibrateArgs,
+  CalibrationOptions,
+  CalibrationProgress,
+  CalibrationResult,
+  CalibrationStopReason,
+  Probe,
+  ProbeBank,
+} from "./calibrate.js";
 export { extractChoiceLetter, gradeMultipleChoice } from "./grader.js";
 export type { Grader } from "./grader.js";
 export { seededRng, type Rng } from "../util/random.js";
-export { TaskOffsets, DEFAULT_TASK_OFFSET_SD, checkTask, type TaskOffset, type TaskOffsetsState } from "./task-offsets.js";
-export { assertValidFeedbackEvents, parseStoreOptions, prepareFeedbackEvents, snapshotNeedsReopen, storeOptionsSchema, StoreEventRules, StoreLedger, toStrictJson } from "./store.js";
+export {
+  TaskOffsets,
+  DEFAULT_TASK_OFFSET_SD,
+  checkTask,
+  type TaskOffset,
+  type TaskOffsetsState,
+} from "./task-offsets.js";
+export {
+  assertValidFeedbackEvents,
+  parseStoreOptions,
+  prepareFeedbackEvents,
+  snapshotNeedsReopen,
+  storeOptionsSchema,
+  StoreEventRules,
+  StoreLedger,
+  toStrictJson,
+} from "./store.js";
 export type { PrepareOptions } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
 export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";
 export { predictAccuracy } from "./predict.js";
-export type { AccuracyPrediction, ModelToPredict, PredictAccuracyArgs, PredictionItems, ProbeOutcome } from "./predict.js";
+export type {
+  AccuracyPrediction,
+  ModelToPredict,
+  PredictAccuracyArgs,
+  PredictionItems,
+  ProbeOutcome,
+} from "./predict.js";

@@ -80,19 +80,29 @@ export function fitKnownScale(args: KnownScaleFitArgs): KnownScaleFit {
 function checkGroups(args: KnownScaleFitArgs): number {
   const { dim: d, alphas, betas, groups } = args;
   if (groups.length === 0) throw new RangeError("fitKnownScale: no workload groups to fit on");
-  if (args.covariance.length !== d * d) throw new RangeError(`fitKnownScale: covariance has ${args.covariance.length} entries, expected ${d * d}`);
-  if (alphas.length !== betas.length * d) throw new RangeError(`fitKnownScale: alphas has ${alphas.length} entries, expected ${betas.length} x ${d}`);
+  if (args.covariance.length !== d * d)
+    throw new RangeError(`fitKnownScale: covariance has ${args.covariance.length} entries, expected ${d * d}`);
+  if (alphas.length !== betas.length * d)
+    throw new RangeError(`fitKnownScale: alphas has ${alphas.length} entries, expected ${betas.length} x ${d}`);
   let labels = 0;
   for (const [g, grp] of groups.entries()) {
-    if (grp.ability.length !== d) throw new RangeError(`fitKnownScale: group ${g} ability has length ${grp.ability.length}, expected ${d}`);
-    if (grp.items.length !== grp.y.length) throw new RangeError(`fitKnownScale: group ${g} has ${grp.items.length} items but ${grp.y.length} labels`);
+    if (grp.ability.length !== d)
+      throw new RangeError(`fitKnownScale: group ${g} ability has length ${grp.ability.length}, expected ${d}`);
+    if (grp.items.length !== grp.y.length)
+      throw new RangeError(`fitKnownScale: group ${g} has ${grp.items.length} items but ${grp.y.length} labels`);
     for (let t = 0; t < grp.items.length; t++) {
       const i = grp.items[t]!;
-      if (!Number.isInteger(i) || i < 0 || i >= betas.length) throw new RangeError(`fitKnownScale: group ${g} item ${t} is ${i}, expected an integer in [0, ${betas.length})`);
+      if (!Number.isInteger(i) || i < 0 || i >= betas.length)
+        throw new RangeError(
+          `fitKnownScale: group ${g} item ${t} is ${i}, expected an integer in [0, ${betas.length})`,
+        );
       const y = grp.y[t]!;
-      if (!(y >= 0 && y <= 1)) throw new RangeError(`fitKnownScale: group ${g} label ${t} is ${y}, expected a number in [0, 1]`);
+      if (!(y >= 0 && y <= 1))
+        throw new RangeError(`fitKnownScale: group ${g} label ${t} is ${y}, expected a number in [0, 1]`);
     }
-    for (let k = 0; k < d; k++) if (!Number.isFinite(grp.ability[k]!)) throw new RangeError(`fitKnownScale: group ${g} ability[${k}] is not finite`);
+    for (let k = 0; k < d; k++)
+      if (!Number.isFinite(grp.ability[k]!))
+        throw new RangeError(`fitKnownScale: group ${g} ability[${k}] is not finite`);
     labels += grp.items.length;
   }
   return labels;
@@ -256,7 +266,9 @@ function maximiseOnLogScale(
   hi: number,
 ): Pick<KnownScaleFit, "scale" | "logEvidence" | "curve" | "atBoundary"> {
   const steps = 12;
-  const grid = Array.from({ length: steps + 1 }, (_, k) => Math.exp(Math.log(lo) + (k / steps) * (Math.log(hi) - Math.log(lo))));
+  const grid = Array.from({ length: steps + 1 }, (_, k) =>
+    Math.exp(Math.log(lo) + (k / steps) * (Math.log(hi) - Math.log(lo))),
+  );
   const curve = grid.map((s) => ({ scale: s, logEvidence: evidence(s) }));
   let best = 0;
   for (let k = 1; k < curve.length; k++) if (curve[k]!.logEvidence > curve[best]!.logEvidence) best = k;
@@ -298,7 +310,6 @@ function goldenSection(evidence: (s: number) => number, a: number, b: number): [
   return f1 > f2 ? [x1, f1] : [x2, f2];
 }
 
-
 /**
  * The known-model prior a learner needs: catalogued models start at N(theta, scale x the population covariance
  * shrunk by `shrinkage`).
@@ -322,7 +333,12 @@ export interface KnownPriorRecord extends KnownPrior {
    * The same fit on each training dataset's groups alone (artifacts trained on several datasets), for a user
    * whose workload resembles one of them: `OnlineLearner.forScorer(scorer, { knownScale: byDataset[name].scale })`.
    */
-  readonly byDataset?: Readonly<Record<string, { readonly scale: number; readonly atBoundary: boolean; readonly groups: number; readonly labels: number }>>;
+  readonly byDataset?: Readonly<
+    Record<
+      string,
+      { readonly scale: number; readonly atBoundary: boolean; readonly groups: number; readonly labels: number }
+    >
+  >;
 }
 
 /**
@@ -370,7 +386,13 @@ export function fitKnownPriorOnTraining(args: {
     abilities.filter((a): a is ArrayLike<number> => a !== undefined),
     { shrinkage },
   );
-  const fit = fitKnownScale({ dim: d, alphas: args.alphas, betas: args.betas, covariance: population.covariance, groups: [...byKey.values()] });
+  const fit = fitKnownScale({
+    dim: d,
+    alphas: args.alphas,
+    betas: args.betas,
+    covariance: population.covariance,
+    groups: [...byKey.values()],
+  });
   return {
     scale: fit.scale,
     shrinkage,

@@ -7,9 +7,22 @@ import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { assertFeedbackEvent, DEFAULT_ITEM_BOUNDS, itemBoundsSchema } from "./event-check.js";
 import type { FeedbackEvent } from "./events.js";
-import { AbilityPosterior, type CovarianceMode, type GaussianPrior, type PosteriorState, predictiveP, sigmoid } from "./posterior.js";
+import {
+  AbilityPosterior,
+  type CovarianceMode,
+  type GaussianPrior,
+  type PosteriorState,
+  predictiveP,
+  sigmoid,
+} from "./posterior.js";
 import type { KnownPrior } from "./known-prior.js";
-import { DEFAULT_SHRINKAGE, knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
+import {
+  DEFAULT_SHRINKAGE,
+  knownModelPrior,
+  populationPrior,
+  similarModelsPrior,
+  type PopulationPrior,
+} from "./prior.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { TaskOffsets, type TaskOffsetsState } from "./task-offsets.js";
 
@@ -116,7 +129,11 @@ export interface RestoreSource {
 /** Membership changes of the live learner that the event journal does not record (see {@link OnlineLearner.restore}). */
 export interface RestoreMembership {
   /** Models added with an ability or `like` (a model added at the new-model prior needs no entry). */
-  readonly added?: readonly { readonly id: string; readonly ability?: ArrayLike<number>; readonly like?: readonly string[] }[];
+  readonly added?: readonly {
+    readonly id: string;
+    readonly ability?: ArrayLike<number>;
+    readonly like?: readonly string[];
+  }[];
   /** Models removed with `removeModel`. */
   readonly removed?: readonly string[];
 }
@@ -183,10 +200,13 @@ export class OnlineLearner {
         try {
           posterior = AbilityPosterior.fromState(m.posterior);
         } catch (err) {
-          throw new ValidationError(`Invalid learner state: state.models.${id}.posterior cannot be restored (${(err as Error).message}).`, {
-            path: `state.models.${id}.posterior`,
-            cause: err,
-          });
+          throw new ValidationError(
+            `Invalid learner state: state.models.${id}.posterior cannot be restored (${(err as Error).message}).`,
+            {
+              path: `state.models.${id}.posterior`,
+              cause: err,
+            },
+          );
         }
         this.entries.set(id, { posterior, pendingDecay: m.pendingDecay, clock: m.clock });
       }
@@ -195,7 +215,10 @@ export class OnlineLearner {
       return;
     }
     if (known.length < 2) {
-      throw new FeedbackError(`OnlineLearner needs at least 2 known models to fit a population prior, got ${known.length}`, { path: "known" });
+      throw new FeedbackError(
+        `OnlineLearner needs at least 2 known models to fit a population prior, got ${known.length}`,
+        { path: "known" },
+      );
     }
     this.population = populationPrior(
       known.map((k) => k.ability),
@@ -203,8 +226,14 @@ export class OnlineLearner {
     );
     this.dim = this.population.mean.length;
     for (const k of known) {
-      if (this.entries.has(k.id)) throw new FeedbackError(`Duplicate model id "${k.id}" in the known abilities`, { path: "known" });
-      this.entries.set(k.id, this.entry(new AbilityPosterior(knownModelPrior(k.ability, this.population, this.opts.knownScale), this.postOpts())));
+      if (this.entries.has(k.id))
+        throw new FeedbackError(`Duplicate model id "${k.id}" in the known abilities`, { path: "known" });
+      this.entries.set(
+        k.id,
+        this.entry(
+          new AbilityPosterior(knownModelPrior(k.ability, this.population, this.opts.knownScale), this.postOpts()),
+        ),
+      );
     }
   }
 
@@ -228,7 +257,8 @@ export class OnlineLearner {
    */
   addModel(modelId: string, init: { ability?: ArrayLike<number>; like?: readonly string[] } = {}): AbilityPosterior {
     this.checkAddModel(modelId, init);
-    if (this.entries.has(modelId)) throw new FeedbackError(`Model "${modelId}" is already tracked`, { path: "modelId" });
+    if (this.entries.has(modelId))
+      throw new FeedbackError(`Model "${modelId}" is already tracked`, { path: "modelId" });
     if (this.removed.has(modelId)) {
       throw new FeedbackError(
         `Model "${modelId}" was removed (removeModel) and cannot be added back under the same id: the event journal does not record when ` +
@@ -241,7 +271,10 @@ export class OnlineLearner {
     if (init.ability) {
       prior = knownModelPrior(init.ability, this.population, this.opts.knownScale);
     } else if (init.like && init.like.length > 0) {
-      prior = similarModelsPrior(init.like.map((id) => this.posterior(id).priorMeanVector()), this.newModelPrior());
+      prior = similarModelsPrior(
+        init.like.map((id) => this.posterior(id).priorMeanVector()),
+        this.newModelPrior(),
+      );
     } else prior = this.newModelPrior();
     const post = new AbilityPosterior(prior, this.postOpts());
     this.entries.set(modelId, this.entry(post));
@@ -253,19 +286,24 @@ export class OnlineLearner {
     const bad = (path: string, what: string): never => {
       throw new FeedbackError(`addModel(${JSON.stringify(modelId) ?? String(modelId)}): ${path} ${what}`, { path });
     };
-    if (typeof modelId !== "string" || modelId.trim().length === 0) bad("modelId", "must be a non-empty string (the model's id)");
-    if (typeof init !== "object" || init === null || Array.isArray(init)) return bad("init", "must be an object such as { ability } or { like }");
+    if (typeof modelId !== "string" || modelId.trim().length === 0)
+      bad("modelId", "must be a non-empty string (the model's id)");
+    if (typeof init !== "object" || init === null || Array.isArray(init))
+      return bad("init", "must be an object such as { ability } or { like }");
     const { ability, like } = init as { ability?: unknown; like?: unknown };
     if (ability !== undefined) {
       const a = ability as ArrayLike<unknown> | null;
-      if (typeof a !== "object" || a === null || typeof a.length !== "number") bad("ability", `must be an array of ${this.dim} finite numbers`);
+      if (typeof a !== "object" || a === null || typeof a.length !== "number")
+        bad("ability", `must be an array of ${this.dim} finite numbers`);
       if (a!.length !== this.dim) bad("ability", `has length ${a!.length}, expected ${this.dim}`);
-      for (let i = 0; i < this.dim; i++) if (!Number.isFinite(a![i])) bad(`ability.${i}`, `is ${String(a![i])}, must be a finite number`);
+      for (let i = 0; i < this.dim; i++)
+        if (!Number.isFinite(a![i])) bad(`ability.${i}`, `is ${String(a![i])}, must be a finite number`);
     }
     if (like !== undefined) {
       if (!Array.isArray(like)) bad("like", `must be an array of tracked model ids, got ${typeof like}`);
       (like as unknown[]).forEach((id, i) => {
-        if (typeof id !== "string" || !this.entries.has(id)) bad(`like.${i}`, `is ${JSON.stringify(id)}, not a model the learner tracks`);
+        if (typeof id !== "string" || !this.entries.has(id))
+          bad(`like.${i}`, `is ${JSON.stringify(id)}, not a model the learner tracks`);
       });
     }
   }
@@ -327,7 +365,9 @@ export class OnlineLearner {
       if (this.removed.has(event.model)) return "removed-model";
       if (this.opts.unknownModels === "error") throw this.unknown(event.model);
     }
-    this.wrapUpdateError(event, () => (e?.posterior ?? this.newPosterior()).checkUpdate(event.alpha, event.beta, event.y, event.weight ?? 1));
+    this.wrapUpdateError(event, () =>
+      (e?.posterior ?? this.newPosterior()).checkUpdate(event.alpha, event.beta, event.y, event.weight ?? 1),
+    );
     return "applied";
   }
 
@@ -381,7 +421,11 @@ export class OnlineLearner {
       run();
     } catch (err) {
       if (err instanceof FeedbackError) {
-        throw new FeedbackError(`Feedback event ${JSON.stringify(event.id)}: ${err.message}`, { path: err.path, details: err.details, cause: err });
+        throw new FeedbackError(`Feedback event ${JSON.stringify(event.id)}: ${err.message}`, {
+          path: err.path,
+          details: err.details,
+          cause: err,
+        });
       }
       throw err;
     }
@@ -396,9 +440,15 @@ export class OnlineLearner {
    * Scores candidates for one query. `explore` overrides the learner's default:
    * "thompson" draws the logit from its posterior, "ucb" adds `ucbKappa` standard deviations.
    */
-  score(item: LearnerItem, modelIds: readonly string[] = this.models(), explore: Exploration = this.opts.explore): CandidateScore[] {
+  score(
+    item: LearnerItem,
+    modelIds: readonly string[] = this.models(),
+    explore: Exploration = this.opts.explore,
+  ): CandidateScore[] {
     if (item.alpha.length !== this.dim) {
-      throw new FeedbackError(`alpha has length ${item.alpha.length}, the learner's abilities have ${this.dim}`, { path: "item.alpha" });
+      throw new FeedbackError(`alpha has length ${item.alpha.length}, the learner's abilities have ${this.dim}`, {
+        path: "item.alpha",
+      });
     }
     return modelIds.map((model) => {
       const base = this.posterior(model).logit(item.alpha, item.beta);
@@ -408,14 +458,23 @@ export class OnlineLearner {
       const sd = Math.sqrt(variance);
       const p = predictiveP(mean, variance);
       const score =
-        explore === "thompson" ? sigmoid(mean + sd * this.rng.normal()) : explore === "ucb" ? sigmoid(mean + this.opts.ucbKappa * sd) : p;
+        explore === "thompson"
+          ? sigmoid(mean + sd * this.rng.normal())
+          : explore === "ucb"
+            ? sigmoid(mean + this.opts.ucbKappa * sd)
+            : p;
       return { model, p, logitMean: mean, logitSd: sd, score };
     });
   }
 
   /** The candidate with the highest score (ties: first listed). Throws NO_CANDIDATES for an empty list. */
-  choose(item: LearnerItem, candidates: readonly string[] = this.models(), explore: Exploration = this.opts.explore): string {
-    if (candidates.length === 0) throw new IrtRouterError("NO_CANDIDATES", "choose() was given no candidate models; pass at least one model id.");
+  choose(
+    item: LearnerItem,
+    candidates: readonly string[] = this.models(),
+    explore: Exploration = this.opts.explore,
+  ): string {
+    if (candidates.length === 0)
+      throw new IrtRouterError("NO_CANDIDATES", "choose() was given no candidate models; pass at least one model id.");
     const scores = this.score(item, candidates, explore);
     // NaN never wins (a NaN compares false both ways, so a NaN first candidate would otherwise never be displaced).
     let best = -1;
@@ -436,12 +495,19 @@ export class OnlineLearner {
   exportState(): LearnerState {
     // Object.fromEntries defines own properties, so a model named "__proto__" is kept (an assignment would set the prototype).
     const models: LearnerState["models"] = Object.fromEntries(
-      [...this.entries].map(([id, e]) => [id, { posterior: e.posterior.toState(), pendingDecay: e.pendingDecay, clock: e.clock }]),
+      [...this.entries].map(([id, e]) => [
+        id,
+        { posterior: e.posterior.toState(), pendingDecay: e.pendingDecay, clock: e.clock },
+      ]),
     );
     return {
       version: 1,
       dim: this.dim,
-      population: { mean: Array.from(this.population.mean), covariance: Array.from(this.population.covariance), nModels: this.population.nModels },
+      population: {
+        mean: Array.from(this.population.mean),
+        covariance: Array.from(this.population.covariance),
+        nModels: this.population.nModels,
+      },
       models,
       removed: [...this.removed],
       seenIds: [...this.seen],
@@ -477,7 +543,9 @@ export class OnlineLearner {
    * ```
    */
   static optionsForScorer(scorer: Pick<ScorerPriorSource, "knownPrior">, options: LearnerOptions = {}): LearnerOptions {
-    const fitted = scorer.knownPrior ? { knownScale: scorer.knownPrior.scale, shrinkage: scorer.knownPrior.shrinkage } : {};
+    const fitted = scorer.knownPrior
+      ? { knownScale: scorer.knownPrior.scale, shrinkage: scorer.knownPrior.shrinkage }
+      : {};
     return { ...fitted, ...options };
   }
 
@@ -510,10 +578,18 @@ export class OnlineLearner {
    * const learner = OnlineLearner.restore(await store.load(), scorer.models, OnlineLearner.optionsForScorer(scorer), { removed: ["old-model"] });
    * ```
    */
-  static restore(source: RestoreSource, known: readonly KnownAbility[], options: LearnerOptions = {}, membership: RestoreMembership = {}): OnlineLearner {
-    const learner = source.snapshot ? OnlineLearner.fromState(source.snapshot.state, options) : new OnlineLearner(known, options);
+  static restore(
+    source: RestoreSource,
+    known: readonly KnownAbility[],
+    options: LearnerOptions = {},
+    membership: RestoreMembership = {},
+  ): OnlineLearner {
+    const learner = source.snapshot
+      ? OnlineLearner.fromState(source.snapshot.state, options)
+      : new OnlineLearner(known, options);
     const removed = new Set(membership.removed ?? []);
-    for (const a of membership.added ?? []) if (!learner.has(a.id) && !learner.removed.has(a.id) && !removed.has(a.id)) learner.addModel(a.id, a);
+    for (const a of membership.added ?? [])
+      if (!learner.has(a.id) && !learner.removed.has(a.id) && !removed.has(a.id)) learner.addModel(a.id, a);
     for (const id of membership.removed ?? []) {
       learner.entries.delete(id);
       learner.removed.add(id);
@@ -524,7 +600,10 @@ export class OnlineLearner {
 
   /** Prior of a model the catalog does not know: population mean, `inflate` x population covariance. */
   newModelPrior(): GaussianPrior {
-    return { mean: this.population.mean, covariance: Float64Array.from(this.population.covariance, (v) => v * this.opts.inflate) };
+    return {
+      mean: this.population.mean,
+      covariance: Float64Array.from(this.population.covariance, (v) => v * this.opts.inflate),
+    };
   }
 
   private newPosterior(): AbilityPosterior {
@@ -558,10 +637,14 @@ export class OnlineLearner {
 
   private validate(event: FeedbackEvent): void {
     const id = (event as { id?: unknown } | null)?.id;
-    assertFeedbackEvent(event, { dim: this.dim, itemBounds: this.opts.itemBounds }, {
-      prefix: "event",
-      label: `Feedback event ${JSON.stringify(typeof id === "string" ? id : null)}`,
-    });
+    assertFeedbackEvent(
+      event,
+      { dim: this.dim, itemBounds: this.opts.itemBounds },
+      {
+        prefix: "event",
+        label: `Feedback event ${JSON.stringify(typeof id === "string" ? id : null)}`,
+      },
+    );
   }
 }
 
@@ -581,9 +664,13 @@ function show(v: unknown): string {
 
 function checkLearnerState(state: unknown): LearnerState {
   const bad = (path: string, what: string): never => {
-    throw new ValidationError(`Invalid learner state: ${path} ${what}. Restore from a state written by learner.exportState().`, { path });
+    throw new ValidationError(
+      `Invalid learner state: ${path} ${what}. Restore from a state written by learner.exportState().`,
+      { path },
+    );
   };
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
   const finiteArray = (v: unknown, n: number, path: string): number[] => {
     if (!Array.isArray(v)) return bad(path, `must be an array of ${n} finite numbers`);
     if (v.length !== n) return bad(path, `has ${v.length} numbers, expected ${n}`);
@@ -598,7 +685,8 @@ function checkLearnerState(state: unknown): LearnerState {
   if (!isObject(state)) return bad("state", "must be an object (the output of learner.exportState())");
   if (state.version !== 1) return bad("state.version", `is ${show(state.version)}; this library reads version 1`);
   const dim = state.dim;
-  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) return bad("state.dim", `is ${show(dim)}, must be a positive integer`);
+  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1)
+    return bad("state.dim", `is ${show(dim)}, must be a positive integer`);
   const pop = state.population;
   if (!isObject(pop)) return bad("state.population", "must be an object");
   const mean = finiteArray(pop.mean, dim, "state.population.mean");
@@ -620,7 +708,8 @@ function checkLearnerState(state: unknown): LearnerState {
     if (!isObject(p)) return bad(`${at}.posterior`, "must be an object");
     if (p.version !== 1) return bad(`${at}.posterior.version`, `is ${show(p.version)}, expected 1`);
     if (p.dim !== dim) return bad(`${at}.posterior.dim`, `is ${show(p.dim)}, but the state's dim is ${dim}`);
-    if (p.mode !== "full" && p.mode !== "diagonal") return bad(`${at}.posterior.mode`, `is ${show(p.mode)}, expected "full" or "diagonal"`);
+    if (p.mode !== "full" && p.mode !== "diagonal")
+      return bad(`${at}.posterior.mode`, `is ${show(p.mode)}, expected "full" or "diagonal"`);
     const size = p.mode === "full" ? dim * dim : dim;
     finiteArray(p.priorMean, dim, `${at}.posterior.priorMean`);
     finiteArray(p.priorPrecision, size, `${at}.posterior.priorPrecision`);
@@ -633,7 +722,8 @@ function checkLearnerState(state: unknown): LearnerState {
     if (typeof m.pendingDecay !== "number" || !(m.pendingDecay >= 0 && m.pendingDecay <= 1)) {
       return bad(`${at}.pendingDecay`, `is ${show(m.pendingDecay)}, must be a number in [0, 1]`);
     }
-    if (m.clock !== null && !Number.isFinite(m.clock)) return bad(`${at}.clock`, `is ${show(m.clock)}, must be null or a finite number`);
+    if (m.clock !== null && !Number.isFinite(m.clock))
+      return bad(`${at}.clock`, `is ${show(m.clock)}, must be null or a finite number`);
   }
   stringArray(state.removed, "state.removed");
   stringArray(state.seenIds, "state.seenIds");

@@ -32,7 +32,9 @@ export function cholesky(A: Float64Array, d: number, out?: Float64Array): Choles
     if (factorOnce(A, d, L, jitter)) return { L, jitter };
     jitter = jitter === 0 ? 1e-10 * meanDiag : jitter * 10;
   }
-  throw new RangeError(`cholesky: matrix (d=${d}) is not positive definite even with jitter ${jitter.toExponential(2)}`);
+  throw new RangeError(
+    `cholesky: matrix (d=${d}) is not positive definite even with jitter ${jitter.toExponential(2)}`,
+  );
 }
 
 function factorOnce(A: Float64Array, d: number, L: Float64Array, jitter: number): boolean {

@@ -126,7 +126,9 @@ export class AbilityPosterior {
     const d = prior.mean.length;
     if (d === 0) throw new RangeError("AbilityPosterior: the prior mean is empty");
     if (prior.covariance.length !== d * d) {
-      throw new RangeError(`AbilityPosterior: prior covariance has ${prior.covariance.length} entries, expected ${d}x${d}=${d * d}`);
+      throw new RangeError(
+        `AbilityPosterior: prior covariance has ${prior.covariance.length} entries, expected ${d}x${d}=${d * d}`,
+      );
     }
     this.dim = d;
     this.mode = options.mode ?? (d <= FULL_COVARIANCE_MAX_DIM ? "full" : "diagonal");
@@ -147,7 +149,8 @@ export class AbilityPosterior {
     } else {
       for (let i = 0; i < d; i++) {
         const variance = prior.covariance[i * d + i]!;
-        if (!(variance > 0)) throw new RangeError(`AbilityPosterior: prior variance of coordinate ${i} is ${variance}, must be > 0`);
+        if (!(variance > 0))
+          throw new RangeError(`AbilityPosterior: prior variance of coordinate ${i} is ${variance}, must be > 0`);
         this.priorPrecision[i] = 1 / variance;
         this.priorEta[i] = this.priorMean[i]! / variance;
       }
@@ -234,7 +237,12 @@ export class AbilityPosterior {
    * The scalars of one update, checked to keep every number of the state finite (triangle bounds on each
    * entry that changes). Writes only the scratch vector `v` (full mode).
    */
-  private plan(alpha: ArrayLike<number>, beta: number, y: number, weight: number): { w: number; etaCoef: number; shrink: number; step: number } {
+  private plan(
+    alpha: ArrayLike<number>,
+    beta: number,
+    y: number,
+    weight: number,
+  ): { w: number; etaCoef: number; shrink: number; step: number } {
     const d = this.dim;
     const am = dot(alpha, this.mean, d);
     const p0 = sigmoid(am - beta);
@@ -244,13 +252,21 @@ export class AbilityPosterior {
     let amax = 0;
     for (let i = 0; i < d; i++) amax = Math.max(amax, Math.abs(alpha[i]!));
     const scalars = { am, p0, w, g, etaCoef, amax, weight, beta, y };
-    if (!(Number.isFinite(etaCoef) && Number.isFinite(amax) && Number.isFinite(w) && Number.isFinite(beta) && Number.isFinite(y))) {
+    if (!(
+      Number.isFinite(etaCoef) &&
+      Number.isFinite(amax) &&
+      Number.isFinite(w) &&
+      Number.isFinite(beta) &&
+      Number.isFinite(y)
+    )) {
       const k = Object.entries(scalars).find(([, v]) => !Number.isFinite(v))?.[0] ?? "intermediates";
       throw nonFinite(`the update's ${k}`, scalars);
     }
     if (!Number.isFinite(this.evidenceSum + weight)) throw nonFinite("the posterior's evidence", scalars);
-    if (!Number.isFinite(maxAbs(this.dataPrecision) + w * amax * amax)) throw nonFinite("the posterior's precision", scalars);
-    if (!Number.isFinite(maxAbs(this.dataEta) + Math.abs(etaCoef) * amax)) throw nonFinite("the posterior's natural mean", scalars);
+    if (!Number.isFinite(maxAbs(this.dataPrecision) + w * amax * amax))
+      throw nonFinite("the posterior's precision", scalars);
+    if (!Number.isFinite(maxAbs(this.dataEta) + Math.abs(etaCoef) * amax))
+      throw nonFinite("the posterior's natural mean", scalars);
     if (this.mode !== "full" || this.sinceRefresh + 1 >= this.refreshEvery) return { w, etaCoef, shrink: 0, step: 0 };
     const v = matVec(this.covariance, d, alpha, this.v);
     const denom = 1 + w * dot(alpha, v, d);
@@ -273,7 +289,11 @@ export class AbilityPosterior {
    * @internal
    */
   saveData(): { precision: Float64Array; eta: Float64Array; evidence: number } {
-    return { precision: Float64Array.from(this.dataPrecision), eta: Float64Array.from(this.dataEta), evidence: this.evidenceSum };
+    return {
+      precision: Float64Array.from(this.dataPrecision),
+      eta: Float64Array.from(this.dataEta),
+      evidence: this.evidenceSum,
+    };
   }
 
   /**

@@ -82,7 +82,10 @@ export interface AccuracyPrediction {
 }
 
 const probeSchema = z.object({
-  alpha: z.custom<ArrayLike<number>>((v) => typeof v === "object" && v !== null && typeof (v as { length?: unknown }).length === "number", "must be an array of numbers"),
+  alpha: z.custom<ArrayLike<number>>(
+    (v) => typeof v === "object" && v !== null && typeof (v as { length?: unknown }).length === "number",
+    "must be an array of numbers",
+  ),
   beta: z.number().finite(),
   y: z.number().min(0, "must be in [0, 1]").max(1, "must be in [0, 1]"),
   item: z.number().int().nonnegative().optional(),
@@ -91,8 +94,21 @@ const probeSchema = z.object({
 const argsSchema = z
   .object({
     scorer: z.object({ models: z.array(z.object({ id: z.string() }).loose()) }).loose(),
-    items: z.object({ dim: z.number().int().positive(), alphas: z.instanceof(Float32Array), betas: z.instanceof(Float32Array) }).loose(),
-    models: z.array(z.union([z.string().min(1), z.object({ id: z.string().min(1), probes: z.array(probeSchema).optional() }).strict()])).min(1),
+    items: z
+      .object({
+        dim: z.number().int().positive(),
+        alphas: z.instanceof(Float32Array),
+        betas: z.instanceof(Float32Array),
+      })
+      .loose(),
+    models: z
+      .array(
+        z.union([
+          z.string().min(1),
+          z.object({ id: z.string().min(1), probes: z.array(probeSchema).optional() }).strict(),
+        ]),
+      )
+      .min(1),
     samples: z.number().int().min(2).max(1_000_000).default(1000),
     level: z.number().gt(0).lt(1).default(0.95),
     seed: z.number().int().default(0),
@@ -115,23 +131,31 @@ export function predictAccuracy(args: PredictAccuracyArgs): AccuracyPrediction[]
   const o = parseWith(argsSchema, args, "predictAccuracy");
   const { items } = args;
   const n = items.betas.length;
-  if (n === 0) throw new ValidationError("predictAccuracy: there are no items to predict on.", { path: "predictAccuracy.items" });
+  if (n === 0)
+    throw new ValidationError("predictAccuracy: there are no items to predict on.", { path: "predictAccuracy.items" });
   if (items.alphas.length !== n * items.dim) {
-    throw new ValidationError(`predictAccuracy: items has ${n} betas but ${items.alphas.length} alpha numbers (expected ${n} x ${items.dim}).`, {
-      path: "predictAccuracy.items.alphas",
-    });
+    throw new ValidationError(
+      `predictAccuracy: items has ${n} betas but ${items.alphas.length} alpha numbers (expected ${n} x ${items.dim}).`,
+      {
+        path: "predictAccuracy.items.alphas",
+      },
+    );
   }
   const learner = OnlineLearner.forScorer(args.scorer, { ...(args.learner ?? {}), unknownModels: "error" });
   if (learner.dim !== items.dim) {
-    throw new ValidationError(`predictAccuracy: the items have dim ${items.dim}, the scorer's abilities ${learner.dim}; compute the items' parameters with the same scorer.`, {
-      path: "predictAccuracy.items.dim",
-    });
+    throw new ValidationError(
+      `predictAccuracy: the items have dim ${items.dim}, the scorer's abilities ${learner.dim}; compute the items' parameters with the same scorer.`,
+      {
+        path: "predictAccuracy.items.dim",
+      },
+    );
   }
   const seen = new Set<string>();
   return args.models.map((entry, k) => {
     const model: ModelToPredict = typeof entry === "string" ? { id: entry } : entry;
     const path = `predictAccuracy.models.${k}`;
-    if (seen.has(model.id)) throw new ValidationError(`model "${model.id}" is listed twice; list each model once.`, { path });
+    if (seen.has(model.id))
+      throw new ValidationError(`model "${model.id}" is listed twice; list each model once.`, { path });
     seen.add(model.id);
     const probes = model.probes ?? [];
     const known = learner.has(model.id);
@@ -148,10 +172,15 @@ export function predictAccuracy(args: PredictAccuracyArgs): AccuracyPrediction[]
     const observed = new Map<number, number>();
     probes.forEach((p, j) => {
       if (p.alpha.length !== items.dim) {
-        throw new ValidationError(`probe ${j} of "${model.id}" has alpha of length ${p.alpha.length}, expected ${items.dim}.`, { path: `${path}.probes.${j}.alpha` });
+        throw new ValidationError(
+          `probe ${j} of "${model.id}" has alpha of length ${p.alpha.length}, expected ${items.dim}.`,
+          { path: `${path}.probes.${j}.alpha` },
+        );
       }
       if (p.item !== undefined && p.item >= n) {
-        throw new ValidationError(`probe ${j} of "${model.id}" names item ${p.item}, but there are ${n} items.`, { path: `${path}.probes.${j}.item` });
+        throw new ValidationError(`probe ${j} of "${model.id}" names item ${p.item}, but there are ${n} items.`, {
+          path: `${path}.probes.${j}.item`,
+        });
       }
       posterior.update(p.alpha, p.beta, p.y);
       if (p.item !== undefined) observed.set(p.item, p.y);
@@ -163,7 +192,11 @@ export function predictAccuracy(args: PredictAccuracyArgs): AccuracyPrediction[]
 }
 
 /** mean_i E[p_i] under the posterior (observed items count with their outcome). */
-function meanPredictiveP(posterior: AbilityPosterior, items: PredictionItems, observed: ReadonlyMap<number, number>): number {
+function meanPredictiveP(
+  posterior: AbilityPosterior,
+  items: PredictionItems,
+  observed: ReadonlyMap<number, number>,
+): number {
   const d = items.dim;
   let s = 0;
   for (let i = 0; i < items.betas.length; i++) {
@@ -183,7 +216,13 @@ function meanPredictiveP(posterior: AbilityPosterior, items: PredictionItems, ob
  * m_i + (L^T alpha_i) . z_s with Sigma = L L^T, so each item's projected alpha is computed once.
  * @internal
  */
-export function sampledAccuracies(posterior: AbilityPosterior, items: PredictionItems, observed: ReadonlyMap<number, number>, samples: number, seed: number): Float64Array {
+export function sampledAccuracies(
+  posterior: AbilityPosterior,
+  items: PredictionItems,
+  observed: ReadonlyMap<number, number>,
+  samples: number,
+  seed: number,
+): Float64Array {
   const d = items.dim;
   const n = items.betas.length;
   const L = choleskyFactor(posterior);

@@ -44,7 +44,10 @@ export interface PopulationPrior extends GaussianPrior {
  * const post = new AbilityPosterior(prior); // a brand-new model
  * ```
  */
-export function populationPrior(abilities: readonly ArrayLike<number>[], options: PopulationPriorOptions = {}): PopulationPrior {
+export function populationPrior(
+  abilities: readonly ArrayLike<number>[],
+  options: PopulationPriorOptions = {},
+): PopulationPrior {
   const n = abilities.length;
   if (n < 2) throw new RangeError(`populationPrior needs at least 2 known abilities, got ${n}`);
   const d = abilities[0]!.length;
@@ -86,10 +89,16 @@ export function populationPrior(abilities: readonly ArrayLike<number>[], options
  * const prior = knownModelPrior(entry.ability, population, 0.05);
  * ```
  */
-export function knownModelPrior(ability: ArrayLike<number>, population: GaussianPrior, knownScale = 0.05): GaussianPrior {
+export function knownModelPrior(
+  ability: ArrayLike<number>,
+  population: GaussianPrior,
+  knownScale = 0.05,
+): GaussianPrior {
   if (!(knownScale > 0)) throw new RangeError(`knownScale must be > 0, got ${knownScale}`);
   if (ability.length !== population.mean.length) {
-    throw new RangeError(`knownModelPrior: ability has length ${ability.length}, population prior has ${population.mean.length}`);
+    throw new RangeError(
+      `knownModelPrior: ability has length ${ability.length}, population prior has ${population.mean.length}`,
+    );
   }
   const covariance = Float64Array.from(population.covariance, (v) => v * knownScale);
   return { mean: Float64Array.from(ability), covariance };

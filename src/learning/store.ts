@@ -97,7 +97,10 @@ export interface PrepareOptions {
  * {@link feedbackEventProblem} (the learner's own). What is checked is the event as it will be stored: its JSON round
  * trip (so an object whose `toJSON` changes it is validated in the shape that would be written).
  */
-export function assertValidFeedbackEvents(events: unknown, options: PrepareOptions = {}): asserts events is readonly FeedbackEvent[] {
+export function assertValidFeedbackEvents(
+  events: unknown,
+  options: PrepareOptions = {},
+): asserts events is readonly FeedbackEvent[] {
   prepareFeedbackEvents(events, options);
 }
 
@@ -105,24 +108,36 @@ export function assertValidFeedbackEvents(events: unknown, options: PrepareOptio
  * What a store writes for a batch: each event's strict JSON text and the event parsed back from it, validated
  * ({@link assertValidFeedbackEvents} rules). Stores keep, dedupe and return exactly these copies.
  */
-export function prepareFeedbackEvents(events: unknown, options: PrepareOptions = {}): { event: FeedbackEvent; json: string }[] {
+export function prepareFeedbackEvents(
+  events: unknown,
+  options: PrepareOptions = {},
+): { event: FeedbackEvent; json: string }[] {
   if (!Array.isArray(events)) {
-    throw new FeedbackError(`append() takes an array of feedback events, got ${events === null ? "null" : typeof events}.`);
+    throw new FeedbackError(
+      `append() takes an array of feedback events, got ${events === null ? "null" : typeof events}.`,
+    );
   }
   const check = { itemBounds: options.itemBounds ?? DEFAULT_ITEM_BOUNDS };
   return events.map((raw: unknown, i) => {
     const id = (raw as { id?: unknown } | null)?.id;
     const name = `${i}${typeof id === "string" ? ` ("${id}")` : ""}`;
-    const where = (as: string) => ({ prefix: `events.${i}`, label: `Feedback event ${name} is invalid${as}`, suffix: " Nothing was written." });
+    const where = (as: string) => ({
+      prefix: `events.${i}`,
+      label: `Feedback event ${name} is invalid${as}`,
+      suffix: " Nothing was written.",
+    });
     // The given value first, for the clearest message (unless it serialises through its own toJSON).
     if (typeof (raw as { toJSON?: unknown } | null)?.toJSON !== "function") assertFeedbackEvent(raw, check, where(""));
     let json: string;
     try {
       json = toStrictJson(raw, `events.${i}`);
     } catch (err) {
-      throw new FeedbackError(`Feedback event ${name} cannot be stored: ${(err as Error).message}. Nothing was written.`, {
-        path: (err as StoreError).path ?? `events.${i}`,
-      });
+      throw new FeedbackError(
+        `Feedback event ${name} cannot be stored: ${(err as Error).message}. Nothing was written.`,
+        {
+          path: (err as StoreError).path ?? `events.${i}`,
+        },
+      );
     }
     let event: unknown = JSON.parse(json);
     assertFeedbackEvent(event, check, where(" as it would be stored (its JSON form, after toJSON)"));
@@ -258,11 +273,18 @@ export class StoreEventRules {
   /** The batch as the store writes it ({@link prepareFeedbackEvents}, pseudonymised when `hashRunIds` is set). */
   prepare(events: unknown): { event: FeedbackEvent; json: string }[] {
     const hash = this.hash;
-    return prepareFeedbackEvents(events, { itemBounds: this.itemBounds, transform: hash && ((e) => pseudonymizeEvent(e, hash)) });
+    return prepareFeedbackEvents(events, {
+      itemBounds: this.itemBounds,
+      transform: hash && ((e) => pseudonymizeEvent(e, hash)),
+    });
   }
 
   /** Duplicate ids as the caller gave them (the ledger knows the stored ones: pseudonyms under `hashRunIds`). */
-  givenIds(storedIds: readonly string[], given: readonly FeedbackEvent[], prepared: readonly { event: FeedbackEvent }[]): string[] {
+  givenIds(
+    storedIds: readonly string[],
+    given: readonly FeedbackEvent[],
+    prepared: readonly { event: FeedbackEvent }[],
+  ): string[] {
     if (!this.hash) return [...storedIds];
     const byStored = new Map(prepared.map((p, i) => [p.event.id, given[i]!.id]));
     return storedIds.map((id) => byStored.get(id) ?? id);
@@ -290,7 +312,9 @@ export const storeOptionsSchema = z
      * Store run ids (and event ids and sources, which embed them) as pseudonyms: `true` (SHA-256) or a secret key of at
      * least 16 characters (HMAC-SHA-256). See `idHasher`. Off by default.
      */
-    hashRunIds: z.union([z.boolean(), z.string().min(16, "a hashRunIds key must have at least 16 characters")]).optional(),
+    hashRunIds: z
+      .union([z.boolean(), z.string().min(16, "a hashRunIds key must have at least 16 characters")])
+      .optional(),
   })
   .strict();
 

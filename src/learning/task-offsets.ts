@@ -83,7 +83,10 @@ export class TaskOffsets {
 
   exportState(): TaskOffsetsState {
     const offsets: TaskOffsetsState["offsets"] = Object.fromEntries(
-      [...this.offsets].map(([model, tasks]) => [model, Object.fromEntries([...tasks].map(([t, o]) => [t, [o.mean, o.variance]]))]),
+      [...this.offsets].map(([model, tasks]) => [
+        model,
+        Object.fromEntries([...tasks].map(([t, o]) => [t, [o.mean, o.variance]])),
+      ]),
     );
     return { version: 1, priorSd: this.priorSd, offsets };
   }
@@ -95,19 +98,30 @@ export class TaskOffsets {
   static fromState(state: unknown, priorSd = DEFAULT_TASK_OFFSET_SD): TaskOffsets {
     if (state === undefined) return new TaskOffsets(priorSd);
     const bad = (path: string, what: string): never => {
-      throw new ValidationError(`Invalid learner state: state.taskOffsets${path} ${what}.`, { path: `state.taskOffsets${path}` });
+      throw new ValidationError(`Invalid learner state: state.taskOffsets${path} ${what}.`, {
+        path: `state.taskOffsets${path}`,
+      });
     };
     const s = state as Partial<TaskOffsetsState>;
     if (typeof s !== "object" || s === null || s.version !== 1) return bad(".version", "must be 1");
-    if (typeof s.priorSd !== "number" || !(s.priorSd > 0) || !Number.isFinite(s.priorSd)) return bad(".priorSd", "must be a finite number > 0");
-    if (typeof s.offsets !== "object" || s.offsets === null) return bad(".offsets", "must be an object keyed by model id");
+    if (typeof s.priorSd !== "number" || !(s.priorSd > 0) || !Number.isFinite(s.priorSd))
+      return bad(".priorSd", "must be a finite number > 0");
+    if (typeof s.offsets !== "object" || s.offsets === null)
+      return bad(".offsets", "must be an object keyed by model id");
     const out = new TaskOffsets(s.priorSd);
     for (const [model, tasks] of Object.entries(s.offsets)) {
-      if (typeof tasks !== "object" || tasks === null) return bad(`.offsets.${model}`, "must be an object keyed by task");
+      if (typeof tasks !== "object" || tasks === null)
+        return bad(`.offsets.${model}`, "must be an object keyed by task");
       const map = new Map<string, { mean: number; variance: number }>();
       for (const [task, pair] of Object.entries(tasks)) {
-        const ok = Array.isArray(pair) && pair.length === 2 && Number.isFinite(pair[0]) && Number.isFinite(pair[1]) && pair[1] > 0;
-        if (!ok) return bad(`.offsets.${model}.${task}`, "must be [mean, variance] with a finite mean and a variance > 0");
+        const ok =
+          Array.isArray(pair) &&
+          pair.length === 2 &&
+          Number.isFinite(pair[0]) &&
+          Number.isFinite(pair[1]) &&
+          pair[1] > 0;
+        if (!ok)
+          return bad(`.offsets.${model}.${task}`, "must be [mean, variance] with a finite mean and a variance > 0");
         map.set(task, { mean: pair[0], variance: pair[1] });
       }
       out.offsets.set(model, map);

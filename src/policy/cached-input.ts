@@ -24,10 +24,20 @@ const OPENAI = "OpenAI prompt caching (platform.openai.com/docs/guides/prompt-ca
 /** Tested in order on the lower-cased id after its last `/`; the first match applies. */
 const RULES: readonly (CachedInputRule & { readonly pattern: RegExp })[] = [
   // Claude 1, 2 and Instant were retired before Anthropic introduced prompt caching (August 2024, Claude 3 family).
-  { pattern: /^claude-(v?1|v?2|instant)/, share: 1, family: "Anthropic Claude 1, 2, Instant (no prompt caching)", source: ANTHROPIC },
+  {
+    pattern: /^claude-(v?1|v?2|instant)/,
+    share: 1,
+    family: "Anthropic Claude 1, 2, Instant (no prompt caching)",
+    source: ANTHROPIC,
+  },
   { pattern: /^claude-/, share: 0.1, family: "Anthropic Claude 3 and later", source: ANTHROPIC },
   { pattern: /^gpt-5/, share: 0.1, family: "OpenAI GPT-5 family", source: `${OPENAI}: GPT-5 cached input at 10%` },
-  { pattern: /^(gpt-4\.1|o3(?!-mini)|o4-mini)/, share: 0.25, family: "OpenAI GPT-4.1, o3, o4-mini", source: `${OPENAI}: 25%` },
+  {
+    pattern: /^(gpt-4\.1|o3(?!-mini)|o4-mini)/,
+    share: 0.25,
+    family: "OpenAI GPT-4.1, o3, o4-mini",
+    source: `${OPENAI}: 25%`,
+  },
   // The first gpt-4o snapshot (2024-05-13) and chatgpt-4o-latest were left out of prompt caching.
   { pattern: /^gpt-4o-2024-05-13/, share: 1, family: "OpenAI gpt-4o-2024-05-13 (no prompt caching)", source: OPENAI },
   { pattern: /^(gpt-4o|o1|o3-mini)/, share: 0.5, family: "OpenAI GPT-4o, o1, o3-mini", source: `${OPENAI}: 50%` },

@@ -46,7 +46,12 @@ export function stepCostUsd(input: StepCostInput): number {
     });
   }
   const cachedPrice = price.cachedInputPer1M ?? price.inputPer1M;
-  return ((contextTokens - cachedTokens) * price.inputPer1M + cachedTokens * cachedPrice + outputTokens * price.outputPer1M) / 1e6;
+  return (
+    ((contextTokens - cachedTokens) * price.inputPer1M +
+      cachedTokens * cachedPrice +
+      outputTokens * price.outputPer1M) /
+    1e6
+  );
 }
 
 /** What {@link expectedCostUsd} needs: token counts known (or estimated) before the call, and a price. */

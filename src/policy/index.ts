@@ -7,7 +7,12 @@ export { policySchema, parsePolicy, costWeight, describePolicy } from "./schema.
 export { rankCandidates, budgetLambda } from "./rank.js";
 export { estimateTokens, TOKEN_HEURISTIC } from "./tokens.js";
 export { expectedCostUsd, stepCostUsd, type ExpectedCostInput, type StepCostInput } from "./expected-cost.js";
-export { cachedInputRule, withCachedInputPrice, DEFAULT_CACHE_LIFETIME_MS, type CachedInputRule } from "./cached-input.js";
+export {
+  cachedInputRule,
+  withCachedInputPrice,
+  DEFAULT_CACHE_LIFETIME_MS,
+  type CachedInputRule,
+} from "./cached-input.js";
 export { modelPriceSchema } from "./price-schema.js";
 export { ROUTERBENCH_PRICES, listPrice } from "./prices.js";
 export { knnOutputTokens, OutputTokenTracker, type KnnOutputTokensInput } from "./output-tokens.js";

@@ -35,10 +35,15 @@ export function knnOutputTokens(input: KnnOutputTokensInput): Float64Array {
   const { vectors, dim, trainRows, targetRows, nModels, known } = input;
   const k = Math.min(input.k ?? 25, trainRows.length);
   if (!Number.isInteger(dim) || dim <= 0 || vectors.length % dim !== 0) {
-    throw new ValidationError(`vectors (${vectors.length} values) must be a whole number of rows of dim ${dim}.`, { path: "vectors" });
+    throw new ValidationError(`vectors (${vectors.length} values) must be a whole number of rows of dim ${dim}.`, {
+      path: "vectors",
+    });
   }
   if (!(Number.isInteger(k) && k >= 1)) {
-    throw new ValidationError(`knnOutputTokens needs a whole number k >= 1 and at least one train row, got k = ${input.k ?? 25} and ${trainRows.length} train rows.`, { path: "k" });
+    throw new ValidationError(
+      `knnOutputTokens needs a whole number k >= 1 and at least one train row, got k = ${input.k ?? 25} and ${trainRows.length} train rows.`,
+      { path: "k" },
+    );
   }
   const norms = new Float64Array(vectors.length / dim);
   const normOf = (i: number) => {
@@ -130,8 +135,12 @@ export class OutputTokenTracker {
     /** How many observed calls the prior is worth (0: the plain mean once a call is observed). */
     readonly priorWeight: number,
   ) {
-    if (!(Number.isFinite(prior) && prior >= 0)) throw new ValidationError(`prior must be a finite number >= 0, got ${prior}`, { path: "prior" });
-    if (!(Number.isFinite(priorWeight) && priorWeight >= 0)) throw new ValidationError(`priorWeight must be a finite number >= 0, got ${priorWeight}`, { path: "priorWeight" });
+    if (!(Number.isFinite(prior) && prior >= 0))
+      throw new ValidationError(`prior must be a finite number >= 0, got ${prior}`, { path: "prior" });
+    if (!(Number.isFinite(priorWeight) && priorWeight >= 0))
+      throw new ValidationError(`priorWeight must be a finite number >= 0, got ${priorWeight}`, {
+        path: "priorWeight",
+      });
   }
 
   /** Records one call's output length; a non-finite or negative value is ignored and reported as `false`. */

@@ -75,9 +75,12 @@ function rankBudget(
 ): RankedCandidate[] {
   const spent = ctx.spentUsd ?? 0;
   if (!Number.isFinite(spent) || spent < 0) {
-    throw new ValidationError(`ctx.spentUsd must be a finite number >= 0 (USD spent so far in this run), got ${spent}.`, {
-      path: "ctx.spentUsd",
-    });
+    throw new ValidationError(
+      `ctx.spentUsd must be a finite number >= 0 (USD spent so far in this run), got ${spent}.`,
+      {
+        path: "ctx.spentUsd",
+      },
+    );
   }
   const remaining = policy.maxUsdPerRun - spent;
   const lambda = budgetLambda(policy, spent);

@@ -27,11 +27,36 @@ export interface ModelAlias {
  * | meta-llama-3-8b | Meta-Llama-3-8B | | meta-llama/Meta-Llama-3-8B | |
  */
 export const MODEL_ALIASES: readonly ModelAlias[] = [
-  { id: "gpt-4-1106-preview", aliases: ["openai/gpt-4-1106-preview", "gpt-4-turbo-1106"], provider: "openai", price: { inputPer1M: 10, outputPer1M: 30 } },
-  { id: "gpt-3.5-turbo-1106", aliases: ["openai/gpt-3.5-turbo-1106"], provider: "openai", price: { inputPer1M: 1, outputPer1M: 2 } },
-  { id: "claude-v1", aliases: ["anthropic/claude-v1"], provider: "anthropic", price: { inputPer1M: 8, outputPer1M: 24 } },
-  { id: "claude-v2", aliases: ["anthropic/claude-v2", "claude-2"], provider: "anthropic", price: { inputPer1M: 8, outputPer1M: 24 } },
-  { id: "claude-instant-v1", aliases: ["anthropic/claude-instant-v1", "claude-instant-1"], provider: "anthropic", price: { inputPer1M: 0.8, outputPer1M: 2.4 } },
+  {
+    id: "gpt-4-1106-preview",
+    aliases: ["openai/gpt-4-1106-preview", "gpt-4-turbo-1106"],
+    provider: "openai",
+    price: { inputPer1M: 10, outputPer1M: 30 },
+  },
+  {
+    id: "gpt-3.5-turbo-1106",
+    aliases: ["openai/gpt-3.5-turbo-1106"],
+    provider: "openai",
+    price: { inputPer1M: 1, outputPer1M: 2 },
+  },
+  {
+    id: "claude-v1",
+    aliases: ["anthropic/claude-v1"],
+    provider: "anthropic",
+    price: { inputPer1M: 8, outputPer1M: 24 },
+  },
+  {
+    id: "claude-v2",
+    aliases: ["anthropic/claude-v2", "claude-2"],
+    provider: "anthropic",
+    price: { inputPer1M: 8, outputPer1M: 24 },
+  },
+  {
+    id: "claude-instant-v1",
+    aliases: ["anthropic/claude-instant-v1", "claude-instant-1"],
+    provider: "anthropic",
+    price: { inputPer1M: 0.8, outputPer1M: 2.4 },
+  },
   {
     id: "mixtral-8x7b-instruct-v0.1",
     aliases: ["Mixtral-8x7B-Instruct-v0.1", "mistralai/mixtral-8x7b-chat", "mistralai/Mixtral-8x7B-Instruct-v0.1"],
@@ -41,8 +66,18 @@ export const MODEL_ALIASES: readonly ModelAlias[] = [
   { id: "mistral-7b-v0.1", aliases: ["Mistral-7B-v0.1", "mistralai/Mistral-7B-v0.1"], provider: "mistralai" },
   { id: "meta-llama-3-8b", aliases: ["Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B"], provider: "meta" },
   { id: "mistralai/mistral-7b-chat", aliases: [], provider: "mistralai", price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
-  { id: "gemini-1.5-pro-002", aliases: ["google/gemini-1.5-pro-002"], provider: "google", price: { inputPer1M: 1.25, outputPer1M: 5 } },
-  { id: "gemini-1.5-flash-002", aliases: ["google/gemini-1.5-flash-002"], provider: "google", price: { inputPer1M: 0.075, outputPer1M: 0.3 } },
+  {
+    id: "gemini-1.5-pro-002",
+    aliases: ["google/gemini-1.5-pro-002"],
+    provider: "google",
+    price: { inputPer1M: 1.25, outputPer1M: 5 },
+  },
+  {
+    id: "gemini-1.5-flash-002",
+    aliases: ["google/gemini-1.5-flash-002"],
+    provider: "google",
+    price: { inputPer1M: 0.075, outputPer1M: 0.3 },
+  },
 ];
 
 /** Provider guessed from a dataset column name (`owner/model` prefix, or a known family). */

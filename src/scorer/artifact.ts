@@ -62,18 +62,43 @@ export function artifactFiles(a: ScorerArtifact): ArtifactFiles {
     architecture: shapeOf(a.weights),
     hyperparameters: a.config,
     temperature: a.temperature,
-    calibration: { applied: a.calibration.applied, fitted: a.calibration.fitted, eceBefore: a.calibration.eceBefore, eceAfter: a.calibration.eceAfter },
+    calibration: {
+      applied: a.calibration.applied,
+      fitted: a.calibration.fitted,
+      eceBefore: a.calibration.eceBefore,
+      eceAfter: a.calibration.eceAfter,
+    },
     training: a.training,
     metrics: a.metrics,
     ...(a.interpretability ? { interpretability: a.interpretability } : {}),
-    ...(a.knownPrior ? { knownPrior: { ...a.knownPrior, curve: a.knownPrior.curve.map((c) => ({ ...c })), ...(a.knownPrior.byDataset ? { byDataset: { ...a.knownPrior.byDataset } } : {}) } } : {}),
-    weights: { file: WEIGHTS_FILE, byteLength: bytes.byteLength, sha256: sha256Hex(bytes), dtype: "float32", endianness: "little", tensors },
+    ...(a.knownPrior
+      ? {
+          knownPrior: {
+            ...a.knownPrior,
+            curve: a.knownPrior.curve.map((c) => ({ ...c })),
+            ...(a.knownPrior.byDataset ? { byDataset: { ...a.knownPrior.byDataset } } : {}),
+          },
+        }
+      : {}),
+    weights: {
+      file: WEIGHTS_FILE,
+      byteLength: bytes.byteLength,
+      sha256: sha256Hex(bytes),
+      dtype: "float32",
+      endianness: "little",
+      tensors,
+    },
     catalog: { file: CATALOG_FILE, byteLength: catalogBytes.byteLength, sha256: sha256Hex(catalogBytes) },
   };
   // The checksum is taken over the manifest as it will parse back from its file (JSON round trip), and placed
   // right after the format version; the reader verifies it before anything else.
   const { format, formatVersion, ...rest } = body;
-  const manifest: ScorerManifest = { format, formatVersion, [MANIFEST_CHECKSUM_FIELD]: manifestChecksum(JSON.parse(JSON.stringify(body)) as object), ...rest };
+  const manifest: ScorerManifest = {
+    format,
+    formatVersion,
+    [MANIFEST_CHECKSUM_FIELD]: manifestChecksum(JSON.parse(JSON.stringify(body)) as object),
+    ...rest,
+  };
   return {
     [MANIFEST_FILE]: new TextEncoder().encode(`${JSON.stringify(manifest, null, 1)}\n`),
     [WEIGHTS_FILE]: bytes,
@@ -90,10 +115,14 @@ function checkFile(bytes: Uint8Array, entry: { byteLength: number; sha256: strin
     );
   const sha = sha256Hex(bytes);
   if (sha !== entry.sha256)
-    throw new ArtifactError("ARTIFACT_INTEGRITY", `${file} is corrupted: its sha256 is ${sha} but ${MANIFEST_FILE} records ${entry.sha256}. Restore or re-create the artifact.`, {
-      file,
-      details: { sha256: sha, expected: entry.sha256 },
-    });
+    throw new ArtifactError(
+      "ARTIFACT_INTEGRITY",
+      `${file} is corrupted: its sha256 is ${sha} but ${MANIFEST_FILE} records ${entry.sha256}. Restore or re-create the artifact.`,
+      {
+        file,
+        details: { sha256: sha, expected: entry.sha256 },
+      },
+    );
 }
 
 /** A verified, decoded artifact. */
@@ -108,12 +137,17 @@ export interface DecodedArtifact {
  * version, byte lengths and sha256 of weights.bin and catalog.json, tensor table against the architecture, abilities against theta.
  * `where(file)` names files in error messages (e.g. the full path).
  */
-export function decodeArtifact(files: { manifest: Uint8Array; weights: Uint8Array; catalog: Uint8Array }, where: (file: string) => string = (f) => f): DecodedArtifact {
+export function decodeArtifact(
+  files: { manifest: Uint8Array; weights: Uint8Array; catalog: Uint8Array },
+  where: (file: string) => string = (f) => f,
+): DecodedArtifact {
   const manifest = parseManifest(new TextDecoder().decode(files.manifest), where(MANIFEST_FILE));
   checkFile(files.weights, manifest.weights, where(WEIGHTS_FILE));
   checkFile(files.catalog, manifest.catalog, where(CATALOG_FILE));
   const catalogText = new TextDecoder().decode(files.catalog);
-  const names = parseCatalog(catalogText, undefined, manifest.architecture.abilityDim, where(CATALOG_FILE)).map((e) => e.id);
+  const names = parseCatalog(catalogText, undefined, manifest.architecture.abilityDim, where(CATALOG_FILE)).map(
+    (e) => e.id,
+  );
   const weights = decodeWeights(files.weights, manifest, names, where(WEIGHTS_FILE));
   const catalog = parseCatalog(catalogText, weights.theta, manifest.architecture.abilityDim, where(CATALOG_FILE));
   return { manifest, weights, catalog };

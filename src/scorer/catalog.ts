@@ -20,7 +20,12 @@ export interface ModelStats {
  * Catalog entries for the rows of theta: canonical id, aliases (alias table + dataset names), provider,
  * sources, ability vector, label count, observed accuracy, price (dataset price first, then alias table).
  */
-export function buildCatalog(theta: Float32Array, abilityDim: number, stats: readonly ModelStats[], table: readonly ModelAlias[] = MODEL_ALIASES): CatalogEntry[] {
+export function buildCatalog(
+  theta: Float32Array,
+  abilityDim: number,
+  stats: readonly ModelStats[],
+  table: readonly ModelAlias[] = MODEL_ALIASES,
+): CatalogEntry[] {
   const index = aliasIndex(table);
   // Several rows under one id (per-source abilities, joinDatasets shareAbilities: false): the row from the
   // dataset with the most models (its ability is placed among the most peers; ties: more labels) keeps the id
@@ -31,7 +36,8 @@ export function buildCatalog(theta: Float32Array, abilityDim: number, stats: rea
   const modelsPerSource = new Map<string, number>();
   for (const s of stats) for (const src of s.sources) modelsPerSource.set(src, (modelsPerSource.get(src) ?? 0) + 1);
   const peers = (m: number) => Math.max(...stats[m]!.sources.map((src) => modelsPerSource.get(src) ?? 0));
-  const better = (a: number, b: number) => peers(b) > peers(a) || (peers(b) === peers(a) && stats[b]!.nLabels > stats[a]!.nLabels);
+  const better = (a: number, b: number) =>
+    peers(b) > peers(a) || (peers(b) === peers(a) && stats[b]!.nLabels > stats[a]!.nLabels);
   const primary = new Map([...rowsOf].map(([id, rows]) => [id, rows.reduce((a, b) => (better(a, b) ? b : a))]));
   return stats.map((s, m) => {
     const known = index.get(s.id);
@@ -66,7 +72,11 @@ export function buildCatalog(theta: Float32Array, abilityDim: number, stats: rea
  * const scores = await scorer.predict(vector, names);
  * ```
  */
-export function datasetModelNames(catalog: readonly CatalogEntry[], models: readonly string[], dataset: string): string[] {
+export function datasetModelNames(
+  catalog: readonly CatalogEntry[],
+  models: readonly string[],
+  dataset: string,
+): string[] {
   const known = new Set(catalog.flatMap((e) => [e.id, ...e.aliases]));
   return models.map((m) => (known.has(`${m}@${dataset}`) ? `${m}@${dataset}` : m));
 }

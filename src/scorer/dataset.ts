@@ -71,9 +71,15 @@ export function joinDatasets(
   let nItems = 0;
   let nObs = 0;
   for (const [k, p] of parts.entries()) {
-    if (p.dim !== dim) throw new ValidationError(`datasets[${k}] (${p.dataset.name}) has embedding dim ${p.dim}, the first has ${dim}`, { path: `datasets.${k}.dim` });
+    if (p.dim !== dim)
+      throw new ValidationError(`datasets[${k}] (${p.dataset.name}) has embedding dim ${p.dim}, the first has ${dim}`, {
+        path: `datasets.${k}.dim`,
+      });
     if (p.vectors.length !== p.dataset.items.length * p.dim)
-      throw new ValidationError(`datasets[${k}] (${p.dataset.name}): ${p.vectors.length} vector values for ${p.dataset.items.length} items x dim ${p.dim}`, { path: `datasets.${k}.vectors` });
+      throw new ValidationError(
+        `datasets[${k}] (${p.dataset.name}): ${p.vectors.length} vector values for ${p.dataset.items.length} items x dim ${p.dim}`,
+        { path: `datasets.${k}.vectors` },
+      );
     nItems += p.dataset.items.length;
     nObs += p.dataset.labels.y.length;
   }
@@ -102,8 +108,15 @@ export function joinDatasets(
       sources[m]!.add(ds.name);
       return m;
     });
-    const s = splitIndices(ds.name, ds.items.map((it) => it.id));
-    const rows = { train: s.train.map((i) => i + row), val: s.val.map((i) => i + row), test: s.test.map((i) => i + row) };
+    const s = splitIndices(
+      ds.name,
+      ds.items.map((it) => it.id),
+    );
+    const rows = {
+      train: s.train.map((i) => i + row),
+      val: s.val.map((i) => i + row),
+      test: s.test.map((i) => i + row),
+    };
     X.set(p.vectors, row * dim);
     for (let i = 0; i < ds.items.length; i++) {
       for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) {
@@ -127,7 +140,9 @@ export function joinDatasets(
     }
   }
   const prices = new Map<string, { inputPer1M: number; outputPer1M: number }>();
-  for (const p of parts) for (const [name, price] of Object.entries(p.dataset.prices ?? {})) prices.set(canonicalModelId(name, table), price);
+  for (const p of parts)
+    for (const [name, price] of Object.entries(p.dataset.prices ?? {}))
+      prices.set(canonicalModelId(name, table), price);
   const stats: ModelStats[] = ids.map((id, m) => ({
     id,
     names: [...names[m]!],

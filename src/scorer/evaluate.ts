@@ -53,7 +53,12 @@ export function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number {
  * Metrics on `rows`. The best single model is the one with the highest accuracy on `trainRows`
  * among models observed on `rows` (scored on the items it has).
  */
-export function scorerMetrics(p: Float32Array, data: EmbeddedLabels, rows: readonly number[], trainRows: readonly number[]): ScorerMetrics {
+export function scorerMetrics(
+  p: Float32Array,
+  data: EmbeddedLabels,
+  rows: readonly number[],
+  trainRows: readonly number[],
+): ScorerMetrics {
   const M = data.nModels;
   const pairs = observedPairs(p, M, data, rows);
   let correct = 0;
@@ -107,7 +112,11 @@ export function betaDifficultyR(betas: ArrayLike<number>, data: EmbeddedLabels, 
  * beta_q - alpha_q . mean(theta_m over `models`): minus the logit of an average model of the set, a
  * difficulty that does not depend on how the fit splits the offset between alpha . theta and beta.
  */
-export function effectiveDifficulty(params: { alpha: Float32Array; beta: number }, theta: Float32Array, models: readonly number[]): number {
+export function effectiveDifficulty(
+  params: { alpha: Float32Array; beta: number },
+  theta: Float32Array,
+  models: readonly number[],
+): number {
   const d = params.alpha.length;
   let z = 0;
   for (const m of models) for (let k = 0; k < d; k++) z += params.alpha[k]! * theta[m * d + k]!;

@@ -141,7 +141,14 @@ export interface TrainNoise {
   dropout?: Tensor2D[];
 }
 
-function expertOut(tf: Tf, ops: GraphOps, e: ExpertVars, x: Tensor2D, mask: Tensor2D | undefined, xIsData: boolean): Tensor2D {
+function expertOut(
+  tf: Tf,
+  ops: GraphOps,
+  e: ExpertVars,
+  x: Tensor2D,
+  mask: Tensor2D | undefined,
+  xIsData: boolean,
+): Tensor2D {
   const pre = xIsData
     ? ops.denseData(x, e.l1.W as Tensor2D, e.l1.b as Tensor1D)
     : ops.dense(x, e.l1.W as Tensor2D, e.l1.b as Tensor1D);
@@ -165,7 +172,14 @@ export interface GraphOutput {
  * Forward pass for a batch of embeddings `x` (B x inDim). `xIsData` skips the input gradient
  * (training); the gradient check sets it to false.
  */
-export function forwardGraph(tf: Tf, ops: GraphOps, v: GraphVars, x: Tensor2D, noise: TrainNoise = {}, xIsData = true): GraphOutput {
+export function forwardGraph(
+  tf: Tf,
+  ops: GraphOps,
+  v: GraphVars,
+  x: Tensor2D,
+  noise: TrainNoise = {},
+  xIsData = true,
+): GraphOutput {
   const K = v.experts.length;
   const gateLogits = xIsData
     ? ops.denseData(x, v.gate.W as Tensor2D, v.gate.b as Tensor1D)

@@ -4,13 +4,27 @@
  */
 export type { Scorer, ItemParams, CatalogEntry, ModelScore } from "./types.js";
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, irtMoeConfigSchema, type IrtMoeConfig } from "./config.js";
-export { trainIrtMoe, graphLogits, type EmbeddedLabels, type EpochReport, type TrainedIrtMoe, type TrainOptions } from "./train.js";
+export {
+  trainIrtMoe,
+  graphLogits,
+  type EmbeddedLabels,
+  type EpochReport,
+  type TrainedIrtMoe,
+  type TrainOptions,
+} from "./train.js";
 export { foldedItemParams, predictItems, itemParamsOf } from "./forward.js";
 export { mixtureForward, softmaxInPlace, type MixtureOutput } from "./mixture.js";
 export { denseForward, expertForward } from "./expert.js";
 export { irtHeads, irtLogit, scoreRows } from "./irt-head.js";
 export { sigmoid } from "../util/maths.js";
-export { initWeights, cloneWeights, shapeOf, type IrtMoeWeights, type DenseWeights, type ExpertWeights } from "./weights.js";
+export {
+  initWeights,
+  cloneWeights,
+  shapeOf,
+  type IrtMoeWeights,
+  type DenseWeights,
+  type ExpertWeights,
+} from "./weights.js";
 export { fitTemperature, type CalibrationReport } from "./calibration.js";
 export { rocAuc, ece, logLoss, routingAccuracy, observedPairs, type CsrLabels } from "./metrics.js";
 export { scorerMetrics, betaDifficultyR, effectiveDifficulty, pearson, type ScorerMetrics } from "./evaluate.js";
@@ -18,7 +32,13 @@ export { joinDatasets, type EmbeddedDataset, type JoinedData, type DatasetPart }
 export { MODEL_ALIASES, canonicalModelId, aliasIndex, guessProvider, type ModelAlias } from "./aliases.js";
 export { buildCatalog, datasetModelNames, ModelResolver, type ModelStats } from "./catalog.js";
 export { IrtMoeScorer, type IrtMoeScorerInit, type EncoderSource, type ScorerExplanation } from "./scorer.js";
-export { artifactFiles, decodeArtifact, type ScorerArtifact, type ArtifactFiles, type DecodedArtifact } from "./artifact.js";
+export {
+  artifactFiles,
+  decodeArtifact,
+  type ScorerArtifact,
+  type ArtifactFiles,
+  type DecodedArtifact,
+} from "./artifact.js";
 export {
   ARTIFACT_FORMAT,
   ARTIFACT_FORMAT_VERSION,

@@ -20,7 +20,6 @@ export function irtLogit(params: ItemParams, theta: Float32Array, m: number): nu
   return z;
 }
 
-
 /**
  * p for the given model rows (default: all), with temperature scaling: sigmoid(logit / T).
  * Alpha and beta are computed once by the caller and reused for every candidate.

@@ -12,7 +12,12 @@ export interface CsrLabels {
 }
 
 /** Observed (p, y) pairs of the given items; `p` is `rows.length x nModels` row-major. */
-export function observedPairs(p: Float32Array, nModels: number, labels: CsrLabels, rows: readonly number[]): { p: Float64Array; y: Float64Array } {
+export function observedPairs(
+  p: Float32Array,
+  nModels: number,
+  labels: CsrLabels,
+  rows: readonly number[],
+): { p: Float64Array; y: Float64Array } {
   let n = 0;
   for (const i of rows) n += labels.offsets[i + 1]! - labels.offsets[i]!;
   const po = new Float64Array(n);

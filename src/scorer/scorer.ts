@@ -1,6 +1,12 @@
 import { assertSameEncoder } from "../encoders/identity.js";
 import type { EncoderInfo, QueryEncoder } from "../encoders/types.js";
-import { EmbeddingProviderError, EncoderInputError, EncoderMismatchError, EncoderUnavailableError, ValidationError } from "../errors.js";
+import {
+  EmbeddingProviderError,
+  EncoderInputError,
+  EncoderMismatchError,
+  EncoderUnavailableError,
+  ValidationError,
+} from "../errors.js";
 import type { KnownPrior } from "../learning/known-prior.js";
 import { firstRepeat } from "../util/repeats.js";
 import { ModelResolver } from "./catalog.js";
@@ -66,26 +72,39 @@ export class IrtMoeScorer implements Scorer {
   constructor(init: IrtMoeScorerInit) {
     const { weights, catalog } = init;
     if (catalog.length !== weights.models.length)
-      throw new ValidationError(`catalog has ${catalog.length} entries but the weights have ${weights.models.length} ability rows`, { path: "catalog" });
+      throw new ValidationError(
+        `catalog has ${catalog.length} entries but the weights have ${weights.models.length} ability rows`,
+        { path: "catalog" },
+      );
     if (init.encoderInfo.dim !== weights.inDim)
-      throw new ValidationError(`encoderInfo.dim ${init.encoderInfo.dim} does not match the weights' input dimension ${weights.inDim}`, { path: "encoderInfo.dim" });
+      throw new ValidationError(
+        `encoderInfo.dim ${init.encoderInfo.dim} does not match the weights' input dimension ${weights.inDim}`,
+        { path: "encoderInfo.dim" },
+      );
     if (typeof init.temperature !== "number" || !Number.isFinite(init.temperature) || !(init.temperature > 0))
-      throw new ValidationError(`temperature must be a finite number > 0, got ${String(init.temperature)}`, { path: "temperature" });
+      throw new ValidationError(`temperature must be a finite number > 0, got ${String(init.temperature)}`, {
+        path: "temperature",
+      });
     const twice = firstRepeat(catalog.map((e) => e.id));
     if (twice)
-      throw new ValidationError(`catalog has the id "${twice.value}" twice (entries ${twice.first} and ${twice.at}); each ability row needs its own id`, {
-        path: `catalog.${twice.at}.id`,
-      });
+      throw new ValidationError(
+        `catalog has the id "${twice.value}" twice (entries ${twice.first} and ${twice.at}); each ability row needs its own id`,
+        {
+          path: `catalog.${twice.at}.id`,
+        },
+      );
     this.weights = weights;
     this.models = catalog;
     this.encoder = { id: init.encoderInfo.id, dim: init.encoderInfo.dim };
     this.abilityDim = weights.alpha.outDim;
     this.temperature = init.temperature;
     this.manifest = init.manifest;
-    if (init.manifest?.knownPrior) this.knownPrior = { scale: init.manifest.knownPrior.scale, shrinkage: init.manifest.knownPrior.shrinkage };
+    if (init.manifest?.knownPrior)
+      this.knownPrior = { scale: init.manifest.knownPrior.scale, shrinkage: init.manifest.knownPrior.shrinkage };
     this.resolver = new ModelResolver(catalog);
     this.manifestFile = init.manifestFile;
-    if (init.encoder && typeof init.encoder !== "function") assertSameEncoder(this.encoder, init.encoder, "scorer", { file: this.manifestFile });
+    if (init.encoder && typeof init.encoder !== "function")
+      assertSameEncoder(this.encoder, init.encoder, "scorer", { file: this.manifestFile });
     this.encoderSource = init.encoder;
   }
 
@@ -113,7 +132,10 @@ export class IrtMoeScorer implements Scorer {
   async embed(textOrEmbedding: string | Float32Array): Promise<Float32Array> {
     if (typeof textOrEmbedding === "string") {
       if (textOrEmbedding.length === 0)
-        throw new EncoderInputError("query text is the empty string, which carries nothing to embed; pass the text of the query.", { path: "textOrEmbedding" });
+        throw new EncoderInputError(
+          "query text is the empty string, which carries nothing to embed; pass the text of the query.",
+          { path: "textOrEmbedding" },
+        );
       const enc = await this.textEncoder();
       const out = await enc.embed([textOrEmbedding]);
       const v = Array.isArray(out) && out.length === 1 ? out[0] : undefined;
@@ -122,19 +144,27 @@ export class IrtMoeScorer implements Scorer {
           `Encoder "${enc.id}" returned ${Array.isArray(out) ? `${out.length} results` : String(out)} for one text; expected one Float32Array.`,
         );
       if (v.length !== this.encoder.dim)
-        throw new EmbeddingProviderError(`Encoder "${enc.id}" reports dim ${enc.dim} but returned a vector of length ${v.length}.`, {
-          details: { expectedDim: this.encoder.dim, actualDim: v.length },
-        });
+        throw new EmbeddingProviderError(
+          `Encoder "${enc.id}" reports dim ${enc.dim} but returned a vector of length ${v.length}.`,
+          {
+            details: { expectedDim: this.encoder.dim, actualDim: v.length },
+          },
+        );
       return this.checkVector(v);
     }
     if (textOrEmbedding instanceof Float32Array) return this.checkVector(textOrEmbedding);
-    throw new ValidationError(`query must be a string or a Float32Array embedding, got ${textOrEmbedding === null ? "null" : typeof textOrEmbedding}`, { path: "textOrEmbedding" });
+    throw new ValidationError(
+      `query must be a string or a Float32Array embedding, got ${textOrEmbedding === null ? "null" : typeof textOrEmbedding}`,
+      { path: "textOrEmbedding" },
+    );
   }
 
   private checkVector(v: Float32Array): Float32Array {
-    if (v.length !== this.encoder.dim) throw new EncoderMismatchError(this.encoder, { id: "(vector given)", dim: v.length }, "scorer");
+    if (v.length !== this.encoder.dim)
+      throw new EncoderMismatchError(this.encoder, { id: "(vector given)", dim: v.length }, "scorer");
     for (let i = 0; i < v.length; i++)
-      if (!Number.isFinite(v[i]!)) throw new ValidationError(`embedding has a non-finite value at index ${i}`, { path: `textOrEmbedding.${i}` });
+      if (!Number.isFinite(v[i]!))
+        throw new ValidationError(`embedding has a non-finite value at index ${i}`, { path: `textOrEmbedding.${i}` });
     return v;
   }
 
@@ -170,13 +200,17 @@ export class IrtMoeScorer implements Scorer {
 
   private rowsOf(modelIds?: readonly string[]): number[] {
     if (modelIds === undefined) return this.models.map((_, m) => m);
-    if (!Array.isArray(modelIds)) throw new ValidationError("modelIds must be an array of model ids", { path: "modelIds" });
+    if (!Array.isArray(modelIds))
+      throw new ValidationError("modelIds must be an array of model ids", { path: "modelIds" });
     const seen = new Map<string, number>();
     return modelIds.map((id, i) => {
       const name = modelIdArg(id, `modelIds.${i}`);
       const first = seen.get(name);
       if (first !== undefined)
-        throw new ValidationError(`modelIds lists "${name}" twice (modelIds[${first}] and modelIds[${i}]); list each model once.`, { path: `modelIds.${i}` });
+        throw new ValidationError(
+          `modelIds lists "${name}" twice (modelIds[${first}] and modelIds[${i}]); list each model once.`,
+          { path: `modelIds.${i}` },
+        );
       seen.set(name, i);
       return this.resolver.indexOf(name);
     });
@@ -206,6 +240,9 @@ export class IrtMoeScorer implements Scorer {
 /** A model id argument: a non-empty string (ValidationError at `path` otherwise). */
 function modelIdArg(id: unknown, path: string): string {
   if (typeof id !== "string" || id.length === 0)
-    throw new ValidationError(`${path} must be a non-empty model id string, got ${typeof id === "string" ? "the empty string" : id === null ? "null" : typeof id}`, { path });
+    throw new ValidationError(
+      `${path} must be a non-empty model id string, got ${typeof id === "string" ? "the empty string" : id === null ? "null" : typeof id}`,
+      { path },
+    );
   return id;
 }

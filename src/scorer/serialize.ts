@@ -36,8 +36,16 @@ export const MANIFEST_FILE = "manifest.json";
 export const WEIGHTS_FILE = "weights.bin";
 export const CATALOG_FILE = "catalog.json";
 
-const tensorSchema = z.object({ name: z.string(), shape: z.array(z.number().int().nonnegative()), offset: z.number().int().nonnegative() });
-const fileSchema = z.object({ file: z.string(), byteLength: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+const tensorSchema = z.object({
+  name: z.string(),
+  shape: z.array(z.number().int().nonnegative()),
+  offset: z.number().int().nonnegative(),
+});
+const fileSchema = z.object({
+  file: z.string(),
+  byteLength: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
 const metricsSchema = z.record(z.string(), z.record(z.string(), z.union([z.number(), z.null()])));
 
 /** manifest.json, validated on load. */
@@ -45,7 +53,10 @@ export const manifestSchema = z.object({
   format: z.literal(ARTIFACT_FORMAT),
   formatVersion: z.number().int(),
   /** sha256 of the manifest's canonical content without this field ({@link manifestChecksum}); absent in version 1. */
-  manifestSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  manifestSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   createdAt: z.string(),
   encoder: z.object({ id: z.string().min(1), dim: z.number().int().positive() }),
   architecture: z.object({
@@ -93,11 +104,23 @@ export const manifestSchema = z.object({
       curve: z.array(z.object({ scale: z.number().positive(), logEvidence: z.number() })),
       unconverged: z.number().int().nonnegative().optional(),
       byDataset: z
-        .record(z.string(), z.object({ scale: z.number().positive(), atBoundary: z.boolean(), groups: z.number().int().nonnegative(), labels: z.number().int().nonnegative() }))
+        .record(
+          z.string(),
+          z.object({
+            scale: z.number().positive(),
+            atBoundary: z.boolean(),
+            groups: z.number().int().nonnegative(),
+            labels: z.number().int().nonnegative(),
+          }),
+        )
         .optional(),
     })
     .optional(),
-  weights: fileSchema.extend({ dtype: z.literal("float32"), endianness: z.literal("little"), tensors: z.array(tensorSchema) }),
+  weights: fileSchema.extend({
+    dtype: z.literal("float32"),
+    endianness: z.literal("little"),
+    tensors: z.array(tensorSchema),
+  }),
   catalog: fileSchema,
 });
 export type ScorerManifest = z.infer<typeof manifestSchema>;
@@ -107,7 +130,10 @@ export type TensorEntry = z.infer<typeof tensorSchema>;
 export function tensorLayout(w: IrtMoeWeights): { name: string; shape: number[]; data: Float32Array }[] {
   const out: { name: string; shape: number[]; data: Float32Array }[] = [];
   const dense = (prefix: string, d: DenseWeights) => {
-    out.push({ name: `${prefix}.W`, shape: [d.inDim, d.outDim], data: d.W }, { name: `${prefix}.b`, shape: [d.outDim], data: d.b });
+    out.push(
+      { name: `${prefix}.W`, shape: [d.inDim, d.outDim], data: d.W },
+      { name: `${prefix}.b`, shape: [d.outDim], data: d.b },
+    );
   };
   const expert = (prefix: string, e: ExpertWeights) => {
     dense(`${prefix}.l1`, e.l1);
@@ -148,37 +174,76 @@ export function encodeWeights(w: IrtMoeWeights): { bytes: Uint8Array; tensors: T
  * (ARTIFACT_FORMAT) naming the file and the tensor when a tensor is missing, misshapen, out of bounds
  * or not finite.
  */
-export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, models: readonly string[], file = WEIGHTS_FILE): IrtMoeWeights {
+export function decodeWeights(
+  bytes: Uint8Array,
+  manifest: ScorerManifest,
+  models: readonly string[],
+  file = WEIGHTS_FILE,
+): IrtMoeWeights {
   const { inDim, experts, hidden, out, abilityDim, nModels } = manifest.architecture;
   const table = new Map<string, TensorEntry>();
   for (const [k, t] of manifest.weights.tensors.entries()) {
     if (table.has(t.name))
-      throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${t.name}" is listed twice in the manifest's tensor table.`, { file, path: `manifest.weights.tensors.${k}.name` });
+      throw new ArtifactError(
+        "ARTIFACT_FORMAT",
+        `${file}: tensor "${t.name}" is listed twice in the manifest's tensor table.`,
+        { file, path: `manifest.weights.tensors.${k}.name` },
+      );
     table.set(t.name, t);
   }
   const used = new Set<string>();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const read = (name: string, shape: number[]): Float32Array => {
     const t = table.get(name);
-    if (!t) throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${name}" is missing from the manifest's tensor table.`, { file });
+    if (!t)
+      throw new ArtifactError(
+        "ARTIFACT_FORMAT",
+        `${file}: tensor "${name}" is missing from the manifest's tensor table.`,
+        { file },
+      );
     used.add(name);
     if (t.shape.length !== shape.length || t.shape.some((s, i) => s !== shape[i]))
-      throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${name}" has shape [${t.shape}] but the architecture needs [${shape}].`, { file });
+      throw new ArtifactError(
+        "ARTIFACT_FORMAT",
+        `${file}: tensor "${name}" has shape [${t.shape}] but the architecture needs [${shape}].`,
+        { file },
+      );
     const n = shape.reduce((a, b) => a * b, 1);
     if (t.offset % 4 !== 0 || t.offset + n * 4 > bytes.byteLength)
-      throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${name}" (offset ${t.offset}, ${n * 4} bytes) lies outside the file (${bytes.byteLength} bytes).`, { file });
+      throw new ArtifactError(
+        "ARTIFACT_FORMAT",
+        `${file}: tensor "${name}" (offset ${t.offset}, ${n * 4} bytes) lies outside the file (${bytes.byteLength} bytes).`,
+        { file },
+      );
     const a = new Float32Array(n);
     for (let i = 0; i < n; i++) {
       const v = view.getFloat32(t.offset + i * 4, true);
-      if (!Number.isFinite(v)) throw new ArtifactError("ARTIFACT_FORMAT", `${file}: tensor "${name}" holds a non-finite value at index ${i}.`, { file });
+      if (!Number.isFinite(v))
+        throw new ArtifactError(
+          "ARTIFACT_FORMAT",
+          `${file}: tensor "${name}" holds a non-finite value at index ${i}.`,
+          { file },
+        );
       a[i] = v;
     }
     return a;
   };
-  const dense = (prefix: string, i: number, o: number): DenseWeights => ({ inDim: i, outDim: o, W: read(`${prefix}.W`, [i, o]), b: read(`${prefix}.b`, [o]) });
-  const expert = (prefix: string): ExpertWeights => ({ l1: dense(`${prefix}.l1`, inDim, hidden), l2: dense(`${prefix}.l2`, hidden, out) });
+  const dense = (prefix: string, i: number, o: number): DenseWeights => ({
+    inDim: i,
+    outDim: o,
+    W: read(`${prefix}.W`, [i, o]),
+    b: read(`${prefix}.b`, [o]),
+  });
+  const expert = (prefix: string): ExpertWeights => ({
+    l1: dense(`${prefix}.l1`, inDim, hidden),
+    l2: dense(`${prefix}.l2`, hidden, out),
+  });
   if (models.length !== nModels)
-    throw new ArtifactError("ARTIFACT_FORMAT", `catalog has ${models.length} models but the manifest's architecture says ${nModels}.`, { file: CATALOG_FILE });
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `catalog has ${models.length} models but the manifest's architecture says ${nModels}.`,
+      { file: CATALOG_FILE },
+    );
   const weights: IrtMoeWeights = {
     inDim,
     experts: Array.from({ length: experts }, (_, k) => expert(`experts.${k}`)),
@@ -194,7 +259,11 @@ export function decodeWeights(bytes: Uint8Array, manifest: ScorerManifest, model
     throw new ArtifactError(
       "ARTIFACT_FORMAT",
       `${file}: the manifest's tensor table lists ${unused.map((n) => `"${n}"`).join(", ")}, which the architecture (${experts} experts) has no place for; the manifest does not match the weights.`,
-      { file, path: `manifest.weights.tensors.${manifest.weights.tensors.findIndex((t) => t.name === unused[0])}.name`, details: { unused } },
+      {
+        file,
+        path: `manifest.weights.tensors.${manifest.weights.tensors.findIndex((t) => t.name === unused[0])}.name`,
+        details: { unused },
+      },
     );
   return weights;
 }
@@ -270,14 +339,26 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`, { file, cause: error });
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`,
+      { file, cause: error },
+    );
   }
   if (json === null || typeof json !== "object" || Array.isArray(json))
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file} does not hold a JSON object; this is not an irt-router scorer artifact.`, { file });
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file} does not hold a JSON object; this is not an irt-router scorer artifact.`,
+      { file },
+    );
   const head = json as Record<string, unknown>;
   checkManifestChecksum(head, file, "present");
   if (head.format !== ARTIFACT_FORMAT)
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: format is ${JSON.stringify(head.format)}, expected "${ARTIFACT_FORMAT}". This is not an irt-router scorer artifact.`, { file });
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file}: format is ${JSON.stringify(head.format)}, expected "${ARTIFACT_FORMAT}". This is not an irt-router scorer artifact.`,
+      { file },
+    );
   if (!READABLE_FORMAT_VERSIONS.includes(head.formatVersion as number))
     throw new ArtifactError(
       "ARTIFACT_FORMAT",
@@ -289,14 +370,22 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
   try {
     manifest = parseWith(manifestSchema, json, "manifest", file);
   } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, { file, path: (error as { path?: string }).path, cause: error });
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, {
+      file,
+      path: (error as { path?: string }).path,
+      cause: error,
+    });
   }
   const { architecture: arch, hyperparameters: hp } = manifest;
   if (manifest.encoder.dim !== arch.inDim)
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: encoder.dim is ${manifest.encoder.dim} but architecture.inDim is ${arch.inDim}; the manifest is inconsistent.`, {
-      file,
-      path: "manifest.encoder.dim",
-    });
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file}: encoder.dim is ${manifest.encoder.dim} but architecture.inDim is ${arch.inDim}; the manifest is inconsistent.`,
+      {
+        file,
+        path: "manifest.encoder.dim",
+      },
+    );
   for (const key of ["experts", "hidden", "out", "abilityDim"] as const) {
     if (hp[key] !== arch[key])
       throw new ArtifactError(
@@ -320,7 +409,11 @@ const catalogSchema = z.object({
       nLabels: z.number().int().nonnegative(),
       accuracy: z.number(),
       price: z
-        .object({ inputPer1M: z.number().nonnegative(), outputPer1M: z.number().nonnegative(), cachedInputPer1M: z.number().nonnegative().optional() })
+        .object({
+          inputPer1M: z.number().nonnegative(),
+          outputPer1M: z.number().nonnegative(),
+          cachedInputPer1M: z.number().nonnegative().optional(),
+        })
         .optional(),
     }),
   ),
@@ -332,33 +425,58 @@ export function serializeCatalog(catalog: readonly CatalogEntry[]): string {
 }
 
 /** Parses catalog.json and checks each ability vector against theta. */
-export function parseCatalog(text: string, theta: Float32Array | undefined, abilityDim: number, file = CATALOG_FILE): CatalogEntry[] {
+export function parseCatalog(
+  text: string,
+  theta: Float32Array | undefined,
+  abilityDim: number,
+  file = CATALOG_FILE,
+): CatalogEntry[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`, { file, cause: error });
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`,
+      { file, cause: error },
+    );
   }
   let parsed;
   try {
     parsed = parseWith(catalogSchema, json, "catalog", file);
   } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, { file, path: (error as { path?: string }).path, cause: error });
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, {
+      file,
+      path: (error as { path?: string }).path,
+      cause: error,
+    });
   }
   const twice = firstRepeat(parsed.models.map((e) => e.id));
   if (twice)
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model id "${twice.value}" appears twice (models ${twice.first} and ${twice.at}); each row of theta needs its own id.`, {
-      file,
-      path: `catalog.models.${twice.at}.id`,
-    });
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file}: model id "${twice.value}" appears twice (models ${twice.first} and ${twice.at}); each row of theta needs its own id.`,
+      {
+        file,
+        path: `catalog.models.${twice.at}.id`,
+      },
+    );
   return parsed.models.map((e, m) => {
     if (e.ability.length !== abilityDim)
-      throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model "${e.id}" has an ability vector of length ${e.ability.length}, expected ${abilityDim}.`, { file });
+      throw new ArtifactError(
+        "ARTIFACT_FORMAT",
+        `${file}: model "${e.id}" has an ability vector of length ${e.ability.length}, expected ${abilityDim}.`,
+        { file },
+      );
     const ability = Float32Array.from(e.ability);
     if (theta) {
       for (let k = 0; k < abilityDim; k++) {
         if (ability[k] !== theta[m * abilityDim + k])
-          throw new ArtifactError("ARTIFACT_FORMAT", `${file}: model "${e.id}"'s ability vector differs from row ${m} of theta in ${WEIGHTS_FILE}.`, { file });
+          throw new ArtifactError(
+            "ARTIFACT_FORMAT",
+            `${file}: model "${e.id}"'s ability vector differs from row ${m} of theta in ${WEIGHTS_FILE}.`,
+            { file },
+          );
       }
     }
     return { ...e, ability };

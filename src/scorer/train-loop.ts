@@ -7,7 +7,17 @@
 import type { Tensor, Variable } from "@tensorflow/tfjs";
 import type { Tf } from "../util/tf.js";
 import type { IrtMoeConfig } from "./config.js";
-import { createVars, disposeVars, forwardGraph, listVars, makeOps, maskedBce, maskedListwise, type GraphOps, type GraphVars } from "./graph.js";
+import {
+  createVars,
+  disposeVars,
+  forwardGraph,
+  listVars,
+  makeOps,
+  maskedBce,
+  maskedListwise,
+  type GraphOps,
+  type GraphVars,
+} from "./graph.js";
 import type { Rng } from "../util/random.js";
 import type { EmbeddedLabels, TrainOptions } from "./train.js";
 import type { IrtMoeWeights } from "./weights.js";
@@ -75,7 +85,8 @@ function assembleBatch(data: EmbeddedLabels, rows: readonly number[], cfg: IrtMo
   rows.forEach((i, r) => {
     const base = i * dim;
     const o = r * dim;
-    for (let c = 0; c < dim; c++) xb[o + c] = data.X[base + c]! + (cfg.inputNoise > 0 ? cfg.inputNoise * rng.normal() : 0);
+    for (let c = 0; c < dim; c++)
+      xb[o + c] = data.X[base + c]! + (cfg.inputNoise > 0 ? cfg.inputNoise * rng.normal() : 0);
     for (let j = offsets[i]!; j < offsets[i + 1]!; j++) {
       yb[r * nModels + model[j]!] = y[j]!;
       mb[r * nModels + model[j]!] = 1;
@@ -94,7 +105,14 @@ function assembleBatch(data: EmbeddedLabels, rows: readonly number[], cfg: IrtMo
 }
 
 /** One AdamW step (decoupled weight decay on the decaying variables) at learning rate `lr`; returns the batch loss. */
-function adamStep(state: TrainState, cfg: IrtMoeConfig, batch: Batch, nModels: number, dim: number, lr: number): number {
+function adamStep(
+  state: TrainState,
+  cfg: IrtMoeConfig,
+  batch: Batch,
+  nModels: number,
+  dim: number,
+  lr: number,
+): number {
   const { tf, ops, vars, varList, emaList } = state;
   const { nb } = batch;
   const loss = tf.tidy(() => {
@@ -105,9 +123,14 @@ function adamStep(state: TrainState, cfg: IrtMoeConfig, batch: Batch, nModels: n
     const f = () => {
       const logits = forwardGraph(tf, ops, vars, x, { dropout }).logits;
       const bce = maskedBce(tf, logits, yt, mt);
-      return (cfg.rankWeight > 0 ? tf.add(bce, tf.mul(maskedListwise(tf, logits, yt, mt), cfg.rankWeight)) : bce) as Tensor & { rank: 0 };
+      return (
+        cfg.rankWeight > 0 ? tf.add(bce, tf.mul(maskedListwise(tf, logits, yt, mt), cfg.rankWeight)) : bce
+      ) as Tensor & { rank: 0 };
     };
-    const { value, grads } = tf.variableGrads(f as any, varList.map((v) => v.variable));
+    const { value, grads } = tf.variableGrads(
+      f as any,
+      varList.map((v) => v.variable),
+    );
     const c1 = 1 - Math.pow(b1, state.step);
     const c2 = 1 - Math.pow(b2, state.step);
     varList.forEach(({ variable, decay }, idx) => {

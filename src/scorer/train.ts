@@ -78,7 +78,12 @@ export interface TrainOptions {
 
 const optionsSchema = z
   .object({
-    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
     onEpoch: z.function().optional(),
     onBatch: z.function().optional(),
   })
@@ -96,22 +101,36 @@ function checkData(data: EmbeddedLabels, split: { train: readonly number[]; val:
   if (offsets.length !== nItems + 1) fail("offsets", `length ${offsets.length} != nItems + 1 = ${nItems + 1}`);
   if (offsets[0] !== 0 || offsets[nItems] !== model.length || model.length !== y.length)
     fail("offsets", "must start at 0 and end at model.length (= y.length)");
-  for (let i = 0; i < nItems; i++) if (offsets[i + 1]! < offsets[i]!) fail(`offsets.${i + 1}`, "offsets must be non-decreasing");
+  for (let i = 0; i < nItems; i++)
+    if (offsets[i + 1]! < offsets[i]!) fail(`offsets.${i + 1}`, "offsets must be non-decreasing");
   for (let j = 0; j < model.length; j++) {
     if (model[j]! < 0 || model[j]! >= nModels) fail(`model.${j}`, `model index ${model[j]} outside 0..${nModels - 1}`);
     if (!(y[j]! >= 0 && y[j]! <= 1)) fail(`y.${j}`, `label ${y[j]} is not a number in [0, 1]`);
   }
   for (let j = 0; j < X.length; j++) if (!Number.isFinite(X[j]!)) fail(`X.${j}`, "embedding values must be finite");
-  if (data.models && data.models.length !== nModels) fail("models", `has ${data.models.length} ids for nModels = ${nModels}`);
+  if (data.models && data.models.length !== nModels)
+    fail("models", `has ${data.models.length} ids for nModels = ${nModels}`);
   for (const name of ["train", "val"] as const) {
     const rows = split[name];
-    if (rows.length === 0) throw new ValidationError(`split.${name} is empty: training needs items in both train and val`, { path: `split.${name}` });
-    for (const r of rows) if (!Number.isInteger(r) || r < 0 || r >= nItems) fail(`split.${name}`, `row ${r} outside 0..${nItems - 1}`);
+    if (rows.length === 0)
+      throw new ValidationError(`split.${name} is empty: training needs items in both train and val`, {
+        path: `split.${name}`,
+      });
+    for (const r of rows)
+      if (!Number.isInteger(r) || r < 0 || r >= nItems) fail(`split.${name}`, `row ${r} outside 0..${nItems - 1}`);
   }
 }
 
 /** Logits (rows.length x nModels) of the given rows in eval mode (no dropout, no noise), in chunks. */
-export function graphLogits(tf: Tf, ops: GraphOps, vars: GraphVars, data: { X: Float32Array; dim: number }, rows: readonly number[], nModels: number, chunk = 512): Float32Array {
+export function graphLogits(
+  tf: Tf,
+  ops: GraphOps,
+  vars: GraphVars,
+  data: { X: Float32Array; dim: number },
+  rows: readonly number[],
+  nModels: number,
+  chunk = 512,
+): Float32Array {
   const out = new Float32Array(rows.length * nModels);
   for (let s = 0; s < rows.length; s += chunk) {
     const part = rows.slice(s, s + chunk);
@@ -168,18 +187,28 @@ export async function trainIrtMoe(
 }
 
 /** The train and val rows that have at least one label (the others teach nothing and score nothing). */
-function labelledRows(data: EmbeddedLabels, split: { train: readonly number[]; val: readonly number[] }): { trainRows: number[]; valRows: number[] } {
+function labelledRows(
+  data: EmbeddedLabels,
+  split: { train: readonly number[]; val: readonly number[] },
+): { trainRows: number[]; valRows: number[] } {
   const { offsets } = data;
   const labelled = (i: number) => offsets[i + 1]! > offsets[i]!;
   const trainRows = split.train.filter(labelled);
   const valRows = split.val.filter(labelled);
   if (trainRows.length === 0 || valRows.length === 0)
-    throw new ValidationError("Training needs at least one labelled item in both the train and the val split", { path: "split" });
+    throw new ValidationError("Training needs at least one labelled item in both the train and the val split", {
+      path: "split",
+    });
   return { trainRows, valRows };
 }
 
 /** The initial weights (the first draws of the run's generator), with the mean train label as the output bias. */
-function initialWeights(rng: Rng, data: EmbeddedLabels, cfg: IrtMoeConfig, trainRows: readonly number[]): IrtMoeWeights {
+function initialWeights(
+  rng: Rng,
+  data: EmbeddedLabels,
+  cfg: IrtMoeConfig,
+  trainRows: readonly number[],
+): IrtMoeWeights {
   const { dim, nModels, offsets, y } = data;
   const models = data.models ?? Array.from({ length: nModels }, (_, m) => `model-${m}`);
   let ySum = 0;
@@ -190,7 +219,12 @@ function initialWeights(rng: Rng, data: EmbeddedLabels, cfg: IrtMoeConfig, train
       yN++;
     }
   }
-  return initWeights(rng, { inDim: dim, experts: cfg.experts, hidden: cfg.hidden, out: cfg.out, abilityDim: cfg.abilityDim }, models, ySum / yN);
+  return initWeights(
+    rng,
+    { inDim: dim, experts: cfg.experts, hidden: cfg.hidden, out: cfg.out, abilityDim: cfg.abilityDim },
+    models,
+    ySum / yN,
+  );
 }
 
 /** The best epoch so far on the early-stopping criterion, with its weights and validation logits. */
@@ -228,7 +262,16 @@ async function fitEpochs(
   const history: EpochReport[] = [];
   for (let epoch = 1; epoch <= cfg.maxEpochs; epoch++) {
     const te = performance.now();
-    const { trainLoss, lr } = trainEpoch(state, cfg, data, rows.trainRows, rng, epoch, { lrBase, warmupSteps }, options.onBatch);
+    const { trainLoss, lr } = trainEpoch(
+      state,
+      cfg,
+      data,
+      rows.trainRows,
+      rng,
+      epoch,
+      { lrBase, warmupSteps },
+      options.onBatch,
+    );
     const evalVars = state.ema ?? state.vars;
     const val = validationScores(state, evalVars, data, rows.valRows);
     const score = cfg.earlyStopOn === "loss" ? -val.valLoss : cfg.earlyStopOn === "auc" ? val.valAuc : val.valRouting;
@@ -242,7 +285,16 @@ async function fitEpochs(
       sinceLrDrop++;
     }
     const { valLoss, valAuc, valRouting } = val;
-    const report: EpochReport = { epoch, trainLoss, valLoss, valAuc, valRouting, learningRate: lr, improved, seconds: (performance.now() - te) / 1000 };
+    const report: EpochReport = {
+      epoch,
+      trainLoss,
+      valLoss,
+      valAuc,
+      valRouting,
+      learningRate: lr,
+      improved,
+      seconds: (performance.now() - te) / 1000,
+    };
     history.push(report);
     options.onEpoch?.(report);
     if (sinceBest >= cfg.patience) break;
@@ -281,9 +333,12 @@ function noUsableScorer(cfg: IrtMoeConfig, history: readonly EpochReport[]): Tra
     `Training produced no usable scorer: the validation ${cfg.earlyStopOn} was not a finite number in any of ${history.length} epoch(s) ` +
       `(last: loss ${last?.valLoss}, AUC ${last?.valAuc}, routing ${last?.valRouting}). ` +
       (cfg.earlyStopOn === "auc"
-        ? "AUC needs both outcomes among the validation labels; use earlyStopOn \"loss\" or a validation split with both."
+        ? 'AUC needs both outcomes among the validation labels; use earlyStopOn "loss" or a validation split with both.'
         : "The training diverged: lower learningRate, or check the labels and embeddings for non-finite values."),
-    { path: cfg.earlyStopOn === "auc" ? "config.earlyStopOn" : "config.learningRate", details: { earlyStopOn: cfg.earlyStopOn, epochs: history.length } },
+    {
+      path: cfg.earlyStopOn === "auc" ? "config.earlyStopOn" : "config.learningRate",
+      details: { earlyStopOn: cfg.earlyStopOn, epochs: history.length },
+    },
   );
 }
 
@@ -314,7 +369,12 @@ function calibrated(
     history,
     calibration,
     bestEpoch: best.epoch,
-    val: { loss: logLoss(pairs.p, pairs.y), auc: rocAuc(pairs.p, pairs.y), routing: routingAccuracy(pBest, nModels, data, valRows), ece: ece(pairs.p, pairs.y) },
+    val: {
+      loss: logLoss(pairs.p, pairs.y),
+      auc: rocAuc(pairs.p, pairs.y),
+      routing: routingAccuracy(pBest, nModels, data, valRows),
+      ece: ece(pairs.p, pairs.y),
+    },
   };
 }
 

@@ -35,7 +35,14 @@ export interface IrtMoeWeights {
 }
 
 /** Shape summary of a weights object. */
-export function shapeOf(w: IrtMoeWeights): { inDim: number; experts: number; hidden: number; out: number; abilityDim: number; nModels: number } {
+export function shapeOf(w: IrtMoeWeights): {
+  inDim: number;
+  experts: number;
+  hidden: number;
+  out: number;
+  abilityDim: number;
+  nModels: number;
+} {
   return {
     inDim: w.inDim,
     experts: w.experts.length,

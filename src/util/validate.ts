@@ -14,16 +14,13 @@ interface Issue {
  * An unknown key of a strict object is reported at its own path (`what.snapshotEvry`, not `what`), with the
  * closest known key when one is near ("did you mean snapshotEvery?") and the known keys otherwise.
  */
-export function parseWith<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  what: string,
-  file?: string,
-): z.output<S> {
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string, file?: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   // Unknown keys first: a misspelt option usually explains the other issues (a required field "missing").
-  const ordered = [...result.error.issues].sort((a, b) => Number(b.code === "unrecognized_keys") - Number(a.code === "unrecognized_keys"));
+  const ordered = [...result.error.issues].sort(
+    (a, b) => Number(b.code === "unrecognized_keys") - Number(a.code === "unrecognized_keys"),
+  );
   const unknown: string[] = [];
   const issues: Issue[] = ordered.flatMap((issue): Issue[] => {
     const at = [what, ...issue.path.map(String)];
@@ -64,7 +61,12 @@ function objectKeysAt(schema: z.ZodType, value: unknown, path: readonly Property
 function resolve(schema: z.ZodType | undefined, value: unknown): z.ZodType | undefined {
   let node = schema;
   for (let i = 0; i < 16 && node; i++) {
-    const def = node._zod.def as { innerType?: z.ZodType; in?: z.ZodType; options?: z.ZodType[]; discriminator?: string };
+    const def = node._zod.def as {
+      innerType?: z.ZodType;
+      in?: z.ZodType;
+      options?: z.ZodType[];
+      discriminator?: string;
+    };
     if (def.innerType) node = def.innerType;
     else if (def.in && !(node instanceof z.ZodObject)) node = def.in;
     else if (def.options) node = bestOption(def.options, def.discriminator, value);
@@ -73,9 +75,15 @@ function resolve(schema: z.ZodType | undefined, value: unknown): z.ZodType | und
   return node;
 }
 
-function bestOption(options: readonly z.ZodType[], discriminator: string | undefined, value: unknown): z.ZodType | undefined {
+function bestOption(
+  options: readonly z.ZodType[],
+  discriminator: string | undefined,
+  value: unknown,
+): z.ZodType | undefined {
   const given = value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
-  const objects = options.map((o) => ({ option: o, shape: resolve(o, value) })).filter((o): o is { option: z.ZodType; shape: z.ZodObject } => o.shape instanceof z.ZodObject);
+  const objects = options
+    .map((o) => ({ option: o, shape: resolve(o, value) }))
+    .filter((o): o is { option: z.ZodType; shape: z.ZodObject } => o.shape instanceof z.ZodObject);
   if (discriminator) {
     const match = objects.find(({ shape }) => {
       const field = (shape.shape as Record<string, z.ZodType>)[discriminator];
@@ -96,4 +104,5 @@ function bestOption(options: readonly z.ZodType[], discriminator: string | undef
 }
 
 /** A zod schema for a function-valued option; `what` completes the message "must be ...". */
-export const functionSchema = <T>(what: string) => z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });
+export const functionSchema = <T>(what: string) =>
+  z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { embedLlmMfBaseline, knnBaseline, linearMirtBaseline, logisticRegressionBaseline } from "../../src/baselines/index.js";
+import {
+  embedLlmMfBaseline,
+  knnBaseline,
+  linearMirtBaseline,
+  logisticRegressionBaseline,
+} from "../../src/baselines/index.js";
 import { ValidationError } from "../../src/errors.js";
 import { correctnessMetrics, nanMean } from "../../src/eval/metrics.js";
 import { bestSingleModel, routeByPrediction, singleModelScores } from "../../src/eval/routing.js";
@@ -76,6 +81,8 @@ describe("baselines learn a planted signal", () => {
 
   it("refuses a dim for logistic regression, which has no latent dimension (it was silently ignored)", () => {
     expect(() => logisticRegressionBaseline({ dim: 8 } as never)).toThrow(ValidationError);
-    expect(() => logisticRegressionBaseline({ dim: 8 } as never)).toThrow(/logisticRegressionBaseline\.dim: unknown key "dim"/);
+    expect(() => logisticRegressionBaseline({ dim: 8 } as never)).toThrow(
+      /logisticRegressionBaseline\.dim: unknown key "dim"/,
+    );
   });
 });

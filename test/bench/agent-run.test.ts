@@ -44,19 +44,37 @@ function tinyDataset(): CorrectnessDataset {
   };
 }
 
-const prices = [withCachedPrice("gpt-strong", { inputPer1M: 10, outputPer1M: 30 }), withCachedPrice("cheap", { inputPer1M: 1, outputPer1M: 1 })];
+const prices = [
+  withCachedPrice("gpt-strong", { inputPer1M: 10, outputPer1M: 30 }),
+  withCachedPrice("cheap", { inputPer1M: 1, outputPer1M: 1 }),
+];
 
 function setup(shape: Partial<RunShape> = {}) {
   const world = buildAgentWorld(tinyDataset(), prices);
   const ledger = new TokenLedger();
   const s: RunShape = { ...DEFAULT_RUN_SHAPE, prefixTokens: 1000, ...shape };
-  const ctx: RunContext = { world, shape: s, pricing: callCostUsd, ledger, prefix: prefixMessage(s, ledger), clock: new SimClock() };
+  const ctx: RunContext = {
+    world,
+    shape: s,
+    pricing: callCostUsd,
+    ledger,
+    prefix: prefixMessage(s, ledger),
+    clock: new SimClock(),
+  };
   const children = world.models.map((_, m) => new ReplayChatModel(world, m, ledger));
-  const direct = (m: number): StepCaller => (messages) => children[m]!.invoke(messages) as Promise<AIMessage>;
+  const direct =
+    (m: number): StepCaller =>
+    (messages) =>
+      children[m]!.invoke(messages) as Promise<AIMessage>;
   return { world, ctx, children, direct };
 }
 
-const spec = (items: number[], draws: number[] = items.flatMap(() => [0.99, 0.99])): RunSpec => ({ id: "r", category: "x", items, visibleDraws: draws });
+const spec = (items: number[], draws: number[] = items.flatMap(() => [0.99, 0.99])): RunSpec => ({
+  id: "r",
+  category: "x",
+  items,
+  visibleDraws: draws,
+});
 
 describe("agent runs: construction", () => {
   it("draws steps in [min, max] with a mean near min + meanExtra", () => {
@@ -112,7 +130,10 @@ describe("agent runs: cost and the prompt cache", () => {
     const ctx2 = 1000 + world.promptTokens[0]! + a0 + ok;
     const cached2 = 1000 + world.promptTokens[0]!;
     const expected =
-      (1000 * p.inputPer1M) / 1e6 + ownCostOf(world, 0, 0) + ((ctx2 - cached2) * p.inputPer1M + cached2 * p.cachedInputPer1M) / 1e6 + ownCostOf(world, 1, 0);
+      (1000 * p.inputPer1M) / 1e6 +
+      ownCostOf(world, 0, 0) +
+      ((ctx2 - cached2) * p.inputPer1M + cached2 * p.cachedInputPer1M) / 1e6 +
+      ownCostOf(world, 1, 0);
     expect(r.costUsd).toBeCloseTo(expected, 12);
     expect(r.cachedTokens).toBe(cached2);
     expect(r.inputTokens).toBe(1000 + world.promptTokens[0]! + ctx2 + world.promptTokens[1]!);
@@ -131,7 +152,11 @@ describe("agent runs: cost and the prompt cache", () => {
     const { ctx, children } = setup();
     const order = [0, 1, 0];
     let k = 0;
-    const r = await playRun(ctx, spec([0, 1, 0]), (messages) => children[order[k++]!]!.invoke(messages) as Promise<AIMessage>);
+    const r = await playRun(
+      ctx,
+      spec([0, 1, 0]),
+      (messages) => children[order[k++]!]!.invoke(messages) as Promise<AIMessage>,
+    );
     expect(r.models).toEqual([0, 1, 0]);
     expect(r.switches).toBe(2);
     expect(r.cachedTokens).toBe(1000 + ctx.world.promptTokens[0]!);
@@ -166,7 +191,11 @@ describe("agent runs: failures and retries", () => {
 
   it("an invisible failure is answered ok, not retried, and fails the run; a retry that succeeds saves it", async () => {
     const { ctx, children } = setup();
-    const invisible = await playRun(ctx, spec([1, 0], [0.9, 0.9, 0.9, 0.9]), (m) => children[1]!.invoke(m) as Promise<AIMessage>);
+    const invisible = await playRun(
+      ctx,
+      spec([1, 0], [0.9, 0.9, 0.9, 0.9]),
+      (m) => children[1]!.invoke(m) as Promise<AIMessage>,
+    );
     expect(invisible.calls).toBe(2);
     expect(invisible.success).toBe(false);
     let k = 0;
@@ -194,7 +223,10 @@ describe("agent runs: failures and retries", () => {
 
 describe("agent runs: replay pieces and figures", () => {
   it("filler text has the token estimate asked for", () => {
-    for (const n of [0, 3, 150, 2000]) expect(estimateTokens(fillerText("lead:", n, estimateTokens("lead:")))).toBe(Math.max(n, estimateTokens("lead:")));
+    for (const n of [0, 3, 150, 2000])
+      expect(estimateTokens(fillerText("lead:", n, estimateTokens("lead:")))).toBe(
+        Math.max(n, estimateTokens("lead:")),
+      );
   });
 
   it("replay models report usage and answer the step's item", async () => {
@@ -212,20 +244,53 @@ describe("agent runs: replay pieces and figures", () => {
     const plan = { n: 3, resamples: 2, seed: 0, indices: Int32Array.from([0, 1, 2, 0, 0, 2]) };
     const w = runWeights([{ items: [10, 11] }, { items: [12] }], [10, 11, 12], plan);
     expect(Array.from(w.w)).toEqual([1, 1, 1, 1]);
-    const w2 = runWeights([{ items: [10, 11] }, { items: [11] }], [10, 11, 12], { ...plan, resamples: 1, indices: Int32Array.from([0, 0, 2]) });
+    const w2 = runWeights([{ items: [10, 11] }, { items: [11] }], [10, 11, 12], {
+      ...plan,
+      resamples: 1,
+      indices: Int32Array.from([0, 0, 2]),
+    });
     expect(Array.from(w2.w)).toEqual([1, 0]);
   });
 
   it("--json has exactly the keys of the issue", () => {
     const e = { value: 0.5, ci95: [0.4, 0.6] as [number, number] };
-    const row = { name: "per-run", setting: "x", runs: 10, success: e, costPerRun: e, costRatio: e, cachedShare: e, switchesPerRun: e, callsPerRun: 8 };
-    const json = reportJson({ dataset: "d", runs: 10, seeds: [1, 2], strongest: "m", rows: [row], learning: [{ scenario: "known", checkpoints: [{ runs: 250, success: 0.5, costPerRun: 0.1, successCi95: [0, 1] }] }] });
+    const row = {
+      name: "per-run",
+      setting: "x",
+      runs: 10,
+      success: e,
+      costPerRun: e,
+      costRatio: e,
+      cachedShare: e,
+      switchesPerRun: e,
+      callsPerRun: 8,
+    };
+    const json = reportJson({
+      dataset: "d",
+      runs: 10,
+      seeds: [1, 2],
+      strongest: "m",
+      rows: [row],
+      learning: [
+        { scenario: "known", checkpoints: [{ runs: 250, success: 0.5, costPerRun: 0.1, successCi95: [0, 1] }] },
+      ],
+    });
     expect(json).toEqual({
       dataset: "d",
       runs: 10,
       seeds: 2,
       strongest: "m",
-      rows: [{ name: "per-run", success: 0.5, successCi95: [0.4, 0.6], costPerRun: 0.5, costRatio: 0.5, cachedShare: 0.5, switchesPerRun: 0.5 }],
+      rows: [
+        {
+          name: "per-run",
+          success: 0.5,
+          successCi95: [0.4, 0.6],
+          costPerRun: 0.5,
+          costRatio: 0.5,
+          cachedShare: 0.5,
+          switchesPerRun: 0.5,
+        },
+      ],
       learning: [{ scenario: "known", checkpoints: [{ runs: 250, success: 0.5, costPerRun: 0.1 }] }],
     });
   });

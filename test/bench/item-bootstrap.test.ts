@@ -49,7 +49,9 @@ describe("itemBootstrapCi: the online benchmark's gap interval pooled over seeds
   it("is the paired bootstrap with one seed, deterministic per seed", () => {
     const a = Float64Array.from(diffs(6), (v) => (v < 0 ? 1 : 0));
     const b = Float64Array.from(diffs(6), (v) => (v > 0 ? 1 : 0));
-    expect(pairedBootstrap(a, b, 1000, 11)).toEqual(itemBootstrapCi([Float64Array.from(a, (v, i) => b[i]! - v)], 1000, 11));
+    expect(pairedBootstrap(a, b, 1000, 11)).toEqual(
+      itemBootstrapCi([Float64Array.from(a, (v, i) => b[i]! - v)], 1000, 11),
+    );
     expect(itemBootstrapCi([diffs(7)], 1000, 11)).toEqual(itemBootstrapCi([diffs(7)], 1000, 11));
   });
 

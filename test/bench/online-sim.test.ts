@@ -53,6 +53,14 @@ describe("simulateSeed's router subset (bench/exploration-dev.ts runs only the r
     expect(thompson.curves.learning).toEqual(full.curves.learning);
     expect(thompson.heldOutShare).toBe(full.heldOutShare);
     expect(full.curves.learningUcb).not.toEqual(full.curves.static); // the held-out models were tried
-    expect(Object.keys(full.curves).sort()).toEqual(["epsilonGreedy", "greedy", "learning", "learningUcb", "oracle", "sgdEpsilon", "static"]);
+    expect(Object.keys(full.curves).sort()).toEqual([
+      "epsilonGreedy",
+      "greedy",
+      "learning",
+      "learningUcb",
+      "oracle",
+      "sgdEpsilon",
+      "static",
+    ]);
   });
 });

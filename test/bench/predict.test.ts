@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { betaPriorStrength, categoryFolds, foldFigures, observedAccuracies, probeAccuracy } from "../../bench/predict-folds.js";
+import {
+  betaPriorStrength,
+  categoryFolds,
+  foldFigures,
+  observedAccuracies,
+  probeAccuracy,
+} from "../../bench/predict-folds.js";
 import type { FoldResult, ModelOutcome } from "../../bench/predict-fold.js";
 import { reportedPairs, summarisePredict } from "../../bench/predict-report.js";
 import { kendall, midRanks, spearman } from "../../src/eval/rank-correlation.js";
@@ -17,7 +23,9 @@ describe("rank correlations", () => {
     const pearson = (a: number[], b: number[]) => {
       const ma = a.reduce((s, x) => s + x) / a.length;
       const mb = b.reduce((s, x) => s + x) / b.length;
-      let sab = 0, saa = 0, sbb = 0;
+      let sab = 0,
+        saa = 0,
+        sbb = 0;
       a.forEach((x, i) => ((sab += (x - ma) * (b[i]! - mb)), (saa += (x - ma) ** 2), (sbb += (b[i]! - mb) ** 2)));
       return sab / Math.sqrt(saa * sbb);
     };
@@ -55,14 +63,27 @@ describe("metrics and the probe-accuracy baseline", () => {
   it("probeAccuracy is the beta posterior mean; betaPriorStrength follows the between-category spread", () => {
     expect(probeAccuracy(7, 10, 0.5, 10)).toBeCloseTo(0.6, 12);
     expect(probeAccuracy(0, 0, 0.42, 5)).toBeCloseTo(0.42, 12);
-    const spread = (d: number) => betaPriorStrength([{ mean: 0.5, categories: [{ accuracy: 0.5 - d, n: 1e9 }, { accuracy: 0.5 + d, n: 1e9 }] }]);
+    const spread = (d: number) =>
+      betaPriorStrength([
+        {
+          mean: 0.5,
+          categories: [
+            { accuracy: 0.5 - d, n: 1e9 },
+            { accuracy: 0.5 + d, n: 1e9 },
+          ],
+        },
+      ]);
     expect(spread(0.1)).toBeCloseTo(0.25 / 0.01 - 1, 3);
     expect(spread(0.2)).toBeLessThan(spread(0.1));
     expect(betaPriorStrength([{ mean: 0.5, categories: [{ accuracy: 0.5, n: 10 }] }])).toBe(1000); // no spread beyond noise
   });
 
   it("observedAccuracies averages each model's labels over the rows", () => {
-    const labels = { offsets: Int32Array.from([0, 2, 3, 4]), model: Int32Array.from([0, 1, 0, 1]), y: Float32Array.from([1, 0, 0, 1]) };
+    const labels = {
+      offsets: Int32Array.from([0, 2, 3, 4]),
+      model: Int32Array.from([0, 1, 0, 1]),
+      y: Float32Array.from([1, 0, 0, 1]),
+    };
     expect(observedAccuracies(labels, [0, 1], 3)).toEqual({ accuracy: [0.5, 0, NaN], count: [2, 1, 0] });
   });
 });
@@ -74,11 +95,23 @@ describe("the benchmark's summary", () => {
     truth,
     meanAccuracy: mean,
     embedllmMf: mean,
-    irt: { 0: { accuracy: irt0, lo: irt0 - 0.05, hi: irt0 + 0.05, probes: 0 }, 10: { accuracy: truth, lo: truth, hi: truth, probes: 10 } },
+    irt: {
+      0: { accuracy: irt0, lo: irt0 - 0.05, hi: irt0 + 0.05, probes: 0 },
+      10: { accuracy: truth, lo: truth, hi: truth, probes: 10 },
+    },
     probe: { 10: truth + 0.1 },
   });
   const result = (category: string, seed: number, models: ModelOutcome[]): FoldResult => ({
-    category, seed, nTest: 10, nProbePool: 20, priorStrength: 10, knownScale: 0.3, bestEpoch: 1, epochs: 1, trainSeconds: 1, models,
+    category,
+    seed,
+    nTest: 10,
+    nProbePool: 20,
+    priorStrength: 10,
+    knownScale: 0.3,
+    bestEpoch: 1,
+    epochs: 1,
+    trainSeconds: 1,
+    models,
   });
 
   it("averages seeds within a category, categories overall, and reports the rows the protocol names", () => {
@@ -88,7 +121,9 @@ describe("the benchmark's summary", () => {
       result("y", 1, [outcome(0.3, 0.3, 0.5), outcome(0.9, 0.9, 0.5)]),
     ];
     const { rows, categories } = summarisePredict("toy", results, [0, 10]);
-    expect(rows.map((r) => `${r.method}@${r.probes}`)).toEqual(reportedPairs([0, 10]).map((p) => `${p.method}@${p.probes}`));
+    expect(rows.map((r) => `${r.method}@${r.probes}`)).toEqual(
+      reportedPairs([0, 10]).map((p) => `${p.method}@${p.probes}`),
+    );
     const irt0 = rows.find((r) => r.method === "irt-moe" && r.probes === 0)!;
     // x: seed 1 MAE 2 points, seed 2 MAE (6 + 4) / 2 = 5 points -> 3.5; y: 0 -> overall 1.75
     expect(irt0.mae).toBeCloseTo(1.75, 9);

@@ -26,7 +26,9 @@ describe("CLI argument parsing", () => {
     expect(rejection(() => parseCliArgs(cmd, ["--dataset"]))).toMatchObject({ path: "options.dataset" });
     expect(rejection(() => parseCliArgs(cmd, ["--seeds", "-3"])).message).toMatch(/--seeds=<value>/);
     expect(rejection(() => parseCliArgs(cmd, ["--json=false"]))).toMatchObject({ path: "options.json" });
-    expect(rejection(() => parseCliArgs(cmd, ["extra", "--dataset", "x"])).message).toMatch(/unexpected argument "extra"/);
+    expect(rejection(() => parseCliArgs(cmd, ["extra", "--dataset", "x"])).message).toMatch(
+      /unexpected argument "extra"/,
+    );
   });
 
   it("refuses a single-value flag given twice instead of keeping the last", () => {
@@ -35,12 +37,15 @@ describe("CLI argument parsing", () => {
     expect(e.message).toMatch(/"a" and "b"/);
     expect(rejection(() => parseCliArgs(cmd, ["--json", "--json"])).path).toBe("options.json");
     // a repeatable flag stays repeatable
-    expect(parseCliArgs({ name: "train", options: train.options }, ["--dataset", "a", "--dataset", "b"]).values.dataset).toEqual(["a", "b"]);
+    expect(
+      parseCliArgs({ name: "train", options: train.options }, ["--dataset", "a", "--dataset", "b"]).values.dataset,
+    ).toEqual(["a", "b"]);
   });
 });
 
 describe("CLI option rules", () => {
-  const parse = (c: { schema: Parameters<typeof parseWith>[0] }, v: Record<string, unknown>) => () => parseWith(c.schema, v, "options");
+  const parse = (c: { schema: Parameters<typeof parseWith>[0] }, v: Record<string, unknown>) => () =>
+    parseWith(c.schema, v, "options");
 
   it("train: --dataset does not combine with --pretrained, and no dataset twice", () => {
     expect(rejection(parse(train, { pretrained: true, dataset: ["x"] })).path).toBe("options.dataset");
@@ -61,7 +66,8 @@ describe("CLI option rules", () => {
     expect(trainOutDir({ pretrained: true, encoder: "static" })).toBe(join(packageRoot(), "pretrained", "static"));
     expect(trainOutDir({ pretrained: true, encoder: "use-lite" })).toBe(join(packageRoot(), "pretrained"));
     const pretrainedUsage = train.usage.split("\n").find((l) => l.includes("--pretrained"))!;
-    for (const flag of ["--out", "--seed", "--data-root", "--cache-dir", "--config", "--encoder"]) expect(pretrainedUsage).toContain(flag);
+    for (const flag of ["--out", "--seed", "--data-root", "--cache-dir", "--config", "--encoder"])
+      expect(pretrainedUsage).toContain(flag);
   });
 
   it("eval and train: --encoder takes static or use-lite", () => {
@@ -72,25 +78,52 @@ describe("CLI option rules", () => {
   });
 
   it("eval: --model only with the irt-moe method", () => {
-    expect(rejection(parse(evalCommand, { dataset: "d", model: "pretrained", methods: "knn" })).path).toBe("options.model");
-    expect(parse(evalCommand, { dataset: "d", model: "pretrained", methods: "knn,irt-moe" })()).toMatchObject({ model: "pretrained" });
+    expect(rejection(parse(evalCommand, { dataset: "d", model: "pretrained", methods: "knn" })).path).toBe(
+      "options.model",
+    );
+    expect(parse(evalCommand, { dataset: "d", model: "pretrained", methods: "knn,irt-moe" })()).toMatchObject({
+      model: "pretrained",
+    });
   });
 
   it("calibrate: endpoint flags only with --endpoint, an http(s) endpoint, a decimal target sd, a required budget", () => {
-    expect(rejection(parse(calibrate, { model: "m", budget: "5", replay: "x", "endpoint-model": "y" })).path).toBe("options.endpoint-model");
-    expect(rejection(parse(calibrate, { model: "m", budget: "5", replay: "x", "api-key-env": "KEY" })).path).toBe("options.api-key-env");
-    expect(rejection(parse(calibrate, { model: "m", budget: "5", endpoint: "ftp://host/v1" })).path).toBe("options.endpoint");
-    for (const bad of ["", " ", "0x1", "abc", "1.5"]) expect(rejection(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": bad })).path).toBe("options.target-sd");
-    expect(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": "0.02" })()).toMatchObject({ "target-sd": 0.02 });
-    expect(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": "5e-3" })()).toMatchObject({ "target-sd": 0.005 });
+    expect(rejection(parse(calibrate, { model: "m", budget: "5", replay: "x", "endpoint-model": "y" })).path).toBe(
+      "options.endpoint-model",
+    );
+    expect(rejection(parse(calibrate, { model: "m", budget: "5", replay: "x", "api-key-env": "KEY" })).path).toBe(
+      "options.api-key-env",
+    );
+    expect(rejection(parse(calibrate, { model: "m", budget: "5", endpoint: "ftp://host/v1" })).path).toBe(
+      "options.endpoint",
+    );
+    for (const bad of ["", " ", "0x1", "abc", "1.5"])
+      expect(rejection(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": bad })).path).toBe(
+        "options.target-sd",
+      );
+    expect(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": "0.02" })()).toMatchObject({
+      "target-sd": 0.02,
+    });
+    expect(parse(calibrate, { model: "m", budget: "5", replay: "x", "target-sd": "5e-3" })()).toMatchObject({
+      "target-sd": 0.005,
+    });
     expect(rejection(parse(calibrate, { model: "m", replay: "x" })).message).toMatch(/is required/);
   });
 
   it("calibrate: an alias resolves to its catalog id; an unknown id is a new model, with the close known ids named", () => {
-    const entry = (id: string, aliases: string[]): CatalogEntry => ({ id, aliases, sources: ["t"], ability: new Float32Array(2), nLabels: 1, accuracy: 0.5 });
+    const entry = (id: string, aliases: string[]): CatalogEntry => ({
+      id,
+      aliases,
+      sources: ["t"],
+      ability: new Float32Array(2),
+      nLabels: 1,
+      accuracy: 0.5,
+    });
     const catalog = [entry("gpt-4-1106-preview", ["gpt-4"]), entry("mistral-7b-chat", [])];
     expect(catalogIdentity(catalog, "gpt-4-1106-preview")).toEqual({ id: "gpt-4-1106-preview" });
-    expect(catalogIdentity(catalog, "gpt-4")).toMatchObject({ id: "gpt-4-1106-preview", note: expect.stringMatching(/catalog model/) });
+    expect(catalogIdentity(catalog, "gpt-4")).toMatchObject({
+      id: "gpt-4-1106-preview",
+      note: expect.stringMatching(/catalog model/),
+    });
     const typo = catalogIdentity(catalog, "gpt-4-1106-previw");
     expect(typo.id).toBe("gpt-4-1106-previw");
     expect(typo.note).toMatch(/new model.*gpt-4-1106-preview/);

@@ -19,8 +19,15 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const folder = join(tmp, "my-evals");
 mkdirSync(folder);
 const n = 40;
-writeFileSync(join(folder, "items.csv"), "item_id,text\n" + Array.from({ length: n }, (_, i) => `q${i},question ${i}`).join("\n") + "\n");
-const labelRows = Array.from({ length: n }, (_, i) => [`q${i},a,${i % 4 === 0 ? 0 : 1}`, ...(i % 2 ? [`q${i},b,${i % 3 === 0 ? 1 : 0}`] : []), `q${i},newbie,${i % 5 ? 1 : 0}`]).flat();
+writeFileSync(
+  join(folder, "items.csv"),
+  "item_id,text\n" + Array.from({ length: n }, (_, i) => `q${i},question ${i}`).join("\n") + "\n",
+);
+const labelRows = Array.from({ length: n }, (_, i) => [
+  `q${i},a,${i % 4 === 0 ? 0 : 1}`,
+  ...(i % 2 ? [`q${i},b,${i % 3 === 0 ? 1 : 0}`] : []),
+  `q${i},newbie,${i % 5 ? 1 : 0}`,
+]).flat();
 writeFileSync(join(folder, "labels.csv"), "item_id,model,correct\n" + labelRows.join("\n") + "\n");
 const cache = join(tmp, "cache");
 await embedDataset(await loadDataset(folder), new TestEncoder("toy@1", TOY_ARCH.inDim), { cacheDir: cache });
@@ -59,15 +66,20 @@ describe("irt-router predict on a your-own-data folder", () => {
   });
 
   it("refuses a model the scorer does not know without probes, saying to give --probes", async () => {
-    const err = await rejectedWith(IrtRouterError, predictDataset(parse({ ...base, models: "a,newbie" }), () => {}));
+    const err = await rejectedWith(
+      IrtRouterError,
+      predictDataset(parse({ ...base, models: "a,newbie" }), () => {}),
+    );
     expect(err).toMatchObject({ code: "UNKNOWN_MODEL", path: "options.models.1" });
     expect(err.message).toMatch(/--probes is 0.*Give --probes N .* of its 40 labelled results/);
   });
 
   it("predicts it from replayed probes, the interval narrowing with more of them", async () => {
     const notes: string[] = [];
-    const few = (await predictDataset(parse({ ...base, models: "newbie", probes: "3" }), (l) => notes.push(l))).rows[0]!;
-    const many = (await predictDataset(parse({ ...base, models: "newbie", probes: "60" }), (l) => notes.push(l))).rows[0]!;
+    const few = (await predictDataset(parse({ ...base, models: "newbie", probes: "3" }), (l) => notes.push(l)))
+      .rows[0]!;
+    const many = (await predictDataset(parse({ ...base, models: "newbie", probes: "60" }), (l) => notes.push(l)))
+      .rows[0]!;
     expect(few).toMatchObject({ known: false, probes: 3 });
     expect(many.probes).toBe(40); // every labelled item, said on stderr
     expect(notes.join("\n")).toMatch(/"newbie" has 40 labelled items .* fewer than --probes 60; all 40 are used/);
@@ -77,7 +89,10 @@ describe("irt-router predict on a your-own-data folder", () => {
   });
 
   it("refuses --probes for a model the dataset has no labels of", async () => {
-    const err = await rejectedWith(ValidationError, predictDataset(parse({ ...base, models: "c", probes: "5" }), () => {}));
+    const err = await rejectedWith(
+      ValidationError,
+      predictDataset(parse({ ...base, models: "c", probes: "5" }), () => {}),
+    );
     expect(err).toMatchObject({ path: "options.probes" });
     expect(err.message).toMatch(/has none of "c"/);
   });
@@ -88,16 +103,46 @@ describe("irt-router predict on a your-own-data folder", () => {
     process.stdout.write = ((s: string) => (out.push(s), true)) as typeof process.stdout.write;
     let code: number;
     try {
-      code = await main(["predict", "--dataset", folder, "--model", scorerDir, "--cache-dir", cache, "--models", "a,b", "--json"]);
+      code = await main([
+        "predict",
+        "--dataset",
+        folder,
+        "--model",
+        scorerDir,
+        "--cache-dir",
+        cache,
+        "--models",
+        "a,b",
+        "--json",
+      ]);
     } finally {
       process.stdout.write = write;
     }
     expect(code).toBe(0);
-    const json = JSON.parse(out.join("")) as { dataset: string; items: number; probes: number; models: Record<string, unknown>[] };
+    const json = JSON.parse(out.join("")) as {
+      dataset: string;
+      items: number;
+      probes: number;
+      models: Record<string, unknown>[];
+    };
     expect(json).toMatchObject({ dataset: "my-evals", items: n, probes: 0 });
     expect(json.models.map((m) => m.name)).toEqual(["a", "b"]);
-    expect(Object.keys(json.models[0]!).sort()).toEqual(["accuracy", "interval", "items", "known", "model", "name", "observed", "observedItems", "probes", "sd"]);
-    await rejectedWith(DatasetNotFoundError, predictDataset(parse({ ...base, dataset: join(tmp, "no-such-folder") }), () => {}));
+    expect(Object.keys(json.models[0]!).sort()).toEqual([
+      "accuracy",
+      "interval",
+      "items",
+      "known",
+      "model",
+      "name",
+      "observed",
+      "observedItems",
+      "probes",
+      "sd",
+    ]);
+    await rejectedWith(
+      DatasetNotFoundError,
+      predictDataset(parse({ ...base, dataset: join(tmp, "no-such-folder") }), () => {}),
+    );
   });
 });
 
@@ -107,8 +152,13 @@ describe("irt-router predict on a built-in dataset", () => {
     const builtinCache = join(tmp, "builtin-cache");
     await embedDataset(ds, new TestEncoder("toy@1", TOY_ARCH.inDim), { cacheDir: builtinCache });
     const dir = await saveToyScorer(join(tmp, "toy-routerbench"), "toy@1", ds.models);
-    const { rows } = await predictDataset(parse({ dataset: ds.name, model: dir, "cache-dir": builtinCache, probes: "10" }), () => {});
+    const { rows } = await predictDataset(
+      parse({ dataset: ds.name, model: dir, "cache-dir": builtinCache, probes: "10" }),
+      () => {},
+    );
     expect(rows.map((r) => r.name)).toEqual([...ds.models]);
-    expect(rows.every((r) => r.known && r.probes === 10 && r.items === ds.items.length && r.observedItems > 0)).toBe(true);
+    expect(rows.every((r) => r.known && r.probes === 10 && r.items === ds.items.length && r.observedItems > 0)).toBe(
+      true,
+    );
   });
 });

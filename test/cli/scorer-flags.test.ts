@@ -19,8 +19,14 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 afterEach(() => vi.unstubAllEnvs());
 const folder = join(tmp, "probes");
 mkdirSync(folder);
-writeFileSync(join(folder, "items.csv"), "item_id,text\n" + Array.from({ length: 30 }, (_, i) => `q${i},question ${i}`).join("\n") + "\n");
-writeFileSync(join(folder, "labels.csv"), "item_id,model,correct\n" + Array.from({ length: 30 }, (_, i) => `q${i},a,${i % 2}`).join("\n") + "\n");
+writeFileSync(
+  join(folder, "items.csv"),
+  "item_id,text\n" + Array.from({ length: 30 }, (_, i) => `q${i},question ${i}`).join("\n") + "\n",
+);
+writeFileSync(
+  join(folder, "labels.csv"),
+  "item_id,model,correct\n" + Array.from({ length: 30 }, (_, i) => `q${i},a,${i % 2}`).join("\n") + "\n",
+);
 const scorerDir = await saveToyScorer(join(tmp, "toy-scorer"), "toy@1", ["a", "b", "c"]);
 const manifest = join(scorerDir, "manifest.json");
 
@@ -32,17 +38,31 @@ describe("calibrate --scorer with an artifact of another encoder than the defaul
     const scorer = await loadCalibrationScorer(scorerDir, () => loadDataset(folder));
     expect(scorer.encoder).toEqual({ id: "toy@1", dim: TOY_ARCH.inDim });
     await rejectedWith(EncoderUnavailableError, scorer.predict("some text")); // no text encoder: only the cached vectors are scored
-    const { bank } = await buildProbeBank(scorer, await loadDataset(folder), { size: 10, cacheDir: join(tmp, "banks") });
+    const { bank } = await buildProbeBank(scorer, await loadDataset(folder), {
+      size: 10,
+      cacheDir: join(tmp, "banks"),
+    });
     expect(bank.ids).toHaveLength(10);
   });
 
   it("is refused when they are not cached, with advice for the command line (not the library's options.encoder)", async () => {
     vi.stubEnv("IRT_ROUTER_CACHE", join(tmp, "empty-cache"));
-    const args = parseWith(calibrate.schema, { model: "new-model", budget: "3", replay: "a", probes: folder, scorer: scorerDir }, "options");
+    const args = parseWith(
+      calibrate.schema,
+      { model: "new-model", budget: "3", replay: "a", probes: folder, scorer: scorerDir },
+      "options",
+    );
     const err = await rejectedWith(EncoderMismatchError, calibrate.run(args, []));
-    expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: manifest, path: "options.scorer", expected: { id: "toy@1" } });
+    expect(err).toMatchObject({
+      code: "ENCODER_MISMATCH",
+      file: manifest,
+      path: "options.scorer",
+      expected: { id: "toy@1" },
+    });
     expect(err.message).toContain(`the embedding cache (${join(tmp, "empty-cache")}) has none of probes from "toy@1"`);
-    expect(err.message).toMatch(/embedDataset\(dataset, encoder\).*give --scorer a scorer built with the default encoder/);
+    expect(err.message).toMatch(
+      /embedDataset\(dataset, encoder\).*give --scorer a scorer built with the default encoder/,
+    );
     expect(err.message).not.toMatch(/options\.encoder/);
   });
 });
@@ -52,7 +72,9 @@ describe("explain --model with an artifact of another encoder than the default o
     const args = parseWith(explain.schema, { model: scorerDir }, "options");
     const err = await rejectedWith(EncoderMismatchError, explain.run(args, ["What is 2+2?"]));
     expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: manifest, path: "options.model" });
-    expect(err.message).toMatch(/irt-router explain embeds the text with the default encoder .*give --model a scorer built with it/);
+    expect(err.message).toMatch(
+      /irt-router explain embeds the text with the default encoder .*give --model a scorer built with it/,
+    );
     expect(err.message).not.toMatch(/options\.encoder/);
   });
 });

@@ -13,7 +13,10 @@ describe("default cache location", () => {
   });
 
   it("an installed package never writes into its own folder: the per-user cache", () => {
-    for (const root of ["/app/node_modules/irt-router", "/app/node_modules/.pnpm/irt-router@0.1.0/node_modules/irt-router"]) {
+    for (const root of [
+      "/app/node_modules/irt-router",
+      "/app/node_modules/.pnpm/irt-router@0.1.0/node_modules/irt-router",
+    ]) {
       expect(installedAsDependency(root)).toBe(true);
       expect(defaultCacheRoot({ XDG_CACHE_HOME: "/var/cache/me" }, root)).toBe(join("/var/cache/me", "irt-router"));
       // a relative XDG_CACHE_HOME is invalid (XDG spec) and ignored

@@ -5,7 +5,13 @@ import type { CorrectnessDataset } from "../../src/data/types.js";
 import { ValidationError } from "../../src/errors.js";
 
 function dataset(labels: CorrectnessDataset["labels"], nItems: number, models = ["a", "b", "c"]): CorrectnessDataset {
-  return { name: "t", models, items: Array.from({ length: nItems }, (_, i) => ({ id: String(i), text: "x" })), labels, source: { dir: "", files: [], sha256: "" } };
+  return {
+    name: "t",
+    models,
+    items: Array.from({ length: nItems }, (_, i) => ({ id: String(i), text: "x" })),
+    labels,
+    source: { dir: "", files: [], sha256: "" },
+  };
 }
 
 describe("CSR building", () => {
@@ -25,7 +31,9 @@ describe("CSR building", () => {
     expect(() => csrFromTriplets(2, [0, 0.5], [0, 1], [1, 0])).toThrow(ValidationError);
     expect(() => csrFromTriplets(2, [0, 1], [0, -1], [1, 0])).toThrow(ValidationError);
     // the offending field is named
-    expect(() => csrFromTriplets(2, [0, 1, 0], [2, 0, 2], [1, 0, 0])).toThrow(expect.objectContaining({ path: "items.0" }));
+    expect(() => csrFromTriplets(2, [0, 1, 0], [2, 0, 2], [1, 0, 0])).toThrow(
+      expect.objectContaining({ path: "items.0" }),
+    );
     expect(() => csrFromTriplets(2, [0, 2], [0, 1], [1, 0])).toThrow(expect.objectContaining({ path: "item.1" }));
   });
 

@@ -35,14 +35,20 @@ describe("data root resolution", () => {
       { dir: envRoot, from: "env" },
       { dir: resolve(project, "..", "shared", "data"), from: "default" },
     ]);
-    expect(dataRootCandidates({ env: {} })).toEqual([{ dir: resolve(project, "..", "shared", "data"), from: "default" }]);
+    expect(dataRootCandidates({ env: {} })).toEqual([
+      { dir: resolve(project, "..", "shared", "data"), from: "default" },
+    ]);
   });
 
   it("the option wins over the environment, which wins over the default", async () => {
-    expect((await loadDataset("tiny", { dataRoot: optionRoot, env: { IRT_ROUTER_DATA: envRoot } })).items[0]!.text).toBe("from option");
+    expect(
+      (await loadDataset("tiny", { dataRoot: optionRoot, env: { IRT_ROUTER_DATA: envRoot } })).items[0]!.text,
+    ).toBe("from option");
     expect((await loadDataset("tiny", { env: { IRT_ROUTER_DATA: envRoot } })).items[0]!.text).toBe("from env");
     // An option root without the dataset falls through to the next place.
-    expect((await loadDataset("tiny", { dataRoot: tmp, env: { IRT_ROUTER_DATA: envRoot } })).items[0]!.text).toBe("from env");
+    expect((await loadDataset("tiny", { dataRoot: tmp, env: { IRT_ROUTER_DATA: envRoot } })).items[0]!.text).toBe(
+      "from env",
+    );
   });
 
   it("reads IRT_ROUTER_DATA from process.env by default", () => {
@@ -52,8 +58,14 @@ describe("data root resolution", () => {
 
   it("finds the real datasets through the default root, and a folder path directly", () => {
     const found = resolveDataset("routerbench-subset-11models", { env: {} });
-    expect(found).toEqual({ dir: resolve(project, "..", "shared", "data", "routerbench-subset-11models"), kind: "builtin" });
-    expect(resolveDataset(join(optionRoot, "tiny"), { env: {} })).toEqual({ dir: join(optionRoot, "tiny"), kind: "own-data" });
+    expect(found).toEqual({
+      dir: resolve(project, "..", "shared", "data", "routerbench-subset-11models"),
+      kind: "builtin",
+    });
+    expect(resolveDataset(join(optionRoot, "tiny"), { env: {} })).toEqual({
+      dir: join(optionRoot, "tiny"),
+      kind: "own-data",
+    });
   });
 
   it("a dataset found nowhere lists every place it looked and how to point at the data", () => {
@@ -71,14 +83,18 @@ describe("data root resolution", () => {
   });
 
   it("an explicit data root that is not a folder is refused, not passed over for another root", () => {
-    const error = thrownBy(ValidationError, () => resolveDataset("tiny", { dataRoot: join(tmp, "typo-root"), env: { IRT_ROUTER_DATA: envRoot } }));
+    const error = thrownBy(ValidationError, () =>
+      resolveDataset("tiny", { dataRoot: join(tmp, "typo-root"), env: { IRT_ROUTER_DATA: envRoot } }),
+    );
     expect(error.path).toBe("options.dataRoot");
     expect(error.message).toContain(join(tmp, "typo-root"));
   });
 
   it("a path that is not a dataset folder says so", () => {
     expect(notFound(() => resolveDataset(join(tmp, "nowhere"))).message).toMatch(/no such folder/);
-    expect(notFound(() => resolveDataset(tmp)).message).toMatch(/neither one of the four known datasets nor a your-own-data folder/);
+    expect(notFound(() => resolveDataset(tmp)).message).toMatch(
+      /neither one of the four known datasets nor a your-own-data folder/,
+    );
     // A folder named like a built-in dataset but without its files is skipped (and reported if nothing matches).
     mkdirSync(join(tmp, "fake", "mmlu-pro-29models"), { recursive: true });
     const error = notFound(() => resolveDataset(join(tmp, "fake", "mmlu-pro-29models")));

@@ -16,7 +16,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const folder = join(tmp, "my-evals");
 mkdirSync(folder);
-writeFileSync(join(folder, "items.csv"), "item_id,text\n" + Array.from({ length: 45 }, (_, i) => `q${i},"question ${i}, with a comma"`).join("\n") + "\n");
+writeFileSync(
+  join(folder, "items.csv"),
+  "item_id,text\n" + Array.from({ length: 45 }, (_, i) => `q${i},"question ${i}, with a comma"`).join("\n") + "\n",
+);
 writeFileSync(join(folder, "labels.csv"), "item_id,model,correct\nq0,m,1\n");
 
 /** Run the command as the CLI does (parseArgs + zod), with a test encoder injected. */
@@ -58,7 +61,9 @@ describe("irt-router embed", () => {
 
     const second = await run(["--dataset", folder, "--cache-dir", cacheDir], encoder, loads);
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/^Served from the cache in \d+ ms \(no encoder call; dataset loaded in \d+ ms\): 45 x 8 vectors of my-evals/);
+    expect(second.stdout).toMatch(
+      /^Served from the cache in \d+ ms \(no encoder call; dataset loaded in \d+ ms\): 45 x 8 vectors of my-evals/,
+    );
     expect(loads.count).toBe(1); // the encoder was not even loaded the second time
     expect(encoder.calls).toBe(5);
   });
@@ -67,17 +72,28 @@ describe("irt-router embed", () => {
     const cacheDir = join(tmp, "cache-resume");
     const controller = new AbortController();
     // An encoder that "receives Ctrl-C" during its second batch.
-    const interrupted = new TestEncoder(undefined, undefined, { beforeCall: (call) => call === 1 && controller.abort(new Error("SIGINT")) });
-    const stopped = await run(["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir], interrupted, { count: 0 }, controller.signal);
+    const interrupted = new TestEncoder(undefined, undefined, {
+      beforeCall: (call) => call === 1 && controller.abort(new Error("SIGINT")),
+    });
+    const stopped = await run(
+      ["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir],
+      interrupted,
+      { count: 0 },
+      controller.signal,
+    );
     expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toMatch(/Interrupted\. Progress was checkpointed \(20\/45 texts\); rerun the same command to resume\./);
+    expect(stopped.stderr).toMatch(
+      /Interrupted\. Progress was checkpointed \(20\/45 texts\); rerun the same command to resume\./,
+    );
     expect(readdirSync(cacheDir).filter((f) => f.endsWith(".partial"))).toHaveLength(1);
 
     const encoder = new TestEncoder();
     const rerun = await run(["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir], encoder);
     expect(rerun.code).toBe(0);
     expect(rerun.stderr).toMatch(/Resuming: 20\/45 texts were checkpointed/);
-    expect(rerun.stdout).toMatch(/^Embedded 25 texts of my-evals with test-encoder@1 \(dim 8\) after resuming 20 from a checkpoint/);
+    expect(rerun.stdout).toMatch(
+      /^Embedded 25 texts of my-evals with test-encoder@1 \(dim 8\) after resuming 20 from a checkpoint/,
+    );
     expect(encoder.texts).toBe(25);
   });
 
@@ -92,10 +108,17 @@ describe("irt-router embed", () => {
         controller.abort(new Error("SIGINT"));
       },
     });
-    const stopped = await run(["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir], interrupted, { count: 0 }, controller.signal);
+    const stopped = await run(
+      ["--dataset", folder, "--batch", "10", "--cache-dir", cacheDir],
+      interrupted,
+      { count: 0 },
+      controller.signal,
+    );
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).not.toMatch(/Progress was checkpointed/);
-    expect(stopped.stderr).toContain(`Interrupted. The progress could not be checkpointed in ${cacheDir} (a part of the path is a file, not a folder); a rerun starts over.`);
+    expect(stopped.stderr).toContain(
+      `Interrupted. The progress could not be checkpointed in ${cacheDir} (a part of the path is a file, not a folder); a rerun starts over.`,
+    );
     rmSync(cacheDir, { force: true });
   });
 
@@ -110,8 +133,12 @@ describe("irt-router embed", () => {
     const file = join(tmp, "plain-file");
     writeFileSync(file, "");
     const loads = { count: 0 };
-    await expect(run(["--dataset", folder, "--cache-dir", join(file, "cache")], new TestEncoder(), loads)).rejects.toThrow(CacheError);
-    await expect(run(["--dataset", folder, "--cache-dir", join(file, "cache")], new TestEncoder(), loads)).rejects.toThrow(/--cache-dir/);
+    await expect(
+      run(["--dataset", folder, "--cache-dir", join(file, "cache")], new TestEncoder(), loads),
+    ).rejects.toThrow(CacheError);
+    await expect(
+      run(["--dataset", folder, "--cache-dir", join(file, "cache")], new TestEncoder(), loads),
+    ).rejects.toThrow(/--cache-dir/);
     expect(loads.count).toBe(0);
   });
 

@@ -56,7 +56,11 @@ describe("embedDataset cache", () => {
     const cacheDir = freshDir();
     const encoder = new TestEncoder();
     const progress: number[] = [];
-    const first = await embedDataset(ds, encoder, { cacheDir, batchSize: 16, onProgress: (p) => progress.push(p.done) });
+    const first = await embedDataset(ds, encoder, {
+      cacheDir,
+      batchSize: 16,
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(first.fromCache).toBe(false);
     expect(first.vectors).toEqual(expected(ds, 8));
     expect(encoder.texts).toBe(70);
@@ -92,7 +96,15 @@ describe("embedDataset cache", () => {
     expect(bytes.toString("latin1", 0, 8)).toBe("IRTEMB01");
     const h = bytes.readUInt32LE(8);
     const header = JSON.parse(bytes.toString("utf8", 12, 12 + h));
-    expect(header).toMatchObject({ format: 1, kind: "complete", encoderId: "enc", dim: 4, count: 3, done: 3, dataset: { name: "tiny" } });
+    expect(header).toMatchObject({
+      format: 1,
+      kind: "complete",
+      encoderId: "enc",
+      dim: 4,
+      count: 3,
+      done: 3,
+      dataset: { name: "tiny" },
+    });
     expect(header.dataHash).toBe(datasetTextHash(ds));
     expect((12 + h) % 4).toBe(0);
     expect(bytes.length).toBe(12 + h + 3 * 4 * 4);
@@ -127,9 +139,18 @@ describe("embedDataset cache", () => {
     writeFileSync(file, "garbage");
     expect((await embedDataset(ds, new TestEncoder(), { cacheDir })).cacheProblem).toMatch(/not an embedding cache/);
 
-    const exp = { encoderId: "test-encoder@1", dim: 8, count: 20, dataHash: datasetTextHash(ds), itemIdHash: datasetTextHash(ds, false) };
+    const exp = {
+      encoderId: "test-encoder@1",
+      dim: 8,
+      count: 20,
+      dataHash: datasetTextHash(ds),
+      itemIdHash: datasetTextHash(ds, false),
+    };
     expect((await readEmbeddingCacheFile(file, exp)).ok).toBe(true);
-    expect(await readEmbeddingCacheFile(file, { ...exp, dim: 16 })).toEqual({ ok: false, reason: "dim differs (8 != 16)" });
+    expect(await readEmbeddingCacheFile(file, { ...exp, dim: 16 })).toEqual({
+      ok: false,
+      reason: "dim differs (8 != 16)",
+    });
     expect((await readEmbeddingCacheFile(file, { ...exp, encoderId: "x" })).ok).toBe(false);
     expect((await readEmbeddingCacheFile(file, { ...exp, dataHash: "x" })).ok).toBe(false);
     noTmpFiles(cacheDir);
@@ -139,14 +160,20 @@ describe("embedDataset cache", () => {
     const ds = dataset(50);
     const cacheDir = freshDir();
     const crashing = new TestEncoder("test-encoder@1", 8, { failAfterCalls: 3 });
-    await expect(embedDataset(ds, crashing, { cacheDir, batchSize: 10, checkpointEveryMs: 0 })).rejects.toThrow(/simulated crash/);
+    await expect(embedDataset(ds, crashing, { cacheDir, batchSize: 10, checkpointEveryMs: 0 })).rejects.toThrow(
+      /simulated crash/,
+    );
     const files = readdirSync(cacheDir);
     expect(files.filter((f) => f.endsWith(".emb.partial"))).toHaveLength(1);
     expect(files.filter((f) => f.endsWith(".emb"))).toHaveLength(0);
 
     const resumedEncoder = new TestEncoder();
     const progress: [number, number][] = [];
-    const run = await embedDataset(ds, resumedEncoder, { cacheDir, batchSize: 10, onProgress: (p) => progress.push([p.done, p.resumed]) });
+    const run = await embedDataset(ds, resumedEncoder, {
+      cacheDir,
+      batchSize: 10,
+      onProgress: (p) => progress.push([p.done, p.resumed]),
+    });
     expect(run.resumed).toBe(30);
     expect(resumedEncoder.texts).toBe(20);
     expect(progress[0]).toEqual([30, 30]);
@@ -192,7 +219,14 @@ describe("embedDataset cache", () => {
     });
     const warnings: string[] = [];
     const aborts: EmbedAbort[] = [];
-    const run = embedDataset(ds, encoder, { cacheDir, batchSize: 10, checkpointEveryMs: 0, signal: controller.signal, onWarning: (m) => warnings.push(m), onAbort: (a) => aborts.push(a) });
+    const run = embedDataset(ds, encoder, {
+      cacheDir,
+      batchSize: 10,
+      checkpointEveryMs: 0,
+      signal: controller.signal,
+      onWarning: (m) => warnings.push(m),
+      onAbort: (a) => aborts.push(a),
+    });
     await expect(run).rejects.toThrow("stop");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/progress could not be checkpointed .*one is tried again if the run is interrupted/);
@@ -226,12 +260,22 @@ describe("embedDataset cache", () => {
       });
       await expect(run).rejects.toThrow("stop");
       if (withOnAbort) {
-        expect(aborts).toEqual([{ done: 10, total: 40, checkpointed: 0, file: expect.any(String), problem: "a part of the path is a file, not a folder" }]);
+        expect(aborts).toEqual([
+          {
+            done: 10,
+            total: 40,
+            checkpointed: 0,
+            file: expect.any(String),
+            problem: "a part of the path is a file, not a folder",
+          },
+        ]);
         expect(resumeNote(aborts[0]!)).toBe("a rerun starts over");
         expect(warnings).toEqual([]);
       } else {
         expect(warnings).toHaveLength(1);
-        expect(warnings[0]).toMatch(/interrupted run's progress could not be checkpointed .*a part of the path is a file.*a rerun starts over/);
+        expect(warnings[0]).toMatch(
+          /interrupted run's progress could not be checkpointed .*a part of the path is a file.*a rerun starts over/,
+        );
       }
       rmSync(cacheDir, { force: true });
     }
@@ -240,7 +284,9 @@ describe("embedDataset cache", () => {
   it("refuses bad encoder output (NaN, wrong length, wrong count) and caches nothing", async () => {
     for (const bad of ["nan", "short", "count"] as const) {
       const cacheDir = freshDir();
-      await expect(embedDataset(dataset(5), new TestEncoder("t", 8, { bad }), { cacheDir })).rejects.toThrow(EmbeddingProviderError);
+      await expect(embedDataset(dataset(5), new TestEncoder("t", 8, { bad }), { cacheDir })).rejects.toThrow(
+        EmbeddingProviderError,
+      );
       expect(readdirSync(cacheDir).filter((f) => f.endsWith(".emb"))).toEqual([]);
     }
   });
@@ -267,7 +313,10 @@ describe("embedDataset cache", () => {
     expect(error.message).toContain(join(file, "cache"));
     expect(error.message).toMatch(/a part of the path is a file.*--cache-dir.*cacheDir.*IRT_ROUTER_CACHE/);
 
-    const fromEnv = await rejectedWith(CacheError, embedDataset(dataset(5), encoder, { env: { IRT_ROUTER_CACHE: join(file, "env") } }));
+    const fromEnv = await rejectedWith(
+      CacheError,
+      embedDataset(dataset(5), encoder, { env: { IRT_ROUTER_CACHE: join(file, "env") } }),
+    );
     expect(fromEnv.path).toBe("IRT_ROUTER_CACHE");
     expect(fromEnv.message).toMatch(/given by IRT_ROUTER_CACHE/);
     expect(encoder.calls).toBe(0);
@@ -286,7 +335,9 @@ describe("embedDataset cache", () => {
     const ds = dataset(30);
     const cacheDir = freshDir();
     // the folder is usable when checked, then disappears under a file while the texts are embedded
-    const encoder = new TestEncoder(undefined, undefined, { beforeCall: (call) => call === 0 && folderBecomesFile(cacheDir) });
+    const encoder = new TestEncoder(undefined, undefined, {
+      beforeCall: (call) => call === 0 && folderBecomesFile(cacheDir),
+    });
     const warnings: string[] = [];
     const got = await embedDataset(ds, encoder, { cacheDir, batchSize: 10, onWarning: (m) => warnings.push(m) });
     expect(got.vectors).toEqual(expected(ds, 8));

@@ -49,7 +49,11 @@ describe("mmlu-pro-29models loader (real data, default data root)", () => {
   it("builds the text from the question and lettered options", () => {
     const item = ds.items.find((i) => i.id === "70")!;
     expect(item.category).toBe("business");
-    expect(item.text.startsWith("Typical advertising regulatory bodies suggest, for example that adverts must not: encourage _________,")).toBe(true);
+    expect(
+      item.text.startsWith(
+        "Typical advertising regulatory bodies suggest, for example that adverts must not: encourage _________,",
+      ),
+    ).toBe(true);
     expect(item.text.split("\n").slice(1)).toEqual([
       "A. Safe practices, Fear, Jealousy, Trivial",
       "B. Unsafe practices, Distress, Joy, Trivial",
@@ -62,7 +66,9 @@ describe("mmlu-pro-29models loader (real data, default data root)", () => {
       "I. Unsafe practices, Distress, Fear, Serious",
     ]);
     // Python-style strip: the question of item 5215 ends in U+0085, which is removed.
-    expect(ds.items.find((i) => i.id === "5215")!.text.startsWith("Role-learning theory suggests that\nA. ")).toBe(true);
+    expect(ds.items.find((i) => i.id === "5215")!.text.startsWith("Role-learning theory suggests that\nA. ")).toBe(
+      true,
+    );
     expect(new Set(ds.items.map((i) => i.category)).size).toBe(14);
   });
 });

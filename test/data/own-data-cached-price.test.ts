@@ -23,7 +23,10 @@ describe("your-own-data models.csv: cached_input_usd_per_1m", () => {
     const ds = await loadOwnDataFolder(
       folder("model,input_usd_per_1m,output_usd_per_1m,cached_input_usd_per_1m\nbig,3,15,0.3\nsmall,0.2,0.2,\n"),
     );
-    expect(ds.prices).toEqual({ big: { inputPer1M: 3, outputPer1M: 15, cachedInputPer1M: 0.3 }, small: { inputPer1M: 0.2, outputPer1M: 0.2 } });
+    expect(ds.prices).toEqual({
+      big: { inputPer1M: 3, outputPer1M: 15, cachedInputPer1M: 0.3 },
+      small: { inputPer1M: 0.2, outputPer1M: 0.2 },
+    });
     const out = join(root, `out${counter++}`, "ds");
     mkdirSync(out, { recursive: true });
     await writeOwnDataFolder(ds, out);

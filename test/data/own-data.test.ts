@@ -26,7 +26,7 @@ function folder(files: Record<string, string | Buffer>, name = `ds${counter++}`)
   return dir;
 }
 
-const ITEMS = "item_id,text,category\nq1,What is 2+2?,math\nq2,\"Name a colour, any colour\",misc\n";
+const ITEMS = 'item_id,text,category\nq1,What is 2+2?,math\nq2,"Name a colour, any colour",misc\n';
 const LABELS = "item_id,model,correct,cost_usd\nq1,big,1,0.002\nq1,small,0,0.0001\nq2,small,0.5,\n";
 
 async function formatError(files: Record<string, string | Buffer>): Promise<DatasetFormatError> {
@@ -43,7 +43,11 @@ async function formatError(files: Record<string, string | Buffer>): Promise<Data
 describe("your-own-data folder: reading", () => {
   it("loads items, labels, graded labels, cost and prices", async () => {
     const dir = folder(
-      { "items.csv": ITEMS, "labels.csv": LABELS, "models.csv": "model,input_usd_per_1m,output_usd_per_1m\nsmall,0.1,0.2\nbig,10,30\n" },
+      {
+        "items.csv": ITEMS,
+        "labels.csv": LABELS,
+        "models.csv": "model,input_usd_per_1m,output_usd_per_1m\nsmall,0.1,0.2\nbig,10,30\n",
+      },
       "my-evals",
     );
     const ds = await loadDataset(dir);
@@ -60,7 +64,10 @@ describe("your-own-data folder: reading", () => {
     expect(ds.labelKind).toBe("graded");
     expect(costOf(ds, 0, 1)).toBeCloseTo(0.002, 9);
     expect(Number.isNaN(costOf(ds, 1, 0)!)).toBe(true); // blank cost = unknown
-    expect(ds.prices).toEqual({ small: { inputPer1M: 0.1, outputPer1M: 0.2 }, big: { inputPer1M: 10, outputPer1M: 30 } });
+    expect(ds.prices).toEqual({
+      small: { inputPer1M: 0.1, outputPer1M: 0.2 },
+      big: { inputPer1M: 10, outputPer1M: 30 },
+    });
     expect(ds.source.files).toEqual(["items.csv", "models.csv", "labels.csv"]);
   });
 
@@ -75,14 +82,18 @@ describe("your-own-data folder: reading", () => {
     expect(Array.from(ds.labels.y)).toEqual([1, 0]);
     expect(ds.labels.cost).toBeUndefined();
     expect(ds.labelKind).toBe("binary");
-    const noLabels = await loadOwnDataFolder(folder({ "items.csv": "item_id,text\na,x\nb,y\n", "labels.csv": "item_id,model,correct\na,m,1\n" }));
+    const noLabels = await loadOwnDataFolder(
+      folder({ "items.csv": "item_id,text\na,x\nb,y\n", "labels.csv": "item_id,model,correct\na,m,1\n" }),
+    );
     expect(noLabels.items.map((i) => i.id)).toEqual(["a", "b"]);
     expect(Array.from(noLabels.labels.offsets)).toEqual([0, 1, 1]);
   });
 
   it("changes source.sha256 when a byte changes", async () => {
     const a = await loadOwnDataFolder(folder({ "items.csv": ITEMS, "labels.csv": LABELS }, "same"));
-    const b = await loadOwnDataFolder(folder({ "items.csv": ITEMS, "labels.csv": LABELS.replace("0.002", "0.003") }, "same"));
+    const b = await loadOwnDataFolder(
+      folder({ "items.csv": ITEMS, "labels.csv": LABELS.replace("0.002", "0.003") }, "same"),
+    );
     const c = await loadOwnDataFolder(folder({ "items.csv": ITEMS, "labels.csv": LABELS }, "same"));
     expect(a.source.sha256).not.toBe(b.source.sha256);
     expect(a.source.sha256).toBe(c.source.sha256);
@@ -91,26 +102,150 @@ describe("your-own-data folder: reading", () => {
 
 describe("your-own-data folder: every bad row is a DatasetFormatError with file and line", () => {
   const cases: [string, Record<string, string>, string, number, RegExp][] = [
-    ["unknown item", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq9,m,1\n" }, "labels.csv", 3, /unknown item "q9"/],
-    ["duplicate (item, model) pair", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m,1\nq1,m,0\n" }, "labels.csv", 4, /duplicate label.*line 2/],
-    ["correct not a number", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,yes\n" }, "labels.csv", 2, /number in \[0, 1\]/],
-    ["correct above 1", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m,1.5\n" }, "labels.csv", 3, /number in \[0, 1\]/],
-    ["correct in hex", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,0x1\n" }, "labels.csv", 2, /number in \[0, 1\]/],
-    ["correct negative", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,-0.1\n" }, "labels.csv", 2, /number in \[0, 1\]/],
-    ["correct blank", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,\n" }, "labels.csv", 2, /"correct" must be/],
-    ["negative cost", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct,cost_usd\nq1,m,1,-2\n" }, "labels.csv", 2, /cost must be/],
-    ["empty text", { "items.csv": 'item_id,text\nq1,ok\nq2,"  "\n', "labels.csv": "item_id,model,correct\n" }, "items.csv", 3, /empty text/],
-    ["duplicate item id", { "items.csv": "item_id,text\nq1,a\nq2,b\nq1,c\n", "labels.csv": "item_id,model,correct\n" }, "items.csv", 4, /duplicate item id "q1".*line 2/],
-    ["empty item id", { "items.csv": "item_id,text\n,a\n", "labels.csv": "item_id,model,correct\n" }, "items.csv", 2, /"item_id" must be a non-empty/],
-    ["unterminated quote", { "items.csv": 'item_id,text\nq1,"open\nq2,b\n', "labels.csv": "item_id,model,correct\n" }, "items.csv", 2, /unterminated/],
-    ["wrong column count", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m\n" }, "labels.csv", 3, /expected 3 columns/],
-    ["missing header columns", { "items.csv": ITEMS, "labels.csv": "item,model,score\nq1,m,1\n" }, "labels.csv", 1, /missing header columns "item_id", "correct"/],
-    ["unknown labels column", { "items.csv": ITEMS, "labels.csv": "item_id,model,correct,note\nq1,m,1,x\n" }, "labels.csv", 1, /unknown column "note"/],
-    ["malformed JSON line", { "items.csv": ITEMS, "labels.jsonl": '{"item_id":"q1","model":"m","correct":1}\n{"item_id":"q2",\n' }, "labels.jsonl", 2, /not valid JSON/],
-    ["JSON line missing a field", { "items.jsonl": '{"item_id":"q1","text":"a"}\n{"item_id":"q2"}\n', "labels.csv": "item_id,model,correct\n" }, "items.jsonl", 2, /missing field "text"/],
-    ["JSON correct as a string", { "items.csv": ITEMS, "labels.jsonl": '{"item_id":"q1","model":"m","correct":"high"}\n' }, "labels.jsonl", 1, /number in \[0, 1\]/],
-    ["duplicate model in models.csv", { "items.csv": ITEMS, "labels.csv": LABELS, "models.csv": "model,input_usd_per_1m,output_usd_per_1m\nbig,1,2\nbig,1,2\n" }, "models.csv", 3, /listed twice/],
-    ["half a price", { "items.csv": ITEMS, "labels.csv": LABELS, "models.csv": "model,input_usd_per_1m,output_usd_per_1m\nbig,1,\n" }, "models.csv", 2, /give both/],
+    [
+      "unknown item",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq9,m,1\n" },
+      "labels.csv",
+      3,
+      /unknown item "q9"/,
+    ],
+    [
+      "duplicate (item, model) pair",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m,1\nq1,m,0\n" },
+      "labels.csv",
+      4,
+      /duplicate label.*line 2/,
+    ],
+    [
+      "correct not a number",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,yes\n" },
+      "labels.csv",
+      2,
+      /number in \[0, 1\]/,
+    ],
+    [
+      "correct above 1",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m,1.5\n" },
+      "labels.csv",
+      3,
+      /number in \[0, 1\]/,
+    ],
+    [
+      "correct in hex",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,0x1\n" },
+      "labels.csv",
+      2,
+      /number in \[0, 1\]/,
+    ],
+    [
+      "correct negative",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,-0.1\n" },
+      "labels.csv",
+      2,
+      /number in \[0, 1\]/,
+    ],
+    [
+      "correct blank",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,\n" },
+      "labels.csv",
+      2,
+      /"correct" must be/,
+    ],
+    [
+      "negative cost",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct,cost_usd\nq1,m,1,-2\n" },
+      "labels.csv",
+      2,
+      /cost must be/,
+    ],
+    [
+      "empty text",
+      { "items.csv": 'item_id,text\nq1,ok\nq2,"  "\n', "labels.csv": "item_id,model,correct\n" },
+      "items.csv",
+      3,
+      /empty text/,
+    ],
+    [
+      "duplicate item id",
+      { "items.csv": "item_id,text\nq1,a\nq2,b\nq1,c\n", "labels.csv": "item_id,model,correct\n" },
+      "items.csv",
+      4,
+      /duplicate item id "q1".*line 2/,
+    ],
+    [
+      "empty item id",
+      { "items.csv": "item_id,text\n,a\n", "labels.csv": "item_id,model,correct\n" },
+      "items.csv",
+      2,
+      /"item_id" must be a non-empty/,
+    ],
+    [
+      "unterminated quote",
+      { "items.csv": 'item_id,text\nq1,"open\nq2,b\n', "labels.csv": "item_id,model,correct\n" },
+      "items.csv",
+      2,
+      /unterminated/,
+    ],
+    [
+      "wrong column count",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct\nq1,m,1\nq2,m\n" },
+      "labels.csv",
+      3,
+      /expected 3 columns/,
+    ],
+    [
+      "missing header columns",
+      { "items.csv": ITEMS, "labels.csv": "item,model,score\nq1,m,1\n" },
+      "labels.csv",
+      1,
+      /missing header columns "item_id", "correct"/,
+    ],
+    [
+      "unknown labels column",
+      { "items.csv": ITEMS, "labels.csv": "item_id,model,correct,note\nq1,m,1,x\n" },
+      "labels.csv",
+      1,
+      /unknown column "note"/,
+    ],
+    [
+      "malformed JSON line",
+      { "items.csv": ITEMS, "labels.jsonl": '{"item_id":"q1","model":"m","correct":1}\n{"item_id":"q2",\n' },
+      "labels.jsonl",
+      2,
+      /not valid JSON/,
+    ],
+    [
+      "JSON line missing a field",
+      { "items.jsonl": '{"item_id":"q1","text":"a"}\n{"item_id":"q2"}\n', "labels.csv": "item_id,model,correct\n" },
+      "items.jsonl",
+      2,
+      /missing field "text"/,
+    ],
+    [
+      "JSON correct as a string",
+      { "items.csv": ITEMS, "labels.jsonl": '{"item_id":"q1","model":"m","correct":"high"}\n' },
+      "labels.jsonl",
+      1,
+      /number in \[0, 1\]/,
+    ],
+    [
+      "duplicate model in models.csv",
+      {
+        "items.csv": ITEMS,
+        "labels.csv": LABELS,
+        "models.csv": "model,input_usd_per_1m,output_usd_per_1m\nbig,1,2\nbig,1,2\n",
+      },
+      "models.csv",
+      3,
+      /listed twice/,
+    ],
+    [
+      "half a price",
+      { "items.csv": ITEMS, "labels.csv": LABELS, "models.csv": "model,input_usd_per_1m,output_usd_per_1m\nbig,1,\n" },
+      "models.csv",
+      2,
+      /give both/,
+    ],
   ];
   for (const [what, files, file, line, message] of cases) {
     it(what, async () => {
@@ -133,8 +268,12 @@ describe("your-own-data folder: every bad row is a DatasetFormatError with file 
   });
 
   it("rejects options that do not apply", async () => {
-    await expect(loadDataset(folder({ "items.csv": ITEMS, "labels.csv": LABELS }), { labels: "soft" })).rejects.toThrow(ValidationError);
-    await expect(loadDataset(folder({ "items.csv": ITEMS, "labels.csv": LABELS }), { dataroot: "x" } as never)).rejects.toThrow(ValidationError);
+    await expect(loadDataset(folder({ "items.csv": ITEMS, "labels.csv": LABELS }), { labels: "soft" })).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(
+      loadDataset(folder({ "items.csv": ITEMS, "labels.csv": LABELS }), { dataroot: "x" } as never),
+    ).rejects.toThrow(ValidationError);
   });
 });
 
@@ -148,7 +287,9 @@ function expectSameDataset(a: CorrectnessDataset, b: CorrectnessDataset): void {
   // Byte comparison: vitest's deep equality is slow on typed arrays of 350k entries.
   const bytes = (v?: ArrayBufferView) => (v ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : undefined);
   for (const key of ["offsets", "model", "y", "cost"] as const) {
-    expect(bytes(b.labels[key])?.equals(bytes(a.labels[key])!) ?? a.labels[key] === undefined, `labels.${key}`).toBe(true);
+    expect(bytes(b.labels[key])?.equals(bytes(a.labels[key])!) ?? a.labels[key] === undefined, `labels.${key}`).toBe(
+      true,
+    );
   }
   expect(b.labelKind).toBe(a.labelKind);
   expect(datasetSplits(b)).toEqual(datasetSplits(a));
@@ -159,8 +300,13 @@ describe("writeOwnDataFolder round trip on real data", () => {
     const ds = await loadDataset("routerbench-subset-11models");
     for (const format of ["csv", "csv.gz", "jsonl"] as const) {
       const dir = join(root, `rt-${format}`, ds.name);
-      const written = format === "jsonl" ? await writeOwnDataFolder(ds, dir, format) : await writeOwnDataFolder(ds, dir, { format });
-      expect(written.map((p) => p.slice(dir.length + 1))).toEqual([`items.${format}`, `labels.${format}`, `models.${format}`]);
+      const written =
+        format === "jsonl" ? await writeOwnDataFolder(ds, dir, format) : await writeOwnDataFolder(ds, dir, { format });
+      expect(written.map((p) => p.slice(dir.length + 1))).toEqual([
+        `items.${format}`,
+        `labels.${format}`,
+        `models.${format}`,
+      ]);
       const back = await loadDataset(dir);
       expectSameDataset(ds, back);
       const s = datasetSplits(back);
@@ -200,7 +346,8 @@ describe("irt-router train and eval on a your-own-data folder give the dataset's
     return { X, dim: encoder.dim, encoderId: encoder.id };
   };
   const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
-  const withoutTimes = (report: unknown) => JSON.stringify(report, (key, value) => (key === "trainSeconds" || key === "inferMsPerQuery" ? undefined : value));
+  const withoutTimes = (report: unknown) =>
+    JSON.stringify(report, (key, value) => (key === "trainSeconds" || key === "inferMsPerQuery" ? undefined : value));
   let folder = "";
 
   it("writes the folder", async () => {
@@ -209,21 +356,43 @@ describe("irt-router train and eval on a your-own-data folder give the dataset's
   });
 
   it("eval: every method's figures, per category and cost-aware, are identical", async () => {
-    const run = (dataset: string) => runEvaluation({ dataset, seeds: 1, methods: ["irt-moe", "knn", "logistic-regression"], log: sink, embed, irtMoeConfig: tiny });
+    const run = (dataset: string) =>
+      runEvaluation({
+        dataset,
+        seeds: 1,
+        methods: ["irt-moe", "knn", "logistic-regression"],
+        log: sink,
+        embed,
+        irtMoeConfig: tiny,
+      });
     const own = await run(name);
     const fromFolder = await run(folder);
     expect(fromFolder.dataset.name).toBe(name);
     expect(fromFolder.report.counts).toEqual({ train: 2_541, val: 323, test: 300 });
-    expect(fromFolder.report.methods.map((m) => m.name)).toEqual(["irt-moe", "knn", "logistic-regression", "best-single", "best-per-task", "random", "oracle"]);
+    expect(fromFolder.report.methods.map((m) => m.name)).toEqual([
+      "irt-moe",
+      "knn",
+      "logistic-regression",
+      "best-single",
+      "best-per-task",
+      "random",
+      "oracle",
+    ]);
     expect(fromFolder.report.methods[0]!.costAware?.hullArea).toBeGreaterThan(0);
     expect(withoutTimes(fromFolder.report)).toBe(withoutTimes(own.report));
   }, 120_000);
 
   it("train: the same weights, catalog, metrics and known-model prior", async () => {
-    const train = (dataset: string, cache: string) => trainScorerPipeline([dataset], { encoder, cacheDir: join(root, cache), config: tiny, seed: 1 });
+    const train = (dataset: string, cache: string) =>
+      trainScorerPipeline([dataset], { encoder, cacheDir: join(root, cache), config: tiny, seed: 1 });
     const own = (await train(name, "cache-own")).artifact;
     const fromFolder = (await train(folder, "cache-folder")).artifact;
-    const files = (a: ScorerArtifact) => artifactFiles({ ...a, createdAt: "x", training: { ...a.training, trainSeconds: 0, datasets: a.training.datasets.map(({ sha256: _, ...d }) => d) } });
+    const files = (a: ScorerArtifact) =>
+      artifactFiles({
+        ...a,
+        createdAt: "x",
+        training: { ...a.training, trainSeconds: 0, datasets: a.training.datasets.map(({ sha256: _, ...d }) => d) },
+      });
     const [a, b] = [files(own), files(fromFolder)];
     expect(Buffer.from(b["weights.bin"]).equals(Buffer.from(a["weights.bin"])), "weights.bin").toBe(true);
     expect(Buffer.from(b["catalog.json"]).equals(Buffer.from(a["catalog.json"])), "catalog.json").toBe(true);

@@ -31,7 +31,9 @@ describe("routellm-2models loader (real data)", () => {
 
   it("uses the prompt as text, the benchmark as category and keeps the subject", () => {
     const first = ds.items.find((i) => i.id === "0")!;
-    expect(first.text).toBe("Find the degree for the given field extension Q(sqrt(2), sqrt(3), sqrt(18)) over Q.\nA. 0\nB. 4\nC. 2\nD. 6\nAnswer:");
+    expect(first.text).toBe(
+      "Find the degree for the given field extension Q(sqrt(2), sqrt(3), sqrt(18)) over Q.\nA. 0\nB. 4\nC. 2\nD. 6\nAnswer:",
+    );
     expect(first.category).toBe("mmlu");
     expect(first.meta?.subject).toBe("abstract_algebra");
     const counts: Record<string, number> = {};

@@ -47,9 +47,15 @@ describe("routerbench-subset-11models loader (real data)", () => {
         "Which will most likely result from testing different building designs?\n" +
         "A) buildings will be made safer\nB) building materials will be cheaper\nC) building designs will look nicer\nD) buildings will be built faster",
     );
-    expect(text("winogrande.dev.1")).toBe("Sarah was a much better surgeon than Maria so _ always got the harder cases.\nA) Maria\nB) Sarah");
+    expect(text("winogrande.dev.1")).toBe(
+      "Sarah was a much better surgeon than Maria so _ always got the harder cases.\nA) Maria\nB) Sarah",
+    );
     expect(text("mbpp.dev.1")).toBe("Write a python function to identify non-prime numbers.");
-    expect(ds.items.filter((i) => /Print only a single choice|^Answer:$/m.test(i.text) || i.text !== i.text.trim()).map((i) => i.id)).toEqual([]);
+    expect(
+      ds.items
+        .filter((i) => /Print only a single choice|^Answer:$/m.test(i.text) || i.text !== i.text.trim())
+        .map((i) => i.id),
+    ).toEqual([]);
     // Escapes are decoded (\' -> ').
     expect(ds.items.some((i) => i.text.includes("'"))).toBe(true);
     expect(ds.items.some((i) => i.text.includes("\\'"))).toBe(false);

@@ -8,7 +8,10 @@ import { bestSingle, expectWellFormed } from "./helpers.js";
 let ds: CorrectnessDataset;
 let soft: CorrectnessDataset;
 beforeAll(async () => {
-  [ds, soft] = await Promise.all([loadDataset("routerdc-7models"), loadDataset("routerdc-7models", { labels: "soft" })]);
+  [ds, soft] = await Promise.all([
+    loadDataset("routerdc-7models"),
+    loadDataset("routerdc-7models", { labels: "soft" }),
+  ]);
 });
 
 describe("routerdc-7models loader (real data)", () => {

@@ -14,7 +14,11 @@ export class TestEncoder implements QueryEncoder {
   constructor(
     readonly id = "test-encoder@1",
     dim = 8,
-    private readonly behaviour: { failAfterCalls?: number; bad?: "nan" | "short" | "count"; beforeCall?: (call: number) => void } = {},
+    private readonly behaviour: {
+      failAfterCalls?: number;
+      bad?: "nan" | "short" | "count";
+      beforeCall?: (call: number) => void;
+    } = {},
   ) {
     this.dim = dim;
   }

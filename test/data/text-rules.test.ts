@@ -33,7 +33,9 @@ describe("parsePythonStringList", () => {
 
 describe("text rules", () => {
   it("MMLU-Pro: stripped question then lettered options", () => {
-    expect(mmluProText("  What is 2+2?\u0085", '["3", "4", "five, or \\"5\\""]')).toBe('What is 2+2?\nA. 3\nB. 4\nC. five, or "5"');
+    expect(mmluProText("  What is 2+2?\u0085", '["3", "4", "five, or \\"5\\""]')).toBe(
+      'What is 2+2?\nA. 3\nB. 4\nC. five, or "5"',
+    );
     expect(() => mmluProText("q", "not json")).toThrow(DatasetFormatError);
     expect(() => mmluProText("q", '{"a":1}')).toThrow(DatasetFormatError);
   });

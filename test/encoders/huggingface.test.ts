@@ -207,7 +207,9 @@ describe("HuggingFaceEncoder against a local feature-extraction server", () => {
     expect((await providerError(encoder().embed(["x"]))).message).toMatch(/not valid JSON/);
     // 1e999 is valid JSON and parses to Infinity.
     script = [{ status: 200, body: "[[0.1, 1e999, 0.3, 0.4]]", headers: { "content-type": "application/json" } }];
-    expect((await providerError(encoder().embed(["x"]))).message).toMatch(/non-finite value \(Infinity\) at vector 0, component 1/);
+    expect((await providerError(encoder().embed(["x"]))).message).toMatch(
+      /non-finite value \(Infinity\) at vector 0, component 1/,
+    );
     // Finite in float64 but overflows float32.
     script = [json(200, [[0.1, 1e300, 0.3, 0.4]])];
     expect((await providerError(encoder().embed(["x"]))).message).toMatch(/overflows float32/);

@@ -59,7 +59,11 @@ describe("assertSameEncoder", () => {
 
   it("carries the file, the path and the hint it is given", () => {
     const e = thrownBy(EncoderMismatchError, () =>
-      assertSameEncoder({ id: "a", dim: 8 }, { id: "b", dim: 8 }, "scorer", { file: "/x/manifest.json", path: "options.model", hint: "Do this." }),
+      assertSameEncoder({ id: "a", dim: 8 }, { id: "b", dim: 8 }, "scorer", {
+        file: "/x/manifest.json",
+        path: "options.model",
+        hint: "Do this.",
+      }),
     );
     expect(e).toMatchObject({ file: "/x/manifest.json", path: "options.model" });
     expect(e.message).toMatch(/^\/x\/manifest\.json records encoder "a" \(dim 8\).* "b" \(dim 8\)\. Do this\.$/);

@@ -78,7 +78,14 @@ describe("SentencePieceTokenizer", () => {
   });
 
   it("honours a custom number of reserved ids", () => {
-    const t = new SentencePieceTokenizer([["\ufffd", 0], [M, -1], ["a", -1]], { reservedIds: 1 });
+    const t = new SentencePieceTokenizer(
+      [
+        ["\ufffd", 0],
+        [M, -1],
+        ["a", -1],
+      ],
+      { reservedIds: 1 },
+    );
     expect(t.encode("a")).toEqual([1, 2]);
     expect(t.size).toBe(3);
   });

@@ -14,7 +14,8 @@ const norm = (v: ArrayLike<number>) => Math.sqrt(Array.from(v).reduce((s, x) => 
 
 describe("half precision", () => {
   it("round-trips exactly representable values and rounds others to the nearest half", () => {
-    for (const x of [0, 1, -1, 0.5, 2 ** -14, 2 ** -24, 65504, -0.333251953125]) expect(halfToFloat(floatToHalf(x))).toBe(x);
+    for (const x of [0, 1, -1, 0.5, 2 ** -14, 2 ** -24, 65504, -0.333251953125])
+      expect(halfToFloat(floatToHalf(x))).toBe(x);
     expect(floatToHalf(1)).toBe(0x3c00);
     expect(floatToHalf(-2)).toBe(0xc000);
     expect(halfToFloat(0x7c00)).toBe(Infinity);

@@ -2,7 +2,13 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultStaticDir, defaultStaticInfo, isStaticId, StaticEncoder, staticEncoderId } from "../../adapters/encoders/static.js";
+import {
+  defaultStaticDir,
+  defaultStaticInfo,
+  isStaticId,
+  StaticEncoder,
+  staticEncoderId,
+} from "../../adapters/encoders/static.js";
 import { EncoderInputError, EncoderUnavailableError, ValidationError } from "../../src/errors.js";
 import { rejectedWith } from "../errors.js";
 
@@ -19,7 +25,9 @@ describe("StaticEncoder (the shipped table)", () => {
     expect(encoder.id).toBe(manifest.id);
     expect(encoder.dim).toBe(manifest.dim);
     expect(isStaticId(encoder.id)).toBe(true);
-    expect(encoder.id).toBe(staticEncoderId(manifest.dim, manifest.dtype, manifest.table.sha256, manifest.vocabulary.sha256));
+    expect(encoder.id).toBe(
+      staticEncoderId(manifest.dim, manifest.dtype, manifest.table.sha256, manifest.vocabulary.sha256),
+    );
     expect(await defaultStaticInfo()).toEqual({ id: encoder.id, dim: encoder.dim });
     expect(manifest.notice).toMatch(/Apache License 2\.0/);
   });
@@ -94,8 +102,12 @@ describe("StaticEncoder.load on a damaged folder", () => {
   it("names a missing or malformed manifest", async () => {
     const to = await copy("bad-manifest");
     await writeFile(join(to, "manifest.json"), JSON.stringify({ format: "something else" }));
-    expect((await rejectedWith(EncoderUnavailableError, StaticEncoder.load({ dir: to }))).message).toMatch(/not a static encoder manifest: format/);
+    expect((await rejectedWith(EncoderUnavailableError, StaticEncoder.load({ dir: to }))).message).toMatch(
+      /not a static encoder manifest: format/,
+    );
     const missing = join(dir, "nowhere");
-    expect((await rejectedWith(EncoderUnavailableError, StaticEncoder.load({ dir: missing }))).file).toBe(join(missing, "manifest.json"));
+    expect((await rejectedWith(EncoderUnavailableError, StaticEncoder.load({ dir: missing }))).file).toBe(
+      join(missing, "manifest.json"),
+    );
   });
 });

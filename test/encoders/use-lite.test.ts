@@ -34,7 +34,11 @@ describe("UseLiteEncoder", () => {
   });
 
   it("keeps input order across length-sorting and batches of 2, matching one-at-a-time vectors", async () => {
-    const texts = ["a much longer question about the capital cities of several European countries", "hi", "medium length text here"];
+    const texts = [
+      "a much longer question about the capital cities of several European countries",
+      "hi",
+      "medium length text here",
+    ];
     const fresh = await UseLiteEncoder.load({ cacheSize: 0, maxBatch: 32 });
     const batched = await fresh.embed(texts);
     for (let i = 0; i < texts.length; i++) {
@@ -76,7 +80,10 @@ describe("UseLiteEncoder", () => {
   it("computes a text asked for by two concurrent calls once: the later call takes it from the cache", async () => {
     const modelRuns = vi.spyOn(encoder as unknown as { runModel: (lists: number[][]) => unknown }, "runModel");
     const before = encoder.cacheStats;
-    const [a, b] = await Promise.all([encoder.embedDetailed(["asked twice at once"]), encoder.embedDetailed(["asked twice at once", "and one more"])]);
+    const [a, b] = await Promise.all([
+      encoder.embedDetailed(["asked twice at once"]),
+      encoder.embedDetailed(["asked twice at once", "and one more"]),
+    ]);
     const rows = modelRuns.mock.calls.reduce((n, [lists]) => n + lists.length, 0);
     modelRuns.mockRestore();
     expect(rows).toBe(2); // "asked twice at once" and "and one more", each once
@@ -203,7 +210,10 @@ describe("UseLiteEncoder", () => {
       const broken = await loadGraphModelFromFiles(tf, join(dir, "model.json")).catch((e: unknown) => e);
       expect(broken).toBeInstanceOf(EncoderUnavailableError);
       expect((broken as EncoderUnavailableError).file).toBe(join(dir, "model.json"));
-      await writeFile(join(dir, "model.json"), JSON.stringify({ modelTopology: { node: [] }, weightsManifest: [{ paths: ["shard"], weights: [] }] }));
+      await writeFile(
+        join(dir, "model.json"),
+        JSON.stringify({ modelTopology: { node: [] }, weightsManifest: [{ paths: ["shard"], weights: [] }] }),
+      );
       const noShard = await loadGraphModelFromFiles(tf, join(dir, "model.json")).catch((e: unknown) => e);
       expect(noShard).toBeInstanceOf(EncoderUnavailableError);
       expect((noShard as Error).message).toMatch(/shard/);

@@ -13,7 +13,15 @@ function labels(): { data: LabelMatrix; categories: (string | undefined)[] } {
     y.push(c === "code" ? 0 : 1, c === "code" ? 1 : i % 2);
     offsets.push(model.length);
   });
-  return { data: { offsets: Int32Array.from(offsets), model: Int32Array.from(model), y: Float32Array.from(y), nItems: 10 } as LabelMatrix, categories };
+  return {
+    data: {
+      offsets: Int32Array.from(offsets),
+      model: Int32Array.from(model),
+      y: Float32Array.from(y),
+      nItems: 10,
+    } as LabelMatrix,
+    categories,
+  };
 }
 
 describe("best-per-task reference", () => {

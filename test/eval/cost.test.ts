@@ -13,7 +13,16 @@ import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
 
 describe("upper hull and its area", () => {
   it("integrates a straight line", () => {
-    expect(hullArea([{ meanCost: 0, accuracy: 0.5 }, { meanCost: 1, accuracy: 1 }], 0, 1)).toBeCloseTo(0.75, 12);
+    expect(
+      hullArea(
+        [
+          { meanCost: 0, accuracy: 0.5 },
+          { meanCost: 1, accuracy: 1 },
+        ],
+        0,
+        1,
+      ),
+    ).toBeCloseTo(0.75, 12);
   });
   it("ignores points under the hull and keeps it flat after its most accurate point", () => {
     const pts = [
@@ -27,7 +36,10 @@ describe("upper hull and its area", () => {
     expect(hullArea(pts, 0, 1)).toBeCloseTo(0.8, 12);
   });
   it("normalises by the cost range and extends the hull flat beyond the curve", () => {
-    const pts = [{ meanCost: 2, accuracy: 0.6 }, { meanCost: 4, accuracy: 0.8 }];
+    const pts = [
+      { meanCost: 2, accuracy: 0.6 },
+      { meanCost: 4, accuracy: 0.8 },
+    ];
     // [1, 2]: 0.6; [2, 4]: 0.7 x 2; [4, 5]: 0.8 -> (0.6 + 1.4 + 0.8) / 4 = 0.7
     expect(hullArea(pts, 1, 5)).toBeCloseTo(0.7, 12);
   });
@@ -103,7 +115,10 @@ describe("estimateExpectedCosts", () => {
     expect(est.perModel[1]!.meanTrainCost).toBeCloseTo(0.6, 6);
     expect(est.cost[2 * 2 + 0]).toBeCloseTo((200 * 1 + 20 * 2) / 1e6, 9);
     expect(est.cost[2 * 2 + 1]).toBeCloseTo(0.6, 6);
-    expect(est.perModel.map((e) => [e.trainCalls, e.unknownTrainCost])).toEqual([[2, 0], [2, 0]]);
+    expect(est.perModel.map((e) => [e.trainCalls, e.unknownTrainCost])).toEqual([
+      [2, 0],
+      [2, 0],
+    ]);
   });
 
   it("counts the train calls without a recorded cost, and gives no estimate for a model with neither a price nor a recorded cost", () => {
@@ -116,12 +131,22 @@ describe("estimateExpectedCosts", () => {
     const est = estimateExpectedCosts(labels, [0, 1], [10, 10], [undefined, undefined], 2);
     expect(est.perModel[0]).toMatchObject({ method: "train-mean", trainCalls: 1, unknownTrainCost: 1 });
     expect(est.perModel[0]!.meanTrainCost).toBeCloseTo(0.002, 9);
-    expect(est.perModel[1]).toMatchObject({ method: "none", reason: "no list price and no train call with a recorded cost", trainCalls: 0, unknownTrainCost: 2 });
+    expect(est.perModel[1]).toMatchObject({
+      method: "none",
+      reason: "no list price and no train call with a recorded cost",
+      trainCalls: 0,
+      unknownTrainCost: 2,
+    });
     expect(est.cost[1]).toBeNaN();
   });
 
   it("a model with a list price but no recorded train cost has no estimate, for that reason (not 'no list price')", () => {
-    const labels: CostLabelMatrix = { offsets: Int32Array.from([0, 1, 2]), model: Int32Array.from([0, 0]), y: Float32Array.from([1, 1]), cost: Float32Array.from([NaN, NaN]) };
+    const labels: CostLabelMatrix = {
+      offsets: Int32Array.from([0, 1, 2]),
+      model: Int32Array.from([0, 0]),
+      y: Float32Array.from([1, 1]),
+      cost: Float32Array.from([NaN, NaN]),
+    };
     const est = estimateExpectedCosts(labels, [0, 1], [100, 100], [{ inputPer1M: 1, outputPer1M: 2 }], 1);
     expect(est.perModel[0]).toEqual({
       method: "none",
@@ -131,7 +156,17 @@ describe("estimateExpectedCosts", () => {
     });
     expect([...est.cost]).toEqual([NaN, NaN]);
     // a list price without an output price: the mean recorded train cost, and said why
-    const free = estimateExpectedCosts({ ...labels, cost: Float32Array.from([0, 0]) }, [0, 1], [100, 100], [{ inputPer1M: 0, outputPer1M: 0 }], 1);
-    expect(free.perModel[0]).toMatchObject({ method: "train-mean", reason: "its list price has no output price to learn output tokens with", meanTrainCost: 0 });
+    const free = estimateExpectedCosts(
+      { ...labels, cost: Float32Array.from([0, 0]) },
+      [0, 1],
+      [100, 100],
+      [{ inputPer1M: 0, outputPer1M: 0 }],
+      1,
+    );
+    expect(free.perModel[0]).toMatchObject({
+      method: "train-mean",
+      reason: "its list price has no output price to learn output tokens with",
+      meanTrainCost: 0,
+    });
   });
 });

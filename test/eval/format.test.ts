@@ -44,7 +44,10 @@ describe("summarise", () => {
     const irt = row("irt-moe", 0.8, 0, [0, 0]);
     const knn = row("knn", 0.8, 0, [-0.01, 0.01]);
     const rest = [row("best-single", 0.7, -0.1, [-0.12, -0.08]), row("oracle", 0.95, 0.15, [0.13, 0.17])];
-    for (const methods of [[irt, knn, ...rest], [knn, irt, ...rest]]) {
+    for (const methods of [
+      [irt, knn, ...rest],
+      [knn, irt, ...rest],
+    ]) {
       const text = summarise(report(methods));
       expect(text).toMatch(/irt-moe ties for the highest mean routing accuracy .* with knn/);
       expect(text).not.toMatch(/does NOT have the highest/);

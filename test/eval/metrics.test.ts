@@ -25,12 +25,13 @@ describe("rocAucWithTies", () => {
     const y = [0, 1, 0, 1, 1, 0, 0, 1, 1, 0];
     let wins = 0;
     let pairs = 0;
-    for (let i = 0; i < p.length; i++) for (let j = 0; j < p.length; j++) {
-      if (y[i] === 1 && y[j] === 0) {
-        pairs++;
-        wins += p[i]! > p[j]! ? 1 : p[i] === p[j] ? 0.5 : 0;
+    for (let i = 0; i < p.length; i++)
+      for (let j = 0; j < p.length; j++) {
+        if (y[i] === 1 && y[j] === 0) {
+          pairs++;
+          wins += p[i]! > p[j]! ? 1 : p[i] === p[j] ? 0.5 : 0;
+        }
       }
-    }
     expect(rocAucWithTies(p, y)).toBeCloseTo(wins / pairs, 12);
   });
   it("treats graded labels >= 0.5 as positive and is NaN with one class", () => {

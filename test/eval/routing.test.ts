@@ -20,10 +20,18 @@ describe("routing", () => {
 
   it("chooses the observed candidate with the highest p and scores its label", () => {
     const pred = Float32Array.from([
-      0.2, 0.99, 0.5, // 0.99 is unobserved: model 2 (0.5) wins
-      0.9, 0.1, 0.1,
-      0.5, 0.5, 0.5,
-      0.3, 0.3, 0.1, // tie between models 0 and 1: the lower index wins
+      0.2,
+      0.99,
+      0.5, // 0.99 is unobserved: model 2 (0.5) wins
+      0.9,
+      0.1,
+      0.1,
+      0.5,
+      0.5,
+      0.5,
+      0.3,
+      0.3,
+      0.1, // tie between models 0 and 1: the lower index wins
     ]);
     const out = routeByPrediction(labels, [0, 1, 2, 3], pred, 3);
     expect(Array.from(out.chosen)).toEqual([2, 0, -1, 0]);

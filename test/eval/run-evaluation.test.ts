@@ -27,7 +27,9 @@ const topic: number[] = [];
 for (let i = 0; i < n; i++) {
   const t = i % 2;
   topic.push(t);
-  items.push(`q${i},${t === 0 ? "write a python function" : "write a short poem"} number ${i},${t === 0 ? "code" : "prose"}`);
+  items.push(
+    `q${i},${t === 0 ? "write a python function" : "write a short poem"} number ${i},${t === 0 ? "code" : "prose"}`,
+  );
   const hit = (p: number) => (rng.next() < p ? 1 : 0);
   labels.push(`q${i},coder,${hit(t === 0 ? 0.95 : 0.2)},0.0001`);
   labels.push(`q${i},writer,${hit(t === 1 ? 0.95 : 0.2)},0.0001`);
@@ -38,7 +40,10 @@ describe("runEvaluation on a your-own-data folder", async () => {
   mkdirSync(folder);
   writeFileSync(join(folder, "items.csv"), `${items.join("\n")}\n`);
   writeFileSync(join(folder, "labels.csv"), `${labels.join("\n")}\n`);
-  writeFileSync(join(folder, "models.csv"), "model,input_usd_per_1m,output_usd_per_1m\ncoder,0.2,0.2\nwriter,0.2,0.2\nbig,10,30\n");
+  writeFileSync(
+    join(folder, "models.csv"),
+    "model,input_usd_per_1m,output_usd_per_1m\ncoder,0.2,0.2\nwriter,0.2,0.2\nbig,10,30\n",
+  );
   const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
   const { report, dataset } = await runEvaluation({
     dataset: folder,
@@ -62,7 +67,14 @@ describe("runEvaluation on a your-own-data folder", async () => {
   it("evaluates on the protocol split of the folder with every row", () => {
     expect(dataset.name).toBe("toy-logs");
     expect(report.counts.train + report.counts.val + report.counts.test).toBe(n);
-    expect(report.methods.map((m) => m.name)).toEqual(["knn", "logistic-regression", "best-single", "best-per-task", "random", "oracle"]);
+    expect(report.methods.map((m) => m.name)).toEqual([
+      "knn",
+      "logistic-regression",
+      "best-single",
+      "best-per-task",
+      "random",
+      "oracle",
+    ]);
     expect(report.methods[1]!.perSeed).toHaveLength(2);
     expect(report.methods.every((m) => m.diffVsIrtMoe === null)).toBe(true); // no irt-moe row requested
   });
@@ -90,18 +102,30 @@ describe("runEvaluation on a your-own-data folder with blank cost_usd cells", ()
   afterAll(() => rmSync(base, { recursive: true, force: true }));
   const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream;
   const embed = async (ds: { items: readonly { category?: string }[] }) => {
-    const X = new Float32Array(ds.items.length * 2).map((_, k) => ((k % 2 === 0) === (ds.items[k >> 1]!.category === "code") ? 1 : 0));
+    const X = new Float32Array(ds.items.length * 2).map((_, k) =>
+      (k % 2 === 0) === (ds.items[k >> 1]!.category === "code") ? 1 : 0,
+    );
     return { X, dim: 2, encoderId: "toy" };
   };
   /** The toy folder with the cost of model "big" left blank on the items `blank` picks (from the protocol split of `name`). */
-  function folderWithBlanks(name: string, blank: (split: { train: number[]; val: number[]; test: number[] }) => number[], modelsCsv?: string): string {
+  function folderWithBlanks(
+    name: string,
+    blank: (split: { train: number[]; val: number[]; test: number[] }) => number[],
+    modelsCsv?: string,
+  ): string {
     const dir = join(base, name);
     mkdirSync(dir);
     if (modelsCsv) writeFileSync(join(dir, "models.csv"), modelsCsv);
-    const split = splitIndices(name, Array.from({ length: n }, (_, i) => `q${i}`));
+    const split = splitIndices(
+      name,
+      Array.from({ length: n }, (_, i) => `q${i}`),
+    );
     const blanks = new Set(blank(split).map((i) => `q${i},big,`));
     writeFileSync(join(dir, "items.csv"), `${items.join("\n")}\n`);
-    writeFileSync(join(dir, "labels.csv"), `${labels.map((l) => ([...blanks].some((b) => l.startsWith(b)) ? l.replace(/,0\.003$/, ",") : l)).join("\n")}\n`);
+    writeFileSync(
+      join(dir, "labels.csv"),
+      `${labels.map((l) => ([...blanks].some((b) => l.startsWith(b)) ? l.replace(/,0\.003$/, ",") : l)).join("\n")}\n`,
+    );
     return dir;
   }
 
@@ -110,14 +134,18 @@ describe("runEvaluation on a your-own-data folder with blank cost_usd cells", ()
     const { report } = await runEvaluation({ dataset: dir, seeds: 1, methods: ["knn"], log: sink, embed });
     expect(report.methods.every((m) => m.costAware === undefined)).toBe(true);
     expect(report.costAwareNotComputed!.unknownCost).toEqual({ train: 0, val: 0, test: 2 });
-    expect(formatEvalMarkdown(report)).toMatch(/Cost-aware figures not computed: 2 of the \d+ observed val and test calls have no recorded cost .*item "q\d+" with model "big"/);
+    expect(formatEvalMarkdown(report)).toMatch(
+      /Cost-aware figures not computed: 2 of the \d+ observed val and test calls have no recorded cost .*item "q\d+" with model "big"/,
+    );
   });
 
   it("with blanks in train only, computes them from the other calls and says how many were without a cost", async () => {
     const dir = folderWithBlanks("blank-train", (s) => s.train.slice(0, 7));
     const { report } = await runEvaluation({ dataset: dir, seeds: 1, methods: ["knn"], log: sink, embed });
     expect(report.costReference!.unknownTrainCost).toBe(7);
-    expect(report.costReference!.note).toMatch(/big: train mean [0-9.e-]+ USD \(no list price\) \(from \d+ train calls; 7 without a recorded cost\)/);
+    expect(report.costReference!.note).toMatch(
+      /big: train mean [0-9.e-]+ USD \(no list price\) \(from \d+ train calls; 7 without a recorded cost\)/,
+    );
     expect(report.methods[0]!.costAware!.matchCostFraction).not.toBeNull();
   });
 
@@ -125,8 +153,13 @@ describe("runEvaluation on a your-own-data folder with blank cost_usd cells", ()
     const prices = "model,input_usd_per_1m,output_usd_per_1m\ncoder,0.2,0.2\nwriter,0.2,0.2\nbig,10,30\n";
     const dir = folderWithBlanks("blank-big-train", (s) => s.train, prices);
     const { report } = await runEvaluation({ dataset: dir, seeds: 1, methods: ["knn"], log: sink, embed });
-    expect(report.costAwareNotComputed).toMatchObject({ modelsWithoutEstimate: ["big"], unknownCost: { val: 0, test: 0 } });
-    expect(report.costAwareNotComputed!.reason).toMatch(/no ex-ante cost estimate for "big" \(a list price, but no train call with a recorded cost to learn its expected output tokens from\)/);
+    expect(report.costAwareNotComputed).toMatchObject({
+      modelsWithoutEstimate: ["big"],
+      unknownCost: { val: 0, test: 0 },
+    });
+    expect(report.costAwareNotComputed!.reason).toMatch(
+      /no ex-ante cost estimate for "big" \(a list price, but no train call with a recorded cost to learn its expected output tokens from\)/,
+    );
     expect(report.costAwareNotComputed!.reason).not.toMatch(/no list price/);
   });
 });
@@ -144,13 +177,24 @@ describe("runEvaluation with a saved scorer", () => {
       embedded++;
       return { X: new Float32Array(n * 2), dim: 2, encoderId: "toy" };
     };
-    await expect(runEvaluation({ dataset: folder2, model: join(folder2, "no-such-artifact"), log: sink, embed })).rejects.toMatchObject({ code: "ARTIFACT_FORMAT" });
-    await expect(runEvaluation({ dataset: folder2, model: "pretrained", methods: ["knn"], log: sink, embed })).rejects.toMatchObject({ path: "options.model" });
+    await expect(
+      runEvaluation({ dataset: folder2, model: join(folder2, "no-such-artifact"), log: sink, embed }),
+    ).rejects.toMatchObject({ code: "ARTIFACT_FORMAT" });
+    await expect(
+      runEvaluation({ dataset: folder2, model: "pretrained", methods: ["knn"], log: sink, embed }),
+    ).rejects.toMatchObject({ path: "options.model" });
     // irt-moe's hyperparameters are checked up front too, and do not apply to a saved scorer
-    await expect(runEvaluation({ dataset: folder2, irtMoeConfig: { expertz: 2 } as never, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig.expertz" });
-    await expect(runEvaluation({ dataset: folder2, model: "pretrained", irtMoeConfig: { experts: 2 }, log: sink, embed })).rejects.toMatchObject({ path: "options.irtMoeConfig" });
+    await expect(
+      runEvaluation({ dataset: folder2, irtMoeConfig: { expertz: 2 } as never, log: sink, embed }),
+    ).rejects.toMatchObject({ path: "options.irtMoeConfig.expertz" });
+    await expect(
+      runEvaluation({ dataset: folder2, model: "pretrained", irtMoeConfig: { experts: 2 }, log: sink, embed }),
+    ).rejects.toMatchObject({ path: "options.irtMoeConfig" });
     // ... and are refused, like model, when irt-moe is not among the methods (they would be silently ignored)
-    const unused = await rejectedWith(ValidationError, runEvaluation({ dataset: folder2, methods: ["knn"], irtMoeConfig: { experts: 2 }, log: sink, embed }));
+    const unused = await rejectedWith(
+      ValidationError,
+      runEvaluation({ dataset: folder2, methods: ["knn"], irtMoeConfig: { experts: 2 }, log: sink, embed }),
+    );
     expect(unused).toMatchObject({ path: "options.irtMoeConfig" });
     expect(unused.message).toMatch(/add irt-moe to options\.methods, or leave irtMoeConfig out/);
     expect(embedded).toBe(0);
@@ -161,11 +205,32 @@ describe("runEvaluation with a saved scorer", () => {
 
   it("scores the embeddings with an artifact of any encoder, and names its manifest when the embeddings come from another", async () => {
     const dir = await toyScorer();
-    const embedWith = (encoderId: string) => async () => ({ X: new Float32Array(n * TOY_ARCH.inDim).map((_, k) => Math.sin(k)), dim: TOY_ARCH.inDim, encoderId });
+    const embedWith = (encoderId: string) => async () => ({
+      X: new Float32Array(n * TOY_ARCH.inDim).map((_, k) => Math.sin(k)),
+      dim: TOY_ARCH.inDim,
+      encoderId,
+    });
     // not the default encoder's artifact, but only embeddings are scored: no text encoder is needed
-    const { report } = await runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("toy") });
+    const { report } = await runEvaluation({
+      dataset: folder2,
+      model: dir,
+      methods: ["irt-moe"],
+      seeds: 1,
+      log: sink,
+      embed: embedWith("toy"),
+    });
     expect(report.methods[0]!.name).toBe("irt-moe");
-    const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink, embed: embedWith("other") }));
+    const err = await rejectedWith(
+      EncoderMismatchError,
+      runEvaluation({
+        dataset: folder2,
+        model: dir,
+        methods: ["irt-moe"],
+        seeds: 1,
+        log: sink,
+        embed: embedWith("other"),
+      }),
+    );
     expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model" });
   });
 
@@ -174,10 +239,21 @@ describe("runEvaluation with a saved scorer", () => {
     const cache = mkdtempSync(join(tmpdir(), "irt-eval-cache-"));
     const before = process.env.IRT_ROUTER_CACHE;
     process.env.IRT_ROUTER_CACHE = cache;
-    const load = vi.spyOn(UseLiteEncoder, "load").mockRejectedValue(new Error("the default encoder was loaded to embed the dataset"));
+    const load = vi
+      .spyOn(UseLiteEncoder, "load")
+      .mockRejectedValue(new Error("the default encoder was loaded to embed the dataset"));
     try {
-      const err = await rejectedWith(EncoderMismatchError, runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink }));
-      expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: join(dir, "manifest.json"), path: "options.model", expected: { id: "toy" }, actual: await defaultUseLiteInfo() });
+      const err = await rejectedWith(
+        EncoderMismatchError,
+        runEvaluation({ dataset: folder2, model: dir, methods: ["irt-moe"], seeds: 1, log: sink }),
+      );
+      expect(err).toMatchObject({
+        code: "ENCODER_MISMATCH",
+        file: join(dir, "manifest.json"),
+        path: "options.model",
+        expected: { id: "toy" },
+        actual: await defaultUseLiteInfo(),
+      });
       expect(err.message).toMatch(/irt-router train/);
       expect(load).not.toHaveBeenCalled();
     } finally {
@@ -197,7 +273,12 @@ describe("runEvaluation with a saved scorer", () => {
       const info = await defaultUseLiteInfo();
       await embedDataset(await loadDataset(folder2), new TestEncoder(info.id, info.dim), { cacheDir: cache });
       const log = new Sink();
-      const { embeddings } = await runEvaluation({ dataset: folder2, methods: ["knn"], seeds: 1, log: log as unknown as NodeJS.WritableStream });
+      const { embeddings } = await runEvaluation({
+        dataset: folder2,
+        methods: ["knn"],
+        seeds: 1,
+        log: log as unknown as NodeJS.WritableStream,
+      });
       expect(embeddings.fromCache).toBe(true);
       expect(log.text).toMatch(/embedding irt-eval-model-\w+: 400 texts served from the cache/);
     } finally {

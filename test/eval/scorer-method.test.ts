@@ -8,8 +8,22 @@ const fake: Scorer = {
   encoder: { id: "toy", dim: 2 },
   abilityDim: 1,
   models: [
-    { id: "gpt-4-1106-preview", aliases: ["GPT-4-1106"], sources: [], ability: new Float32Array(1), nLabels: 1, accuracy: 1 },
-    { id: "mixtral-8x7b", aliases: ["mistralai/Mixtral-8x7B-Instruct-v0.1"], sources: [], ability: new Float32Array(1), nLabels: 1, accuracy: 1 },
+    {
+      id: "gpt-4-1106-preview",
+      aliases: ["GPT-4-1106"],
+      sources: [],
+      ability: new Float32Array(1),
+      nLabels: 1,
+      accuracy: 1,
+    },
+    {
+      id: "mixtral-8x7b",
+      aliases: ["mistralai/Mixtral-8x7B-Instruct-v0.1"],
+      sources: [],
+      ability: new Float32Array(1),
+      nLabels: 1,
+      accuracy: 1,
+    },
   ],
   itemParams: async () => ({ alpha: new Float32Array(1), beta: 0 }),
   ability(id) {
@@ -58,6 +72,8 @@ describe("savedScorerMethod", () => {
 
   it("refuses embeddings of another size", async () => {
     const method = savedScorerMethod(fake, ["GPT-4-1106"], "toy artifact");
-    await expect(method.fit({ ...data, dim: 4, X: new Float32Array(8) }, { train: [0], val: [1] }, { seed: 1 })).rejects.toThrow(/expects 2-d embeddings/);
+    await expect(
+      method.fit({ ...data, dim: 4, X: new Float32Array(8) }, { train: [0], val: [1] }, { seed: 1 }),
+    ).rejects.toThrow(/expects 2-d embeddings/);
   });
 });

@@ -41,6 +41,8 @@ describe("withEmbeddings", () => {
 
   it("refuses embeddings of another number of items", async () => {
     const method = withEmbeddings(firstValue, new Float32Array(4), 1, "x");
-    await expect(method.fit(data, { train: [0], val: [1] }, { seed: 1 })).rejects.toThrow(/4 values are not 3 items x 1 dims/);
+    await expect(method.fit(data, { train: [0], val: [1] }, { seed: 1 })).rejects.toThrow(
+      /4 values are not 3 items x 1 dims/,
+    );
   });
 });

@@ -54,7 +54,10 @@ describe("createAgent with IrtRouter as the model", () => {
   });
 
   it("structured output (responseFormat) through the router, native when every child supports it", async () => {
-    const child = withProfile(fakeModel().respond(new AIMessage('{"city":"Rome","summary":"warm"}')), { structuredOutput: true, toolCalling: true });
+    const child = withProfile(fakeModel().respond(new AIMessage('{"city":"Rome","summary":"warm"}')), {
+      structuredOutput: true,
+      toolCalling: true,
+    });
     const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
     const agent = createAgent({ model: router, tools: [], responseFormat: Forecast });
     const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Rome" }] });
@@ -69,9 +72,14 @@ describe("createAgent with IrtRouter as the model: tool errors", () => {
       .respond(new AIMessage("I could not look it up."));
     const router = new IrtRouter({ models: { "gpt-4": strong }, scorer: new ToyScorer() });
     const agent = createAgent({ model: router, tools: [broken] });
-    await agent.invoke({ messages: [{ role: "user", content: "Look it up" }] }, { metadata: { irtRouterRunId: "run-t" } });
+    await agent.invoke(
+      { messages: [{ role: "user", content: "Look it up" }] },
+      { metadata: { irtRouterRunId: "run-t" } },
+    );
     const ids = router.decisions().map((d) => d.decisionId);
-    const events = await router.feedback("run-t", 1, { attribution: { mode: "discounted", discount: 0.5, toolErrorsAsFailures: true } });
+    const events = await router.feedback("run-t", 1, {
+      attribution: { mode: "discounted", discount: 0.5, toolErrorsAsFailures: true },
+    });
     // Weights 1 and 1 (the tool error's own failure, the last step), scaled to the run's bound of 1 in total.
     expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
       [ids[0], 0, 0.5],
@@ -83,7 +91,10 @@ describe("createAgent with IrtRouter as the model: tool errors", () => {
 describe("createAgent with no tools", () => {
   it("keeps models without tool calling as candidates (the agent binds an empty tool list)", async () => {
     const echo = new FakeChatModel({}); // no bindTools
-    const router = new IrtRouter({ models: { "gpt-4": echo, mistral: fakeModel().respond(new AIMessage("from mistral")) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { "gpt-4": echo, mistral: fakeModel().respond(new AIMessage("from mistral")) },
+      scorer: new ToyScorer(),
+    });
     const agent = createAgent({ model: router, tools: [] });
     const result = await agent.invoke({ messages: [{ role: "user", content: "Prove the theorem." }] });
     const decision = (result.messages.at(-1)!.response_metadata as { irtRouter: RouteDecision }).irtRouter;
@@ -98,13 +109,21 @@ describe("streaming an agent whose model is the router", () => {
     const tokens = async (model: BaseChatModel) => {
       const agent = createAgent({ model, tools: [] });
       const out: string[] = [];
-      for await (const [chunk] of await agent.stream({ messages: [{ role: "user", content: "Say hello" }] }, { streamMode: "messages" })) {
+      for await (const [chunk] of await agent.stream(
+        { messages: [{ role: "user", content: "Say hello" }] },
+        { streamMode: "messages" },
+      )) {
         out.push(String((chunk as { content: unknown }).content));
       }
       return out;
     };
     const alone = await tokens(new FakeListChatModel({ responses: ["Hello there"] }));
-    const routed = await tokens(new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["Hello there"] }) }, scorer: new ToyScorer() }));
+    const routed = await tokens(
+      new IrtRouter({
+        models: { mistral: new FakeListChatModel({ responses: ["Hello there"] }) },
+        scorer: new ToyScorer(),
+      }),
+    );
     expect(alone.join("")).toBe("Hello there");
     expect(routed).toEqual(alone);
   });
@@ -141,12 +160,17 @@ describe("irtRouterMiddleware", () => {
       .respondWithTools([{ name: "lookup", args: { q: "x" }, id: "c1" }])
       .respondWithTools([{ name: "get_weather", args: { city: "Oslo" }, id: "c2" }])
       .respond(new AIMessage("Sunny in Oslo."));
-    const middleware = irtRouterMiddleware({ models: { "gpt-4": strong, mistral: fakeModel() }, scorer: new ToyScorer() });
+    const middleware = irtRouterMiddleware({
+      models: { "gpt-4": strong, mistral: fakeModel() },
+      scorer: new ToyScorer(),
+    });
     const agent = createAgent({ model: fakeModel(), tools: [broken, weather], middleware: [middleware] });
     const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Oslo?" }] });
     const steps = result.irtRouterRoutes.map((d: RouteDecision) => d.decisionId);
     expect(steps).toHaveLength(3);
-    const events = await middleware.router.feedback(result.irtRouterRunId!, 1, { attribution: { toolErrorsAsFailures: true } });
+    const events = await middleware.router.feedback(result.irtRouterRunId!, 1, {
+      attribution: { toolErrorsAsFailures: true },
+    });
     expect(events.map((e) => [e.decisionId, e.y])).toEqual([
       [steps[0], 0],
       [steps[1], 1],
@@ -175,7 +199,10 @@ describe("irtRouterMiddleware", () => {
         seen.push({ tags: _args[5] as string[], metadata: _args[6] as Record<string, unknown> });
       },
     };
-    const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Lima?" }] }, { callbacks: [handler] });
+    const result = await agent.invoke(
+      { messages: [{ role: "user", content: "Weather in Lima?" }] },
+      { callbacks: [handler] },
+    );
     // Each model run in the trace carries the decision and the router's tags.
     // Each step tries the broken gpt-4 first, then falls back to mistral.
     expect(seen.map((s) => s.tags?.find((t) => t.startsWith("irt-router:")))).toEqual([
@@ -184,10 +211,15 @@ describe("irtRouterMiddleware", () => {
       "irt-router:gpt-4",
       "irt-router:mistral",
     ]);
-    expect(seen.every((s) => typeof (s.metadata?.irtRouter as RouteDecision | undefined)?.decisionId === "string")).toBe(true);
+    expect(
+      seen.every((s) => typeof (s.metadata?.irtRouter as RouteDecision | undefined)?.decisionId === "string"),
+    ).toBe(true);
     const routes = result.irtRouterRoutes as RouteDecision[];
     expect(routes.map((d) => d.chosen)).toEqual(["mistral", "mistral"]);
-    expect(routes[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+    expect(routes[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mistral", true],
+    ]);
     expect(result.messages.at(-1)!.content).toBe("Sunny in Lima.");
   });
 
@@ -206,7 +238,9 @@ describe("irtRouterMiddleware", () => {
   });
 
   it("works with responseFormat (provider strategy when the chosen model supports it)", async () => {
-    const native = withProfile(fakeModel().respond(new AIMessage('{"city":"Nice","summary":"mild"}')), { structuredOutput: true });
+    const native = withProfile(fakeModel().respond(new AIMessage('{"city":"Nice","summary":"mild"}')), {
+      structuredOutput: true,
+    });
     const middleware = irtRouterMiddleware({ models: { "gpt-4": native }, scorer: new ToyScorer() });
     const agent = createAgent({ model: fakeModel(), tools: [], responseFormat: Forecast, middleware: [middleware] });
     const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Nice" }] });
@@ -216,19 +250,28 @@ describe("irtRouterMiddleware", () => {
 
   it("works with responseFormat (tool strategy when the chosen model has no native structured output)", async () => {
     const Titled = Forecast.meta({ title: "Forecast" }); // the tool strategy names its tool after the title
-    const plain = fakeModel().respondWithTools([{ name: "Forecast", args: { city: "Bern", summary: "cold" }, id: "s1" }]);
+    const plain = fakeModel().respondWithTools([
+      { name: "Forecast", args: { city: "Bern", summary: "cold" }, id: "s1" },
+    ]);
     const middleware = irtRouterMiddleware({ models: { mistral: plain }, scorer: new ToyScorer() });
-    const agent = createAgent({ model: fakeModel(), tools: [weather], responseFormat: Titled, middleware: [middleware] });
+    const agent = createAgent({
+      model: fakeModel(),
+      tools: [weather],
+      responseFormat: Titled,
+      middleware: [middleware],
+    });
     const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Bern" }] });
     expect(result.structuredResponse).toEqual({ city: "Bern", summary: "cold" });
     expect((result.irtRouterRoutes as RouteDecision[]).length).toBe(1);
   });
 });
 
-const decisionOf = (m: { response_metadata: Record<string, unknown> }) => m.response_metadata.irtRouter as RouteDecision;
+const decisionOf = (m: { response_metadata: Record<string, unknown> }) =>
+  m.response_metadata.irtRouter as RouteDecision;
 
 describe("createAgent with LangChain's FakeToolCallingModel", () => {
-  const weatherThenAnswer = () => new FakeToolCallingModel({ toolCalls: [[{ name: "get_weather", args: { city: "Paris" }, id: "t1" }], []] });
+  const weatherThenAnswer = () =>
+    new FakeToolCallingModel({ toolCalls: [[{ name: "get_weather", args: { city: "Paris" }, id: "t1" }], []] });
 
   it("the router as the agent's model: the step's tool call is routed and executed, every step recorded", async () => {
     calls.length = 0;
@@ -236,7 +279,9 @@ describe("createAgent with LangChain's FakeToolCallingModel", () => {
     const cheap = weatherThenAnswer();
     const generate = vi.spyOn(cheap, "_generate");
     const router = new IrtRouter({ models: { "gpt-4": strong, mistral: cheap }, scorer: new ToyScorer() });
-    const result = await createAgent({ model: router, tools: [weather] }).invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] });
+    const result = await createAgent({ model: router, tools: [weather] }).invoke({
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+    });
     expect(calls).toEqual(["Paris"]);
     expect(result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.content)).toEqual(["Sunny in Paris"]);
     const ai = result.messages.filter((m) => AIMessage.isInstance(m)) as AIMessage[];
@@ -249,7 +294,10 @@ describe("createAgent with LangChain's FakeToolCallingModel", () => {
     calls.length = 0;
     const placeholder = weatherThenAnswer();
     const generate = vi.spyOn(placeholder, "_generate");
-    const middleware = irtRouterMiddleware({ models: { "gpt-4": weatherThenAnswer(), mistral: weatherThenAnswer() }, scorer: new ToyScorer() });
+    const middleware = irtRouterMiddleware({
+      models: { "gpt-4": weatherThenAnswer(), mistral: weatherThenAnswer() },
+      scorer: new ToyScorer(),
+    });
     const result = await createAgent({ model: placeholder, tools: [weather], middleware: [middleware] }).invoke({
       messages: [{ role: "user", content: "Weather in Paris?" }],
     });
@@ -268,9 +316,12 @@ describe("structured output on a configurable model (initChatModel), routed", ()
    * the replay is the library's loop over its queue, as in ConfigurableModel._getModelInstance.
    */
   async function offlineConfigurable(instance: () => unknown) {
-    const spy = vi.spyOn(ConfigurableModel.prototype, "_getModelInstance").mockImplementation(async function (this: ConfigurableModel) {
+    const spy = vi.spyOn(ConfigurableModel.prototype, "_getModelInstance").mockImplementation(async function (
+      this: ConfigurableModel,
+    ) {
       let model: any = instance();
-      for (const [method, args] of Object.entries(this._queuedMethodOperations)) model = await model[method](...(args as unknown[]));
+      for (const [method, args] of Object.entries(this._queuedMethodOperations))
+        model = await model[method](...(args as unknown[]));
       return model;
     });
     const model = await initChatModel("gpt-4o-mini", { modelProvider: "openai", configurableFields: ["model"] });
@@ -291,7 +342,11 @@ describe("structured output on a configurable model (initChatModel), routed", ()
       expect(decisionOf(out.raw as AIMessage).chosen).toBe("mistral");
       expect(built.at(-1)!.seen.withStructuredOutput).toEqual([[Forecast, { includeRaw: true }]]);
       // and as the model of an agent with a responseFormat (the agent binds the tool strategy's tool itself)
-      const agent = createAgent({ model: router, tools: [], responseFormat: toolStrategy(Forecast.meta({ title: "Forecast" })) });
+      const agent = createAgent({
+        model: router,
+        tools: [],
+        responseFormat: toolStrategy(Forecast.meta({ title: "Forecast" })),
+      });
       const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Rome" }] });
       expect(result.structuredResponse).toEqual({ city: "Rome", summary: "warm" });
     } finally {
@@ -302,11 +357,18 @@ describe("structured output on a configurable model (initChatModel), routed", ()
 
 describe("irtRouterMiddleware: candidates and run ids", () => {
   it("leaves out models without bindTools (createAgent calls it on every model), with the reason in the decision", async () => {
-    const middleware = irtRouterMiddleware({ models: { "gpt-4": new FakeChatModel({}), mistral: fakeModel().respond(new AIMessage("from mistral")) }, scorer: new ToyScorer() });
-    const result = await createAgent({ model: fakeModel(), tools: [], middleware: [middleware] }).invoke({ messages: [{ role: "user", content: "Prove it." }] });
+    const middleware = irtRouterMiddleware({
+      models: { "gpt-4": new FakeChatModel({}), mistral: fakeModel().respond(new AIMessage("from mistral")) },
+      scorer: new ToyScorer(),
+    });
+    const result = await createAgent({ model: fakeModel(), tools: [], middleware: [middleware] }).invoke({
+      messages: [{ role: "user", content: "Prove it." }],
+    });
     const [decision] = result.irtRouterRoutes as RouteDecision[];
     expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([["mistral", true]]);
-    expect(decision!.excluded).toEqual([{ id: "gpt-4", reason: expect.stringMatching(/no bindTools\(\), which createAgent calls/) }]);
+    expect(decision!.excluded).toEqual([
+      { id: "gpt-4", reason: expect.stringMatching(/no bindTools\(\), which createAgent calls/) },
+    ]);
     const only = irtRouterMiddleware({ models: { "gpt-4": new FakeChatModel({}) }, scorer: new ToyScorer() });
     const error = await createAgent({ model: fakeModel(), tools: [], middleware: [only] })
       .invoke({ messages: [{ role: "user", content: "hi" }] })
@@ -332,7 +394,10 @@ describe("irtRouterMiddleware: candidates and run ids", () => {
     const Forecast = z.object({ city: z.string(), summary: z.string() }).meta({ title: "Forecast" });
     const replies = () => [
       new AIMessage({ content: "", tool_calls: [{ name: "Forecast", args: { city: "Bern" }, id: "s1" }] }), // invalid: the agent asks again
-      new AIMessage({ content: "", tool_calls: [{ name: "Forecast", args: { city: "Bern", summary: "cold" }, id: "s2" }] }),
+      new AIMessage({
+        content: "",
+        tool_calls: [{ name: "Forecast", args: { city: "Bern", summary: "cold" }, id: "s2" }],
+      }),
       new AIMessage("done"),
     ];
     /** Replies in turn, with messages that have no id (as a model called without callbacks gives). */
@@ -354,7 +419,12 @@ describe("irtRouterMiddleware: candidates and run ids", () => {
     for (const [i, reply] of replies().entries()) withIds.respond(new AIMessage({ ...reply, id: `m${i}` }));
     for (const model of [withIds, new Scripted({})]) {
       const middleware = irtRouterMiddleware({ models: { mistral: model }, scorer: new ToyScorer() });
-      const agent = createAgent({ model: fakeModel(), tools: [], responseFormat: toolStrategy(Forecast), middleware: [middleware] });
+      const agent = createAgent({
+        model: fakeModel(),
+        tools: [],
+        responseFormat: toolStrategy(Forecast),
+        middleware: [middleware],
+      });
       const result = await agent.invoke({ messages: [{ role: "user", content: "Forecast for Bern" }] });
       expect(result.structuredResponse).toEqual({ city: "Bern", summary: "cold" });
       // one decision per model call, the retried one included (the agent keeps the model's own message for it)
@@ -378,7 +448,12 @@ describe("createAgent with the router as model: run ids", () => {
 
   it("a run named by metadata.irtRouterRunId has its own budget; runs without a name share one, with a warning", async () => {
     const logger = quietLogger();
-    const router = new IrtRouter({ models: { "gpt-4": many(), mistral: many() }, scorer: new ToyScorer(), policy: { kind: "budget", maxUsdPerRun: 0.02 }, logger });
+    const router = new IrtRouter({
+      models: { "gpt-4": many(), mistral: many() },
+      scorer: new ToyScorer(),
+      policy: { kind: "budget", maxUsdPerRun: 0.02 },
+      logger,
+    });
     const agent = createAgent({ model: router, tools: [] });
     const chosen: string[] = [];
     for (const run of ["run-1", "run-2", "run-3"]) {

@@ -46,7 +46,10 @@ const MIXTRAL = { inputPer1M: 6, outputPer1M: 6 };
  */
 function router(cacheAware: IrtRouter["lc_kwargs"]["cacheAware"], clock?: { t: number }) {
   const gpt4 = new FakeListChatModel({ responses: ["391", "782", "782"] });
-  const mixtral = fakeModel().respond(new Error("rate limited")).respond(new AIMessage("782")).respond(new AIMessage("782"));
+  const mixtral = fakeModel()
+    .respond(new Error("rate limited"))
+    .respond(new AIMessage("782"))
+    .respond(new AIMessage("782"));
   const cache = clock && cacheAware !== false ? { lifetimeMs: 300_000, now: () => clock.t } : cacheAware;
   return new IrtRouter({
     models: { "gpt-4": { model: gpt4, price: GPT4 }, mixtral: { model: mixtral, price: MIXTRAL } },
@@ -126,7 +129,11 @@ describe("cache-aware expected cost", () => {
 
 describe("cache-aware routing under irtRouterMiddleware", () => {
   it("prices the second step of an agent run with the first step's model cache", async () => {
-    const lookup = tool(async () => "42", { name: "lookup", description: "Looks up a number", schema: z.object({ q: z.string() }) });
+    const lookup = tool(async () => "42", {
+      name: "lookup",
+      description: "Looks up a number",
+      schema: z.object({ q: z.string() }),
+    });
     const gpt4 = fakeModel()
       .respondWithTools([{ name: "lookup", args: { q: "x" }, id: "c1" }])
       .respond(new AIMessage("It is 42."));
@@ -137,7 +144,12 @@ describe("cache-aware routing under irtRouterMiddleware", () => {
       policy: { kind: "cost-aware", lambda: 20 },
       logger: quietLogger(),
     });
-    const agent = createAgent({ model: fakeModel(), tools: [lookup], systemPrompt: SYSTEM.text, middleware: [middleware] });
+    const agent = createAgent({
+      model: fakeModel(),
+      tools: [lookup],
+      systemPrompt: SYSTEM.text,
+      middleware: [middleware],
+    });
     const result = await agent.invoke({ messages: [{ role: "user", content: "What is the number 7 * 6?" }] });
     const [step1, step2] = result.irtRouterRoutes as RouteDecision[];
     expect(step1!.chosen).toBe("gpt-4");
@@ -162,7 +174,11 @@ describe("recorded spend with cached input", () => {
 
   it("bills the cached tokens the usage reports at the cached-input price", async () => {
     const model = fakeModel().respond(usage(8_000));
-    const r = new IrtRouter({ models: { "gpt-4": { model, price: GPT4 } }, scorer: new ToyScorer(), logger: quietLogger() });
+    const r = new IrtRouter({
+      models: { "gpt-4": { model, price: GPT4 } },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+    });
     await r.invoke("Hello", { metadata: { irtRouterRunId: "run-s" } });
     expect(engineOf(r).log.spent("run-s")).toBeCloseTo(
       stepCostUsd({ contextTokens: 10_000, cachedTokens: 8_000, outputTokens: 100, price: GPT4 }),
@@ -172,7 +188,11 @@ describe("recorded spend with cached input", () => {
 
   it("else the cached tokens the router tracked for the run", async () => {
     const model = fakeModel().respond(usage()).respond(usage());
-    const r = new IrtRouter({ models: { "gpt-4": { model, price: GPT4 } }, scorer: new ToyScorer(), logger: quietLogger() });
+    const r = new IrtRouter({
+      models: { "gpt-4": { model, price: GPT4 } },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+    });
     await r.invoke(STEP1, { metadata: { irtRouterRunId: "run-s" } });
     const first = engineOf(r).log.spent("run-s");
     expect(first).toBeCloseTo(stepCostUsd({ contextTokens: 10_000, outputTokens: 100, price: GPT4 }), 12);

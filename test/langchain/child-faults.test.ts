@@ -47,7 +47,10 @@ class BadUsageModel extends BaseChatModel {
     return "bad-usage";
   }
   async _generate(): Promise<ChatResult> {
-    const message = new AIMessage({ content: "ok", usage_metadata: { input_tokens: 5, output_tokens: -1, total_tokens: 4 } });
+    const message = new AIMessage({
+      content: "ok",
+      usage_metadata: { input_tokens: 5, output_tokens: -1, total_tokens: 4 },
+    });
     return { generations: [{ message, text: "ok" }] };
   }
   override async *_streamResponseChunks(): AsyncGenerator<ChatGenerationChunk> {
@@ -62,7 +65,11 @@ const decisionOfError = (error: unknown) => (error as { irtRouter?: RouteDecisio
 describe("a child that ignores its signal does not hang the router (each attempt is bounded)", () => {
   const make = (extra: Record<string, unknown> = {}) => {
     const hung = new HungModel({});
-    const router = new IrtRouter({ models: { "gpt-4": hung, mistral: new FakeListChatModel({ responses: ["fallback"] }) }, scorer: new ToyScorer(), ...extra });
+    const router = new IrtRouter({
+      models: { "gpt-4": hung, mistral: new FakeListChatModel({ responses: ["fallback"] }) },
+      scorer: new ToyScorer(),
+      ...extra,
+    });
     return { hung, router };
   };
 
@@ -72,7 +79,10 @@ describe("a child that ignores its signal does not hang the router (each attempt
     expect(reply.content).toBe("fallback");
     expect(hung.calls).toBe(1);
     const d = routeDecisionOf(reply)!;
-    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mistral", true],
+    ]);
     expect(d.attempts[0]!.error).toMatch(/no answer within 50 ms/);
   });
 
@@ -87,10 +97,17 @@ describe("a child that ignores its signal does not hang the router (each attempt
 
   it("under the agent middleware, with the router's attemptTimeout: the next candidate answers the step", async () => {
     const { router } = make({ attemptTimeout: 50 });
-    const agent = createAgent({ model: new FakeListChatModel({ responses: ["unused"] }), tools: [], middleware: [irtRouterMiddleware({ router })] });
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["unused"] }),
+      tools: [],
+      middleware: [irtRouterMiddleware({ router })],
+    });
     const result = await agent.invoke({ messages: [{ role: "user", content: "What is 1+1?" }] });
     expect(result.messages.at(-1)!.content).toBe("fallback");
-    expect(result.irtRouterRoutes[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+    expect(result.irtRouterRoutes[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mistral", true],
+    ]);
   });
 
   it("with signal: AbortSignal.timeout(ms): the call is cancelled at that point (no other model: it is the caller's)", async () => {
@@ -125,22 +142,33 @@ describe("child faults are recorded as they happened", () => {
         throw new TypeError("Cannot read properties of undefined (reading 'maxInputTokens')");
       },
     });
-    const router = new IrtRouter({ models: { "gpt-4": broken, mistral: new FakeListChatModel({ responses: ["ok"] }) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { "gpt-4": broken, mistral: new FakeListChatModel({ responses: ["ok"] }) },
+      scorer: new ToyScorer(),
+    });
     const reply = await router.invoke("What is 1+1?");
     expect(reply.content).toBe("ok");
     const d = routeDecisionOf(reply)!;
-    expect(d.excluded).toEqual([{ id: "gpt-4", reason: expect.stringMatching(/profile could not be read \(TypeError/) }]);
+    expect(d.excluded).toEqual([
+      { id: "gpt-4", reason: expect.stringMatching(/profile could not be read \(TypeError/) },
+    ]);
     expect(() => router.profile).not.toThrow();
   });
 
   it("a child returning {} as its message is a failed attempt, and the next model answers", async () => {
     const empty = new FakeListChatModel({ responses: ["x"] });
     empty.invoke = (async () => ({})) as never;
-    const router = new IrtRouter({ models: { "gpt-4": empty, mistral: new FakeListChatModel({ responses: ["real"] }) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { "gpt-4": empty, mistral: new FakeListChatModel({ responses: ["real"] }) },
+      scorer: new ToyScorer(),
+    });
     const reply = await router.invoke("What is 1+1?");
     expect(reply.content).toBe("real");
     const d = routeDecisionOf(reply)!;
-    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mistral", true],
+    ]);
     expect(d.attempts[0]!.error).toMatch(/MODEL_FAULT|returned an object with keys \[\] instead of a chat message/);
   });
 

@@ -38,30 +38,49 @@ class ProviderFake extends BaseChatModel {
     return "provider-fake";
   }
   override getLsParams(options: this["ParsedCallOptions"]) {
-    return { ...super.getLsParams(options), ls_provider: "fakeprovider", ls_model_name: "fake-1", ls_temperature: this.temperature, ls_max_tokens: this.maxTokens };
+    return {
+      ...super.getLsParams(options),
+      ls_provider: "fakeprovider",
+      ls_model_name: "fake-1",
+      ls_temperature: this.temperature,
+      ls_max_tokens: this.maxTokens,
+    };
   }
   async _generate(): Promise<ChatResult> {
     this.calls++;
-    const message = new AIMessage({ content: this.answer, usage_metadata: { input_tokens: 7, output_tokens: 3, total_tokens: 10 } });
+    const message = new AIMessage({
+      content: this.answer,
+      usage_metadata: { input_tokens: 7, output_tokens: 3, total_tokens: 10 },
+    });
     return { generations: [{ message, text: this.answer }] };
   }
 }
 
-const router = (models: Record<string, BaseChatModel>, extra: Record<string, unknown> = {}) => new IrtRouter({ models, scorer: new ToyScorer(), ...extra });
+const router = (models: Record<string, BaseChatModel>, extra: Record<string, unknown> = {}) =>
+  new IrtRouter({ models, scorer: new ToyScorer(), ...extra });
 
 describe("IrtRouter as a LangChain chat model", () => {
   it("constructor: provider options belong to the children, which keep them; on the router they are refused by name", () => {
     const child = new ProviderFake("a", 0.2, 100);
     const r = router({ mistral: child });
     expect(r.modelIds).toEqual(["mistral"]);
-    expect(() => new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer(), temperature: 0 } as never)).toThrow(ValidationError);
-    expect(() => new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer(), temperature: 0 } as never)).toThrow(/temperature/);
+    expect(
+      () => new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer(), temperature: 0 } as never),
+    ).toThrow(ValidationError);
+    expect(
+      () => new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer(), temperature: 0 } as never),
+    ).toThrow(/temperature/);
   });
 
   it("LangSmith parameters: the chosen child's for a call, the parameters the children share otherwise", async () => {
     const r = router({ "gpt-4": new ProviderFake("a", 0, 512), mistral: new ProviderFake("b", 0, 256) });
     const shared = r.getLsParams({ stop: ["END"] } as never);
-    expect(shared).toMatchObject({ ls_provider: "irt-router", ls_model_type: "chat", ls_temperature: 0, ls_stop: ["END"] });
+    expect(shared).toMatchObject({
+      ls_provider: "irt-router",
+      ls_model_type: "chat",
+      ls_temperature: 0,
+      ls_stop: ["END"],
+    });
     expect(shared).not.toHaveProperty("ls_max_tokens"); // they differ
     const starts: Record<string, unknown>[] = [];
     const handler = BaseCallbackHandler.fromMethods({
@@ -142,7 +161,10 @@ describe("IrtRouter as a LangChain chat model", () => {
     expect(child.calls).toBe(2);
     await r.invoke("A streamed question"); // written by the stream
     await r.batch(["What is the capital of France?", "A streamed question"]);
-    const result = await r.generate([[new HumanMessage("A new one")], [new HumanMessage("What is the capital of France?")]]);
+    const result = await r.generate([
+      [new HumanMessage("A new one")],
+      [new HumanMessage("What is the capital of France?")],
+    ]);
     expect(result.generations.map((g) => g[0]!.text)).toEqual(["cached answer", "cached answer"]);
     expect(child.calls).toBe(3);
     // inside an agent, through the router made by bindTools
@@ -164,7 +186,12 @@ describe("IrtRouter as a LangChain chat model", () => {
     const events: { event: string; name: string; metadata: Record<string, unknown>; chunk?: string }[] = [];
     for await (const e of r.streamEvents("hi", { version: "v2" })) {
       const chunk = e.data?.chunk as AIMessageChunk | undefined;
-      events.push({ event: e.event, name: e.name, metadata: e.metadata, chunk: chunk ? String(chunk.content) : undefined });
+      events.push({
+        event: e.event,
+        name: e.name,
+        metadata: e.metadata,
+        chunk: chunk ? String(chunk.content) : undefined,
+      });
     }
     expect(events[0]).toMatchObject({ event: "on_chat_model_start", name: "IrtRouter" });
     expect(events.at(-1)).toMatchObject({ event: "on_chat_model_end", name: "IrtRouter" });
@@ -176,7 +203,8 @@ describe("IrtRouter as a LangChain chat model", () => {
     // nested in a chain, as a chat model: one start per model run, the router's
     const nested = r.withConfig({ runName: "step" });
     const names: string[] = [];
-    for await (const e of nested.streamEvents("hi", { version: "v2" })) if (e.event === "on_chat_model_start") names.push(e.name);
+    for await (const e of nested.streamEvents("hi", { version: "v2" }))
+      if (e.event === "on_chat_model_start") names.push(e.name);
     expect(names).toEqual(["step"]);
   });
 
@@ -194,32 +222,52 @@ describe("IrtRouter as a LangChain chat model", () => {
     const other = new ProviderFake("other");
     const controller = new AbortController();
     controller.abort();
-    await expect(router({ "gpt-4": new ProviderFake("x"), mistral: other }).invoke("hi", { signal: controller.signal })).rejects.toThrow();
+    await expect(
+      router({ "gpt-4": new ProviderFake("x"), mistral: other }).invoke("hi", { signal: controller.signal }),
+    ).rejects.toThrow();
     expect(other.calls).toBe(0);
   });
 
   it("a candidate without a price under a cost-ranking policy is a ValidationError naming the model and the fix", async () => {
     const models = { "gpt-4": new ProviderFake("a"), "my-local-llm": new ProviderFake("b") };
-    for (const policy of [{ kind: "cost-aware", lambda: 20 }, { kind: "budget", maxUsdPerRun: 1 }]) {
-      const r = new IrtRouter({ models, scorer: new ToyScorer(), policy: policy as never, logger: { warn: () => undefined } });
+    for (const policy of [
+      { kind: "cost-aware", lambda: 20 },
+      { kind: "budget", maxUsdPerRun: 1 },
+    ]) {
+      const r = new IrtRouter({
+        models,
+        scorer: new ToyScorer(),
+        policy: policy as never,
+        logger: { warn: () => undefined },
+      });
       const error = await r.invoke("hi").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).path).toBe("options.models.my-local-llm.price");
       expect((error as Error).message).toMatch(/"my-local-llm" has no price.*inputPer1M: 0, outputPer1M: 0/);
     }
     const free = new IrtRouter({
-      models: { "gpt-4": models["gpt-4"], "my-local-llm": { model: models["my-local-llm"], price: { inputPer1M: 0, outputPer1M: 0 } } },
+      models: {
+        "gpt-4": models["gpt-4"],
+        "my-local-llm": { model: models["my-local-llm"], price: { inputPer1M: 0, outputPer1M: 0 } },
+      },
       scorer: new ToyScorer(),
       policy: { kind: "cost-aware", lambda: 20 },
       logger: { warn: () => undefined },
     });
     expect(routeDecisionOf(await free.invoke("hi"))).toBeDefined();
     // the quality policy does not rank by cost: an unpriced model is allowed there (with a warning)
-    expect(routeDecisionOf(await new IrtRouter({ models, scorer: new ToyScorer(), logger: { warn: () => undefined } }).invoke("hi"))).toBeDefined();
+    expect(
+      routeDecisionOf(
+        await new IrtRouter({ models, scorer: new ToyScorer(), logger: { warn: () => undefined } }).invoke("hi"),
+      ),
+    ).toBeDefined();
   });
 
   it("langchain and @langchain/langgraph are peer dependencies like @langchain/core, pinned for development", () => {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as Record<string, Record<string, string>>;
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as Record<
+      string,
+      Record<string, string>
+    >;
     for (const name of ["@langchain/core", "langchain", "@langchain/langgraph"]) {
       expect(pkg.peerDependencies?.[name]).toMatch(/^>=\d/);
       expect(pkg.dependencies?.[name]).toBeUndefined();
@@ -234,7 +282,11 @@ describe("composition with modelFallbackMiddleware", () => {
   it("fallback middleware outside the router's: the backup it substitutes is honoured", async () => {
     const backup = fakeModel().respond(new AIMessage("from the backup"));
     const r = router({ "gpt-4": failing(), mistral: failing() });
-    const agent = createAgent({ model: failing(), tools: [], middleware: [modelFallbackMiddleware(backup), irtRouterMiddleware({ router: r })] });
+    const agent = createAgent({
+      model: failing(),
+      tools: [],
+      middleware: [modelFallbackMiddleware(backup), irtRouterMiddleware({ router: r })],
+    });
     const result = await agent.invoke({ messages: [{ role: "user", content: "hi" }] });
     expect(result.messages.at(-1)!.content).toBe("from the backup");
     expect(backup.callCount).toBe(1);
@@ -243,11 +295,17 @@ describe("composition with modelFallbackMiddleware", () => {
   it("fallback middleware inside the router's: the backup answers and no routed model is credited", async () => {
     const backup = fakeModel().respond(new AIMessage("from the backup"));
     const r = router({ mistral: failing() }, { maxAttempts: 1 });
-    const agent = createAgent({ model: failing(), tools: [], middleware: [irtRouterMiddleware({ router: r }), modelFallbackMiddleware(backup)] });
+    const agent = createAgent({
+      model: failing(),
+      tools: [],
+      middleware: [irtRouterMiddleware({ router: r }), modelFallbackMiddleware(backup)],
+    });
     const result = await agent.invoke({ messages: [{ role: "user", content: "hi" }] });
     expect(result.messages.at(-1)!.content).toBe("from the backup");
     const [decision] = result.irtRouterRoutes;
-    expect(decision!.attempts).toEqual([expect.objectContaining({ id: "mistral", ok: false, error: expect.stringMatching(/another middleware/) })]);
+    expect(decision!.attempts).toEqual([
+      expect.objectContaining({ id: "mistral", ok: false, error: expect.stringMatching(/another middleware/) }),
+    ]);
     await expect(r.feedback(result.irtRouterRunId!, true)).rejects.toBeInstanceOf(FeedbackError);
   });
 });

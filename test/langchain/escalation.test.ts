@@ -9,7 +9,11 @@ import { ToyScorer, quietLogger } from "./helpers.js";
 
 const Q = "Compute 17 * 23 and check it with the calculator.";
 const toolCall = (by: string, id = "c1") =>
-  new AIMessage({ content: "", tool_calls: [{ name: "calc", args: { q: "17*23" }, id, type: "tool_call" }], response_metadata: { irtRouter: { chosen: by } } });
+  new AIMessage({
+    content: "",
+    tool_calls: [{ name: "calc", args: { q: "17*23" }, id, type: "tool_call" }],
+    response_metadata: { irtRouter: { chosen: by } },
+  });
 const toolResult = (status: "error" | "success", id = "c1") =>
   new ToolMessage({ content: status === "error" ? "Error: bad input" : "391", tool_call_id: id, status });
 
@@ -37,9 +41,17 @@ describe("escalation after a visible failure", () => {
     const messages = [new HumanMessage(Q), toolCall("mistral"), toolResult("error")];
     const plain = await router().decide(messages);
     const d = await router(true).decide(messages);
-    expect(d.escalated).toEqual({ from: "mistral", reason: "tool-error", passedOver: ["mistral"], pAbove: p(plain, "mistral") });
+    expect(d.escalated).toEqual({
+      from: "mistral",
+      reason: "tool-error",
+      passedOver: ["mistral"],
+      pAbove: p(plain, "mistral"),
+    });
     expect(d.candidates.map((c) => c.id)).not.toContain("mistral");
-    expect(d.excluded).toContainEqual({ id: "mistral", reason: "failed this step (its tool call failed): passed over by escalation" });
+    expect(d.excluded).toContainEqual({
+      id: "mistral",
+      reason: "failed this step (its tool call failed): passed over by escalation",
+    });
     expect(d.chosen).toBe("mixtral"); // stronger than mistral, and the cheaper of the stronger ones
     expect(d.candidates.every((c) => c.p > d.escalated!.pAbove!)).toBe(true);
   });
@@ -51,7 +63,13 @@ describe("escalation after a visible failure", () => {
   });
 
   it("passes over every model that failed this step; the bar is the strongest of them", async () => {
-    const messages = [new HumanMessage(Q), toolCall("mistral", "c1"), toolResult("error", "c1"), toolCall("mixtral", "c2"), toolResult("error", "c2")];
+    const messages = [
+      new HumanMessage(Q),
+      toolCall("mistral", "c1"),
+      toolResult("error", "c1"),
+      toolCall("mixtral", "c2"),
+      toolResult("error", "c2"),
+    ];
     const d = await router(true).decide(messages);
     expect(d.escalated).toMatchObject({ from: "mixtral", passedOver: ["mixtral", "mistral"] });
     expect(d.chosen).toBe("gpt-4");
@@ -60,7 +78,13 @@ describe("escalation after a visible failure", () => {
   it("does not escalate when the tool call succeeded, or when the failure was in an earlier step", async () => {
     const ok = await router(true).decide([new HumanMessage(Q), toolCall("mistral"), toolResult("success")]);
     expect(ok.escalated).toBeUndefined();
-    const earlier = [new HumanMessage(Q), toolCall("mistral"), toolResult("error"), new AIMessage({ content: "391", response_metadata: { irtRouter: { chosen: "mixtral" } } }), new HumanMessage("Now 391 * 2?")];
+    const earlier = [
+      new HumanMessage(Q),
+      toolCall("mistral"),
+      toolResult("error"),
+      new AIMessage({ content: "391", response_metadata: { irtRouter: { chosen: "mixtral" } } }),
+      new HumanMessage("Now 391 * 2?"),
+    ];
     const next = await router(true).decide(earlier);
     expect(next.escalated).toBeUndefined();
     expect(next.chosen).toBe("mistral");
@@ -117,7 +141,9 @@ describe("escalation in a createAgent run", () => {
     });
     const agent = createAgent({ model: r, tools: [broken] });
     const result = await agent.invoke({ messages: [{ role: "user", content: Q }] });
-    const decisions = result.messages.filter((m) => AIMessage.isInstance(m)).map((m) => m.response_metadata.irtRouter as RouteDecision);
+    const decisions = result.messages
+      .filter((m) => AIMessage.isInstance(m))
+      .map((m) => m.response_metadata.irtRouter as RouteDecision);
     expect(decisions.map((d) => d.chosen)).toEqual(["mistral", "mixtral"]);
     expect(decisions[1]!.escalated).toMatchObject({ from: "mistral", reason: "tool-error" });
   });

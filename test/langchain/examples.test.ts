@@ -116,7 +116,11 @@ function typeCheck(examples: Example[]): string[] {
 
 describe("documentation examples", () => {
   it("every LangChain example in the docs and every @example in src/langchain compiles under --strict", () => {
-    const examples = [...markdownExamples("README.md"), ...markdownExamples("docs/langchain.md"), ...tsdocExamples("src/langchain")];
+    const examples = [
+      ...markdownExamples("README.md"),
+      ...markdownExamples("docs/langchain.md"),
+      ...tsdocExamples("src/langchain"),
+    ];
     expect(examples.length).toBeGreaterThanOrEqual(10);
     expect(typeCheck(examples)).toEqual([]);
   }, 600_000);

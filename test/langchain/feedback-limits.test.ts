@@ -9,7 +9,10 @@ import { ToyScorer } from "./helpers.js";
 
 function makeRouter(extra: Record<string, unknown> = {}) {
   return new IrtRouter({
-    models: { mistral: new FakeListChatModel({ responses: ["a"] }), "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
+    models: {
+      mistral: new FakeListChatModel({ responses: ["a"] }),
+      "gpt-4": new FakeListChatModel({ responses: ["b"] }),
+    },
     scorer: new ToyScorer(),
     ...extra,
   });
@@ -63,7 +66,9 @@ describe("bounded feedback influence", () => {
   it("a blank source is refused naming options.source", async () => {
     const router = makeRouter();
     const [id] = await steps(router, "run", 1);
-    expect((await rejectedWith(FeedbackError, router.feedback(id!, true, { source: " " }))).path).toBe("options.source");
+    expect((await rejectedWith(FeedbackError, router.feedback(id!, true, { source: " " }))).path).toBe(
+      "options.source",
+    );
   });
 
   it("a crafted event with implausible item parameters is refused and changes nothing", () => {
@@ -83,9 +88,13 @@ describe("bounded feedback influence", () => {
       { id: "other", ability: [0.6, 0.6] },
     ];
     const item = { alpha: [1, 1], beta: 0.5 };
-    for (const [explore, expectChosen] of [[undefined, true], ["none", false]] as const) {
+    for (const [explore, expectChosen] of [
+      [undefined, true],
+      ["none", false],
+    ] as const) {
       const learner = new OnlineLearner(known, { knownScale: 1, ...(explore ? { explore } : {}) });
-      for (let i = 0; i < 12; i++) learner.observe({ id: `f${i}`, model: "best", alpha: [1, 1], beta: 0.5, y: 0, at: i });
+      for (let i = 0; i < 12; i++)
+        learner.observe({ id: `f${i}`, model: "best", alpha: [1, 1], beta: 0.5, y: 0, at: i });
       let chosen = 0;
       for (let k = 0; k < 300; k++) if (learner.choose(item) === "best") chosen++;
       expect(chosen > 0, `explore ${explore ?? "default"}: best chosen ${chosen} of 300`).toBe(expectChosen);

@@ -11,7 +11,10 @@ import { ToyScorer } from "./helpers.js";
 
 function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }, maxRunWeight?: number) {
   return new IrtRouter({
-    models: { mistral: new FakeListChatModel({ responses: ["a"] }), "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
+    models: {
+      mistral: new FakeListChatModel({ responses: ["a"] }),
+      "gpt-4": new FakeListChatModel({ responses: ["b"] }),
+    },
     scorer: new ToyScorer(),
     ...(maxRunWeight ? { feedbackLimits: { maxRunWeight } } : {}),
     ...(sink ? { feedbackSink: sink } : {}),
@@ -78,7 +81,10 @@ describe("router.feedback", () => {
     expect(first.status).toBe("fulfilled");
     expect(second.status).toBe("rejected");
     expect((second as PromiseRejectedResult).reason).toBeInstanceOf(FeedbackError);
-    expect((second as PromiseRejectedResult).reason).toMatchObject({ path: "id", message: expect.stringMatching(/already has an outcome/) });
+    expect((second as PromiseRejectedResult).reason).toMatchObject({
+      path: "id",
+      message: expect.stringMatching(/already has an outcome/),
+    });
     expect(router.feedbackEvents!.map((e) => e.y)).toEqual([1]);
   });
 
@@ -93,8 +99,13 @@ describe("router.feedback", () => {
     });
     const id = ((await router.invoke("question")).response_metadata.irtRouter as RouteDecision).decisionId;
     const [first, second] = await Promise.allSettled([router.feedback(id, true), router.feedback(id, false)]);
-    expect((first as PromiseRejectedResult).reason).toMatchObject({ code: "FEEDBACK", message: expect.stringMatching(/disk full/) });
-    expect((second as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/already has an outcome/) });
+    expect((first as PromiseRejectedResult).reason).toMatchObject({
+      code: "FEEDBACK",
+      message: expect.stringMatching(/disk full/),
+    });
+    expect((second as PromiseRejectedResult).reason).toMatchObject({
+      message: expect.stringMatching(/already has an outcome/),
+    });
     fail = false;
     await router.feedback(id, false);
     expect(stored.map((e) => e.y)).toEqual([0]);
@@ -119,7 +130,10 @@ describe("router.feedback of a run: attribution over its steps", () => {
   async function threeStepRun(router: IrtRouter, runId = "run-1"): Promise<string[]> {
     const ids: string[] = [];
     for (const q of ["first step", "second step here", "third and last step"]) {
-      ids.push(((await router.invoke(q, { metadata: { irtRouterRunId: runId } })).response_metadata.irtRouter as RouteDecision).decisionId);
+      ids.push(
+        ((await router.invoke(q, { metadata: { irtRouterRunId: runId } })).response_metadata.irtRouter as RouteDecision)
+          .decisionId,
+      );
     }
     return ids;
   }
@@ -128,7 +142,11 @@ describe("router.feedback of a run: attribution over its steps", () => {
     const router = makeRouter(undefined, 3); // a run-weight bound that leaves the 2.19 of three discounted steps unscaled
     const ids = await threeStepRun(router);
     const events = await router.feedback("run-1", 1);
-    const weights = events.map((e) => [e.decisionId, e.y, e.weight === undefined ? undefined : Number(e.weight.toFixed(12))]);
+    const weights = events.map((e) => [
+      e.decisionId,
+      e.y,
+      e.weight === undefined ? undefined : Number(e.weight.toFixed(12)),
+    ]);
     expect(weights).toEqual([
       [ids[0], 1, 0.49],
       [ids[1], 1, 0.7],
@@ -147,7 +165,10 @@ describe("router.feedback of a run: attribution over its steps", () => {
   it("discounted: step k of n gets discount^(n-1-k), times the weight given", async () => {
     const router = makeRouter(undefined, 3);
     const ids = await threeStepRun(router);
-    const events = await router.feedback("run-1", 0, { weight: 0.5, attribution: { mode: "discounted", discount: 0.5 } });
+    const events = await router.feedback("run-1", 0, {
+      weight: 0.5,
+      attribution: { mode: "discounted", discount: 0.5 },
+    });
     expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
       [ids[0], 0, 0.125],
       [ids[1], 0, 0.25],
@@ -182,7 +203,11 @@ describe("router.feedback of a run: attribution over its steps", () => {
     expect(single!.id).toBe(stepEventId("run-1", ids[0]!));
     await expect(router.feedback("run-1", 1)).rejects.toThrow(/already has an outcome/); // one of its steps has one
     // attributeRun over the route log, as a user replaying the run would: the step already applied is a duplicate
-    const replay = attributeRun({ runId: "run-1", outcome: 1, steps: [{ decisionId: ids[0]!, model: single!.model, alpha: [...single!.alpha], beta: single!.beta }] });
+    const replay = attributeRun({
+      runId: "run-1",
+      outcome: 1,
+      steps: [{ decisionId: ids[0]!, model: single!.model, alpha: [...single!.alpha], beta: single!.beta }],
+    });
     expect(replay.map((e) => e.id)).toEqual([single!.id]);
     expect(learner.observe(replay[0]!)).toBe("duplicate");
   });
@@ -192,12 +217,21 @@ describe("router.feedback of a run: attribution over its steps", () => {
     const ids = await threeStepRun(router);
     const e1 = await rejectedWith(FeedbackError, router.feedback(ids[0]!, 1, { attribution: { mode: "last" } }));
     expect(e1.path).toBe("options.attribution");
-    const e2 = await rejectedWith(FeedbackError, router.feedback("run-1", 1, { attribution: { mode: "first" as never } }));
+    const e2 = await rejectedWith(
+      FeedbackError,
+      router.feedback("run-1", 1, { attribution: { mode: "first" as never } }),
+    );
     expect(e2.path).toBe("options.attribution.mode");
     const e3 = await rejectedWith(FeedbackError, router.feedback("run-1", 1, { attribution: { discount: 0 } }));
     expect(e3.path).toBe("options.attribution.discount");
-    const e4 = await rejectedWith(FeedbackError, router.feedback("run-1", 1, { attribution: { toolErrorsAsFailure: true } as never }));
-    expect(e4).toMatchObject({ path: "options.attribution.toolErrorsAsFailure", message: expect.stringMatching(/did you mean "toolErrorsAsFailures"/) });
+    const e4 = await rejectedWith(
+      FeedbackError,
+      router.feedback("run-1", 1, { attribution: { toolErrorsAsFailure: true } as never }),
+    );
+    expect(e4).toMatchObject({
+      path: "options.attribution.toolErrorsAsFailure",
+      message: expect.stringMatching(/did you mean "toolErrorsAsFailures"/),
+    });
     // nothing was claimed by the refused calls
     expect(await router.feedback("run-1", 1)).toHaveLength(3);
   });
@@ -209,7 +243,10 @@ describe("router.feedback of a run: attribution over its steps", () => {
         return { alpha: item.alpha.map(() => Number.POSITIVE_INFINITY), beta: item.beta }; // p = 1: routable
       }
     }
-    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) }, scorer: new InfiniteScorer() });
+    const router = new IrtRouter({
+      models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
+      scorer: new InfiniteScorer(),
+    });
     const ids = await threeStepRun(router);
     const error = await rejectedWith(FeedbackError, router.feedback("run-1", 1));
     expect(error.path).toBe("run.steps.0.alpha.0");

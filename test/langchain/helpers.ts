@@ -56,7 +56,12 @@ export class ToyEncoder {
   }
 }
 
-function entry(id: string, aliases: string[], ability: number[], price: { inputPer1M: number; outputPer1M: number }): CatalogEntry {
+function entry(
+  id: string,
+  aliases: string[],
+  ability: number[],
+  price: { inputPer1M: number; outputPer1M: number },
+): CatalogEntry {
   return { id, aliases, sources: ["toy"], ability: Float32Array.from(ability), nLabels: 100, accuracy: 0.5, price };
 }
 
@@ -133,7 +138,10 @@ export class ToolCallingFake extends BaseChatModel {
     const first = this.tools[0] as { name?: string; function?: { name?: string } } | undefined;
     const name = first?.function?.name ?? first?.name ?? "none";
     // a chunk, as LangChain's default structured-output parser expects
-    const message = new AIMessageChunk({ content: "", tool_calls: [{ name, args: this.args, id: "call_1", type: "tool_call" }] });
+    const message = new AIMessageChunk({
+      content: "",
+      tool_calls: [{ name, args: this.args, id: "call_1", type: "tool_call" }],
+    });
     return { generations: [{ message, text: "" }] };
   }
 }

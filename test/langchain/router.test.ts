@@ -31,7 +31,10 @@ class TerseModel extends BaseChatModel {
     return "terse";
   }
   async _generate(): Promise<ChatResult> {
-    const message = new AIMessage({ content: "ok", usage_metadata: { input_tokens: 20, output_tokens: this.outputTokens, total_tokens: 20 + this.outputTokens } });
+    const message = new AIMessage({
+      content: "ok",
+      usage_metadata: { input_tokens: 20, output_tokens: this.outputTokens, total_tokens: 20 + this.outputTokens },
+    });
     return { generations: [{ message, text: "ok" }] };
   }
 }
@@ -78,7 +81,9 @@ describe("IrtRouter options", () => {
     }
     expect(() => new IrtRouter({ models: { a: { model: {} as never } } })).toThrow(/chat model/);
     expect(() => new IrtRouter({ models: { a: model }, maxAttempts: 0 })).toThrow(/options.maxAttempts/);
-    expect(() => new IrtRouter({ models: { a: model }, policy: { kind: "cheapest-above", tau: 2 } })).toThrow(/options.policy.tau/);
+    expect(() => new IrtRouter({ models: { a: model }, policy: { kind: "cheapest-above", tau: 2 } })).toThrow(
+      /options.policy.tau/,
+    );
     expect(() => new IrtRouter({ models: { a: model }, tyop: 1 } as never)).toThrow(/tyop/);
   });
 });
@@ -129,7 +134,10 @@ describe("IrtRouter routing", () => {
   it("scores an unknown model at the population-average ability and warns once", async () => {
     const logger = quietLogger();
     const router = new IrtRouter({
-      models: { "my-finetune": new FakeListChatModel({ responses: ["ok"] }), mistral: new FakeListChatModel({ responses: ["m"] }) },
+      models: {
+        "my-finetune": new FakeListChatModel({ responses: ["ok"] }),
+        mistral: new FakeListChatModel({ responses: ["m"] }),
+      },
       scorer: new ToyScorer(),
       logger,
     });
@@ -184,14 +192,21 @@ describe("IrtRouter routing", () => {
   });
 
   it("says which option is wrong when a scorer factory does not give a scorer", async () => {
-    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["x"] }) }, scorer: async () => ({ models: "gpt-4" }) as never });
+    const router = new IrtRouter({
+      models: { mistral: new FakeListChatModel({ responses: ["x"] }) },
+      scorer: async () => ({ models: "gpt-4" }) as never,
+    });
     await expect(router.invoke("hi")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.scorer" });
     await expect(router.invoke("hi")).rejects.toThrow(/missing models \(array\), abilityDim/);
   });
 
   it("refuses an encoder the scorer was not built with", async () => {
     const encoder = Object.assign(new ToyEncoder(), { id: "other-encoder" });
-    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["m"] }) }, scorer: new ToyScorer(), encoder });
+    const router = new IrtRouter({
+      models: { mistral: new FakeListChatModel({ responses: ["m"] }) },
+      scorer: new ToyScorer(),
+      encoder,
+    });
     await expect(router.invoke("x")).rejects.toMatchObject({ code: "ENCODER_MISMATCH" });
   });
 
@@ -229,7 +244,12 @@ describe("IrtRouter routing", () => {
     const child = fakeModel().respond(new AIMessage("ok"));
     const spy = vi.spyOn(child, "invoke");
     const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
-    await router.invoke("hi", { configurable: { thread_id: "t9", user: "u" }, timeout: 5000, runName: "r", runId: "00000000-0000-4000-8000-000000000001" });
+    await router.invoke("hi", {
+      configurable: { thread_id: "t9", user: "u" },
+      timeout: 5000,
+      runName: "r",
+      runId: "00000000-0000-4000-8000-000000000001",
+    });
     const config = spy.mock.calls[0]![1] as Record<string, any>;
     expect(config.configurable).toEqual({ thread_id: "t9", user: "u" });
     expect(config.timeout).toBe(5000);
@@ -244,7 +264,10 @@ describe("IrtRouter routing", () => {
 
   it("the budget policy sees each run's spend and moves to cheaper models within a run", async () => {
     const router = new IrtRouter({
-      models: { "gpt-4": new FakeListChatModel({ responses: ["a"] }), mistral: new FakeListChatModel({ responses: ["b"] }) },
+      models: {
+        "gpt-4": new FakeListChatModel({ responses: ["a"] }),
+        mistral: new FakeListChatModel({ responses: ["b"] }),
+      },
       scorer: new ToyScorer(),
       policy: { kind: "budget", maxUsdPerRun: 0.02 },
       expectedOutputTokens: 256,
@@ -263,8 +286,14 @@ describe("IrtRouter routing", () => {
 
   it("learns each model's output length from usage metadata, so its expected cost follows what it really writes", async () => {
     const make = (learnOutputTokens?: false) =>
-      new IrtRouter({ models: { "gpt-4": new TerseModel(8) }, scorer: new ToyScorer(), expectedOutputTokens: 256, ...(learnOutputTokens === false ? { learnOutputTokens } : {}) });
-    const costOf = async (router: IrtRouter) => decisionOf(await router.invoke("What is 12 * 12?")).candidates[0]!.expectedCost;
+      new IrtRouter({
+        models: { "gpt-4": new TerseModel(8) },
+        scorer: new ToyScorer(),
+        expectedOutputTokens: 256,
+        ...(learnOutputTokens === false ? { learnOutputTokens } : {}),
+      });
+    const costOf = async (router: IrtRouter) =>
+      decisionOf(await router.invoke("What is 12 * 12?")).candidates[0]!.expectedCost;
     const learning = make();
     const fixed = make(false);
     const first = await costOf(learning);
@@ -275,11 +304,21 @@ describe("IrtRouter routing", () => {
     const inputCost = first - (256 * 30) / 1e6;
     expect(await costOf(learning)).toBeCloseTo(inputCost + (((4 * 256 + 13 * 8) / 17) * 30) / 1e6, 9);
     expect(await costOf(fixed)).toBeCloseTo(first, 12);
-    expect(() => new IrtRouter({ models: { "gpt-4": new TerseModel(8) }, scorer: new ToyScorer(), learnOutputTokens: { weight: -1 } })).toThrow(/learnOutputTokens.weight/);
+    expect(
+      () =>
+        new IrtRouter({
+          models: { "gpt-4": new TerseModel(8) },
+          scorer: new ToyScorer(),
+          learnOutputTokens: { weight: -1 },
+        }),
+    ).toThrow(/learnOutputTokens.weight/);
   });
 
   it("generate() runs the child as a nested run of the router's own run", async () => {
-    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["nested"] }) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { mistral: new FakeListChatModel({ responses: ["nested"] }) },
+      scorer: new ToyScorer(),
+    });
     const recorder = new Recorder();
     const result = await router.generate([[new HumanMessage("hi")]], { callbacks: [recorder] });
     expect(result.generations[0]![0]!.text).toBe("nested");
@@ -328,9 +367,14 @@ describe("IrtRouter routing", () => {
   it("generate() with a streaming handler reports each token once (from the child's run)", async () => {
     const streamingRecorder = () => Object.assign(new Recorder(), { lc_prefer_streaming: true });
     const reference = streamingRecorder();
-    await new FakeListChatModel({ responses: ["abc"] }).generate([[new HumanMessage("hi")]], { callbacks: [reference] });
+    await new FakeListChatModel({ responses: ["abc"] }).generate([[new HumanMessage("hi")]], {
+      callbacks: [reference],
+    });
     expect(reference.tokens).toBe(3);
-    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["abc"] }) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { mistral: new FakeListChatModel({ responses: ["abc"] }) },
+      scorer: new ToyScorer(),
+    });
     const recorder = streamingRecorder();
     await router.generate([[new HumanMessage("hi")]], { callbacks: [recorder] });
     expect(recorder.tokens).toBe(reference.tokens);
@@ -352,7 +396,10 @@ describe("IrtRouter routing", () => {
   });
 
   it("streams through streamEvents (v2 events and the chat-model event stream)", async () => {
-    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["abc"] }) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { mistral: new FakeListChatModel({ responses: ["abc"] }) },
+      scorer: new ToyScorer(),
+    });
     let streamed = "";
     for await (const event of router.streamEvents("hi", { version: "v2" })) {
       if (event.event === "on_chat_model_stream") streamed += (event.data.chunk as AIMessageChunk).content;
@@ -366,14 +413,22 @@ describe("IrtRouter routing", () => {
 
   it("streamEvents after a fallback reports each chunk once, under a root run that ends well", async () => {
     const router = new IrtRouter({
-      models: { "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")), mistral: new FakeListChatModel({ responses: ["abc"] }) },
+      models: {
+        "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")),
+        mistral: new FakeListChatModel({ responses: ["abc"] }),
+      },
       scorer: new ToyScorer(),
     });
     const runId = "00000000-0000-4000-8000-0000000000aa";
     const events: { event: string; name: string; run_id: string; text?: string }[] = [];
     for await (const e of router.streamEvents("What is 2+2?", { version: "v2", runId })) {
       const chunk = e.data?.chunk as AIMessageChunk | undefined;
-      events.push({ event: e.event, name: e.name, run_id: e.run_id, text: chunk && typeof chunk.content === "string" ? chunk.content : undefined });
+      events.push({
+        event: e.event,
+        name: e.name,
+        run_id: e.run_id,
+        text: chunk && typeof chunk.content === "string" ? chunk.content : undefined,
+      });
     }
     const modelChunks = events.filter((e) => e.event === "on_chat_model_stream");
     expect(modelChunks.map((e) => e.text).join("")).toBe("abc");
@@ -386,12 +441,16 @@ describe("IrtRouter routing", () => {
 
   it("a stream with a runId aborted mid-way leaves one run tree: the router's run ends after its child's", async () => {
     const collector = new RunCollectorCallbackHandler();
-    const router = new IrtRouter({ models: { mistral: new FakeListChatModel({ responses: ["one two three"], sleep: 5 }) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { mistral: new FakeListChatModel({ responses: ["one two three"], sleep: 5 }) },
+      scorer: new ToyScorer(),
+    });
     const controller = new AbortController();
     const runId = "00000000-0000-4000-8000-0000000000cc";
     await expect(
       (async () => {
-        for await (const _ of await router.stream("hi", { runId, callbacks: [collector], signal: controller.signal })) controller.abort();
+        for await (const _ of await router.stream("hi", { runId, callbacks: [collector], signal: controller.signal }))
+          controller.abort();
       })(),
     ).rejects.toThrow();
     await vi.waitFor(() => expect(collector.tracedRuns).toHaveLength(1), { timeout: 5000 });
@@ -408,7 +467,16 @@ describe("IrtRouter routing", () => {
       name = "run-recorder";
       runs = new Map<string, { kind: string; parent?: string; status?: string }>();
       names = new Map<string, string | undefined>();
-      override async handleChainStart(_c: unknown, _i: unknown, runId: string, parent?: string, _t?: string[], _m?: unknown, _type?: string, runName?: string) {
+      override async handleChainStart(
+        _c: unknown,
+        _i: unknown,
+        runId: string,
+        parent?: string,
+        _t?: string[],
+        _m?: unknown,
+        _type?: string,
+        runName?: string,
+      ) {
         this.runs.set(runId, { kind: "chain", parent });
         this.names.set(runId, runName);
       }
@@ -418,7 +486,16 @@ describe("IrtRouter routing", () => {
       override async handleChainError(_e: unknown, runId: string) {
         this.runs.get(runId)!.status = "error";
       }
-      override async handleChatModelStart(_l: unknown, _m: unknown, runId: string, parent?: string, _x?: unknown, _t?: string[], _md?: unknown, runName?: string) {
+      override async handleChatModelStart(
+        _l: unknown,
+        _m: unknown,
+        runId: string,
+        parent?: string,
+        _x?: unknown,
+        _t?: string[],
+        _md?: unknown,
+        runName?: string,
+      ) {
         this.runs.set(runId, { kind: "chat", parent });
         this.names.set(runId, runName);
       }
@@ -430,7 +507,10 @@ describe("IrtRouter routing", () => {
       }
     }
     const router = new IrtRouter({
-      models: { "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")), mistral: fakeModel().respond(new AIMessage("ok")) },
+      models: {
+        "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")),
+        mistral: fakeModel().respond(new AIMessage("ok")),
+      },
       scorer: new ToyScorer(),
     });
     const recorder = new RunRecorder();
@@ -470,7 +550,10 @@ describe("IrtRouter routing", () => {
     const router = new IrtRouter({ models: { "gpt-4": slow, mistral: backup }, scorer: new ToyScorer() });
     const reply = await router.invoke("What is 1+1?", { timeout: 50 });
     expect(reply.content).toBe("in time");
-    expect(decisionOf(reply).attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+    expect(decisionOf(reply).attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mistral", true],
+    ]);
   });
 
   it("a cancellation while the router is still scoring calls no model", async () => {
@@ -506,11 +589,17 @@ describe("IrtRouter routing", () => {
     expect(reply.content).toBe("from backup");
     const d = decisionOf(reply);
     expect(d.chosen).toBe("mistral");
-    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false], ["mistral", true]]);
+    expect(d.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mistral", true],
+    ]);
     expect(d.attempts[0]!.error).toMatch(/429/);
 
     const streaming = new IrtRouter({
-      models: { "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")), mistral: new FakeListChatModel({ responses: ["ok!"] }) },
+      models: {
+        "gpt-4": fakeModel().alwaysThrow(new Error("502 bad gateway")),
+        mistral: new FakeListChatModel({ responses: ["ok!"] }),
+      },
       scorer: new ToyScorer(),
     });
     const chunks: AIMessageChunk[] = [];
@@ -523,8 +612,14 @@ describe("IrtRouter routing", () => {
     const a = fakeModel().alwaysThrow(new Error("503 a"));
     const b = fakeModel().alwaysThrow(new Error("503 b"));
     const c = fakeModel().respond(new AIMessage("c"));
-    const router = new IrtRouter({ models: { "gpt-4": a, mixtral: b, mistral: c }, scorer: new ToyScorer(), maxAttempts: 2 });
-    const error = (await router.invoke("What is 2+2?").catch((e: unknown) => e)) as Error & { irtRouter: RouteDecision };
+    const router = new IrtRouter({
+      models: { "gpt-4": a, mixtral: b, mistral: c },
+      scorer: new ToyScorer(),
+      maxAttempts: 2,
+    });
+    const error = (await router.invoke("What is 2+2?").catch((e: unknown) => e)) as Error & {
+      irtRouter: RouteDecision;
+    };
     expect(error.message).toBe("503 b");
     expect(error.irtRouter.attempts.map((x) => x.id)).toEqual(["gpt-4", "mixtral"]);
     expect(c.callCount).toBe(0);
@@ -535,7 +630,9 @@ describe("IrtRouter routing", () => {
     const small = withProfile(new FakeListChatModel({ responses: ["x"] }), { maxInputTokens: 5 });
     const router = new IrtRouter({ models: { "gpt-4": noTools, mistral: small }, scorer: new ToyScorer() });
     const bound = router.bindTools([weather]);
-    const error = await bound.invoke("a fairly long question about the weather in several cities").catch((e: unknown) => e);
+    const error = await bound
+      .invoke("a fairly long question about the weather in several cities")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NoCandidatesError);
     const excluded = (error as NoCandidatesError).excluded;
     expect(excluded.map((e) => e.id)).toEqual(["gpt-4", "mistral"]);
@@ -572,8 +669,17 @@ describe("IrtRouter routing", () => {
   });
 
   it("reports the conservative intersection of the children's profiles", () => {
-    const a = withProfile(new FakeListChatModel({ responses: ["a"] }), { toolCalling: true, structuredOutput: true, maxInputTokens: 128000, imageInputs: true });
-    const b = withProfile(new FakeListChatModel({ responses: ["b"] }), { toolCalling: true, structuredOutput: false, maxInputTokens: 8000 });
+    const a = withProfile(new FakeListChatModel({ responses: ["a"] }), {
+      toolCalling: true,
+      structuredOutput: true,
+      maxInputTokens: 128000,
+      imageInputs: true,
+    });
+    const b = withProfile(new FakeListChatModel({ responses: ["b"] }), {
+      toolCalling: true,
+      structuredOutput: false,
+      maxInputTokens: 8000,
+    });
     const router = new IrtRouter({ models: { "gpt-4": a, mistral: b }, scorer: new ToyScorer() });
     expect(router.profile).toEqual({ toolCalling: true, structuredOutput: false, maxInputTokens: 8000 });
   });
@@ -596,7 +702,15 @@ describe("IrtRouter routing", () => {
 class LsRecorder extends BaseCallbackHandler {
   name = "ls-recorder";
   runs: { root: boolean; model?: unknown; provider?: unknown }[] = [];
-  override async handleChatModelStart(_l: unknown, _m: unknown, _r: string, parent?: string, _x?: unknown, _t?: string[], metadata?: Record<string, unknown>) {
+  override async handleChatModelStart(
+    _l: unknown,
+    _m: unknown,
+    _r: string,
+    parent?: string,
+    _x?: unknown,
+    _t?: string[],
+    metadata?: Record<string, unknown>,
+  ) {
     this.runs.push({ root: parent === undefined, model: metadata?.ls_model_name, provider: metadata?.ls_provider });
   }
 }
@@ -606,7 +720,10 @@ describe("IrtRouter: each call's own choice", () => {
   const long = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
   const twoWay = () =>
     new IrtRouter({
-      models: { "gpt-4": new FakeListChatModel({ responses: ["a"] }), mistral: new FakeListChatModel({ responses: ["b"] }) },
+      models: {
+        "gpt-4": new FakeListChatModel({ responses: ["a"] }),
+        mistral: new FakeListChatModel({ responses: ["b"] }),
+      },
       scorer: new ToyScorer(),
       policy: { kind: "cheapest-above", tau: 0.55 },
     });
@@ -650,10 +767,15 @@ describe("IrtRouter: each call's own choice", () => {
       expect([reported, chosen]).toEqual(["mistral", "mistral"]);
     }
     // a decision that excludes every model fails inside the router's run, as before
-    const none = new IrtRouter({ models: { mistral: withProfile(new FakeListChatModel({ responses: ["x"] }), { maxInputTokens: 1 }) }, scorer: new ToyScorer() });
+    const none = new IrtRouter({
+      models: { mistral: withProfile(new FakeListChatModel({ responses: ["x"] }), { maxInputTokens: 1 }) },
+      scorer: new ToyScorer(),
+    });
     const errors: unknown[] = [];
     const onError = { handleLLMError: async (e: unknown) => void errors.push(e) };
-    await expect(none.generate([[new HumanMessage(long)]], { callbacks: [onError] })).rejects.toBeInstanceOf(NoCandidatesError);
+    await expect(none.generate([[new HumanMessage(long)]], { callbacks: [onError] })).rejects.toBeInstanceOf(
+      NoCandidatesError,
+    );
     expect(errors[0]).toBeInstanceOf(NoCandidatesError);
   });
 
@@ -666,11 +788,17 @@ describe("IrtRouter: each call's own choice", () => {
       await router.generate([[new HumanMessage(short)]]); // the cache now holds gpt-4's reply to the short prompt
       const [first] = router.decisions();
       // BaseChatModel hands _generate only the long prompt, as promptIndex 0
-      const result = await router.generate([[new HumanMessage(short)], [new HumanMessage(long)]], { callbacks: handlers });
+      const result = await router.generate([[new HumanMessage(short)], [new HumanMessage(long)]], {
+        callbacks: handlers,
+      });
       const [cached, fresh] = result.generations.map((g) => (g[0] as unknown as { message: AIMessage }).message);
       expect([cached!.content, decisionOf(cached!).decisionId]).toEqual(["a", first!.decisionId]); // the reply as cached
       expect(fresh!.content).toBe("b");
-      expect(decisionOf(fresh!)).toMatchObject({ chosen: "mistral", inputTokens: expected.inputTokens, candidates: expected.candidates });
+      expect(decisionOf(fresh!)).toMatchObject({
+        chosen: "mistral",
+        inputTokens: expected.inputTokens,
+        candidates: expected.candidates,
+      });
       expect(router.decisions().map((d) => d.decisionId)).toEqual([first!.decisionId, decisionOf(fresh!).decisionId]);
     }
   });
@@ -689,7 +817,10 @@ describe("IrtRouter: each call's own choice", () => {
     expect((await child.invoke(prompt)).response_metadata.irtRouter).toBeUndefined();
     // so does the raw message of withStructuredOutput(..., { includeRaw: true })
     const structuredChild = new ToolCallingFake({ answer: 42 }, { cache: true });
-    const structured = new IrtRouter({ models: { mistral: structuredChild }, scorer: new ToyScorer() }).withStructuredOutput(z.object({ answer: z.number() }), { includeRaw: true });
+    const structured = new IrtRouter({
+      models: { mistral: structuredChild },
+      scorer: new ToyScorer(),
+    }).withStructuredOutput(z.object({ answer: z.number() }), { includeRaw: true });
     const one = await structured.invoke("a structured prompt only this test sends");
     const two = await structured.invoke("a structured prompt only this test sends");
     expect(two.raw).not.toBe(one.raw);
@@ -699,10 +830,16 @@ describe("IrtRouter: each call's own choice", () => {
   it("a timeout given to the router bounds each attempt (invoke, batch, generate); one set above it bounds the whole call", async () => {
     const setup = () => {
       const backup = fakeModel().respond(new AIMessage("in time"));
-      return { backup, router: new IrtRouter({ models: { "gpt-4": new SlowModel(2000), mistral: backup }, scorer: new ToyScorer() }) };
+      return {
+        backup,
+        router: new IrtRouter({ models: { "gpt-4": new SlowModel(2000), mistral: backup }, scorer: new ToyScorer() }),
+      };
     };
     const attempts = (router: IrtRouter) => router.decisions(1)[0]!.attempts.map((a) => [a.id, a.ok]);
-    const fellBack = [["gpt-4", false], ["mistral", true]];
+    const fellBack = [
+      ["gpt-4", false],
+      ["mistral", true],
+    ];
     {
       const { router } = setup();
       const [reply] = await router.batch(["What is 1+1?"], { timeout: 50 });
@@ -739,7 +876,12 @@ describe("IrtRouter: each call's own choice", () => {
 
   it("warns once when the budget policy gets calls without a run id (they share one budget)", async () => {
     const logger = quietLogger();
-    const router = new IrtRouter({ models: { mistral: fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")) }, scorer: new ToyScorer(), policy: { kind: "budget", maxUsdPerRun: 1 }, logger });
+    const router = new IrtRouter({
+      models: { mistral: fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")) },
+      scorer: new ToyScorer(),
+      policy: { kind: "budget", maxUsdPerRun: 1 },
+      logger,
+    });
     await router.invoke("What is 2+2?", { metadata: { irtRouterRunId: "run-1" } });
     expect(logger.messages).toEqual([]);
     await router.invoke("What is 2+2?");
@@ -753,7 +895,12 @@ describe("IrtRouter: each call's own choice", () => {
 
 describe("IrtRouter withStructuredOutput", () => {
   const Answer = z.object({ answer: z.number() });
-  const AnswerJson = { title: "Answer", type: "object", properties: { answer: { type: "number" } }, required: ["answer"] };
+  const AnswerJson = {
+    title: "Answer",
+    type: "object",
+    properties: { answer: { type: "number" } },
+    required: ["answer"],
+  };
 
   it("replays the schema and its options on the chosen child: includeRaw, a JSON schema, method and name", async () => {
     const cases: [string, unknown, Record<string, unknown> | undefined][] = [
@@ -766,7 +913,9 @@ describe("IrtRouter withStructuredOutput", () => {
     for (const [label, schema, config] of cases) {
       const child = new ToolCallingFake({ answer: 42 });
       const router = new IrtRouter({ models: { mistral: child }, scorer: new ToyScorer() });
-      const out = (await router.withStructuredOutput(schema as never, config as never).invoke("What is 6 * 7?")) as Record<string, any>;
+      const out = (await router
+        .withStructuredOutput(schema as never, config as never)
+        .invoke("What is 6 * 7?")) as Record<string, any>;
       expect(child.seen.withStructuredOutput, label).toEqual([[schema, config]]);
       if (config?.includeRaw) {
         expect(out.parsed, label).toEqual({ answer: 42 });
@@ -777,12 +926,17 @@ describe("IrtRouter withStructuredOutput", () => {
     }
     // a method named in the options is the child's to refuse, as it would be without the router
     const strict = new IrtRouter({ models: { mistral: new ToolCallingFake({ answer: 1 }) }, scorer: new ToyScorer() });
-    await expect(strict.withStructuredOutput(Answer, { method: "jsonMode" }).invoke("x")).rejects.toThrow(/functionCalling/);
+    await expect(strict.withStructuredOutput(Answer, { method: "jsonMode" }).invoke("x")).rejects.toThrow(
+      /functionCalling/,
+    );
   });
 
   it("leaves out children that cannot give structured output, and says why when none can", async () => {
     const plain = new FakeChatModel({}); // no bindTools, and LangChain's default withStructuredOutput needs it
-    const router = new IrtRouter({ models: { "gpt-4": plain, mistral: new ToolCallingFake({ answer: 1 }) }, scorer: new ToyScorer() });
+    const router = new IrtRouter({
+      models: { "gpt-4": plain, mistral: new ToolCallingFake({ answer: 1 }) },
+      scorer: new ToyScorer(),
+    });
     const out = await router.withStructuredOutput(Answer, { includeRaw: true }).invoke("What is 1?");
     expect(out.parsed).toEqual({ answer: 1 });
     const d = decisionOf(out.raw as AIMessage);
@@ -791,7 +945,10 @@ describe("IrtRouter withStructuredOutput", () => {
     // the unstructured router still uses it
     expect(decisionOf(await router.invoke("What is 1?")).chosen).toBe("gpt-4");
     const only = new IrtRouter({ models: { "gpt-4": new FakeChatModel({}) }, scorer: new ToyScorer() });
-    const error = await only.withStructuredOutput(Answer).invoke("x").catch((e: unknown) => e);
+    const error = await only
+      .withStructuredOutput(Answer)
+      .invoke("x")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NoCandidatesError);
     expect((error as NoCandidatesError).message).toMatch(/gpt-4: cannot give structured output/);
     // a model with a withStructuredOutput of its own qualifies without bindTools
@@ -809,7 +966,10 @@ describe("IrtRouter defaults", () => {
   it("with no scorer option, routes with the pretrained scorer and its offline encoder", async () => {
     const logger = quietLogger();
     const router = new IrtRouter({
-      models: { "gpt-4-1106-preview": fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")), "mistralai/mistral-7b-chat": fakeModel().respond(new AIMessage("c")) },
+      models: {
+        "gpt-4-1106-preview": fakeModel().respond(new AIMessage("a")).respond(new AIMessage("b")),
+        "mistralai/mistral-7b-chat": fakeModel().respond(new AIMessage("c")),
+      },
       logger,
     });
     const first = decisionOf(await router.invoke("Prove that the square root of 2 is irrational."));

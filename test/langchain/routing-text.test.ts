@@ -15,7 +15,9 @@ describe("routingText", () => {
       new AIMessage({ content: "", tool_calls: [{ name: "get_weather", args: { city: "Paris" }, id: "1" }] }),
       new ToolMessage({ content: "Sunny, 21C", tool_call_id: "1" }),
     ];
-    expect(routingText(messages, { contextChars: 1000 })).toBe("Weather in Paris?\n\nold question\nold answer\nSunny, 21C");
+    expect(routingText(messages, { contextChars: 1000 })).toBe(
+      "Weather in Paris?\n\nold question\nold answer\nSunny, 21C",
+    );
     // Only 12 characters of context: the tool result (10) whole, then the end of the previous turn.
     expect(routingText(messages, { contextChars: 12 })).toBe("Weather in Paris?\n\ner\nSunny, 21C");
     expect(routingText(messages, { contextChars: 0 })).toBe("Weather in Paris?");

@@ -43,7 +43,9 @@ describe("IrtRouter store option", () => {
       store = await FileStore.open(dir);
       const second = new IrtRouter({ models: models(), scorer: new ToyScorer(), store, logger: quietLogger() });
       const again = (await second.invoke("Name a colour.")).response_metadata.irtRouter as RouteDecision;
-      expect(again.candidates.find((c) => c.id === "gpt-4")!.p).toBeLessThan(d.candidates.find((c) => c.id === "gpt-4")!.p);
+      expect(again.candidates.find((c) => c.id === "gpt-4")!.p).toBeLessThan(
+        d.candidates.find((c) => c.id === "gpt-4")!.p,
+      );
       expect(engineOf(second).learner!.exportState!()).toEqual(learnt);
       await store.close();
     } finally {
@@ -53,8 +55,13 @@ describe("IrtRouter store option", () => {
 
   it("refuses store together with learner or feedbackSink", () => {
     const scorer = new ToyScorer();
-    expect(() => new IrtRouter({ models: models(), scorer, store: new MemoryStore(), learner: OnlineLearner.forScorer(scorer) })).toThrow(ValidationError);
-    expect(() => new IrtRouter({ models: models(), scorer, store: new MemoryStore(), feedbackSink: new MemoryStore() })).toThrow(/either store, or learner/);
+    expect(
+      () =>
+        new IrtRouter({ models: models(), scorer, store: new MemoryStore(), learner: OnlineLearner.forScorer(scorer) }),
+    ).toThrow(ValidationError);
+    expect(
+      () => new IrtRouter({ models: models(), scorer, store: new MemoryStore(), feedbackSink: new MemoryStore() }),
+    ).toThrow(/either store, or learner/);
     expect(() => new IrtRouter({ models: models(), scorer, store: {} as never })).toThrow(/options\.store|store/);
   });
 });

@@ -19,7 +19,8 @@ function setup(options: { task?: string } = {}) {
   return { router, learner, logger };
 }
 
-const decisionOf = (m: { response_metadata: unknown }) => (m.response_metadata as { irtRouter: RouteDecision }).irtRouter;
+const decisionOf = (m: { response_metadata: unknown }) =>
+  (m.response_metadata as { irtRouter: RouteDecision }).irtRouter;
 
 /**
  * The same text under two tasks: gpt-4 is always wrong on "code" and right on "chat", mistral the reverse. Each round
@@ -69,7 +70,9 @@ describe("task hints", () => {
 
   it("rejects a bad hint naming it", async () => {
     const { router } = setup();
-    await expect(router.invoke(QUESTION, { metadata: { irtRouterTask: 42 } })).rejects.toThrow(/metadata\.irtRouterTask/);
+    await expect(router.invoke(QUESTION, { metadata: { irtRouterTask: 42 } })).rejects.toThrow(
+      /metadata\.irtRouterTask/,
+    );
     await expect(router.invoke(QUESTION, { metadata: { irtRouterTask: " " } })).rejects.toBeInstanceOf(ValidationError);
     expect(() => setup({ task: "" })).toThrow(/options\.task/);
   });
@@ -78,12 +81,18 @@ describe("task hints", () => {
 describe("task hints under irtRouterMiddleware", () => {
   it("reads the hint from the agent run's metadata", async () => {
     const middleware = irtRouterMiddleware({
-      models: { "gpt-4": fakeModel().respond(new AIMessage("done")), mistral: fakeModel().respond(new AIMessage("done")) },
+      models: {
+        "gpt-4": fakeModel().respond(new AIMessage("done")),
+        mistral: fakeModel().respond(new AIMessage("done")),
+      },
       scorer: new ToyScorer(),
       logger: quietLogger(),
     });
     const agent = createAgent({ model: fakeModel(), tools: [], middleware: [middleware] });
-    const result = await agent.invoke({ messages: [{ role: "user", content: QUESTION }] }, { metadata: { irtRouterTask: "code" } });
+    const result = await agent.invoke(
+      { messages: [{ role: "user", content: QUESTION }] },
+      { metadata: { irtRouterTask: "code" } },
+    );
     expect((result.irtRouterRoutes as RouteDecision[])[0]!.task).toBe("code");
   });
 });

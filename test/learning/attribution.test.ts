@@ -22,13 +22,19 @@ describe("attributeRun", () => {
   });
 
   it("last: only the final step is credited", () => {
-    const ev = attributeRun({ runId: "r", outcome: 0, steps: steps.map((s) => ({ ...s, toolError: false })), at: 1 }, { mode: "last" });
+    const ev = attributeRun(
+      { runId: "r", outcome: 0, steps: steps.map((s) => ({ ...s, toolError: false })), at: 1 },
+      { mode: "last" },
+    );
     expect(ev.map((e) => e.id)).toEqual(["r:d3"]);
     expect(ev[0]!.y).toBe(0);
   });
 
   it("discounted: weight discount^(n-1-k); tool errors can be ignored", () => {
-    const ev = attributeRun({ runId: "r", outcome: 0.5, steps, at: 1 }, { mode: "discounted", discount: 0.5, toolErrorsAsFailures: false });
+    const ev = attributeRun(
+      { runId: "r", outcome: 0.5, steps, at: 1 },
+      { mode: "discounted", discount: 0.5, toolErrorsAsFailures: false },
+    );
     expect(ev.map((e) => e.weight)).toEqual([0.25, 0.5, 1]);
     expect(ev.every((e) => e.y === 0.5)).toBe(true);
   });
@@ -58,16 +64,25 @@ describe("attributeRun", () => {
       { id: "b", ability: [0, 1] },
     ]);
     const typed = Float32Array.from([0.5, -0.25]);
-    const events = attributeRun({ runId: "r", outcome: 1, steps: [{ decisionId: "d1", model: "a", alpha: typed, beta: 0 }], at: 1 });
+    const events = attributeRun({
+      runId: "r",
+      outcome: 1,
+      steps: [{ decisionId: "d1", model: "a", alpha: typed, beta: 0 }],
+      at: 1,
+    });
     expect(Array.isArray(events[0]!.alpha)).toBe(true);
     expect(events[0]!.alpha).toEqual([0.5, -0.25]);
     for (const e of events) learner.check(e);
     const store = new MemoryStore();
     await store.append(events);
     expect(events.map((e) => learner.observe(e))).toEqual(["applied"]);
-    expect(() => attributeRun({ runId: "r", outcome: 1, steps: [{ decisionId: "d1", model: "a", alpha: Float32Array.from([0.5, NaN]), beta: 0 }] })).toThrow(
-      /run\.steps\.0\.alpha\.1/,
-    );
+    expect(() =>
+      attributeRun({
+        runId: "r",
+        outcome: 1,
+        steps: [{ decisionId: "d1", model: "a", alpha: Float32Array.from([0.5, NaN]), beta: 0 }],
+      }),
+    ).toThrow(/run\.steps\.0\.alpha\.1/);
   });
 
   it("a typed-array alpha in an event is refused by learner.check as the store refuses it, naming the fix", async () => {
@@ -75,7 +90,14 @@ describe("attributeRun", () => {
       { id: "a", ability: [1, 0] },
       { id: "b", ability: [0, 1] },
     ]);
-    const event = { id: "e1", model: "a", alpha: Float32Array.from([0.5, -0.25]) as unknown as number[], beta: 0, y: 1, at: 1 };
+    const event = {
+      id: "e1",
+      model: "a",
+      alpha: Float32Array.from([0.5, -0.25]) as unknown as number[],
+      beta: 0,
+      y: 1,
+      at: 1,
+    };
     expect(() => learner.check(event)).toThrow(FeedbackError);
     expect(() => learner.check(event)).toThrow(/Array\.from\(alpha\)/);
     await expect(new MemoryStore().append([event])).rejects.toThrow(FeedbackError);

@@ -40,14 +40,21 @@ describe("input that used to break things later is refused where it is given, na
   });
 
   it("a router model key of only whitespace is a ValidationError naming options.models", () => {
-    const err = thrownBy(ValidationError, () => new IrtRouter({ models: { "   ": new FakeListChatModel({ responses: ["x"] }) }, scorer: new ToyScorer() }));
+    const err = thrownBy(
+      ValidationError,
+      () => new IrtRouter({ models: { "   ": new FakeListChatModel({ responses: ["x"] }) }, scorer: new ToyScorer() }),
+    );
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.path).toMatch(/^options\.models/);
   });
 
   it("an encoder that returns [] is an EncoderInputError naming options.encoder, not a TypeError", async () => {
     const encoder = { id: "toy-words-2", dim: 2, embed: async () => [] as Float32Array[] };
-    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["x"] }) }, scorer: new ToyScorer(), encoder });
+    const router = new IrtRouter({
+      models: { "gpt-4": new FakeListChatModel({ responses: ["x"] }) },
+      scorer: new ToyScorer(),
+      encoder,
+    });
     const err = await router.invoke([new HumanMessage("hello")]).then(
       () => undefined,
       (e: unknown) => e as EncoderInputError,

@@ -23,12 +23,20 @@ describe("irt-router calibrate arguments", () => {
 
   it("accepts a replay run with defaults", () => {
     const a = parse({ model: "m", budget: "40", replay: "Yi-34B" });
-    expect(a).toMatchObject({ model: "m", budget: 40, probes: "mmlu-pro-29models", strategy: "accuracy", "bank-size": 1000 });
+    expect(a).toMatchObject({
+      model: "m",
+      budget: 40,
+      probes: "mmlu-pro-29models",
+      strategy: "accuracy",
+      "bank-size": 1000,
+    });
   });
 
   it("needs exactly one answer source and a positive budget", () => {
     expect(() => parse({ model: "m", budget: "40" })).toThrow(/exactly one of --replay/);
-    expect(() => parse({ model: "m", budget: "40", replay: "x", endpoint: "http://localhost:8000/v1" })).toThrow(ValidationError);
+    expect(() => parse({ model: "m", budget: "40", replay: "x", endpoint: "http://localhost:8000/v1" })).toThrow(
+      ValidationError,
+    );
     expect(() => parse({ model: "m", budget: "0", replay: "x" })).toThrow(/options\.budget/);
     expect(() => parse({ model: "m", budget: "5", endpoint: "not a url" })).toThrow(/options\.endpoint/);
     expect(() => parse({ model: "m", budget: "5", replay: "x", strategy: "greedy" })).toThrow(/options\.strategy/);

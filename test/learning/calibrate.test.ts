@@ -19,9 +19,23 @@ const known = w.thetas.slice(0, 10).map((t, i) => ({ id: `m${i}`, ability: t }))
 const replay = (m: number) => async (probe: { id: string }) => recorded[m]![Number(probe.id.slice(1))]!;
 const testAccuracy = (m: number) => testItems.reduce((s, i) => s + recorded[m]![i]!, 0) / testItems.length;
 
-async function errorAfter(m: number, budget: number, strategy: "fisher" | "accuracy" | "random", seed: number): Promise<number> {
+async function errorAfter(
+  m: number,
+  budget: number,
+  strategy: "fisher" | "accuracy" | "random",
+  seed: number,
+): Promise<number> {
   const learner = new OnlineLearner(known);
-  await calibrateModel({ learner, modelId: `new${m}`, probes: bank, budget, strategy, seed, targetSd: 0, ask: replay(m) });
+  await calibrateModel({
+    learner,
+    modelId: `new${m}`,
+    probes: bank,
+    budget,
+    strategy,
+    seed,
+    targetSd: 0,
+    ask: replay(m),
+  });
   const post = learner.posterior(`new${m}`);
   const pred = testItems.reduce((s, i) => s + post.predict(alphaOf(w, i), w.betas[i]!), 0) / testItems.length;
   return Math.abs(pred - testAccuracy(m));
@@ -48,7 +62,9 @@ describe("calibrateModel", () => {
     const pred = testItems.reduce((s, i) => s + post.predict(alphaOf(w, i), w.betas[i]!), 0) / testItems.length;
     const fresh = new OnlineLearner(known);
     fresh.addModel("new10");
-    const prior = testItems.reduce((s, i) => s + fresh.posterior("new10").predict(alphaOf(w, i), w.betas[i]!), 0) / testItems.length;
+    const prior =
+      testItems.reduce((s, i) => s + fresh.posterior("new10").predict(alphaOf(w, i), w.betas[i]!), 0) /
+      testItems.length;
     expect(Math.abs(pred - testAccuracy(10))).toBeLessThan(0.08);
     expect(Math.abs(pred - testAccuracy(10))).toBeLessThan(Math.abs(prior - testAccuracy(10)));
     // calibrating again is idempotent on the same probes (event ids dedupe)
@@ -93,7 +109,14 @@ describe("calibrateModel", () => {
 
   it("stops early once the predicted accuracy is pinned down", async () => {
     const learner = new OnlineLearner(known);
-    const r = await calibrateModel({ learner, modelId: "new11", probes: bank, budget: 2000, targetSd: 0.03, ask: replay(11) });
+    const r = await calibrateModel({
+      learner,
+      modelId: "new11",
+      probes: bank,
+      budget: 2000,
+      targetSd: 0.03,
+      ask: replay(11),
+    });
     expect(r.stopReason).toBe("uncertainty");
     expect(r.asked).toBeLessThan(2000);
     expect(r.accuracySd).toBeLessThan(0.03);
@@ -125,18 +148,34 @@ describe("calibrateModel", () => {
   it("rejects a probe bank of another dimension and bad options", async () => {
     const learner = new OnlineLearner(known);
     const other = probeBankFrom("x", [{ id: "a", alpha: [1, 2], beta: 0 }]);
-    await expect(calibrateModel({ learner, modelId: "n", probes: other, budget: 5, ask: async () => 1 })).rejects.toThrow(FeedbackError);
-    await expect(calibrateModel({ learner, modelId: "n", probes: bank, budget: 0, ask: async () => 1 })).rejects.toThrow(/calibrate\.budget/);
+    await expect(
+      calibrateModel({ learner, modelId: "n", probes: other, budget: 5, ask: async () => 1 }),
+    ).rejects.toThrow(FeedbackError);
+    await expect(
+      calibrateModel({ learner, modelId: "n", probes: bank, budget: 0, ask: async () => 1 }),
+    ).rejects.toThrow(/calibrate\.budget/);
   });
 
   it("names the missing or wrong argument instead of failing with a TypeError", async () => {
     const learner = new OnlineLearner(known);
     const pathOf = async (args: unknown) => (await rejectedWith(ValidationError, calibrateModel(args as never))).path;
     expect(await pathOf({ learner, modelId: "n", budget: 5, ask: async () => 1 })).toBe("calibrate.probes");
-    expect(await pathOf({ learner, modelId: "n", probes: { ...bank, alphas: Array.from(bank.alphas) }, budget: 5, ask: async () => 1 })).toBe("calibrate.probes.alphas");
+    expect(
+      await pathOf({
+        learner,
+        modelId: "n",
+        probes: { ...bank, alphas: Array.from(bank.alphas) },
+        budget: 5,
+        ask: async () => 1,
+      }),
+    ).toBe("calibrate.probes.alphas");
     expect(await pathOf({ learner, modelId: "n", probes: bank, budget: 5 })).toBe("calibrate.ask");
-    expect(await pathOf({ learner: {}, modelId: "n", probes: bank, budget: 5, ask: async () => 1 })).toBe("calibrate.learner");
-    expect(await pathOf({ learner, modelId: "n", probes: bank, budget: 5, ask: async () => 1, onEvent: "journal" })).toBe("calibrate.onEvent");
+    expect(await pathOf({ learner: {}, modelId: "n", probes: bank, budget: 5, ask: async () => 1 })).toBe(
+      "calibrate.learner",
+    );
+    expect(
+      await pathOf({ learner, modelId: "n", probes: bank, budget: 5, ask: async () => 1, onEvent: "journal" }),
+    ).toBe("calibrate.onEvent");
     expect(await pathOf(undefined)).toBe("calibrate");
     expect(learner.has("n")).toBe(false);
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { fitKnownPriorOnTraining, fitKnownScale, OnlineLearner, populationPrior, seededRng, type WorkloadGroup } from "../../src/learning/index.js";
+import {
+  fitKnownPriorOnTraining,
+  fitKnownScale,
+  OnlineLearner,
+  populationPrior,
+  seededRng,
+  type WorkloadGroup,
+} from "../../src/learning/index.js";
 import { cholesky } from "../../src/learning/linalg.js";
 import { makeWorld, trueP } from "./synthetic.js";
 
@@ -36,7 +43,13 @@ describe("fitKnownScale (empirical Bayes over workloads)", () => {
   it("recovers the scale of simulated workload shifts", () => {
     for (const sTrue of [0.05, 0.3]) {
       const { w, population, groups } = shiftedWorkloads(3, sTrue);
-      const fit = fitKnownScale({ dim: w.d, alphas: w.alphas, betas: w.betas, covariance: population.covariance, groups });
+      const fit = fitKnownScale({
+        dim: w.d,
+        alphas: w.alphas,
+        betas: w.betas,
+        covariance: population.covariance,
+        groups,
+      });
       expect(fit.atBoundary).toBe(false);
       expect(fit.scale).toBeGreaterThan(sTrue * 0.7);
       expect(fit.scale).toBeLessThan(sTrue * 1.4);
@@ -55,8 +68,20 @@ describe("fitKnownScale (empirical Bayes over workloads)", () => {
   it("ends at the low end of the range when abilities do not shift", () => {
     const none = shiftedWorkloads(5, 0);
     const some = shiftedWorkloads(5, 0.3);
-    const fitNone = fitKnownScale({ dim: 4, alphas: none.w.alphas, betas: none.w.betas, covariance: none.population.covariance, groups: none.groups });
-    const fitSome = fitKnownScale({ dim: 4, alphas: some.w.alphas, betas: some.w.betas, covariance: some.population.covariance, groups: some.groups });
+    const fitNone = fitKnownScale({
+      dim: 4,
+      alphas: none.w.alphas,
+      betas: none.w.betas,
+      covariance: none.population.covariance,
+      groups: none.groups,
+    });
+    const fitSome = fitKnownScale({
+      dim: 4,
+      alphas: some.w.alphas,
+      betas: some.w.betas,
+      covariance: some.population.covariance,
+      groups: some.groups,
+    });
     expect(fitNone.atBoundary).toBe(true); // the evidence keeps rising toward s = 0: the range's low end
     expect(fitNone.scale).toBeCloseTo(1e-3, 9);
     expect(fitSome.scale).toBeGreaterThan(10 * fitNone.scale);
@@ -66,13 +91,23 @@ describe("fitKnownScale (empirical Bayes over workloads)", () => {
     const { w, population, groups } = shiftedWorkloads(1, 0.1);
     const base = { dim: 4, alphas: w.alphas, betas: w.betas, covariance: population.covariance };
     expect(() => fitKnownScale({ ...base, groups: [] })).toThrow(/no workload groups/);
-    expect(() => fitKnownScale({ ...base, groups: [{ ...groups[0]!, y: [1] }] })).toThrow(/group 0 has 150 items but 1 labels/);
+    expect(() => fitKnownScale({ ...base, groups: [{ ...groups[0]!, y: [1] }] })).toThrow(
+      /group 0 has 150 items but 1 labels/,
+    );
     expect(() => fitKnownScale({ ...base, groups, range: [1, 0.1] })).toThrow(/range/);
-    expect(() => fitKnownScale({ ...base, covariance: [1, 0, 0, 1], groups })).toThrow(/covariance has 4 entries, expected 16/);
+    expect(() => fitKnownScale({ ...base, covariance: [1, 0, 0, 1], groups })).toThrow(
+      /covariance has 4 entries, expected 16/,
+    );
     const g0 = groups[0]!;
-    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, items: [w.n, ...Array.from(g0.items).slice(1)] }] })).toThrow(new RegExp(`group 0 item 0 is ${w.n}, expected an integer in \\[0, ${w.n}\\)`));
-    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, y: [1.5, ...Array.from(g0.y).slice(1)] }] })).toThrow(/group 0 label 0 is 1.5, expected a number in \[0, 1\]/);
-    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, ability: [Number.NaN, 0, 0, 0] }] })).toThrow(/ability\[0\] is not finite/);
+    expect(() =>
+      fitKnownScale({ ...base, groups: [{ ...g0, items: [w.n, ...Array.from(g0.items).slice(1)] }] }),
+    ).toThrow(new RegExp(`group 0 item 0 is ${w.n}, expected an integer in \\[0, ${w.n}\\)`));
+    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, y: [1.5, ...Array.from(g0.y).slice(1)] }] })).toThrow(
+      /group 0 label 0 is 1.5, expected a number in \[0, 1\]/,
+    );
+    expect(() => fitKnownScale({ ...base, groups: [{ ...g0, ability: [Number.NaN, 0, 0, 0] }] })).toThrow(
+      /ability\[0\] is not finite/,
+    );
   });
 });
 
@@ -103,7 +138,11 @@ describe("fitKnownPriorOnTraining", () => {
     expect(rec!.scale).toBeLessThan(0.4);
     expect(fitKnownPriorOnTraining({ ...args, groupOf: () => undefined })).toBeUndefined();
     // A model without an ability row (not in the catalog) is left out of the groups.
-    const without = fitKnownPriorOnTraining({ ...args, abilities: [undefined, ...abilities.slice(1)], groupOf: (i) => (i < 600 ? `c${Math.floor(i / 150)}` : undefined) });
+    const without = fitKnownPriorOnTraining({
+      ...args,
+      abilities: [undefined, ...abilities.slice(1)],
+      groupOf: (i) => (i < 600 ? `c${Math.floor(i / 150)}` : undefined),
+    });
     expect(without?.groups).toBe(4 * (nModels - 1));
     expect(without?.labels).toBe(600 * (nModels - 1));
   });
@@ -119,7 +158,9 @@ describe("OnlineLearner.forScorer", () => {
     const direct = new OnlineLearner(models, { knownScale: 0.4 });
     expect(logitVar(fitted)).toBeCloseTo(logitVar(direct), 12);
     expect(logitVar(fitted)).toBeCloseTo(8 * logitVar(OnlineLearner.forScorer({ models })), 10); // default 0.05
-    expect(logitVar(OnlineLearner.forScorer({ models, knownPrior: { scale: 0.4, shrinkage: 0.2 } }, { knownScale: 0.1 }))).toBeCloseTo(logitVar(fitted) / 4, 10);
+    expect(
+      logitVar(OnlineLearner.forScorer({ models, knownPrior: { scale: 0.4, shrinkage: 0.2 } }, { knownScale: 0.1 })),
+    ).toBeCloseTo(logitVar(fitted) / 4, 10);
     // the same options restore a learner so that models added later start at the fitted prior
     const options = OnlineLearner.optionsForScorer({ knownPrior: { scale: 0.4, shrinkage: 0.2 } }, { explore: "ucb" });
     expect(options).toEqual({ knownScale: 0.4, shrinkage: 0.2, explore: "ucb" });

@@ -13,7 +13,14 @@ function outcomes(model: string, theta: ArrayLike<number>, n: number, seed: numb
   const rng = seededRng(seed);
   return Array.from({ length: n }, (_, e) => {
     const i = Math.floor(rng.next() * 1500);
-    return { id: `${prefix}${e}`, model, alpha: Array.from(alphaOf(w, i)), beta: w.betas[i]!, y: rng.next() < trueP(w, theta, i) ? 1 : 0, at: e };
+    return {
+      id: `${prefix}${e}`,
+      model,
+      alpha: Array.from(alphaOf(w, i)),
+      beta: w.betas[i]!,
+      y: rng.next() < trueP(w, theta, i) ? 1 : 0,
+      at: e,
+    };
   });
 }
 
@@ -49,7 +56,9 @@ describe("OnlineLearner: order-insensitivity", () => {
     const truth = trueAccuracy(w, w.thetas[10]!, test);
     const fresh = new OnlineLearner(known, { unknownModels: "add" });
     fresh.addModel("new");
-    expect(Math.abs(predictedAccuracy(a, "new") - truth)).toBeLessThan(Math.abs(predictedAccuracy(fresh, "new") - truth));
+    expect(Math.abs(predictedAccuracy(a, "new") - truth)).toBeLessThan(
+      Math.abs(predictedAccuracy(fresh, "new") - truth),
+    );
   });
 });
 
@@ -163,11 +172,15 @@ describe("OnlineLearner: scoring, exploration, state", () => {
     const scores = l.score(item, l.models(), "none");
     const best = scores.reduce((a, b) => (b.p > a.p ? b : a));
     expect(l.choose(item, l.models(), "none")).toBe(best.model);
-    expect(scores.find((s) => s.model === "new")!.logitSd).toBeGreaterThan(scores.find((s) => s.model === "m0")!.logitSd);
+    expect(scores.find((s) => s.model === "new")!.logitSd).toBeGreaterThan(
+      scores.find((s) => s.model === "m0")!.logitSd,
+    );
     const picks = (seed: number) => {
       const t = new OnlineLearner(known, { unknownModels: "add", seed });
       t.addModel("new");
-      return Array.from({ length: 200 }, (_, i) => t.choose({ alpha: alphaOf(w, i), beta: w.betas[i]! }, t.models(), "thompson"));
+      return Array.from({ length: 200 }, (_, i) =>
+        t.choose({ alpha: alphaOf(w, i), beta: w.betas[i]! }, t.models(), "thompson"),
+      );
     };
     const a = picks(5);
     expect(picks(5)).toEqual(a);
@@ -179,9 +192,14 @@ describe("OnlineLearner: scoring, exploration, state", () => {
     const l = new OnlineLearner(known, { unknownModels: "add", forgetting: { halfLifeEvents: 50 } });
     for (const e of outcomes("new", w.thetas[11]!, 120, 8)) l.observe(e);
     l.removeModel("m3");
-    const back = OnlineLearner.fromState(JSON.parse(JSON.stringify(l.exportState())), { unknownModels: "add", forgetting: { halfLifeEvents: 50 } });
+    const back = OnlineLearner.fromState(JSON.parse(JSON.stringify(l.exportState())), {
+      unknownModels: "add",
+      forgetting: { halfLifeEvents: 50 },
+    });
     expect(predictedAccuracy(back, "new")).toBeCloseTo(predictedAccuracy(l, "new"), 10);
     expect(back.observe({ ...outcomes("new", w.thetas[11]!, 1, 8)[0]! })).toBe("duplicate");
-    expect(back.observe({ id: "q", model: "m3", alpha: Array.from(alphaOf(w, 0)), beta: 0, y: 1, at: 0 })).toBe("removed-model");
+    expect(back.observe({ id: "q", model: "m3", alpha: Array.from(alphaOf(w, 0)), beta: 0, y: 1, at: 0 })).toBe(
+      "removed-model",
+    );
   });
 });

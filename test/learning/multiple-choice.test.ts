@@ -7,7 +7,11 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
-import { answerKeys, multipleChoiceProbes, MULTIPLE_CHOICE_INSTRUCTION } from "../../adapters/learning/multiple-choice.js";
+import {
+  answerKeys,
+  multipleChoiceProbes,
+  MULTIPLE_CHOICE_INSTRUCTION,
+} from "../../adapters/learning/multiple-choice.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { labelOf } from "../../src/data/csr.js";
 import { ValidationError } from "../../src/errors.js";
@@ -26,7 +30,8 @@ import { toyScorerParts } from "../scorer/helpers.js";
 const ENC = { id: "multiple-choice-test-encoder@1", dim: 8 };
 const encoder: QueryEncoder = {
   ...ENC,
-  embed: async (texts) => texts.map((t) => Float32Array.from({ length: ENC.dim }, (_, k) => Math.sin(t.length * 0.37 + k))),
+  embed: async (texts) =>
+    texts.map((t) => Float32Array.from({ length: ENC.dim }, (_, k) => Math.sin(t.length * 0.37 + k))),
 };
 const { weights, catalog } = toyScorerParts(11, ["m0", "m1"]);
 const scorer = new IrtMoeScorer({ weights, catalog, encoderInfo: ENC, temperature: 1, encoder });
@@ -68,7 +73,12 @@ describe("multipleChoiceProbes: a ready probe set from the data root's MMLU-Pro"
     const { probes, prompt, grade } = await multipleChoiceProbes(scorer, { size: 20, cacheDir });
     expect(probes.dataset).toBe("mmlu-pro-29models");
     expect(probes.ids).toHaveLength(20);
-    const probe = { id: probes.ids[0]!, index: 0, alpha: probes.alphas.subarray(0, probes.dim), beta: probes.betas[0]! };
+    const probe = {
+      id: probes.ids[0]!,
+      index: 0,
+      alpha: probes.alphas.subarray(0, probes.dim),
+      beta: probes.betas[0]!,
+    };
     const item = ds.items.find((it) => it.id === probe.id)!;
     const question = prompt(probe);
     expect(question).toBe(`${item.text}\n\n${MULTIPLE_CHOICE_INSTRUCTION}`);
@@ -76,17 +86,35 @@ describe("multipleChoiceProbes: a ready probe set from the data root's MMLU-Pro"
     const correct = labelOf(ds, ds.items.indexOf(item), ds.models.indexOf(REPLAYED));
     expect(grade(`The answer is (${predicted.get(probe.id)})`, probe)).toBe(correct);
     expect(grade("I am not sure.", probe)).toBe(0);
-    expect(() => prompt({ ...probe, id: "not-in-the-bank" })).toThrow(/not an item of this mmlu-pro-29models probe bank/);
+    expect(() => prompt({ ...probe, id: "not-in-the-bank" })).toThrow(
+      /not an item of this mmlu-pro-29models probe bank/,
+    );
   });
 
   it("router.calibrate(id, { budget, ...probes }) calibrates a replayed model; each grade is its recorded correctness", async () => {
     const learner = OnlineLearner.forScorer(scorer);
     const store = new MemoryStore();
-    const router = new IrtRouter({ models: { "my-llama": new ReplayModel(), m0: new ReplayModel() }, scorer, learner, feedbackSink: store, logger: quietLogger() });
-    const result = await router.calibrate("my-llama", { budget: 8, targetSd: 0, ...(await multipleChoiceProbes(scorer, { size: 20, cacheDir })) });
+    const router = new IrtRouter({
+      models: { "my-llama": new ReplayModel(), m0: new ReplayModel() },
+      scorer,
+      learner,
+      feedbackSink: store,
+      logger: quietLogger(),
+    });
+    const result = await router.calibrate("my-llama", {
+      budget: 8,
+      targetSd: 0,
+      ...(await multipleChoiceProbes(scorer, { size: 20, cacheDir })),
+    });
     expect(result.asked).toBe(8);
     expect(result.failures).toBe(0);
-    const recorded = result.answers.map((a) => labelOf(ds, ds.items.findIndex((it) => it.id === a.probeId), ds.models.indexOf(REPLAYED)));
+    const recorded = result.answers.map((a) =>
+      labelOf(
+        ds,
+        ds.items.findIndex((it) => it.id === a.probeId),
+        ds.models.indexOf(REPLAYED),
+      ),
+    );
     expect(result.answers.map((a) => a.y)).toEqual(recorded);
     expect((await store.load()).events.map((e) => e.model)).toEqual(Array(8).fill("my-llama"));
     expect(learner.posterior("my-llama").evidence).toBeGreaterThan(0);
@@ -102,7 +130,9 @@ describe("answer keys come from each item's meta.answer", () => {
     expect(answerKeys(ds)).toEqual(new Map(table.records.map((r) => [r.fields[idCol]!, r.fields[answerCol]!])));
     expect(ds.items.find((it) => it.id === "70")!.meta).toEqual({ src: "ori_mmlu-business_ethics", answer: "I" });
     // the hash the shipped scorer was trained on: embedding caches and probe banks keyed by it stay valid
-    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "pretrained", "manifest.json"), "utf8")) as {
+    const manifest = JSON.parse(
+      readFileSync(join(import.meta.dirname, "..", "..", "pretrained", "manifest.json"), "utf8"),
+    ) as {
       training: { datasets: { name: string; sha256: string }[] };
     };
     expect(ds.source.sha256).toBe(manifest.training.datasets.find((d) => d.name === "mmlu-pro-29models")!.sha256);
@@ -116,25 +146,52 @@ describe("answer keys come from each item's meta.answer", () => {
         ["q2", "How many legs has a spider?\nA. Six\nB. Eight", "b"],
         ["q3", "Is water wet?\nA. Yes\nB. No", ""], // no key: not a probe
       ];
-      writeFileSync(join(dir, "items.csv"), ["item_id,text,answer", ...questions.map(([id, text, key]) => `${id},"${text}",${key}`)].join("\n") + "\n");
-      writeFileSync(join(dir, "labels.csv"), "item_id,model,correct\nq1,m0,1\nq2,m0,0\nq3,m0,1\nq1,m1,0\nq2,m1,1\nq3,m1,1\n");
+      writeFileSync(
+        join(dir, "items.csv"),
+        ["item_id,text,answer", ...questions.map(([id, text, key]) => `${id},"${text}",${key}`)].join("\n") + "\n",
+      );
+      writeFileSync(
+        join(dir, "labels.csv"),
+        "item_id,model,correct\nq1,m0,1\nq2,m0,0\nq3,m0,1\nq1,m1,0\nq2,m1,1\nq3,m1,1\n",
+      );
       const own = await loadDataset(dir);
-      expect(answerKeys(own)).toEqual(new Map([["q1", "A"], ["q2", "B"]]));
+      expect(answerKeys(own)).toEqual(
+        new Map([
+          ["q1", "A"],
+          ["q2", "B"],
+        ]),
+      );
       const { probes, prompt, grade } = await multipleChoiceProbes(scorer, { dataset: dir, size: 10, cacheDir });
       expect([...probes.ids].sort()).toEqual(["q1", "q2"]);
       const probe = (id: string) => {
         const index = probes.ids.indexOf(id);
-        return { id, index, alpha: probes.alphas.subarray(index * probes.dim, (index + 1) * probes.dim), beta: probes.betas[index]! };
+        return {
+          id,
+          index,
+          alpha: probes.alphas.subarray(index * probes.dim, (index + 1) * probes.dim),
+          beta: probes.betas[index]!,
+        };
       };
       expect(prompt(probe("q2"))).toBe(`${own.items[1]!.text}\n\n${MULTIPLE_CHOICE_INSTRUCTION}`);
-      expect([grade("The answer is (A)", probe("q1")), grade("The answer is (A)", probe("q2")), grade("The answer is (B)", probe("q2"))]).toEqual([1, 0, 1]);
+      expect([
+        grade("The answer is (A)", probe("q1")),
+        grade("The answer is (A)", probe("q2")),
+        grade("The answer is (B)", probe("q2")),
+      ]).toEqual([1, 0, 1]);
 
       // without keys, or with a key that is not a letter: a ValidationError naming the option
       writeFileSync(join(dir, "items.csv"), "item_id,text\nq1,What?\nq2,Which?\nq3,Who?\n");
-      const none = thrownBy(ValidationError, () => answerKeys({ ...own, items: own.items.map(({ id, text }) => ({ id, text })) }));
+      const none = thrownBy(ValidationError, () =>
+        answerKeys({ ...own, items: own.items.map(({ id, text }) => ({ id, text })) }),
+      );
       expect(none).toMatchObject({ path: "options.dataset", message: expect.stringMatching(/has no answer keys/) });
-      await expect(multipleChoiceProbes(scorer, { dataset: dir, cacheDir })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "options.dataset" });
-      const numeric = thrownBy(ValidationError, () => answerKeys({ ...own, items: [{ id: "q9", text: "2 + 2?", meta: { answer: "4" } }] }));
+      await expect(multipleChoiceProbes(scorer, { dataset: dir, cacheDir })).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+        path: "options.dataset",
+      });
+      const numeric = thrownBy(ValidationError, () =>
+        answerKeys({ ...own, items: [{ id: "q9", text: "2 + 2?", meta: { answer: "4" } }] }),
+      );
       expect(numeric).toMatchObject({ path: "options.dataset", details: { item: "q9", answer: "4" } });
     } finally {
       rmSync(dir, { recursive: true, force: true });

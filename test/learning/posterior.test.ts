@@ -55,9 +55,11 @@ describe("AbilityPosterior", () => {
     for (const mode of ["full", "diagonal"] as const) {
       const post = new AbilityPosterior({ mean: new Float64Array(8), covariance: eye(8, 2) }, { mode });
       const rng = seededRng(5);
-      for (let i = 0; i < 3000; i++) post.update(alphaOf(w, i), w.betas[i]!, rng.next() < trueP(w, w.thetas[0]!, i) ? 1 : 0);
+      for (let i = 0; i < 3000; i++)
+        post.update(alphaOf(w, i), w.betas[i]!, rng.next() < trueP(w, w.thetas[0]!, i) ? 1 : 0);
       let err = 0;
-      for (let i = 3000; i < 4000; i++) err += Math.abs(post.predict(alphaOf(w, i), w.betas[i]!) - trueP(w, w.thetas[0]!, i));
+      for (let i = 3000; i < 4000; i++)
+        err += Math.abs(post.predict(alphaOf(w, i), w.betas[i]!) - trueP(w, w.thetas[0]!, i));
       expect(err / 1000).toBeLessThan(mode === "full" ? 0.05 : 0.08);
     }
   });

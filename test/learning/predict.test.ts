@@ -22,7 +22,11 @@ function probesOf(theta: ArrayLike<number>, count: number, seed: number) {
 
 describe("predictAccuracy", () => {
   it("is the plain mean p at the pretrained ability when the posterior is (nearly) degenerate, with an interval shrunk onto it", () => {
-    const [p] = predictAccuracy({ scorer: { models, knownPrior: { scale: 1e-9, shrinkage: 0.2 } }, items: targetItems, models: ["m2"] });
+    const [p] = predictAccuracy({
+      scorer: { models, knownPrior: { scale: 1e-9, shrinkage: 0.2 } },
+      items: targetItems,
+      models: ["m2"],
+    });
     const exact = trueAccuracy(world, world.thetas[2]!, target);
     expect(p!.known).toBe(true);
     expect(p!.accuracy).toBeCloseTo(exact, 6);
@@ -33,7 +37,11 @@ describe("predictAccuracy", () => {
 
   it("widens with the known-model prior's scale (the ability's uncertainty reaches the interval)", () => {
     const width = (scale: number) => {
-      const [p] = predictAccuracy({ scorer: { models, knownPrior: { scale, shrinkage: 0.2 } }, items: targetItems, models: ["m0"] });
+      const [p] = predictAccuracy({
+        scorer: { models, knownPrior: { scale, shrinkage: 0.2 } },
+        items: targetItems,
+        models: ["m0"],
+      });
       return p!.interval[1] - p!.interval[0];
     };
     expect(width(0.5)).toBeGreaterThan(2 * width(0.02));
@@ -43,7 +51,12 @@ describe("predictAccuracy", () => {
     const theta = Float64Array.from([1.5, -0.5, 0.8]);
     const truth = trueAccuracy(world, theta, target);
     const run = (n: number) =>
-      predictAccuracy({ scorer: { models }, items: targetItems, models: [{ id: "newcomer", probes: probesOf(theta, n, 3) }], seed: 1 })[0]!;
+      predictAccuracy({
+        scorer: { models },
+        items: targetItems,
+        models: [{ id: "newcomer", probes: probesOf(theta, n, 3) }],
+        seed: 1,
+      })[0]!;
     const few = run(5);
     const many = run(150);
     expect(few.known).toBe(false);
@@ -54,8 +67,16 @@ describe("predictAccuracy", () => {
   });
 
   it("counts a probed target item with its observed outcome", () => {
-    const base = predictAccuracy({ scorer: { models }, items: targetItems, models: [{ id: "m1", probes: [{ alpha: alphaOf(world, 0), beta: world.betas[0]!, y: 1 }] }] })[0]!;
-    const counted = predictAccuracy({ scorer: { models }, items: targetItems, models: [{ id: "m1", probes: [{ alpha: alphaOf(world, 0), beta: world.betas[0]!, y: 1, item: 0 }] }] })[0]!;
+    const base = predictAccuracy({
+      scorer: { models },
+      items: targetItems,
+      models: [{ id: "m1", probes: [{ alpha: alphaOf(world, 0), beta: world.betas[0]!, y: 1 }] }],
+    })[0]!;
+    const counted = predictAccuracy({
+      scorer: { models },
+      items: targetItems,
+      models: [{ id: "m1", probes: [{ alpha: alphaOf(world, 0), beta: world.betas[0]!, y: 1, item: 0 }] }],
+    })[0]!;
     expect(counted.accuracy).toBeGreaterThan(base.accuracy);
     expect(counted.accuracy - base.accuracy).toBeLessThanOrEqual(1 / 200 + 1e-12);
   });
@@ -79,13 +100,31 @@ describe("predictAccuracy", () => {
   });
 
   it("validates its arguments, naming the field", () => {
-    expect(() => predictAccuracy({ scorer: { models }, items: { dim: 2, alphas: world.alphas, betas: world.betas }, models: ["m0"] })).toThrow(ValidationError);
+    expect(() =>
+      predictAccuracy({
+        scorer: { models },
+        items: { dim: 2, alphas: world.alphas, betas: world.betas },
+        models: ["m0"],
+      }),
+    ).toThrow(ValidationError);
     expect(() => predictAccuracy({ scorer: { models }, items, models: [] })).toThrow(/predictAccuracy\.models/);
     expect(() => predictAccuracy({ scorer: { models }, items, models: ["m0", "m0"] })).toThrow(/listed twice/);
-    expect(() => predictAccuracy({ scorer: { models }, items, models: [{ id: "m0", probes: [{ alpha: [1, 0, 0], beta: 0, y: 2 }] }] })).toThrow(
-      /predictAccuracy\.models\.0\.probes\.0\.y/,
+    expect(() =>
+      predictAccuracy({
+        scorer: { models },
+        items,
+        models: [{ id: "m0", probes: [{ alpha: [1, 0, 0], beta: 0, y: 2 }] }],
+      }),
+    ).toThrow(/predictAccuracy\.models\.0\.probes\.0\.y/);
+    expect(() =>
+      predictAccuracy({
+        scorer: { models },
+        items,
+        models: [{ id: "m0", probes: [{ alpha: [1, 0], beta: 0, y: 1 }] }],
+      }),
+    ).toThrow(/alpha of length 2/);
+    expect(() => predictAccuracy({ scorer: { models }, items, models: ["m0"], level: 1 })).toThrow(
+      /predictAccuracy\.level/,
     );
-    expect(() => predictAccuracy({ scorer: { models }, items, models: [{ id: "m0", probes: [{ alpha: [1, 0], beta: 0, y: 1 }] }] })).toThrow(/alpha of length 2/);
-    expect(() => predictAccuracy({ scorer: { models }, items, models: ["m0"], level: 1 })).toThrow(/predictAccuracy\.level/);
   });
 });

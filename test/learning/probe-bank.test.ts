@@ -14,7 +14,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const ENC = { id: "probe-bank-test-encoder@1", dim: 8 };
 const encoder: QueryEncoder = {
   ...ENC,
-  embed: async (texts) => texts.map((t) => Float32Array.from({ length: ENC.dim }, (_, k) => Math.sin(t.length * 0.37 + k))),
+  embed: async (texts) =>
+    texts.map((t) => Float32Array.from({ length: ENC.dim }, (_, k) => Math.sin(t.length * 0.37 + k))),
 };
 
 function scorer(seed: number, temperature = 1): IrtMoeScorer {
@@ -26,7 +27,10 @@ const SECRET = "SECRET-ITEM-TEXT";
 const ds: CorrectnessDataset = {
   name: "toy probes",
   models: ["m0", "m1"],
-  items: Array.from({ length: 12 }, (_, i) => ({ id: `q${i}`, text: `${SECRET} number ${"x".repeat(i)} answer ANSWER-${i}` })),
+  items: Array.from({ length: 12 }, (_, i) => ({
+    id: `q${i}`,
+    text: `${SECRET} number ${"x".repeat(i)} answer ANSWER-${i}`,
+  })),
   labels: { offsets: new Int32Array(13), model: new Int32Array(0), y: new Float32Array(0) },
   source: { dir: "/nowhere", files: [], sha256: "toy-sha-1" },
 };
@@ -81,7 +85,14 @@ describe("buildProbeBank cache", () => {
     ["truncated betas", (c: any) => ({ ...c, betas: c.betas.slice(0, 2) })],
     ["non-numeric alphas", (c: any) => ({ ...c, alphas: c.alphas.map(() => "oops") })],
     ["null betas", (c: any) => ({ ...c, betas: c.betas.map(() => null) })],
-    ["another dim", (c: any) => ({ ...c, dim: c.dim * 2 + 1, alphas: [...c.alphas, ...c.alphas, ...c.alphas.slice(0, c.ids.length)] })],
+    [
+      "another dim",
+      (c: any) => ({
+        ...c,
+        dim: c.dim * 2 + 1,
+        alphas: [...c.alphas, ...c.alphas, ...c.alphas.slice(0, c.ids.length)],
+      }),
+    ],
     ["other ids", (c: any) => ({ ...c, ids: c.ids.map((id: string) => `${id}x`) })],
     ["truncated JSON", (c: any) => JSON.stringify(c).slice(0, 100)],
   ])("rebuilds a cache file with %s instead of using it", async (_label, corrupt) => {
@@ -107,7 +118,11 @@ describe("buildProbeBank cache", () => {
     writeFileSync(blocker, "x");
     const warnings: string[] = [];
     const s = scorer(6);
-    const r = await buildProbeBank(s, ds, { cacheDir: join(blocker, "banks"), size: 5, onWarning: (m) => warnings.push(m) });
+    const r = await buildProbeBank(s, ds, {
+      cacheDir: join(blocker, "banks"),
+      size: 5,
+      onWarning: (m) => warnings.push(m),
+    });
     expect(r.fromCache).toBe(false);
     expect(r.bank.ids).toHaveLength(5);
     expect(r.bank.ids).toEqual((await buildProbeBank(s, ds, { cacheDir: join(root, "writable"), size: 5 })).bank.ids);

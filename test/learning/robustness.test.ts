@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { FeedbackError, IrtRouterError, ValidationError } from "../../src/errors.js";
-import { calibrateModel, OnlineLearner, probeBankFrom, type FeedbackEvent, type LearnerState } from "../../src/learning/index.js";
+import {
+  calibrateModel,
+  OnlineLearner,
+  probeBankFrom,
+  type FeedbackEvent,
+  type LearnerState,
+} from "../../src/learning/index.js";
 const MAX_ITEM_PARAMETER = 1e6;
 const WIDE = { itemBounds: { alphaNorm: MAX_ITEM_PARAMETER, beta: MAX_ITEM_PARAMETER } } as const;
 import { AbilityPosterior } from "../../src/learning/posterior.js";
@@ -15,7 +21,15 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 function ev(i: number, patch: Partial<FeedbackEvent> = {}): FeedbackEvent {
-  return { id: `e${i}`, model: "a", alpha: [Math.sin(i), Math.cos(i), 0.3, -0.2], beta: 0.1 * (i % 5) - 0.2, y: i % 3 === 0 ? 0 : 1, at: 1_700_000_000_000 + i * 1000, ...patch };
+  return {
+    id: `e${i}`,
+    model: "a",
+    alpha: [Math.sin(i), Math.cos(i), 0.3, -0.2],
+    beta: 0.1 * (i % 5) - 0.2,
+    y: i % 3 === 0 ? 0 : 1,
+    at: 1_700_000_000_000 + i * 1000,
+    ...patch,
+  };
 }
 
 function expectSamePosterior(x: AbilityPosterior, y: AbilityPosterior, tol: number): void {
@@ -78,7 +92,9 @@ describe("forgetting underflow", () => {
     p.dataEta = p.dataEta.map(() => 1e-310);
     const l = OnlineLearner.fromState(state, opts);
     const before = JSON.stringify(l.exportState());
-    const err = thrownBy(FeedbackError, () => l.observe(ev(2, { at: 10 * HOUR, alpha: [MAX_ITEM_PARAMETER, 0, 0, 0] })));
+    const err = thrownBy(FeedbackError, () =>
+      l.observe(ev(2, { at: 10 * HOUR, alpha: [MAX_ITEM_PARAMETER, 0, 0, 0] })),
+    );
     expect(err).toBeInstanceOf(FeedbackError);
     expect(err.path).toBe("event");
     expect(err.message).toMatch(/"e2".*non-finite.*not applied/);
@@ -123,10 +139,13 @@ describe("item-parameter bound and non-finite guard", () => {
   });
 
   it("choose() never picks a candidate whose score is NaN, and says so when all are", () => {
-    const l = new OnlineLearner([
-      { id: "hot", ability: [2, 2, 2, 2] },
-      { id: "zero", ability: [0, 0, 0, 0] },
-    ], { explore: "none" });
+    const l = new OnlineLearner(
+      [
+        { id: "hot", ability: [2, 2, 2, 2] },
+        { id: "zero", ability: [0, 0, 0, 0] },
+      ],
+      { explore: "none" },
+    );
     const item = { alpha: [1e308, 1e308, 1e308, 1e308], beta: 0 };
     const scores = l.score(item, ["hot", "zero"]);
     expect(Number.isNaN(scores[0]!.score)).toBe(true);
@@ -161,14 +180,25 @@ describe("ids, model names and state", () => {
 
   it("fromState rejects malformed state with a ValidationError naming the field", () => {
     const good = JSON.parse(JSON.stringify(new OnlineLearner(known).exportState())) as LearnerState;
-    const other = JSON.parse(JSON.stringify(new OnlineLearner([{ id: "x", ability: [1, 2, 3] }, { id: "y", ability: [0, 1, 0] }]).exportState())) as LearnerState;
+    const other = JSON.parse(
+      JSON.stringify(
+        new OnlineLearner([
+          { id: "x", ability: [1, 2, 3] },
+          { id: "y", ability: [0, 1, 0] },
+        ]).exportState(),
+      ),
+    ) as LearnerState;
     const cases: [string, (s: Record<string, any>) => unknown, string][] = [
       ["not an object", () => null, "state"],
       ["version", (s) => ((s.version = 2), s), "state.version"],
       ["dim not matching", (s) => ((s.dim = 5), s), "state.population.mean"],
       ["a posterior of another dim", (s) => ((s.models.b = other.models.x), s), "state.models.b.posterior.dim"],
       ["dim as string", (s) => ((s.dim = "4"), s), "state.dim"],
-      ["non-finite number", (s) => ((s.models.a.posterior.dataEta[2] = "NaN"), s), "state.models.a.posterior.dataEta.2"],
+      [
+        "non-finite number",
+        (s) => ((s.models.a.posterior.dataEta[2] = "NaN"), s),
+        "state.models.a.posterior.dataEta.2",
+      ],
       ["short array", (s) => (s.models.c.posterior.priorMean.pop(), s), "state.models.c.posterior.priorMean"],
       ["models missing", (s) => (delete s.models, s), "state.models"],
       ["pendingDecay", (s) => ((s.models.a.pendingDecay = 2), s), "state.models.a.pendingDecay"],
@@ -177,7 +207,9 @@ describe("ids, model names and state", () => {
       ["removed", (s) => ((s.removed = "b"), s), "state.removed"],
     ];
     for (const [name, mutate, path] of cases) {
-      const err = thrownBy(ValidationError, () => OnlineLearner.fromState(mutate(structuredClone(good) as Record<string, any>)));
+      const err = thrownBy(ValidationError, () =>
+        OnlineLearner.fromState(mutate(structuredClone(good) as Record<string, any>)),
+      );
       expect(err, name).toBeInstanceOf(ValidationError);
       expect(err.path, name).toBe(path);
     }
@@ -217,7 +249,18 @@ describe("check()", () => {
     l.addModel("new@2");
     expect(l.observe(ev(10, { model: "new@2" }))).toBe("applied");
     // What a restore replays agrees with the live learner: the old id's events stay no-ops.
-    const restored = OnlineLearner.restore({ events: [...Array.from({ length: 5 }, (_, i) => ev(i, { model: "new", y: 0 })), ev(9, { model: "new" }), ev(10, { model: "new@2" })] }, known, { unknownModels: "add" }, { removed: l.removedModels() });
+    const restored = OnlineLearner.restore(
+      {
+        events: [
+          ...Array.from({ length: 5 }, (_, i) => ev(i, { model: "new", y: 0 })),
+          ev(9, { model: "new" }),
+          ev(10, { model: "new@2" }),
+        ],
+      },
+      known,
+      { unknownModels: "add" },
+      { removed: l.removedModels() },
+    );
     expect(restored.has("new")).toBe(false);
     expectSamePosterior(restored.posterior("new@2"), l.posterior("new@2"), 1e-12);
   });
@@ -226,10 +269,15 @@ describe("check()", () => {
     const l = new OnlineLearner(known);
     l.addModel("mine", { like: ["a"] });
     l.removeModel("mine");
-    const restored = OnlineLearner.restore({ snapshot: { state: JSON.parse(JSON.stringify(l.exportState())) }, events: [ev(1, { model: "mine" })] }, known, {}, {
-      added: [{ id: "mine", like: ["a"] }],
-      removed: ["mine"],
-    });
+    const restored = OnlineLearner.restore(
+      { snapshot: { state: JSON.parse(JSON.stringify(l.exportState())) }, events: [ev(1, { model: "mine" })] },
+      known,
+      {},
+      {
+        added: [{ id: "mine", like: ["a"] }],
+        removed: ["mine"],
+      },
+    );
     expect(restored.has("mine")).toBe(false);
     expect(restored.removedModels()).toEqual(["mine"]);
   });

@@ -18,7 +18,9 @@ export function makeWorld(seed: number, d: number, nItems: number, nModels: numb
     for (let k = 0; k < d; k++) alphas[i * d + k] = (rng.normal() * 1.5) / Math.sqrt(d) + (k === 0 ? 1 : 0);
     betas[i] = rng.normal();
   }
-  const thetas = Array.from({ length: nModels }, () => Float64Array.from({ length: d }, () => rng.normal() * abilitySpread));
+  const thetas = Array.from({ length: nModels }, () =>
+    Float64Array.from({ length: d }, () => rng.normal() * abilitySpread),
+  );
   return { d, alphas, betas, n: nItems, thetas };
 }
 

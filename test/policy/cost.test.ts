@@ -14,9 +14,9 @@ describe("expectedCostUsd", () => {
     const price = { inputPer1M: 1, outputPer1M: 2 };
     expect(() => expectedCostUsd({ inputTokens: -1, expectedOutputTokens: 0, price })).toThrow(/inputTokens/);
     expect(() => expectedCostUsd({ inputTokens: 1, expectedOutputTokens: NaN, price })).toThrow(/expectedOutputTokens/);
-    expect(() => expectedCostUsd({ inputTokens: 1, expectedOutputTokens: 1, price: { inputPer1M: 1, outputPer1M: -2 } })).toThrow(
-      /price\.outputPer1M/,
-    );
+    expect(() =>
+      expectedCostUsd({ inputTokens: 1, expectedOutputTokens: 1, price: { inputPer1M: 1, outputPer1M: -2 } }),
+    ).toThrow(/price\.outputPer1M/);
     expect(() => expectedCostUsd({ inputTokens: 1, expectedOutputTokens: 1, price: undefined as never })).toThrow(
       ValidationError,
     );

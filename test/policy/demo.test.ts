@@ -35,7 +35,9 @@ describe("runDemo", () => {
     const a = runDemo(val, test);
     const b = runDemo(val, flipped);
     expect(a.rows.map((r) => r.setting)).toEqual(b.rows.map((r) => r.setting));
-    expect(a.rows.find((r) => r.name === "cost-aware")!.accuracy).not.toBe(b.rows.find((r) => r.name === "cost-aware")!.accuracy);
+    expect(a.rows.find((r) => r.name === "cost-aware")!.accuracy).not.toBe(
+      b.rows.find((r) => r.name === "cost-aware")!.accuracy,
+    );
   });
 
   it("keeps the main cost-aware row within its validation spend cap, and the cheaper one below it", () => {

@@ -97,7 +97,9 @@ describe("rankCandidates: cheapest-above", () => {
     expect(rankCandidates({ kind: "cheapest-above", tau: 0 }, all)[0]!.id).toBe("mistral-7b");
     const r = rankCandidates({ kind: "cheapest-above", tau: 0.7 }, all);
     const above = r.filter((c) => c.p >= 0.7);
-    expect(Math.min(...above.map((c) => c.utility))).toBeGreaterThan(Math.max(...r.filter((c) => c.p < 0.7).map((c) => c.utility)));
+    expect(Math.min(...above.map((c) => c.utility))).toBeGreaterThan(
+      Math.max(...r.filter((c) => c.p < 0.7).map((c) => c.utility)),
+    );
   });
 
   it("with every cost zero, ranks the above-tau candidates by p", () => {
@@ -164,8 +166,18 @@ describe("rankCandidates: budget", () => {
   it("a call costing exactly the budget left fits, although cap - spent rounds below it", () => {
     const cap = { kind: "budget", maxUsdPerRun: 0.3 } as const;
     expect(0.3 - 0.2 < 0.1).toBe(true); // the rounding this guards against
-    const r = rankCandidates(cap, [{ id: "exact", p: 0.9, expectedCost: 0.1 }, { id: "over", p: 0.95, expectedCost: 0.1000001 }], { spentUsd: 0.2 });
-    expect(r.map((c) => [c.id, c.overBudget ?? false])).toEqual([["exact", false], ["over", true]]);
+    const r = rankCandidates(
+      cap,
+      [
+        { id: "exact", p: 0.9, expectedCost: 0.1 },
+        { id: "over", p: 0.95, expectedCost: 0.1000001 },
+      ],
+      { spentUsd: 0.2 },
+    );
+    expect(r.map((c) => [c.id, c.overBudget ?? false])).toEqual([
+      ["exact", false],
+      ["over", true],
+    ]);
   });
 
   it("rejects a negative or NaN spend", () => {

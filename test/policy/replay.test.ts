@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { replayPolicy, replayAlways, bestUnderCap, logGrid, impliedOutputTokens, type ReplayTable } from "../../src/eval/policy-replay.js";
+import {
+  replayPolicy,
+  replayAlways,
+  bestUnderCap,
+  logGrid,
+  impliedOutputTokens,
+  type ReplayTable,
+} from "../../src/eval/policy-replay.js";
 import { knnOutputTokens } from "../../src/policy/output-tokens.js";
 import { ValidationError } from "../../src/errors.js";
 
@@ -128,7 +135,12 @@ describe("logGrid", () => {
 
 describe("impliedOutputTokens", () => {
   it("recovers output tokens from recorded cost and list price, and flags prices above the records", () => {
-    const t = { models: ["m"], nItems: 3, y: [1, 0, 1], cost: [(100 * 10 + 50 * 30) / 1e6, (200 * 10 + 10 * 30) / 1e6, (100 * 10) / 2e6] };
+    const t = {
+      models: ["m"],
+      nItems: 3,
+      y: [1, 0, 1],
+      cost: [(100 * 10 + 50 * 30) / 1e6, (200 * 10 + 10 * 30) / 1e6, (100 * 10) / 2e6],
+    };
     const [o] = impliedOutputTokens(t, [0, 1, 2], [100, 200, 100], [{ inputPer1M: 10, outputPer1M: 30 }]);
     expect(o!.n).toBe(3);
     expect(o!.mean).toBeCloseTo((50 + 10 + 0) / 3, 9);
@@ -142,14 +154,30 @@ describe("knnOutputTokens", () => {
     // two directions: "multiple choice" (x axis, 1-token answers) and "code" (y axis, 200-token answers)
     const vectors = new Float32Array([1, 0, 0.9, 0.1, 1, 0.05, 0, 1, 0.1, 0.9, 0.95, 0, 0.05, 1]);
     const known = [1, 2, 1, 200, 210]; // per train row, one model
-    const out = knnOutputTokens({ vectors, dim: 2, trainRows: [0, 1, 2, 3, 4], targetRows: [5, 6], nModels: 1, k: 2, known: (r) => known[r]! });
+    const out = knnOutputTokens({
+      vectors,
+      dim: 2,
+      trainRows: [0, 1, 2, 3, 4],
+      targetRows: [5, 6],
+      nModels: 1,
+      k: 2,
+      known: (r) => known[r]!,
+    });
     expect(out[0]).toBeCloseTo(1, 9); // rows 0 and 2 are nearest to (0.95, 0)
     expect(out[1]).toBeCloseTo(205, 9);
   });
 
   it("falls back to the train mean when no neighbour has a known length", () => {
     const vectors = new Float32Array([1, 0, 0, 1, 1, 0.1]);
-    const out = knnOutputTokens({ vectors, dim: 2, trainRows: [0, 1], targetRows: [2], nModels: 1, k: 1, known: (r) => (r === 0 ? NaN : 40) });
+    const out = knnOutputTokens({
+      vectors,
+      dim: 2,
+      trainRows: [0, 1],
+      targetRows: [2],
+      nModels: 1,
+      k: 1,
+      known: (r) => (r === 0 ? NaN : 40),
+    });
     expect(out[0]).toBe(40);
   });
 
@@ -166,8 +194,15 @@ describe("knnOutputTokens", () => {
   });
 
   it("rejects vectors that are not whole rows", () => {
-    expect(() => knnOutputTokens({ vectors: new Float32Array(3), dim: 2, trainRows: [0], targetRows: [0], nModels: 1, known: () => 1 })).toThrow(
-      ValidationError,
-    );
+    expect(() =>
+      knnOutputTokens({
+        vectors: new Float32Array(3),
+        dim: 2,
+        trainRows: [0],
+        targetRows: [0],
+        nModels: 1,
+        known: () => 1,
+      }),
+    ).toThrow(ValidationError);
   });
 });

@@ -11,7 +11,10 @@ describe("stepCostUsd", () => {
   const price = { inputPer1M: 3, outputPer1M: 15, cachedInputPer1M: 0.3 };
 
   it("bills cached tokens at the cached-input price and the rest at the input price", () => {
-    expect(stepCostUsd({ contextTokens: 10_000, cachedTokens: 8_000, outputTokens: 200, price })).toBeCloseTo(0.0114, 12);
+    expect(stepCostUsd({ contextTokens: 10_000, cachedTokens: 8_000, outputTokens: 200, price })).toBeCloseTo(
+      0.0114,
+      12,
+    );
     expect(stepCostUsd({ contextTokens: 10_000, outputTokens: 200, price })).toBeCloseTo(0.033, 12);
     expect(stepCostUsd({ contextTokens: 10_000, cachedTokens: 10_000, outputTokens: 0, price })).toBeCloseTo(0.003, 12);
   });
@@ -79,7 +82,9 @@ describe("cached-input defaults per family", () => {
       outputPer1M: 1.25,
       cachedInputPer1M: 0.025,
     });
-    expect(withCachedInputPrice("claude-3-haiku", { inputPer1M: 1, outputPer1M: 2, cachedInputPer1M: 0.7 }).cachedInputPer1M).toBe(0.7);
+    expect(
+      withCachedInputPrice("claude-3-haiku", { inputPer1M: 1, outputPer1M: 2, cachedInputPer1M: 0.7 }).cachedInputPer1M,
+    ).toBe(0.7);
     expect(withCachedInputPrice("gpt-4-1106-preview", { inputPer1M: 10, outputPer1M: 30 }).cachedInputPer1M).toBe(10);
     expect(withCachedInputPrice("x", undefined)).toBeUndefined();
   });
@@ -105,7 +110,10 @@ describe("price validation", () => {
   });
 
   it("every list price passes it and carries its family default", () => {
-    const prices = [...Object.entries(ROUTERBENCH_PRICES), ...MODEL_ALIASES.flatMap((m) => (m.price ? [[m.id, m.price] as const] : []))];
+    const prices = [
+      ...Object.entries(ROUTERBENCH_PRICES),
+      ...MODEL_ALIASES.flatMap((m) => (m.price ? [[m.id, m.price] as const] : [])),
+    ];
     for (const [id, price] of prices) {
       expect(() => parseWith(modelPriceSchema, price, id)).not.toThrow();
     }

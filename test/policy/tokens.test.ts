@@ -5,7 +5,7 @@ import { ValidationError } from "../../src/errors.js";
 
 const samples = [
   "What is the capital of France?",
-  "Write a python function to find the first repeated character in a given string.\nassert first_repeated_char(\"abcabc\") == \"a\"",
+  'Write a python function to find the first repeated character in a given string.\nassert first_repeated_char("abcabc") == "a"',
   "The trophy doesn't fit into the brown suitcase because the _ is too large.\nOption1: trophy\nOption2: suitcase",
   "Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. How much in dollars does she make every day at the farmers' market?",
   "下列关于中国古代科举制度的说法，正确的是\nA. 始于唐朝\nB. 始于隋朝\nC. 始于宋朝\nD. 始于汉朝",

@@ -45,17 +45,31 @@ const value = fc.oneof(
   fc.string({ maxLength: 6 }),
   fc.constantFrom("quality", "cheapest", "thompson", "", "   "),
   fc.array(fc.integer(), { maxLength: 3 }),
-  fc.dictionary(fc.constantFrom("kind", "weight", "minP", "budget", "x"), fc.oneof(fc.double(), fc.string({ maxLength: 4 }))),
+  fc.dictionary(
+    fc.constantFrom("kind", "weight", "minP", "budget", "x"),
+    fc.oneof(fc.double(), fc.string({ maxLength: 4 })),
+  ),
 );
 const model = () => new FakeListChatModel({ responses: ["ok"] });
 const pureChecks = { numRuns: 150 };
 
 describe("router options and policies", () => {
   it("every generated option set builds a router or is a typed error naming the option", async () => {
-    const keys = ["policy", "maxAttempts", "expectedOutputTokens", "decisionLogSize", "cacheSize", "feedbackLimits", "routingText", "bogus"];
+    const keys = [
+      "policy",
+      "maxAttempts",
+      "expectedOutputTokens",
+      "decisionLogSize",
+      "cacheSize",
+      "feedbackLimits",
+      "routingText",
+      "bogus",
+    ];
     await fc.assert(
       fc.asyncProperty(fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 3 }), async (opts) => {
-        await worksOrTypedError(() => new IrtRouter({ models: { "gpt-4": model() }, scorer: new ToyScorer(), ...opts } as never));
+        await worksOrTypedError(
+          () => new IrtRouter({ models: { "gpt-4": model() }, scorer: new ToyScorer(), ...opts } as never),
+        );
       }),
       pureChecks,
     );
@@ -66,7 +80,9 @@ describe("router options and policies", () => {
     const entry = fc.oneof(fc.constant("model"), fc.constant("cfg"), value);
     await fc.assert(
       fc.asyncProperty(fc.dictionary(key, entry, { maxKeys: 3 }), async (spec) => {
-        const models = Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, v === "model" ? model() : v === "cfg" ? { model: model() } : v]));
+        const models = Object.fromEntries(
+          Object.entries(spec).map(([k, v]) => [k, v === "model" ? model() : v === "cfg" ? { model: model() } : v]),
+        );
         await worksOrTypedError(() => new IrtRouter({ models, scorer: new ToyScorer() } as never));
       }),
       pureChecks,
@@ -76,18 +92,26 @@ describe("router options and policies", () => {
 
 describe("feedback arguments", () => {
   it("every generated feedback call records events or is a typed error naming the argument", async () => {
-    const learner = new OnlineLearner(new ToyScorer().models.map((m) => ({ id: m.id, ability: m.ability })), { unknownModels: "add" });
+    const learner = new OnlineLearner(
+      new ToyScorer().models.map((m) => ({ id: m.id, ability: m.ability })),
+      { unknownModels: "add" },
+    );
     const router = new IrtRouter({ models: { "gpt-4": model(), mixtral: model() }, scorer: new ToyScorer(), learner });
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const r = await router.invoke([new HumanMessage(`question ${i}`)], { metadata: { irtRouterRunId: `run-${i % 4}` } });
+      const r = await router.invoke([new HumanMessage(`question ${i}`)], {
+        metadata: { irtRouterRunId: `run-${i % 4}` },
+      });
       ids.push((r.response_metadata.irtRouter as { decisionId: string }).decisionId);
     }
     const id = fc.oneof(fc.constantFrom(...ids, "run-1", "run-2"), fc.string({ maxLength: 5 }), value);
     const outcome = fc.oneof(fc.boolean(), fc.double(), value);
     const options = fc.oneof(
       value,
-      fc.record({ weight: value, source: value, attribution: fc.oneof(value, fc.record({ mode: value, discount: value })) }, { requiredKeys: [] }),
+      fc.record(
+        { weight: value, source: value, attribution: fc.oneof(value, fc.record({ mode: value, discount: value })) },
+        { requiredKeys: [] },
+      ),
     );
     await fc.assert(
       fc.asyncProperty(id, outcome, options, async (i, y, o) => {
@@ -133,7 +157,18 @@ describe("learner events and state", () => {
 
   it("fromState: every mutation of a valid state restores or is a ValidationError naming the field", async () => {
     const base = new OnlineLearner(known).exportState();
-    const paths = ["version", "dim", "population.mean", "population.nModels", "models.a.posterior.dim", "models.a.posterior.priorMean", "models.a.pendingDecay", "models.a.clock", "removed", "seenIds"];
+    const paths = [
+      "version",
+      "dim",
+      "population.mean",
+      "population.nModels",
+      "models.a.posterior.dim",
+      "models.a.posterior.priorMean",
+      "models.a.pendingDecay",
+      "models.a.clock",
+      "removed",
+      "seenIds",
+    ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), value, async (path, v) => {
         const state = JSON.parse(JSON.stringify(base)) as Record<string, unknown>;
@@ -156,7 +191,8 @@ describe("store files", () => {
   it("a journal with generated damage opens or is a typed error naming the file", async () => {
     const dir = join(root, "store");
     const store = await FileStore.open(dir);
-    for (let i = 0; i < 8; i++) await store.append([{ id: `e${i}`, model: "m", alpha: [0.5, -1], beta: 0.2, y: i % 2, at: i }]);
+    for (let i = 0; i < 8; i++)
+      await store.append([{ id: `e${i}`, model: "m", alpha: [0.5, -1], beta: 0.2, y: i % 2, at: i }]);
     await store.close();
     const pristine = await readFile(join(dir, "journal.jsonl"));
     await fc.assert(
@@ -185,7 +221,10 @@ describe("store files", () => {
 
 describe("your-own-data CSVs", () => {
   it("generated items and labels files load or are a typed error naming the file", async () => {
-    const cell = fc.oneof(fc.constantFrom("q1", "q2", "m1", "1", "0", "", "0.5", "x", '"a,b"', "nan"), fc.string({ maxLength: 4 }));
+    const cell = fc.oneof(
+      fc.constantFrom("q1", "q2", "m1", "1", "0", "", "0.5", "x", '"a,b"', "nan"),
+      fc.string({ maxLength: 4 }),
+    );
     const header = fc.oneof(
       fc.constant("item_id,text,category"),
       fc.constant("item_id,text"),
@@ -201,7 +240,10 @@ describe("your-own-data CSVs", () => {
         mkdirSync(dir, { recursive: true });
         writeFileSync(join(dir, "items.csv"), [h, ...itemRows.map((r) => r.join(","))].join("\n") + "\n");
         writeFileSync(join(dir, "models.csv"), "model_id\nm1\nm2\n");
-        writeFileSync(join(dir, "labels.csv"), ["item_id,model_id,correct", ...labelRows.map((r) => r.join(","))].join("\n") + "\n");
+        writeFileSync(
+          join(dir, "labels.csv"),
+          ["item_id,model_id,correct", ...labelRows.map((r) => r.join(","))].join("\n") + "\n",
+        );
         await worksOrTypedError(() => loadOwnDataFolder(dir));
       }),
       { numRuns: 60 },

@@ -14,7 +14,12 @@ const vec = Float32Array.from([0.1, -0.2, 0.3, 0.05, 0, 0.7, -0.4, 0.2]);
 const parts = () => toyScorerParts(4, ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"]);
 
 function scorer(options: { temperature?: number; encoder?: QueryEncoder } = {}): IrtMoeScorer {
-  return new IrtMoeScorer({ ...parts(), encoderInfo: ENC, temperature: "temperature" in options ? options.temperature! : 1, encoder: options.encoder });
+  return new IrtMoeScorer({
+    ...parts(),
+    encoderInfo: ENC,
+    temperature: "temperature" in options ? options.temperature! : 1,
+    encoder: options.encoder,
+  });
 }
 
 describe("IrtMoeScorer public API: bad input", () => {
@@ -25,7 +30,10 @@ describe("IrtMoeScorer public API: bad input", () => {
 
   it("rejects a model id listed twice instead of scoring it twice", async () => {
     const s = scorer();
-    const error = await rejectedWith(ValidationError, s.predict(vec, ["meta-llama-3-8b", "gpt-4-1106-preview", "meta-llama-3-8b"]));
+    const error = await rejectedWith(
+      ValidationError,
+      s.predict(vec, ["meta-llama-3-8b", "gpt-4-1106-preview", "meta-llama-3-8b"]),
+    );
     expect(error.path).toBe("modelIds.2");
     expect(error.message).toMatch(/"meta-llama-3-8b" twice \(modelIds\[0\] and modelIds\[2\]\)/);
     thrownBy(ValidationError, () => s.predictSync(vec, ["gpt-4-1106-preview", "gpt-4-1106-preview"]));
@@ -64,14 +72,24 @@ describe("IrtMoeScorer public API: bad input", () => {
   it("rejects a catalog that uses one id for two ability rows", () => {
     const { weights, catalog } = parts();
     const dup = catalog.map((e, m) => (m === 2 ? { ...e, id: catalog[0]!.id } : e));
-    const error = thrownBy(ValidationError, () => new IrtMoeScorer({ weights, catalog: dup, encoderInfo: ENC, temperature: 1 }));
+    const error = thrownBy(
+      ValidationError,
+      () => new IrtMoeScorer({ weights, catalog: dup, encoderInfo: ENC, temperature: 1 }),
+    );
     expect(error.path).toBe("catalog.2.id");
   });
 });
 
 describe("model resolution", () => {
   it("resolves a model's own id to its row even when an earlier entry lists that id as an alias", () => {
-    const entry = (id: string, aliases: string[]): CatalogEntry => ({ id, aliases, sources: [], ability: new Float32Array(1), nLabels: 0, accuracy: 0 });
+    const entry = (id: string, aliases: string[]): CatalogEntry => ({
+      id,
+      aliases,
+      sources: [],
+      ability: new Float32Array(1),
+      nLabels: 0,
+      accuracy: 0,
+    });
     const resolver = new ModelResolver([entry("a", ["b", "shared"]), entry("b", ["shared"])]);
     expect(resolver.indexOf("b")).toBe(1);
     expect(resolver.indexOf("B")).toBe(1);

@@ -23,7 +23,11 @@ const ENC = { id: "test-encoder@1", dim: 8 };
 const models = ["gpt-4-1106-preview", "mistralai/mixtral-8x7b-chat", "Meta-Llama-3-8B"];
 
 function artifact(): ScorerArtifact {
-  const { weights, catalog } = toyScorerParts(4, ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"], (_id, m) => ({ names: [models[m]!], nLabels: 10 + m }));
+  const { weights, catalog } = toyScorerParts(
+    4,
+    ["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"],
+    (_id, m) => ({ names: [models[m]!], nLabels: 10 + m }),
+  );
   return {
     weights,
     catalog,
@@ -31,7 +35,14 @@ function artifact(): ScorerArtifact {
     config: resolveIrtMoeConfig({ experts: 2, hidden: 6, out: 5, abilityDim: 3 }),
     temperature: 1.25,
     calibration: { applied: true, fitted: 1.25, eceBefore: 0.05, eceAfter: 0.02 },
-    training: { datasets: [{ name: "toy", counts: { train: 1, val: 1, test: 1 }, models }], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
+    training: {
+      datasets: [{ name: "toy", counts: { train: 1, val: 1, test: 1 }, models }],
+      splitRule: "protocol",
+      seed: 1,
+      bestEpoch: 1,
+      epochs: 1,
+      trainSeconds: 0,
+    },
     metrics: { toy: { test: { routingAccuracy: 0.5 } } },
   };
 }
@@ -51,11 +62,20 @@ function fakeEncoder(id = ENC.id, dim = ENC.dim): QueryEncoder {
 describe("scorer artifact", () => {
   it("round-trips: same predictions, catalog and manifest", async () => {
     const a = artifact();
-    const original = new IrtMoeScorer({ weights: a.weights, catalog: a.catalog, encoderInfo: ENC, temperature: a.temperature });
+    const original = new IrtMoeScorer({
+      weights: a.weights,
+      catalog: a.catalog,
+      encoderInfo: ENC,
+      temperature: a.temperature,
+    });
     const scorer = await loadScorer(await saved("ok"), { encoder: fakeEncoder() });
     expect(await scorer.predict(vec)).toEqual(await original.predict(vec));
     expect(await scorer.predict("some text")).toEqual(await original.predict(vec));
-    expect(scorer.models.map((m) => m.id)).toEqual(["gpt-4-1106-preview", "mixtral-8x7b-instruct-v0.1", "meta-llama-3-8b"]);
+    expect(scorer.models.map((m) => m.id)).toEqual([
+      "gpt-4-1106-preview",
+      "mixtral-8x7b-instruct-v0.1",
+      "meta-llama-3-8b",
+    ]);
     expect(scorer.manifest?.temperature).toBe(1.25);
     expect(Array.from(scorer.ability("meta-llama-3-8b"))).toEqual(Array.from(a.weights.theta.slice(6, 9)));
     const ip = await scorer.itemParams(vec);
@@ -81,9 +101,14 @@ describe("scorer artifact", () => {
     const file = join(dir, "manifest.json");
     const scorer = await loadScorer(dir, { encoder: fakeEncoder() });
     await expect(scorer.predict(new Float32Array(7))).rejects.toBeInstanceOf(EncoderMismatchError);
-    const given = await rejectedWith(EncoderMismatchError, loadScorer(dir, { encoder: fakeEncoder("other-encoder", 8) }));
+    const given = await rejectedWith(
+      EncoderMismatchError,
+      loadScorer(dir, { encoder: fakeEncoder("other-encoder", 8) }),
+    );
     expect(given).toMatchObject({ code: "ENCODER_MISMATCH", file });
-    expect(given.message).toContain(`${file} records encoder "test-encoder@1" (dim 8), but this scorer is being used with encoder "other-encoder" (dim 8)`);
+    expect(given.message).toContain(
+      `${file} records encoder "test-encoder@1" (dim 8), but this scorer is being used with encoder "other-encoder" (dim 8)`,
+    );
     // a loader function: checked when it runs, at the first text query, still naming the file
     const lazy = await loadScorer(dir, { encoder: async () => fakeEncoder("other-encoder", 8) });
     expect(lazy.manifestFile).toBe(file);
@@ -108,7 +133,11 @@ describe("scorer artifact", () => {
     // an artifact of the default encoder loads (the encoder itself loads at the first text query)
     const useLite = join(root, "enc-use-lite");
     const weights = initWeights(trainingRng(2), { ...TOY_ARCH, inDim: 512 }, ["a", "b"], 0.6);
-    const catalog = buildCatalog(weights.theta, TOY_ARCH.abilityDim, ["a", "b"].map((m) => ({ id: m, names: [m], sources: ["toy"], nLabels: 1, accuracy: 0.5 })));
+    const catalog = buildCatalog(
+      weights.theta,
+      TOY_ARCH.abilityDim,
+      ["a", "b"].map((m) => ({ id: m, names: [m], sources: ["toy"], nLabels: 1, accuracy: 0.5 })),
+    );
     await saveScorer(useLite, { ...artifact(), weights, catalog, encoder: { id, dim: 512 } });
     expect((await loadScorer(useLite)).encoder).toEqual({ id, dim: 512 });
   });
@@ -165,7 +194,9 @@ describe("scorer artifact", () => {
       writeFileSync(file, bytes);
       const err = await rejectedWith(ArtifactError, loadScorer(dir, { encoder: fakeEncoder() }));
       expect(err).toMatchObject({ code: "ARTIFACT_INTEGRITY", file, path: "manifest.manifestSha256" });
-      expect(err.message).toMatch(/manifest\.json is corrupted: the sha256 of its content is [0-9a-f]{64} but its manifestSha256 records/);
+      expect(err.message).toMatch(
+        /manifest\.json is corrupted: the sha256 of its content is [0-9a-f]{64} but its manifestSha256 records/,
+      );
     });
 
     it("detects a changed key name, a missing checksum and a version rewritten to 1", async () => {
@@ -175,7 +206,11 @@ describe("scorer artifact", () => {
       // a key name changed: the field is no longer found, which a version-2 manifest may not be without
       writeFileSync(file, text.replace('"manifestSha256"', '"manifestSha2%6"'));
       const renamed = await rejectedWith(ArtifactError, loadScorer(dir));
-      expect(renamed).toMatchObject({ code: "ARTIFACT_INTEGRITY", file, message: expect.stringMatching(/has no manifestSha256, which format version 2 requires/) });
+      expect(renamed).toMatchObject({
+        code: "ARTIFACT_INTEGRITY",
+        file,
+        message: expect.stringMatching(/has no manifestSha256, which format version 2 requires/),
+      });
       // the version turned into the one without a checksum, the checksum kept: the checksum covers the version
       writeFileSync(file, text.replace('"formatVersion": 2', '"formatVersion": 1'));
       await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_INTEGRITY", file });
@@ -192,7 +227,9 @@ describe("scorer artifact", () => {
       writeFileSync(file, JSON.stringify({ ...m, formatVersion: 1 }));
       const scorer = await loadScorer(dir, { encoder: fakeEncoder() });
       expect(scorer.manifest?.formatVersion).toBe(1);
-      expect(await scorer.predict(vec)).toEqual(await (await loadScorer(await saved("v2"), { encoder: fakeEncoder() })).predict(vec));
+      expect(await scorer.predict(vec)).toEqual(
+        await (await loadScorer(await saved("v2"), { encoder: fakeEncoder() })).predict(vec),
+      );
     });
   });
 
@@ -228,26 +265,45 @@ describe("scorer artifact", () => {
       const dir = await edited("enc-dim", (m) => (m.encoder.dim = 16));
       const err = await loadScorer(dir).catch((e) => e);
       expect(err).toBeInstanceOf(ArtifactError);
-      expect(err).toMatchObject({ code: "ARTIFACT_FORMAT", file: join(dir, "manifest.json"), path: "manifest.encoder.dim" });
+      expect(err).toMatchObject({
+        code: "ARTIFACT_FORMAT",
+        file: join(dir, "manifest.json"),
+        path: "manifest.encoder.dim",
+      });
     });
 
-    it.each(["experts", "hidden", "out", "abilityDim"])("refuses hyperparameters.%s differing from the architecture", async (key) => {
-      const dir = await edited(`hp-${key}`, (m) => (m.hyperparameters[key] += 1));
-      await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", path: `manifest.hyperparameters.${key}` });
-    });
+    it.each(["experts", "hidden", "out", "abilityDim"])(
+      "refuses hyperparameters.%s differing from the architecture",
+      async (key) => {
+        const dir = await edited(`hp-${key}`, (m) => (m.hyperparameters[key] += 1));
+        await expect(loadScorer(dir)).rejects.toMatchObject({
+          code: "ARTIFACT_FORMAT",
+          path: `manifest.hyperparameters.${key}`,
+        });
+      },
+    );
 
     it("refuses a tensor the architecture has no place for, and a tensor listed twice", async () => {
-      const extra = await edited("extra-tensor", (m) => m.weights.tensors.push({ name: "experts.2.l1.W", shape: [8, 6], offset: 0 }));
+      const extra = await edited("extra-tensor", (m) =>
+        m.weights.tensors.push({ name: "experts.2.l1.W", shape: [8, 6], offset: 0 }),
+      );
       const err = await loadScorer(extra).catch((e) => e);
       expect(err).toMatchObject({ code: "ARTIFACT_FORMAT", file: join(extra, "weights.bin") });
       expect(err.message).toMatch(/experts\.2\.l1\.W/);
       const twice = await edited("twice-tensor", (m) => m.weights.tensors.push({ ...m.weights.tensors[0], offset: 4 }));
-      await expect(loadScorer(twice)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", message: expect.stringMatching(/listed twice/) });
+      await expect(loadScorer(twice)).rejects.toMatchObject({
+        code: "ARTIFACT_FORMAT",
+        message: expect.stringMatching(/listed twice/),
+      });
     });
 
     it("refuses a catalog with one id on two rows", async () => {
       const dir = await edited("dup-id", (_m, c) => (c.models[2].id = c.models[0].id));
-      await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", file: join(dir, "catalog.json"), path: "catalog.models.2.id" });
+      await expect(loadScorer(dir)).rejects.toMatchObject({
+        code: "ARTIFACT_FORMAT",
+        file: join(dir, "catalog.json"),
+        path: "catalog.models.2.id",
+      });
     });
 
     it("names the bad field of a manifest that fails its schema", async () => {

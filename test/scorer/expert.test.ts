@@ -5,7 +5,13 @@ import { trainingRng } from "../../src/util/random.js";
 describe("denseForward", () => {
   it("equals the textbook x W + b for input sizes on and off the 8-row unroll", () => {
     const rng = trainingRng(5);
-    for (const [inDim, outDim] of [[1, 3], [7, 5], [8, 4], [13, 9], [64, 17]] as const) {
+    for (const [inDim, outDim] of [
+      [1, 3],
+      [7, 5],
+      [8, 4],
+      [13, 9],
+      [64, 17],
+    ] as const) {
       const W = Float32Array.from({ length: inDim * outDim }, () => rng.normal());
       const b = Float32Array.from({ length: outDim }, () => rng.normal());
       const x = Float32Array.from({ length: inDim }, () => rng.normal());

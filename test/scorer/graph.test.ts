@@ -1,7 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Tensor2D } from "@tensorflow/tfjs";
 import { getTf, type Tf } from "../../adapters/tf.js";
-import { forwardGraph, createVars, makeOps, maskedBce, maskedListwise, disposeVars, listVars } from "../../src/scorer/graph.js";
+import {
+  forwardGraph,
+  createVars,
+  makeOps,
+  maskedBce,
+  maskedListwise,
+  disposeVars,
+  listVars,
+} from "../../src/scorer/graph.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { mixtureForward } from "../../src/scorer/mixture.js";
 import { initWeights } from "../../src/scorer/weights.js";
@@ -14,7 +22,12 @@ beforeAll(async () => {
 
 function randomWeights(seed: number) {
   const rng = trainingRng(seed);
-  const w = initWeights(rng, { inDim: 12, experts: 3, hidden: 10, out: 7, abilityDim: 4 }, ["a", "b", "c", "d", "e"], 0.4);
+  const w = initWeights(
+    rng,
+    { inDim: 12, experts: 3, hidden: 10, out: 7, abilityDim: 4 },
+    ["a", "b", "c", "d", "e"],
+    0.4,
+  );
   // Non-zero biases so that they are exercised too.
   for (const layer of [w.gate, w.alpha, w.beta, w.shared.l1, w.shared.l2, ...w.experts.flatMap((e) => [e.l1, e.l2])])
     for (let i = 0; i < layer.b.length; i++) layer.b[i] = rng.normal() * 0.3;
@@ -40,7 +53,8 @@ describe("tfjs training graph vs plain typed-array forward", () => {
       expect(Math.abs(params.beta - beta[i]![0]!)).toBeLessThan(1e-5);
       params.alpha.forEach((v, k) => expect(Math.abs(v - alpha[i]![k]!)).toBeLessThan(1e-5));
       mixtureForward(w, x).gate.forEach((g, k) => expect(Math.abs(g - gate[i]![k]!)).toBeLessThan(1e-5));
-      for (let m = 0; m < 5; m++) expect(Math.abs(p[i * 5 + m]! - 1 / (1 + Math.exp(-logits[i]![m]!)))).toBeLessThan(1e-5);
+      for (let m = 0; m < 5; m++)
+        expect(Math.abs(p[i * 5 + m]! - 1 / (1 + Math.exp(-logits[i]![m]!)))).toBeLessThan(1e-5);
     }
   });
 });
@@ -83,28 +97,62 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
 
   it("dense: x W + b (gradients for x, W, b)", () => {
     const ops = makeOps(tf);
-    checkOp((x, W, b) => ops.dense(x, W, tf.reshape(b, [-1]) as any), [[5, 4], [4, 3], [1, 3]], 1);
+    checkOp(
+      (x, W, b) => ops.dense(x, W, tf.reshape(b, [-1]) as any),
+      [
+        [5, 4],
+        [4, 3],
+        [1, 3],
+      ],
+      1,
+    );
   });
 
   it("dense with data input: gradients for W and b", () => {
     const ops = makeOps(tf);
-    const x = tf.tensor2d(Array.from({ length: 20 }, (_, i) => Math.sin(i)), [5, 4]);
-    checkOp((W, b) => ops.denseData(x, W, tf.reshape(b, [-1]) as any), [[4, 3], [1, 3]], 2);
+    const x = tf.tensor2d(
+      Array.from({ length: 20 }, (_, i) => Math.sin(i)),
+      [5, 4],
+    );
+    checkOp(
+      (W, b) => ops.denseData(x, W, tf.reshape(b, [-1]) as any),
+      [
+        [4, 3],
+        [1, 3],
+      ],
+      2,
+    );
     x.dispose();
   });
 
   it("ability logits: alpha theta^T (gradients for alpha and theta)", () => {
     const ops = makeOps(tf);
-    checkOp((a, th) => ops.abilityLogits(a, th), [[5, 4], [6, 4]], 3);
+    checkOp(
+      (a, th) => ops.abilityLogits(a, th),
+      [
+        [5, 4],
+        [6, 4],
+      ],
+      3,
+    );
   });
 
-  it.each([["BCE", 0], ["BCE plus the listwise term", 1]])("the whole masked loss (%s), through experts, gate and heads", (_name, rankWeight) => {
+  it.each([
+    ["BCE", 0],
+    ["BCE plus the listwise term", 1],
+  ])("the whole masked loss (%s), through experts, gate and heads", (_name, rankWeight) => {
     const { w, X } = randomWeights(7);
     const ops = makeOps(tf);
     const vars = createVars(tf, w);
     const rng = trainingRng(11);
-    const y = tf.tensor2d(Array.from({ length: 45 }, () => rng.next()), [9, 5]);
-    const mask = tf.tensor2d(Array.from({ length: 45 }, () => (rng.next() < 0.7 ? 1 : 0)), [9, 5]);
+    const y = tf.tensor2d(
+      Array.from({ length: 45 }, () => rng.next()),
+      [9, 5],
+    );
+    const mask = tf.tensor2d(
+      Array.from({ length: 45 }, () => (rng.next() < 0.7 ? 1 : 0)),
+      [9, 5],
+    );
     const x = tf.tensor2d(X, [9, 12]);
     const loss = () => {
       const logits = forwardGraph(tf, ops, vars, x).logits;
@@ -133,10 +181,31 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
   });
 
   it("the listwise loss: softmax over observed models against the correct ones, informative items only", () => {
-    const logits = tf.tensor2d([[2, 0, -1, 5], [1, 1, 1, 1], [0.5, -0.5, 3, 0]], [3, 4]);
+    const logits = tf.tensor2d(
+      [
+        [2, 0, -1, 5],
+        [1, 1, 1, 1],
+        [0.5, -0.5, 3, 0],
+      ],
+      [3, 4],
+    );
     // item 0: models 0-2 observed, 0 and 2 correct; item 1: all correct (no order signal); item 2: 0, 1, 3 observed, 1 correct
-    const y = tf.tensor2d([[1, 0, 1, 1], [1, 1, 1, 1], [0, 1, 1, 0]], [3, 4]);
-    const mask = tf.tensor2d([[1, 1, 1, 0], [1, 1, 1, 1], [1, 1, 0, 1]], [3, 4]);
+    const y = tf.tensor2d(
+      [
+        [1, 0, 1, 1],
+        [1, 1, 1, 1],
+        [0, 1, 1, 0],
+      ],
+      [3, 4],
+    );
+    const mask = tf.tensor2d(
+      [
+        [1, 1, 1, 0],
+        [1, 1, 1, 1],
+        [1, 1, 0, 1],
+      ],
+      [3, 4],
+    );
     const logSoftmax = (xs: number[]) => {
       const m = Math.max(...xs);
       const z = Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0)) + m;
@@ -147,8 +216,22 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
     const expected = (-(l0[0]! + l0[2]!) / 2 + -l2[1]!) / 2;
     expect(maskedListwise(tf, logits, y, mask).dataSync()[0]).toBeCloseTo(expected, 5);
     // the unobserved cell's logit (item 0, model 3) and label (item 2, model 2) change nothing
-    const moved = tf.tensor2d([[2, 0, -1, -40], [1, 1, 1, 1], [0.5, -0.5, 3, 0]], [3, 4]);
-    const relabelled = tf.tensor2d([[1, 0, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]], [3, 4]);
+    const moved = tf.tensor2d(
+      [
+        [2, 0, -1, -40],
+        [1, 1, 1, 1],
+        [0.5, -0.5, 3, 0],
+      ],
+      [3, 4],
+    );
+    const relabelled = tf.tensor2d(
+      [
+        [1, 0, 1, 0],
+        [1, 1, 1, 1],
+        [0, 1, 0, 0],
+      ],
+      [3, 4],
+    );
     expect(maskedListwise(tf, moved, relabelled, mask).dataSync()[0]).toBeCloseTo(expected, 5);
   });
 
@@ -159,16 +242,27 @@ describe("custom gradients (tf.customGrad) vs finite differences", () => {
     const x = tf.tensor2d(X, [9, 12]);
     const maskArr = Array.from({ length: 45 }, (_, i) => (i % 3 === 0 ? 0 : 1));
     const mask = tf.tensor2d(maskArr, [9, 5]);
-    const y1 = tf.tensor2d(maskArr.map((m, i) => (m ? (i % 2) : 0)), [9, 5]);
-    const y2 = tf.tensor2d(maskArr.map((m, i) => (m ? (i % 2) : 1)), [9, 5]);
+    const y1 = tf.tensor2d(
+      maskArr.map((m, i) => (m ? i % 2 : 0)),
+      [9, 5],
+    );
+    const y2 = tf.tensor2d(
+      maskArr.map((m, i) => (m ? i % 2 : 1)),
+      [9, 5],
+    );
     const list = listVars(vars).map((v) => v.variable);
-    const run = (y: Tensor2D) => tf.variableGrads((() => maskedBce(tf, forwardGraph(tf, ops, vars, x).logits, y, mask)) as any, list);
+    const run = (y: Tensor2D) =>
+      tf.variableGrads((() => maskedBce(tf, forwardGraph(tf, ops, vars, x).logits, y, mask)) as any, list);
     const a = run(y1);
     const b = run(y2);
     expect(a.value.dataSync()[0]).toBe(b.value.dataSync()[0]);
-    for (const v of list) expect(Array.from(a.grads[v.name]!.dataSync())).toEqual(Array.from(b.grads[v.name]!.dataSync()));
+    for (const v of list)
+      expect(Array.from(a.grads[v.name]!.dataSync())).toEqual(Array.from(b.grads[v.name]!.dataSync()));
     // And flipping an observed label does change the loss.
-    const y3 = tf.tensor2d(maskArr.map((m, i) => (m ? 1 - (i % 2) : 0)), [9, 5]);
+    const y3 = tf.tensor2d(
+      maskArr.map((m, i) => (m ? 1 - (i % 2) : 0)),
+      [9, 5],
+    );
     expect(run(y3).value.dataSync()[0]).not.toBe(a.value.dataSync()[0]);
     disposeVars(vars);
   });

@@ -9,7 +9,10 @@ import { initWeights } from "../../src/scorer/weights.js";
  * Data simulated from a known 1-d IRT model: alpha_q = 1 + 0.5 tanh(a . x), beta_q = b . x,
  * p = sigmoid(alpha_q * theta_m - beta_q); a fraction `missing` of cells is unobserved.
  */
-export function simulateIrt(opts: { nItems: number; dim: number; nModels: number; seed: number; missing?: number }): { data: EmbeddedLabels; theta: number[] } {
+export function simulateIrt(opts: { nItems: number; dim: number; nModels: number; seed: number; missing?: number }): {
+  data: EmbeddedLabels;
+  theta: number[];
+} {
   const { nItems, dim, nModels, seed, missing = 0.2 } = opts;
   const rng = trainingRng(seed);
   const a = Array.from({ length: dim }, () => rng.normal());
@@ -37,7 +40,16 @@ export function simulateIrt(opts: { nItems: number; dim: number; nModels: number
     offsets[i + 1] = model.length;
   }
   return {
-    data: { X, dim, nItems, nModels, offsets, model: Int32Array.from(model), y: Float32Array.from(y), models: theta.map((_, m) => `m${m}`) },
+    data: {
+      X,
+      dim,
+      nItems,
+      nModels,
+      offsets,
+      model: Int32Array.from(model),
+      y: Float32Array.from(y),
+      models: theta.map((_, m) => `m${m}`),
+    },
     theta,
   };
 }
@@ -58,7 +70,16 @@ export function spearman(a: number[], b: number[]): number {
   return 1 - (6 * d2) / (n * (n * n - 1));
 }
 
-export const TINY = { experts: 2, hidden: 8, out: 6, abilityDim: 3, batchItems: 16, maxEpochs: 3, dropout: 0.1, inputNoise: 0.01 };
+export const TINY = {
+  experts: 2,
+  hidden: 8,
+  out: 6,
+  abilityDim: 3,
+  batchItems: 16,
+  maxEpochs: 3,
+  dropout: 0.1,
+  inputNoise: 0.01,
+};
 
 /** Architecture of the toy scorers the API, artifact and probe-bank tests build (8-d input). */
 export const TOY_ARCH = { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3 };
@@ -67,7 +88,11 @@ export const TOY_ARCH = { inDim: 8, experts: 2, hidden: 6, out: 5, abilityDim: 3
  * Weights (seeded) and a catalog for a toy scorer with one ability row per id; `entry` gives each row's names
  * and label count (default: its own id, 10 labels).
  */
-export function toyScorerParts(seed: number, ids: readonly string[], entry: (id: string, m: number) => { names: string[]; nLabels: number } = (id) => ({ names: [id], nLabels: 10 })) {
+export function toyScorerParts(
+  seed: number,
+  ids: readonly string[],
+  entry: (id: string, m: number) => { names: string[]; nLabels: number } = (id) => ({ names: [id], nLabels: 10 }),
+) {
   const weights = initWeights(trainingRng(seed), TOY_ARCH, ids, 0.6);
   const catalog = buildCatalog(
     weights.theta,
@@ -84,7 +109,12 @@ export async function saveToyScorer(dir: string, encoderId: string, ids: readonl
     weights,
     catalog,
     encoder: { id: encoderId, dim: TOY_ARCH.inDim },
-    config: resolveIrtMoeConfig({ experts: TOY_ARCH.experts, hidden: TOY_ARCH.hidden, out: TOY_ARCH.out, abilityDim: TOY_ARCH.abilityDim }),
+    config: resolveIrtMoeConfig({
+      experts: TOY_ARCH.experts,
+      hidden: TOY_ARCH.hidden,
+      out: TOY_ARCH.out,
+      abilityDim: TOY_ARCH.abilityDim,
+    }),
     temperature: 1,
     calibration: { applied: false, fitted: 1, eceBefore: 0, eceAfter: 0 },
     training: { datasets: [], splitRule: "protocol", seed: 1, bestEpoch: 1, epochs: 1, trainSeconds: 0 },

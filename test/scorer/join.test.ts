@@ -52,11 +52,18 @@ describe("joinDatasets + buildCatalog", () => {
     expect(resolver.indexOf("gpt-4-1106-preview")).toBe(largeGpt4);
     expect(resolver.indexOf("gpt-4-1106-preview@small")).toBe(smallGpt4);
     expect(resolver.indexOf("gpt-4-1106-preview@large")).toBe(largeGpt4);
-    expect(datasetModelNames(catalog, ["gpt-4-1106-preview", "claude-v1"], "small")).toEqual(["gpt-4-1106-preview@small", "claude-v1"]);
+    expect(datasetModelNames(catalog, ["gpt-4-1106-preview", "claude-v1"], "small")).toEqual([
+      "gpt-4-1106-preview@small",
+      "claude-v1",
+    ]);
   });
 
   it("gives the canonical id to the row from the dataset with the most models, even with fewer labels", () => {
-    const wide = { dataset: tiny("wide", ["gpt-4-1106-preview", "a", "b", "c"], 10), vectors: new Float32Array(10 * 2), dim: 2 };
+    const wide = {
+      dataset: tiny("wide", ["gpt-4-1106-preview", "a", "b", "c"], 10),
+      vectors: new Float32Array(10 * 2),
+      dim: 2,
+    };
     const narrow = { dataset: tiny("narrow", ["gpt-4-1106-preview"], 300), vectors: new Float32Array(300 * 2), dim: 2 };
     const joined = joinDatasets([narrow, wide], undefined, { shareAbilities: false });
     const catalog = buildCatalog(new Float32Array(joined.data.nModels), 1, joined.stats);

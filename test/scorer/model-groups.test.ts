@@ -43,7 +43,9 @@ describe("irt-router explain on the pretrained scorer", () => {
   async function run(flags: Record<string, unknown>): Promise<string> {
     const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     try {
-      expect(await explain.run(parseWith(explain.schema, flags, "options"), ["What is the capital of France?"])).toBe(0);
+      expect(await explain.run(parseWith(explain.schema, flags, "options"), ["What is the capital of France?"])).toBe(
+        0,
+      );
       return out.mock.calls.map((c) => String(c[0])).join("");
     } finally {
       out.mockRestore();

@@ -18,7 +18,8 @@ const encoder: QueryEncoder = {
   async embed(texts) {
     return texts.map((t) => {
       const v = new Float32Array(16);
-      for (let i = 0; i + 3 <= t.length; i++) v[(t.charCodeAt(i) * 31 + t.charCodeAt(i + 1) * 7 + t.charCodeAt(i + 2)) % 16]! += 1;
+      for (let i = 0; i + 3 <= t.length; i++)
+        v[(t.charCodeAt(i) * 31 + t.charCodeAt(i + 1) * 7 + t.charCodeAt(i + 2)) % 16]! += 1;
       const n = Math.hypot(...v) || 1;
       return v.map((x) => x / n);
     });
@@ -49,7 +50,12 @@ function writeToyFolder(name: string, seed: number): string {
 describe("training pipeline on a your-own-data folder", () => {
   it("trains, writes an artifact with test metrics and loads it back", async () => {
     const dir = writeToyFolder("toy-evals", 2);
-    const { artifact, trained } = await trainScorerPipeline([dir], { encoder, cacheDir: join(root, "cache"), config: { ...TINY, maxEpochs: 4 }, seed: 1 });
+    const { artifact, trained } = await trainScorerPipeline([dir], {
+      encoder,
+      cacheDir: join(root, "cache"),
+      config: { ...TINY, maxEpochs: 4 },
+      seed: 1,
+    });
     expect(artifact.training.datasets[0]!.name).toBe("toy-evals");
     const test = artifact.metrics["toy-evals"]!.test!;
     expect(test.items).toBeGreaterThan(0);
@@ -68,7 +74,13 @@ describe("training pipeline on a your-own-data folder", () => {
 
   it("fits the known-model prior on all datasets' groups and on each dataset alone", async () => {
     const dirs = [writeToyFolder("toy-a", 3), writeToyFolder("toy-b", 4)];
-    const { artifact } = await trainScorerPipeline(dirs, { encoder, cacheDir: join(root, "cache"), config: { ...TINY, maxEpochs: 2 }, seed: 1, shareAbilities: false });
+    const { artifact } = await trainScorerPipeline(dirs, {
+      encoder,
+      cacheDir: join(root, "cache"),
+      config: { ...TINY, maxEpochs: 2 },
+      seed: 1,
+      shareAbilities: false,
+    });
     const prior = artifact.knownPrior!;
     expect(Object.keys(prior.byDataset ?? {}).sort()).toEqual(["toy-a", "toy-b"]);
     // 3 models x 3 topics per dataset; the pooled fit sees both datasets' groups (one ability row per model and dataset)

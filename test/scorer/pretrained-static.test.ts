@@ -35,7 +35,11 @@ describe("the pretrained scorer of the static encoder", () => {
   });
 
   it("refuses another encoder, naming its manifest", async () => {
-    const other = { id: "use-lite-512@model-embeddings-en-0.2.0", dim: 512, embed: async (t: string[]) => t.map(() => new Float32Array(512)) };
+    const other = {
+      id: "use-lite-512@model-embeddings-en-0.2.0",
+      dim: 512,
+      embed: async (t: string[]) => t.map(() => new Float32Array(512)),
+    };
     const dir = join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR);
     const error = await rejectedWith(EncoderMismatchError, loadScorer(dir, { encoder: other }));
     expect(error.file).toBe(join(dir, "manifest.json"));

@@ -11,7 +11,8 @@ const failOn = vi.hoisted(() => ({ name: undefined as string | undefined }));
 vi.mock("node:fs/promises", async (importOriginal) => {
   const orig = await importOriginal<typeof import("node:fs/promises")>();
   const writeFile = (async (path: Parameters<typeof orig.writeFile>[0], ...rest: unknown[]) => {
-    if (failOn.name && String(path).includes(failOn.name)) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${String(path)}'`), { code: "ENOSPC" });
+    if (failOn.name && String(path).includes(failOn.name))
+      throw Object.assign(new Error(`ENOSPC: no space left on device, write '${String(path)}'`), { code: "ENOSPC" });
     return (orig.writeFile as (...a: unknown[]) => Promise<void>)(path, ...rest);
   }) as typeof orig.writeFile;
   return { ...orig, writeFile, default: { ...orig, writeFile } };
@@ -32,7 +33,14 @@ function artifact(seed: number): ScorerArtifact {
     config: resolveIrtMoeConfig({ experts: 2, hidden: 6, out: 5, abilityDim: 3 }),
     temperature: 1,
     calibration: { applied: false, fitted: 1, eceBefore: 0.05, eceAfter: 0.05 },
-    training: { datasets: [{ name: "toy", counts: { train: 1, val: 1, test: 1 }, models: ["a", "b", "c"] }], splitRule: "protocol", seed, bestEpoch: 1, epochs: 1, trainSeconds: 0 },
+    training: {
+      datasets: [{ name: "toy", counts: { train: 1, val: 1, test: 1 }, models: ["a", "b", "c"] }],
+      splitRule: "protocol",
+      seed,
+      bestEpoch: 1,
+      epochs: 1,
+      trainSeconds: 0,
+    },
     metrics: {},
   };
 }

@@ -35,7 +35,16 @@ describe("trainIrtMoe", () => {
     const y = Float32Array.from(data.y);
     for (const i of val) for (let j = data.offsets[i]!; j < data.offsets[i + 1]!; j++) y[j] = 1;
     const oneClass = { ...data, y };
-    const error = await rejectedWith(TrainingError, trainIrtMoe(tf, oneClass, { train: rows(0, 100), val }, { ...TINY, earlyStopOn: "auc", maxEpochs: 2 }, { seed: 1 }));
+    const error = await rejectedWith(
+      TrainingError,
+      trainIrtMoe(
+        tf,
+        oneClass,
+        { train: rows(0, 100), val },
+        { ...TINY, earlyStopOn: "auc", maxEpochs: 2 },
+        { seed: 1 },
+      ),
+    );
     expect(error.code).toBe("TRAINING_FAILED");
     expect(error.message).toMatch(/validation auc was not a finite number in any of 2 epoch\(s\).*earlyStopOn "loss"/);
     // the same data stopping on loss trains normally
@@ -51,7 +60,18 @@ describe("trainIrtMoe", () => {
       tf,
       data,
       split,
-      { experts: 2, hidden: 16, out: 8, abilityDim: 2, batchItems: 32, maxEpochs: 40, patience: 5, learningRate: 3e-3, dropout: 0, inputNoise: 0 },
+      {
+        experts: 2,
+        hidden: 16,
+        out: 8,
+        abilityDim: 2,
+        batchItems: 32,
+        maxEpochs: 40,
+        patience: 5,
+        learningRate: 3e-3,
+        dropout: 0,
+        inputNoise: 0,
+      },
       { seed: 1 },
     );
     const test = rows(620, 700);
@@ -67,7 +87,18 @@ describe("trainIrtMoe", () => {
     const M = 10;
     const { data, theta } = simulateIrt({ nItems: 700, dim: 8, nModels: M, seed: 3 });
     const split = { train: rows(0, 550), val: rows(550, 620) };
-    const cfg = { experts: 2, hidden: 16, out: 8, abilityDim: 2, batchItems: 32, maxEpochs: 40, patience: 5, learningRate: 3e-3, dropout: 0, inputNoise: 0 };
+    const cfg = {
+      experts: 2,
+      hidden: 16,
+      out: 8,
+      abilityDim: 2,
+      batchItems: 32,
+      maxEpochs: 40,
+      patience: 5,
+      learningRate: 3e-3,
+      dropout: 0,
+      inputNoise: 0,
+    };
     const plain = await trainIrtMoe(tf, data, split, cfg, { seed: 1 });
     const averaged = await trainIrtMoe(tf, data, split, { ...cfg, emaDecay: 0.9 }, { seed: 1 });
     expect(Array.from(averaged.weights.theta)).not.toEqual(Array.from(plain.weights.theta));
@@ -87,7 +118,13 @@ describe("trainIrtMoe", () => {
     for (const extra of [{}, { emaDecay: 0.9, rankWeight: 0.5 }]) {
       const before = tf.memory();
       const perEpoch: number[] = [];
-      await trainIrtMoe(tf, data, split, { ...TINY, ...extra, maxEpochs: 4, patience: 10 }, { seed: 1, onEpoch: () => perEpoch.push(tf.memory().numTensors) });
+      await trainIrtMoe(
+        tf,
+        data,
+        split,
+        { ...TINY, ...extra, maxEpochs: 4, patience: 10 },
+        { seed: 1, onEpoch: () => perEpoch.push(tf.memory().numTensors) },
+      );
       expect(new Set(perEpoch).size).toBe(1);
       expect(tf.memory().numTensors).toBe(before.numTensors);
       expect(tf.memory().numBytes).toBe(before.numBytes);
@@ -97,13 +134,22 @@ describe("trainIrtMoe", () => {
   it("rejects bad data and config with typed errors naming the field", async () => {
     const { data } = simulateIrt({ nItems: 30, dim: 4, nModels: 3, seed: 2 });
     const split = { train: rows(0, 20), val: rows(20, 30) };
-    await expect(trainIrtMoe(tf, data, split, { hidden: 0 })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", path: "config.hidden" });
+    await expect(trainIrtMoe(tf, data, split, { hidden: 0 })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      path: "config.hidden",
+    });
     await expect(trainIrtMoe(tf, data, split, { nope: 1 } as any)).rejects.toBeInstanceOf(ValidationError);
     const badY = { ...data, y: data.y.slice() };
     badY.y[0] = 1.5;
     await expect(trainIrtMoe(tf, badY, split, TINY)).rejects.toMatchObject({ path: "data.y.0" });
-    await expect(trainIrtMoe(tf, { ...data, X: data.X.subarray(1) }, split, TINY)).rejects.toMatchObject({ path: "data.X" });
-    await expect(trainIrtMoe(tf, data, { train: split.train, val: [] }, TINY)).rejects.toMatchObject({ path: "split.val" });
-    await expect(trainIrtMoe(tf, data, { train: [0, 99], val: split.val }, TINY)).rejects.toMatchObject({ path: "data.split.train" });
+    await expect(trainIrtMoe(tf, { ...data, X: data.X.subarray(1) }, split, TINY)).rejects.toMatchObject({
+      path: "data.X",
+    });
+    await expect(trainIrtMoe(tf, data, { train: split.train, val: [] }, TINY)).rejects.toMatchObject({
+      path: "split.val",
+    });
+    await expect(trainIrtMoe(tf, data, { train: [0, 99], val: split.val }, TINY)).rejects.toMatchObject({
+      path: "data.split.train",
+    });
   });
 });

@@ -127,11 +127,15 @@ describe.each(harnesses)("%s (AbilityStore contract)", (_name, makeHarness) => {
     await store.append([ev(1), ev(2)]);
     await store.snapshot(1, { n: 1 });
     await expect(store.snapshot(3, {})).rejects.toThrow(StoreError);
-    await expect(store.snapshot(0, {})).rejects.toThrow(/between the last snapshot \(1\) and the last stored event \(2\)/);
+    await expect(store.snapshot(0, {})).rejects.toThrow(
+      /between the last snapshot \(1\) and the last stored event \(2\)/,
+    );
     await expect(store.snapshot(1.5, {})).rejects.toThrow(StoreError);
     await expect(store.snapshot(2, { x: [1, NaN] })).rejects.toThrow(/state\.x\.1 is NaN/);
     await expect(store.snapshot(2, { f: () => 1 })).rejects.toThrow(/state\.f is a function/);
-    await expect(store.snapshot(2, { m: { mean: new Float64Array(2) } })).rejects.toThrow(/state\.m\.mean is a Float64Array/);
+    await expect(store.snapshot(2, { m: { mean: new Float64Array(2) } })).rejects.toThrow(
+      /state\.m\.mean is a Float64Array/,
+    );
     await expect(store.snapshot(2, { xs: [1, undefined] })).rejects.toThrow(/state\.xs\.1 is undefined/);
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

@@ -21,7 +21,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const ev = (i: number): FeedbackEvent => ({ id: `e${i}`, model: "m", alpha: [0.5, -1], beta: 0.25, y: i % 2, at: 1000 + i });
+const ev = (i: number): FeedbackEvent => ({
+  id: `e${i}`,
+  model: "m",
+  alpha: [0.5, -1],
+  beta: 0.25,
+  y: i % 2,
+  at: 1000 + i,
+});
 const journal = () => join(dir, "journal.jsonl");
 
 /** A store holding e1..en, one append (one journal line) each: line k + 1 holds event k. */
@@ -100,11 +107,18 @@ describe("FileStore: torn and corrupted journals", () => {
     // newline did. One line per event would leave intact lines after the zeros, indistinguishable from corruption.
     const last = Buffer.from(lines[2]!, "utf8");
     last.fill(0, 0, Math.floor(last.length / 2));
-    await writeFile(journal(), Buffer.concat([Buffer.from(`${lines.slice(0, 2).join("\n")}\n`), last, Buffer.from("\n")]));
+    await writeFile(
+      journal(),
+      Buffer.concat([Buffer.from(`${lines.slice(0, 2).join("\n")}\n`), last, Buffer.from("\n")]),
+    );
     // A complete line that fails its checksum cannot be told from outside damage: refused until the loss is accepted.
     await rejectedWith(StoreCorruptedError, FileStore.open(dir));
     const reopened = await FileStore.open(dir, { repairTail: true });
-    expect(reopened.recovery.damagedTail).toEqual({ line: 3, bytes: last.length + 1, zeroBytes: Math.floor(last.length / 2) });
+    expect(reopened.recovery.damagedTail).toEqual({
+      line: 3,
+      bytes: last.length + 1,
+      zeroBytes: Math.floor(last.length / 2),
+    });
     expect(await reopened.load()).toEqual({ events: [ev(1)], seq: 1, snapshot: undefined });
     // The writer's retry of the unacknowledged batch is stored in full.
     expect(await reopened.append([ev(2), ev(3), ev(4)])).toMatchObject({ appended: 3, duplicates: [], seq: 4 });
@@ -158,15 +172,27 @@ describe("FileStore: torn and corrupted journals", () => {
     const cases: [string, () => Promise<string>, RegExp][] = [
       ["a duplicate id", async () => v1(0, ev(1), ev(1), ev(2)), /line 3: event id "e1" is stored twice/],
       ["a gap before its base", async () => v1(2, ev(3)), /starts after event 2, but there is no snapshot/],
-      ["a snapshot past its end", async () => (await snapshotAt(3), v1(0, ev(1), ev(2))), /covers events up to 3, but .* ends at 2/],
-      ["a format-2 duplicate id", async () => journalHeader(0) + encodeRecord(1, [JSON.stringify(ev(1))]) + encodeRecord(2, [JSON.stringify(ev(1))]), /line 3: event id "e1" is stored twice/],
+      [
+        "a snapshot past its end",
+        async () => (await snapshotAt(3), v1(0, ev(1), ev(2))),
+        /covers events up to 3, but .* ends at 2/,
+      ],
+      [
+        "a format-2 duplicate id",
+        async () =>
+          journalHeader(0) + encodeRecord(1, [JSON.stringify(ev(1))]) + encodeRecord(2, [JSON.stringify(ev(1))]),
+        /line 3: event id "e1" is stored twice/,
+      ],
     ];
     for (const [what, write, message] of cases) {
       await rm(dir, { recursive: true, force: true });
       await mkdir(dir);
       const text = await write();
       await writeFile(journal(), text + '{"seq":9,"ev'); // a torn tail as well: not cut either
-      const error = await rejectedWith(StoreError, FileStore.open(dir, { onWarning: (w) => expect.fail(`${what}: warned ${w}`) }));
+      const error = await rejectedWith(
+        StoreError,
+        FileStore.open(dir, { onWarning: (w) => expect.fail(`${what}: warned ${w}`) }),
+      );
       expect(error.message, what).toMatch(message);
       expect(await readFile(journal(), "utf8"), what).toBe(text + '{"seq":9,"ev');
     }
@@ -180,7 +206,11 @@ describe("FileStore: torn and corrupted journals", () => {
     expect(store.recovery.upgradedJournal).toEqual({ fromVersion: 1 });
     await store.append([ev(2)]);
     await store.close();
-    expect(await journalLines()).toEqual([journalHeader(0), encodeRecord(1, [JSON.stringify(ev(1))]), encodeRecord(2, [JSON.stringify(ev(2))])].map((l) => l.trimEnd()));
+    expect(await journalLines()).toEqual(
+      [journalHeader(0), encodeRecord(1, [JSON.stringify(ev(1))]), encodeRecord(2, [JSON.stringify(ev(2))])].map((l) =>
+        l.trimEnd(),
+      ),
+    );
     const again = await FileStore.open(dir);
     expect((await again.load()).events).toEqual([ev(1), ev(2)]);
     await again.close();
@@ -199,7 +229,10 @@ describe("FileStore: torn and corrupted journals", () => {
     await store.snapshot(2, { n: 2 });
     expect(await store.load()).toEqual({ snapshot: { seq: 2, state: { n: 2 } }, events: [ev(3), ev(4)], seq: 4 });
     await store.close();
-    expect(await journalLines()).toEqual([journalHeader(2).trimEnd(), encodeRecord(3, [JSON.stringify(ev(3)), JSON.stringify(ev(4))]).trimEnd()]);
+    expect(await journalLines()).toEqual([
+      journalHeader(2).trimEnd(),
+      encodeRecord(3, [JSON.stringify(ev(3)), JSON.stringify(ev(4))]).trimEnd(),
+    ]);
     const again = await FileStore.open(dir);
     expect(await again.load()).toEqual({ snapshot: { seq: 2, state: { n: 2 } }, events: [ev(3), ev(4)], seq: 4 });
     await again.close();
@@ -285,7 +318,10 @@ describe("FileStore: locking", () => {
   it("(d) a lock left by a dead process on this host is recovered and reported", async () => {
     await seed(1);
     const pid = deadPid();
-    await writeFile(join(dir, "LOCK"), JSON.stringify({ pid, hostname: hostname(), token: "old", acquiredAt: "2020-01-01T00:00:00Z" }));
+    await writeFile(
+      join(dir, "LOCK"),
+      JSON.stringify({ pid, hostname: hostname(), token: "old", acquiredAt: "2020-01-01T00:00:00Z" }),
+    );
     const warnings: string[] = [];
     const store = await FileStore.open(dir, { onWarning: (w) => warnings.push(w) });
     expect(store.recovery.staleLock).toMatchObject({ pid, token: "old" });
@@ -296,7 +332,10 @@ describe("FileStore: locking", () => {
   });
 
   it("(d) a lock held on another host is never broken automatically", async () => {
-    await writeFile(join(dir, "LOCK"), JSON.stringify({ pid: 1, hostname: "some-other-host", token: "t", acquiredAt: "x" }));
+    await writeFile(
+      join(dir, "LOCK"),
+      JSON.stringify({ pid: 1, hostname: "some-other-host", token: "t", acquiredAt: "x" }),
+    );
     await expect(FileStore.open(dir)).rejects.toThrow(/another host.*delete/);
   });
 
@@ -314,7 +353,10 @@ describe("FileStore: locking", () => {
 
   it("(d) two concurrent opens racing to recover the same stale lock: exactly one wins", async () => {
     await seed(1);
-    await writeFile(join(dir, "LOCK"), JSON.stringify({ pid: deadPid(), hostname: hostname(), token: "old", acquiredAt: "x" }));
+    await writeFile(
+      join(dir, "LOCK"),
+      JSON.stringify({ pid: deadPid(), hostname: hostname(), token: "old", acquiredAt: "x" }),
+    );
     const results = await Promise.allSettled([FileStore.open(dir), FileStore.open(dir), FileStore.open(dir)]);
     const opened = results.filter((r) => r.status === "fulfilled");
     expect(opened).toHaveLength(1);
@@ -352,44 +394,47 @@ describe("FileStore: crash safety", () => {
   it.each([
     { batch: 1, snapshotEvery: 7, killAfter: 60 },
     { batch: 5, snapshotEvery: 20, killAfter: 120 },
-  ])("every acknowledged event survives SIGKILL and the posterior reloads (batch $batch, snapshot every $snapshotEvery)", async ({ batch, snapshotEvery, killAfter }) => {
-    const acked = await runWriterUntilKilled(dir, batch, snapshotEvery, killAfter);
-    expect(acked.length).toBeGreaterThanOrEqual(killAfter);
+  ])(
+    "every acknowledged event survives SIGKILL and the posterior reloads (batch $batch, snapshot every $snapshotEvery)",
+    async ({ batch, snapshotEvery, killAfter }) => {
+      const acked = await runWriterUntilKilled(dir, batch, snapshotEvery, killAfter);
+      expect(acked.length).toBeGreaterThanOrEqual(killAfter);
 
-    const store = await FileStore.open(dir);
-    expect(store.recovery.staleLock?.pid).toBeGreaterThan(0);
-    const first = await store.load();
-    await store.close();
-    const reopened = await FileStore.open(dir);
-    const second = await reopened.load();
-    expect(second).toEqual(first);
-    expect(first.snapshot).toBeDefined();
+      const store = await FileStore.open(dir);
+      expect(store.recovery.staleLock?.pid).toBeGreaterThan(0);
+      const first = await store.load();
+      await store.close();
+      const reopened = await FileStore.open(dir);
+      const second = await reopened.load();
+      expect(second).toEqual(first);
+      expect(first.snapshot).toBeDefined();
 
-    // Restore as an application would: snapshot state, then the journal tail.
-    const restored = OnlineLearner.fromState(first.snapshot!.state as LearnerState, LEARNER_OPTIONS);
-    for (const e of first.events) expect(restored.observe(e)).toBe("applied");
-    // Every stored event, in order, is exactly the writer's sequence evt-0 .. evt-(seq-1).
-    const snapshotIds = (first.snapshot!.state as LearnerState).seenIds;
-    expect(snapshotIds).toHaveLength(first.snapshot!.seq);
-    const stored = [...snapshotIds, ...first.events.map((e) => e.id)];
-    expect(stored).toEqual(Array.from({ length: first.seq }, (_, i) => `evt-${i}`));
-    const have = new Set(stored);
-    expect(acked.filter((id) => !have.has(id))).toEqual([]);
-    for (const id of acked) expect(reopened.has(id)).toBe(true);
+      // Restore as an application would: snapshot state, then the journal tail.
+      const restored = OnlineLearner.fromState(first.snapshot!.state as LearnerState, LEARNER_OPTIONS);
+      for (const e of first.events) expect(restored.observe(e)).toBe("applied");
+      // Every stored event, in order, is exactly the writer's sequence evt-0 .. evt-(seq-1).
+      const snapshotIds = (first.snapshot!.state as LearnerState).seenIds;
+      expect(snapshotIds).toHaveLength(first.snapshot!.seq);
+      const stored = [...snapshotIds, ...first.events.map((e) => e.id)];
+      expect(stored).toEqual(Array.from({ length: first.seq }, (_, i) => `evt-${i}`));
+      const have = new Set(stored);
+      expect(acked.filter((id) => !have.has(id))).toEqual([]);
+      for (const id of acked) expect(reopened.has(id)).toBe(true);
 
-    // The same posterior as a learner fed the same events from scratch.
-    const scratch = new OnlineLearner(KNOWN, LEARNER_OPTIONS);
-    for (let i = 0; i < first.seq; i++) scratch.observe(crashEvent(i));
-    expectClose(restored.exportState(), scratch.exportState(), "state");
+      // The same posterior as a learner fed the same events from scratch.
+      const scratch = new OnlineLearner(KNOWN, LEARNER_OPTIONS);
+      for (let i = 0; i < first.seq; i++) scratch.observe(crashEvent(i));
+      expectClose(restored.exportState(), scratch.exportState(), "state");
 
-    // The store keeps working after the crash; a replayed acknowledged event is a duplicate.
-    expect(await reopened.append([crashEvent(0), crashEvent(first.seq)])).toMatchObject({
-      appended: 1,
-      duplicates: ["evt-0"],
-      seq: first.seq + 1,
-    });
-    await reopened.close();
-  });
+      // The store keeps working after the crash; a replayed acknowledged event is a duplicate.
+      expect(await reopened.append([crashEvent(0), crashEvent(first.seq)])).toMatchObject({
+        appended: 1,
+        duplicates: ["evt-0"],
+        seq: first.seq + 1,
+      });
+      await reopened.close();
+    },
+  );
 });
 
 /** Deep equality with numbers compared to 1e-9 (relative). */
@@ -402,17 +447,27 @@ function expectClose(actual: unknown, expected: unknown, path: string): void {
     expected.forEach((v, i) => expectClose((actual as unknown[])[i], v, `${path}.${i}`));
   } else if (expected && typeof expected === "object") {
     expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort());
-    for (const [k, v] of Object.entries(expected)) expectClose((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
+    for (const [k, v] of Object.entries(expected))
+      expectClose((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
   } else {
     expect(actual, path).toEqual(expected);
   }
 }
 
-function runWriterUntilKilled(storeDir: string, batch: number, snapshotEvery: number, killAfter: number): Promise<string[]> {
+function runWriterUntilKilled(
+  storeDir: string,
+  batch: number,
+  snapshotEvery: number,
+  killAfter: number,
+): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, "write", storeDir, String(batch), String(snapshotEvery)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", CHILD, "write", storeDir, String(batch), String(snapshotEvery)],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const acked: string[] = [];
     let buffered = "";
     let stderr = "";

@@ -15,7 +15,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const ev = (i: number): FeedbackEvent => ({ id: `e${i}`, model: "m", alpha: [0.5, -1], beta: 0.25, y: i % 2, at: 1000 + i });
+const ev = (i: number): FeedbackEvent => ({
+  id: `e${i}`,
+  model: "m",
+  alpha: [0.5, -1],
+  beta: 0.25,
+  y: i % 2,
+  at: 1000 + i,
+});
 const journal = () => join(dir, "journal.jsonl");
 
 /** A store holding e1..e40, one append each, closed cleanly (every event acknowledged). */
@@ -45,7 +52,9 @@ describe("FileStore recovery tells the truth about damage from outside", () => {
     const size = (await readFile(journal())).length;
     await truncate(journal(), size - 2187 > 0 ? size - 2187 : Math.floor(size / 2));
     const err = await rejectedWith(StoreCorruptedError, FileStore.open(dir));
-    expect(err.message).toMatch(/acknowledged\.json records events up to 40 as acknowledged: events \d+\.\.40 are lost/);
+    expect(err.message).toMatch(
+      /acknowledged\.json records events up to 40 as acknowledged: events \d+\.\.40 are lost/,
+    );
   });
 
   it("a truncation at a line boundary is detected by the acknowledged count, and repairTail reports the loss", async () => {

@@ -16,7 +16,12 @@ afterEach(async () => {
 
 /** The LOCK an earlier process with this very pid left when it was killed (a container restarted as pid 1 again). */
 async function lockOfEarlierProcessWithMyPid(): Promise<void> {
-  const info = { pid: process.pid, hostname: hostname(), token: "token-of-the-killed-process", acquiredAt: "2026-12-04T20:00:00.000Z" };
+  const info = {
+    pid: process.pid,
+    hostname: hostname(),
+    token: "token-of-the-killed-process",
+    acquiredAt: "2026-12-04T20:00:00.000Z",
+  };
   await writeFile(join(dir, "LOCK"), `${JSON.stringify(info)}\n`);
 }
 

@@ -28,7 +28,8 @@ describe.skipIf(redisSkipReason() !== undefined)("RedisStore faults", () => {
       logger,
     });
     const ask = async (runId: string) =>
-      (await router.invoke("What is 2 + 2?", { metadata: { irtRouterRunId: runId } })).response_metadata.irtRouter as RouteDecision;
+      (await router.invoke("What is 2 + 2?", { metadata: { irtRouterRunId: runId } })).response_metadata
+        .irtRouter as RouteDecision;
     await ask("r0");
     await server.kill();
     const decisions = [await ask("r1"), await ask("r2"), await ask("r3")]; // routing goes on

@@ -64,7 +64,9 @@ describe.skipIf(skip)("RedisStore with many processes (real redis-server)", () =
         seen.push(...batch.map((e) => e.event));
       },
     });
-    const outputs = await Promise.all([0, 1, 2, 3].map((w) => child(["events", server.url, prefix, String(w), String(total)])));
+    const outputs = await Promise.all(
+      [0, 1, 2, 3].map((w) => child(["events", server.url, prefix, String(w), String(total)])),
+    );
     for (let i = 0; i < 100 && seen.length < total; i++) await new Promise((r) => setTimeout(r, 100));
     await sub.stop();
     expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i + 1));
@@ -82,7 +84,12 @@ describe.skipIf(skip)("RedisStore with many processes (real redis-server)", () =
     }
     // A new process restores the same state from the stream, and then from a snapshot plus the stream after it.
     const restore = async () => {
-      const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["ok"] }) }, scorer, store: observer, logger: quietLogger() });
+      const router = new IrtRouter({
+        models: { "gpt-4": new FakeListChatModel({ responses: ["ok"] }) },
+        scorer,
+        store: observer,
+        logger: quietLogger(),
+      });
       await router.invoke("hello");
       return engineOf(router).learner!.exportState!() as LearnerState;
     };
@@ -98,10 +105,21 @@ describe.skipIf(skip)("RedisStore with many processes (real redis-server)", () =
   it("feedback for a run routed by another process", async () => {
     const prefix = uniquePrefix("cross");
     const out = await child(["route", server.url, prefix, "run-A", "3"]);
-    const decisions = out.trim().split("\n").map((l) => l.split(" "));
+    const decisions = out
+      .trim()
+      .split("\n")
+      .map((l) => l.split(" "));
     expect(decisions).toHaveLength(3);
     const store = await RedisStore.open({ url: server.url, prefix });
-    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["ok"] }), mistral: new FakeListChatModel({ responses: ["ok"] }) }, scorer: new ToyScorer(), store, logger: quietLogger() });
+    const router = new IrtRouter({
+      models: {
+        "gpt-4": new FakeListChatModel({ responses: ["ok"] }),
+        mistral: new FakeListChatModel({ responses: ["ok"] }),
+      },
+      scorer: new ToyScorer(),
+      store,
+      logger: quietLogger(),
+    });
     const events = await router.feedback("run-A", true);
     expect(events.map((e) => e.decisionId).sort()).toEqual(decisions.map((d) => d[1]).sort());
     expect(events.every((e) => e.runId === "run-A" && e.alpha.length === 2)).toBe(true);
@@ -114,12 +132,17 @@ describe.skipIf(skip)("RedisStore with many processes (real redis-server)", () =
   it("a per-run budget is held across 4 processes routing the same run at once", async () => {
     const prefix = uniquePrefix("budget");
     const cap = 0.3;
-    const outs = await Promise.all([0, 1, 2, 3].map(() => child(["budget", server.url, prefix, "run-B", "8", String(cap)])));
+    const outs = await Promise.all(
+      [0, 1, 2, 3].map(() => child(["budget", server.url, prefix, "run-B", "8", String(cap)])),
+    );
     const calls = outs.flatMap((o) => o.trim().split("\n")).map((l) => l.split(" "));
     expect(calls).toHaveLength(32);
     const spent = calls.reduce((s, [, , cost]) => s + Number(cost), 0);
     const step = Math.max(...calls.map(([, , cost]) => Number(cost)));
-    expect(calls.some(([, id]) => id === "gpt-4"), outs.join("\n")).toBe(true);
+    expect(
+      calls.some(([, id]) => id === "gpt-4"),
+      outs.join("\n"),
+    ).toBe(true);
     // What one process alone would spend is at most the cap plus the one step in flight; 4 processes, the same.
     expect(spent).toBeLessThanOrEqual(cap + step + 1e-9);
     const store = await RedisStore.open({ url: server.url, prefix });
@@ -132,13 +155,25 @@ describe.skipIf(skip)("RedisStore when Redis is SIGKILLed and restarted (AOF, ap
   it("every acknowledged event is there afterwards; what Redis missed was buffered and sent", async () => {
     const server = await TestRedis.start();
     const warnings: string[] = [];
-    const store = await RedisStore.open({ url: server.url, prefix: "kill", buffer: { retryMs: 50 }, onWarning: (m) => warnings.push(m) });
+    const store = await RedisStore.open({
+      url: server.url,
+      prefix: "kill",
+      buffer: { retryMs: 50 },
+      onWarning: (m) => warnings.push(m),
+    });
     const acked: string[] = [];
     let stop = false;
     let n = 0;
     const load = (async () => {
       while (!stop) {
-        const batch = Array.from({ length: 10 }, () => ({ id: `k${n++}`, model: "m", alpha: [1], beta: 0, y: n % 2, at: n }));
+        const batch = Array.from({ length: 10 }, () => ({
+          id: `k${n++}`,
+          model: "m",
+          alpha: [1],
+          beta: 0,
+          y: n % 2,
+          at: n,
+        }));
         await store.append(batch);
         acked.push(...batch.map((e) => e.id));
         await new Promise((r) => setTimeout(r, 2));

@@ -12,7 +12,12 @@ import { join } from "node:path";
 
 /** The redis-server binary: $IRT_ROUTER_REDIS_SERVER, else on PATH, else Debian's /usr/bin. */
 export function redisServerBinary(): string | undefined {
-  const candidates = [process.env.IRT_ROUTER_REDIS_SERVER, "redis-server", "/usr/bin/redis-server", "/usr/local/bin/redis-server"];
+  const candidates = [
+    process.env.IRT_ROUTER_REDIS_SERVER,
+    "redis-server",
+    "/usr/bin/redis-server",
+    "/usr/local/bin/redis-server",
+  ];
   for (const c of candidates) {
     if (!c) continue;
     if (c.includes("/") && !existsSync(c)) continue;
@@ -46,7 +51,8 @@ async function freePort(): Promise<number> {
 async function waitForPort(port: number, child: ChildProcess, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode})`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode})`);
     const ok = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ port, host: "127.0.0.1" }, () => {
         socket.write("PING\r\n");
@@ -84,7 +90,18 @@ export class TestRedis {
   }
 
   private async launch(): Promise<void> {
-    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir, "--save", "", "--appendonly", "yes"];
+    const args = [
+      "--port",
+      String(this.port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      this.dir,
+      "--save",
+      "",
+      "--appendonly",
+      "yes",
+    ];
     args.push("--appendfsync", "always", "--protected-mode", "no", "--daemonize", "no", "--loglevel", "warning");
     this.child = spawn(binary!, args, { stdio: "ignore" });
     await waitForPort(this.port, this.child);

@@ -29,7 +29,11 @@ function expectSamePosterior(x: AbilityPosterior, y: AbilityPosterior, tol = 1e-
 }
 
 /** Like a restart: a new handle on the store directory, the learner rebuilt by the documented recipe. */
-async function restart(known: ConstructorParameters<typeof OnlineLearner>[0], options: LearnerOptions, membership = {}): Promise<OnlineLearner> {
+async function restart(
+  known: ConstructorParameters<typeof OnlineLearner>[0],
+  options: LearnerOptions,
+  membership = {},
+): Promise<OnlineLearner> {
   const store = await FileStore.open(dir);
   try {
     return OnlineLearner.restore(await store.load(), known, options, membership);
@@ -44,7 +48,13 @@ describe("a restore from the store reproduces the live learner", () => {
     const options: LearnerOptions = { explore: "thompson", forgetting: { halfLifeEvents: 20 } }; // unknownModels: "error" (default)
     const store = await FileStore.open(dir);
     const learner = new OnlineLearner(scorer.models, options);
-    const router = new IrtRouter({ models: { "brand-new-model": fake(), "gpt-4": fake() }, scorer, learner, feedbackSink: store, logger: quietLogger() });
+    const router = new IrtRouter({
+      models: { "brand-new-model": fake(), "gpt-4": fake() },
+      scorer,
+      learner,
+      feedbackSink: store,
+      logger: quietLogger(),
+    });
     const questions = ["Name a colour.", "What is 2 + 2?", "Say hello to the world please", "Count to 3"];
     const feedbackRound = async (round: number) => {
       for (const [i, q] of questions.entries()) {
@@ -65,7 +75,13 @@ describe("a restore from the store reproduces the live learner", () => {
     // Snapshot, then more feedback: snapshot + journal tail.
     const again = await FileStore.open(dir);
     const live = OnlineLearner.restore(await again.load(), scorer.models, options);
-    const router2 = new IrtRouter({ models: { "brand-new-model": fake(), "gpt-4": fake() }, scorer, learner: live, feedbackSink: again, logger: quietLogger() });
+    const router2 = new IrtRouter({
+      models: { "brand-new-model": fake(), "gpt-4": fake() },
+      scorer,
+      learner: live,
+      feedbackSink: again,
+      logger: quietLogger(),
+    });
     await again.snapshot(again.seq, live.exportState());
     for (const [i, q] of questions.entries()) {
       const d = (await router2.invoke(`${q} (late)`)).response_metadata.irtRouter as RouteDecision;
@@ -82,7 +98,14 @@ describe("a restore from the store reproduces the live learner", () => {
       { id: "b", ability: [-0.4, 0.3] },
       { id: "c", ability: [0.1, 0.1] },
     ];
-    const ev = (i: number, model: string): FeedbackEvent => ({ id: `e${i}`, model, alpha: [Math.sin(i), Math.cos(i)], beta: 0.1, y: i % 2, at: i });
+    const ev = (i: number, model: string): FeedbackEvent => ({
+      id: `e${i}`,
+      model,
+      alpha: [Math.sin(i), Math.cos(i)],
+      beta: 0.1,
+      y: i % 2,
+      at: i,
+    });
     const store = await FileStore.open(dir);
     const live = new OnlineLearner(known);
     live.addModel("my-local");
@@ -135,7 +158,13 @@ describe("router feedback is checked against the learner before it is journaled"
     const learner = new OnlineLearner(scorer.models);
     const written: FeedbackEvent[] = [];
     // A sink that accepts anything (a queue, a database table): only the learner can refuse the event.
-    const router = new IrtRouter({ models: { "gpt-4": fake() }, scorer, learner, feedbackSink: { append: (es) => void written.push(...es) }, logger: quietLogger() });
+    const router = new IrtRouter({
+      models: { "gpt-4": fake() },
+      scorer,
+      learner,
+      feedbackSink: { append: (es) => void written.push(...es) },
+      logger: quietLogger(),
+    });
     const d = (await router.invoke("Name a colour.")).response_metadata.irtRouter as RouteDecision;
     const err = await router.feedback(d.decisionId, true).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FeedbackError);
@@ -147,7 +176,8 @@ describe("router feedback is checked against the learner before it is journaled"
 
 describe("the router snapshots its learner when the store says one is due", () => {
   const models = () => ({ "brand-new-model": fake(), "gpt-4": fake() });
-  const ask = async (router: IrtRouter, q: string) => ((await router.invoke(q)).response_metadata.irtRouter as RouteDecision).decisionId;
+  const ask = async (router: IrtRouter, q: string) =>
+    ((await router.invoke(q)).response_metadata.irtRouter as RouteDecision).decisionId;
 
   it("snapshots every snapshotEvery events, compacting the journal, and a restore equals the live learner", async () => {
     const scorer = new ToyScorer();
@@ -172,7 +202,8 @@ describe("the router snapshots its learner when the store says one is due", () =
     const sink = {
       append: async (events: readonly FeedbackEvent[]) => {
         const result = await store.append(events);
-        for (let turns = calls++ === 0 ? 5 : 0; turns > 0; turns--) await new Promise((resolve) => setImmediate(resolve));
+        for (let turns = calls++ === 0 ? 5 : 0; turns > 0; turns--)
+          await new Promise((resolve) => setImmediate(resolve));
         return result;
       },
       snapshot: (seq: number, state: unknown) => store.snapshot(seq, state),
@@ -190,13 +221,20 @@ describe("the router snapshots its learner when the store says one is due", () =
   it("keeps acknowledged feedback when the snapshot fails: a warning, the journal still holds it", async () => {
     const scorer = new ToyScorer();
     const store = new MemoryStore({ snapshotEvery: 1 });
-    const sink = { append: (events: readonly FeedbackEvent[]) => store.append(events), snapshot: async () => Promise.reject(new Error("disk full")) };
+    const sink = {
+      append: (events: readonly FeedbackEvent[]) => store.append(events),
+      snapshot: async () => Promise.reject(new Error("disk full")),
+    };
     const learner = new OnlineLearner(scorer.models);
     const logger = quietLogger();
     const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: sink, logger });
     const events = await router.feedback(await ask(router, "Name a colour."), true);
     expect(events).toHaveLength(1);
-    expect(logger.messages.some((m) => /snapshot of the learner at event 1 failed \(disk full\).*stored in the journal/.test(m))).toBe(true);
+    expect(
+      logger.messages.some((m) =>
+        /snapshot of the learner at event 1 failed \(disk full\).*stored in the journal/.test(m),
+      ),
+    ).toBe(true);
     expect((await store.load()).events.map((e) => e.id)).toEqual([events[0]!.id]);
     expect(learner.posterior(events[0]!.model).evidence).toBeGreaterThan(0);
     await expect(router.feedback(events[0]!.decisionId!, true)).rejects.toThrow(/already has an outcome/);
@@ -211,7 +249,9 @@ describe("the router snapshots its learner when the store says one is due", () =
     const logger = quietLogger();
     const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: store, logger });
     await router.feedback(await ask(router, "Name a colour."), true);
-    expect(logger.messages.at(-1)).toMatch(/snapshot of the learner at event 1 failed.*stored in the journal all the same, and the next feedback retries the snapshot/);
+    expect(logger.messages.at(-1)).toMatch(
+      /snapshot of the learner at event 1 failed.*stored in the journal all the same, and the next feedback retries the snapshot/,
+    );
     expect(await router.feedback(await ask(router, "What is 2 + 2?"), false)).toHaveLength(1);
     expect(logger.messages.at(-1)).toMatch(/snapshot of the learner at event 2 failed/);
     await rm(join(dir, "snapshot.json"), { recursive: true });
@@ -246,7 +286,13 @@ describe("the router snapshots its learner when the store says one is due", () =
       alphas: Float32Array.from({ length: 60 }, (_, k) => 0.5 + ((k * 7) % 11) / 10),
       betas: Float32Array.from({ length: 30 }, (_, i) => -1 + i / 15),
     };
-    const result = await router.calibrate("brand-new-model", { budget: 10, targetSd: 0, probes: bank, prompt: (p) => p.id, grade: (_r, p) => Number(p.id.length % 2) });
+    const result = await router.calibrate("brand-new-model", {
+      budget: 10,
+      targetSd: 0,
+      probes: bank,
+      prompt: (p) => p.id,
+      grade: (_r, p) => Number(p.id.length % 2),
+    });
     expect(result.asked).toBe(10);
     const loaded = await store.load();
     expect(loaded.snapshot?.seq).toBe(8);

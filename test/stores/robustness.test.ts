@@ -19,7 +19,15 @@ afterEach(async () => {
 });
 
 const ev = (i: number, patch: Record<string, unknown> = {}): FeedbackEvent =>
-  ({ id: `e${i}`, model: "a", alpha: [0.5, -1, 0.2, 0.1], beta: 0.25, y: i % 2, at: 1000 + i, ...patch }) as FeedbackEvent;
+  ({
+    id: `e${i}`,
+    model: "a",
+    alpha: [0.5, -1, 0.2, 0.1],
+    beta: 0.25,
+    y: i % 2,
+    at: 1000 + i,
+    ...patch,
+  }) as FeedbackEvent;
 
 const stores: [string, () => Promise<AbilityStore>, (s: AbilityStore) => Promise<AbilityStore>][] = [
   ["MemoryStore", async () => new MemoryStore(), async (s) => s],
@@ -69,7 +77,10 @@ describe("store options are strict", () => {
     const mem = thrownBy(ValidationError, () => new MemoryStore({ snapshotEvry: 5 } as never));
     expect(mem.path).toBe("MemoryStore options.snapshotEvry");
     expect(mem.message).toMatch(/"snapshotEvry"/);
-    const file = await rejectedWith(ValidationError, FileStore.open(join(dir, "s"), { snapshotEvery: 10, onWarn: () => undefined } as never));
+    const file = await rejectedWith(
+      ValidationError,
+      FileStore.open(join(dir, "s"), { snapshotEvery: 10, onWarn: () => undefined } as never),
+    );
     expect(file).toBeInstanceOf(ValidationError);
     expect(file.path).toBe("FileStore options.onWarn");
     expect(await readdir(dir)).toEqual([]); // nothing was created

@@ -9,13 +9,17 @@ import { rejectedWith } from "../errors.js";
 import { snapshotNeedsReopen } from "../../src/learning/store.js";
 
 /** Injected failures of node:fs/promises: `open` of a temp file whose name starts with a prefix, `rename` onto a name. */
-const failing = vi.hoisted(() => ({ openTemp: undefined as string | undefined, renameTo: undefined as string | undefined }));
+const failing = vi.hoisted(() => ({
+  openTemp: undefined as string | undefined,
+  renameTo: undefined as string | undefined,
+}));
 
 vi.mock("node:fs/promises", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs/promises")>();
   const injected = (what: string) => Object.assign(new Error(`injected ${what} failure`), { code: "EIO" });
   const open: typeof fs.open = async (path, flags, mode) => {
-    if (failing.openTemp !== undefined && basename(String(path)).startsWith(`${failing.openTemp}.tmp-`)) throw injected("open");
+    if (failing.openTemp !== undefined && basename(String(path)).startsWith(`${failing.openTemp}.tmp-`))
+      throw injected("open");
     return fs.open(path, flags, mode);
   };
   const rename: typeof fs.rename = async (from, to) => {
@@ -35,7 +39,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const ev = (i: number): FeedbackEvent => ({ id: `e${i}`, model: "m", alpha: [0.5, -1], beta: 0.25, y: i % 2, at: 1000 + i });
+const ev = (i: number): FeedbackEvent => ({
+  id: `e${i}`,
+  model: "m",
+  alpha: [0.5, -1],
+  beta: 0.25,
+  y: i % 2,
+  at: 1000 + i,
+});
 
 /** A store holding e1..e3, snapshot due after every event. */
 async function seeded(): Promise<FileStore> {
@@ -49,7 +60,12 @@ async function reopened(): Promise<{ snapshotSeq?: number; ids: string[]; seq: n
   const store = await FileStore.open(dir);
   try {
     const loaded = await store.load();
-    return { snapshotSeq: loaded.snapshot?.seq, ids: loaded.events.map((e) => e.id), seq: loaded.seq, covered: store.recovery.coveredBySnapshot };
+    return {
+      snapshotSeq: loaded.snapshot?.seq,
+      ids: loaded.events.map((e) => e.id),
+      seq: loaded.seq,
+      covered: store.recovery.coveredBySnapshot,
+    };
   } finally {
     await store.close();
   }

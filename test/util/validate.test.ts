@@ -24,7 +24,9 @@ describe("parseWith", () => {
   });
 
   it("lists the known keys when no key is close, for nested objects too, and reports every unknown key", () => {
-    const error = thrownBy(ValidationError, () => parseWith(schema, { retry: { attempts: 2, backoffMs: 5, jitter: true }, verbose: 1 }, "opts"));
+    const error = thrownBy(ValidationError, () =>
+      parseWith(schema, { retry: { attempts: 2, backoffMs: 5, jitter: true }, verbose: 1 }, "opts"),
+    );
     const paths = (error.details as { issues: { path: string }[] }).issues.map((i) => i.path).sort();
     expect(paths).toEqual(["opts.retry.jitter", "opts.verbose"]);
     expect(error.message).toContain('opts.retry.jitter: unknown key "jitter"; the known keys are attempts, backoffMs');
@@ -36,8 +38,13 @@ describe("parseWith", () => {
       z.object({ kind: z.literal("cost-aware"), lambda: z.number().optional() }).strict(),
       z.object({ kind: z.literal("budget"), maxUsdPerRun: z.number(), pressure: z.number().optional() }).strict(),
     ]);
-    const piped = z.object({ lambda: z.number() }).strict().transform((v) => v.lambda);
-    const a = thrownBy(ValidationError, () => parseWith(union, { kind: "budget", maxUsdPerRun: 1, presure: 2 }, "policy"));
+    const piped = z
+      .object({ lambda: z.number() })
+      .strict()
+      .transform((v) => v.lambda);
+    const a = thrownBy(ValidationError, () =>
+      parseWith(union, { kind: "budget", maxUsdPerRun: 1, presure: 2 }, "policy"),
+    );
     expect(a.message).toContain('policy.presure: unknown key "presure"; did you mean "pressure"?');
     const b = thrownBy(ValidationError, () => parseWith(piped, { lamda: 2 }, "policy"));
     expect(b.path).toBe("policy.lamda"); // before the "lambda is required" issue it causes

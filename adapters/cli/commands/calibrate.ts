@@ -44,13 +44,24 @@ const schema = z
     "data-root": z.string().min(1).optional(),
     scorer: z.string().min(1).optional(),
     replay: z.string().min(1).optional(),
-    endpoint: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL of an OpenAI-compatible server, e.g. http://localhost:8000/v1" }).optional(),
+    endpoint: z
+      .url({
+        protocol: /^https?$/,
+        error: "must be an http:// or https:// URL of an OpenAI-compatible server, e.g. http://localhost:8000/v1",
+      })
+      .optional(),
     "endpoint-model": z.string().min(1).optional(),
-    "api-key-env": z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+    "api-key-env": z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+      .optional(),
     strategy: z.enum(["accuracy", "fisher", "random"]).default("accuracy"),
     "target-sd": z
       .string()
-      .regex(/^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/, "must be a decimal number in [0, 1], e.g. 0.02 or 5e-3")
+      .regex(
+        /^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/,
+        "must be a decimal number in [0, 1], e.g. 0.02 or 5e-3",
+      )
       .transform(Number)
       .pipe(z.number().min(0).max(1))
       .optional(),
@@ -60,9 +71,18 @@ const schema = z
     json: z.boolean().default(false),
   })
   .strict()
-  .refine((a) => Boolean(a.replay) !== Boolean(a.endpoint), { message: "give exactly one of --replay <model-column> or --endpoint <url>", path: ["replay"] })
-  .refine((a) => a.endpoint || a["endpoint-model"] === undefined, { message: "only applies with --endpoint <url> (a replay asks no model)", path: ["endpoint-model"] })
-  .refine((a) => a.endpoint || a["api-key-env"] === undefined, { message: "only applies with --endpoint <url> (a replay asks no model)", path: ["api-key-env"] });
+  .refine((a) => Boolean(a.replay) !== Boolean(a.endpoint), {
+    message: "give exactly one of --replay <model-column> or --endpoint <url>",
+    path: ["replay"],
+  })
+  .refine((a) => a.endpoint || a["endpoint-model"] === undefined, {
+    message: "only applies with --endpoint <url> (a replay asks no model)",
+    path: ["endpoint-model"],
+  })
+  .refine((a) => a.endpoint || a["api-key-env"] === undefined, {
+    message: "only applies with --endpoint <url> (a replay asks no model)",
+    path: ["api-key-env"],
+  });
 
 type Args = z.output<typeof schema>;
 
@@ -75,7 +95,9 @@ export function catalogIdentity(catalog: readonly CatalogEntry[], modelId: strin
   const resolver = new ModelResolver(catalog);
   try {
     const id = catalog[resolver.indexOf(modelId)]!.id;
-    return id === modelId ? { id } : { id, note: `note: "${modelId}" is the catalog model "${id}"; calibrating it from its pretrained ability.` };
+    return id === modelId
+      ? { id }
+      : { id, note: `note: "${modelId}" is the catalog model "${id}"; calibrating it from its pretrained ability.` };
   } catch {
     const close = resolver.suggest(modelId);
     const note =
@@ -87,9 +109,15 @@ export function catalogIdentity(catalog: readonly CatalogEntry[], modelId: strin
 
 function replayAnswers(ds: CorrectnessDataset, column: string): Map<number, number> {
   const m = ds.models.indexOf(column);
-  if (m < 0) throw new ValidationError(`--replay "${column}" is not a model column of ${ds.name}. Columns: ${ds.models.join(", ")}`, { path: "options.replay" });
+  if (m < 0)
+    throw new ValidationError(
+      `--replay "${column}" is not a model column of ${ds.name}. Columns: ${ds.models.join(", ")}`,
+      { path: "options.replay" },
+    );
   const out = new Map<number, number>();
-  for (let i = 0; i < ds.items.length; i++) for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) if (ds.labels.model[j] === m) out.set(i, ds.labels.y[j]!);
+  for (let i = 0; i < ds.items.length; i++)
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++)
+      if (ds.labels.model[j] === m) out.set(i, ds.labels.y[j]!);
   return out;
 }
 
@@ -121,7 +149,10 @@ async function askEndpoint(url: string, model: string, apiKey: string | undefine
  * const scorer = await loadCalibrationScorer("./my-scorer", () => loadDataset("mmlu-pro-29models"));
  * ```
  */
-export async function loadCalibrationScorer(dir: string | undefined, probes: () => Promise<CorrectnessDataset>): Promise<IrtMoeScorer> {
+export async function loadCalibrationScorer(
+  dir: string | undefined,
+  probes: () => Promise<CorrectnessDataset>,
+): Promise<IrtMoeScorer> {
   let name = "the probe dataset";
   return loadCommandScorer(dir, {
     path: "options.scorer",
@@ -142,7 +173,8 @@ export async function loadCalibrationScorer(dir: string | undefined, probes: () 
 async function run(a: Args): Promise<number> {
   const err = process.stderr;
   let probes: CorrectnessDataset | undefined;
-  const loadProbes = async () => (probes ??= await loadDataset(a.probes, a["data-root"] ? { dataRoot: a["data-root"] } : {}));
+  const loadProbes = async () =>
+    (probes ??= await loadDataset(a.probes, a["data-root"] ? { dataRoot: a["data-root"] } : {}));
   const scorer = await loadCalibrationScorer(a.scorer, loadProbes);
   const identity = catalogIdentity(scorer.models, a.model);
   if (identity.note) err.write(`${identity.note}\n`);
@@ -150,13 +182,28 @@ async function run(a: Args): Promise<number> {
   const replay = a.replay ? replayAnswers(ds, a.replay) : undefined;
   const indexOfId = new Map(ds.items.map((it, i) => [it.id, i]));
 
-  const bankProgress = new Progress({ label: "probe bank", total: Math.min(a["bank-size"], ds.items.length), unit: "items" });
+  const bankProgress = new Progress({
+    label: "probe bank",
+    total: Math.min(a["bank-size"], ds.items.length),
+    unit: "items",
+  });
   const onProgress = (d: number) => bankProgress.update(d);
   // --endpoint: the probe set router.calibrate() users get (question + lettered options, graded against the key)
-  const set = replay ? undefined : await buildMultipleChoiceProbes(scorer, { dataset: ds, size: a["bank-size"], seed: a.seed, onProgress }, "options.endpoint");
+  const set = replay
+    ? undefined
+    : await buildMultipleChoiceProbes(
+        scorer,
+        { dataset: ds, size: a["bank-size"], seed: a.seed, onProgress },
+        "options.endpoint",
+      );
   const { bank, fromCache } = set
     ? { bank: set.probes, fromCache: set.fromCache }
-    : await buildProbeBank(scorer, ds, { size: a["bank-size"], seed: a.seed, filter: (i) => replay!.has(i), onProgress });
+    : await buildProbeBank(scorer, ds, {
+        size: a["bank-size"],
+        seed: a.seed,
+        filter: (i) => replay!.has(i),
+        onProgress,
+      });
   if (!fromCache) bankProgress.finish();
   err.write(`Probe bank: ${bank.ids.length} items of ${ds.name}${fromCache ? " (cached)" : ""}.\n`);
 
@@ -168,7 +215,9 @@ async function run(a: Args): Promise<number> {
     if (store) {
       const loaded = await store.load();
       learner = OnlineLearner.restore(loaded, scorer.models, options);
-      err.write(`Store ${a.store}: ${loaded.events.length} event(s) replayed${loaded.snapshot ? ` after snapshot ${loaded.snapshot.seq}` : ""}.\n`);
+      err.write(
+        `Store ${a.store}: ${loaded.events.length} event(s) replayed${loaded.snapshot ? ` after snapshot ${loaded.snapshot.seq}` : ""}.\n`,
+      );
     } else learner = new OnlineLearner(scorer.models, options);
 
     const apiKey = process.env[a["api-key-env"] ?? "OPENAI_API_KEY"];
@@ -176,7 +225,10 @@ async function run(a: Args): Promise<number> {
       const i = indexOfId.get(probe.id);
       if (i === undefined) throw new FeedbackError(`probe ${probe.id} is not an item of ${ds.name}`);
       if (replay) return replay.get(i)!;
-      return set!.grade(await askEndpoint(a.endpoint!, a["endpoint-model"] ?? a.model, apiKey, set!.prompt(probe)), probe);
+      return set!.grade(
+        await askEndpoint(a.endpoint!, a["endpoint-model"] ?? a.model, apiKey, set!.prompt(probe)),
+        probe,
+      );
     };
     const progress = new Progress({ label: `calibrating ${a.model}`, total: a.budget, unit: "probes" });
     let snapshotWarned = false;
@@ -209,7 +261,11 @@ async function run(a: Args): Promise<number> {
             }
           }
         : undefined,
-      onProgress: (p) => progress.update(p.asked, `acc ${(100 * p.predictedAccuracy).toFixed(1)}% +/- ${(100 * p.accuracySd).toFixed(1)}`),
+      onProgress: (p) =>
+        progress.update(
+          p.asked,
+          `acc ${(100 * p.predictedAccuracy).toFixed(1)}% +/- ${(100 * p.accuracySd).toFixed(1)}`,
+        ),
     });
     progress.finish();
     if (a.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

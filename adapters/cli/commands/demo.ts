@@ -13,7 +13,13 @@ import { datasetModelNames } from "../../../src/scorer/catalog.js";
 import { ValidationError } from "../../../src/errors.js";
 import { estimateTokens } from "../../../src/policy/tokens.js";
 import { listPrice } from "../../../src/policy/prices.js";
-import { buildReplayTables, runDemo, type DemoReport, type DemoRow, type OutputTokenEstimate } from "../../../src/eval/policy-demo.js";
+import {
+  buildReplayTables,
+  runDemo,
+  type DemoReport,
+  type DemoRow,
+  type OutputTokenEstimate,
+} from "../../../src/eval/policy-demo.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
@@ -68,7 +74,11 @@ export const command: CliCommand<typeof schema> = {
       embed: (all) => embedWithProgress(all, args["cache-dir"], log),
       log,
     });
-    process.stdout.write(args.json ? `${JSON.stringify(toJson(result.report), null, 2)}\n` : formatDemo(result.report, result.outputTokens, result.scorerName, result.outputTokensMethod));
+    process.stdout.write(
+      args.json
+        ? `${JSON.stringify(toJson(result.report), null, 2)}\n`
+        : formatDemo(result.report, result.outputTokens, result.scorerName, result.outputTokensMethod),
+    );
     return 0;
   },
 };
@@ -79,9 +89,12 @@ export default command;
 async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => void): Promise<number> {
   for (const flag of ["model", "data-root", "cache-dir"] as const) {
     if (args[flag] !== undefined) {
-      throw new ValidationError(`--${flag} applies to the RouterBench replay only: add --replay, or leave --${flag} out for the built-in demo.`, {
-        path: `options.${flag}`,
-      });
+      throw new ValidationError(
+        `--${flag} applies to the RouterBench replay only: add --replay, or leave --${flag} out for the built-in demo.`,
+        {
+          path: `options.${flag}`,
+        },
+      );
     }
   }
   log("Loading the pretrained scorer and the offline encoder (a few seconds)...");
@@ -89,7 +102,8 @@ async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => voi
   const scorer = await loadPretrained({ encoder });
   const report = await runAgentDemo({ scorer, encoder });
   process.stdout.write(args.json ? `${JSON.stringify(agentDemoJson(report), null, 2)}\n` : formatAgentDemo(report));
-  if (!args.json) log("The RouterBench replay on real labels and recorded costs: irt-router demo --replay (npm start -- --replay).");
+  if (!args.json)
+    log("The RouterBench replay on real labels and recorded costs: irt-router demo --replay (npm start -- --replay).");
   return 0;
 }
 
@@ -122,7 +136,9 @@ export interface DemoInputs {
    * must come from the scorer's encoder (the command embeds with the default encoder, and its loadScorer refuses an
    * artifact of another).
    */
-  readonly embed: (ds: CorrectnessDataset) => Promise<{ vectors: Float32Array; dim: number; encoder: { id: string; dim: number } }>;
+  readonly embed: (
+    ds: CorrectnessDataset,
+  ) => Promise<{ vectors: Float32Array; dim: number; encoder: { id: string; dim: number } }>;
   readonly log?: (line: string) => void;
   readonly scorerName?: string;
 }
@@ -131,15 +147,21 @@ export interface DemoInputs {
  * Embeds the dataset (train embeddings feed the output-length estimate), scores the val and test items,
  * builds the replay tables and runs the demo.
  */
-export async function prepareAndRun(
-  inputs: DemoInputs,
-): Promise<{ report: DemoReport; outputTokens: OutputTokenEstimate[]; outputTokensMethod: string; scorerName: string }> {
+export async function prepareAndRun(inputs: DemoInputs): Promise<{
+  report: DemoReport;
+  outputTokens: OutputTokenEstimate[];
+  outputTokensMethod: string;
+  scorerName: string;
+}> {
   const { dataset: ds, scorer } = inputs;
   const log = inputs.log ?? (() => {});
   const splits = datasetSplits(ds);
   const prices = ds.models.map((m) => {
     const price = ds.prices?.[m] ?? listPrice(m);
-    if (!price) throw new ValidationError(`No list price for model "${m}": add it to the dataset's prices.`, { path: `prices.${m}` });
+    if (!price)
+      throw new ValidationError(`No list price for model "${m}": add it to the dataset's prices.`, {
+        path: `prices.${m}`,
+      });
     return price;
   });
   const inputTokens = Float64Array.from(ds.items, (it) => estimateTokens(inputs.prompts?.get(it.id) ?? it.text));
@@ -147,7 +169,10 @@ export async function prepareAndRun(
   const rows = [...splits.val, ...splits.test];
   const emb = await inputs.embed(ds);
   if (emb.vectors.length !== ds.items.length * emb.dim) {
-    throw new ValidationError(`embed() returned ${emb.vectors.length} values; expected ${ds.items.length} items x dim ${emb.dim}.`, { path: "embed" });
+    throw new ValidationError(
+      `embed() returned ${emb.vectors.length} values; expected ${ds.items.length} items x dim ${emb.dim}.`,
+      { path: "embed" },
+    );
   }
   const progress = new Progress({ label: "scoring", total: rows.length, unit: "prompts", stream: process.stderr });
   const pByItem = new Map<number, Float64Array>();
@@ -155,7 +180,10 @@ export async function prepareAndRun(
   for (let r = 0; r < rows.length; r++) {
     const item = rows[r]!;
     const scores = await scorer.predict(emb.vectors.subarray(item * emb.dim, (item + 1) * emb.dim), names);
-    pByItem.set(rows[r]!, Float64Array.from(scores, (s) => s.p));
+    pByItem.set(
+      rows[r]!,
+      Float64Array.from(scores, (s) => s.p),
+    );
     progress.tick();
   }
   progress.finish();
@@ -188,7 +216,9 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
     onProgress: ({ done, total }) => {
       if (!warned) {
         // About 25 prompts/s on 2 cores with the offline encoder; the vectors are cached for every later run.
-        log(`Embedding ${total} prompts the first time takes about ${Math.max(1, Math.round(total / 25 / 60))} min; later runs read the cache.`);
+        log(
+          `Embedding ${total} prompts the first time takes about ${Math.max(1, Math.round(total / 25 / 60))} min; later runs read the cache.`,
+        );
         warned = true;
       }
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
@@ -202,7 +232,14 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
 
 /** The `--json` document: `{ items, rows: [{ name, accuracy, spendUsd, setting, share }], ... }`, policy rows then every always:<model>. */
 export function toJson(report: DemoReport) {
-  const row = (r: DemoRow) => ({ name: r.name, accuracy: r.accuracy, spendUsd: r.spendUsd, setting: r.setting, share: r.share, ...(r.chosenOn ? { chosenOn: r.chosenOn } : {}) });
+  const row = (r: DemoRow) => ({
+    name: r.name,
+    accuracy: r.accuracy,
+    spendUsd: r.spendUsd,
+    setting: r.setting,
+    share: r.share,
+    ...(r.chosenOn ? { chosenOn: r.chosenOn } : {}),
+  });
   const names = new Set(report.rows.map((r) => r.name));
   return {
     items: report.items,
@@ -236,7 +273,11 @@ export function formatDemo(
 ): string {
   const ref = report.rows.find((r) => r.name === `always:${report.referenceModel}`)!;
   const table = (header: string[], rows: string[][]) =>
-    [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+    [
+      `| ${header.join(" | ")} |`,
+      `|${header.map(() => "---").join("|")}|`,
+      ...rows.map((r) => `| ${r.join(" | ")} |`),
+    ].join("\n");
   const lines = [
     `irt-router demo: ${DATASET}, test split (${report.items} prompts), routed among its ${ref ? Object.keys(ref.share).length : 0} models by ${scorerName}.`,
     `Policies decide on the expected cost known before the call: estimateTokens(full prompt) x input price + expected output tokens x output price,`,
@@ -244,7 +285,14 @@ export function formatDemo(
     `accuracy and spend are the chosen model's RECORDED outcome and cost. Every setting was chosen on the validation split (${report.valItems} prompts).`,
     "",
     table(
-      ["policy", "setting (chosen on val)", "accuracy", "spend", `vs ${short(report.referenceModel)}`, "routed to (top 3)"],
+      [
+        "policy",
+        "setting (chosen on val)",
+        "accuracy",
+        "spend",
+        `vs ${short(report.referenceModel)}`,
+        "routed to (top 3)",
+      ],
       report.rows.map((r) => [
         r.name,
         r.setting || "-",
@@ -258,7 +306,10 @@ export function formatDemo(
     "How each setting was chosen (validation split):",
     ...report.rows
       .filter((r) => r.chosenOn)
-      .map((r) => `  ${r.name}: ${r.chosenOn!.rule} -> val accuracy ${r.chosenOn!.valAccuracy.toFixed(4)}, val spend ${usd(r.chosenOn!.valSpendUsd)}`),
+      .map(
+        (r) =>
+          `  ${r.name}: ${r.chosenOn!.rule} -> val accuracy ${r.chosenOn!.valAccuracy.toFixed(4)}, val spend ${usd(r.chosenOn!.valSpendUsd)}`,
+      ),
     "",
     "Cost-accuracy curve of the cost-aware policy on test (p - lambda x expected cost):",
     table(

@@ -6,14 +6,23 @@ import { z } from "zod";
 import type { QueryEncoder } from "../../../src/encoders/types.js";
 import { predictedDefaultEncoder } from "../../data/dataset-embeddings.js";
 import { dirname } from "node:path";
-import { embedDataset, ensureEmbeddingCacheDir, peekCachedEmbeddings, resumeNote, type DatasetEmbeddings, type EmbedAbort } from "../../data/embedding-cache.js";
+import {
+  embedDataset,
+  ensureEmbeddingCacheDir,
+  peekCachedEmbeddings,
+  resumeNote,
+  type DatasetEmbeddings,
+  type EmbedAbort,
+} from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../../progress.js";
 
 const schema = z
   .object({
-    dataset: z.string({ error: "is required: a dataset name (e.g. routerbench-subset-11models) or a your-own-data folder" }).min(1),
+    dataset: z
+      .string({ error: "is required: a dataset name (e.g. routerbench-subset-11models) or a your-own-data folder" })
+      .min(1),
     "data-root": z.string().min(1).optional(),
     batch: z
       .string()
@@ -96,8 +105,14 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
           onWarning: (message) => void stderr.write(`${message}\n`),
           onProgress: ({ done, resumed }) => {
             if (!progress) {
-              if (resumed > 0) stderr.write(`Resuming: ${resumed}/${total} texts were checkpointed by an earlier run.\n`);
-              progress = new Progress({ label: `embed ${ds.name}`, total: total - resumed, unit: "texts", stream: stderr });
+              if (resumed > 0)
+                stderr.write(`Resuming: ${resumed}/${total} texts were checkpointed by an earlier run.\n`);
+              progress = new Progress({
+                label: `embed ${ds.name}`,
+                total: total - resumed,
+                unit: "texts",
+                stream: stderr,
+              });
             }
             progress.update(done - resumed);
           },
@@ -109,7 +124,8 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
         }
         const secs = (performance.now() - started) / 1000;
         const computed = result.count - result.resumed;
-        if (result.cacheProblem) stderr.write(`Note: the existing cache file was not used (${result.cacheProblem}); it was rebuilt.\n`);
+        if (result.cacheProblem)
+          stderr.write(`Note: the existing cache file was not used (${result.cacheProblem}); it was rebuilt.\n`);
         stdout.write(
           `Embedded ${computed} texts of ${ds.name} with ${result.encoder.id} (dim ${result.dim})` +
             `${result.resumed > 0 ? ` after resuming ${result.resumed} from a checkpoint` : ""} in ${formatSeconds(secs)} ` +
@@ -136,7 +152,8 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
   /** What the user is told on Ctrl-C: whether the progress was checkpointed, from what embedDataset reported. */
   function interruptedLine(a: EmbedAbort | undefined): string {
     if (!a) return "Interrupted.";
-    if (a.problem) return `Interrupted. The progress could not be checkpointed in ${dirname(a.file)} (${a.problem}); ${resumeNote(a)}.`;
+    if (a.problem)
+      return `Interrupted. The progress could not be checkpointed in ${dirname(a.file)} (${a.problem}); ${resumeNote(a)}.`;
     if (a.checkpointed === 0) return "Interrupted before any text was embedded: there was nothing to checkpoint.";
     return `Interrupted. Progress was checkpointed (${a.checkpointed}/${a.total} texts); rerun the same command to resume.`;
   }

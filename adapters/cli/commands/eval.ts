@@ -24,7 +24,12 @@ const schema = z
     encoder: z.enum(ENCODER_NAMES).optional(),
     methods: z
       .string()
-      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+      .transform((s) =>
+        s
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.enum(EVAL_METHODS)).min(1, "needs at least one method"))
       .optional(),
   })

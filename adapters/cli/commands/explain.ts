@@ -32,7 +32,10 @@ export const command: CliCommand<typeof schema> = {
   schema,
   async run(args, positionals) {
     const text = positionals.join(" ");
-    if (text.trim() === "") throw new ValidationError('Give the query text to explain, e.g. irt-router explain "What is 2+2?"', { path: "text" });
+    if (text.trim() === "")
+      throw new ValidationError('Give the query text to explain, e.g. irt-router explain "What is 2+2?"', {
+        path: "text",
+      });
     const scorer = await loadCommandScorer(!args.model || args.model === "pretrained" ? undefined : args.model, {
       path: "options.model",
       hint: (mismatch) =>

@@ -20,13 +20,24 @@ import { loadCommandScorer } from "../scorer.js";
 
 const schema = z
   .object({
-    dataset: z.string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder (docs/your-own-data.md)" }).min(1),
+    dataset: z
+      .string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder (docs/your-own-data.md)" })
+      .min(1),
     models: z
       .string()
-      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+      .transform((s) =>
+        s
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string()).min(1, "needs at least one model id (comma-separated)"))
       .optional(),
-    probes: z.string().regex(/^\d+$/, "must be a non-negative integer (probe results per model; 0: the scorer alone)").transform(Number).default(0),
+    probes: z
+      .string()
+      .regex(/^\d+$/, "must be a non-negative integer (probe results per model; 0: the scorer alone)")
+      .transform(Number)
+      .default(0),
     seed: z.string().regex(/^\d+$/, "must be a non-negative integer").transform(Number).default(0),
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),
@@ -47,7 +58,11 @@ export interface PredictRow extends AccuracyPrediction {
 }
 
 /** Loads the scorer: `--model` (default pretrained); one of another encoder is used when the dataset's vectors from it are cached. */
-async function predictScorer(dir: string | undefined, ds: CorrectnessDataset, cacheDir: string | undefined): Promise<IrtMoeScorer> {
+async function predictScorer(
+  dir: string | undefined,
+  ds: CorrectnessDataset,
+  cacheDir: string | undefined,
+): Promise<IrtMoeScorer> {
   const path = dir === undefined || dir === "pretrained" ? undefined : dir;
   return loadCommandScorer(path, {
     path: "options.model",
@@ -71,7 +86,8 @@ async function itemParameters(scorer: IrtMoeScorer, ds: CorrectnessDataset, cach
     cached ??
     (await getDatasetEmbeddings(ds, {
       ...options,
-      onProgress: (p) => (bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" })).update(p.done),
+      onProgress: (p) =>
+        (bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" })).update(p.done),
     }));
   bar?.finish();
   const d = scorer.abilityDim;
@@ -92,7 +108,9 @@ async function itemParameters(scorer: IrtMoeScorer, ds: CorrectnessDataset, cach
 /** The dataset's labels of one model column: item index -> y. */
 function labelsOf(ds: CorrectnessDataset, column: number): Map<number, number> {
   const out = new Map<number, number>();
-  for (let i = 0; i < ds.items.length; i++) for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++) if (ds.labels.model[j] === column) out.set(i, ds.labels.y[j]!);
+  for (let i = 0; i < ds.items.length; i++)
+    for (let j = ds.labels.offsets[i]!; j < ds.labels.offsets[i + 1]!; j++)
+      if (ds.labels.model[j] === column) out.set(i, ds.labels.y[j]!);
   return out;
 }
 
@@ -104,7 +122,10 @@ function labelsOf(ds: CorrectnessDataset, column: number): Map<number, number> {
  * const rows = await predictDataset({ dataset: "mmlu-pro-29models", probes: 10, seed: 0, json: false });
  * ```
  */
-export async function predictDataset(a: Args, warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<{ dataset: CorrectnessDataset; rows: PredictRow[] }> {
+export async function predictDataset(
+  a: Args,
+  warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<{ dataset: CorrectnessDataset; rows: PredictRow[] }> {
   const ds = await loadDataset(a.dataset, a["data-root"] ? { dataRoot: a["data-root"] } : {});
   const scorer = await predictScorer(a.model, ds, a["cache-dir"]);
   const names = a.models ?? [...ds.models];
@@ -138,7 +159,10 @@ export async function predictDataset(a: Args, warn: (line: string) => void = (l)
         { path: "options.probes" },
       );
     }
-    if (a.probes > labels.size) warn(`note: "${name}" has ${labels.size} labelled items in ${ds.name}, fewer than --probes ${a.probes}; all ${labels.size} are used as probes.`);
+    if (a.probes > labels.size)
+      warn(
+        `note: "${name}" has ${labels.size} labelled items in ${ds.name}, fewer than --probes ${a.probes}; all ${labels.size} are used as probes.`,
+      );
     return { name, id, labels };
   });
   const items = await itemParameters(scorer, ds, a["cache-dir"]);
@@ -146,7 +170,12 @@ export async function predictDataset(a: Args, warn: (line: string) => void = (l)
   const models = plans.map((p) => {
     const pool = [...p.labels.keys()];
     const picked = a.probes > 0 ? sampleItems(pool.length, a.probes, a.seed).map((r) => pool[r]!) : [];
-    const probes: ProbeOutcome[] = picked.map((i) => ({ alpha: items.alphas.subarray(i * d, (i + 1) * d), beta: items.betas[i]!, y: p.labels.get(i)!, item: i }));
+    const probes: ProbeOutcome[] = picked.map((i) => ({
+      alpha: items.alphas.subarray(i * d, (i + 1) * d),
+      beta: items.betas[i]!,
+      y: p.labels.get(i)!,
+      item: i,
+    }));
     return { id: p.id, probes };
   });
   const predictions = predictAccuracy({ scorer, items, models, seed: a.seed });
@@ -154,7 +183,12 @@ export async function predictDataset(a: Args, warn: (line: string) => void = (l)
     const labels = plans[k]!.labels;
     let sum = 0;
     for (const y of labels.values()) sum += y;
-    return { ...pred, name: plans[k]!.name, ...(labels.size > 0 ? { observed: sum / labels.size } : {}), observedItems: labels.size };
+    return {
+      ...pred,
+      name: plans[k]!.name,
+      ...(labels.size > 0 ? { observed: sum / labels.size } : {}),
+      observedItems: labels.size,
+    };
   });
   return { dataset: ds, rows };
 }
@@ -182,7 +216,8 @@ export const command: CliCommand<typeof schema> = {
   name: "predict",
   summary:
     "Predict each model's accuracy on a dataset it may never have been run on (mean predicted p over the items, with an interval over its ability uncertainty), from the scorer alone or refined by --probes N results replayed from the dataset's labels.",
-  usage: "irt-router predict --dataset <name-or-folder> [--models a,b] [--probes N] [--seed N] [--json] [--model pretrained|<dir>] [--data-root D] [--cache-dir C]",
+  usage:
+    "irt-router predict --dataset <name-or-folder> [--models a,b] [--probes N] [--seed N] [--json] [--model pretrained|<dir>] [--data-root D] [--cache-dir C]",
   options: {
     dataset: { type: "string" },
     models: { type: "string" },
@@ -197,7 +232,13 @@ export const command: CliCommand<typeof schema> = {
   async run(args) {
     const { dataset, rows } = await predictDataset(args);
     if (args.json) {
-      const out = { dataset: dataset.name, items: dataset.items.length, probes: args.probes, seed: args.seed, models: rows };
+      const out = {
+        dataset: dataset.name,
+        items: dataset.items.length,
+        probes: args.probes,
+        seed: args.seed,
+        models: rows,
+      };
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else process.stdout.write(`${formatRows(dataset, rows, args.probes)}\n`);
     return 0;

@@ -19,7 +19,12 @@ import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../../progress.js";
 
 /** The datasets the pretrained scorer is trained on. */
-export const PRETRAINED_DATASETS = ["mmlu-pro-29models", "routerbench-subset-11models", "routerdc-7models", "routellm-2models"] as const;
+export const PRETRAINED_DATASETS = [
+  "mmlu-pro-29models",
+  "routerbench-subset-11models",
+  "routerdc-7models",
+  "routellm-2models",
+] as const;
 
 const schema = z
   .object({
@@ -37,10 +42,23 @@ const schema = z
     encoder: z.enum(ENCODER_NAMES).optional(),
   })
   .strict()
-  .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), { message: "give --dataset <name-or-folder> (repeatable) or --pretrained", path: ["dataset"] })
-  .refine((a) => a.pretrained || a.out, { message: "is required with --dataset: the artifact directory to write", path: ["out"] })
-  .refine((a) => !(a.pretrained && a.dataset), { message: "does not combine with --pretrained, which trains on the four datasets of the data root; give one or the other", path: ["dataset"] })
-  .refine((a) => !a.dataset || new Set(a.dataset).size === a.dataset.length, { message: "names a dataset twice; each is trained on once", path: ["dataset"] });
+  .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), {
+    message: "give --dataset <name-or-folder> (repeatable) or --pretrained",
+    path: ["dataset"],
+  })
+  .refine((a) => a.pretrained || a.out, {
+    message: "is required with --dataset: the artifact directory to write",
+    path: ["out"],
+  })
+  .refine((a) => !(a.pretrained && a.dataset), {
+    message:
+      "does not combine with --pretrained, which trains on the four datasets of the data root; give one or the other",
+    path: ["dataset"],
+  })
+  .refine((a) => !a.dataset || new Set(a.dataset).size === a.dataset.length, {
+    message: "names a dataset twice; each is trained on once",
+    path: ["dataset"],
+  });
 
 /**
  * Where `train` writes: `--out`, else (with `--pretrained`) the package's own `pretrained/` (`pretrained/static/` with
@@ -120,12 +138,20 @@ export const command: CliCommand<typeof schema> = {
       ...(args["cache-dir"] ? { cacheDir: args["cache-dir"] } : {}),
       log: (line) => err.write(`${line}\n`),
       onBatch: (b) => {
-        bar ??= new Progress({ label: "train", total: b.itemsTotal * (config.maxEpochs ?? DEFAULT_IRT_MOE_CONFIG.maxEpochs), unit: "items", stream: err });
+        bar ??= new Progress({
+          label: "train",
+          total: b.itemsTotal * (config.maxEpochs ?? DEFAULT_IRT_MOE_CONFIG.maxEpochs),
+          unit: "items",
+          stream: err,
+        });
         bar.update((b.epoch - 1) * b.itemsTotal + b.itemsDone, `epoch ${b.epoch} loss ${b.loss.toFixed(4)}${status}`);
       },
       onEpoch: (r) => {
         status = ` | val loss ${r.valLoss.toFixed(4)} AUC ${r.valAuc.toFixed(4)} routing ${r.valRouting.toFixed(4)}${r.improved ? " (best)" : ""}`;
-        if (!err.isTTY) err.write(`epoch ${r.epoch}: train loss ${r.trainLoss.toFixed(4)}${status}, lr ${r.learningRate.toExponential(2)}, ${r.seconds.toFixed(1)}s\n`);
+        if (!err.isTTY)
+          err.write(
+            `epoch ${r.epoch}: train loss ${r.trainLoss.toFixed(4)}${status}, lr ${r.learningRate.toExponential(2)}, ${r.seconds.toFixed(1)}s\n`,
+          );
       },
     });
     bar?.finish(`stopped after ${result.trained.history.length} epochs (best ${result.trained.bestEpoch})`);
@@ -134,7 +160,9 @@ export const command: CliCommand<typeof schema> = {
     err.write(
       `calibration: temperature ${cal.fitted.toFixed(3)} ${cal.applied ? "applied" : "not applied"} (val ECE ${cal.eceBefore.toFixed(4)} -> ${cal.eceAfter.toFixed(4)})\n`,
     );
-    process.stdout.write(`wrote ${dir} (${result.joined.data.nModels} models, ${formatSeconds((performance.now() - t0) / 1000)})\n`);
+    process.stdout.write(
+      `wrote ${dir} (${result.joined.data.nModels} models, ${formatSeconds((performance.now() - t0) / 1000)})\n`,
+    );
     return 0;
   },
 };
