@@ -9,9 +9,10 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
-import { DEFAULT_IRT_MOE_CONFIG, IrtMoeScorer, trainingRng, initWeights, type Scorer } from "../../src/scorer/index.js";
+import type { Scorer } from "../../src/scorer/index.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
+import { untrainedScorer } from "./untrained-scorer.js";
 
 const MODELS = ["gpt-4-1106-preview", "gpt-3.5-turbo-1106", "mistralai/mixtral-8x7b-chat", "mistralai/mistral-7b-chat"];
 const HIT_CALLS = 400;
@@ -23,25 +24,7 @@ async function scorerAndEncoder(): Promise<{ scorer: Scorer; encoder: QueryEncod
     const { loadPretrained } = await import("../../adapters/artifact/index.js");
     return { scorer: await loadPretrained({ encoder }), encoder, kind: "pretrained scorer" };
   } catch (error) {
-    const c = DEFAULT_IRT_MOE_CONFIG;
-    const shape = { inDim: encoder.dim, experts: c.experts, hidden: c.hidden, out: c.out, abilityDim: c.abilityDim };
-    const weights = initWeights(trainingRng(7), shape, MODELS);
-    const d = c.abilityDim;
-    const catalog = MODELS.map((id, m) => ({
-      id,
-      aliases: [],
-      sources: ["bench"],
-      ability: weights.theta.slice(m * d, (m + 1) * d),
-      nLabels: 0,
-      accuracy: NaN,
-    }));
-    const scorer = new IrtMoeScorer({
-      weights,
-      catalog,
-      encoderInfo: { id: encoder.id, dim: encoder.dim },
-      temperature: 1,
-      encoder,
-    });
+    const scorer = untrainedScorer(encoder, MODELS);
     const why = (error as Error).message.split("\n")[0];
     return {
       scorer,

@@ -10,10 +10,9 @@ import { StaticEncoder } from "../../adapters/encoders/static.js";
 import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { IrtRouter } from "../../src/langchain/index.js";
-import { DEFAULT_IRT_MOE_CONFIG, IrtMoeScorer, initWeights } from "../../src/scorer/index.js";
-import { trainingRng } from "../../src/util/random.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
 import { makeText } from "./encoder.js";
+import { untrainedScorer } from "./untrained-scorer.js";
 
 const SIZES = [20, 200, 1000] as const;
 const CALLS = { static: 400, useLite: { 20: 30, 200: 20, 1000: 12 } as Record<number, number> };
@@ -29,31 +28,10 @@ async function embedTimes(encoder: QueryEncoder, pool: string[], calls: number):
   return timeCalls(() => encoder.embed([pool[i++ % pool.length]!]), calls, 3);
 }
 
-/** An untrained scorer of the default shape for `encoder` over 50 models: the same arithmetic as a trained one. */
+/** A cost-aware router over 50 models scored by an untrained scorer of the default shape (see untrainedScorer). */
 function router(encoder: QueryEncoder): IrtRouter {
-  const c = DEFAULT_IRT_MOE_CONFIG;
   const ids = Array.from({ length: N_MODELS }, (_, m) => `model-${m}`);
-  const weights = initWeights(
-    trainingRng(7),
-    { inDim: encoder.dim, experts: c.experts, hidden: c.hidden, out: c.out, abilityDim: c.abilityDim },
-    ids,
-  );
-  const d = c.abilityDim;
-  const catalog = ids.map((id, m) => ({
-    id,
-    aliases: [],
-    sources: ["bench"],
-    ability: weights.theta.slice(m * d, (m + 1) * d),
-    nLabels: 0,
-    accuracy: NaN,
-  }));
-  const scorer = new IrtMoeScorer({
-    weights,
-    catalog,
-    encoderInfo: { id: encoder.id, dim: encoder.dim },
-    temperature: 1,
-    encoder,
-  });
+  const scorer = untrainedScorer(encoder, ids);
   const fake = () => new FakeListChatModel({ responses: ["ok"] });
   return new IrtRouter({
     models: Object.fromEntries(
