@@ -3,6 +3,7 @@
  * (Pearson correlation of mid-ranks, so ties are handled) and Kendall's tau-b (tie-corrected). NaN when a sample
  * is constant or has fewer than two pairs.
  */
+import { pearson } from "../scorer/evaluate.js";
 
 /** Mid-ranks (1-based; tied values share the mean of their ranks). */
 export function midRanks(v: ArrayLike<number>): Float64Array {
@@ -34,22 +35,9 @@ function checkPairs(a: ArrayLike<number>, b: ArrayLike<number>, what: string): v
  */
 export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number {
   checkPairs(a, b, "spearman");
-  const n = a.length;
-  if (n < 2) return NaN;
-  const ra = midRanks(a);
-  const rb = midRanks(b);
-  const mean = (n + 1) / 2;
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < n; i++) {
-    const x = ra[i]! - mean;
-    const y = rb[i]! - mean;
-    sab += x * y;
-    saa += x * x;
-    sbb += y * y;
-  }
-  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : NaN;
+  if (a.length < 2) return NaN;
+  // Pearson's r of the mid-ranks; NaN when either side is constant (0 / 0).
+  return pearson(midRanks(a), midRanks(b));
 }
 
 /**
