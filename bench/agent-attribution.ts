@@ -28,6 +28,7 @@ export const ATTRIBUTION_MODES: readonly { name: string; attribution: NonNullabl
       name: "discounted(0.7) + tool errors",
       attribution: { mode: "discounted", discount: 0.7, toolErrorsAsFailures: true },
     },
+    { name: "posterior + tool errors", attribution: { mode: "posterior", toolErrorsAsFailures: true } },
   ];
 
 /**
@@ -50,13 +51,13 @@ export async function attributionStudy(
   const study: ExperimentParams = {
     ...params,
     learningRuns: 1000,
-    checkpoints: [250, 1000],
+    checkpoints: [0, 250, 1000],
     checkpointRuns: valRuns.length,
   };
   const options = features.cacheBlind;
   const lines = [
-    "| scenario | attribution | val success after 250 runs | after 1,000 runs | cost per run after 1,000 |",
-    "|---|---|---|---|---|",
+    "| scenario | attribution | val success before learning | after 250 runs | after 1,000 runs | cost per run after 1,000 |",
+    "|---|---|---|---|---|---|",
   ];
   for (const scenario of [
     { name: "known", unknown: [] as number[] },
@@ -76,9 +77,9 @@ export async function attributionStudy(
           log,
         ),
       );
-      const [a, b] = curve;
+      const [z, a, b] = curve;
       lines.push(
-        `| ${scenario.name} | ${mode.name} | ${successOf(a!).toFixed(3)} | ${successOf(b!).toFixed(3)} | ${costOf(b!).toFixed(4)} |`,
+        `| ${scenario.name} | ${mode.name} | ${successOf(z!).toFixed(3)} | ${successOf(a!).toFixed(3)} | ${successOf(b!).toFixed(3)} | ${costOf(b!).toFixed(4)} |`,
       );
     }
   }

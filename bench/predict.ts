@@ -111,8 +111,9 @@ async function runDataset(name: string): Promise<FoldResult[]> {
   const categories = ds.items.map((it) => it.category);
   const folds = categoryFolds(categories, split);
   const seeds = Array.from({ length: args.seeds }, (_, k) => k + 1);
-  const todo = folds.flatMap((fold) =>
-    seeds.map((seed) => ({ fold, seed, file: cacheFile(ds.name, fold.category, seed) })),
+  // Seed by seed, so an interrupted run still has every category for its first seeds.
+  const todo = seeds.flatMap((seed) =>
+    folds.map((fold) => ({ fold, seed, file: cacheFile(ds.name, fold.category, seed) })),
   );
   const cached = todo.filter((t) => readCached(t.file));
   log(

@@ -8,6 +8,11 @@ export interface LoggedDecision {
   readonly beta: number;
   /** Catalog id of each registered key that was tried (the key itself for an unknown model). */
   readonly catalogIds: Readonly<Record<string, string>>;
+  /**
+   * Each candidate's predicted p(correct) by registered key: the learner's predictive p (not its exploration draw),
+   * else the scorer's. Read by run attribution "posterior"; absent on decisions logged before it was kept.
+   */
+  readonly predicted?: Readonly<Record<string, number>>;
   /** Whether an outcome was recorded (or is being recorded) for it: a decision takes one. */
   feedbackGiven: boolean;
   /** One of its tool calls returned an error (a ToolMessage with status "error" later in the conversation). */
@@ -33,8 +38,14 @@ export class DecisionLog {
   /** Publishes an answered decision to the shared log (what feedback needs: item parameters, catalog ids, attempts). */
   publish(entry: LoggedDecision): Promise<void> {
     if (!this.shared) return Promise.resolve();
-    const { decision, alpha, beta, catalogIds } = entry;
-    return this.shared.put({ decision, alpha: Array.from(alpha), beta, catalogIds });
+    const { decision, alpha, beta, catalogIds, predicted } = entry;
+    return this.shared.put({
+      decision,
+      alpha: Array.from(alpha),
+      beta,
+      catalogIds,
+      ...(predicted !== undefined ? { predicted } : {}),
+    });
   }
 
   /**
@@ -104,6 +115,7 @@ function fromShared(s: SharedDecision): LoggedDecision {
     alpha: Float32Array.from(s.alpha),
     beta: s.beta,
     catalogIds: s.catalogIds,
+    ...(s.predicted !== undefined ? { predicted: s.predicted } : {}),
     feedbackGiven: false,
   };
 }

@@ -37,12 +37,16 @@ export type FeedbackLimitsOptions = z.input<typeof feedbackLimitsSchema>;
 /**
  * The events with their weights scaled by one factor so that they sum to at most `max` (unchanged when they already
  * do): the attribution mode's shape (every step equal, the last only, discounted) is kept, its total bounded.
- * For example, ten events of weight 1 bounded to 3 come back with weight 0.3 each.
+ * For example, ten events of weight 1 bounded to 3 come back with weight 0.3 each. `capacity` (default: their total)
+ * is the largest total the run could have given whatever its outcome: the factor is `max / capacity` when that is
+ * below 1, so a run's successes and failures are scaled alike (attribution "posterior" gives a failed run less
+ * total weight than a successful one of the same length; scaling each by its own total would overweight failures).
  */
-export function boundRunWeight(events: readonly FeedbackEvent[], max: number): FeedbackEvent[] {
+export function boundRunWeight(events: readonly FeedbackEvent[], max: number, capacity?: number): FeedbackEvent[] {
   const total = events.reduce((s, e) => s + (e.weight ?? 1), 0);
-  if (total <= max) return [...events];
-  const factor = max / total;
+  const scale = Math.max(total, capacity ?? total);
+  if (scale <= max) return [...events];
+  const factor = max / scale;
   return events.map((e) => ({ ...e, weight: (e.weight ?? 1) * factor }));
 }
 

@@ -8,7 +8,14 @@ import { FeedbackError, IrtRouterError } from "../errors.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { snapshotNeedsReopen } from "../learning/store.js";
 import type { DecisionLog, LoggedDecision } from "./decision-log.js";
-import { decisionEvent, markToolErrors, parseFeedbackOptions, runEvents, type FeedbackOptions } from "./feedback.js";
+import {
+  decisionEvent,
+  DEFAULT_ROUTER_ATTRIBUTION,
+  markToolErrors,
+  parseFeedbackOptions,
+  runEvents,
+  type FeedbackOptions,
+} from "./feedback.js";
 import type { AbilityLearner, FeedbackSink, RouterLogger } from "./options.js";
 import type { OnceWarnings } from "./warnings.js";
 import { boundRunWeight, feedbackLimitsSchema, SourceBudget, type FeedbackLimits } from "./feedback-limits.js";
@@ -106,7 +113,11 @@ export class FeedbackRecorder {
   ): FeedbackEvent[] {
     const weight = options.weight ?? 1;
     if (single) return [decisionEvent(single, y, weight, at)];
-    return boundRunWeight(runEvents(idOrRunId, answered, y, weight, at, options.attribution), this.limits.maxRunWeight);
+    const events = runEvents(idOrRunId, answered, y, weight, at, options.attribution);
+    // Under "posterior" a run's total weight depends on its outcome; bound it by what a success would give (one per step).
+    const mode = (options.attribution ?? DEFAULT_ROUTER_ATTRIBUTION).mode;
+    const capacity = mode === "posterior" ? answered.length * weight : undefined;
+    return boundRunWeight(events, this.limits.maxRunWeight, capacity);
   }
 
   /** The answered decisions an outcome for `idOrRunId` credits, none of which has an outcome yet; else a FeedbackError. */

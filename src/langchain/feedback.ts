@@ -15,12 +15,17 @@ const finite = z.number().refine(Number.isFinite, "must be a finite number");
 
 /**
  * How `router.feedback(runId, ...)` spreads a run's outcome; each option left out takes its default: mode
- * "discounted" with discount 0.7 and tool errors as step failures, `attributeRun`'s own defaults (what learned best on
- * the agent benchmark's val runs; see docs/online.md, "Attribution of agent runs").
+ * "posterior" with tool errors as step failures (what learned best on the agent benchmark's val runs, and the only
+ * mode under which a router that already knows its models does not drift; see docs/agents.md, "Run attribution").
+ * `attributeRun` alone defaults to "discounted": "posterior" needs each step's predicted p, which the router keeps.
  */
 const routerAttributionSchema = z.strictObject({
-  /** "every" step with weight 1, the "last" step only, or "discounted" (default): step k of n gets discount^(n-1-k). */
-  mode: z.enum(["every", "last", "discounted"]).default("discounted"),
+  /**
+   * "every" step with weight 1, the "last" step only, "discounted": step k of n gets discount^(n-1-k), or
+   * "posterior" (default): a success credits every step, a failure blames each step by its chance of being the one
+   * that failed, from the p the router predicted for it (see `posteriorCredit`).
+   */
+  mode: z.enum(["every", "last", "discounted", "posterior"]).default("posterior"),
   /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
   discount: finite
     .refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]")
@@ -52,7 +57,7 @@ export type FeedbackOptions = z.input<typeof feedbackOptionsSchema>;
 /** A run's attribution as `router.feedback()` applies it: every option set. */
 export type RouterAttribution = z.output<typeof routerAttributionSchema>;
 
-/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: discounted (0.7), tool errors as failures. */
+/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: posterior, tool errors as failures. */
 export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSchema.parse({});
 
 /** The feedback options, checked; a bad one is a FeedbackError naming it (`options.attribution.mode`). */
@@ -119,6 +124,7 @@ export function runEvents(
       alpha: t.alpha,
       beta: t.beta,
       toolError: t.toolError === true,
+      ...(attribution.mode === "posterior" ? { p: predictedP(t) } : {}),
     })),
   };
   const events = asFeedbackError(() => attributeRun(run, attribution));
@@ -132,6 +138,16 @@ export function runEvents(
     const hinted = task !== undefined ? { ...event, task } : event;
     return credit !== 1 ? { ...hinted, weight: credit } : hinted;
   });
+}
+
+/**
+ * The p(correct) the router predicted for the model that answered a logged step: its predictive p (learner) or the
+ * scorer's p, else (a decision logged without it) the chosen candidate's recorded p; kept inside (0, 1).
+ */
+function predictedP(t: LoggedDecision): number {
+  const chosen = t.decision.chosen;
+  const p = t.predicted?.[chosen] ?? t.decision.candidates.find((c) => c.id === chosen)?.p ?? 0.5;
+  return Math.min(1 - 1e-6, Math.max(1e-6, p));
 }
 
 /** Runs `fn`, reporting a ValidationError it throws (e.g. a logged alpha that is not finite) as a FeedbackError, like every feedback() error. */

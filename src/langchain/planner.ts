@@ -100,8 +100,10 @@ export class RoutePlanner {
     const learned = this.learnerScores(task !== undefined ? { ...item, task } : item, eligible, ctx);
     const { memory, cacheAware } = this.parts;
     const cachedTokens = new Map(eligible.map((slot) => [slot.id, memory.cachedTokens(call.runId, slot.id, shape)]));
+    const predicted: Record<string, number> = {};
     const candidates = eligible.map((slot, i) => {
-      const p = learned ? learned[i]! : scorerP(item, ctx.theta.get(slot.id)!);
+      const p = learned ? learned[i]!.score : scorerP(item, ctx.theta.get(slot.id)!);
+      predicted[slot.id] = learned ? learned[i]!.p : p;
       const price = ctx.prices.get(slot.id);
       const cached = cacheAware ? cachedTokens.get(slot.id)! : 0;
       const outputTokens = slot.outputTokens.estimate;
@@ -141,6 +143,7 @@ export class RoutePlanner {
       alpha: item.alpha,
       beta: item.beta,
       catalogIds: ctx.catalogIds,
+      predicted,
       feedbackGiven: false,
     };
     log.add(logged);
@@ -208,20 +211,20 @@ export class RoutePlanner {
   }
 
   /**
-   * With a learner: each eligible model's exploration score (its predictive p when exploration is off), by
-   * catalog id; models the learner has not seen are added at its new-model prior (a model it removed is no longer
-   * eligible, see {@link RoutePlanner.excludeRemoved}). Undefined without a learner.
+   * With a learner: each eligible model's exploration score (its predictive p when exploration is off) and its
+   * predictive p, by catalog id; models the learner has not seen are added at its new-model prior (a model it removed
+   * is no longer eligible, see {@link RoutePlanner.excludeRemoved}). Undefined without a learner.
    */
   private learnerScores(
     item: ItemParams & { readonly task?: string },
     eligible: readonly ModelSlot[],
     ctx: ScoringContext,
-  ): number[] | undefined {
+  ): { score: number; p: number }[] | undefined {
     const learner = this.parts.learner;
     if (!learner) return undefined;
     const ids = eligible.map((slot) => ctx.catalogIds[slot.id] ?? slot.id);
     for (const id of ids) if (!learner.has(id)) learner.addModel(id);
-    return learner.score(item, ids).map((s) => s.score);
+    return learner.score(item, ids).map((s) => ({ score: s.score, p: s.p }));
   }
 }
 

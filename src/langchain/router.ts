@@ -169,8 +169,11 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
    * or a run id (the answered decisions of that run: the middleware's `irtRouterRunId`, or the
    * `metadata.irtRouterRunId` you passed). `outcome` is true/false or a grade in [0, 1]. Writes one
    * {@link FeedbackEvent} per credited decision (with the query's alpha/beta) to the sink and returns them.
-   * A run's outcome credits every step with weight 1 unless `options.attribution` says otherwise
-   * (`{ mode: "last" | "discounted", discount, toolErrorsAsFailures }`, as `attributeRun`).
+   * A run's outcome is spread over its steps as `options.attribution` says (default: mode "posterior", a success
+   * credits every step and a failure blames each step by its chance of being the one that failed, from the p the
+   * router predicted for it; a step whose tool call errored is a failure of its own). Other modes: "every", "last",
+   * "discounted" (`{ mode, discount, toolErrorsAsFailures }`, as `attributeRun`). The events' total weight is at most
+   * `feedbackLimits.maxRunWeight` (default 1).
    * Throws a FEEDBACK error for an unknown id, an outcome outside [0, 1], a bad option, or a repeated outcome.
    *
    * @example

@@ -31,6 +31,8 @@ export interface SharedDecision {
   readonly alpha: readonly number[];
   readonly beta: number;
   readonly catalogIds: Readonly<Record<string, string>>;
+  /** Each candidate's predicted p by registered key (see `LoggedDecision.predicted`). */
+  readonly predicted?: Readonly<Record<string, number>>;
 }
 
 /** Decisions kept where every process can read them (with a time to live). */

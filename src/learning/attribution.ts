@@ -5,7 +5,8 @@
  * whether the whole run succeeded. Modes:
  * - "every": every step gets the run outcome with weight 1;
  * - "last": only the final step gets it (the one that produced the answer);
- * - "discounted" (default): step k of n gets weight discount^(n-1-k) (last step 1, earlier ones less).
+ * - "discounted" (default): step k of n gets weight discount^(n-1-k) (last step 1, earlier ones less);
+ * - "posterior": each step's share of the run's likelihood, from the steps' predicted p (see {@link posteriorCredit}).
  * A step whose tool call errored can count as a failure of that step on its own (y = 0, weight 1),
  * whatever the run outcome (`toolErrorsAsFailures`, default true).
  *
@@ -13,6 +14,7 @@
  * and the learner (or store) applies them once. `router.feedback()` gives a run's steps the same ids.
  */
 import { z } from "zod";
+import { ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 
@@ -37,6 +39,8 @@ const stepSchema = z
     beta: finite,
     /** The step's tool call failed. */
     toolError: z.boolean().optional(),
+    /** The answering model's predicted p(correct) for the step, in (0, 1): needed by mode "posterior". */
+    p: finite.pipe(z.number().gt(0).lt(1)).optional(),
     at: finite.optional(),
   })
   .strict();
@@ -56,7 +60,7 @@ export const DEFAULT_ATTRIBUTION_DISCOUNT = 0.7;
 
 const attributionOptionsSchema = z
   .object({
-    mode: z.enum(["every", "last", "discounted"]).default("discounted"),
+    mode: z.enum(["every", "last", "discounted", "posterior"]).default("discounted"),
     /** Per-step discount for "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
     discount: z.number().gt(0).max(1).default(DEFAULT_ATTRIBUTION_DISCOUNT),
     toolErrorsAsFailures: z.boolean().default(true),
@@ -96,6 +100,8 @@ export function attributeRun(run: RunOutcome, options: AttributionOptions = {}):
   const o = parseWith(attributionOptionsSchema, options, "attribution");
   const n = r.steps.length;
   const at = r.at ?? Date.now();
+  const failed = r.steps.map((step) => step.toolError === true && o.toolErrorsAsFailures);
+  const credit = o.mode === "posterior" ? posteriorCredit(r, failed) : undefined;
   const out: FeedbackEvent[] = [];
   r.steps.forEach((step, k) => {
     const base = {
@@ -107,12 +113,55 @@ export function attributeRun(run: RunOutcome, options: AttributionOptions = {}):
       runId: r.runId,
       at: step.at ?? at,
     };
-    if (step.toolError && o.toolErrorsAsFailures) {
+    if (failed[k]) {
       out.push({ ...base, y: 0, weight: 1 });
+      return;
+    }
+    if (credit) {
+      const { y, weight } = credit[k]!;
+      if (weight > 0) out.push({ ...base, y, weight });
       return;
     }
     const weight = o.mode === "every" ? 1 : o.mode === "last" ? (k === n - 1 ? 1 : 0) : Math.pow(o.discount, n - 1 - k);
     if (weight > 0) out.push({ ...base, y: r.outcome, weight });
   });
   return out;
+}
+
+/**
+ * Mode "posterior": the credit of each step that did not fail visibly, from the run's outcome and the steps'
+ * predicted p. A run succeeds when every such step was right, so a success is a success of each step (y = 1,
+ * weight 1: the run's likelihood is the product of the steps'). A failure is spread by how likely each step is to be
+ * the one that failed: step i gets y = 0 with weight r_i = (1 - p_i) prod_{j != i} p_j / (1 - prod_j p_j), the
+ * probability that it alone was wrong given that the run failed. That weight makes the step's update match the
+ * run likelihood's own gradient and Fisher information in the step's logit, so a failed run of steps the router
+ * expected to be right moves each of them little, and a step that was a long shot takes most of the blame. An outcome
+ * y strictly between 0 and 1 mixes the two: weight y + (1 - y) r_i with label y / weight. Steps that failed
+ * visibly (tool errors) are failures of their own and are left out of the product (the agent recovered from them).
+ */
+export function posteriorCredit(
+  run: z.output<typeof runSchema>,
+  failed: readonly boolean[],
+): { y: number; weight: number }[] {
+  const logP = run.steps.map((step, k) => {
+    if (failed[k]) return 0;
+    if (step.p === undefined) {
+      throw new ValidationError(
+        `run.steps.${k}.p is required by attribution mode "posterior": give each step the answering model's predicted p(correct), in (0, 1).`,
+        { path: `run.steps.${k}.p` },
+      );
+    }
+    return Math.log(step.p);
+  });
+  const total = logP.reduce((a, b) => a + b, 0);
+  // 1 - prod p, accurately when the product is close to 1.
+  const runFails = -Math.expm1(total);
+  const y = run.outcome;
+  return run.steps.map((step, k) => {
+    if (failed[k]) return { y: 0, weight: 0 };
+    const soleFailure = (1 - step.p!) * Math.exp(total - logP[k]!);
+    const blame = runFails > 0 ? Math.min(1, soleFailure / runFails) : 1;
+    const weight = y + (1 - y) * blame;
+    return { y: weight > 0 ? y / weight : 0, weight };
+  });
 }

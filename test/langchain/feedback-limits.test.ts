@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
-import { FeedbackBudgetError } from "../../src/langchain/feedback-limits.js";
+import { boundRunWeight, FeedbackBudgetError } from "../../src/langchain/feedback-limits.js";
 import { FeedbackError } from "../../src/errors.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import { rejectedWith, thrownBy } from "../errors.js";
@@ -99,5 +99,23 @@ describe("bounded feedback influence", () => {
       for (let k = 0; k < 300; k++) if (learner.choose(item) === "best") chosen++;
       expect(chosen > 0, `explore ${explore ?? "default"}: best chosen ${chosen} of 300`).toBe(expectChosen);
     }
+  });
+});
+
+describe("boundRunWeight", () => {
+  const ev = (weight: number) => ({ id: `e${weight}`, model: "m", alpha: [1], beta: 0, y: 0, weight, at: 1 });
+
+  it("scales by one factor so the total is at most the bound, and leaves a run under it alone", () => {
+    expect(boundRunWeight([ev(1), ev(1), ev(2)], 2).map((e) => e.weight)).toEqual([0.5, 0.5, 1]);
+    expect(boundRunWeight([ev(0.25), ev(0.5)], 1).map((e) => e.weight)).toEqual([0.25, 0.5]);
+  });
+
+  it("with a capacity, scales by what the run could have given, so failures and successes are scaled alike", () => {
+    // a failed 4-step run whose blames sum to 0.6: scaled as a success of 4 steps would be (by 1/4), not left at 0.6
+    const scaled = boundRunWeight([ev(0.1), ev(0.5)], 1, 4).map((e) => e.weight);
+    expect(scaled[0]).toBeCloseTo(0.025, 12);
+    expect(scaled[1]).toBeCloseTo(0.125, 12);
+    // a total above the capacity (tool errors keep weight 1) is still bounded
+    expect(boundRunWeight([ev(1), ev(1), ev(1)], 1, 2).reduce((s, e) => s + e.weight!, 0)).toBeCloseTo(1, 12);
   });
 });

@@ -138,28 +138,74 @@ describe("router.feedback of a run: attribution over its steps", () => {
     return ids;
   }
 
-  it("by default discounts earlier steps by 0.7 per step, tool errors as failures (best on the agent benchmark)", async () => {
-    const router = makeRouter(undefined, 3); // a run-weight bound that leaves the 2.19 of three discounted steps unscaled
+  it("by default spreads a run's outcome by posterior blame, tool errors as failures (best on the agent benchmark)", async () => {
+    const router = makeRouter(undefined, 3); // a run-weight bound that leaves three steps of weight 1 unscaled
     const ids = await threeStepRun(router);
-    const events = await router.feedback("run-1", 1);
-    const weights = events.map((e) => [
-      e.decisionId,
-      e.y,
-      e.weight === undefined ? undefined : Number(e.weight.toFixed(12)),
-    ]);
-    expect(weights).toEqual([
-      [ids[0], 1, 0.49],
-      [ids[1], 1, 0.7],
-      [ids[2], 1, undefined],
-    ]);
-    // the former default, every step with weight 1, is one option away
-    const every = await makeRouter(undefined, 3);
-    const ids2 = await threeStepRun(every);
-    expect(DEFAULT_ROUTER_ATTRIBUTION).toEqual({ mode: "discounted", discount: 0.7, toolErrorsAsFailures: true });
-    const former = { mode: "every", toolErrorsAsFailures: false } as const;
-    expect((await every.feedback("run-1", 1, { attribution: former })).map((e) => [e.decisionId, e.weight])).toEqual(
-      ids2.map((id) => [id, undefined]),
+    expect(DEFAULT_ROUTER_ATTRIBUTION).toEqual({ mode: "posterior", discount: 0.7, toolErrorsAsFailures: true });
+    // a success credits every step in full
+    expect((await router.feedback("run-1", 1)).map((e) => [e.decisionId, e.y, e.weight])).toEqual(
+      ids.map((id) => [id, 1, undefined]),
     );
+    // a failure blames the steps by probabilities that sum to at most 1, as the explicit mode does
+    const other = makeRouter(undefined, 3);
+    await threeStepRun(other, "run-a");
+    await threeStepRun(other, "run-b");
+    const implicit = await other.feedback("run-a", 0);
+    const explicit = await other.feedback("run-b", 0, { attribution: { mode: "posterior" } });
+    expect(implicit.map((e) => e.weight)).toEqual(explicit.map((e) => e.weight));
+    expect(implicit.reduce((s, e) => s + (e.weight ?? 1), 0)).toBeLessThanOrEqual(1 + 1e-12);
+    // the earlier default, discounted (0.7), is one option away
+    const again = await threeStepRun(router, "run-2");
+    const discounted = await router.feedback("run-2", 1, { attribution: { mode: "discounted" } });
+    expect(
+      discounted.map((e) => [e.decisionId, e.weight === undefined ? undefined : Number(e.weight.toFixed(12))]),
+    ).toEqual([
+      [again[0], 0.49],
+      [again[1], 0.7],
+      [again[2], undefined],
+    ]);
+  });
+
+  it("posterior: blames each step of a failed run by its chance of being the failure, from the learner's predictive p", async () => {
+    const scorer = new ToyScorer();
+    const learner = new OnlineLearner(scorer.models, { explore: "thompson", seed: 3 });
+    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) }, scorer, learner });
+    const queries = ["first step", "second step here", "third and last step"];
+    await threeStepRun(router);
+    // the predictive p of each step (not the exploration draw the router ranked by), before any feedback
+    const p = await Promise.all(
+      queries.map(async (q) => learner.score(await scorer.itemParams(q), ["gpt-4-1106-preview"], "none")[0]!.p),
+    );
+    const events = await router.feedback("run-1", 0, { attribution: { mode: "posterior" } });
+    const fails = 1 - p[0]! * p[1]! * p[2]!;
+    const blame = p.map((pk, k) => ((1 - pk) * p.reduce((a, pj, j) => (j === k ? a : a * pj), 1)) / fails);
+    expect(events.map((e) => e.y)).toEqual([0, 0, 0]);
+    // bounded like a success of the same run (3 steps of weight 1 to maxRunWeight 1), not by the failure's own total
+    events.forEach((e, k) => expect(e.weight).toBeCloseTo(blame[k]! / 3, 12));
+    await threeStepRun(router, "run-2");
+    const success = await router.feedback("run-2", 1, { attribution: { mode: "posterior" } });
+    expect(success.map((e) => [e.y, Number(e.weight!.toFixed(12))])).toEqual([
+      [1, 0.333333333333],
+      [1, 0.333333333333],
+      [1, 0.333333333333],
+    ]);
+  });
+
+  it("posterior without a learner uses the scorer's p of the model that answered", async () => {
+    const router = makeRouter(undefined, 3);
+    const p: number[] = [];
+    for (const q of ["first step", "second step here", "third and last step"]) {
+      const d = (await router.invoke(q, { metadata: { irtRouterRunId: "run-1" } })).response_metadata
+        .irtRouter as RouteDecision;
+      p.push(d.candidates.find((c) => c.id === d.chosen)!.p);
+    }
+    const events = await router.feedback("run-1", 0, { attribution: { mode: "posterior" } });
+    const fails = 1 - p[0]! * p[1]! * p[2]!;
+    events.forEach((e, k) => {
+      const others = p.reduce((a, pj, j) => (j === k ? a : a * pj), 1);
+      expect(e.y).toBe(0);
+      expect(e.weight).toBeCloseTo(((1 - p[k]!) * others) / fails, 12);
+    });
   });
 
   it("discounted: step k of n gets discount^(n-1-k), times the weight given", async () => {

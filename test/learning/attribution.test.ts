@@ -103,3 +103,71 @@ describe("attributeRun", () => {
     await expect(new MemoryStore().append([event])).rejects.toThrow(FeedbackError);
   });
 });
+
+describe('attributeRun, mode "posterior"', () => {
+  const run = (outcome: number, p: number[], toolError: boolean[] = []) => ({
+    runId: "r",
+    outcome,
+    at: 1,
+    steps: p.map((pk, k) => ({ decisionId: `d${k}`, model: "a", alpha, beta: 0, p: pk, toolError: toolError[k] })),
+  });
+  const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+  const logit = (p: number) => Math.log(p / (1 - p));
+
+  it("a success is a success of every step (y = 1, weight 1); a visible failure stays a failure of its step", () => {
+    const ev = attributeRun(run(1, [0.9, 0.5, 0.2], [false, true, false]), { mode: "posterior" });
+    expect(ev.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
+      ["d0", 1, 1],
+      ["d1", 0, 1],
+      ["d2", 1, 1],
+    ]);
+  });
+
+  it("a failure blames each step by its chance of being the one that failed", () => {
+    // p = (0.9, 0.5): the run fails with 0.55; step 0 alone failed with 0.1 * 0.5, step 1 alone with 0.9 * 0.5
+    const ev = attributeRun(run(0, [0.9, 0.5]), { mode: "posterior" });
+    expect(ev.map((e) => e.y)).toEqual([0, 0]);
+    expect(ev[0]!.weight).toBeCloseTo(0.05 / 0.55, 12);
+    expect(ev[1]!.weight).toBeCloseTo(0.45 / 0.55, 12);
+    // a one-step run that failed: that step failed
+    expect(attributeRun(run(0, [0.97]), { mode: "posterior" }).map((e) => [e.y, e.weight])).toEqual([[0, 1]]);
+    // a step the router was sure of takes little blame when a long shot ran beside it
+    const [sure, longShot] = attributeRun(run(0, [0.99, 0.3]), { mode: "posterior" });
+    expect(sure!.weight!).toBeLessThan(0.01);
+    expect(longShot!.weight!).toBeGreaterThan(0.98);
+  });
+
+  it("matches the run likelihood's gradient and Fisher information in each step's logit", () => {
+    const p = [0.8, 0.6, 0.95, 0.7];
+    const ev = attributeRun(run(0, p), { mode: "posterior" });
+    p.forEach((pi, i) => {
+      const others = p.reduce((acc, pj, j) => (j === i ? acc : acc * pj), 1);
+      const logLik = (z: number) => Math.log(1 - sigmoid(z) * others); // log P(run failed) as a function of step i's logit
+      const h = 1e-5;
+      const gradient = (logLik(logit(pi) + h) - logLik(logit(pi) - h)) / (2 * h);
+      const fisher = (others * pi * (1 - pi) ** 2) / (1 - others * pi);
+      const { y, weight } = ev[i]!;
+      expect(weight! * (y - pi)).toBeCloseTo(gradient, 6);
+      expect(weight! * pi * (1 - pi)).toBeCloseTo(fisher, 12);
+    });
+  });
+
+  it("a graded outcome mixes success and failure with the same gradient", () => {
+    const ev = attributeRun(run(0.5, [0.9, 0.5]), { mode: "posterior" });
+    const blame0 = 0.05 / 0.55;
+    expect(ev[0]!.weight).toBeCloseTo(0.5 + 0.5 * blame0, 12);
+    expect(ev[0]!.y).toBeCloseTo(0.5 / (0.5 + 0.5 * blame0), 12);
+  });
+
+  it("needs each step's predicted p, and says which step lacks it", () => {
+    const r = run(0, [0.9, 0.5]);
+    delete (r.steps[1] as { p?: number }).p;
+    expect(() => attributeRun(r, { mode: "posterior" })).toThrow(ValidationError);
+    expect(() => attributeRun(r, { mode: "posterior" })).toThrow(/run\.steps\.1\.p/);
+    // a visible failure needs none: it is a failure whatever the model was expected to do
+    expect(() => attributeRun(run(0, [0.9]), { mode: "posterior" })).not.toThrow();
+    expect(() => attributeRun({ ...run(0, [0.9]), steps: [{ ...run(0, [0.9]).steps[0]!, p: 1 }] })).toThrow(
+      /run\.steps\.0\.p/,
+    );
+  });
+});
