@@ -20,9 +20,9 @@ import {
 /** The modes compared (the router's options for a run's outcome). */
 export const ATTRIBUTION_MODES: readonly { name: string; attribution: NonNullable<FeedbackOptions["attribution"]> }[] =
   [
-    { name: "every", attribution: { mode: "every" } },
-    { name: "last", attribution: { mode: "last" } },
-    { name: "discounted(0.7)", attribution: { mode: "discounted", discount: 0.7 } },
+    { name: "every", attribution: { mode: "every", toolErrorsAsFailures: false } },
+    { name: "last", attribution: { mode: "last", toolErrorsAsFailures: false } },
+    { name: "discounted(0.7)", attribution: { mode: "discounted", discount: 0.7, toolErrorsAsFailures: false } },
     { name: "every + tool errors", attribution: { mode: "every", toolErrorsAsFailures: true } },
     {
       name: "discounted(0.7) + tool errors",

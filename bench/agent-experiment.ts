@@ -293,6 +293,7 @@ export async function learningCurve(
   seed: number,
   testRuns: readonly RunSpec[],
   log: Progress,
+  hint?: (category: string) => Record<string, unknown>,
 ): Promise<LearningSeed> {
   const { world, split, scorer } = replay.setup;
   const keys = replay.setup.keys.map((k, m) => (unknown.includes(m) ? `${world.models[m]} (unseen)` : k));
@@ -312,12 +313,12 @@ export async function learningCurve(
   let done = 0;
   const t0 = performance.now();
   for (const target of params.checkpoints) {
-    await playRuns(replay, learnRuns.slice(done, target), routerCaller(learning), async (r) => {
+    await playRuns(replay, learnRuns.slice(done, target), routerCaller(learning, hint), async (r) => {
       await learning.feedback(r.id, r.success ? 1 : 0, params.attribution ? { attribution: params.attribution } : {});
     });
     done = target;
     const evalRouter = makeRouter(replay, { policy, options, keys, learner: greedy });
-    const results = await playRuns(replay, evalRuns, routerCaller(evalRouter));
+    const results = await playRuns(replay, evalRuns, routerCaller(evalRouter, hint));
     checkpoints.push({ runs: target, results });
     log(
       `  ${scenario} seed ${seed} after ${target} learning runs: success ${successOf(results).toFixed(3)} cost/run $${costOf(results).toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`,

@@ -13,5 +13,6 @@ export function routerFeatures(replay: Replay): RouterFeatures {
     cacheBlind: { cacheAware: false },
     cacheAware: { cacheAware: { lifetimeMs, now: clock.now } },
     escalation: [{ name: "stronger", options: { escalation: { bar: "stronger" } } }],
+    hintMetadata: (category) => ({ irtRouterTask: category }),
   };
 }

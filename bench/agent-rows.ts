@@ -75,8 +75,11 @@ export function makeRouter(replay: Replay, spec: RouterSpec): IrtRouter {
 }
 
 /** Every call of the run goes through the router, named by the run id. */
-export function routerCaller(router: IrtRouter): StepCaller {
-  return (messages, { run }) => router.invoke(messages, { metadata: { irtRouterRunId: run.id } }) as Promise<AIMessage>;
+export function routerCaller(router: IrtRouter, hint?: (category: string) => Record<string, unknown>): StepCaller {
+  return (messages, { run }) =>
+    router.invoke(messages, {
+      metadata: { irtRouterRunId: run.id, ...(hint ? hint(run.category) : {}) },
+    }) as Promise<AIMessage>;
 }
 
 /** Every call goes to one model. */

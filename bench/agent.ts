@@ -312,13 +312,24 @@ function comparisons(
       `cold-start minus known after ${known.runs} learning runs: success ${fmt(d, 3)} (cold-start / known = ${(100 * ratio).toFixed(0)}%)`,
     );
   }
+  const hinted = learning.find((l) => l.scenario === "known+hints")?.checkpoints.at(-1);
+  if (known && hinted) {
+    const d = pairedDiff(hinted.results, known.results, checkWeights, "success");
+    const c = pairedDiff(hinted.results, known.results, checkWeights, "cost");
+    out.push(
+      `known+hints minus known after ${known.runs} learning runs: success ${fmt(d, 3)}, cost per run ${fmt(c)} USD`,
+    );
+  }
   return out;
 }
 
 /** Rows whose router uses the issue's router features (their cached results depend on the router's version of them). */
 const usesFeatures = (name: string): boolean => /cache-aware|escalation|hint/.test(name);
 
-/** The learning scenarios: `known` (every model in the scorer) and `cold-start` (the strongest unknown). */
+/**
+ * The learning scenarios: `known` (every model in the scorer), `cold-start` (the strongest unknown) and `known+hints`
+ * (as `known`, each step with its item's category as the task hint).
+ */
 async function learningRows(
   replay: Replay,
   features: RouterFeatures,
@@ -332,8 +343,10 @@ async function learningRows(
   const order = byTrainAccuracy(replay);
   const unknownCount = replay.setup.world.models.length <= 2 ? 1 : 3;
   const scenarios = [
-    { scenario: "known", unknown: [] as number[] },
-    { scenario: "cold-start", unknown: order.slice(0, unknownCount) },
+    { scenario: "known", unknown: [] as number[], hinted: false },
+    { scenario: "cold-start", unknown: order.slice(0, unknownCount), hinted: false },
+    // every step carries its item's category as the task hint; the learner learns per-task offsets from the runs
+    ...(features.hintMetadata ? [{ scenario: "known+hints", unknown: [] as number[], hinted: true }] : []),
   ];
   // Cache-blind, as the per-step:cost-aware row: the learning curves measure learning, not the cache discount.
   const options = features.cacheBlind;
@@ -345,7 +358,19 @@ async function learningRows(
         await cached(
           `learning:${s.scenario}`,
           { seed, policy, params: [params.learningRuns, params.checkpoints, params.checkpointRuns, params.testRuns] },
-          () => learningCurve(replay, s.scenario, s.unknown, policy, options, params, seed, testBySeed.get(seed)!, log),
+          () =>
+            learningCurve(
+              replay,
+              s.scenario,
+              s.unknown,
+              policy,
+              options,
+              params,
+              seed,
+              testBySeed.get(seed)!,
+              log,
+              s.hinted ? features.hintMetadata : undefined,
+            ),
         ),
       );
     }
