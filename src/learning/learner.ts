@@ -2,161 +2,44 @@
  * The online ability learner: one {@link AbilityPosterior} per model, fed {@link FeedbackEvent}s,
  * scoring candidates with uncertainty (predictive p, optional Thompson or UCB exploration).
  */
-import { z } from "zod";
-import { FeedbackError, IrtRouterError, ValidationError } from "../errors.js";
+import type { z } from "zod";
+import { FeedbackError, IrtRouterError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
-import { assertFeedbackEvent, DEFAULT_ITEM_BOUNDS, itemBoundsSchema } from "./event-check.js";
 import type { FeedbackEvent } from "./events.js";
-import {
-  AbilityPosterior,
-  type CovarianceMode,
-  type GaussianPrior,
-  type PosteriorState,
-  predictiveP,
-  sigmoid,
-} from "./posterior.js";
-import type { KnownPrior } from "./known-prior.js";
-import {
-  DEFAULT_SHRINKAGE,
-  knownModelPrior,
-  populationPrior,
-  similarModelsPrior,
-  type PopulationPrior,
-} from "./prior.js";
+import { AbilityPosterior, type CovarianceMode, type GaussianPrior, predictiveP, sigmoid } from "./posterior.js";
+import { knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
 import { seededRng, type Rng } from "../util/random.js";
-import { TaskOffsets, type TaskOffsetsState } from "./task-offsets.js";
+import { TaskOffsets } from "./task-offsets.js";
+import { planForgetting } from "./forgetting.js";
+import { checkAddModelArgs, checkLearnerEvent, unknownModelError } from "./learner-checks.js";
+import { checkLearnerState, exportLearnerState, restoredParts } from "./learner-state.js";
+import {
+  learnerOptionsSchema,
+  type CandidateScore,
+  type Exploration,
+  type KnownAbility,
+  type LearnerItem,
+  type LearnerOptions,
+  type LearnerState,
+  type ModelEntry,
+  type ObserveResult,
+  type RestoreMembership,
+  type RestoreSource,
+  type ScorerPriorSource,
+} from "./learner-types.js";
 
-/** Exploration rule used when choosing among candidates. */
-export type Exploration = "none" | "thompson" | "ucb";
-
-const forgettingSchema = z.union([
-  z.object({ halfLifeEvents: z.number().positive() }).strict(),
-  z.object({ halfLifeMs: z.number().positive() }).strict(),
-]);
-
-const learnerOptionsSchema = z
-  .object({
-    /** Forgetting half-life, per model: in that model's events, or in milliseconds of event time. Off by default. */
-    forgetting: forgettingSchema.optional(),
-    /**
-     * Known-model covariance as a fraction of the population covariance (default 0.05; {@link OnlineLearner.forScorer}
-     * uses the scale the scorer's artifact fitted on its training labels).
-     */
-    knownScale: z.number().positive().default(0.05),
-    /** Shrinkage of the population covariance toward a scaled identity (default 0.2). */
-    shrinkage: z.number().min(0).max(1).default(DEFAULT_SHRINKAGE),
-    /**
-     * Multiplier on the population covariance for a model the catalog does not know (default 3). The known
-     * models are an older cohort: a new model is more likely than a random known one to lie outside their
-     * range (usually above it), and a prior as narrow as the cohort makes Thompson sampling too timid to try it.
-     */
-    inflate: z.number().positive().default(3),
-    /** What feedback for a model the learner does not know does: "error" (default) or "add" (start it at the population prior). */
-    unknownModels: z.enum(["error", "add"]).default("error"),
-    /** Covariance form; default full for d <= 64, diagonal above. */
-    mode: z.enum(["full", "diagonal"]).optional(),
-    /** Forgetting is applied in batches once the pending factor falls below 1 - decayTolerance (default 0.02). */
-    decayTolerance: z.number().gt(0).lt(1).default(0.02),
-    /** How many event ids are remembered for dedupe (oldest forgotten first; default 1,000,000). */
-    maxRememberedIds: z.number().int().positive().default(1_000_000),
-    /**
-     * Default exploration for {@link OnlineLearner.choose} and {@link OnlineLearner.score} (default "thompson": a model
-     * whose estimate fell is still sampled in proportion to its chance of being best, so it can come back when the
-     * feedback that lowered it was wrong; with "none" it may never be routed to again. docs/online.md gives the figures).
-     */
-    explore: z.enum(["none", "thompson", "ucb"]).default("thompson"),
-    /** UCB width in logit standard deviations (default 2). */
-    ucbKappa: z.number().nonnegative().default(2),
-    /** Seed of the exploration generator (default 0). */
-    seed: z.number().int().default(0),
-    /**
-     * Largest plausible item parameters of an event (`|alpha|` and `|beta|`); an event beyond them is refused with a
-     * FeedbackError (default `DEFAULT_ITEM_BOUNDS`, derived from the pretrained scorer: see docs/online.md).
-     */
-    itemBounds: itemBoundsSchema.default(DEFAULT_ITEM_BOUNDS),
-  })
-  .strict();
-
-export type LearnerOptions = z.input<typeof learnerOptionsSchema>;
-
-/** A catalogued model: id and pretrained ability. */
-export interface KnownAbility {
-  readonly id: string;
-  readonly ability: ArrayLike<number>;
-}
-
-/** What {@link OnlineLearner.observe} did with an event. */
-export type ObserveResult =
-  /** The posterior absorbed it. */
-  | "applied"
-  /** An event with this id was applied before: nothing changed. */
-  | "duplicate"
-  /** The model was removed from the learner: documented no-op (old journals replay cleanly). */
-  | "removed-model";
-
-/** What {@link OnlineLearner.forScorer} reads from a scorer: its catalog and its fitted known-model prior. */
-export interface ScorerPriorSource {
-  readonly models: readonly KnownAbility[];
-  readonly knownPrior?: KnownPrior;
-}
-
-/** One candidate's score for one query. */
-export interface CandidateScore {
-  readonly model: string;
-  /** Predictive p(correct) (probit approximation over the posterior). */
-  readonly p: number;
-  /** Logit mean and standard deviation under the posterior. */
-  readonly logitMean: number;
-  readonly logitSd: number;
-  /** The value the exploration rule ranks by (equals `p` without exploration). */
-  readonly score: number;
-}
-
-/** Item parameters as the learner needs them. */
-export interface LearnerItem {
-  readonly alpha: ArrayLike<number>;
-  readonly beta: number;
-  /** Task hint of the call: the (model, task) offset learned from feedback is added to the logit (task-offsets.ts). */
-  readonly task?: string;
-}
-
-/** What {@link OnlineLearner.restore} reads: the result of an `AbilityStore`'s `load()`. */
-export interface RestoreSource {
-  readonly snapshot?: { readonly state: unknown };
-  readonly events: readonly FeedbackEvent[];
-}
-
-/** Membership changes of the live learner that the event journal does not record (see {@link OnlineLearner.restore}). */
-export interface RestoreMembership {
-  /** Models added with an ability or `like` (a model added at the new-model prior needs no entry). */
-  readonly added?: readonly {
-    readonly id: string;
-    readonly ability?: ArrayLike<number>;
-    readonly like?: readonly string[];
-  }[];
-  /** Models removed with `removeModel`. */
-  readonly removed?: readonly string[];
-}
-
-/** Serialisable learner state. */
-export interface LearnerState {
-  readonly version: 1;
-  readonly dim: number;
-  readonly population: { mean: number[]; covariance: number[]; nModels: number };
-  readonly models: Record<string, { posterior: PosteriorState; pendingDecay: number; clock: number | null }>;
-  readonly removed: string[];
-  readonly seenIds: string[];
-  /** Per-(model, task) offsets learned from events with a `task`; absent when none was seen. */
-  readonly taskOffsets?: TaskOffsetsState;
-}
-
-interface ModelEntry {
-  posterior: AbilityPosterior;
-  /** Forgetting not yet applied (a product of per-event factors). */
-  pendingDecay: number;
-  /** Latest event time seen for this model (time-based forgetting). */
-  clock: number | null;
-}
+export type {
+  CandidateScore,
+  Exploration,
+  KnownAbility,
+  LearnerItem,
+  LearnerOptions,
+  LearnerState,
+  ObserveResult,
+  RestoreMembership,
+  RestoreSource,
+  ScorerPriorSource,
+} from "./learner-types.js";
 
 /**
  * Online learner of model abilities.
@@ -189,27 +72,10 @@ export class OnlineLearner {
     this.rng = seededRng(this.opts.seed);
     this.tasks = TaskOffsets.fromState(restore?.taskOffsets);
     if (restore) {
-      this.population = {
-        mean: Float64Array.from(restore.population.mean),
-        covariance: Float64Array.from(restore.population.covariance),
-        nModels: restore.population.nModels,
-      };
+      const parts = restoredParts(restore);
+      this.population = parts.population;
       this.dim = restore.dim;
-      for (const [id, m] of Object.entries(restore.models)) {
-        let posterior: AbilityPosterior;
-        try {
-          posterior = AbilityPosterior.fromState(m.posterior);
-        } catch (err) {
-          throw new ValidationError(
-            `Invalid learner state: state.models.${id}.posterior cannot be restored (${(err as Error).message}).`,
-            {
-              path: `state.models.${id}.posterior`,
-              cause: err,
-            },
-          );
-        }
-        this.entries.set(id, { posterior, pendingDecay: m.pendingDecay, clock: m.clock });
-      }
+      for (const [id, entry] of parts.entries) this.entries.set(id, entry);
       for (const id of restore.removed) this.removed.add(id);
       for (const id of restore.seenIds) this.seen.add(id);
       return;
@@ -256,7 +122,7 @@ export class OnlineLearner {
    * (the old id's journaled events stay no-ops).
    */
   addModel(modelId: string, init: { ability?: ArrayLike<number>; like?: readonly string[] } = {}): AbilityPosterior {
-    this.checkAddModel(modelId, init);
+    checkAddModelArgs(modelId, init, this.dim, (id) => this.entries.has(id));
     if (this.entries.has(modelId))
       throw new FeedbackError(`Model "${modelId}" is already tracked`, { path: "modelId" });
     if (this.removed.has(modelId)) {
@@ -279,33 +145,6 @@ export class OnlineLearner {
     const post = new AbilityPosterior(prior, this.postOpts());
     this.entries.set(modelId, this.entry(post));
     return post;
-  }
-
-  /** The arguments of {@link OnlineLearner.addModel}, checked: a FeedbackError naming `modelId`, `ability.<i>` or `like`. */
-  private checkAddModel(modelId: unknown, init: unknown): void {
-    const bad = (path: string, what: string): never => {
-      throw new FeedbackError(`addModel(${JSON.stringify(modelId) ?? String(modelId)}): ${path} ${what}`, { path });
-    };
-    if (typeof modelId !== "string" || modelId.trim().length === 0)
-      bad("modelId", "must be a non-empty string (the model's id)");
-    if (typeof init !== "object" || init === null || Array.isArray(init))
-      return bad("init", "must be an object such as { ability } or { like }");
-    const { ability, like } = init as { ability?: unknown; like?: unknown };
-    if (ability !== undefined) {
-      const a = ability as ArrayLike<unknown> | null;
-      if (typeof a !== "object" || a === null || typeof a.length !== "number")
-        bad("ability", `must be an array of ${this.dim} finite numbers`);
-      if (a!.length !== this.dim) bad("ability", `has length ${a!.length}, expected ${this.dim}`);
-      for (let i = 0; i < this.dim; i++)
-        if (!Number.isFinite(a![i])) bad(`ability.${i}`, `is ${String(a![i])}, must be a finite number`);
-    }
-    if (like !== undefined) {
-      if (!Array.isArray(like)) bad("like", `must be an array of tracked model ids, got ${typeof like}`);
-      (like as unknown[]).forEach((id, i) => {
-        if (typeof id !== "string" || !this.entries.has(id))
-          bad(`like.${i}`, `is ${JSON.stringify(id)}, not a model the learner tracks`);
-      });
-    }
   }
 
   /**
@@ -381,21 +220,8 @@ export class OnlineLearner {
       if (!addUnknown) throw this.unknown(event.model);
       e = this.entry(this.newPosterior());
     }
-    // Forgetting, planned without touching the entry. A factor that underflows to 0 (a gap of more than ~1075
-    // half-lives) is the exact limit: the data part decays fully and the posterior is back at its prior.
-    let weight = event.weight ?? 1;
-    let pending = e.pendingDecay;
-    let clock = e.clock;
-    const f = this.opts.forgetting;
-    if (f && "halfLifeEvents" in f) {
-      pending *= Math.pow(2, -1 / f.halfLifeEvents);
-    } else if (f && "halfLifeMs" in f) {
-      if (clock === null) clock = event.at;
-      else if (event.at > clock) {
-        pending *= Math.pow(2, -(event.at - clock) / f.halfLifeMs);
-        clock = event.at;
-      } else weight *= Math.pow(2, -(clock - event.at) / f.halfLifeMs);
-    }
+    // Forgetting, planned without touching the entry.
+    const { weight, pending, clock } = planForgetting(e, event, this.opts.forgetting);
     const post = e.posterior;
     const decayNow = pending < 1 - this.opts.decayTolerance;
     const backup = decayNow ? post.saveData() : undefined;
@@ -493,26 +319,7 @@ export class OnlineLearner {
 
   /** Serialisable snapshot of every posterior and the remembered event ids. */
   exportState(): LearnerState {
-    // Object.fromEntries defines own properties, so a model named "__proto__" is kept (an assignment would set the prototype).
-    const models: LearnerState["models"] = Object.fromEntries(
-      [...this.entries].map(([id, e]) => [
-        id,
-        { posterior: e.posterior.toState(), pendingDecay: e.pendingDecay, clock: e.clock },
-      ]),
-    );
-    return {
-      version: 1,
-      dim: this.dim,
-      population: {
-        mean: Array.from(this.population.mean),
-        covariance: Array.from(this.population.covariance),
-        nModels: this.population.nModels,
-      },
-      models,
-      removed: [...this.removed],
-      seenIds: [...this.seen],
-      ...(this.tasks.size > 0 ? { taskOffsets: this.tasks.exportState() } : {}),
-    };
+    return exportLearnerState(this.dim, this.population, this.entries, this.removed, this.seen, this.tasks);
   }
 
   /**
@@ -627,105 +434,10 @@ export class OnlineLearner {
   }
 
   private unknown(modelId: string): IrtRouterError {
-    return new IrtRouterError(
-      "UNKNOWN_MODEL",
-      `Model "${modelId}" is not tracked by the learner. Known: ${this.models().slice(0, 8).join(", ")}${this.entries.size > 8 ? ", ..." : ""}. ` +
-        `Add it with learner.addModel("${modelId}") or create the learner with unknownModels: "add".`,
-      { details: { model: modelId } },
-    );
+    return unknownModelError(modelId, this.models());
   }
 
   private validate(event: FeedbackEvent): void {
-    const id = (event as { id?: unknown } | null)?.id;
-    assertFeedbackEvent(
-      event,
-      { dim: this.dim, itemBounds: this.opts.itemBounds },
-      {
-        prefix: "event",
-        label: `Feedback event ${JSON.stringify(typeof id === "string" ? id : null)}`,
-      },
-    );
+    checkLearnerEvent(event, this.dim, this.opts.itemBounds);
   }
-}
-
-/**
- * Checks a {@link LearnerState} (from JSON, so untrusted) field by field; throws a ValidationError naming the
- * first bad field (`state.models.<id>.posterior.dataEta.3`).
- */
-/** A value of an untrusted state, for a message: never throws (an object without a prototype has no toString). */
-function show(v: unknown): string {
-  if (typeof v !== "object" || v === null) return String(v);
-  try {
-    return JSON.stringify(v)?.slice(0, 40) ?? typeof v;
-  } catch {
-    return typeof v;
-  }
-}
-
-function checkLearnerState(state: unknown): LearnerState {
-  const bad = (path: string, what: string): never => {
-    throw new ValidationError(
-      `Invalid learner state: ${path} ${what}. Restore from a state written by learner.exportState().`,
-      { path },
-    );
-  };
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
-  const finiteArray = (v: unknown, n: number, path: string): number[] => {
-    if (!Array.isArray(v)) return bad(path, `must be an array of ${n} finite numbers`);
-    if (v.length !== n) return bad(path, `has ${v.length} numbers, expected ${n}`);
-    v.forEach((x, i) => Number.isFinite(x) || bad(`${path}.${i}`, `is ${show(x)}, must be a finite number`));
-    return v as number[];
-  };
-  const stringArray = (v: unknown, path: string): string[] => {
-    if (!Array.isArray(v)) return bad(path, "must be an array of strings");
-    v.forEach((x, i) => typeof x === "string" || bad(`${path}.${i}`, "must be a string"));
-    return v as string[];
-  };
-  if (!isObject(state)) return bad("state", "must be an object (the output of learner.exportState())");
-  if (state.version !== 1) return bad("state.version", `is ${show(state.version)}; this library reads version 1`);
-  const dim = state.dim;
-  if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1)
-    return bad("state.dim", `is ${show(dim)}, must be a positive integer`);
-  const pop = state.population;
-  if (!isObject(pop)) return bad("state.population", "must be an object");
-  const mean = finiteArray(pop.mean, dim, "state.population.mean");
-  const covariance = finiteArray(pop.covariance, dim * dim, "state.population.covariance");
-  if (typeof pop.nModels !== "number" || !Number.isInteger(pop.nModels) || pop.nModels < 0) {
-    return bad("state.population.nModels", `is ${show(pop.nModels)}, must be a non-negative integer`);
-  }
-  try {
-    new AbilityPosterior({ mean, covariance });
-  } catch (err) {
-    return bad("state.population.covariance", `is not a usable covariance (${(err as Error).message})`);
-  }
-  if (!isObject(state.models)) return bad("state.models", "must be an object keyed by model id");
-  for (const [id, m] of Object.entries(state.models)) {
-    const at = `state.models.${id}`;
-    if (id.trim().length === 0) return bad(at, "has an empty model id");
-    if (!isObject(m)) return bad(at, "must be an object");
-    const p = m.posterior;
-    if (!isObject(p)) return bad(`${at}.posterior`, "must be an object");
-    if (p.version !== 1) return bad(`${at}.posterior.version`, `is ${show(p.version)}, expected 1`);
-    if (p.dim !== dim) return bad(`${at}.posterior.dim`, `is ${show(p.dim)}, but the state's dim is ${dim}`);
-    if (p.mode !== "full" && p.mode !== "diagonal")
-      return bad(`${at}.posterior.mode`, `is ${show(p.mode)}, expected "full" or "diagonal"`);
-    const size = p.mode === "full" ? dim * dim : dim;
-    finiteArray(p.priorMean, dim, `${at}.posterior.priorMean`);
-    finiteArray(p.priorPrecision, size, `${at}.posterior.priorPrecision`);
-    finiteArray(p.dataPrecision, size, `${at}.posterior.dataPrecision`);
-    finiteArray(p.dataEta, dim, `${at}.posterior.dataEta`);
-    if (typeof p.evidence !== "number" || !Number.isFinite(p.evidence) || p.evidence < 0) {
-      return bad(`${at}.posterior.evidence`, `is ${show(p.evidence)}, must be a finite number >= 0`);
-    }
-    // 0 is accepted: it is the limit of a decay that underflowed (the next event resets the data part).
-    if (typeof m.pendingDecay !== "number" || !(m.pendingDecay >= 0 && m.pendingDecay <= 1)) {
-      return bad(`${at}.pendingDecay`, `is ${show(m.pendingDecay)}, must be a number in [0, 1]`);
-    }
-    if (m.clock !== null && !Number.isFinite(m.clock))
-      return bad(`${at}.clock`, `is ${show(m.clock)}, must be null or a finite number`);
-  }
-  stringArray(state.removed, "state.removed");
-  stringArray(state.seenIds, "state.seenIds");
-  return state as unknown as LearnerState;
 }
