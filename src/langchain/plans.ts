@@ -10,6 +10,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { RouteEngine } from "./engine.js";
 import type { RoutePlan } from "./planner.js";
 import type { CallNeeds } from "./slots.js";
+import { runIdOf } from "./delegate.js";
+import { taskOf } from "./task-hint.js";
 
 /**
  * Key of the plans on the call options. A symbol, so that no serializer, cache key or child sees it: BaseChatModel
@@ -118,4 +120,19 @@ export function childCallbacks(runManager?: CallbackManagerForLLMRun): CallbackM
   manager.addTags(run.inheritableTags);
   manager.addMetadata(run.inheritableMetadata);
   return manager;
+}
+
+/**
+ * Plans each prompt of a call (its run id and task hint read from the call's metadata over the router's own) and
+ * packs the plans with what every attempt of the call needs.
+ */
+export async function planCall(
+  engine: RouteEngine,
+  prompts: BaseMessage[][],
+  options: Partial<BaseChatModelCallOptions>,
+  call: { needs: CallNeeds; ownMetadata?: Record<string, unknown>; timeout?: number },
+): Promise<Planned> {
+  const config = { ...options, metadata: { ...call.ownMetadata, ...options.metadata } };
+  const plans = await planPrompts(engine, prompts, call.needs, runIdOf(config), taskOf(config));
+  return { prompts, plans, taken: plans.map(() => false), timeout: call.timeout, configurable: options.configurable };
 }

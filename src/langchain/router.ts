@@ -14,14 +14,13 @@ import {
   type BaseMessageLike,
 } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain/core/outputs";
-import { ensureConfig, type Runnable } from "@langchain/core/runnables";
-import { AsyncGeneratorWithSetup, IterableReadableStream } from "@langchain/core/utils/stream";
-import type { BaseCache } from "@langchain/core/caches";
+import type { Runnable } from "@langchain/core/runnables";
+import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import { ValidationError } from "../errors.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { snapshot, type RouteDecision } from "./decision.js";
-import { attachDecision, runIdOf } from "./delegate.js";
+import { attachDecision } from "./delegate.js";
 import { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
 import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
 import type { FeedbackOptions } from "./feedback.js";
@@ -31,39 +30,25 @@ import { MemoryFeedbackSink } from "./feedback-recorder.js";
 import type { CallNeeds, ModelSlot } from "./slots.js";
 import { irtRouterOptionsSchema, type IrtRouterOptions } from "./options.js";
 import { usableUsage, type AttemptBound } from "./attempts.js";
-import { PLANNED, delegated, dropUntaken, planPrompts, type Planned, type WithPlanned } from "./plans.js";
-import { relayChunks, startStream } from "./stream-relay.js";
+import { PLANNED, delegated, dropUntaken, planCall } from "./plans.js";
+import { relayChunks, reportChunks, startStream, streamKeepingTimeout } from "./stream-relay.js";
 import { invokeStructured, streamStructured, type StructuredHost } from "./structured-run.js";
-import { boundTools, sharedLsParams, sharedProfile } from "./surface.js";
+import { boundTools, plannedLsParams, sharedProfile } from "./surface.js";
 import { attemptInOrder, prepareChild, type AttemptHow } from "./attempt-order.js";
 import { ChildRuns } from "./child-runs.js";
 import { asChunk, cacheKeyOptions, cacheLookup, cacheStore, mergeResults } from "./router-cache.js";
-
-const INTERNAL = Symbol("irt-router.internal");
-
-/** Key of the call's `timeout` between `stream()` and `_streamIterator` (Runnable's config would turn it into a signal). */
-const ATTEMPT_TIMEOUT = Symbol("irt-router.attempt-timeout");
+import { keepTimeouts } from "./batch-timeouts.js";
+import {
+  ATTEMPT_TIMEOUT,
+  INTERNAL,
+  NOT_BOTH,
+  ownSettings,
+  type DerivedState,
+  type OwnSettings,
+} from "./router-state.js";
 
 /** Each router's routing core, for {@link engineOf}. */
 const ENGINES = new WeakMap<IrtRouter, RouteEngine>();
-
-/** The router's own settings, shared by the routers `bindTools` and `withStructuredOutput` derive from it. */
-interface OwnSettings extends Pick<IrtRouterOptions, "callbacks" | "tags" | "metadata" | "verbose"> {
-  cache?: BaseCache | boolean;
-}
-
-interface DerivedState {
-  engine: RouteEngine;
-  own: OwnSettings;
-  bound?: { tools: BindToolsInput[]; kwargs?: Partial<BaseChatModelCallOptions> };
-  structured?: [unknown, unknown];
-}
-
-/** Why `bindTools` and `withStructuredOutput` do not combine; both say it, as LangChain's own chat models do. */
-const NOT_BOTH =
-  "bindTools() and withStructuredOutput() do not combine on a router, as on LangChain's own chat models (a model with " +
-  "bound tools has no withStructuredOutput, and a structured-output runnable has no bindTools). Call either one on the " +
-  "plain router; for tools and a structured final answer, use createAgent({ tools, responseFormat }).";
 
 /**
  * A LangChain chat model that, on every call, sends the request to the wrapped model most likely
@@ -111,15 +96,7 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   constructor(options: IrtRouterOptions) {
     const derived = (options as unknown as { [INTERNAL]?: DerivedState } | undefined)?.[INTERNAL];
     const parsed = derived ? undefined : parseWith(irtRouterOptionsSchema, options, "options");
-    const own: OwnSettings = derived
-      ? derived.own
-      : {
-          callbacks: parsed!.callbacks,
-          tags: parsed!.tags,
-          metadata: parsed!.metadata,
-          verbose: parsed!.verbose,
-          cache: parsed!.cache,
-        };
+    const own = derived ? derived.own : ownSettings(parsed!);
     super({ callbacks: own.callbacks, tags: own.tags, metadata: own.metadata, verbose: own.verbose, cache: own.cache });
     this.own = own;
     this.engine = derived ? derived.engine : new RouteEngine(parsed!);
@@ -224,12 +201,9 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     options: { toolsBound?: boolean; runId?: string; task?: string } = {},
   ): Promise<RouteDecision> {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
-    const needs = { ...this.needs, toolsBound: options.toolsBound ?? this.needs.toolsBound, runId: options.runId };
-    const plan = await this.engine.plan(messages, {
-      ...needs,
-      task: taskOf({ metadata: { [TASK_METADATA_KEY]: options.task } }),
-    });
-    return snapshot(plan.decision);
+    const { toolsBound = this.needs.toolsBound, runId } = options;
+    const task = taskOf({ metadata: { [TASK_METADATA_KEY]: options.task } });
+    return snapshot((await this.engine.plan(messages, { ...this.needs, toolsBound, runId, task })).decision);
   }
 
   // ---------------------------------------------------------------- model surface
@@ -250,27 +224,11 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
   }
 
   /**
-   * LangSmith parameters of the model this call goes to: BaseChatModel reads them when it opens the router's run,
-   * after the router has chosen (see {@link IrtRouter.generate}), so the run reports the chosen child's provider and
-   * model name (`ls_model_name` defaults to its key in `models`). That is the first choice: a fallback's own run,
-   * nested under the router's, reports the fallback. For options that carry no choice (a `generate()` whose prompts
-   * went to different models, or options from elsewhere), the router's own identity, `ls_provider: "irt-router"`,
-   * with the temperature, max tokens and stop sequences the children share.
+   * LangSmith parameters of the model this call goes to, read by BaseChatModel when it opens the router's run, after
+   * the router has chosen (see {@link IrtRouter.generate}); `plannedLsParams` (surface.ts) says which.
    */
   override getLsParams(options: this["ParsedCallOptions"]) {
-    const plans = (options as WithPlanned<typeof options> | undefined)?.[PLANNED]?.plans ?? [];
-    const first = plans.map((p) => ("plan" in p ? p.plan.order[0] : undefined));
-    const slot = first[0];
-    if (slot && first.every((s) => s === slot)) {
-      const params = slot.model.getLsParams(options as never);
-      // BaseChatModel puts these in the run's metadata: with them, the decision as planned (one prompt)
-      const decision = plans.length === 1 && "plan" in plans[0]! ? { irtRouter: snapshot(plans[0].plan.decision) } : {};
-      return { ...params, ls_model_name: params.ls_model_name ?? slot.id, ...decision };
-    }
-    return sharedLsParams(
-      this.engine.slots.map((s) => s.model),
-      options,
-    ) as ReturnType<BaseChatModel["getLsParams"]>;
+    return plannedLsParams(options, this.engine.slots);
   }
 
   /**
@@ -354,27 +312,14 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     return super.invoke(input, options);
   }
 
-  /**
-   * As a chat model's, with the call's `timeout` kept to bound each attempt (Runnable's `stream` would turn it into
-   * one signal for the whole call, a cancellation that no fallback survives).
-   */
+  /** As a chat model's, with the call's `timeout` kept to bound each attempt (see `streamKeepingTimeout`). */
   override async stream(
     input: BaseLanguageModelInput,
     options?: Partial<BaseChatModelCallOptions>,
   ): Promise<IterableReadableStream<AIMessageChunk>> {
     if (this.structured)
       return (await streamStructured(this.host, input, options)) as IterableReadableStream<AIMessageChunk>;
-    const { timeout, ...rest } = options ?? {};
-    const config = { ...ensureConfig(rest), [ATTEMPT_TIMEOUT]: timeout };
-    // The signal is left to the attempts, which reject at once when it aborts: raced here as well, it would leave the
-    // stream suspended, and the router's run open, when a consumer aborts between two chunks.
-    const { signal: _signal, ...unsignalled } = config;
-    const generator = new AsyncGeneratorWithSetup({
-      generator: this._streamIterator(input, config),
-      config: unsignalled,
-    });
-    await generator.setup;
-    return IterableReadableStream.fromAsyncGenerator(generator) as IterableReadableStream<AIMessageChunk>;
+    return streamKeepingTimeout(options, (config) => this._streamIterator(input, config));
   }
 
   /**
@@ -413,15 +358,9 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     }
   }
 
-  /** Plans each prompt of a call and packs the plans with what every attempt of the call needs. */
-  private async planned(
-    prompts: BaseMessage[][],
-    options: Partial<BaseChatModelCallOptions>,
-    timeout?: number,
-  ): Promise<Planned> {
-    const withOwn = { ...options, metadata: { ...this.metadata, ...options.metadata } };
-    const plans = await planPrompts(this.engine, prompts, this.needs, runIdOf(withOwn), taskOf(withOwn));
-    return { prompts, plans, taken: plans.map(() => false), timeout, configurable: options.configurable };
+  /** See {@link planCall}. */
+  private planned(prompts: BaseMessage[][], options: Partial<BaseChatModelCallOptions>, timeout?: number) {
+    return planCall(this.engine, prompts, options, { needs: this.needs, ownMetadata: this.metadata, timeout });
   }
 
   /**
@@ -487,38 +426,15 @@ export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
     const call = (child: Runnable, cfg: Record<string, unknown>, bound: AttemptBound) =>
       startStream(child, messages, cfg, bound);
     const started = await this.attempt(messages, config, { call, stream: true, planned, timeout });
-    try {
-      for await (const chunk of relayChunks(started.out, { ...started, engine: this.engine })) {
-        const message = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk({ content: String(chunk) });
-        const generation = new ChatGenerationChunk({ message, text: message.text });
-        // the router's run reports each token (its child's run is hidden from token streams: see childCallbacks)
-        await runManager?.handleLLMNewToken(message.text, undefined, undefined, undefined, undefined, {
-          chunk: generation,
-        });
-        yield generation;
-      }
-    } catch (error) {
-      await runs?.settled(1000); // at most 1 s: a child that ignores its signal may never end its run
-      throw error;
-    }
+    yield* reportChunks(relayChunks(started.out, { ...started, engine: this.engine }), runManager, runs);
   }
 
-  /**
-   * The per-input configs of `batch()`. Runnable.batch runs each through `ensureConfig`, which turns a `timeout`
-   * into one aborting signal for that input's whole call (a cancellation, so no fallback); the timeout is kept as
-   * it is instead, so `router.batch(inputs, { timeout })` bounds each attempt, as `router.invoke(input, { timeout })` does.
-   */
+  /** The per-input configs of `batch()`, each `timeout` kept to bound each attempt (see `keepTimeouts`). */
   protected override _getOptionsList<O extends BaseChatModelCallOptions & { runType?: string }>(
     options: Partial<O> | Partial<O>[],
     length = 0,
   ): Partial<O>[] {
-    const timeoutOf = (i: number) => (Array.isArray(options) ? options[i] : options)?.timeout;
-    const untimed = (o: Partial<O> | undefined) => (o?.timeout === undefined ? o : { ...o, timeout: undefined });
-    const configs = super._getOptionsList(
-      (Array.isArray(options) ? options.map(untimed) : untimed(options)) as Partial<O>,
-      length,
-    );
-    return configs.map((config, i) => (timeoutOf(i) === undefined ? config : { ...config, timeout: timeoutOf(i) }));
+    return keepTimeouts(options, (untimed) => super._getOptionsList(untimed, length));
   }
 }
 

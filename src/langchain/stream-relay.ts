@@ -3,7 +3,13 @@
  * back), relayed chunk by chunk within the attempt's time limit, and, when it dies after its first chunk, recorded as
  * the failed attempt it is.
  */
-import type { Runnable } from "@langchain/core/runnables";
+import { ensureConfig, type Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import { AsyncGeneratorWithSetup, IterableReadableStream } from "@langchain/core/utils/stream";
+import { ATTEMPT_TIMEOUT } from "./router-state.js";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { AIMessageChunk } from "@langchain/core/messages";
+import { ChatGenerationChunk } from "@langchain/core/outputs";
+import type { ChildRuns } from "./child-runs.js";
 import type { RouteDecision } from "./decision.js";
 import { snapshot } from "./decision.js";
 import { attachDecision, describeError } from "./delegate.js";
@@ -81,4 +87,48 @@ export async function* relayChunks(
     started.it.return?.()?.catch(() => undefined);
     engine.recordSpend(plan, slot.id, usage.total);
   }
+}
+
+/**
+ * The relayed chunks as the router's generation chunks, each token reported on the router's run (its child's run is
+ * hidden from token streams: see childCallbacks). When the stream fails, waits at most 1 s for the attempts' runs to
+ * end (a child that ignores its signal may never end its run), so the router's run ends after its child's.
+ */
+export async function* reportChunks(
+  chunks: AsyncIterable<unknown>,
+  runManager: CallbackManagerForLLMRun | undefined,
+  runs: ChildRuns | undefined,
+): AsyncGenerator<ChatGenerationChunk> {
+  try {
+    for await (const chunk of chunks) {
+      const message = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk({ content: String(chunk) });
+      const generation = new ChatGenerationChunk({ message, text: message.text });
+      await runManager?.handleLLMNewToken(message.text, undefined, undefined, undefined, undefined, {
+        chunk: generation,
+      });
+      yield generation;
+    }
+  } catch (error) {
+    await runs?.settled(1000);
+    throw error;
+  }
+}
+
+/**
+ * A chat model's `stream`, with the call's `timeout` kept to bound each attempt (Runnable's `stream` would turn it
+ * into one signal for the whole call, a cancellation that no fallback survives): `iterate` gets the config with the
+ * timeout under {@link ATTEMPT_TIMEOUT}. The signal is left to the attempts, which reject at once when it aborts:
+ * raced here as well, it would leave the stream suspended, and the router's run open, when a consumer aborts between
+ * two chunks.
+ */
+export async function streamKeepingTimeout<T>(
+  options: (RunnableConfig & { timeout?: number }) | undefined,
+  iterate: (config: RunnableConfig) => AsyncGenerator<T>,
+): Promise<IterableReadableStream<T>> {
+  const { timeout, ...rest } = options ?? {};
+  const config = { ...ensureConfig(rest), [ATTEMPT_TIMEOUT]: timeout };
+  const { signal: _signal, ...unsignalled } = config;
+  const generator = new AsyncGeneratorWithSetup({ generator: iterate(config), config: unsignalled });
+  await generator.setup;
+  return IterableReadableStream.fromAsyncGenerator(generator) as IterableReadableStream<T>;
 }

@@ -6,6 +6,9 @@ import type { BaseChatModel, BindToolsInput } from "@langchain/core/language_mod
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { describeError } from "./delegate.js";
+import { snapshot } from "./decision.js";
+import { PLANNED, type WithPlanned } from "./plans.js";
+import type { ModelSlot } from "./slots.js";
 
 /** A model's `profile`, or the error its getter threw (a provider's profile getter may throw for an unknown model). */
 export function profileOf(model: unknown): { profile: Record<string, unknown> } | { error: string } {
@@ -82,4 +85,30 @@ export function boundTools(bound: { tools: BindToolsInput[]; kwargs?: unknown } 
     }
   });
   return { tools, tool_options: bound.kwargs };
+}
+
+/**
+ * The LangSmith parameters of a call the router planned (see `IrtRouter.getLsParams`): the chosen child's provider
+ * and model name (`ls_model_name` defaults to its key in `models`), with the decision when the call has one prompt.
+ * That is the first choice: a fallback's own run, nested under the router's, reports the fallback. For options that
+ * carry no choice (a `generate()` whose prompts went to different models, or options from elsewhere), the router's
+ * own identity, `ls_provider: "irt-router"`, with the temperature, max tokens and stop sequences the children share.
+ */
+export function plannedLsParams(
+  options: unknown,
+  slots: readonly ModelSlot[],
+): ReturnType<BaseChatModel["getLsParams"]> {
+  const plans = (options as WithPlanned<object> | undefined)?.[PLANNED]?.plans ?? [];
+  const first = plans.map((p) => ("plan" in p ? p.plan.order[0] : undefined));
+  const slot = first[0];
+  if (slot && first.every((s) => s === slot)) {
+    const params = slot.model.getLsParams(options as never);
+    // BaseChatModel puts these in the run's metadata: with them, the decision as planned (one prompt)
+    const decision = plans.length === 1 && "plan" in plans[0]! ? { irtRouter: snapshot(plans[0].plan.decision) } : {};
+    return { ...params, ls_model_name: params.ls_model_name ?? slot.id, ...decision };
+  }
+  return sharedLsParams(
+    slots.map((s) => s.model),
+    options as never,
+  ) as ReturnType<BaseChatModel["getLsParams"]>;
 }
