@@ -14,27 +14,23 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ArtifactError } from "../errors.js";
-import { firstRepeat } from "../util/repeats.js";
 import { parseWith } from "../util/validate.js";
 import { irtMoeConfigSchema } from "./config.js";
-import type { CatalogEntry } from "./types.js";
-import type { DenseWeights, ExpertWeights, IrtMoeWeights } from "./weights.js";
 
-export const ARTIFACT_FORMAT = "irt-router/irt-moe-scorer";
-/** The format version this irt-router writes. Version 2 added `manifestSha256` (the manifest's own checksum). */
-export const ARTIFACT_FORMAT_VERSION = 2;
-/**
- * Versions this irt-router reads. Version 1 is version 2 without `manifestSha256`: its weights and catalog are
- * checked, its manifest cannot be (re-save the artifact to upgrade it).
- */
-export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
-/** Version of catalog.json's own layout (unchanged since format version 1). */
-export const CATALOG_FORMAT_VERSION = 1;
-/** The manifest field holding the manifest's own checksum. */
-export const MANIFEST_CHECKSUM_FIELD = "manifestSha256";
-export const MANIFEST_FILE = "manifest.json";
-export const WEIGHTS_FILE = "weights.bin";
-export const CATALOG_FILE = "catalog.json";
+import { ARTIFACT_FORMAT, MANIFEST_CHECKSUM_FIELD, MANIFEST_FILE, READABLE_FORMAT_VERSIONS } from "./artifact-names.js";
+
+export {
+  ARTIFACT_FORMAT,
+  ARTIFACT_FORMAT_VERSION,
+  CATALOG_FILE,
+  CATALOG_FORMAT_VERSION,
+  MANIFEST_CHECKSUM_FIELD,
+  MANIFEST_FILE,
+  READABLE_FORMAT_VERSIONS,
+  WEIGHTS_FILE,
+} from "./artifact-names.js";
+export { decodeWeights, encodeWeights, tensorLayout } from "./weights-file.js";
+export { parseCatalog, serializeCatalog } from "./catalog-file.js";
 
 const tensorSchema = z.object({
   name: z.string(),
@@ -126,146 +122,9 @@ export const manifestSchema = z.object({
 export type ScorerManifest = z.infer<typeof manifestSchema>;
 export type TensorEntry = z.infer<typeof tensorSchema>;
 
-/** Names and shapes of every tensor, in file order. */
-export function tensorLayout(w: IrtMoeWeights): { name: string; shape: number[]; data: Float32Array }[] {
-  const out: { name: string; shape: number[]; data: Float32Array }[] = [];
-  const dense = (prefix: string, d: DenseWeights) => {
-    out.push(
-      { name: `${prefix}.W`, shape: [d.inDim, d.outDim], data: d.W },
-      { name: `${prefix}.b`, shape: [d.outDim], data: d.b },
-    );
-  };
-  const expert = (prefix: string, e: ExpertWeights) => {
-    dense(`${prefix}.l1`, e.l1);
-    dense(`${prefix}.l2`, e.l2);
-  };
-  w.experts.forEach((e, k) => expert(`experts.${k}`, e));
-  expert("shared", w.shared);
-  dense("gate", w.gate);
-  dense("alpha", w.alpha);
-  dense("beta", w.beta);
-  out.push({ name: "theta", shape: [w.models.length, w.alpha.outDim], data: w.theta });
-  return out;
-}
-
 /** sha256 hex of bytes. */
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
-}
-
-/** Encodes the weights as little-endian float32 with a tensor table. */
-export function encodeWeights(w: IrtMoeWeights): { bytes: Uint8Array; tensors: TensorEntry[] } {
-  const layout = tensorLayout(w);
-  const total = layout.reduce((s, t) => s + t.data.length * 4, 0);
-  const bytes = new Uint8Array(total);
-  const view = new DataView(bytes.buffer);
-  const tensors: TensorEntry[] = [];
-  let offset = 0;
-  for (const t of layout) {
-    tensors.push({ name: t.name, shape: t.shape, offset });
-    for (let i = 0; i < t.data.length; i++) view.setFloat32(offset + i * 4, t.data[i]!, true);
-    offset += t.data.length * 4;
-  }
-  return { bytes, tensors };
-}
-
-/**
- * Decodes `weights.bin` with the manifest's tensor table and architecture. Throws ArtifactError
- * (ARTIFACT_FORMAT) naming the file and the tensor when a tensor is missing, misshapen, out of bounds
- * or not finite.
- */
-export function decodeWeights(
-  bytes: Uint8Array,
-  manifest: ScorerManifest,
-  models: readonly string[],
-  file = WEIGHTS_FILE,
-): IrtMoeWeights {
-  const { inDim, experts, hidden, out, abilityDim, nModels } = manifest.architecture;
-  const table = new Map<string, TensorEntry>();
-  for (const [k, t] of manifest.weights.tensors.entries()) {
-    if (table.has(t.name))
-      throw new ArtifactError(
-        "ARTIFACT_FORMAT",
-        `${file}: tensor "${t.name}" is listed twice in the manifest's tensor table.`,
-        { file, path: `manifest.weights.tensors.${k}.name` },
-      );
-    table.set(t.name, t);
-  }
-  const used = new Set<string>();
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const read = (name: string, shape: number[]): Float32Array => {
-    const t = table.get(name);
-    if (!t)
-      throw new ArtifactError(
-        "ARTIFACT_FORMAT",
-        `${file}: tensor "${name}" is missing from the manifest's tensor table.`,
-        { file },
-      );
-    used.add(name);
-    if (t.shape.length !== shape.length || t.shape.some((s, i) => s !== shape[i]))
-      throw new ArtifactError(
-        "ARTIFACT_FORMAT",
-        `${file}: tensor "${name}" has shape [${t.shape}] but the architecture needs [${shape}].`,
-        { file },
-      );
-    const n = shape.reduce((a, b) => a * b, 1);
-    if (t.offset % 4 !== 0 || t.offset + n * 4 > bytes.byteLength)
-      throw new ArtifactError(
-        "ARTIFACT_FORMAT",
-        `${file}: tensor "${name}" (offset ${t.offset}, ${n * 4} bytes) lies outside the file (${bytes.byteLength} bytes).`,
-        { file },
-      );
-    const a = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = view.getFloat32(t.offset + i * 4, true);
-      if (!Number.isFinite(v))
-        throw new ArtifactError(
-          "ARTIFACT_FORMAT",
-          `${file}: tensor "${name}" holds a non-finite value at index ${i}.`,
-          { file },
-        );
-      a[i] = v;
-    }
-    return a;
-  };
-  const dense = (prefix: string, i: number, o: number): DenseWeights => ({
-    inDim: i,
-    outDim: o,
-    W: read(`${prefix}.W`, [i, o]),
-    b: read(`${prefix}.b`, [o]),
-  });
-  const expert = (prefix: string): ExpertWeights => ({
-    l1: dense(`${prefix}.l1`, inDim, hidden),
-    l2: dense(`${prefix}.l2`, hidden, out),
-  });
-  if (models.length !== nModels)
-    throw new ArtifactError(
-      "ARTIFACT_FORMAT",
-      `catalog has ${models.length} models but the manifest's architecture says ${nModels}.`,
-      { file: CATALOG_FILE },
-    );
-  const weights: IrtMoeWeights = {
-    inDim,
-    experts: Array.from({ length: experts }, (_, k) => expert(`experts.${k}`)),
-    shared: expert("shared"),
-    gate: dense("gate", inDim, experts),
-    alpha: dense("alpha", out, abilityDim),
-    beta: dense("beta", out, 1),
-    models: [...models],
-    theta: read("theta", [nModels, abilityDim]),
-  };
-  const unused = [...table.keys()].filter((name) => !used.has(name));
-  if (unused.length > 0)
-    throw new ArtifactError(
-      "ARTIFACT_FORMAT",
-      `${file}: the manifest's tensor table lists ${unused.map((n) => `"${n}"`).join(", ")}, which the architecture (${experts} experts) has no place for; the manifest does not match the weights.`,
-      {
-        file,
-        path: `manifest.weights.tensors.${manifest.weights.tensors.findIndex((t) => t.name === unused[0])}.name`,
-        details: { unused },
-      },
-    );
-  return weights;
 }
 
 /**
@@ -395,90 +254,4 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
       );
   }
   return manifest;
-}
-
-const catalogSchema = z.object({
-  formatVersion: z.literal(CATALOG_FORMAT_VERSION),
-  models: z.array(
-    z.object({
-      id: z.string().min(1),
-      aliases: z.array(z.string()),
-      provider: z.string().optional(),
-      sources: z.array(z.string()),
-      ability: z.array(z.number()),
-      nLabels: z.number().int().nonnegative(),
-      accuracy: z.number(),
-      price: z
-        .object({
-          inputPer1M: z.number().nonnegative(),
-          outputPer1M: z.number().nonnegative(),
-          cachedInputPer1M: z.number().nonnegative().optional(),
-        })
-        .optional(),
-    }),
-  ),
-});
-
-/** catalog.json text of a catalog. */
-export function serializeCatalog(catalog: readonly CatalogEntry[]): string {
-  return `${JSON.stringify({ formatVersion: CATALOG_FORMAT_VERSION, models: catalog.map((e) => ({ ...e, ability: Array.from(e.ability) })) }, null, 1)}\n`;
-}
-
-/** Parses catalog.json and checks each ability vector against theta. */
-export function parseCatalog(
-  text: string,
-  theta: Float32Array | undefined,
-  abilityDim: number,
-  file = CATALOG_FILE,
-): CatalogEntry[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ArtifactError(
-      "ARTIFACT_FORMAT",
-      `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`,
-      { file, cause: error },
-    );
-  }
-  let parsed;
-  try {
-    parsed = parseWith(catalogSchema, json, "catalog", file);
-  } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, {
-      file,
-      path: (error as { path?: string }).path,
-      cause: error,
-    });
-  }
-  const twice = firstRepeat(parsed.models.map((e) => e.id));
-  if (twice)
-    throw new ArtifactError(
-      "ARTIFACT_FORMAT",
-      `${file}: model id "${twice.value}" appears twice (models ${twice.first} and ${twice.at}); each row of theta needs its own id.`,
-      {
-        file,
-        path: `catalog.models.${twice.at}.id`,
-      },
-    );
-  return parsed.models.map((e, m) => {
-    if (e.ability.length !== abilityDim)
-      throw new ArtifactError(
-        "ARTIFACT_FORMAT",
-        `${file}: model "${e.id}" has an ability vector of length ${e.ability.length}, expected ${abilityDim}.`,
-        { file },
-      );
-    const ability = Float32Array.from(e.ability);
-    if (theta) {
-      for (let k = 0; k < abilityDim; k++) {
-        if (ability[k] !== theta[m * abilityDim + k])
-          throw new ArtifactError(
-            "ARTIFACT_FORMAT",
-            `${file}: model "${e.id}"'s ability vector differs from row ${m} of theta in ${WEIGHTS_FILE}.`,
-            { file },
-          );
-      }
-    }
-    return { ...e, ability };
-  });
 }

@@ -1,0 +1,96 @@
+/**
+ * `catalog.json` of a scorer artifact: one entry per row of theta (canonical id, aliases, provider, sources,
+ * ability, label count, accuracy, price), checked against theta when read.
+ */
+import { z } from "zod";
+import { ArtifactError } from "../errors.js";
+import { firstRepeat } from "../util/repeats.js";
+import { parseWith } from "../util/validate.js";
+import { CATALOG_FILE, CATALOG_FORMAT_VERSION, WEIGHTS_FILE } from "./artifact-names.js";
+import type { CatalogEntry } from "./types.js";
+
+const catalogSchema = z.object({
+  formatVersion: z.literal(CATALOG_FORMAT_VERSION),
+  models: z.array(
+    z.object({
+      id: z.string().min(1),
+      aliases: z.array(z.string()),
+      provider: z.string().optional(),
+      sources: z.array(z.string()),
+      ability: z.array(z.number()),
+      nLabels: z.number().int().nonnegative(),
+      accuracy: z.number(),
+      price: z
+        .object({
+          inputPer1M: z.number().nonnegative(),
+          outputPer1M: z.number().nonnegative(),
+          cachedInputPer1M: z.number().nonnegative().optional(),
+        })
+        .optional(),
+    }),
+  ),
+});
+
+/** catalog.json text of a catalog. */
+export function serializeCatalog(catalog: readonly CatalogEntry[]): string {
+  return `${JSON.stringify({ formatVersion: CATALOG_FORMAT_VERSION, models: catalog.map((e) => ({ ...e, ability: Array.from(e.ability) })) }, null, 1)}\n`;
+}
+
+/** Parses catalog.json and checks each ability vector against theta. */
+export function parseCatalog(
+  text: string,
+  theta: Float32Array | undefined,
+  abilityDim: number,
+  file = CATALOG_FILE,
+): CatalogEntry[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`,
+      { file, cause: error },
+    );
+  }
+  let parsed;
+  try {
+    parsed = parseWith(catalogSchema, json, "catalog", file);
+  } catch (error) {
+    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, {
+      file,
+      path: (error as { path?: string }).path,
+      cause: error,
+    });
+  }
+  const twice = firstRepeat(parsed.models.map((e) => e.id));
+  if (twice)
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      `${file}: model id "${twice.value}" appears twice (models ${twice.first} and ${twice.at}); each row of theta needs its own id.`,
+      {
+        file,
+        path: `catalog.models.${twice.at}.id`,
+      },
+    );
+  return parsed.models.map((e, m) => {
+    if (e.ability.length !== abilityDim)
+      throw new ArtifactError(
+        "ARTIFACT_FORMAT",
+        `${file}: model "${e.id}" has an ability vector of length ${e.ability.length}, expected ${abilityDim}.`,
+        { file },
+      );
+    const ability = Float32Array.from(e.ability);
+    if (theta) {
+      for (let k = 0; k < abilityDim; k++) {
+        if (ability[k] !== theta[m * abilityDim + k])
+          throw new ArtifactError(
+            "ARTIFACT_FORMAT",
+            `${file}: model "${e.id}"'s ability vector differs from row ${m} of theta in ${WEIGHTS_FILE}.`,
+            { file },
+          );
+      }
+    }
+    return { ...e, ability };
+  });
+}
