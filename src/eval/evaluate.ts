@@ -2,22 +2,11 @@ import { z } from "zod";
 import { parseWith } from "../util/validate.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "./bootstrap.js";
 import { bestPerTaskScores } from "./best-per-task.js";
-import {
-  chooseLambdaUnderCap,
-  costAwarePoint,
-  costCurve,
-  defaultLambdaGrid,
-  hullArea,
-  matchCostFraction,
-  singleModelPoint,
-  type CostLabelMatrix,
-  type CurvePoint,
-} from "./cost.js";
+import { defaultLambdaGrid, type CostLabelMatrix, type CurvePoint } from "./cost.js";
 import { checkDataset, checkPredictions, costGaps } from "./dataset-checks.js";
 import { correctnessMetrics, meanSd, nanMean, type CorrectnessMetrics } from "./metrics.js";
 import {
   IRT_MOE,
-  type CostAwareReport,
   type CostAwareSeed,
   type EvalDataset,
   type EvalReport,
@@ -34,6 +23,7 @@ import {
   singleModelScores,
 } from "./routing.js";
 import type { RoutingMethod } from "./types.js";
+import { costAwareReport, costAwareSeed, costReference, type CostContext } from "./cost-aware-eval.js";
 
 export {
   IRT_MOE,
@@ -155,17 +145,6 @@ interface RunContext {
   readonly cost?: CostContext;
 }
 
-/** The single models' cost points the cost-aware figures are measured against. */
-interface CostContext {
-  readonly labels: CostLabelMatrix;
-  readonly cheapest: number;
-  readonly dearest: number;
-  /** The best single model's mean cost on val (the 50% cap is chosen on val). */
-  readonly bestValCost: number;
-  /** The best single model's test point. */
-  readonly bestTest: CurvePoint;
-}
-
 function referenceFigures(dataset: EvalDataset): ReferenceFigures {
   const { data, split } = dataset;
   const nModels = data.nModels;
@@ -178,33 +157,6 @@ function referenceFigures(dataset: EvalDataset): ReferenceFigures {
   for (let r = 0; r < test.length; r++) for (let m = 0; m < nModels; m++) priorPred[r * nModels + m] = trainAcc[m]!;
   const priorMetrics = correctnessMetrics(data, test, priorPred, nModels);
   return { best, trainAcc, bestScores, oracle, bestAcc: nanMean(bestScores), oracleAcc: nanMean(oracle), priorMetrics };
-}
-
-/** The single models' test accuracy and spend (the report's `costReference`) and the points the figures use. */
-function costReference(
-  dataset: EvalDataset,
-  labels: CostLabelMatrix,
-  best: number,
-  unknownTrainCost: number,
-): { report: NonNullable<EvalReport["costReference"]>; context: CostContext } {
-  const { split, models } = dataset;
-  const singles = models.map((model, m) => ({ model, ...singleModelPoint(labels, split.test, m) }));
-  const costs = singles.map((s) => s.meanCost).filter(Number.isFinite);
-  const bestTest = singleModelPoint(labels, split.test, best);
-  const context: CostContext = {
-    labels,
-    cheapest: Math.min(...costs),
-    dearest: Math.max(...costs),
-    bestTest,
-    bestValCost: singleModelPoint(labels, split.val, best).meanCost,
-  };
-  const report = {
-    singleModels: singles.map((s) => ({ model: s.model, accuracy: s.accuracy, meanCost: s.meanCost })),
-    bestSingle: { model: models[best]!, accuracy: bestTest.accuracy, meanCost: bestTest.meanCost },
-    unknownTrainCost,
-    ...(dataset.cost?.note !== undefined && { note: dataset.cost.note }),
-  };
-  return { report, context };
 }
 
 /** What one seed's fit of a method gave. */
@@ -306,62 +258,6 @@ async function runSeed(
   };
 }
 
-/** One seed's cost-aware figures: the lambda chosen on val under the 50% cap, scored on test, and the test curve. */
-function costAwareSeed(
-  seed: number,
-  pred: Float32Array,
-  valPred: Float32Array,
-  context: RunContext,
-  cost: CostContext,
-): { seed: CostAwareSeed; curve: CurvePoint[] } {
-  const { data, split } = context.dataset;
-  const nModels = data.nModels;
-  const { labels, bestTest } = cost;
-  const lambdas = context.lambdas;
-  const expected = context.dataset.cost!.expected;
-  const valCurve = costCurve(labels, split.val, valPred, expected, nModels, lambdas);
-  const lambda = chooseLambdaUnderCap(valCurve, 0.5 * cost.bestValCost);
-  const point = lambda === undefined ? undefined : costAwarePoint(labels, split.test, pred, expected, nModels, lambda);
-  const curve = costCurve(labels, split.test, pred, expected, nModels, lambdas);
-  const finite = (v: number): number | null => (Number.isFinite(v) ? v : null);
-  return {
-    curve,
-    seed: {
-      seed,
-      accuracyAtHalfCost: point ? point.accuracy : null,
-      halfCostSpendFraction: point ? point.meanCost / bestTest.meanCost : null,
-      matchCostFraction: finite(matchCostFraction(curve, bestTest.accuracy, bestTest.meanCost)),
-      hullArea: finite(hullArea(curve, cost.cheapest, cost.dearest)),
-    },
-  };
-}
-
-/** A method's cost-aware figures: each one's mean and sd over the seeds that have it (null when none has). */
-function costAwareReport(perSeed: readonly { seed: CostAwareSeed; curve: CurvePoint[] }[]): CostAwareReport {
-  const costSeeds = perSeed.map((s) => s.seed);
-  const over = (key: keyof Omit<CostAwareSeed, "seed">) => {
-    const values = costSeeds.map((c) => c[key]).filter((v): v is number => v !== null);
-    const { mean, sd } = meanSd(values);
-    return { n: values.length, mean: values.length > 0 ? mean : null, sd: values.length > 0 ? sd : null };
-  };
-  const hc = over("accuracyAtHalfCost");
-  const match = over("matchCostFraction");
-  const hull = over("hullArea");
-  return {
-    accuracyAtHalfCost: hc.mean,
-    accuracyAtHalfCostSd: hc.sd,
-    halfCostSpendFraction: over("halfCostSpendFraction").mean,
-    halfCostSeeds: hc.n,
-    matchCostFraction: match.mean,
-    matchCostFractionSd: match.sd,
-    matchedSeeds: match.n,
-    hullArea: hull.mean,
-    hullAreaSd: hull.sd,
-    perSeed: costSeeds,
-    curve: averageCurves(perSeed.map((s) => s.curve)),
-  };
-}
-
 /** The rows of the reference points: best single model, a random observed candidate, the oracle. */
 function referenceRows(dataset: EvalDataset, figures: ReferenceFigures): Row[] {
   const { data, split, models } = dataset;
@@ -413,15 +309,6 @@ function compareRows(rows: readonly Row[], plan: BootstrapPlan, figures: Referen
       gapClosed: gapClosed(report.routingAccuracy, figures.bestAcc, figures.oracleAcc),
     };
   });
-}
-
-function averageCurves(curves: CurvePoint[][]): CurvePoint[] {
-  if (curves.length === 0) return [];
-  return curves[0]!.map((p, k) => ({
-    lambda: p.lambda,
-    meanCost: nanMean(curves.map((c) => c[k]!.meanCost)),
-    accuracy: nanMean(curves.map((c) => c[k]!.accuracy)),
-  }));
 }
 
 /** The `best-per-task` reference row (src/eval/best-per-task.ts), or none when the test items have no category. */
