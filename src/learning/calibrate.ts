@@ -26,7 +26,7 @@ import { FeedbackError, ValidationError } from "../errors.js";
 import { functionSchema, parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 import type { OnlineLearner } from "./learner.js";
-import { predictiveP } from "./posterior.js";
+import { predictiveP, type AbilityPosterior } from "./posterior.js";
 import { seededRng } from "../util/random.js";
 import { ItemTracker } from "./tracker.js";
 
@@ -157,6 +157,78 @@ export interface CalibrateArgs extends CalibrationOptions {
  * ```
  */
 export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationResult> {
+  const o = checkedCalibration(args);
+  const { learner, probes, ask, onProgress } = args;
+  if (!learner.has(o.modelId)) learner.addModel(o.modelId);
+  const posterior = learner.posterior(o.modelId);
+  const tracker = new ItemTracker(posterior, probes.alphas, probes.betas);
+  const picker = new ProbePicker(o, probes, tracker, posterior);
+  const answers: { probeId: string; y: number }[] = [];
+  const failed = { total: 0, consecutive: 0, last: undefined as string | undefined };
+  let stopReason: CalibrationStopReason;
+  const now = args.now ?? Date.now;
+  let stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
+  try {
+    while (true) {
+      if (answers.length >= o.budget) {
+        stopReason = "budget";
+        break;
+      }
+      if (o.targetSd > 0 && answers.length >= o.minProbes && stats.sd < o.targetSd) {
+        stopReason = "uncertainty";
+        break;
+      }
+      const probe = picker.next(stats.g);
+      if (!probe) {
+        stopReason = "exhausted";
+        break;
+      }
+      const id = `${o.eventPrefix}:${o.modelId}:${probe.id}`;
+      // A probe this model already answered (an earlier calibration restored from a store) is not asked again.
+      if (learner.hasSeen(id)) continue;
+      const y = await gradedAnswer(ask, probe, failed);
+      if (y === undefined) {
+        if (failed.consecutive >= o.maxConsecutiveFailures) {
+          stopReason = "ask-failed";
+          break;
+        }
+        continue;
+      }
+      const event: FeedbackEvent = {
+        id,
+        model: o.modelId,
+        alpha: Array.from(probe.alpha),
+        beta: probe.beta,
+        y,
+        at: now(),
+      };
+      // Checked against the learner before it is handed to onEvent (journaled): a stored event the learner
+      // rejects would make every replay of the journal throw.
+      if (typeof learner.check === "function") learner.check(event);
+      if (args.onEvent) await args.onEvent(event);
+      learner.observe(event);
+      answers.push({ probeId: probe.id, y });
+      stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
+      const progress = { asked: answers.length, budget: o.budget, probeId: probe.id, y };
+      onProgress?.({ ...progress, predictedAccuracy: stats.mean, accuracySd: stats.sd });
+    }
+  } finally {
+    tracker.dispose();
+  }
+  return {
+    modelId: o.modelId,
+    asked: answers.length,
+    answers,
+    predictedAccuracy: stats.mean,
+    accuracySd: stats.sd,
+    stopReason,
+    failures: failed.total,
+    lastFailure: failed.last,
+  };
+}
+
+/** The arguments of {@link calibrateModel}, checked; its options parsed. A ValidationError or FeedbackError names the field. */
+function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema> {
   if (typeof args !== "object" || args === null) {
     throw new ValidationError(
       "calibrateModel() takes one options object: { learner, modelId, probes, ask, budget, ... }.",
@@ -164,19 +236,11 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
     );
   }
   parseWith(argsSchema, args, "calibrate");
-  const { learner, probes, ask, onProgress } = args;
+  const { learner, probes } = args;
+  const { modelId, budget, strategy, targetSd, minProbes, maxConsecutiveFailures, seed, eventPrefix } = args;
   const o = parseWith(
     optionsSchema,
-    {
-      modelId: args.modelId,
-      budget: args.budget,
-      strategy: args.strategy,
-      targetSd: args.targetSd,
-      minProbes: args.minProbes,
-      maxConsecutiveFailures: args.maxConsecutiveFailures,
-      seed: args.seed,
-      eventPrefix: args.eventPrefix,
-    },
+    { modelId, budget, strategy, targetSd, minProbes, maxConsecutiveFailures, seed, eventPrefix },
     "calibrate",
   );
   const n = probes.ids.length;
@@ -192,124 +256,101 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
       { path: "probes" },
     );
   }
-  if (!learner.has(o.modelId)) learner.addModel(o.modelId);
-  const posterior = learner.posterior(o.modelId);
-  const tracker = new ItemTracker(posterior, probes.alphas, probes.betas);
-  const d = probes.dim;
-  const asked = new Uint8Array(n);
-  const order = o.strategy === "random" ? shuffledIndices(n, o.seed) : [];
-  let cursor = 0;
-  const answers: { probeId: string; y: number }[] = [];
-  let failures = 0;
-  let consecutive = 0;
-  let lastFailure: string | undefined;
-  let stopReason: CalibrationStopReason;
-  const now = args.now ?? Date.now;
-  let stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
+  return o;
+}
+
+/**
+ * The model's graded answer to a probe, or undefined when `ask` failed or gave something other than a number in
+ * [0, 1] (counted in `failed`; a success resets the consecutive count).
+ */
+async function gradedAnswer(
+  ask: CalibrateArgs["ask"],
+  probe: Probe,
+  failed: { total: number; consecutive: number; last: string | undefined },
+): Promise<number | undefined> {
   try {
-    while (true) {
-      if (answers.length >= o.budget) {
-        stopReason = "budget";
-        break;
-      }
-      if (o.targetSd > 0 && answers.length >= o.minProbes && stats.sd < o.targetSd) {
-        stopReason = "uncertainty";
-        break;
-      }
-      let next = -1;
-      if (o.strategy === "random") {
-        while (cursor < n && asked[order[cursor]!]) cursor++;
-        next = cursor < n ? order[cursor]! : -1;
-      } else {
-        const m = tracker.means();
-        const s2 = tracker.variances();
-        // "accuracy": u = Sigma g, so alpha_i^T Sigma g = alpha_i . u (O(d) per probe)
-        const u =
-          o.strategy === "accuracy" ? covTimes(posterior.covariance, stats.g, posterior.mode === "full") : undefined;
-        let best = -Infinity;
-        for (let i = 0; i < n; i++) {
-          if (asked[i]) continue;
-          const p = predictiveP(m[i]!, s2[i]!);
-          const w = p * (1 - p);
-          let score = w * s2[i]!;
-          if (u) {
-            let c = 0;
-            const off = i * d;
-            for (let k = 0; k < d; k++) c += probes.alphas[off + k]! * u[k]!;
-            score = (w * c * c) / (1 + w * s2[i]!);
-          }
-          if (score > best) {
-            best = score;
-            next = i;
-          }
-        }
-      }
-      if (next < 0) {
-        stopReason = "exhausted";
-        break;
-      }
-      asked[next] = 1;
-      // A probe this model already answered (an earlier calibration restored from a store) is not asked again.
-      if (learner.hasSeen(`${o.eventPrefix}:${o.modelId}:${probes.ids[next]!}`)) continue;
-      const probe: Probe = {
-        id: probes.ids[next]!,
-        index: next,
-        alpha: probes.alphas.subarray(next * d, (next + 1) * d),
-        beta: probes.betas[next]!,
-      };
-      let y: number;
-      try {
-        y = await ask(probe);
-        if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1)
-          throw new Error(`ask returned ${String(y)}, expected a number in [0, 1]`);
-      } catch (error) {
-        failures++;
-        consecutive++;
-        lastFailure = (error as Error)?.message ?? String(error);
-        if (consecutive >= o.maxConsecutiveFailures) {
-          stopReason = "ask-failed";
-          break;
-        }
-        continue;
-      }
-      consecutive = 0;
-      const event: FeedbackEvent = {
-        id: `${o.eventPrefix}:${o.modelId}:${probe.id}`,
-        model: o.modelId,
-        alpha: Array.from(probe.alpha),
-        beta: probe.beta,
-        y,
-        at: now(),
-      };
-      // Checked against the learner before it is handed to onEvent (journaled): a stored event the learner
-      // rejects would make every replay of the journal throw.
-      if (typeof learner.check === "function") learner.check(event);
-      if (args.onEvent) await args.onEvent(event);
-      learner.observe(event);
-      answers.push({ probeId: probe.id, y });
-      stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
-      onProgress?.({
-        asked: answers.length,
-        budget: o.budget,
-        probeId: probe.id,
-        y,
-        predictedAccuracy: stats.mean,
-        accuracySd: stats.sd,
-      });
-    }
-  } finally {
-    tracker.dispose();
+    const y = await ask(probe);
+    if (typeof y !== "number" || !Number.isFinite(y) || y < 0 || y > 1)
+      throw new Error(`ask returned ${String(y)}, expected a number in [0, 1]`);
+    failed.consecutive = 0;
+    return y;
+  } catch (error) {
+    failed.total++;
+    failed.consecutive++;
+    failed.last = (error as Error)?.message ?? String(error);
+    return undefined;
   }
-  return {
-    modelId: o.modelId,
-    asked: answers.length,
-    answers,
-    predictedAccuracy: stats.mean,
-    accuracySd: stats.sd,
-    stopReason,
-    failures,
-    lastFailure,
-  };
+}
+
+/** Chooses the next probe by the calibration strategy, each probe at most once. */
+class ProbePicker {
+  private readonly asked: Uint8Array;
+  private readonly order: number[];
+  private cursor = 0;
+
+  constructor(
+    private readonly o: z.output<typeof optionsSchema>,
+    private readonly probes: ProbeBank,
+    private readonly tracker: ItemTracker,
+    private readonly posterior: AbilityPosterior,
+  ) {
+    const n = probes.ids.length;
+    this.asked = new Uint8Array(n);
+    this.order = o.strategy === "random" ? shuffledIndices(n, o.seed) : [];
+  }
+
+  /**
+   * The next probe (marked asked), or undefined when every probe was: "random" takes them in a seeded order;
+   * "information" the one whose answer most narrows the ability, "accuracy" the one that most narrows the predicted
+   * accuracy over the bank (`g`: that accuracy's gradient in the ability).
+   */
+  next(g: Float64Array): Probe | undefined {
+    const i = this.o.strategy === "random" ? this.nextRandom() : this.nextInformative(g);
+    if (i < 0) return undefined;
+    this.asked[i] = 1;
+    const d = this.probes.dim;
+    return {
+      id: this.probes.ids[i]!,
+      index: i,
+      alpha: this.probes.alphas.subarray(i * d, (i + 1) * d),
+      beta: this.probes.betas[i]!,
+    };
+  }
+
+  private nextRandom(): number {
+    const n = this.probes.ids.length;
+    while (this.cursor < n && this.asked[this.order[this.cursor]!]) this.cursor++;
+    return this.cursor < n ? this.order[this.cursor]! : -1;
+  }
+
+  private nextInformative(g: Float64Array): number {
+    const { probes, tracker, posterior } = this;
+    const n = probes.ids.length;
+    const d = probes.dim;
+    const m = tracker.means();
+    const s2 = tracker.variances();
+    // "accuracy": u = Sigma g, so alpha_i^T Sigma g = alpha_i . u (O(d) per probe)
+    const u = this.o.strategy === "accuracy" ? covTimes(posterior.covariance, g, posterior.mode === "full") : undefined;
+    let best = -Infinity;
+    let next = -1;
+    for (let i = 0; i < n; i++) {
+      if (this.asked[i]) continue;
+      const p = predictiveP(m[i]!, s2[i]!);
+      const w = p * (1 - p);
+      let score = w * s2[i]!;
+      if (u) {
+        let c = 0;
+        const off = i * d;
+        for (let k = 0; k < d; k++) c += probes.alphas[off + k]! * u[k]!;
+        score = (w * c * c) / (1 + w * s2[i]!);
+      }
+      if (score > best) {
+        best = score;
+        next = i;
+      }
+    }
+    return next;
+  }
 }
 
 /** Mean predictive p over the bank and its delta-method standard deviation. */
