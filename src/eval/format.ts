@@ -117,44 +117,7 @@ export function formatEvalMarkdown(
     "",
   );
   out.push(summarise(report), "");
-  out.push(`${h}# Routing accuracy and correctness prediction (test)`, "");
-  out.push(
-    table(
-      [
-        "method",
-        "routing acc",
-        "sd",
-        "95% CI",
-        "diff vs irt-moe",
-        "diff 95% CI",
-        "verdict",
-        "gap closed",
-        "acc@0.5",
-        "AUC",
-        "Brier",
-        "ECE",
-        "train s",
-        "infer ms/query",
-      ],
-      report.methods.map((m) => [
-        m.name,
-        f4(m.routingAccuracy),
-        m.kind === "learned" ? f4(m.routingAccuracySd) : "–",
-        ci(m.routingCi95),
-        m.name === IRT_MOE ? "–" : signed(m.diffVsIrtMoe),
-        m.name === IRT_MOE ? "–" : ci(m.diffVsIrtMoeCi95),
-        verdict(m),
-        f3(m.gapClosed),
-        f4(m.accuracy),
-        f4(m.auc),
-        f4(m.brier),
-        f4(m.ece),
-        m.trainSeconds === null ? "–" : m.trainSeconds.toFixed(1),
-        m.inferMsPerQuery === null ? "–" : m.inferMsPerQuery.toFixed(3),
-      ]),
-    ),
-    "",
-  );
+  out.push(`${h}# Routing accuracy and correctness prediction (test)`, "", routingTable(report), "");
   out.push(
     "Routing accuracy: mean over test items of the observed label of the observed candidate with the highest p (mean and sd over seeds). " +
       "CIs: paired bootstrap over test items on the per-item routing score averaged over seeds. Correctness figures over all observed test (model, item) pairs, " +
@@ -176,81 +139,91 @@ export function formatEvalMarkdown(
   if (report.costAwareNotComputed) {
     out.push(`${h}# Cost-aware routing (test)`, "", report.costAwareNotComputed.reason, "");
   }
-  if (report.costReference) {
-    const ref = report.costReference;
-    out.push(`${h}# Cost-aware routing (test)`, "");
-    out.push(
-      `Policy: choose argmax p - lambda x expectedCost among the observed candidates, expectedCost estimated before the call ` +
-        `(${ref.note ?? "input tokens x input price + expected output tokens x output price"}); spend accounted at each chosen call's RECORDED cost. ` +
-        (ref.unknownTrainCost > 0
-          ? `${ref.unknownTrainCost} train calls have no recorded cost: the estimate is made from the others. `
-          : "") +
-        `Best single model ${ref.bestSingle.model}: accuracy ${f4(ref.bestSingle.accuracy)} at ${ref.bestSingle.meanCost.toExponential(3)} USD/query. ` +
-        `Each figure is computed per seed (one fitted router) and averaged over the seeds that have it; "(k/n seeds)" says when only some do. ` +
-        `Accuracy at <= 50% spend: lambda chosen on VAL (highest val accuracy with val spend <= 50% of the best single model's), applied to test. ` +
-        `Match cost fraction: the cheapest test point whose accuracy reaches the best single model's, divided by that model's test spend; "never" when the curve does not reach it. ` +
-        `Hull area: area under the upper convex hull of the test curve between the cheapest and the most expensive single model, divided by that cost range.`,
-      "",
-    );
-    out.push(
-      table(
-        [
-          "method",
-          "acc at <= 50% spend",
-          "sd",
-          "its test spend / best single",
-          "match cost fraction",
-          "sd",
-          "hull area",
-          "sd",
-        ],
-        report.methods
-          .filter((m) => m.costAware)
-          .map((m) => {
-            const c = m.costAware!;
-            const of = m.seeds.length;
-            return [
-              m.name,
-              perSeedFigure(c.accuracyAtHalfCost, c.halfCostSeeds, of, f4, "no lambda under the cap on val"),
-              f4(c.accuracyAtHalfCostSd),
-              f3(c.halfCostSpendFraction),
-              perSeedFigure(c.matchCostFraction, c.matchedSeeds, of, f3, "never"),
-              f3(c.matchCostFractionSd),
-              f4(c.hullArea),
-              f4(c.hullAreaSd),
-            ];
-          }),
-      ),
-      "",
-    );
-    out.push(
-      table(
-        ["single model", "test accuracy", "mean cost USD/query"],
-        ref.singleModels.map((s) => [s.model, f4(s.accuracy), s.meanCost.toExponential(3)]),
-      ),
-      "",
-    );
-    const irt = report.methods.find((m) => m.name === IRT_MOE && m.costAware);
-    if (irt) {
-      const hull = upperHull(irt.costAware!.curve);
-      out.push(`irt-moe accuracy-vs-cost curve (upper hull vertices, seed-averaged):`, "");
-      out.push(
-        table(
-          ["lambda (1/USD)", "mean cost USD/query", "accuracy"],
-          hull.map((p) => [
-            p.lambda === undefined ? "–" : p.lambda.toPrecision(3),
-            p.meanCost.toExponential(3),
-            f4(p.accuracy),
-          ]),
-        ),
-        "",
-      );
-    }
-  }
+  if (report.costReference)
+    out.push(`${h}# Cost-aware routing (test)`, "", ...costAwareSection(report, report.costReference));
   out.push(`${h}# What was fitted`, "");
   for (const m of report.methods) out.push(`- **${m.name}**: ${m.description.join(" | ")}`);
   out.push("");
   return out.join("\n");
+}
+
+/** The routing and correctness table: one row per method. */
+function routingTable(report: EvalReport): string {
+  const header = ["method", "routing acc", "sd", "95% CI", "diff vs irt-moe", "diff 95% CI", "verdict", "gap closed"];
+  return table(
+    [...header, "acc@0.5", "AUC", "Brier", "ECE", "train s", "infer ms/query"],
+    report.methods.map((m) => [
+      m.name,
+      f4(m.routingAccuracy),
+      m.kind === "learned" ? f4(m.routingAccuracySd) : "–",
+      ci(m.routingCi95),
+      m.name === IRT_MOE ? "–" : signed(m.diffVsIrtMoe),
+      m.name === IRT_MOE ? "–" : ci(m.diffVsIrtMoeCi95),
+      verdict(m),
+      f3(m.gapClosed),
+      f4(m.accuracy),
+      f4(m.auc),
+      f4(m.brier),
+      f4(m.ece),
+      m.trainSeconds === null ? "–" : m.trainSeconds.toFixed(1),
+      m.inferMsPerQuery === null ? "–" : m.inferMsPerQuery.toFixed(3),
+    ]),
+  );
+}
+
+/** The cost-aware section's paragraphs and tables (after its heading), each followed by a blank line. */
+function costAwareSection(report: EvalReport, ref: NonNullable<EvalReport["costReference"]>): string[] {
+  const out: string[] = [];
+  out.push(
+    `Policy: choose argmax p - lambda x expectedCost among the observed candidates, expectedCost estimated before the call ` +
+      `(${ref.note ?? "input tokens x input price + expected output tokens x output price"}); spend accounted at each chosen call's RECORDED cost. ` +
+      (ref.unknownTrainCost > 0
+        ? `${ref.unknownTrainCost} train calls have no recorded cost: the estimate is made from the others. `
+        : "") +
+      `Best single model ${ref.bestSingle.model}: accuracy ${f4(ref.bestSingle.accuracy)} at ${ref.bestSingle.meanCost.toExponential(3)} USD/query. ` +
+      `Each figure is computed per seed (one fitted router) and averaged over the seeds that have it; "(k/n seeds)" says when only some do. ` +
+      `Accuracy at <= 50% spend: lambda chosen on VAL (highest val accuracy with val spend <= 50% of the best single model's), applied to test. ` +
+      `Match cost fraction: the cheapest test point whose accuracy reaches the best single model's, divided by that model's test spend; "never" when the curve does not reach it. ` +
+      `Hull area: area under the upper convex hull of the test curve between the cheapest and the most expensive single model, divided by that cost range.`,
+    "",
+  );
+  const header = ["method", "acc at <= 50% spend", "sd", "its test spend / best single", "match cost fraction"];
+  const rows = report.methods
+    .filter((m) => m.costAware)
+    .map((m) => {
+      const c = m.costAware!;
+      const of = m.seeds.length;
+      return [
+        m.name,
+        perSeedFigure(c.accuracyAtHalfCost, c.halfCostSeeds, of, f4, "no lambda under the cap on val"),
+        f4(c.accuracyAtHalfCostSd),
+        f3(c.halfCostSpendFraction),
+        perSeedFigure(c.matchCostFraction, c.matchedSeeds, of, f3, "never"),
+        f3(c.matchCostFractionSd),
+        f4(c.hullArea),
+        f4(c.hullAreaSd),
+      ];
+    });
+  out.push(table([...header, "sd", "hull area", "sd"], rows), "");
+  out.push(
+    table(
+      ["single model", "test accuracy", "mean cost USD/query"],
+      ref.singleModels.map((s) => [s.model, f4(s.accuracy), s.meanCost.toExponential(3)]),
+    ),
+    "",
+  );
+  const irt = report.methods.find((m) => m.name === IRT_MOE && m.costAware);
+  if (irt) {
+    const hull = upperHull(irt.costAware!.curve);
+    out.push(`irt-moe accuracy-vs-cost curve (upper hull vertices, seed-averaged):`, "");
+    const points = hull.map((p) => [
+      p.lambda === undefined ? "–" : p.lambda.toPrecision(3),
+      p.meanCost.toExponential(3),
+      f4(p.accuracy),
+    ]);
+    out.push(table(["lambda (1/USD)", "mean cost USD/query", "accuracy"], points), "");
+  }
+  return out;
 }
 
 /**
