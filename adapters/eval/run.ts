@@ -70,32 +70,7 @@ export async function runEvaluation(
   options: RunEvaluationOptions,
 ): Promise<{ report: EvalReport; dataset: CorrectnessDataset; embeddings: EvalEmbeddings }> {
   const log = options.log ?? process.stderr;
-  const irtMoeConfig =
-    options.irtMoeConfig === undefined
-      ? {}
-      : parseWith(irtMoeConfigSchema.partial(), options.irtMoeConfig, "options.irtMoeConfig");
-  if (options.irtMoeConfig !== undefined && options.model)
-    throw new ValidationError(
-      "options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.",
-      {
-        path: "options.irtMoeConfig",
-      },
-    );
-  const wanted = new Set(options.methods ?? EVAL_METHODS);
-  if (options.model && !wanted.has(IRT_MOE)) {
-    throw new ValidationError(
-      "options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.",
-      { path: "options.model" },
-    );
-  }
-  if (options.irtMoeConfig !== undefined && !wanted.has(IRT_MOE)) {
-    throw new ValidationError(
-      "options.irtMoeConfig only applies to the irt-moe method: add irt-moe to options.methods, or leave irtMoeConfig out.",
-      {
-        path: "options.irtMoeConfig",
-      },
-    );
-  }
+  const { wanted, irtMoeConfig } = checkedEvalOptions(options);
   const ds = await loadDataset(options.dataset, {
     ...(options.dataRoot && { dataRoot: options.dataRoot }),
     ...(options.labels && { labels: options.labels }),
@@ -139,49 +114,8 @@ export async function runEvaluation(
     y: ds.labels.y,
     models: ds.models,
   };
-  let cost: EvalDataset["cost"];
-  if (ds.labels.cost) {
-    const inputs = expectedCostInputs(ds);
-    const est = estimateExpectedCosts(
-      { ...data, cost: ds.labels.cost },
-      split.train,
-      inputs.inputTokens,
-      inputs.prices,
-      ds.models.length,
-    );
-    const detail = est.perModel
-      .map((e, m) => {
-        const how =
-          e.method === "list-price"
-            ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok`
-            : e.method === "train-mean"
-              ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (${e.reason})`
-              : `no estimate (${e.reason})`;
-        return `${ds.models[m]}: ${how}${e.unknownTrainCost > 0 ? ` (from ${e.trainCalls} train calls; ${e.unknownTrainCost} without a recorded cost)` : ""}`;
-      })
-      .join("; ");
-    cost = { recorded: ds.labels.cost, expected: est.cost, estimates: est.perModel, note: `${inputs.note}; ${detail}` };
-  }
-  const methods: RoutingMethod[] = [];
-  if (wanted.has(IRT_MOE)) {
-    if (saved && options.model) {
-      const scorer = saved;
-      checkSavedEncoder(scorer, { id: embeddings.encoderId, dim: embeddings.dim });
-      methods.push(
-        savedScorerMethod(
-          scorer,
-          datasetModelNames(scorer.models, ds.models, ds.name),
-          options.model === "pretrained" ? "the pretrained artifact" : options.model,
-        ),
-      );
-    } else {
-      methods.push(irtMoeMethod((await getTf()).tf, irtMoeConfig as Partial<IrtMoeConfig>));
-    }
-  }
-  if (wanted.has("knn")) methods.push(knnBaseline());
-  if (wanted.has("logistic-regression")) methods.push(logisticRegressionBaseline());
-  if (wanted.has("linear-mirt")) methods.push(linearMirtBaseline());
-  if (wanted.has("embedllm-mf")) methods.push(embedLlmMfBaseline());
+  const cost = ds.labels.cost ? expectedCosts(ds, data, split.train) : undefined;
+  const methods = await evalMethods(wanted, { saved, model: options.model, ds, embeddings, irtMoeConfig });
   const seeds = Array.from({ length: options.seeds ?? 3 }, (_, k) => k + 1);
   const report = await evaluate(
     {
@@ -196,6 +130,93 @@ export async function runEvaluation(
     { methods, seeds, onProgress: progressPrinter(log) },
   );
   return { report, dataset: ds, embeddings };
+}
+
+/** The methods asked for and the irt-moe configuration, checked against each other; a ValidationError names the option. */
+function checkedEvalOptions(options: RunEvaluationOptions): {
+  wanted: Set<string>;
+  irtMoeConfig: Partial<IrtMoeConfig>;
+} {
+  const irtMoeConfig =
+    options.irtMoeConfig === undefined
+      ? {}
+      : parseWith(irtMoeConfigSchema.partial(), options.irtMoeConfig, "options.irtMoeConfig");
+  if (options.irtMoeConfig !== undefined && options.model)
+    throw new ValidationError(
+      "options.irtMoeConfig applies when irt-moe is trained; with options.model the saved scorer is evaluated as it is: leave one out.",
+      { path: "options.irtMoeConfig" },
+    );
+  const wanted = new Set<string>(options.methods ?? EVAL_METHODS);
+  if (options.model && !wanted.has(IRT_MOE)) {
+    throw new ValidationError(
+      "options.model only applies to the irt-moe method: add irt-moe to options.methods, or leave model out.",
+      { path: "options.model" },
+    );
+  }
+  if (options.irtMoeConfig !== undefined && !wanted.has(IRT_MOE)) {
+    throw new ValidationError(
+      "options.irtMoeConfig only applies to the irt-moe method: add irt-moe to options.methods, or leave irtMoeConfig out.",
+      { path: "options.irtMoeConfig" },
+    );
+  }
+  return { wanted, irtMoeConfig: irtMoeConfig as Partial<IrtMoeConfig> };
+}
+
+/** The expected cost of each (item, model) before the call, with a note of how each model's was estimated. */
+function expectedCosts(
+  ds: CorrectnessDataset,
+  data: Omit<EvalDataset["data"], "cost">,
+  train: readonly number[],
+): EvalDataset["cost"] {
+  const inputs = expectedCostInputs(ds);
+  const est = estimateExpectedCosts(
+    { ...data, cost: ds.labels.cost! },
+    train,
+    inputs.inputTokens,
+    inputs.prices,
+    ds.models.length,
+  );
+  const detail = est.perModel
+    .map((e, m) => {
+      const how =
+        e.method === "list-price"
+          ? `E[out] ${e.expectedOutputTokens!.toFixed(0)} tok`
+          : e.method === "train-mean"
+            ? `train mean ${e.meanTrainCost!.toExponential(2)} USD (${e.reason})`
+            : `no estimate (${e.reason})`;
+      return `${ds.models[m]}: ${how}${e.unknownTrainCost > 0 ? ` (from ${e.trainCalls} train calls; ${e.unknownTrainCost} without a recorded cost)` : ""}`;
+    })
+    .join("; ");
+  return { recorded: ds.labels.cost!, expected: est.cost, estimates: est.perModel, note: `${inputs.note}; ${detail}` };
+}
+
+/** The routing methods to evaluate: irt-moe (trained, or the saved scorer as it is) and the baselines asked for. */
+async function evalMethods(
+  wanted: ReadonlySet<string>,
+  irt: {
+    saved: Awaited<ReturnType<typeof loadScorer>> | undefined;
+    model: string | undefined;
+    ds: CorrectnessDataset;
+    embeddings: EvalEmbeddings;
+    irtMoeConfig: Partial<IrtMoeConfig>;
+  },
+): Promise<RoutingMethod[]> {
+  const methods: RoutingMethod[] = [];
+  if (wanted.has(IRT_MOE)) {
+    const { saved, model, ds, embeddings } = irt;
+    if (saved && model) {
+      checkSavedEncoder(saved, { id: embeddings.encoderId, dim: embeddings.dim });
+      const label = model === "pretrained" ? "the pretrained artifact" : model;
+      methods.push(savedScorerMethod(saved, datasetModelNames(saved.models, ds.models, ds.name), label));
+    } else {
+      methods.push(irtMoeMethod((await getTf()).tf, irt.irtMoeConfig));
+    }
+  }
+  if (wanted.has("knn")) methods.push(knnBaseline());
+  if (wanted.has("logistic-regression")) methods.push(logisticRegressionBaseline());
+  if (wanted.has("linear-mirt")) methods.push(linearMirtBaseline());
+  if (wanted.has("embedllm-mf")) methods.push(embedLlmMfBaseline());
+  return methods;
 }
 
 /** A saved scorer (options.model) must have been built with the encoder that embeds the dataset. */
