@@ -87,6 +87,68 @@ export async function trainScorerPipeline(
 ): Promise<TrainPipelineResult> {
   const opts = parseWith(optionsSchema, options, "options");
   const log = opts.log ?? (() => {});
+  const { datasets, parts, encoderInfo } = await embedDatasets(names, opts, log);
+  const joined = joinDatasets(parts, undefined, { shareAbilities: opts.shareAbilities ?? true });
+  const { tf } = await getTf();
+  const seed = opts.seed ?? 1;
+  log(
+    `training on ${joined.split.train.length} items (val ${joined.split.val.length}), ${joined.data.nModels} models, seed ${seed}`,
+  );
+  const trained = await trainIrtMoe(tf, joined.data, joined.split, (opts.config ?? {}) as Partial<IrtMoeConfig>, {
+    seed,
+    ...(opts.onEpoch ? { onEpoch: opts.onEpoch } : {}),
+    ...(opts.onBatch ? { onBatch: opts.onBatch as TrainPipelineOptions["onBatch"] } : {}),
+  });
+  const { metrics, interpretability } = splitMetrics(trained, joined, log);
+  let knownPrior: KnownPriorRecord | undefined;
+  try {
+    knownPrior = fitKnownPrior(trained, joined, datasets, log);
+  } catch (error) {
+    // The trained scorer is still good: ship it without a fitted prior (the learner's default applies) and say why.
+    log(
+      `known-model prior: the fit failed (${error instanceof Error ? error.message : String(error)}); the artifact has no knownPrior and the learner's default scale applies`,
+    );
+  }
+  const catalog = buildCatalog(trained.weights.theta, trained.config.abilityDim, joined.stats);
+  const artifact: ScorerArtifact = {
+    weights: trained.weights,
+    catalog,
+    encoder: { id: encoderInfo.id, dim: encoderInfo.dim },
+    config: trained.config,
+    temperature: trained.temperature,
+    calibration: trained.calibration,
+    training: {
+      datasets: joined.parts.map((p) => ({
+        name: p.name,
+        sha256: p.sha256,
+        labels: datasets.find((d) => d.name === p.name)?.labels.y.some((v) => v > 0 && v < 1) ? "graded" : "binary",
+        counts: { train: p.rows.train.length, val: p.rows.val.length, test: p.rows.test.length },
+        models: [...p.models],
+      })),
+      splitRule: SPLIT_RULE,
+      shareAbilities: opts.shareAbilities ?? true,
+      seed,
+      bestEpoch: trained.bestEpoch,
+      epochs: trained.history.length,
+      trainSeconds: trained.trainSeconds,
+    },
+    metrics,
+    interpretability: { betaDifficulty: interpretability, val: trained.val },
+    ...(knownPrior ? { knownPrior } : {}),
+  };
+  return { artifact, trained, joined, datasets };
+}
+
+/** Each dataset loaded and embedded (through the cache), all with one encoder (an error names the one that differs). */
+async function embedDatasets(
+  names: readonly string[],
+  opts: z.output<typeof optionsSchema>,
+  log: (line: string) => void,
+): Promise<{
+  datasets: CorrectnessDataset[];
+  parts: { dataset: CorrectnessDataset; vectors: Float32Array; dim: number }[];
+  encoderInfo: { id: string; dim: number };
+}> {
   const datasets: CorrectnessDataset[] = [];
   const parts = [];
   let encoderInfo: { id: string; dim: number } | undefined;
@@ -113,18 +175,18 @@ export async function trainScorerPipeline(
     datasets.push(ds);
     parts.push({ dataset: ds, vectors: emb.vectors, dim: emb.dim });
   }
-  const joined = joinDatasets(parts, undefined, { shareAbilities: opts.shareAbilities ?? true });
-  const { tf } = await getTf();
-  const seed = opts.seed ?? 1;
-  log(
-    `training on ${joined.split.train.length} items (val ${joined.split.val.length}), ${joined.data.nModels} models, seed ${seed}`,
-  );
-  const trained = await trainIrtMoe(tf, joined.data, joined.split, (opts.config ?? {}) as Partial<IrtMoeConfig>, {
-    seed,
-    ...(opts.onEpoch ? { onEpoch: opts.onEpoch } : {}),
-    ...(opts.onBatch ? { onBatch: opts.onBatch as TrainPipelineOptions["onBatch"] } : {}),
-  });
+  return { datasets, parts, encoderInfo: encoderInfo! };
+}
 
+/**
+ * Each dataset's val and test metrics for the manifest, and on test how well beta tracks the items' difficulty
+ * (logged as it goes).
+ */
+function splitMetrics(
+  trained: TrainedIrtMoe,
+  joined: JoinedData,
+  log: (line: string) => void,
+): { metrics: ScorerArtifact["metrics"]; interpretability: Record<string, unknown> } {
   const metrics: ScorerArtifact["metrics"] = {};
   const interpretability: Record<string, unknown> = {};
   for (const part of joined.parts) {
@@ -136,68 +198,31 @@ export async function trainScorerPipeline(
       const m = scorerMetrics(p, joined.data, rows, part.rows.train);
       const { bestSingleModel: _b, ...numbers } = m;
       entry[which] = Object.fromEntries(Object.entries(numbers).map(([k, v]) => [k, Number.isFinite(v) ? v : null]));
-      if (which === "test") {
-        const params = rows.map((i) =>
-          itemParamsOf(trained.weights, joined.data.X.subarray(i * joined.data.dim, (i + 1) * joined.data.dim)),
-        );
-        const r = betaDifficultyR(
-          params.map((q) => q.beta),
-          joined.data,
-          rows,
-        );
-        // beta_q - alpha_q . mean(theta over the dataset's models): the logit's offset for an average model.
-        const effective = params.map((q) => effectiveDifficulty(q, trained.weights.theta, part.modelIndex));
-        const rEffective = betaDifficultyR(effective, joined.data, rows);
-        interpretability[part.name] = {
-          betaDifficultyPearsonR: r,
-          effectiveDifficultyPearsonR: rEffective,
-          items: rows.length,
-          bestSingleModel: m.bestSingleModel,
-        };
-        log(
-          `${part.name} test: routing ${m.routingAccuracy.toFixed(4)} (best single ${m.bestSingle.toFixed(4)} ${m.bestSingleModel}, oracle ${m.oracle.toFixed(4)}), AUC ${m.auc.toFixed(4)}, ECE ${m.ece.toFixed(4)}, r(beta, difficulty) ${r.toFixed(3)}, r(beta - alpha.mean theta, difficulty) ${rEffective.toFixed(3)}`,
-        );
-      }
+      if (which !== "test") continue;
+      const params = rows.map((i) =>
+        itemParamsOf(trained.weights, joined.data.X.subarray(i * joined.data.dim, (i + 1) * joined.data.dim)),
+      );
+      const r = betaDifficultyR(
+        params.map((q) => q.beta),
+        joined.data,
+        rows,
+      );
+      // beta_q - alpha_q . mean(theta over the dataset's models): the logit's offset for an average model.
+      const effective = params.map((q) => effectiveDifficulty(q, trained.weights.theta, part.modelIndex));
+      const rEffective = betaDifficultyR(effective, joined.data, rows);
+      interpretability[part.name] = {
+        betaDifficultyPearsonR: r,
+        effectiveDifficultyPearsonR: rEffective,
+        items: rows.length,
+        bestSingleModel: m.bestSingleModel,
+      };
+      log(
+        `${part.name} test: routing ${m.routingAccuracy.toFixed(4)} (best single ${m.bestSingle.toFixed(4)} ${m.bestSingleModel}, oracle ${m.oracle.toFixed(4)}), AUC ${m.auc.toFixed(4)}, ECE ${m.ece.toFixed(4)}, r(beta, difficulty) ${r.toFixed(3)}, r(beta - alpha.mean theta, difficulty) ${rEffective.toFixed(3)}`,
+      );
     }
     metrics[part.name] = entry;
   }
-  let knownPrior: KnownPriorRecord | undefined;
-  try {
-    knownPrior = fitKnownPrior(trained, joined, datasets, log);
-  } catch (error) {
-    // The trained scorer is still good: ship it without a fitted prior (the learner's default applies) and say why.
-    log(
-      `known-model prior: the fit failed (${error instanceof Error ? error.message : String(error)}); the artifact has no knownPrior and the learner's default scale applies`,
-    );
-  }
-  const catalog = buildCatalog(trained.weights.theta, trained.config.abilityDim, joined.stats);
-  const artifact: ScorerArtifact = {
-    weights: trained.weights,
-    catalog,
-    encoder: { id: encoderInfo!.id, dim: encoderInfo!.dim },
-    config: trained.config,
-    temperature: trained.temperature,
-    calibration: trained.calibration,
-    training: {
-      datasets: joined.parts.map((p) => ({
-        name: p.name,
-        sha256: p.sha256,
-        labels: datasets.find((d) => d.name === p.name)?.labels.y.some((v) => v > 0 && v < 1) ? "graded" : "binary",
-        counts: { train: p.rows.train.length, val: p.rows.val.length, test: p.rows.test.length },
-        models: [...p.models],
-      })),
-      splitRule: SPLIT_RULE,
-      shareAbilities: opts.shareAbilities ?? true,
-      seed,
-      bestEpoch: trained.bestEpoch,
-      epochs: trained.history.length,
-      trainSeconds: trained.trainSeconds,
-    },
-    metrics,
-    interpretability: { betaDifficulty: interpretability, val: trained.val },
-    ...(knownPrior ? { knownPrior } : {}),
-  };
-  return { artifact, trained, joined, datasets };
+  return { metrics, interpretability };
 }
 
 /**
