@@ -106,25 +106,7 @@ export interface DemoReport {
  * ```
  */
 export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<DemoSettings> = {}): DemoReport {
-  const given = parseWith(demoSettingsSchema, settings ?? {}, "settings");
-  // A key given as undefined keeps its default (a plain spread would set it to undefined).
-  const s: DemoSettings = {
-    ...DEFAULT_DEMO_SETTINGS,
-    ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
-  };
-  if (val.models.join("\n") !== test.models.join("\n")) {
-    throw new ValidationError("The validation and test tables must list the same models in the same order.", {
-      path: "test.models",
-    });
-  }
-  if (!test.models.includes(s.referenceModel)) {
-    throw new ValidationError(
-      `Reference model "${s.referenceModel}" is not among the models (${test.models.join(", ")}).`,
-      {
-        path: "settings.referenceModel",
-      },
-    );
-  }
+  const s = checkedDemo(val, test, settings);
   const refVal = replayAlways(val, s.referenceModel);
   if (!(refVal.spendUsd > 0)) {
     throw new ValidationError(
@@ -132,63 +114,7 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
       { path: "settings.referenceModel" },
     );
   }
-  const mainCapUsd = s.mainCap * refVal.spendUsd;
-  const cheapCapUsd = s.cheapCap * refVal.spendUsd;
-  const pct = (f: number) => `${Math.round(f * 100)}%`;
-
-  const lambdaPts = s.lambdas.map((lambda) => ({
-    ...replayPolicy({ kind: "cost-aware", lambda }, val),
-    setting: lambda,
-  }));
-  const tauPts = s.taus.map((tau) => ({ ...replayPolicy({ kind: "cheapest-above", tau }, val), setting: tau }));
-  const perItemBudget = mainCapUsd / Math.max(1, refVal.items);
-  const pressurePts = s.pressures.map((pressure) => ({
-    ...replayPolicy({ kind: "budget", maxUsdPerRun: perItemBudget * val.nItems, pressure }, val),
-    setting: pressure,
-  }));
-
-  const chosen: {
-    name: string;
-    policy: PolicyConfig;
-    rule: string;
-    val: ReplayResult | { accuracy: number; spendUsd: number };
-  }[] = [];
-  const qualityVal = replayPolicy({ kind: "quality" }, val);
-  chosen.push({ name: "quality", policy: { kind: "quality" }, rule: "no setting", val: qualityVal });
-  const main = bestUnderCap(lambdaPts, mainCapUsd);
-  chosen.push({
-    name: "cost-aware",
-    policy: { kind: "cost-aware", lambda: main.setting },
-    rule: `best smoothed val accuracy at <= ${pct(s.mainCap)} of ${s.referenceModel}'s val spend`,
-    val: main,
-  });
-  const cheap = bestUnderCap(lambdaPts, cheapCapUsd);
-  chosen.push({
-    name: "cost-aware (cheaper)",
-    policy: { kind: "cost-aware", lambda: cheap.setting },
-    rule: `best smoothed val accuracy at <= ${pct(s.cheapCap)} of ${s.referenceModel}'s val spend`,
-    val: cheap,
-  });
-  const tau = bestUnderCap(tauPts, mainCapUsd);
-  chosen.push({
-    name: "cheapest-above",
-    policy: { kind: "cheapest-above", tau: tau.setting },
-    rule: `best smoothed val accuracy at <= ${pct(s.mainCap)} of ${s.referenceModel}'s val spend`,
-    val: tau,
-  });
-  const pressure = bestUnderCap(pressurePts, Infinity);
-  chosen.push({
-    name: "budget",
-    policy: {
-      kind: "budget",
-      maxUsdPerRun: Number((perItemBudget * test.nItems).toPrecision(4)),
-      pressure: pressure.setting,
-    },
-    rule: `cap = ${pct(s.mainCap)} of ${s.referenceModel}'s mean val cost per item x ${test.nItems} items; pressure: best smoothed val accuracy`,
-    val: pressure,
-  });
-
-  const rows: DemoRow[] = chosen.map((c) => {
+  const rows: DemoRow[] = choosePolicies(val, test, s, refVal).map((c) => {
     const r = replayPolicy(c.policy, test, c.name);
     return {
       name: c.name,
@@ -207,21 +133,83 @@ export function runDemo(val: ReplayTable, test: ReplayTable, settings: Partial<D
     ref,
     always.find((r) => r.name === `always:${cheapestModel}`)!,
   );
-
   const curveLambdas = [0, ...logGrid(3, 100, 7), 300, 1000, 1e5];
   const curve = curveLambdas.map((lambda) => {
     const r = replayPolicy({ kind: "cost-aware", lambda }, test);
     return { lambda, accuracy: r.accuracy, spendUsd: r.spendUsd, spendFraction: r.spendUsd / ref.spendUsd };
   });
-  return {
-    items: test.nItems,
-    valItems: val.nItems,
-    referenceModel: s.referenceModel,
-    cheapestModel,
-    rows,
-    always,
-    curve,
+  const { nItems: items } = test;
+  return { items, valItems: val.nItems, referenceModel: s.referenceModel, cheapestModel, rows, always, curve };
+}
+
+/** The settings with their defaults, checked against the tables; a ValidationError names what does not match. */
+function checkedDemo(val: ReplayTable, test: ReplayTable, settings: Partial<DemoSettings>): DemoSettings {
+  const given = parseWith(demoSettingsSchema, settings ?? {}, "settings");
+  // A key given as undefined keeps its default (a plain spread would set it to undefined).
+  const s: DemoSettings = {
+    ...DEFAULT_DEMO_SETTINGS,
+    ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
   };
+  if (val.models.join("\n") !== test.models.join("\n")) {
+    throw new ValidationError("The validation and test tables must list the same models in the same order.", {
+      path: "test.models",
+    });
+  }
+  if (!test.models.includes(s.referenceModel)) {
+    throw new ValidationError(
+      `Reference model "${s.referenceModel}" is not among the models (${test.models.join(", ")}).`,
+      { path: "settings.referenceModel" },
+    );
+  }
+  return s;
+}
+
+/** A policy chosen on the validation split: its name, the rule that chose it and its val figures. */
+interface ChosenPolicy {
+  name: string;
+  policy: PolicyConfig;
+  rule: string;
+  val: ReplayResult | { accuracy: number; spendUsd: number };
+}
+
+/** Each demo policy's setting, chosen on the validation split under the spend caps (fractions of the reference's). */
+function choosePolicies(val: ReplayTable, test: ReplayTable, s: DemoSettings, refVal: ReplayResult): ChosenPolicy[] {
+  const mainCapUsd = s.mainCap * refVal.spendUsd;
+  const cheapCapUsd = s.cheapCap * refVal.spendUsd;
+  const pct = (f: number) => `${Math.round(f * 100)}%`;
+  const lambdaPts = s.lambdas.map((lambda) => ({
+    ...replayPolicy({ kind: "cost-aware", lambda }, val),
+    setting: lambda,
+  }));
+  const tauPts = s.taus.map((tau) => ({ ...replayPolicy({ kind: "cheapest-above", tau }, val), setting: tau }));
+  const perItemBudget = mainCapUsd / Math.max(1, refVal.items);
+  const pressurePts = s.pressures.map((pressure) => ({
+    ...replayPolicy({ kind: "budget", maxUsdPerRun: perItemBudget * val.nItems, pressure }, val),
+    setting: pressure,
+  }));
+  const underMain = `best smoothed val accuracy at <= ${pct(s.mainCap)} of ${s.referenceModel}'s val spend`;
+  const main = bestUnderCap(lambdaPts, mainCapUsd);
+  const cheap = bestUnderCap(lambdaPts, cheapCapUsd);
+  const tau = bestUnderCap(tauPts, mainCapUsd);
+  const pressure = bestUnderCap(pressurePts, Infinity);
+  const maxUsdPerRun = Number((perItemBudget * test.nItems).toPrecision(4));
+  return [
+    { name: "quality", policy: { kind: "quality" }, rule: "no setting", val: replayPolicy({ kind: "quality" }, val) },
+    { name: "cost-aware", policy: { kind: "cost-aware", lambda: main.setting }, rule: underMain, val: main },
+    {
+      name: "cost-aware (cheaper)",
+      policy: { kind: "cost-aware", lambda: cheap.setting },
+      rule: `best smoothed val accuracy at <= ${pct(s.cheapCap)} of ${s.referenceModel}'s val spend`,
+      val: cheap,
+    },
+    { name: "cheapest-above", policy: { kind: "cheapest-above", tau: tau.setting }, rule: underMain, val: tau },
+    {
+      name: "budget",
+      policy: { kind: "budget", maxUsdPerRun, pressure: pressure.setting },
+      rule: `cap = ${pct(s.mainCap)} of ${s.referenceModel}'s mean val cost per item x ${test.nItems} items; pressure: best smoothed val accuracy`,
+      val: pressure,
+    },
+  ];
 }
 
 function toRow(r: ReplayResult): DemoRow {
@@ -314,27 +302,9 @@ export function buildReplayTables(inputs: ReplayTableInputs): {
     trainCalls: o.n,
     belowInputCost: o.belowInputCost,
   }));
-  const knn = (rows: readonly number[]) => {
-    if (!inputs.embeddings) return undefined;
-    return knnOutputTokens({
-      vectors: inputs.embeddings.vectors,
-      dim: inputs.embeddings.dim,
-      trainRows: splits.train,
-      targetRows: rows,
-      nModels,
-      k: inputs.k ?? 25,
-      known: (r, m) => {
-        const item = splits.train[r]!;
-        const c = full.cost[item * nModels + m]!;
-        if (Number.isNaN(full.y[item * nModels + m]!) || !Number.isFinite(c) || !(prices[m]!.outputPer1M > 0))
-          return NaN;
-        return Math.max(0, ((c - (inputTokens[item]! * prices[m]!.inputPer1M) / 1e6) * 1e6) / prices[m]!.outputPer1M);
-      },
-    });
-  };
   const make = (rows: readonly number[]): ReplayTable => {
     const { y, cost } = denseRecorded(ds, rows);
-    const outKnn = knn(rows);
+    const outKnn = knnOutputTokensOf(inputs, full, rows);
     const p = new Float64Array(rows.length * nModels);
     const expectedCost = new Float64Array(rows.length * nModels);
     rows.forEach((item, r) => {
@@ -365,6 +335,34 @@ export function buildReplayTables(inputs: ReplayTableInputs): {
       ? `mean implied output tokens of the ${inputs.k ?? 25} most similar TRAIN prompts (cosine of embeddings), per model`
       : "each model's mean implied output tokens over TRAIN",
   };
+}
+
+/**
+ * Each (row, model)'s expected output tokens from the k most similar train prompts (their implied output tokens),
+ * or undefined without embeddings.
+ */
+function knnOutputTokensOf(
+  inputs: ReplayTableInputs,
+  full: ReplayTable,
+  rows: readonly number[],
+): Float64Array | undefined {
+  if (!inputs.embeddings) return undefined;
+  const { splits, prices, inputTokens } = inputs;
+  const nModels = inputs.dataset.models.length;
+  return knnOutputTokens({
+    vectors: inputs.embeddings.vectors,
+    dim: inputs.embeddings.dim,
+    trainRows: splits.train,
+    targetRows: rows,
+    nModels,
+    k: inputs.k ?? 25,
+    known: (r, m) => {
+      const item = splits.train[r]!;
+      const c = full.cost[item * nModels + m]!;
+      if (Number.isNaN(full.y[item * nModels + m]!) || !Number.isFinite(c) || !(prices[m]!.outputPer1M > 0)) return NaN;
+      return Math.max(0, ((c - (inputTokens[item]! * prices[m]!.inputPer1M) / 1e6) * 1e6) / prices[m]!.outputPer1M);
+    },
+  });
 }
 
 function denseRecorded(ds: CorrectnessDataset, rows: readonly number[]): ReplayTable {
