@@ -181,32 +181,7 @@ async function run(a: Args): Promise<number> {
   const ds = await loadProbes();
   const replay = a.replay ? replayAnswers(ds, a.replay) : undefined;
   const indexOfId = new Map(ds.items.map((it, i) => [it.id, i]));
-
-  const bankProgress = new Progress({
-    label: "probe bank",
-    total: Math.min(a["bank-size"], ds.items.length),
-    unit: "items",
-  });
-  const onProgress = (d: number) => bankProgress.update(d);
-  // --endpoint: the probe set router.calibrate() users get (question + lettered options, graded against the key)
-  const set = replay
-    ? undefined
-    : await buildMultipleChoiceProbes(
-        scorer,
-        { dataset: ds, size: a["bank-size"], seed: a.seed, onProgress },
-        "options.endpoint",
-      );
-  const { bank, fromCache } = set
-    ? { bank: set.probes, fromCache: set.fromCache }
-    : await buildProbeBank(scorer, ds, {
-        size: a["bank-size"],
-        seed: a.seed,
-        filter: (i) => replay!.has(i),
-        onProgress,
-      });
-  if (!fromCache) bankProgress.finish();
-  err.write(`Probe bank: ${bank.ids.length} items of ${ds.name}${fromCache ? " (cached)" : ""}.\n`);
-
+  const { bank, set } = await probeBankFor(a, scorer, ds, replay);
   // Known models start at the prior the artifact fitted on its training labels (OnlineLearner.forScorer).
   const options = OnlineLearner.optionsForScorer(scorer, { unknownModels: "add" });
   const store = a.store ? await FileStore.open(a.store) : undefined;
@@ -231,7 +206,6 @@ async function run(a: Args): Promise<number> {
       );
     };
     const progress = new Progress({ label: `calibrating ${a.model}`, total: a.budget, unit: "probes" });
-    let snapshotWarned = false;
     const result = await calibrateModel({
       learner,
       modelId: identity.id,
@@ -241,26 +215,7 @@ async function run(a: Args): Promise<number> {
       seed: a.seed,
       ...(a["target-sd"] !== undefined ? { targetSd: a["target-sd"] } : {}),
       ask,
-      onEvent: store
-        ? async (e: FeedbackEvent) => {
-            const r = await store.append([e]);
-            if (!r.snapshotDue) return;
-            try {
-              await store.snapshot(r.seq - 1, learner.exportState());
-            } catch (error) {
-              // The answer is journaled already. A store that can still append (FileStore: details.reopen false) takes
-              // the next probes and retries the snapshot when the next one is due; one that cannot ends the run.
-              if (snapshotNeedsReopen(error)) throw error;
-              if (!snapshotWarned) {
-                snapshotWarned = true;
-                process.stderr.write(
-                  `irt-router: the snapshot of ${a.store} failed (${(error as Error)?.message ?? String(error)}); every answer is in its journal, ` +
-                    `calibration goes on and the next due snapshot is retried.\n`,
-                );
-              }
-            }
-          }
-        : undefined,
+      onEvent: store ? journalEach(store, learner, a.store!) : undefined,
       onProgress: (p) =>
         progress.update(
           p.asked,
@@ -280,6 +235,68 @@ async function run(a: Args): Promise<number> {
   } finally {
     await store?.close();
   }
+}
+
+/**
+ * The probe bank: from the replay's answered items (--replay), else the multiple-choice probe set an endpoint is
+ * asked (--endpoint: question and lettered options, graded against the key), with a progress bar while it is built.
+ */
+async function probeBankFor(
+  a: Args,
+  scorer: Awaited<ReturnType<typeof loadCalibrationScorer>>,
+  ds: CorrectnessDataset,
+  replay: ReturnType<typeof replayAnswers> | undefined,
+) {
+  const bankProgress = new Progress({
+    label: "probe bank",
+    total: Math.min(a["bank-size"], ds.items.length),
+    unit: "items",
+  });
+  const onProgress = (d: number) => bankProgress.update(d);
+  const set = replay
+    ? undefined
+    : await buildMultipleChoiceProbes(
+        scorer,
+        { dataset: ds, size: a["bank-size"], seed: a.seed, onProgress },
+        "options.endpoint",
+      );
+  const { bank, fromCache } = set
+    ? { bank: set.probes, fromCache: set.fromCache }
+    : await buildProbeBank(scorer, ds, {
+        size: a["bank-size"],
+        seed: a.seed,
+        filter: (i) => replay!.has(i),
+        onProgress,
+      });
+  if (!fromCache) bankProgress.finish();
+  process.stderr.write(`Probe bank: ${bank.ids.length} items of ${ds.name}${fromCache ? " (cached)" : ""}.\n`);
+  return { bank, set };
+}
+
+/**
+ * Journals each answer in the store before it counts, and snapshots the learner when the store says one is due. A
+ * failed snapshot is a warning (once) while the store can still append; one that needs a reopen ends the run.
+ */
+function journalEach(store: FileStore, learner: OnlineLearner, where: string): (e: FeedbackEvent) => Promise<void> {
+  let snapshotWarned = false;
+  return async (e) => {
+    const r = await store.append([e]);
+    if (!r.snapshotDue) return;
+    try {
+      await store.snapshot(r.seq - 1, learner.exportState());
+    } catch (error) {
+      // The answer is journaled already. A store that can still append (FileStore: details.reopen false) takes
+      // the next probes and retries the snapshot when the next one is due; one that cannot ends the run.
+      if (snapshotNeedsReopen(error)) throw error;
+      if (!snapshotWarned) {
+        snapshotWarned = true;
+        process.stderr.write(
+          `irt-router: the snapshot of ${where} failed (${(error as Error)?.message ?? String(error)}); every answer is in its journal, ` +
+            `calibration goes on and the next due snapshot is retried.\n`,
+        );
+      }
+    }
+  };
 }
 
 export const command: CliCommand<typeof schema> = {
