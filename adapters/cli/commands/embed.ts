@@ -55,6 +55,37 @@ function megabytes(count: number, dim: number): string {
   return `${((count * dim * 4) / 1e6).toFixed(1)} MB`;
 }
 
+/**
+ * The progress bar of an embedding run, started at its first report (which says how many texts an earlier run
+ * checkpointed: those are not counted in its rate).
+ */
+function resumingProgress(name: string, total: number, stderr: NonNullable<EmbedCommandDeps["stderr"]>) {
+  let progress: Progress | undefined;
+  return {
+    update: ({ done, resumed }: { done: number; resumed: number }) => {
+      if (!progress) {
+        if (resumed > 0) stderr.write(`Resuming: ${resumed}/${total} texts were checkpointed by an earlier run.\n`);
+        progress = new Progress({ label: `embed ${name}`, total: total - resumed, unit: "texts", stream: stderr });
+      }
+      progress.update(done - resumed);
+    },
+    finish: () => progress?.finish(),
+  };
+}
+
+/** What a finished embedding run prints: how many texts, how fast, and where they were cached (or why not). */
+function embeddedLines(result: DatasetEmbeddings, name: string, secs: number): string {
+  const computed = result.count - result.resumed;
+  return (
+    `Embedded ${computed} texts of ${name} with ${result.encoder.id} (dim ${result.dim})` +
+    `${result.resumed > 0 ? ` after resuming ${result.resumed} from a checkpoint` : ""} in ${formatSeconds(secs)} ` +
+    `(${(computed / secs).toFixed(1)} texts/s).\n` +
+    (result.notCached
+      ? `Not cached (${result.notCached}): a rerun computes them again.\n`
+      : `Cached ${result.count} x ${result.dim} vectors (${megabytes(result.count, result.dim)}) at ${result.file}\n`)
+  );
+}
+
 /** Build the `embed` command with injectable dependencies. */
 export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<typeof schema> {
   const stdout = deps.stdout ?? process.stdout;
@@ -82,7 +113,7 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
       const predicted = await (deps.predictEncoder ?? predictedDefaultEncoder)();
       const hit = predicted ? await peekCachedEmbeddings(ds, predicted, cacheOptions) : undefined;
       if (hit) {
-        reportCacheHit(hit, ds.name, loadedMs, performance.now() - peekStarted);
+        stdout.write(cacheHitLine(hit, ds.name, loadedMs, performance.now() - peekStarted));
         return 0;
       }
 
@@ -94,7 +125,7 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
       const onSigint = () => controller.abort(new Error("interrupted (SIGINT)"));
       if (!deps.signal) process.once("SIGINT", onSigint);
       const signal = deps.signal ?? controller.signal;
-      let progress: Progress | undefined;
+      const progress = resumingProgress(ds.name, total, stderr);
       let aborted: EmbedAbort | undefined;
       try {
         const result = await embedDataset(ds, encoder, {
@@ -103,41 +134,20 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
           signal,
           onAbort: (a) => (aborted = a),
           onWarning: (message) => void stderr.write(`${message}\n`),
-          onProgress: ({ done, resumed }) => {
-            if (!progress) {
-              if (resumed > 0)
-                stderr.write(`Resuming: ${resumed}/${total} texts were checkpointed by an earlier run.\n`);
-              progress = new Progress({
-                label: `embed ${ds.name}`,
-                total: total - resumed,
-                unit: "texts",
-                stream: stderr,
-              });
-            }
-            progress.update(done - resumed);
-          },
+          onProgress: progress.update,
         });
-        progress?.finish();
+        progress.finish();
         if (result.fromCache) {
-          reportCacheHit(result, ds.name, loadedMs, performance.now() - peekStarted);
+          stdout.write(cacheHitLine(result, ds.name, loadedMs, performance.now() - peekStarted));
           return 0;
         }
-        const secs = (performance.now() - started) / 1000;
-        const computed = result.count - result.resumed;
         if (result.cacheProblem)
           stderr.write(`Note: the existing cache file was not used (${result.cacheProblem}); it was rebuilt.\n`);
-        stdout.write(
-          `Embedded ${computed} texts of ${ds.name} with ${result.encoder.id} (dim ${result.dim})` +
-            `${result.resumed > 0 ? ` after resuming ${result.resumed} from a checkpoint` : ""} in ${formatSeconds(secs)} ` +
-            `(${(computed / secs).toFixed(1)} texts/s).\n` +
-            (result.notCached
-              ? `Not cached (${result.notCached}): a rerun computes them again.\n`
-              : `Cached ${result.count} x ${result.dim} vectors (${megabytes(result.count, result.dim)}) at ${result.file}\n`),
-        );
+        stdout.write(embeddedLines(result, ds.name, (performance.now() - started) / 1000));
         return 0;
       } catch (error) {
         if (signal.aborted) {
-          progress?.finish();
+          progress.finish();
           stderr.write(`${interruptedLine(aborted)}\n`);
           return 130;
         }
@@ -148,22 +158,23 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
       }
     },
   };
+}
 
-  /** What the user is told on Ctrl-C: whether the progress was checkpointed, from what embedDataset reported. */
-  function interruptedLine(a: EmbedAbort | undefined): string {
-    if (!a) return "Interrupted.";
-    if (a.problem)
-      return `Interrupted. The progress could not be checkpointed in ${dirname(a.file)} (${a.problem}); ${resumeNote(a)}.`;
-    if (a.checkpointed === 0) return "Interrupted before any text was embedded: there was nothing to checkpoint.";
-    return `Interrupted. Progress was checkpointed (${a.checkpointed}/${a.total} texts); rerun the same command to resume.`;
-  }
+/** What the user is told on Ctrl-C: whether the progress was checkpointed, from what embedDataset reported. */
+function interruptedLine(a: EmbedAbort | undefined): string {
+  if (!a) return "Interrupted.";
+  if (a.problem)
+    return `Interrupted. The progress could not be checkpointed in ${dirname(a.file)} (${a.problem}); ${resumeNote(a)}.`;
+  if (a.checkpointed === 0) return "Interrupted before any text was embedded: there was nothing to checkpoint.";
+  return `Interrupted. Progress was checkpointed (${a.checkpointed}/${a.total} texts); rerun the same command to resume.`;
+}
 
-  function reportCacheHit(hit: DatasetEmbeddings, name: string, loadMs: number, cacheMs: number): void {
-    stdout.write(
-      `Served from the cache in ${cacheMs.toFixed(0)} ms (no encoder call; dataset loaded in ${loadMs.toFixed(0)} ms): ` +
-        `${hit.count} x ${hit.dim} vectors of ${name} by ${hit.encoder.id} (${megabytes(hit.count, hit.dim)}) at ${hit.file}\n`,
-    );
-  }
+/** What a run served from the cache prints: how fast, what and where. */
+function cacheHitLine(hit: DatasetEmbeddings, name: string, loadMs: number, cacheMs: number): string {
+  return (
+    `Served from the cache in ${cacheMs.toFixed(0)} ms (no encoder call; dataset loaded in ${loadMs.toFixed(0)} ms): ` +
+    `${hit.count} x ${hit.dim} vectors of ${name} by ${hit.encoder.id} (${megabytes(hit.count, hit.dim)}) at ${hit.file}\n`
+  );
 }
 
 export const command = createEmbedCommand();
