@@ -265,6 +265,58 @@ const writeOptionsSchema = z
 /** Options of {@link writeOwnDataFolder}. */
 export type WriteOwnDataOptions = z.input<typeof writeOptionsSchema>;
 
+/** Refuses a folder that holds tables already (unless `overwrite`) or, when overwriting, tables of another format. */
+function checkFolderWritable(dir: string, format: OwnDataFormat, overwrite: boolean): void {
+  if (!overwrite) {
+    const existing = TABLES.flatMap((t) => FORMATS.map((f) => `${t}.${f}`)).filter((name) =>
+      existsSync(join(dir, name)),
+    );
+    if (existing.length > 0) {
+      throw new DatasetFormatError(
+        `${dir} already holds ${existing.join(", ")}; pass overwrite: true to replace them.`,
+        { file: dir },
+      );
+    }
+  } else {
+    // Another format's table would make the folder ambiguous.
+    const stale = TABLES.flatMap((t) => FORMATS.filter((f) => f !== format).map((f) => `${t}.${f}`)).filter((name) =>
+      existsSync(join(dir, name)),
+    );
+    if (stale.length > 0) {
+      throw new DatasetFormatError(`${dir} holds ${stale.join(", ")} in another format; remove them first.`, {
+        file: dir,
+      });
+    }
+  }
+}
+
+/** The models table: each model's prices (the cached-input column when any model has one). */
+function modelsTable(ds: CorrectnessDataset): { modelsHeader: string[]; modelRows: (string | number | null)[][] } {
+  const withCached = Object.values(ds.prices ?? {}).some((p) => p.cachedInputPer1M !== undefined);
+  const modelsHeader = [
+    "model",
+    "input_usd_per_1m",
+    "output_usd_per_1m",
+    ...(withCached ? ["cached_input_usd_per_1m"] : []),
+  ];
+  const modelRows = ds.models.map((m) => [
+    m,
+    ds.prices?.[m]?.inputPer1M ?? null,
+    ds.prices?.[m]?.outputPer1M ?? null,
+    ...(withCached ? [ds.prices?.[m]?.cachedInputPer1M ?? null] : []),
+  ]);
+  // Prices of models outside the catalog are kept too (they load back into `prices`)...
+  const extraPriced = Object.keys(ds.prices ?? {}).filter((m) => !ds.models.includes(m));
+  if (extraPriced.length > 0) {
+    // ...but a models row adds the model to the catalog, so refuse rather than change the dataset.
+    throw new DatasetFormatError(
+      `Prices are given for model(s) ${extraPriced.join(", ")} that have no place in the model list; the folder format cannot keep them apart.`,
+      {},
+    );
+  }
+  return { modelsHeader, modelRows };
+}
+
 /**
  * Write a dataset as a your-own-data folder (items, labels and models tables in one format), e.g. to
  * convert a dataset or to hand-edit one. Loading the folder back gives the same items, texts, categories,
@@ -290,27 +342,7 @@ export async function writeOwnDataFolder(
   );
   const dir = resolve(folder);
   await mkdir(dir, { recursive: true });
-  if (!overwrite) {
-    const existing = TABLES.flatMap((t) => FORMATS.map((f) => `${t}.${f}`)).filter((name) =>
-      existsSync(join(dir, name)),
-    );
-    if (existing.length > 0) {
-      throw new DatasetFormatError(
-        `${dir} already holds ${existing.join(", ")}; pass overwrite: true to replace them.`,
-        { file: dir },
-      );
-    }
-  } else {
-    // Another format's table would make the folder ambiguous.
-    const stale = TABLES.flatMap((t) => FORMATS.filter((f) => f !== format).map((f) => `${t}.${f}`)).filter((name) =>
-      existsSync(join(dir, name)),
-    );
-    if (stale.length > 0) {
-      throw new DatasetFormatError(`${dir} holds ${stale.join(", ")} in another format; remove them first.`, {
-        file: dir,
-      });
-    }
-  }
+  checkFolderWritable(dir, format, overwrite);
 
   const metaKeys = [...new Set(ds.items.flatMap((item) => Object.keys(item.meta ?? {})))];
   const clash = metaKeys.filter((k) => COLUMNS.items.required.includes(k) || COLUMNS.items.optional.includes(k));
@@ -339,28 +371,7 @@ export async function writeOwnDataFolder(
     }
   });
 
-  const withCached = Object.values(ds.prices ?? {}).some((p) => p.cachedInputPer1M !== undefined);
-  const modelsHeader = [
-    "model",
-    "input_usd_per_1m",
-    "output_usd_per_1m",
-    ...(withCached ? ["cached_input_usd_per_1m"] : []),
-  ];
-  const modelRows = ds.models.map((m) => [
-    m,
-    ds.prices?.[m]?.inputPer1M ?? null,
-    ds.prices?.[m]?.outputPer1M ?? null,
-    ...(withCached ? [ds.prices?.[m]?.cachedInputPer1M ?? null] : []),
-  ]);
-  // Prices of models outside the catalog are kept too (they load back into `prices`)...
-  const extraPriced = Object.keys(ds.prices ?? {}).filter((m) => !ds.models.includes(m));
-  if (extraPriced.length > 0) {
-    // ...but a models row adds the model to the catalog, so refuse rather than change the dataset.
-    throw new DatasetFormatError(
-      `Prices are given for model(s) ${extraPriced.join(", ")} that have no place in the model list; the folder format cannot keep them apart.`,
-      {},
-    );
-  }
+  const { modelsHeader, modelRows } = modelsTable(ds);
 
   const written: string[] = [];
   const tables: [TableName, string[], (string | number | null)[][]][] = [
