@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { probeBankFrom, type ProbeBank } from "../../src/learning/calibrate.js";
@@ -89,31 +89,8 @@ export async function buildProbeBank(
     .slice(0, 20);
   const dir = o.cacheDir ?? join(defaultCacheRoot(), "probe-banks");
   const file = join(dir, `${ds.name.replace(/[^A-Za-z0-9._-]/g, "_")}-${key}.json`);
-  if (existsSync(file)) {
-    try {
-      const cached = JSON.parse(readFileSync(file, "utf8")) as {
-        ids: string[];
-        alphas: number[];
-        betas: number[];
-        dim: number;
-      };
-      if (validCache(cached, ids, scorer.abilityDim)) {
-        return {
-          bank: {
-            dataset: ds.name,
-            dim: cached.dim,
-            ids: cached.ids,
-            alphas: Float32Array.from(cached.alphas),
-            betas: Float32Array.from(cached.betas),
-          },
-          items,
-          fromCache: true,
-        };
-      }
-    } catch {
-      // unreadable cache: rebuild below
-    }
-  }
+  const cachedBank = readCachedBank(file, ds.name, ids, scorer.abilityDim);
+  if (cachedBank) return { bank: cachedBank, items, fromCache: true };
   const T = scorer.temperature;
   const cachedVectors = await peekCachedEmbeddings(ds, scorer.encoder);
   const entries: { id: string; alpha: Float32Array; beta: number }[] = [];
@@ -126,19 +103,46 @@ export async function buildProbeBank(
     o.onProgress?.(k + 1, items.length);
   }
   const bank = probeBankFrom(ds.name, entries);
-  // Unique per writer (threads share a pid), renamed into place: readers never see a half-written file.
+  writeCachedBank(file, bank, o.onWarning ?? ((m: string) => console.warn(m)));
+  return { bank, items, fromCache: false };
+}
+
+/** The bank a cache file holds, when it is a complete bank of exactly these ids of the scorer's dim; else undefined. */
+function readCachedBank(file: string, dataset: string, ids: readonly string[], dim: number): ProbeBank | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const cached = JSON.parse(readFileSync(file, "utf8")) as {
+      ids: string[];
+      alphas: number[];
+      betas: number[];
+      dim: number;
+    };
+    if (!validCache(cached, ids, dim)) return undefined;
+    const { alphas, betas } = cached;
+    return {
+      dataset,
+      dim: cached.dim,
+      ids: cached.ids,
+      alphas: Float32Array.from(alphas),
+      betas: Float32Array.from(betas),
+    };
+  } catch {
+    return undefined; // unreadable cache: rebuilt
+  }
+}
+
+/**
+ * Writes the bank to its cache file, atomically (a temporary file unique per writer, renamed into place); a cache
+ * that cannot be written is a warning: the bank is computed and correct, and is recomputed next time.
+ */
+function writeCachedBank(file: string, bank: ProbeBank, warn: (message: string) => void): void {
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
+    const { dataset, dim, ids } = bank;
     writeFileSync(
       tmp,
-      JSON.stringify({
-        dataset: ds.name,
-        dim: bank.dim,
-        ids: bank.ids,
-        alphas: Array.from(bank.alphas),
-        betas: Array.from(bank.betas),
-      }),
+      JSON.stringify({ dataset, dim, ids, alphas: Array.from(bank.alphas), betas: Array.from(bank.betas) }),
     );
     renameSync(tmp, file);
   } catch (error) {
@@ -147,12 +151,10 @@ export async function buildProbeBank(
     } catch {
       // nothing was written there
     }
-    // The bank is computed and correct: a cache that cannot be written costs a recomputation next time, not this run.
-    (o.onWarning ?? ((m: string) => console.warn(m)))(
-      `irt-router: the probe bank could not be cached in ${dir} (${(error as Error).message.split("\n")[0]}); it is used uncached and will be recomputed next time. Pass cacheDir to use a writable folder.`,
+    warn(
+      `irt-router: the probe bank could not be cached in ${dirname(file)} (${(error as Error).message.split("\n")[0]}); it is used uncached and will be recomputed next time. Pass cacheDir to use a writable folder.`,
     );
   }
-  return { bank, items, fromCache: false };
 }
 
 /** Whether a parsed cache file is a complete bank of exactly these ids, with finite numbers of the scorer's dim. */
