@@ -65,44 +65,14 @@ export interface JournalTail {
 
 /** Parse and verify a journal file. Throws StoreError on corruption other than a bad last line. */
 export function parseJournal(buf: Buffer, file: string): ParsedJournal {
-  const segments: { start: number; end: number; complete: boolean }[] = [];
-  let start = 0;
-  for (let i = 0; i < buf.length; i++) {
-    if (buf[i] === 0x0a) {
-      segments.push({ start, end: i, complete: true });
-      start = i + 1;
-    }
-  }
-  if (start < buf.length) segments.push({ start, end: buf.length, complete: false });
+  const segments = lineSegments(buf);
   if (segments.length === 0) {
     throw new StoreError(`${file} is empty: it has no header line. Move it away (or restore it) and reopen.`, {
       file,
       line: 1,
     });
   }
-  const header = decodeLine(buf.toString("utf8", segments[0]!.start, segments[0]!.end));
-  const h = header?.value as { format?: unknown; version?: unknown; base?: unknown } | undefined;
-  if (
-    !segments[0]!.complete ||
-    !h ||
-    h.format !== JOURNAL_FORMAT ||
-    typeof h.base !== "number" ||
-    !Number.isInteger(h.base)
-  ) {
-    throw new StoreError(`${file} line 1 is not a valid irt-router journal header (bad checksum or format).`, {
-      file,
-      line: 1,
-    });
-  }
-  if (typeof h.version !== "number" || !READABLE_JOURNAL_VERSIONS.includes(h.version)) {
-    throw new StoreError(
-      `${file} has journal format version ${String(h.version)}; this library reads versions ${READABLE_JOURNAL_VERSIONS.join(" and ")}. ` +
-        `Open it with the irt-router version that wrote it.`,
-      { file, line: 1 },
-    );
-  }
-  const base = h.base;
-  const version = h.version;
+  const { base, version } = journalHeader(buf, segments[0]!, file);
   const records: (JournalRecord & { lineNo: number })[] = [];
   let count = 0;
   let validBytes = segments[0]!.end + 1;
@@ -117,12 +87,13 @@ export function parseJournal(buf: Buffer, file: string): ParsedJournal {
         let zeroBytes = 0;
         for (let b = seg.start; b < buf.length; b++) if (buf[b] === 0) zeroBytes++;
         const bytes = buf.length - seg.start;
+        const torn = !seg.complete && zeroBytes === 0;
         return {
           base,
           version,
           records,
           validBytes,
-          tail: { line: lineNo, bytes, complete: seg.complete, zeroBytes, torn: !seg.complete && zeroBytes === 0 },
+          tail: { line: lineNo, bytes, complete: seg.complete, zeroBytes, torn },
         };
       }
       throw new StoreError(
@@ -136,10 +107,7 @@ export function parseJournal(buf: Buffer, file: string): ParsedJournal {
     if (record.seq !== expected) {
       throw new StoreError(
         `${file} line ${lineNo} has sequence number ${record.seq}, expected ${expected}: events are missing or out of order.`,
-        {
-          file,
-          line: lineNo,
-        },
+        { file, line: lineNo },
       );
     }
     records.push({ seq: expected, events: record.events, line: text + "\n", lineNo });
@@ -147,4 +115,42 @@ export function parseJournal(buf: Buffer, file: string): ParsedJournal {
     validBytes = seg.end + 1;
   }
   return { base, version, records, validBytes };
+}
+
+/** The byte ranges of the file's lines (without their newline); the last is incomplete when it has none. */
+function lineSegments(buf: Buffer): { start: number; end: number; complete: boolean }[] {
+  const segments: { start: number; end: number; complete: boolean }[] = [];
+  let start = 0;
+  for (let i = 0; i < buf.length; i++) {
+    if (buf[i] === 0x0a) {
+      segments.push({ start, end: i, complete: true });
+      start = i + 1;
+    }
+  }
+  if (start < buf.length) segments.push({ start, end: buf.length, complete: false });
+  return segments;
+}
+
+/** The journal's header line, checked: its base sequence number and format version; else a StoreError. */
+function journalHeader(
+  buf: Buffer,
+  first: { start: number; end: number; complete: boolean },
+  file: string,
+): { base: number; version: number } {
+  const header = decodeLine(buf.toString("utf8", first.start, first.end));
+  const h = header?.value as { format?: unknown; version?: unknown; base?: unknown } | undefined;
+  if (!first.complete || !h || h.format !== JOURNAL_FORMAT || typeof h.base !== "number" || !Number.isInteger(h.base)) {
+    throw new StoreError(`${file} line 1 is not a valid irt-router journal header (bad checksum or format).`, {
+      file,
+      line: 1,
+    });
+  }
+  if (typeof h.version !== "number" || !READABLE_JOURNAL_VERSIONS.includes(h.version)) {
+    throw new StoreError(
+      `${file} has journal format version ${String(h.version)}; this library reads versions ${READABLE_JOURNAL_VERSIONS.join(" and ")}. ` +
+        `Open it with the irt-router version that wrote it.`,
+      { file, line: 1 },
+    );
+  }
+  return { base: h.base, version: h.version };
 }
