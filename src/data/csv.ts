@@ -78,59 +78,10 @@ export function parseCsvRows(text: string, file: string): CsvRecord[] {
     const startLine = line;
     const fields: string[] = [];
     for (;;) {
-      let value: string;
-      if (text[i] === '"') {
-        const quoteLine = line;
-        let j = i + 1;
-        let buf = "";
-        for (;;) {
-          const q = text.indexOf('"', j);
-          if (q < 0) {
-            throw new DatasetFormatError(
-              `${file} line ${quoteLine}: unterminated quoted field (a '"' opens a field that is never closed).`,
-              { file, line: quoteLine },
-            );
-          }
-          const chunk = text.slice(j, q);
-          line += countNewlines(chunk);
-          buf += chunk;
-          if (text[q + 1] === '"') {
-            buf += '"';
-            j = q + 2;
-            continue;
-          }
-          i = q + 1;
-          break;
-        }
-        value = buf;
-        const next = text[i];
-        if (next === "\r" && text[i + 1] !== "\n") throw bareCr(file, line);
-        if (i < n && next !== "," && next !== "\n" && !(next === "\r" && text[i + 1] === "\n")) {
-          throw new DatasetFormatError(
-            `${file} line ${line}: unexpected text after a closing quote; a quoted field must be followed by ',' or the end of the line.`,
-            { file, line },
-          );
-        }
-      } else {
-        let j = i;
-        while (j < n) {
-          const c = text.charCodeAt(j);
-          if (c === 44 /* , */ || c === 10 /* \n */) break;
-          if (c === 13 /* \r */) {
-            if (text.charCodeAt(j + 1) === 10) break;
-            throw bareCr(file, line);
-          }
-          if (c === 34 /* " */) {
-            throw new DatasetFormatError(
-              `${file} line ${line}: a '"' inside an unquoted field. Quote the whole field and double inner quotes ("a ""b"" c").`,
-              { file, line },
-            );
-          }
-          j++;
-        }
-        value = text.slice(i, j);
-        i = j;
-      }
+      const field = text[i] === '"' ? quotedField(text, i, line, file) : plainField(text, i, line, file);
+      const value = field.value;
+      i = field.end;
+      line = field.line;
       fields.push(value);
       if (i >= n) break;
       if (text[i] === ",") {
@@ -145,6 +96,70 @@ export function parseCsvRows(text: string, file: string): CsvRecord[] {
     out.push({ fields, line: startLine });
   }
   return out;
+}
+
+/**
+ * The quoted field opening at `i`: its value (doubled quotes undone, newlines kept), the index after its closing
+ * quote, and the line there. A DatasetFormatError when it never closes or text follows the closing quote.
+ */
+function quotedField(
+  text: string,
+  i: number,
+  line: number,
+  file: string,
+): { value: string; end: number; line: number } {
+  const quoteLine = line;
+  let j = i + 1;
+  let buf = "";
+  for (;;) {
+    const q = text.indexOf('"', j);
+    if (q < 0) {
+      throw new DatasetFormatError(
+        `${file} line ${quoteLine}: unterminated quoted field (a '"' opens a field that is never closed).`,
+        { file, line: quoteLine },
+      );
+    }
+    const chunk = text.slice(j, q);
+    line += countNewlines(chunk);
+    buf += chunk;
+    if (text[q + 1] === '"') {
+      buf += '"';
+      j = q + 2;
+      continue;
+    }
+    i = q + 1;
+    break;
+  }
+  const next = text[i];
+  if (next === "\r" && text[i + 1] !== "\n") throw bareCr(file, line);
+  if (i < text.length && next !== "," && next !== "\n" && !(next === "\r" && text[i + 1] === "\n")) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: unexpected text after a closing quote; a quoted field must be followed by ',' or the end of the line.`,
+      { file, line },
+    );
+  }
+  return { value: buf, end: i, line };
+}
+
+/** The unquoted field starting at `i` and the index after it; a DatasetFormatError for a quote or a bare CR in it. */
+function plainField(text: string, i: number, line: number, file: string): { value: string; end: number; line: number } {
+  let j = i;
+  while (j < text.length) {
+    const c = text.charCodeAt(j);
+    if (c === 44 /* , */ || c === 10 /* \n */) break;
+    if (c === 13 /* \r */) {
+      if (text.charCodeAt(j + 1) === 10) break;
+      throw bareCr(file, line);
+    }
+    if (c === 34 /* " */) {
+      throw new DatasetFormatError(
+        `${file} line ${line}: a '"' inside an unquoted field. Quote the whole field and double inner quotes ("a ""b"" c").`,
+        { file, line },
+      );
+    }
+    j++;
+  }
+  return { value: text.slice(i, j), end: j, line };
 }
 
 function bareCr(file: string, line: number): DatasetFormatError {
