@@ -68,21 +68,7 @@ export function joinDatasets(
   const idIndex = new Map<string, number>();
   const names: Set<string>[] = [];
   const sources: Set<string>[] = [];
-  let nItems = 0;
-  let nObs = 0;
-  for (const [k, p] of parts.entries()) {
-    if (p.dim !== dim)
-      throw new ValidationError(`datasets[${k}] (${p.dataset.name}) has embedding dim ${p.dim}, the first has ${dim}`, {
-        path: `datasets.${k}.dim`,
-      });
-    if (p.vectors.length !== p.dataset.items.length * p.dim)
-      throw new ValidationError(
-        `datasets[${k}] (${p.dataset.name}): ${p.vectors.length} vector values for ${p.dataset.items.length} items x dim ${p.dim}`,
-        { path: `datasets.${k}.vectors` },
-      );
-    nItems += p.dataset.items.length;
-    nObs += p.dataset.labels.y.length;
-  }
+  const { nItems, nObs } = checkedSizes(parts, dim);
   const X = new Float32Array(nItems * dim);
   const offsets = new Int32Array(nItems + 1);
   const model = new Int32Array(nObs);
@@ -131,9 +117,44 @@ export function joinDatasets(
     out.push({ name: ds.name, sha256: ds.source.sha256, rows, modelIndex, models: ds.models });
     row += ds.items.length;
   }
+  const labels = { offsets, model, y };
+  const stats = modelStats(parts, table, { ids, names, sources }, labels, split.train);
+  return { data: { X, dim, nItems, nModels: ids.length, offsets, model, y, models: ids }, split, parts: out, stats };
+}
+
+/** The datasets' total items and labels, after checking each one's embeddings; a ValidationError names the dataset. */
+function checkedSizes(parts: readonly EmbeddedDataset[], dim: number): { nItems: number; nObs: number } {
+  let nItems = 0;
+  let nObs = 0;
+  for (const [k, p] of parts.entries()) {
+    if (p.dim !== dim)
+      throw new ValidationError(`datasets[${k}] (${p.dataset.name}) has embedding dim ${p.dim}, the first has ${dim}`, {
+        path: `datasets.${k}.dim`,
+      });
+    if (p.vectors.length !== p.dataset.items.length * p.dim)
+      throw new ValidationError(
+        `datasets[${k}] (${p.dataset.name}): ${p.vectors.length} vector values for ${p.dataset.items.length} items x dim ${p.dim}`,
+        { path: `datasets.${k}.vectors` },
+      );
+    nItems += p.dataset.items.length;
+    nObs += p.dataset.labels.y.length;
+  }
+  return { nItems, nObs };
+}
+
+/** Each ability row's training statistics: its column names, sources, train label count and accuracy, and price. */
+function modelStats(
+  parts: readonly EmbeddedDataset[],
+  table: readonly ModelAlias[],
+  rows: { ids: readonly string[]; names: readonly Set<string>[]; sources: readonly Set<string>[] },
+  labels: { offsets: Int32Array; model: Int32Array; y: Float32Array },
+  train: readonly number[],
+): ModelStats[] {
+  const { ids, names, sources } = rows;
+  const { offsets, model, y } = labels;
   const n = new Float64Array(ids.length);
   const sum = new Float64Array(ids.length);
-  for (const i of split.train) {
+  for (const i of train) {
     for (let j = offsets[i]!; j < offsets[i + 1]!; j++) {
       n[model[j]!]!++;
       sum[model[j]!]! += y[j]!;
@@ -143,7 +164,7 @@ export function joinDatasets(
   for (const p of parts)
     for (const [name, price] of Object.entries(p.dataset.prices ?? {}))
       prices.set(canonicalModelId(name, table), price);
-  const stats: ModelStats[] = ids.map((id, m) => ({
+  return ids.map((id, m) => ({
     id,
     names: [...names[m]!],
     sources: [...sources[m]!],
@@ -151,5 +172,4 @@ export function joinDatasets(
     accuracy: n[m]! > 0 ? sum[m]! / n[m]! : NaN,
     ...(prices.has(id) ? { price: prices.get(id)! } : {}),
   }));
-  return { data: { X, dim, nItems, nModels: ids.length, offsets, model, y, models: ids }, split, parts: out, stats };
 }
