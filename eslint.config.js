@@ -45,4 +45,13 @@ export default tseslint.config(
       ],
     },
   },
+  // Small modules and functions (the structure rules of the code base): a source file of the library or its
+  // adapters holds at most 450 lines, a function at most 80 lines of code (blank lines and comments not counted).
+  {
+    files: ["src/**/*.ts", "adapters/**/*.ts", "index.ts"],
+    rules: {
+      "max-lines": ["error", { max: 450, skipBlankLines: false, skipComments: false }],
+      "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
 );
