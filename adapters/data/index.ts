@@ -1,4 +1,7 @@
-/** Dataset loaders, the data root, the your-own-data folder format and the embedding cache. */
+/**
+ * Dataset loaders and the data root, the your-own-data folder format (reading and writing it), and the embedding
+ * cache (embedDataset and its files).
+ */
 export { loadDataset, resolveDataset, BUILTIN_DATASET_NAMES } from "./load-dataset.js";
 export type { LoadDatasetOptions, ResolvedDataset } from "./load-dataset.js";
 export { dataRootCandidates, packageRoot, DATA_ROOT_ENV } from "./data-root.js";

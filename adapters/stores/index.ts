@@ -1,3 +1,7 @@
+/**
+ * Where feedback and learner snapshots are kept: MemoryStore (in process), FileStore (a crash-safe journal and
+ * snapshots in a folder) and RedisStore (shared by many processes, with the shared decision log, spend and budgets).
+ */
 export { MemoryStore } from "./memory.js";
 export type { MemoryStoreOptions } from "./memory.js";
 export { FileStore } from "./file.js";

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { ArtifactError } from "../errors.js";
+import { parseArtifactJson } from "./artifact-json.js";
 import { firstRepeat } from "../util/repeats.js";
 import { parseWith } from "../util/validate.js";
 import { CATALOG_FILE, CATALOG_FORMAT_VERSION, WEIGHTS_FILE } from "./artifact-names.js";
@@ -43,16 +44,7 @@ export function parseCatalog(
   abilityDim: number,
   file = CATALOG_FILE,
 ): CatalogEntry[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ArtifactError(
-      "ARTIFACT_FORMAT",
-      `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`,
-      { file, cause: error },
-    );
-  }
+  const json = parseArtifactJson(text, file);
   let parsed;
   try {
     parsed = parseWith(catalogSchema, json, "catalog", file);

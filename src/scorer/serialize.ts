@@ -14,6 +14,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ArtifactError } from "../errors.js";
+import { parseArtifactJson } from "./artifact-json.js";
 import { parseWith } from "../util/validate.js";
 import { irtMoeConfigSchema } from "./config.js";
 
@@ -194,16 +195,7 @@ function checkManifestChecksum(json: Record<string, unknown>, file: string, stag
  * -> ArtifactError ARTIFACT_INTEGRITY); a wrong format name or an unreadable version -> ARTIFACT_FORMAT.
  */
 export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifest {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ArtifactError(
-      "ARTIFACT_FORMAT",
-      `${file} is not valid JSON (${(error as Error).message}); the artifact is corrupted or truncated.`,
-      { file, cause: error },
-    );
-  }
+  const json = parseArtifactJson(text, file);
   if (json === null || typeof json !== "object" || Array.isArray(json))
     throw new ArtifactError(
       "ARTIFACT_FORMAT",
