@@ -3,7 +3,11 @@ import type { Figure, ReportData } from "./types.js";
 import { clusterOrder, pca2 } from "./stats.js";
 
 /** Vega-Lite settings shared by every figure. */
-export const BASE = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", background: "white" } as const;
+export const BASE = {
+  $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+  background: "white",
+  config: { legend: { labelLimit: 280 } },
+} as const;
 
 /** Model labels: long ids cut in the middle (the "@dataset" suffix that tells rows apart stays), kept unique. */
 export function modelLabels(ids: readonly string[], max = 40): string[] {
