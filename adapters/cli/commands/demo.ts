@@ -24,6 +24,7 @@ import {
 } from "../../../src/eval/policy-demo.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
+import { embeddingNotice } from "../../data/embedding-cache.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../../progress.js";
 import { loadCommandScorer } from "../scorer.js";
@@ -256,10 +257,7 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
       if (!warned) {
-        // About 25 prompts/s on 2 cores with the offline encoder; the vectors are cached for every later run.
-        log(
-          `Embedding ${total} prompts the first time takes about ${Math.max(1, Math.round(total / 25 / 60))} min; later runs read the cache.`,
-        );
+        log(embeddingNotice(ds.name, total, cacheDir));
         warned = true;
       }
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });
