@@ -28,11 +28,11 @@ describe("report inputs", () => {
       dataset: "d",
       strongest: "big",
       rows: [
-        { name: "always big", success: 0.8, costPerRun: 0.1 },
+        { name: "always:big", success: 0.8, costPerRun: 0.1 },
         { name: "irt-router", success: 0.78, costPerRun: 0.03 },
       ],
     });
-    expect(c.singles.map((s) => s.name)).toEqual(["always big"]);
+    expect(c.singles.map((s) => s.name)).toEqual(["always:big"]); // bench/agent-experiment.ts names them so
     expect(c.policies).toEqual([{ name: "irt-router", points: [{ name: "irt-router", cost: 0.03, accuracy: 0.78 }] }]);
   });
 
