@@ -40,3 +40,5 @@ export {
   DEFAULT_PROBE_DATASET,
 } from "./learning/multiple-choice.js";
 export type { MultipleChoiceProbes, MultipleChoiceProbesOptions } from "./learning/multiple-choice.js";
+/** Raised by `irt-router report` (and anything else needing an optional peer dependency) when it is not installed. */
+export { DependencyMissingError } from "../src/errors.js";

@@ -12,7 +12,8 @@ export interface ProgressOptions {
 
 export class Progress {
   private done = 0;
-  private readonly start = performance.now();
+  /** Count and time of the first tick: the rate is measured from there (work done before it took unknown time). */
+  private first: { done: number; at: number } | undefined;
   private lastDraw = 0;
   private extra = "";
   /** The count and status of the last line drawn (finish draws again only if they changed). */
@@ -28,6 +29,7 @@ export class Progress {
     this.done += n;
     if (status !== undefined) this.extra = status;
     const now = performance.now();
+    this.first ??= { done: this.done, at: now };
     const tty = Boolean(this.stream.isTTY);
     const every = tty ? 100 : (this.options.logEveryMs ?? 5000);
     if (now - this.lastDraw >= every || this.done >= this.options.total) {
@@ -51,11 +53,14 @@ export class Progress {
 
   line(): string {
     const { label, total, unit = "items" } = this.options;
-    const secs = (performance.now() - this.start) / 1000;
-    const rate = secs > 0 ? this.done / secs : 0;
+    const secs = this.first ? (performance.now() - this.first.at) / 1000 : 0;
+    const counted = this.first ? this.done - this.first.done : 0;
+    // Measured over the ticks after the first, so a first tick that lands right after construction (the first epoch
+    // done) does not give "41883 epochs/s".
+    const rate = secs > 0 && counted > 0 ? counted / secs : NaN;
     const eta = rate > 0 ? Math.max(0, (total - this.done) / rate) : NaN;
     const pct = total > 0 ? Math.min(1, this.done / total) : 1;
-    return `${label} ${this.done}/${total} ${(pct * 100).toFixed(0)}% ${rate.toFixed(1)} ${unit}/s ETA ${formatSeconds(eta)}${this.extra ? ` ${this.extra}` : ""}`;
+    return `${label} ${this.done}/${total} ${(pct * 100).toFixed(0)}% ${formatRate(rate, unit)} ETA ${formatSeconds(eta)}${this.extra ? ` ${this.extra}` : ""}`;
   }
 
   private draw(tty: boolean): void {
@@ -69,6 +74,22 @@ export class Progress {
       this.stream.write(`${this.line()}\n`);
     }
   }
+}
+
+/**
+ * A rate in the units that read well: "12.3 items/s" when at least one a second, "4.2 s/epoch" when slower, "--"
+ * before there is anything to measure.
+ */
+export function formatRate(perSecond: number, unit: string): string {
+  if (!Number.isFinite(perSecond) || perSecond <= 0) return `-- ${unit}/s`;
+  if (perSecond >= 1) return `${perSecond.toFixed(perSecond >= 100 ? 0 : 1)} ${unit}/s`;
+  return `${(1 / perSecond).toFixed(1)} s/${singular(unit)}`;
+}
+
+/** "epochs" -> "epoch", "batches" -> "batch", "items" -> "item". */
+function singular(unit: string): string {
+  if (/(ch|sh|x|ss)es$/.test(unit)) return unit.slice(0, -2);
+  return unit.endsWith("s") ? unit.slice(0, -1) : unit;
 }
 
 export function formatSeconds(s: number): string {

@@ -21,7 +21,8 @@ export type IrtRouterErrorCode =
   | "STORE_LOCKED"
   | "TRAINING_FAILED"
   | "CACHE_UNUSABLE"
-  | "MODEL_FAULT";
+  | "MODEL_FAULT"
+  | "DEPENDENCY_MISSING";
 
 export interface IrtRouterErrorOptions {
   /** Dotted path of the bad field in an options object or config file. */
@@ -170,6 +171,13 @@ export class StoreLockedError extends IrtRouterError {
 export class EncoderUnavailableError extends IrtRouterError {
   constructor(message: string, options: IrtRouterErrorOptions = {}) {
     super("ENCODER_UNAVAILABLE", message, options);
+  }
+}
+
+/** An optional peer dependency a feature needs is not installed; the message names the packages to install. */
+export class DependencyMissingError extends IrtRouterError {
+  constructor(message: string, options: IrtRouterErrorOptions = {}) {
+    super("DEPENDENCY_MISSING", message, options);
   }
 }
 

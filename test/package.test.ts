@@ -159,3 +159,22 @@ describe("the root entry point", () => {
     expect(names.length, names.sort().join(", ")).toBeLessThanOrEqual(40);
   });
 });
+
+describe("CI and the README", () => {
+  it("runs exactly the test commands the README's quickstart gives, in that order, and keeps vega optional", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const quickstart = readme.slice(readme.indexOf("## Quickstart"), readme.indexOf("## Command line"));
+    const given = [...quickstart.matchAll(/^(npm (?:test|run test:\S+))/gm)].map((m) => m[1]);
+    expect(given).toEqual(["npm test", "npm run test:int"]);
+    const ci = readFileSync(join(root, ".ci/run"), "utf8")
+      .split("\n")
+      .filter((l) => /^npm (test|run test:)/.test(l));
+    expect(ci).toEqual(given);
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    for (const name of ["vega", "vega-lite"]) {
+      expect(pkg.dependencies[name]).toBeUndefined();
+      expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true });
+      expect(pkg.devDependencies[name]).toBe(pkg.peerDependencies[name]);
+    }
+  });
+});

@@ -16,6 +16,7 @@ import { betaDifficultyR, effectiveDifficulty, scorerMetrics } from "../../src/s
 import { foldedItemParams, itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { trainIrtMoe, type EpochReport, type TrainedIrtMoe } from "../../src/scorer/train.js";
 import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
+import { embeddingNotice } from "../data/embedding-cache.js";
 import { getTf } from "../tf.js";
 import { fitKnownPriorOnTraining, type KnownPriorRecord } from "../../src/learning/known-prior.js";
 
@@ -159,6 +160,7 @@ async function embedDatasets(
       ...(opts.dataRoot ? { dataRoot: opts.dataRoot } : {}),
       ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
       onProgress: (p) => {
+        if (last === 0) log(embeddingNotice(name, p.total, opts.cacheDir));
         const now = Date.now();
         if (now - last > 10_000 || p.done === p.total) {
           last = now;

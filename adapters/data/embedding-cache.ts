@@ -153,3 +153,23 @@ export async function peekCachedEmbeddings(
     encoder: { id: encoder.id, dim: encoder.dim },
   };
 }
+
+/** Texts a second the offline encoder embeds on 2 cores (measured on the demo's RouterBench prompts). */
+export const EMBED_TEXTS_PER_SECOND = 25;
+
+/**
+ * What to say before a dataset's texts are embedded: how many, about how long, and the cache that will keep them.
+ *
+ * @example
+ * ```ts
+ * embeddingNotice("routerbench-subset-11models", 3164); // "Embedding 3164 texts of ... takes about 2 min ..."
+ * ```
+ */
+export function embeddingNotice(name: string, total: number, cacheDir?: string): string {
+  const secs = total / EMBED_TEXTS_PER_SECOND;
+  const time = secs < 90 ? `about ${Math.max(1, Math.round(secs))} s` : `about ${Math.round(secs / 60)} min`;
+  return (
+    `Embedding ${total} texts of ${name} with the offline encoder takes ${time} on 2 cores; they are cached in ` +
+    `${embeddingCacheDir(cacheDir)} for every later run.`
+  );
+}

@@ -1,6 +1,7 @@
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { Progress } from "../progress.js";
+import { embeddingNotice } from "../data/embedding-cache.js";
 import { getDatasetEmbeddings } from "../data/dataset-embeddings.js";
 
 /** The query embeddings of a whole dataset, with the encoder that made them. */
@@ -33,6 +34,7 @@ export async function embedForEval(
     ...(encoder && { encoder }),
     onProgress: (p) => {
       // only called while texts are embedded (a cache hit reports no progress)
+      if (!bar) log.write(`${embeddingNotice(ds.name, p.total)}\n`);
       bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts", stream: log });
       bar.update(p.done);
     },

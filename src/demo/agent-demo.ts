@@ -10,6 +10,7 @@ import { createRng, type Rng } from "../util/random.js";
 import { IrtRouter } from "../langchain/router.js";
 import type { RouteDecision } from "../langchain/decision.js";
 import { OnlineLearner } from "../learning/learner.js";
+import type { FeedbackEvent } from "../learning/events.js";
 import { expectedCostUsd } from "../policy/expected-cost.js";
 import { listPrice } from "../policy/prices.js";
 import { estimateTokens } from "../policy/tokens.js";
@@ -73,7 +74,13 @@ export interface AgentDemoReport {
   readonly steps: readonly DemoStep[];
   readonly routed: DemoTotals;
   readonly strongestOnly: DemoTotals;
-  readonly learning: { readonly newModel: string; readonly twinOf: string; readonly rounds: readonly DemoRound[] };
+  readonly learning: {
+    readonly newModel: string;
+    readonly twinOf: string;
+    readonly rounds: readonly DemoRound[];
+    /** The feedback events the learning router recorded, in order (what a store would hold; the report replays them). */
+    readonly events: readonly FeedbackEvent[];
+  };
 }
 
 /** Runs both parts of the demo: routing the tasks once, then learning a new model from run feedback. */
@@ -103,14 +110,14 @@ export async function runAgentDemo(options: AgentDemoOptions): Promise<AgentDemo
     steps.map((s) => [s.task, strongest]),
     truth,
   );
-  const rounds = await learningRounds(options, truth, strongest, rng);
+  const { rounds, events } = await learningRounds(options, truth, strongest, rng);
   return {
     policy: router.policyName,
     strongest,
     steps,
     routed,
     strongestOnly,
-    learning: { newModel: DEMO_NEW_MODEL.id, twinOf: strongest, rounds },
+    learning: { newModel: DEMO_NEW_MODEL.id, twinOf: strongest, rounds, events },
   };
 }
 
@@ -160,7 +167,7 @@ async function learningRounds(
   truth: ReadonlyMap<string, ReadonlyMap<string, number>>,
   twin: string,
   rng: Rng,
-): Promise<DemoRound[]> {
+): Promise<{ rounds: DemoRound[]; events: readonly FeedbackEvent[] }> {
   const learner = OnlineLearner.forScorer(options.scorer, { explore: "thompson", seed: options.seed ?? 1 });
   const router = new IrtRouter({
     models: demoModels({
@@ -195,7 +202,7 @@ async function learningRounds(
     }
     rounds.push({ round, shareToNew: toNew / DEMO_TASKS.length, meanP: pSum / DEMO_TASKS.length, spendUsd });
   }
-  return rounds;
+  return { rounds, events: router.feedbackEvents ?? [] };
 }
 
 /** The demo's report as text: each step's choice and why, the spend against always-strongest, the learning rounds. */

@@ -10,7 +10,9 @@ import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { datasetSplits } from "../../../src/data/select.js";
 import type { Scorer } from "../../../src/scorer/types.js";
 import { datasetModelNames } from "../../../src/scorer/catalog.js";
-import { ValidationError } from "../../../src/errors.js";
+import { DependencyMissingError, ValidationError } from "../../../src/errors.js";
+import { demoReportData } from "../../../src/report/demo.js";
+import { resolve } from "node:path";
 import { estimateTokens } from "../../../src/policy/tokens.js";
 import { listPrice } from "../../../src/policy/prices.js";
 import {
@@ -22,6 +24,7 @@ import {
 } from "../../../src/eval/policy-demo.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
+import { embeddingNotice } from "../../data/embedding-cache.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../../progress.js";
 import { loadCommandScorer } from "../scorer.js";
@@ -36,6 +39,8 @@ const schema = z
   .object({
     json: z.boolean().optional(),
     replay: z.boolean().optional(),
+    report: z.string().min(1, "must name the folder to write the report to").optional(),
+    "no-report": z.boolean().optional(),
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),
@@ -46,15 +51,18 @@ export const command: CliCommand<typeof schema> = {
   name: "demo",
   summary:
     "Without flags: the built-in demo, no dataset needed (about 10 s): an agent's 45 example steps routed among 6 catalog models at " +
-    "list prices with simulated answers, each choice and its spend against always-strongest, then a new model learned from run feedback. " +
+    "list prices with simulated answers, each choice and its spend against always-strongest, then a new model learned from run feedback; " +
+    "it ends by writing the HTML report of the run to irt-router-report/ (needs the optional packages vega and vega-lite). " +
     "With --replay: the offline replay on the RouterBench test split (each prompt routed among its 11 models under each policy, " +
     "settings chosen on the validation split; needs the datasets). No network, no API keys.",
   usage:
-    "irt-router demo [--json]\n" +
+    "irt-router demo [--json] [--report <dir> | --no-report]   (the report: irt-router-report/ by default; with --json only when --report is given)\n" +
     "irt-router demo --replay [--json] [--model pretrained|<scorer-dir>] [--data-root <dir>] [--cache-dir <dir>]",
   options: {
     json: { type: "boolean" },
     replay: { type: "boolean" },
+    report: { type: "string" },
+    "no-report": { type: "boolean" },
     model: { type: "string" },
     "data-root": { type: "string" },
     "cache-dir": { type: "string" },
@@ -63,6 +71,12 @@ export const command: CliCommand<typeof schema> = {
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
     if (!args.replay) return runBuiltIn(args, log);
+    for (const flag of ["report", "no-report"] as const)
+      if (args[flag] !== undefined)
+        throw new ValidationError(
+          `--${flag} applies to the built-in demo only (the replay writes no report): leave --${flag} out, or drop --replay.`,
+          { path: `options.${flag}` },
+        );
     // The scorer first: loadScorer refuses an artifact of another encoder than the default one the demo embeds with.
     const scorer = await loadDemoScorer(args.model);
     const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
@@ -87,6 +101,8 @@ export default command;
 
 /** The built-in demo: no dataset; the pretrained scorer with the default encoder. */
 async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => void): Promise<number> {
+  if (args.report !== undefined && args["no-report"])
+    throw new ValidationError("--report and --no-report contradict each other: give one.", { path: "options.report" });
   for (const flag of ["model", "data-root", "cache-dir"] as const) {
     if (args[flag] !== undefined) {
       throw new ValidationError(
@@ -102,9 +118,35 @@ async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => voi
   const scorer = await loadPretrained({ encoder });
   const report = await runAgentDemo({ scorer, encoder });
   process.stdout.write(args.json ? `${JSON.stringify(agentDemoJson(report), null, 2)}\n` : formatAgentDemo(report));
+  const reportDir = args["no-report"] ? undefined : (args.report ?? (args.json ? undefined : "irt-router-report"));
+  if (reportDir !== undefined) await writeDemoReport(reportDir, report, scorer, log);
   if (!args.json)
     log("The RouterBench replay on real labels and recorded costs: irt-router demo --replay (npm start -- --replay).");
   return 0;
+}
+
+/** Ends the built-in demo with its report; without the optional vega packages, says how to get it and goes on. */
+async function writeDemoReport(
+  dir: string,
+  report: Awaited<ReturnType<typeof runAgentDemo>>,
+  scorer: Scorer,
+  log: (s: string) => void,
+): Promise<void> {
+  const { writeReport } = await import("../../report/render.js");
+  log(`Writing the demo's report to ${resolve(dir)} (a few seconds)...`);
+  try {
+    const written = await writeReport(dir, demoReportData(report, scorer.models), [
+      "scorer: the pretrained scorer",
+      `decisions: the built-in demo's ${report.steps.length} routed steps`,
+      `feedback: the ${report.learning.events.length} feedback events of the demo's learning part`,
+    ]);
+    log(`Report: ${written.html} (${written.figures.length} figures, also as SVG files in that folder).`);
+  } catch (error) {
+    if (!(error instanceof DependencyMissingError)) throw error;
+    log(
+      `No report: ${error.message} Then run npm start again (or irt-router demo). The demo itself does not need them.`,
+    );
+  }
 }
 
 /** The built-in demo's `--json` document. */
@@ -121,7 +163,7 @@ export function agentDemoJson(report: Awaited<ReturnType<typeof runAgentDemo>>) 
     })),
     routed: report.routed,
     strongestOnly: report.strongestOnly,
-    learning: report.learning,
+    learning: { newModel: report.learning.newModel, twinOf: report.learning.twinOf, rounds: report.learning.rounds },
   };
 }
 
@@ -215,10 +257,7 @@ async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | unde
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
       if (!warned) {
-        // About 25 prompts/s on 2 cores with the offline encoder; the vectors are cached for every later run.
-        log(
-          `Embedding ${total} prompts the first time takes about ${Math.max(1, Math.round(total / 25 / 60))} min; later runs read the cache.`,
-        );
+        log(embeddingNotice(ds.name, total, cacheDir));
         warned = true;
       }
       progress ??= new Progress({ label: "embedding", total, unit: "prompts", stream: process.stderr });

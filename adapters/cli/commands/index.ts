@@ -9,4 +9,5 @@ export const commands: Record<string, () => Promise<CliCommand<any>>> = {
   explain: async () => (await import("./explain.js")).command,
   calibrate: async () => (await import("./calibrate.js")).command,
   predict: async () => (await import("./predict.js")).command,
+  report: async () => (await import("./report.js")).command,
 };

@@ -11,7 +11,7 @@ import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
 import { loadPretrained, loadScorer } from "../../artifact/load.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
-import { embeddingCacheDir, peekCachedEmbeddings } from "../../data/embedding-cache.js";
+import { embeddingCacheDir, embeddingNotice, peekCachedEmbeddings } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
 import { sampleItems } from "../../learning/probe-bank.js";
 import type { CliCommand } from "../command.js";
@@ -86,8 +86,10 @@ async function itemParameters(scorer: IrtMoeScorer, ds: CorrectnessDataset, cach
     cached ??
     (await getDatasetEmbeddings(ds, {
       ...options,
-      onProgress: (p) =>
-        (bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" })).update(p.done),
+      onProgress: (p) => {
+        if (!bar) process.stderr.write(`${embeddingNotice(ds.name, p.total, cacheDir)}\n`);
+        (bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" })).update(p.done);
+      },
     }));
   bar?.finish();
   const d = scorer.abilityDim;

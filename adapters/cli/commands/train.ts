@@ -128,6 +128,10 @@ export const command: CliCommand<typeof schema> = {
     let status = "";
     const t0 = performance.now();
     const encoder = args.encoder ? await encoderByName(args.encoder) : undefined;
+    err.write(
+      `Training on ${names.join(", ")} for at most ${config.maxEpochs ?? DEFAULT_IRT_MOE_CONFIG.maxEpochs} epochs (early stopping on ` +
+        "validation): minutes on 2 cores; the bar shows the rate and the ETA, embeddings come from the cache when there.\n",
+    );
     const result = await trainScorerPipeline(names, {
       seed: args.seed ?? 1,
       ...(encoder && { encoder }),
