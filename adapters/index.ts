@@ -2,7 +2,8 @@
  * Everything that touches the outside world: embedding providers, dataset loaders,
  * artifact files and stores. The library in `src/` stays free of network and disk I/O.
  */
-export { getTf } from "./tf.js";
+export { getTf, TF_PACKAGES } from "./tf.js";
+export type { TfPackage } from "./tf.js";
 export * from "./data/index.js";
 export { HuggingFaceEncoder, parseRetryAfter } from "./encoders/huggingface.js";
 export type {

@@ -11,6 +11,7 @@ export type IrtRouterErrorCode =
   | "ENCODER_MISMATCH"
   | "ENCODER_INPUT"
   | "ENCODER_UNAVAILABLE"
+  | "DEPENDENCY_MISSING"
   | "EMBEDDING_PROVIDER"
   | "ARTIFACT_INTEGRITY"
   | "ARTIFACT_FORMAT"
@@ -102,6 +103,21 @@ export class EncoderMismatchError extends IrtRouterError {
 export class EncoderInputError extends IrtRouterError {
   constructor(message: string, options: IrtRouterErrorOptions = {}) {
     super("ENCODER_INPUT", message, options);
+  }
+}
+
+/**
+ * An optional package a feature needs is not installed (e.g. `@tensorflow/tfjs` for USE-lite or training). The
+ * message names the packages with the exact `npm install` command and, where one exists, the alternative that needs
+ * none; `details.packages` lists them as `name@version`.
+ */
+export class MissingDependencyError extends IrtRouterError {
+  constructor(
+    readonly packages: readonly string[],
+    message: string,
+    options: Omit<IrtRouterErrorOptions, "details"> = {},
+  ) {
+    super("DEPENDENCY_MISSING", message, { ...options, details: { packages: [...packages] } });
   }
 }
 

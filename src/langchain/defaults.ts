@@ -39,6 +39,7 @@ export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: Qu
         {
           path: "scorer",
           file: error.file,
+          details: error.details,
           cause: error,
         },
       );
