@@ -1,16 +1,18 @@
-import {
-  InferenceClient,
-  InferenceClientHubApiError,
-  InferenceClientInputError,
-  InferenceClientProviderApiError,
-  InferenceClientProviderOutputError,
-  InferenceClientRoutingError,
-} from "@huggingface/inference";
+import type { InferenceClient } from "@huggingface/inference";
 import { z } from "zod";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { assertTexts, describe, toCheckedVector } from "../../src/encoders/vectors.js";
 import { EmbeddingProviderError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
+
+type HuggingFaceModule = typeof import("@huggingface/inference");
+let huggingFace: Promise<HuggingFaceModule> | undefined;
+
+/** The client library, imported on the first request (about 140 ms of module loading that routing never needs). */
+function loadHuggingFace(): Promise<HuggingFaceModule> {
+  huggingFace ??= import("@huggingface/inference");
+  return huggingFace;
+}
 
 const httpUrl = z
   .string()
@@ -115,14 +117,13 @@ export class HuggingFaceEncoder implements QueryEncoder {
   readonly id: string;
   readonly dim: number;
   private readonly options: ResolvedOptions;
-  private readonly client: InferenceClient;
+  private client?: InferenceClient;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: HuggingFaceEncoderOptions) {
     this.options = parseWith(optionsSchema, options, "HuggingFaceEncoder options");
     this.id = this.options.id ?? `huggingface:${this.options.model}`;
     this.dim = this.options.dim;
-    this.client = new InferenceClient(this.options.accessToken ?? "");
     this.sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   }
 
@@ -215,6 +216,8 @@ export class HuggingFaceEncoder implements QueryEncoder {
     else args.provider = provider ?? "hf-inference";
     if (normalize !== undefined) args.normalize = normalize;
     if (truncate !== undefined) args.truncate = truncate;
+    const hf = await loadHuggingFace();
+    this.client ??= new hf.InferenceClient(this.options.accessToken ?? "");
     try {
       return await this.client.featureExtraction(args as never, {
         // The client's own 503 handling retries forever; ours is bounded.
@@ -223,11 +226,20 @@ export class HuggingFaceEncoder implements QueryEncoder {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      throw new AttemptError(this.classify(err, retryAfterMs));
+      throw new AttemptError(this.classify(err, retryAfterMs, hf));
     }
   }
 
-  private classify(err: unknown, retryAfterMs: number | undefined): AttemptFailure {
+  /** `hf`: the client library, when it was loaded (its error classes); without it only generic errors match. */
+  private classify(err: unknown, retryAfterMs: number | undefined, hf?: HuggingFaceModule): AttemptFailure {
+    const none = class {} as never; // matches no error
+    const {
+      InferenceClientHubApiError = none,
+      InferenceClientInputError = none,
+      InferenceClientProviderApiError = none,
+      InferenceClientProviderOutputError = none,
+      InferenceClientRoutingError = none,
+    } = hf ?? ({} as Partial<HuggingFaceModule>);
     const src = this.source();
     // Provider errors, and Hub errors from resolving which provider serves the model.
     if (err instanceof InferenceClientProviderApiError || err instanceof InferenceClientHubApiError) {
