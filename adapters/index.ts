@@ -2,7 +2,8 @@
  * Everything that touches the outside world: embedding providers, dataset loaders,
  * artifact files and stores. The library in `src/` stays free of network and disk I/O.
  */
-export { getTf } from "./tf.js";
+export { getTf, TF_PACKAGES } from "./tf.js";
+export type { TfPackage } from "./tf.js";
 export * from "./data/index.js";
 export { HuggingFaceEncoder, parseRetryAfter } from "./encoders/huggingface.js";
 export type {
@@ -41,4 +42,4 @@ export {
 } from "./learning/multiple-choice.js";
 export type { MultipleChoiceProbes, MultipleChoiceProbesOptions } from "./learning/multiple-choice.js";
 /** Raised by `irt-router report` (and anything else needing an optional peer dependency) when it is not installed. */
-export { DependencyMissingError } from "../src/errors.js";
+export { MissingDependencyError } from "../src/errors.js";

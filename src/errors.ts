@@ -11,6 +11,7 @@ export type IrtRouterErrorCode =
   | "ENCODER_MISMATCH"
   | "ENCODER_INPUT"
   | "ENCODER_UNAVAILABLE"
+  | "DEPENDENCY_MISSING"
   | "EMBEDDING_PROVIDER"
   | "ARTIFACT_INTEGRITY"
   | "ARTIFACT_FORMAT"
@@ -21,8 +22,7 @@ export type IrtRouterErrorCode =
   | "STORE_LOCKED"
   | "TRAINING_FAILED"
   | "CACHE_UNUSABLE"
-  | "MODEL_FAULT"
-  | "DEPENDENCY_MISSING";
+  | "MODEL_FAULT";
 
 export interface IrtRouterErrorOptions {
   /** Dotted path of the bad field in an options object or config file. */
@@ -106,6 +106,22 @@ export class EncoderInputError extends IrtRouterError {
   }
 }
 
+/**
+ * An optional package a feature needs is not installed (e.g. `@tensorflow/tfjs` for USE-lite or training, vega for the
+ * report). The
+ * message names the packages with the exact `npm install` command and, where one exists, the alternative that needs
+ * none; `details.packages` lists them as `name@version`.
+ */
+export class MissingDependencyError extends IrtRouterError {
+  constructor(
+    readonly packages: readonly string[],
+    message: string,
+    options: Omit<IrtRouterErrorOptions, "details"> = {},
+  ) {
+    super("DEPENDENCY_MISSING", message, { ...options, details: { packages: [...packages] } });
+  }
+}
+
 /** A remote embedding provider failed (auth, rate limit after retries, bad response). */
 export class EmbeddingProviderError extends IrtRouterError {
   readonly status?: number;
@@ -171,13 +187,6 @@ export class StoreLockedError extends IrtRouterError {
 export class EncoderUnavailableError extends IrtRouterError {
   constructor(message: string, options: IrtRouterErrorOptions = {}) {
     super("ENCODER_UNAVAILABLE", message, options);
-  }
-}
-
-/** An optional peer dependency a feature needs is not installed; the message names the packages to install. */
-export class DependencyMissingError extends IrtRouterError {
-  constructor(message: string, options: IrtRouterErrorOptions = {}) {
-    super("DEPENDENCY_MISSING", message, options);
   }
 }
 

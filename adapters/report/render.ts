@@ -1,11 +1,11 @@
 /**
  * Renders the report: each figure's Vega-Lite spec compiled by vega-lite and drawn to SVG by vega's headless View
  * (no browser, no canvas), then the page and the SVG files written to a folder. vega and vega-lite are optional peer
- * dependencies, loaded only here: without them `writeReport` throws a DependencyMissingError naming them.
+ * dependencies, loaded only here: without them `writeReport` throws a MissingDependencyError naming them.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { DependencyMissingError } from "../../src/errors.js";
+import { MissingDependencyError } from "../../src/errors.js";
 import { buildFigures } from "../../src/report/build.js";
 import { reportHtml } from "../../src/report/html.js";
 import type { Figure, OmittedFigure, ReportData } from "../../src/report/types.js";
@@ -18,16 +18,17 @@ interface VegaModules {
   readonly vegaLite: typeof import("vega-lite");
 }
 
-/** Loads vega and vega-lite, or throws a DependencyMissingError saying what to install. */
+/** Loads vega and vega-lite, or throws a MissingDependencyError saying what to install. */
 export async function loadVega(): Promise<VegaModules> {
   try {
     const [vega, vegaLite] = await Promise.all([import("vega"), import("vega-lite")]);
     return { vega, vegaLite };
   } catch (e) {
-    throw new DependencyMissingError(
+    throw new MissingDependencyError(
+      VEGA_PACKAGES.split(" "),
       `The report needs the optional packages vega and vega-lite, which are not installed (${(e as Error).message.split("\n")[0]}). ` +
         `Install them beside irt-router: npm install --save-exact ${VEGA_PACKAGES}`,
-      { details: { packages: ["vega", "vega-lite"] } },
+      { cause: e },
     );
   }
 }

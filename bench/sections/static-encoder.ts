@@ -2,7 +2,7 @@
  * `npm run bench -- static-encoder`: the static encoder against USE-lite in this one process: embedding latency of
  * one new text (20, 200 and 1,000 tokens; no cache), and the full routing decision on a router cache miss
  * (`IrtRouter.decide`: encode + score 50 models + cost-aware policy) with each encoder. The install size and the time
- * to the first routed call of a fresh process are measured by `npm run bench:install` (bench/install-size.ts).
+ * to the first routed call of a fresh process are measured by `npm run bench -- install` (bench/sections/install.ts).
  */
 import { cpus, loadavg } from "node:os";
 import { FakeListChatModel } from "@langchain/core/utils/testing";

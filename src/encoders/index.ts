@@ -9,4 +9,4 @@ export type { SentencePieceVocabulary, SentencePieceOptions } from "./sentencepi
 export { LruCache } from "./lru.js";
 export { checkTexts, findLoneSurrogate } from "./text.js";
 export type { CheckTextsOptions, LoneSurrogatePolicy } from "./text.js";
-export { EncoderInputError, CacheError } from "../errors.js";
+export { EncoderInputError, CacheError, MissingDependencyError } from "../errors.js";

@@ -134,7 +134,9 @@ export class ScoringContextLoader {
     let encoder: QueryEncoder | undefined;
     const { scorer: scorerOption, encoder: encoderOption } = this.options;
     if (scorerOption === undefined) {
-      ({ scorer, encoder } = await loadDefaultScorer());
+      const loaded = await loadDefaultScorer();
+      ({ scorer, encoder } = loaded);
+      if (loaded.notice) this.warnings.warn("default-scorer", loaded.notice);
     } else {
       scorer = typeof scorerOption === "function" ? await scorerOption() : scorerOption;
       assertScorerShape(scorer);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { command as demo } from "../../adapters/cli/commands/demo.js";
 import { loadVega } from "../../adapters/report/render.js";
-import { DependencyMissingError } from "../../src/errors.js";
+import { MissingDependencyError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
 import { rejectedWith } from "../errors.js";
 
@@ -18,7 +18,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe("without the optional vega packages", () => {
   it("the report fails with a typed error naming the packages to install", async () => {
-    const e = await rejectedWith(DependencyMissingError, loadVega());
+    const e = await rejectedWith(MissingDependencyError, loadVega());
     expect(e.code).toBe("DEPENDENCY_MISSING");
     expect(e.message).toMatch(/npm install --save-exact vega@6\.4\.0 vega-lite@6\.5\.0/);
   });

