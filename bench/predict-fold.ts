@@ -27,6 +27,8 @@ export interface ModelOutcome {
   readonly irt: Record<string, { accuracy: number; lo: number; hi: number; probes: number }>;
   /** probe-accuracy by probe count (10, 50). */
   readonly probe: Record<string, number>;
+  /** irt-moe-cal by probe count (bench/predict-calibrate.ts; computed at report time, not cached). */
+  readonly cal?: Record<string, { accuracy: number; lo: number; hi: number }>;
 }
 
 export interface FoldResult {
@@ -40,6 +42,8 @@ export interface FoldResult {
   readonly epochs: number;
   readonly trainSeconds: number;
   readonly models: ModelOutcome[];
+  /** The cross-fitted calibration of irt-moe-cal (report time only). */
+  readonly calibration?: { readonly shrinkWeight: number; readonly shiftVariance: number };
 }
 
 /** Seed of one model's probe draw: the same items for irt-moe and probe-accuracy; 10 probes are the first 10 of the 50. */

@@ -8,8 +8,9 @@
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../src/eval/bootstrap.js";
 import { foldFigures, type FoldFigures } from "./predict-folds.js";
 import type { FoldResult, ModelOutcome } from "./predict-fold.js";
+import { withCalibration } from "./predict-calibrate.js";
 
-export const METHODS = ["irt-moe", "mean-accuracy", "embedllm-mf", "probe-accuracy"] as const;
+export const METHODS = ["irt-moe", "irt-moe-cal", "mean-accuracy", "embedllm-mf", "probe-accuracy"] as const;
 export type PredictMethod = (typeof METHODS)[number];
 
 /** One row of `--json`. */
@@ -24,7 +25,9 @@ export interface PredictRow {
   readonly kendall: number;
   /** Paired 95% interval of this method's MAE minus irt-moe's at the same probe count (absent for irt-moe). */
   readonly diffVsIrtCi95?: [number, number];
-  /** irt-moe only: the share of (category, model, seed) whose observed accuracy lies in the 95% interval. */
+  /** Paired 95% interval of this method's MAE minus irt-moe-cal's at the same probe count (baselines only). */
+  readonly diffVsCalCi95?: [number, number];
+  /** irt-moe and irt-moe-cal: the share of (category, model, seed) whose observed accuracy lies in the 95% interval. */
   readonly coverage?: number;
 }
 
@@ -40,7 +43,7 @@ export interface CategoryRow {
 export function reportedPairs(probeCounts: readonly number[]): { probes: number; method: PredictMethod }[] {
   const out: { probes: number; method: PredictMethod }[] = [];
   for (const probes of probeCounts) {
-    out.push({ probes, method: "irt-moe" });
+    out.push({ probes, method: "irt-moe" }, { probes, method: "irt-moe-cal" });
     if (probes === 0) out.push({ probes, method: "mean-accuracy" }, { probes, method: "embedllm-mf" });
     else out.push({ probes, method: "probe-accuracy" });
   }
@@ -52,6 +55,8 @@ export function predictionOf(o: ModelOutcome, method: PredictMethod, probes: num
   switch (method) {
     case "irt-moe":
       return o.irt[probes]!.accuracy;
+    case "irt-moe-cal":
+      return o.cal![probes]!.accuracy;
     case "mean-accuracy":
       return o.meanAccuracy;
     case "embedllm-mf":
@@ -85,10 +90,11 @@ const finiteMean = (v: readonly number[]) => {
  */
 export function summarisePredict(
   dataset: string,
-  results: readonly FoldResult[],
+  input: readonly FoldResult[],
   probeCounts: readonly number[],
   bootstrapSeed = 7,
 ): { rows: PredictRow[]; categories: CategoryRow[] } {
+  const results = withCalibration(input, probeCounts);
   const byCategory = new Map<string, FoldResult[]>();
   for (const r of results) byCategory.set(r.category, [...(byCategory.get(r.category) ?? []), r]);
   const names = [...byCategory.keys()].sort();
@@ -117,20 +123,20 @@ export function summarisePredict(
       spearman: finiteMean(figs.map((f) => f.spearman)),
       kendall: finiteMean(figs.map((f) => f.kendall)),
     };
+    if (method === "irt-moe-cal") {
+      const irt = maes.get(`irt-moe@${probes}`)!.map((f) => 100 * f.mae);
+      return { ...row, diffVsIrtCi95: bootstrapDiffCi(points, irt, plan), coverage: coverage(results, method, probes) };
+    }
     if (method !== "irt-moe") {
       const irt = maes.get(`irt-moe@${probes}`)!.map((f) => 100 * f.mae);
-      return { ...row, diffVsIrtCi95: bootstrapDiffCi(points, irt, plan) };
+      const cal = maes.get(`irt-moe-cal@${probes}`)!.map((f) => 100 * f.mae);
+      return {
+        ...row,
+        diffVsIrtCi95: bootstrapDiffCi(points, irt, plan),
+        diffVsCalCi95: bootstrapDiffCi(points, cal, plan),
+      };
     }
-    let inside = 0;
-    let total = 0;
-    for (const r of results) {
-      for (const o of r.models) {
-        const p = o.irt[probes]!;
-        total++;
-        if (o.truth >= p.lo && o.truth <= p.hi) inside++;
-      }
-    }
-    return { ...row, coverage: total > 0 ? inside / total : NaN };
+    return { ...row, coverage: coverage(results, method, probes) };
   });
   const categories = names.map((c, k): CategoryRow => {
     const mae: Record<string, number> = {};
@@ -140,18 +146,33 @@ export function summarisePredict(
   return { rows, categories };
 }
 
+/** The share of (category, model, seed) whose observed accuracy lies inside the method's 95% interval. */
+function coverage(results: readonly FoldResult[], method: "irt-moe" | "irt-moe-cal", probes: number): number {
+  let inside = 0;
+  let total = 0;
+  for (const r of results) {
+    for (const o of r.models) {
+      const p = method === "irt-moe" ? o.irt[probes]! : o.cal![probes]!;
+      total++;
+      if (o.truth >= p.lo && o.truth <= p.hi) inside++;
+    }
+  }
+  return total > 0 ? inside / total : NaN;
+}
+
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "-");
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "-");
+const ci = (v: readonly [number, number] | undefined) => (v ? `[${f1(v[0])}, ${f1(v[1])}]` : "-");
 
 /** Markdown tables of one dataset (overall, then per category). */
 export function formatPredictMarkdown(rows: readonly PredictRow[], categories: readonly CategoryRow[]): string {
   const lines = [
-    "| probes | method | MAE (points) | 95% CI | minus irt-moe, 95% CI | Spearman | Kendall | irt-moe 95% interval coverage |",
-    "|---|---|---|---|---|---|---|---|",
+    "| probes | method | MAE (points) | 95% CI | minus irt-moe, 95% CI | minus irt-moe-cal, 95% CI | Spearman | Kendall | 95% interval coverage |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
         `| ${r.probes} | ${r.method} | ${f1(r.mae)} | [${f1(r.maeCi95[0])}, ${f1(r.maeCi95[1])}] | ` +
-        `${r.diffVsIrtCi95 ? `[${f1(r.diffVsIrtCi95[0])}, ${f1(r.diffVsIrtCi95[1])}]` : "-"} | ${f2(r.spearman)} | ${f2(r.kendall)} | ` +
+        `${ci(r.diffVsIrtCi95)} | ${ci(r.diffVsCalCi95)} | ${f2(r.spearman)} | ${f2(r.kendall)} | ` +
         `${r.coverage !== undefined ? `${(100 * r.coverage).toFixed(0)}%` : "-"} |`,
     ),
   ];
