@@ -19,12 +19,12 @@ import { OnlineLearner, type LearnerOptions } from "../src/learning/index.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import type { SimWorld } from "./online-sim.js";
 import { calibrationSetup, fitAbilityMap, mean, median, predictedAccuracyOf, probesToTolerance } from "./online-sim.js";
-import { validationWorld } from "./online-world.js";
+import { defaultLeaveOut, validationWorld } from "./online-world.js";
 
 const { values } = parseArgs({
   options: {
     dataset: { type: "string", default: "mmlu-pro-29models" },
-    "leave-out": { type: "string", default: "top:3,random:2" },
+    "leave-out": { type: "string" },
     seeds: { type: "string", default: "1,2,3,4,5" },
     strategies: { type: "string", default: "fisher,accuracy,random" },
     "random-orders": { type: "string", default: "5" },
@@ -46,7 +46,9 @@ const cap = Number(values.cap);
 const strategies = values.strategies.split(",");
 
 const world = (seed: number): Promise<SimWorld> =>
-  validationWorld(tf, ds, emb, split, values["leave-out"], seed, (s) => process.stderr.write(`${s}\n`));
+  validationWorld(tf, ds, emb, split, values["leave-out"] ?? defaultLeaveOut(ds.name), seed, (s) =>
+    process.stderr.write(`${s}\n`),
+  );
 
 const rows: {
   seed: number;

@@ -22,7 +22,7 @@ import { splitIndices } from "../src/data/split.js";
 import { parseWith } from "../src/util/validate.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import { simulateSeed, type RouterName, type SeedResult } from "./online-sim.js";
-import { benchSimConfig, CHECKPOINTS, validationWorld } from "./online-world.js";
+import { benchSimConfig, CHECKPOINTS, defaultLeaveOut, validationWorld } from "./online-world.js";
 
 const numberList = (what: string, item: z.ZodNumber) =>
   z
@@ -34,7 +34,7 @@ const numberList = (what: string, item: z.ZodNumber) =>
 const argsSchema = z
   .object({
     dataset: z.string().min(1).default("mmlu-pro-29models"),
-    "leave-out": z.string().min(1).default("top:3,random:2"),
+    "leave-out": z.string().min(1).optional(),
     "data-root": z.string().optional(),
     seeds: numberList("seeds", z.number().int().min(1).max(20)).default([1, 2, 3, 4, 5]),
     inflate: numberList("inflate", z.number().positive().max(1000)).default([1, 3, 10]),
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     ds.items.map((it) => it.id),
   );
   const emb = await embeddingsFor(ds, log);
+  const leaveOut = args["leave-out"] ?? defaultLeaveOut(ds.name);
 
   const rows = new Map<string, Row>();
   const add = (label: string, r: SeedResult, router: RouterName) => {
@@ -78,11 +79,11 @@ async function main(): Promise<void> {
     rows.set(label, row);
   };
   for (const seed of args.seeds) {
-    const world = await validationWorld(tf, ds, emb, split, args["leave-out"], seed, log);
+    const world = await validationWorld(tf, ds, emb, split, leaveOut, seed, log);
     for (const inflate of args.inflate) {
       for (const [k, kappa] of args.kappa.entries()) {
         const ts = performance.now();
-        const routers: RouterName[] = k === 0 ? ["learning", "greedy", "learningUcb"] : ["learningUcb"];
+        const routers: RouterName[] = k === 0 ? ["thompson", "greedy", "learningUcb"] : ["learningUcb"];
         const r = await simulateSeed(world, {
           ...benchSimConfig(seed),
           ucbKappa: kappa,
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
             add("oracle", r, "oracle");
           }
           add(`greedy, inflate ${inflate}`, r, "greedy");
-          add(`Thompson, inflate ${inflate}`, r, "learning");
+          add(`Thompson, inflate ${inflate}`, r, "thompson");
         }
         add(`UCB, inflate ${inflate}, kappa ${kappa}`, r, "learningUcb");
         log(`seed ${seed} inflate ${inflate} kappa ${kappa}: ${((performance.now() - ts) / 1000).toFixed(1)} s`);
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
   const k1000 = CHECKPOINTS.indexOf(1000);
   const k3000 = CHECKPOINTS.indexOf(3000);
   console.log(
-    `${ds.name}, leave-out ${args["leave-out"]}, seeds ${args.seeds.join(",")}: VALIDATION routing accuracy (%) after N bandit events, ` +
+    `${ds.name}, leave-out ${leaveOut}, seeds ${args.seeds.join(",")}: VALIDATION routing accuracy (%) after N bandit events, ` +
       `means over seeds (${split.val.length} validation items); static ${pct(st)}, oracle ${pct(or)}, gap ${(100 * (or - st)).toFixed(2)} points.`,
   );
   console.log(

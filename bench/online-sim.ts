@@ -89,13 +89,28 @@ export interface SeedResult {
   }[];
   /** Share of exploring-router events routed to held-out models. */
   readonly heldOutShare: number;
+  /** Events actually streamed: the last checkpoint, or fewer when the train split is smaller. */
+  readonly streamEvents: number;
   /** Known-model prior scale the posterior routers used (fitted on the train split; null: the learner default). */
   readonly knownScale: number | null;
   /** Per test item: oracle minus static correctness (for pooled bootstrap intervals). */
   readonly gapDiffs: Float64Array;
 }
 
-const ROUTERS = ["learning", "learningUcb", "greedy", "sgdEpsilon", "static", "oracle", "epsilonGreedy"] as const;
+/**
+ * "learning": the learner at its default exploration (the library's defaults: what a user gets); "thompson": Thompson
+ * sampling; "learningUcb": UCB at `ucbKappa`; "greedy": no exploration; the rest are baselines.
+ */
+const ROUTERS = [
+  "learning",
+  "thompson",
+  "learningUcb",
+  "greedy",
+  "sgdEpsilon",
+  "static",
+  "oracle",
+  "epsilonGreedy",
+] as const;
 export type RouterName = (typeof ROUTERS)[number];
 
 function logit(alphas: Float32Array, d: number, i: number, theta: ArrayLike<number>, beta: number): number {
@@ -280,6 +295,10 @@ export async function probesToTolerance(args: {
   modelId: string;
   setup: CalibrationSetup;
   strategy: "fisher" | "accuracy" | "random";
+  /** Share of probes asked in random order, interleaved with the strategy's (calibrateModel's `randomShare`). */
+  randomShare?: number;
+  /** When the random probes start (calibrateModel's `mixRandom`). */
+  mixRandom?: "always" | "on-conflict";
   seed: number;
   cap: number;
   tolerance: number;
@@ -315,6 +334,8 @@ export async function probesToTolerance(args: {
       probes: setup.bank,
       budget,
       strategy,
+      ...(args.randomShare !== undefined ? { randomShare: args.randomShare } : {}),
+      ...(args.mixRandom !== undefined ? { mixRandom: args.mixRandom } : {}),
       seed: args.seed,
       targetSd: 0,
       ask: async (probe) => setup.label.get(Number(probe.id))!,
@@ -383,12 +404,12 @@ export async function simulateSeed(
   const perItem: Record<string, Float64Array> = {};
 
   // Posterior routers (through the public OnlineLearner API).
-  const runPosterior = (name: RouterName, explore: Exploration | "frozen") => {
+  // "default": the learner's own exploration defaults (explore, ucbKappa), as a user gets them.
+  const runPosterior = (name: RouterName, explore: Exploration | "frozen" | "default") => {
     const learner = new OnlineLearner(known, {
       ...learnerOpts,
       seed: cfg.seed,
-      ucbKappa: cfg.ucbKappa,
-      explore: explore === "frozen" ? "none" : explore,
+      ...(explore === "default" ? {} : { ucbKappa: cfg.ucbKappa, explore: explore === "frozen" ? "none" : explore }),
     });
     for (const m of w.heldOut) learner.addModel(ids[m]!);
     const post = ids.map((id) => learner.posterior(id));
@@ -428,7 +449,8 @@ export async function simulateSeed(
   const runs = (name: RouterName) =>
     !cfg.routers || cfg.routers.includes(name) || name === "static" || name === "oracle";
   const t0 = performance.now();
-  const heldOutShare = runs("learning") ? runPosterior("learning", "thompson") : NaN;
+  const heldOutShare = runs("learning") ? runPosterior("learning", "default") : NaN;
+  if (runs("thompson")) runPosterior("thompson", "thompson");
   if (runs("learningUcb")) runPosterior("learningUcb", "ucb");
   if (runs("greedy")) runPosterior("greedy", "none");
   runPosterior("static", "frozen");
@@ -560,6 +582,7 @@ export async function simulateSeed(
     gap,
     calibration,
     heldOutShare,
+    streamEvents: maxEvents,
     knownScale: w.knownPrior?.scale ?? null,
     gapDiffs,
   };

@@ -1,12 +1,14 @@
 /**
  * `npm run bench:online [-- --quick] [--dataset <name-or-folder>] [--leave-out top:3,random:2] [--seeds 5]`
  *
+ * Each built-in dataset has its own leave-out (`DEFAULT_LEAVE_OUT`, bench/online-world.ts); a full run of a dataset at
+ * its default writes bench/results/online-<dataset>.json and that dataset's results block of docs/online.md.
+ *
  * Simulation benchmark of online ability learning on real data (issue #10 item 6): leave models out of
  * the item model's training, stream the train split as bandit feedback (only the chosen model's label
  * is revealed), report test-split routing accuracy at checkpoints for the learning routers and the
  * baselines, the static-to-oracle gap with a paired bootstrap interval, and adaptive calibration.
- * Writes bench/results/online.json and the results block of docs/online.md (full runs only unless
- * `--write` is given).
+ * Writes those files for full runs at the dataset's default leave-out only, unless `--write` is given.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -23,7 +25,7 @@ import { parseWith } from "../src/util/validate.js";
 import { embeddingsFor } from "./online-embeddings.js";
 import { renderOnlineResults, type OnlineSummary } from "./online-report.js";
 import { itemBootstrapCi, median, simulateSeed, type SeedResult } from "./online-sim.js";
-import { benchSimConfig, buildWorld, CHECKPOINTS, SIM_SCORER_CONFIG } from "./online-world.js";
+import { benchSimConfig, buildWorld, CHECKPOINTS, defaultLeaveOut, SIM_SCORER_CONFIG } from "./online-world.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -37,7 +39,7 @@ const argsSchema = z
         /^(top:\d+|random:\d+|[^,:]+)(,(top:\d+|random:\d+|[^,:]+))*$/,
         "use e.g. top:3,random:2 or model ids separated by commas",
       )
-      .default("top:3,random:2"),
+      .optional(),
     seeds: z.coerce.number().int().min(1).max(20).optional(),
     "data-root": z.string().optional(),
     write: z.boolean().default(false),
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
   log(
     `bench:online: ${ds.name} ${ds.items.length} items, ${ds.models.length} models; train ${split.train.length} val ${split.val.length} test ${split.test.length}`,
   );
+  const leaveOut = args["leave-out"] ?? defaultLeaveOut(ds.name);
   const emb = await embeddingsFor(ds, log);
   log(`  embeddings: ${emb.source} (${emb.dim}-d)`);
   const { tf } = await getTf();
@@ -96,9 +99,9 @@ async function main(): Promise<void> {
       `seed-${createHash("sha256")
         .update(
           JSON.stringify({
-            v: 5,
+            v: 6,
             data: ds.source.sha256,
-            spec: args["leave-out"],
+            spec: leaveOut,
             config,
             emb: emb.source.replace(/ \(.*$/, ""),
             seed,
@@ -117,7 +120,7 @@ async function main(): Promise<void> {
       log(`seed ${seed}: cached result ${cached}`);
       continue;
     }
-    const world = await buildWorld(tf, ds, emb, split, args["leave-out"], config, seed, log);
+    const world = await buildWorld(tf, ds, emb, split, leaveOut, config, seed, log);
     const r = await simulateSeed(world, benchSimConfig(seed), log);
     results.push(r);
     mkdirSync(dirname(cached), { recursive: true });
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
       `  static ${fmt(c.static![0]!)} oracle ${fmt(c.oracle![0]!)} gap ${r.gap.points.toFixed(2)} [${r.gap.ci95.map((v) => v.toFixed(2)).join(", ")}]`,
     );
     log(
-      `  learning ${c.learning!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")} | ucb ${c.learningUcb!.map(fmt).join(" ")}`,
+      `  default ${c.learning!.map(fmt).join(" ")} | UCB ${c.learningUcb!.map(fmt).join(" ")} | greedy ${c.greedy!.map(fmt).join(" ")}`,
     );
     log(`  sgdEps ${c.sgdEpsilon!.map(fmt).join(" ")} | epsGreedy ${c.epsilonGreedy!.map(fmt).join(" ")}`);
     log(
@@ -140,7 +143,7 @@ async function main(): Promise<void> {
   }
   const summary = summarise(results, {
     dataset: ds.name,
-    leaveOutSpec: args["leave-out"],
+    leaveOutSpec: leaveOut,
     embeddings: emb.source,
     config,
     seconds: (performance.now() - t0) / 1000,
@@ -158,19 +161,20 @@ async function main(): Promise<void> {
     detail: summary.detail,
   };
   const defaultRun =
-    args.dataset === "mmlu-pro-29models" &&
-    args["leave-out"] === "top:3,random:2" &&
-    !args.quick &&
-    !args.seeds &&
-    !args.epochs &&
-    !args["only-seed"];
+    leaveOut === defaultLeaveOut(ds.name) && !args.quick && !args.seeds && !args.epochs && !args["only-seed"];
   if (defaultRun || args.write) {
-    writeFileSync(join(here, "results", "online.json"), `${JSON.stringify(json, null, 2)}\n`);
+    const jsonName = `online-${ds.name}.json`;
+    writeFileSync(join(here, "results", jsonName), `${JSON.stringify(json, null, 2)}\n`);
     const docPath = join(here, "..", "docs", "online.md");
-    const doc = existsSync(docPath) ? readFileSync(docPath, "utf8") : "<!-- results:start -->\n<!-- results:end -->\n";
-    const block = `<!-- results:start -->\n${renderOnlineResults(summary)}\n<!-- results:end -->`;
-    writeFileSync(docPath, doc.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, block));
-    log(`bench:online: wrote bench/results/online.json and docs/online.md`);
+    const start = `<!-- results:${ds.name}:start -->`;
+    const end = `<!-- results:${ds.name}:end -->`;
+    const doc = existsSync(docPath) ? readFileSync(docPath, "utf8") : "";
+    const block = `${start}\n${renderOnlineResults(summary)}\n${end}`;
+    const at = doc.indexOf(start);
+    const next =
+      at >= 0 ? doc.slice(0, at) + block + doc.slice(doc.indexOf(end, at) + end.length) : `${doc}\n${block}\n`;
+    writeFileSync(docPath, next);
+    log(`bench:online: wrote bench/results/${jsonName} and the ${ds.name} block of docs/online.md`);
   } else {
     process.stdout.write(`${renderOnlineResults(summary)}\n`);
     log(`bench:online: not the default full run (or --write not given): results printed, files left unchanged`);
@@ -220,6 +224,7 @@ function summarise(
       return s.curves.learning!.map((v) => (v - st) / (or - st));
     }),
     heldOutShare: meanOf(results.map((s) => s.heldOutShare)),
+    streamEvents: Math.min(...results.map((s) => s.streamEvents ?? CHECKPOINTS[CHECKPOINTS.length - 1]!)),
     calibration: {
       adaptiveProbes: median(cal.map((c) => c.adaptiveProbes)),
       randomProbes: median(cal.flatMap((c) => c.randomProbes)),

@@ -26,9 +26,10 @@ import { FeedbackError, ValidationError } from "../errors.js";
 import { functionSchema, parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 import type { OnlineLearner } from "./learner.js";
-import { predictiveP, type AbilityPosterior } from "./posterior.js";
-import { seededRng } from "../util/random.js";
 import { ItemTracker } from "./tracker.js";
+import { bankAccuracy, ProbePicker } from "./probe-picker.js";
+
+export { DEFAULT_MIX_RANDOM, DEFAULT_RANDOM_SHARE, shuffledIndices } from "./probe-picker.js";
 
 /**
  * A bank of probe items: ids with their IRT parameters (never texts or answers).
@@ -81,6 +82,17 @@ const optionsSchema = z
     modelId: z.string().min(1),
     budget: z.number().int().positive(),
     strategy: z.enum(["accuracy", "fisher", "random"]).default("accuracy"),
+    /**
+     * Share of the probes asked in the seeded random order, interleaved with the strategy's (0: none; 1: all).
+     * Default `DEFAULT_RANDOM_SHARE`. Ignored by strategy "random".
+     */
+    randomShare: z.number().min(0).max(1).optional(),
+    /**
+     * When the random probes start: "always" from the first probe, "on-conflict" once the answers contradict the
+     * prior (the sequential score test |sum(y - p) / sqrt(sum p (1 - p))| > 2, p the predictive p each probe had
+     * when asked, after at least 3 answers). Default `DEFAULT_MIX_RANDOM`.
+     */
+    mixRandom: z.enum(["always", "on-conflict"]).optional(),
     /** Stop once the sd of the predicted bank accuracy is below this (default 0.015; 0 disables). */
     targetSd: z.number().min(0).max(1).default(0.015),
     minProbes: z.number().int().nonnegative().default(10),
@@ -186,6 +198,7 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
       const id = `${o.eventPrefix}:${o.modelId}:${probe.id}`;
       // A probe this model already answered (an earlier calibration restored from a store) is not asked again.
       if (learner.hasSeen(id)) continue;
+      const pAsked = picker.predictive(probe.index);
       const y = await gradedAnswer(ask, probe, failed);
       if (y === undefined) {
         if (failed.consecutive >= o.maxConsecutiveFailures) {
@@ -207,6 +220,7 @@ export async function calibrateModel(args: CalibrateArgs): Promise<CalibrationRe
       if (typeof learner.check === "function") learner.check(event);
       if (args.onEvent) await args.onEvent(event);
       learner.observe(event);
+      picker.answered(pAsked, y);
       answers.push({ probeId: probe.id, y });
       stats = bankAccuracy(tracker, probes, posterior.covariance, posterior.mode === "full");
       const progress = { asked: answers.length, budget: o.budget, probeId: probe.id, y };
@@ -237,10 +251,22 @@ function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema>
   }
   parseWith(argsSchema, args, "calibrate");
   const { learner, probes } = args;
-  const { modelId, budget, strategy, targetSd, minProbes, maxConsecutiveFailures, seed, eventPrefix } = args;
+  const { modelId, budget, strategy, randomShare, mixRandom, targetSd, minProbes, maxConsecutiveFailures } = args;
+  const { seed, eventPrefix } = args;
   const o = parseWith(
     optionsSchema,
-    { modelId, budget, strategy, targetSd, minProbes, maxConsecutiveFailures, seed, eventPrefix },
+    {
+      modelId,
+      budget,
+      strategy,
+      randomShare,
+      mixRandom,
+      targetSd,
+      minProbes,
+      maxConsecutiveFailures,
+      seed,
+      eventPrefix,
+    },
     "calibrate",
   );
   const n = probes.ids.length;
@@ -280,135 +306,6 @@ async function gradedAnswer(
     failed.last = (error as Error)?.message ?? String(error);
     return undefined;
   }
-}
-
-/** Chooses the next probe by the calibration strategy, each probe at most once. */
-class ProbePicker {
-  private readonly asked: Uint8Array;
-  private readonly order: number[];
-  private cursor = 0;
-
-  constructor(
-    private readonly o: z.output<typeof optionsSchema>,
-    private readonly probes: ProbeBank,
-    private readonly tracker: ItemTracker,
-    private readonly posterior: AbilityPosterior,
-  ) {
-    const n = probes.ids.length;
-    this.asked = new Uint8Array(n);
-    this.order = o.strategy === "random" ? shuffledIndices(n, o.seed) : [];
-  }
-
-  /**
-   * The next probe (marked asked), or undefined when every probe was: "random" takes them in a seeded order;
-   * "information" the one whose answer most narrows the ability, "accuracy" the one that most narrows the predicted
-   * accuracy over the bank (`g`: that accuracy's gradient in the ability).
-   */
-  next(g: Float64Array): Probe | undefined {
-    const i = this.o.strategy === "random" ? this.nextRandom() : this.nextInformative(g);
-    if (i < 0) return undefined;
-    this.asked[i] = 1;
-    const d = this.probes.dim;
-    return {
-      id: this.probes.ids[i]!,
-      index: i,
-      alpha: this.probes.alphas.subarray(i * d, (i + 1) * d),
-      beta: this.probes.betas[i]!,
-    };
-  }
-
-  private nextRandom(): number {
-    const n = this.probes.ids.length;
-    while (this.cursor < n && this.asked[this.order[this.cursor]!]) this.cursor++;
-    return this.cursor < n ? this.order[this.cursor]! : -1;
-  }
-
-  private nextInformative(g: Float64Array): number {
-    const { probes, tracker, posterior } = this;
-    const n = probes.ids.length;
-    const d = probes.dim;
-    const m = tracker.means();
-    const s2 = tracker.variances();
-    // "accuracy": u = Sigma g, so alpha_i^T Sigma g = alpha_i . u (O(d) per probe)
-    const u = this.o.strategy === "accuracy" ? covTimes(posterior.covariance, g, posterior.mode === "full") : undefined;
-    let best = -Infinity;
-    let next = -1;
-    for (let i = 0; i < n; i++) {
-      if (this.asked[i]) continue;
-      const p = predictiveP(m[i]!, s2[i]!);
-      const w = p * (1 - p);
-      let score = w * s2[i]!;
-      if (u) {
-        let c = 0;
-        const off = i * d;
-        for (let k = 0; k < d; k++) c += probes.alphas[off + k]! * u[k]!;
-        score = (w * c * c) / (1 + w * s2[i]!);
-      }
-      if (score > best) {
-        best = score;
-        next = i;
-      }
-    }
-    return next;
-  }
-}
-
-/** Mean predictive p over the bank and its delta-method standard deviation. */
-function bankAccuracy(
-  tracker: ItemTracker,
-  bank: ProbeBank,
-  cov: Float64Array,
-  full: boolean,
-): { mean: number; sd: number; g: Float64Array } {
-  const m = tracker.means();
-  const s2 = tracker.variances();
-  const d = bank.dim;
-  const n = bank.ids.length;
-  const g = new Float64Array(d);
-  let mean = 0;
-  for (let i = 0; i < n; i++) {
-    const p = predictiveP(m[i]!, s2[i]!);
-    mean += p;
-    const w = p * (1 - p);
-    const o = i * d;
-    for (let k = 0; k < d; k++) g[k] += w * bank.alphas[o + k]!;
-  }
-  let variance = 0;
-  for (let i = 0; i < d; i++) {
-    if (!full) {
-      variance += g[i]! * g[i]! * cov[i]!;
-      continue;
-    }
-    for (let j = 0; j < d; j++) variance += g[i]! * cov[i * d + j]! * g[j]!;
-  }
-  return { mean: mean / n, sd: Math.sqrt(Math.max(0, variance)) / n, g };
-}
-
-/** Sigma v for a full (d x d) or diagonal (d) covariance. */
-function covTimes(cov: Float64Array, v: Float64Array, full: boolean): Float64Array {
-  const d = v.length;
-  const out = new Float64Array(d);
-  for (let i = 0; i < d; i++) {
-    if (!full) {
-      out[i] = cov[i]! * v[i]!;
-      continue;
-    }
-    let s = 0;
-    for (let k = 0; k < d; k++) s += cov[i * d + k]! * v[k]!;
-    out[i] = s;
-  }
-  return out;
-}
-
-/** @internal The seeded order strategy "random" asks probes in (also used by the validation development script). */
-export function shuffledIndices(n: number, seed: number): number[] {
-  const rng = seededRng(seed);
-  const a = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
 }
 
 /**

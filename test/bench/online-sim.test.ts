@@ -49,9 +49,11 @@ describe("simulateSeed's router subset (bench/exploration-dev.ts runs only the r
     for (const name of ["learningUcb", "oracle", "static"]) expect(ucb.curves[name]).toEqual(full.curves[name]);
     expect(ucb.gap).toEqual(full.gap);
     expect(ucb.heldOutShare).toBeNaN();
-    const thompson = await simulateSeed(world, { ...config, learner: { inflate: 10 }, routers: ["learning"] });
-    expect(thompson.curves.learning).toEqual(full.curves.learning);
-    expect(thompson.heldOutShare).toBe(full.heldOutShare);
+    const learning = await simulateSeed(world, { ...config, learner: { inflate: 10 }, routers: ["learning"] });
+    expect(learning.curves.learning).toEqual(full.curves.learning);
+    expect(learning.heldOutShare).toBe(full.heldOutShare);
+    // the default router explores as the learner's defaults say (Thompson): the explicit Thompson row equals it
+    expect(full.curves.thompson).toEqual(full.curves.learning);
     expect(full.curves.learningUcb).not.toEqual(full.curves.static); // the held-out models were tried
     expect(Object.keys(full.curves).sort()).toEqual([
       "epsilonGreedy",
@@ -61,6 +63,7 @@ describe("simulateSeed's router subset (bench/exploration-dev.ts runs only the r
       "oracle",
       "sgdEpsilon",
       "static",
+      "thompson",
     ]);
   });
 });
