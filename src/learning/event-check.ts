@@ -55,6 +55,15 @@ export function parseItemBounds(value: unknown, what: string): ItemBounds {
   return parseWith(itemBoundsSchema, value, `${what}.itemBounds`);
 }
 
+/** A value for an error message, never throwing (`String` throws on an object without a prototype). */
+const shown = (v: unknown): string => {
+  if (v === null || typeof v !== "object") return String(v);
+  try {
+    return JSON.stringify(v) ?? Object.prototype.toString.call(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+};
 const nonBlank = (v: unknown): boolean => typeof v === "string" && v.trim().length > 0;
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
@@ -74,7 +83,7 @@ export function feedbackEventProblem(value: unknown, options: EventCheckOptions 
   const alpha = alphaProblem(e.alpha, options);
   if (alpha) return alpha;
   const bounds = options.itemBounds ?? DEFAULT_ITEM_BOUNDS;
-  if (!finite(e.beta)) return at("beta", `beta is ${String(e.beta)}, must be a finite number`);
+  if (!finite(e.beta)) return at("beta", `beta is ${shown(e.beta)}, must be a finite number`);
   if (Math.abs(e.beta) > bounds.beta) {
     return at(
       "beta",
@@ -82,9 +91,9 @@ export function feedbackEventProblem(value: unknown, options: EventCheckOptions 
     );
   }
   if (!finite(e.y) || e.y < 0 || e.y > 1)
-    return at("y", `outcome y is ${String(e.y)}; it must be a finite number in [0, 1] (1 = correct)`);
+    return at("y", `outcome y is ${shown(e.y)}; it must be a finite number in [0, 1] (1 = correct)`);
   if (e.weight !== undefined && !(finite(e.weight) && e.weight > 0 && e.weight <= 1)) {
-    return at("weight", `weight is ${String(e.weight)}; it must be a number in (0, 1]`);
+    return at("weight", `weight is ${shown(e.weight)}; it must be a number in (0, 1]`);
   }
   if (e.task !== undefined && !(typeof e.task === "string" && nonBlank(e.task) && e.task.length <= MAX_TASK_LENGTH)) {
     return at(
@@ -95,7 +104,7 @@ export function feedbackEventProblem(value: unknown, options: EventCheckOptions 
   for (const key of ["decisionId", "runId", "source"] as const) {
     if (e[key] !== undefined && typeof e[key] !== "string") return at(key, `${key} must be a string when given`);
   }
-  if (!finite(e.at)) return at("at", `at is ${String(e.at)}; it must be epoch milliseconds (a finite number)`);
+  if (!finite(e.at)) return at("at", `at is ${shown(e.at)}; it must be epoch milliseconds (a finite number)`);
   return undefined;
 }
 
@@ -117,7 +126,7 @@ function alphaProblem(
   let squares = 0;
   for (let i = 0; i < alpha.length; i++) {
     const a: unknown = alpha[i];
-    if (!finite(a)) return at(`alpha.${i}`, `alpha[${i}] is ${String(a)}, must be a finite number`);
+    if (!finite(a)) return at(`alpha.${i}`, `alpha[${i}] is ${shown(a)}, must be a finite number`);
     squares += a * a;
   }
   const norm = Math.sqrt(squares);

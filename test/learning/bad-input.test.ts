@@ -83,3 +83,22 @@ describe("your-own-data headers", () => {
     expect(err!.line).toBe(1);
   });
 });
+
+describe("a feedback event with a field no string conversion can print", () => {
+  it("is a FeedbackError naming the field, not a TypeError from the message", () => {
+    const learner = new OnlineLearner([
+      { id: "a", ability: [0, 0] },
+      { id: "b", ability: [1, 0] },
+    ]);
+    const bare = Object.create(null) as unknown as number; // String(bare) throws "Cannot convert object to primitive value"
+    for (const field of ["beta", "y", "at"] as const) {
+      const event = { id: "!", model: "a", alpha: [0, 0], beta: 0, y: 1, at: 1, [field]: bare };
+      const e = thrownBy(FeedbackError, () => learner.observe(event));
+      expect(e.message).toContain(`${field === "y" ? "outcome y" : field} is {}`);
+    }
+    const alpha = thrownBy(FeedbackError, () =>
+      learner.observe({ id: "!", model: "a", alpha: [0, bare], beta: 0, y: 1, at: 1 }),
+    );
+    expect(alpha.message).toContain("alpha[1] is {}");
+  });
+});
