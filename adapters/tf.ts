@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { MissingDependencyError, ValidationError } from "../src/errors.js";
 
 import type { Tf } from "../src/util/tf.js";
+import { isMissingPackage } from "../src/util/missing-package.js";
 
 export type { Tf };
 
@@ -27,16 +28,7 @@ export const TF_PACKAGES = {
 /** One of {@link TF_PACKAGES}. */
 export type TfPackage = keyof typeof TF_PACKAGES;
 
-/** Whether an import/resolve error says that `name` itself is not installed (not a failure inside it). */
-export function isMissingPackage(error: unknown, name: string): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  const code = typeof e?.code === "string" ? e.code : "";
-  const message = typeof e?.message === "string" ? e.message : "";
-  return (
-    ["ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND"].includes(code) &&
-    [`'${name}'`, `"${name}"`, `'${name}/`, `"${name}/`].some((quoted) => message.includes(quoted))
-  );
-}
+export { isMissingPackage } from "../src/util/missing-package.js";
 
 /**
  * The typed error for optional packages that are not installed: it names them with the exact install command (all

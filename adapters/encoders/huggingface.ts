@@ -2,15 +2,30 @@ import type { InferenceClient } from "@huggingface/inference";
 import { z } from "zod";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { assertTexts, describe, toCheckedVector } from "../../src/encoders/vectors.js";
-import { EmbeddingProviderError } from "../../src/errors.js";
+import { EmbeddingProviderError, MissingDependencyError } from "../../src/errors.js";
+import { isMissingPackage } from "../../src/util/missing-package.js";
 import { parseWith } from "../../src/util/validate.js";
 
 type HuggingFaceModule = typeof import("@huggingface/inference");
+/** The version of the optional peer dependency the project is tested with (package.json). */
+const HUGGING_FACE_VERSION = "4.13.30";
 let huggingFace: Promise<HuggingFaceModule> | undefined;
 
-/** The client library, imported on the first request (about 140 ms of module loading that routing never needs). */
+/**
+ * The client library, imported on the first request (about 140 ms of module loading that routing never needs). It is
+ * an optional peer dependency: when it is not installed, a MissingDependencyError names it with the install command.
+ */
 function loadHuggingFace(): Promise<HuggingFaceModule> {
-  huggingFace ??= import("@huggingface/inference");
+  huggingFace ??= import("@huggingface/inference").catch((error: unknown) => {
+    huggingFace = undefined;
+    if (!isMissingPackage(error, "@huggingface/inference")) throw error;
+    throw new MissingDependencyError(
+      [`@huggingface/inference@${HUGGING_FACE_VERSION}`],
+      `HuggingFaceEncoder needs the optional package @huggingface/inference, not installed. Install it with: ` +
+        `npm install @huggingface/inference@${HUGGING_FACE_VERSION}`,
+      { cause: error },
+    );
+  });
   return huggingFace;
 }
 
@@ -177,6 +192,7 @@ export class HuggingFaceEncoder implements QueryEncoder {
       try {
         return await this.request(inputs);
       } catch (err) {
+        if (err instanceof MissingDependencyError) throw err; // not a provider failure: no retry
         failure = err instanceof AttemptError ? err.failure : this.classify(err, undefined);
       }
       if (!failure.retryable) {

@@ -114,7 +114,7 @@ const p50 = (xs: number[]) => percentile(xs, 50);
 function phases(rs: Run[]): (string | number)[][] {
   const steps: [string, string | undefined, string][] = [
     ["Node start + import @langchain/core (the application's own)", undefined, "core"],
-    ["import irt-router (root: router, middleware, langchain, langgraph)", "core", "root"],
+    ["import irt-router (root: router and middleware; langchain is an optional peer, tried once)", "core", "root"],
     ["import irt-router/adapters", "root", "adapters"],
     ["StaticEncoder.load() (read, sha256, tokenizer, table)", "adapters", "encoder"],
     ["loadPretrained() (read, sha256, decode)", "encoder", "scorer"],
@@ -173,8 +173,8 @@ export async function run(): Promise<BenchSection> {
       title: "Install size and time to the first routed call",
       markdown: [
         `\`npm pack\` tarball: ${mb(packed[0]!.size)} MB (${mb(packed[0]!.unpackedSize)} MB unpacked). Each project is an empty ` +
-          `folder with \`npm install <tarball> ${LANGCHAIN_CORE}\` (npm also installs the required peers \`langchain\` and ` +
-          `\`@langchain/langgraph\`); "with the optional packages" adds ${optional.join(", ")}; the baseline is ` +
+          `folder with \`npm install <tarball> ${LANGCHAIN_CORE}\` (its only required peer; \`langchain\` and \`@huggingface/inference\` are optional peers, not installed); ` +
+          `"with the optional packages" adds ${optional.join(", ")}; the baseline is ` +
           `\`npm install ${LANGCHAIN_CORE}\` alone.`,
         "",
         mdTable(

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { getConfig } from "@langchain/langgraph";
-import { providerStrategy, ProviderStrategy, ToolStrategy } from "langchain";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -13,6 +12,10 @@ import { profileOf } from "./surface.js";
 import type { IrtRouterOptions } from "./options.js";
 import { IrtRouter } from "./router.js";
 import { taskOf } from "./task-hint.js";
+import { langchainPackage } from "./langchain-package.js";
+
+/** The config of the running LangGraph step (what `getConfig()` of @langchain/langgraph returns, without that package). */
+const getConfig = () => AsyncLocalStorageProviderSingleton.getRunnableConfig() as RunnableConfig | undefined;
 
 /** Options of {@link irtRouterMiddleware}: an existing router, or the options to make one. */
 export type IrtRouterMiddlewareOptions = IrtRouterOptions | { readonly router: IrtRouter };
@@ -109,6 +112,7 @@ export function nativeIfSupported<T>(responseFormat: T, model: BaseChatModel): T
   if (responseFormat === undefined || responseFormat === null || Array.isArray(responseFormat)) return responseFormat;
   const read = profileOf(model);
   if (!("profile" in read) || read.profile.structuredOutput !== true) return responseFormat;
+  const { providerStrategy, ProviderStrategy, ToolStrategy } = langchainPackage("irtRouterMiddleware");
   if (responseFormat instanceof ToolStrategy || responseFormat instanceof ProviderStrategy) return responseFormat;
   return providerStrategy(responseFormat as never) as unknown as T;
 }

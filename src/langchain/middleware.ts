@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { createMiddleware } from "langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RouteDecision } from "./decision.js";
 import { callInOrder, isAbort, isAbortReason } from "./delegate.js";
@@ -18,6 +17,7 @@ import {
 import { AttemptBound, attemptMs, usableUsage } from "./attempts.js";
 import type { ModelSlot } from "./slots.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
+import { langchainPackage } from "./langchain-package.js";
 
 export type { IrtRouterMiddlewareOptions };
 
@@ -52,9 +52,11 @@ const stateSchema = z.object({
  * ```
  *
  * @param options - `{ router }`, an existing router, or the options of a new one (as for `new IrtRouter(options)`).
+ * @throws MissingDependencyError (`DEPENDENCY_MISSING`) when the optional peer dependency `langchain` is not installed.
  * @returns The middleware, with the router it uses as `.router`.
  */
 export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
+  const { createMiddleware } = langchainPackage("irtRouterMiddleware");
   const router = routerOf(options);
   const engine = engineOf(router);
   const middleware = createMiddleware({

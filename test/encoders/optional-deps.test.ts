@@ -97,3 +97,45 @@ describe("the optional packages", () => {
     expect(isMissingPackage(new Error("boom"), "@tensorflow/tfjs")).toBe(false);
   });
 });
+
+describe("an app with @langchain/core only (langchain, @langchain/langgraph, @huggingface/inference absent)", () => {
+  it("imports the package and routes; the middleware and the hosted encoder fail with DEPENDENCY_MISSING", () => {
+    const log = join(mkdtempSync(join(tmpdir(), "no-langchain-")), "imports.log");
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--import", "./no-langchain.mjs", "route-core-only.ts"], {
+      cwd: FIXTURES,
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, NO_TFJS_LOG: log },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const imported = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+    // the package tried langchain once (at import) and never @langchain/langgraph
+    expect(imported).toContain("langchain");
+    expect(imported.filter((s) => s.startsWith("@langchain/langgraph"))).toEqual([]);
+    const result = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as Record<string, Record<string, unknown>>;
+    expect(result.chosen).toEqual(expect.any(String));
+    expect(result.reply).toEqual(expect.any(String));
+    expect(result.middleware).toMatchObject({
+      code: "DEPENDENCY_MISSING",
+      details: { packages: ["langchain@>=1.5.14 <2"] },
+    });
+    expect(result.middleware!.message).toContain("npm install langchain");
+    expect(result.huggingFace).toMatchObject({
+      code: "DEPENDENCY_MISSING",
+      details: { packages: ["@huggingface/inference@4.13.30"] },
+    });
+    expect(result.huggingFace!.message).toContain("npm install @huggingface/inference@4.13.30");
+  });
+
+  it("package.json: langchain and @huggingface/inference are optional peers; @langchain/langgraph is no peer", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<
+      string,
+      Record<string, string | { optional?: boolean }>
+    >;
+    expect(pkg.dependencies?.["@huggingface/inference"]).toBeUndefined();
+    expect(pkg.peerDependenciesMeta?.["@huggingface/inference"]).toEqual({ optional: true });
+    expect(pkg.peerDependenciesMeta?.langchain).toEqual({ optional: true });
+    expect(pkg.peerDependencies?.["@langchain/langgraph"]).toBeUndefined();
+    expect(pkg.peerDependencies?.langchain).toBe(">=1.5.14 <2");
+  });
+});
