@@ -5,8 +5,9 @@
  * then val AUC and routing accuracy with paired bootstrap intervals over the val items (refined minus static).
  * Nothing here looks at the test split.
  *
- * `IRT_ROUTER_CACHE=<cache> npx tsx bench/static-encoder/refine.ts [--datasets a,b] [--seeds 1] [--min-items 5]`
- * (RouterDC: about 1-2 min per training on 2 cores, three trainings per seed); writes
+ * `IRT_ROUTER_CACHE=<cache> npx tsx bench/static-encoder/refine.ts [--datasets a,b] [--seeds 1]
+ * [--variants w:5:1,r:100:0.3,...]` (see DEFAULT_VARIANTS)
+ * (RouterDC: 20-90 s per training on 2 shared cores; two baselines and one training per variant and seed); writes
  * bench/results/refine-val-<dataset>.json.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -27,21 +28,29 @@ import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { defaultStaticDir, StaticEncoder } from "../../adapters/encoders/static.js";
 import { getTf } from "../../adapters/tf.js";
 
+const DEFAULT_VARIANTS = "w:5:1,w:5:10,w:100:3,w:100:10,r:100:0.1,r:100:0.3,r:100:1,r:20:1";
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     datasets: { type: "string" },
     seeds: { type: "string" },
-    "min-items": { type: "string" },
-    "lr-scale": { type: "string" },
+    variants: { type: "string" },
   },
   strict: true,
 });
 const datasets = (values.datasets ?? "routerdc-7models").split(",");
 const seeds = Array.from({ length: Number(values.seeds ?? 1) }, (_, k) => k + 1);
-const minItems = Number(values["min-items"] ?? 5);
-/** Learning-rate multipliers of the piece weights to try (each against the same baselines). */
-const lrScales = (values["lr-scale"] ?? "1").split(",").map(Number);
+/**
+ * The refinements tried, each against the same baselines: `w` (piece weights) or `r` (weights and row residuals),
+ * the piece-count threshold (a piece is learned when at least this many training items contain it) and the
+ * learning-rate multiplier of the refinement's variables.
+ */
+const variants = (values.variants ?? DEFAULT_VARIANTS).split(",").map((v) => {
+  const [kind, minItems, scale] = v.split(":");
+  if (!(kind === "w" || kind === "r") || !(Number(minItems) >= 1) || !(Number(scale) > 0))
+    throw new Error(`--variants: "${v}" is not kind:minItems:lrScale (kind w or r), e.g. w:5:1`);
+  return { tuneRows: kind === "r", minItems: Number(minItems), learningRateScale: Number(scale) };
+});
 const tf = (await getTf()).tf;
 const encoder = await StaticEncoder.load();
 
@@ -115,9 +124,16 @@ for (const name of datasets) {
       const dataU = { ...labels, X: useLite.vectors, dim: useLite.dim };
       u = valFigures(await trainIrtMoe(tf, dataU, split, {}, { seed }), dataU.X, dataU, split.val);
     }
-    for (const learningRateScale of lrScales) {
+    for (const { tuneRows, minItems, learningRateScale } of variants) {
       const t0 = performance.now();
-      const input = pieceWeightInput(tf, { bags, table, trainRows: split.train, minItems, learningRateScale });
+      const input = pieceWeightInput(tf, {
+        bags,
+        table,
+        trainRows: split.train,
+        minItems,
+        learningRateScale,
+        tuneRows,
+      });
       const X0 = input.embedAll();
       let drift = 0;
       for (let j = 0; j < X0.length; j++) drift = Math.max(drift, Math.abs(X0[j]! - data.X[j]!));
@@ -129,7 +145,7 @@ for (const name of datasets) {
         data,
         split,
         {},
-        { seed, ...log(`refined x${learningRateScale}`) },
+        { seed, ...log(`refined ${tuneRows ? "r" : "w"}:${minItems}:${learningRateScale}`) },
         input,
       );
       const Xr = input.embedAll();
@@ -148,6 +164,7 @@ for (const name of datasets) {
         seed,
         minItems,
         learningRateScale,
+        tuneRows,
         learnedPieces: logW.length,
         logWeightQuantiles: quantiles,
         refinedEpochs: `${refined.bestEpoch}/${refined.history.length}`,
@@ -160,7 +177,7 @@ for (const name of datasets) {
         },
       });
       console.log(
-        `${name} seed ${seed} lr x${learningRateScale} val: refined AUC ${a.auc.toFixed(4)} routing ${a.routing.toFixed(4)} | ` +
+        `${name} seed ${seed} ${tuneRows ? "rows+weights" : "weights"} lr x${learningRateScale} min ${minItems} val: refined AUC ${a.auc.toFixed(4)} routing ${a.routing.toFixed(4)} | ` +
           `static AUC ${b.auc.toFixed(4)} routing ${b.routing.toFixed(4)} | ` +
           `USE-lite ${u ? `AUC ${u.auc.toFixed(4)} routing ${u.routing.toFixed(4)}` : "(not cached)"} | ` +
           `refined - static: routing ${f(a.routing - b.routing)} [${f(routingCi[0])}, ${f(routingCi[1])}], ` +

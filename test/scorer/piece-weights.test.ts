@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getTf, type Tf } from "../../adapters/tf.js";
-import { quantizeTable, reweightTable, staticEmbed, type StaticTable } from "../../src/encoders/static-table.js";
+import { quantizeTable, staticEmbed, type StaticTable } from "../../src/encoders/static-table.js";
 import { predictItems } from "../../src/scorer/forward.js";
 import { observedPairs, rocAuc } from "../../src/scorer/metrics.js";
 import { pieceWeightInput } from "../../src/scorer/piece-weights.js";
@@ -36,7 +36,8 @@ describe("pieceWeightInput", () => {
       for (let j = 0; j < 8; j++) expect(X0[i * 8 + j]).toBeCloseTo(want[j]!, 5);
     });
     input.write(Float32Array.from(input.pieces, () => rng.normal()));
-    const refined = reweightTable(table, input.rowWeights());
+    const refined = input.refinedTable();
+    expect(refined.data).toEqual(table.data); // int8: only the row scales change
     const X1 = input.embedAll();
     const forward = input.forward(range(0, 30));
     const F = forward.dataSync();
@@ -115,5 +116,61 @@ describe("pieceWeightInput", () => {
     input.dispose();
     expect(Math.min(w[1]!, w[2]!)).toBeGreaterThan(Math.max(...range(3, 30).map((id) => w[id]!)));
     expect(auc(predictItems(refined, Xr, test))).toBeGreaterThan(auc(predictItems(plain, X, test)) + 0.05);
+  });
+  it("with tuneRows, fine-tunes the learned rows: the folded table gives the trained vectors", () => {
+    const table = randomTable(40, 8, 4);
+    const rng = trainingRng(6);
+    const bags = range(0, 30).map((i) => range(0, 2 + (i % 5)).map(() => rng.int(40)));
+    const input = pieceWeightInput(tf, { bags, table, trainRows: range(0, 30), minItems: 2, tuneRows: true });
+    expect(input.variables).toHaveLength(2);
+    const nk = input.pieces.length;
+    const values = Float32Array.from({ length: nk + nk * 8 }, (_, k) => (k < nk ? 0.3 : 0.2) * rng.normal());
+    input.write(values);
+    expect(Array.from(input.read())).toEqual(Array.from(values));
+    const X = input.embedAll();
+    const forward = input.forward(range(0, 30));
+    const F = forward.dataSync();
+    forward.dispose();
+    const refined = input.refinedTable();
+    bags.forEach((ids, i) => {
+      const want = staticEmbed(ids, refined, 0);
+      for (let j = 0; j < 8; j++) {
+        expect(X[i * 8 + j]).toBeCloseTo(want[j]!, 1); // int8 storage of the changed rows
+        expect(F[i * 8 + j]).toBeCloseTo(X[i * 8 + j]!, 5);
+      }
+    });
+    input.dispose();
+  });
+
+  it("with tuneRows, has the gradient of a finite difference for the row residuals", () => {
+    const table = randomTable(12, 5, 3);
+    const bags = [
+      [1, 2, 2, 3],
+      [3, 4, 5],
+      [1, 5, 6, 7],
+    ];
+    const input = pieceWeightInput(tf, { bags, table, trainRows: [0, 1, 2], minItems: 1, tuneRows: true });
+    const target = tf.tensor2d(
+      Float32Array.from({ length: 15 }, (_, k) => Math.cos(k)),
+      [3, 5],
+    );
+    const loss = () => tf.sum(tf.mul(input.forward([0, 1, 2]), target)) as any;
+    const { grads } = tf.variableGrads(loss, [...input.variables]);
+    const g = [...grads[input.variables[0]!.name]!.dataSync(), ...grads[input.variables[1]!.name]!.dataSync()];
+    const base = input.read();
+    const h = 1e-2;
+    base.forEach((_, k) => {
+      const at = (d: number) => {
+        const v = base.slice();
+        v[k]! += d;
+        input.write(v);
+        const t = loss();
+        const out = t.dataSync()[0]!;
+        t.dispose();
+        return out;
+      };
+      expect(g[k]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 2);
+    });
+    input.dispose();
   });
 });
