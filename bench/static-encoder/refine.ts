@@ -8,7 +8,7 @@
  * `IRT_ROUTER_CACHE=<cache> npx tsx bench/static-encoder/refine.ts [--datasets a,b] [--seeds 1]
  * [--variants w:5:1,r:100:0.3,...]` (see DEFAULT_VARIANTS)
  * (RouterDC: 20-90 s per training on 2 shared cores; two baselines and one training per variant and seed); writes
- * bench/results/refine-val-<dataset>.json.
+ * bench/results/refine-val-<dataset>[-seeds-...].json.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -39,7 +39,10 @@ const { values } = parseArgs({
   strict: true,
 });
 const datasets = (values.datasets ?? "routerdc-7models").split(",");
-const seeds = Array.from({ length: Number(values.seeds ?? 1) }, (_, k) => k + 1);
+/** `--seeds 3`: seeds 1-3; `--seeds 2,3`: those seeds. */
+const seeds = (values.seeds ?? "1").includes(",")
+  ? values.seeds!.split(",").map(Number)
+  : Array.from({ length: Number(values.seeds ?? 1) }, (_, k) => k + 1);
 /**
  * The refinements tried, each against the same baselines: `w` (piece weights) or `r` (weights and row residuals),
  * the piece-count threshold (a piece is learned when at least this many training items contain it) and the
@@ -187,5 +190,6 @@ for (const name of datasets) {
   }
   const dir = join(packageRoot(), "bench", "results");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `refine-val-${name}.json`), `${JSON.stringify(out, null, 2)}\n`);
+  const tag = seeds.join(",") === "1" ? "" : `-seeds-${seeds.join("-")}`;
+  writeFileSync(join(dir, `refine-val-${name}${tag}.json`), `${JSON.stringify(out, null, 2)}\n`);
 }
