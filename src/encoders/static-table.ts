@@ -263,3 +263,46 @@ export function decodeStaticTable(bytes: Uint8Array, rows: number, dim: number, 
     : Float32Array.from({ length: rows * dim }, (_, i) => view.getFloat32(4 * i, true));
   return { rows, dim, dtype, data };
 }
+
+/**
+ * The float32 values of a table, row-major `rows x dim` (int8 rows times their scale, float16 widened).
+ *
+ * @example
+ * ```ts
+ * const values = dequantizeTable(table); // values[id * table.dim + j]
+ * ```
+ */
+export function dequantizeTable(table: StaticTable): Float32Array {
+  const { rows, dim } = table;
+  const out = new Float32Array(rows * dim);
+  const acc = new Float64Array(dim);
+  for (let id = 0; id < rows; id++) {
+    acc.fill(0);
+    addRows(table, [id], acc);
+    for (let j = 0; j < dim; j++) out[id * dim + j] = acc[j]!;
+  }
+  return out;
+}
+
+/**
+ * The table with each row multiplied by its weight (`weights.length === table.rows`, finite and positive): for int8
+ * only the per-row scales change, so the stored values and their precision stay as they were.
+ *
+ * @example
+ * ```ts
+ * const refined = reweightTable(table, learnedWeights); // staticEmbed(ids, refined): the re-weighted mean
+ * ```
+ */
+export function reweightTable(table: StaticTable, weights: Float32Array): StaticTable {
+  if (weights.length !== table.rows)
+    throw new RangeError(`reweightTable: ${weights.length} weights for ${table.rows} rows`);
+  for (const w of weights)
+    if (!(Number.isFinite(w) && w > 0)) throw new RangeError(`reweightTable: weight ${w} is not a positive number`);
+  if (table.dtype === "int8") {
+    const scales = Float32Array.from(table.scales!, (s, r) => s * weights[r]!);
+    return { ...table, data: table.data.slice(), scales };
+  }
+  const values = dequantizeTable(table);
+  for (let r = 0; r < table.rows; r++) for (let j = 0; j < table.dim; j++) values[r * table.dim + j]! *= weights[r]!;
+  return quantizeTable(values, table.rows, table.dim, table.dtype);
+}

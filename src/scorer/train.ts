@@ -15,7 +15,7 @@ import { forwardGraph, readVars, type GraphOps, type GraphVars } from "./graph.j
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
 import { sigmoid } from "../util/maths.js";
 import { trainingRng, type Rng } from "../util/random.js";
-import { createTrainState, disposeTrainState, trainEpoch, type TrainState } from "./train-loop.js";
+import { createTrainState, disposeTrainState, trainEpoch, type TrainableInput, type TrainState } from "./train-loop.js";
 import { initWeights, type IrtMoeWeights } from "./weights.js";
 
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
@@ -166,6 +166,26 @@ export async function trainIrtMoe(
   config: Partial<IrtMoeConfig> = {},
   options: TrainOptions = {},
 ): Promise<TrainedIrtMoe> {
+  return trainIrtMoeWith(tf, data, split, config, options);
+}
+
+/**
+ * {@link trainIrtMoe} with a trainable input layer trained jointly with the scorer (`data.X` then only seeds the
+ * validation of epoch 0 and the data checks; each epoch's validation uses `input.embedAll()`). On return the input
+ * holds the kept (best) epoch's values.
+ *
+ * @example
+ * const input = pieceWeightInput(tf, { bags, table, trainRows: split.train });
+ * const trained = await trainIrtMoeWith(tf, data, split, {}, { seed: 1 }, input);
+ */
+export async function trainIrtMoeWith(
+  tf: Tf,
+  data: EmbeddedLabels,
+  split: { train: readonly number[]; val: readonly number[] },
+  config: Partial<IrtMoeConfig> = {},
+  options: TrainOptions = {},
+  input?: TrainableInput,
+): Promise<TrainedIrtMoe> {
   const cfg = resolveIrtMoeConfig(config);
   parseWith(optionsSchema, options, "options");
   checkData(data, split);
@@ -174,7 +194,7 @@ export async function trainIrtMoe(
   const { trainRows, valRows } = labelledRows(data, split);
   const init = initialWeights(rng, data, cfg, trainRows);
   const t0 = performance.now();
-  const state = createTrainState(tf, init, cfg);
+  const state = createTrainState(tf, init, cfg, input);
   let fit: EpochsResult;
   try {
     fit = await fitEpochs(state, cfg, data, { trainRows, valRows }, rng, init, options);
@@ -182,6 +202,7 @@ export async function trainIrtMoe(
     disposeTrainState(state);
   }
   if (fit.best.epoch === 0) throw noUsableScorer(cfg, fit.history);
+  if (input && fit.best.input) input.write(fit.best.input);
   const { val, ...kept } = calibrated(cfg, data, valRows, fit);
   return { ...kept, seed, val, trainSeconds: (performance.now() - t0) / 1000 };
 }
@@ -233,6 +254,8 @@ interface BestEpoch {
   epoch: number;
   weights: IrtMoeWeights;
   valLogits: Float32Array;
+  /** The trainable input's values at this epoch, when there is one. */
+  input?: Float32Array;
 }
 
 interface EpochsResult {
@@ -273,11 +296,13 @@ async function fitEpochs(
       options.onBatch,
     );
     const evalVars = state.ema ?? state.vars;
-    const val = validationScores(state, evalVars, data, rows.valRows);
+    const epochData = state.input ? { ...data, X: state.input.embedAll() } : data;
+    const val = validationScores(state, evalVars, epochData, rows.valRows);
     const score = cfg.earlyStopOn === "loss" ? -val.valLoss : cfg.earlyStopOn === "auc" ? val.valAuc : val.valRouting;
     const improved = score > best.score + 1e-6;
     if (improved) {
       best = { score, epoch, weights: readVars(evalVars, init), valLogits: val.valLogits };
+      if (state.input) best.input = state.input.read();
       sinceBest = 0;
       sinceLrDrop = 0;
     } else {
