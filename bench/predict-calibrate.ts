@@ -15,85 +15,28 @@
  * - the **interval**: pred +- z sqrt(tau_N^2 + pred (1 - pred) / n), tau_N^2 cross-fitted at the same probe count,
  *   so it is a predictive interval of the observed accuracy on the category's n test items.
  *
- * Pure; it needs only the figures each fold caches (bench/predict-fold.ts), so no scorer is retrained.
+ * Pure; it needs only the figures each fold caches (bench/predict-fold.ts), so no scorer is retrained. The rules
+ * live in src/learning/predict-calibration.ts, which the library's `predictAccuracy` applies with the constants
+ * {@link fitPredictCalibration} fits on every fold (pretrained/predict-calibration.json).
  */
 import type { FoldResult, ModelOutcome } from "./predict-fold.js";
+import {
+  ebAccuracy,
+  predictiveInterval,
+  shiftVariance,
+  shrinkWeight,
+  type CalibrationPoint,
+  type PredictCalibration,
+} from "../src/learning/predict-calibration.js";
 
-/** One model's figures in one fold, as the calibration uses them. */
-export interface CalibrationPoint {
-  /** The scorer's prediction (irt-moe). */
-  readonly predicted: number;
-  /** The mean-accuracy baseline b. */
-  readonly baseline: number;
-  /** Observed accuracy on the held-out test items. */
-  readonly truth: number;
-  /** Number of test items behind `truth`. */
-  readonly n: number;
-}
-
-/**
- * Shrinkage weight w in [0, 1] of the prediction toward the baseline: argmin_w sum (truth - b - w (p - b))^2.
- * 1 when the predictions equal the baseline everywhere (nothing to shrink).
- *
- * @example
- * ```ts
- * shrinkWeight([{ predicted: 0.8, baseline: 0.6, truth: 0.7, n: 100 }]); // 0.5
- * ```
- */
-export function shrinkWeight(points: readonly CalibrationPoint[]): number {
-  let num = 0;
-  let den = 0;
-  for (const q of points) {
-    num += (q.truth - q.baseline) * (q.predicted - q.baseline);
-    den += (q.predicted - q.baseline) ** 2;
-  }
-  if (!(den > 0)) return 1;
-  return Math.min(1, Math.max(0, num / den));
-}
-
-/**
- * Category-shift variance: mean of (truth - predicted)^2 - predicted (1 - predicted) / n, floored at 0.
- *
- * @example
- * ```ts
- * shiftVariance([{ predicted: 0.5, baseline: 0.5, truth: 0.7, n: 100 }]); // 0.04 - 0.0025 = 0.0375
- * ```
- */
-export function shiftVariance(points: readonly CalibrationPoint[]): number {
-  if (points.length === 0) return 0;
-  let s = 0;
-  for (const q of points) s += (q.truth - q.predicted) ** 2 - (q.predicted * (1 - q.predicted)) / q.n;
-  return Math.max(0, s / points.length);
-}
-
-/**
- * Empirical-Bayes accuracy from probes: a beta prior of mean `mean` and variance `variance` (strength
- * s = mean (1 - mean) / variance - 1, clamped to [1, 1000]), updated with `correct` of `asked`.
- *
- * @example
- * ```ts
- * ebAccuracy(0.6, 0.6 * 0.4 / 11, 7, 10); // strength 10: (7 + 6) / 20 = 0.65
- * ```
- */
-export function ebAccuracy(mean: number, variance: number, correct: number, asked: number): number {
-  const m = Math.min(1 - 1e-6, Math.max(1e-6, mean));
-  const s = variance > 0 ? Math.min(1000, Math.max(1, (m * (1 - m)) / variance - 1)) : 1000;
-  return (correct + s * m) / (asked + s);
-}
+export { ebAccuracy, shiftVariance, shrinkWeight, type CalibrationPoint } from "../src/learning/predict-calibration.js";
 
 /** Number of correct probes behind a stored probe-accuracy figure: (k + s b) / (N + s) solved for k. */
 export function correctProbes(probeAccuracy: number, asked: number, baseline: number, strength: number): number {
   return Math.round(probeAccuracy * (asked + strength) - strength * baseline);
 }
 
-/** Standard-normal quantile of a two-sided 95% interval. */
-const Z95 = 1.959964;
-
-/** Predictive interval pred +- z sqrt(tau^2 + pred (1 - pred) / n), clipped to [0, 1]. */
-export function predictiveInterval(pred: number, tau2: number, n: number): [number, number] {
-  const half = Z95 * Math.sqrt(tau2 + (pred * (1 - pred)) / n);
-  return [Math.max(0, pred - half), Math.min(1, pred + half)];
-}
+export { predictiveInterval };
 
 type Cal = NonNullable<ModelOutcome["cal"]>;
 
@@ -155,4 +98,48 @@ export function withCalibration(results: readonly FoldResult[], probeCounts: rea
     });
     return { ...r, models, calibration: { shrinkWeight: w, shiftVariance: tau0 } };
   });
+}
+
+/**
+ * The calibration constants fitted on every fold given (all categories, all seeds): what the library applies to a
+ * benchmark none of them is (`predictAccuracy({ calibration })`; pretrained/predict-calibration.json).
+ *
+ * @example
+ * ```ts
+ * const cal = fitPredictCalibration(results, [0, 10, 50], "MMLU-Pro and RouterDC, leave one category out, seeds 1-2");
+ * ```
+ */
+export function fitPredictCalibration(
+  results: readonly FoldResult[],
+  probeCounts: readonly number[],
+  fittedOn: string,
+): PredictCalibration {
+  const points = (w: number): CalibrationPoint[] =>
+    results.flatMap((r) =>
+      r.models.map((o) => ({
+        predicted: o.meanAccuracy + w * (o.irt[0]!.accuracy - o.meanAccuracy),
+        baseline: o.meanAccuracy,
+        truth: o.truth,
+        n: o.nTest,
+      })),
+    );
+  const w = shrinkWeight(points(1));
+  const tau0 = shiftVariance(points(w));
+  const shift: Record<string, number> = {};
+  for (const probes of probeCounts) {
+    const pts = results.flatMap((r) =>
+      r.models.map((o) => {
+        const pred0 = o.meanAccuracy + w * (o.irt[0]!.accuracy - o.meanAccuracy);
+        let predicted = pred0;
+        if (probes > 0) {
+          const asked = o.irt[probes]!.probes;
+          const k = correctProbes(o.probe[probes]!, asked, o.meanAccuracy, r.priorStrength);
+          predicted = ebAccuracy(pred0, tau0, k, asked);
+        }
+        return { predicted, baseline: o.meanAccuracy, truth: o.truth, n: o.nTest };
+      }),
+    );
+    shift[String(probes)] = shiftVariance(pts);
+  }
+  return { shrinkWeight: w, shiftVariance: shift, fittedOn };
 }

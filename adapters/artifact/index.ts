@@ -11,3 +11,4 @@ export {
   type LoadScorerOptions,
   type LoadPretrainedOptions,
 } from "./load.js";
+export { loadPredictCalibration, PREDICT_CALIBRATION_FILE } from "./predict-calibration.js";

@@ -62,6 +62,7 @@ export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
 export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";
 export { predictAccuracy } from "./predict.js";
+export { calibratedAccuracy, type PredictCalibration } from "./predict-calibration.js";
 export type {
   AccuracyPrediction,
   ModelToPredict,

@@ -26,6 +26,7 @@ import { OnlineLearner, type LearnerOptions, type ScorerPriorSource } from "./le
 import { cholesky } from "./linalg.js";
 import { type AbilityPosterior, predictiveP, sigmoid } from "./posterior.js";
 import { seededRng } from "../util/random.js";
+import { calibratedAccuracy, predictCalibrationSchema, type PredictCalibration } from "./predict-calibration.js";
 
 /** The items to predict on: `alphas` is n x dim row-major, temperature folded in (a {@link ProbeBank} is one). */
 export interface PredictionItems {
@@ -63,6 +64,14 @@ export interface PredictAccuracyArgs {
   readonly seed?: number;
   /** Options of the learner whose priors are used (default: the scorer's fitted ones, `OnlineLearner.forScorer`). */
   readonly learner?: LearnerOptions;
+  /**
+   * Calibration for a benchmark unlike the scorer's training data (the shipped scorer's:
+   * `loadPredictCalibration()` from `irt-router/adapters`). When given, a catalogued model's `accuracy` and
+   * `interval` are the calibrated ones (shrunk toward its catalog accuracy; a predictive interval that includes the
+   * scorer's error on unseen work), and `scorer` keeps the scorer's own figures. Models the scorer does not know are
+   * not calibrated (they have no catalog accuracy).
+   */
+  readonly calibration?: PredictCalibration;
 }
 
 /** Predicted accuracy of one model on the items. */
@@ -79,6 +88,10 @@ export interface AccuracyPrediction {
   /** Standard deviation of the accuracy over the ability posterior. */
   readonly sd: number;
   readonly items: number;
+  /** Whether `accuracy` and `interval` are calibrated (see `calibration`). */
+  readonly calibrated: boolean;
+  /** The scorer's own prediction and its ability-posterior interval, when `accuracy` is calibrated. */
+  readonly scorer?: { readonly accuracy: number; readonly interval: readonly [number, number] };
 }
 
 const probeSchema = z.object({
@@ -113,6 +126,7 @@ const argsSchema = z
     level: z.number().gt(0).lt(1).default(0.95),
     seed: z.number().int().default(0),
     learner: z.record(z.string(), z.unknown()).optional(),
+    calibration: predictCalibrationSchema.optional(),
   })
   .strict();
 
@@ -187,8 +201,33 @@ export function predictAccuracy(args: PredictAccuracyArgs): AccuracyPrediction[]
     });
     const accuracy = meanPredictiveP(posterior, items, observed);
     const draws = sampledAccuracies(posterior, items, observed, o.samples, o.seed + k);
-    return { model: model.id, known, probes: probes.length, accuracy, ...summarise(draws, o.level), items: n };
+    const own = { model: model.id, known, probes: probes.length, accuracy, ...summarise(draws, o.level), items: n };
+    const baseline = catalogAccuracy(args.scorer, model.id);
+    if (!args.calibration || !known || baseline === undefined) return { ...own, calibrated: false };
+    // The scorer's 0-probe figure is what the calibration shrinks; probes then update it by empirical Bayes.
+    const cal = calibratedAccuracy({
+      calibration: args.calibration,
+      scorer: probes.length > 0 ? priorAccuracy(args, items, model.id) : accuracy,
+      baseline,
+      correct: probes.reduce((t, p) => t + p.y, 0),
+      asked: probes.length,
+      items: n,
+      level: o.level,
+    });
+    return { ...own, ...cal, calibrated: true, scorer: { accuracy, interval: own.interval } };
   });
+}
+
+/** The catalog accuracy of a scorer's model (its accuracy on the training data), when the scorer records one. */
+function catalogAccuracy(scorer: ScorerPriorSource, id: string): number | undefined {
+  const entry = scorer.models.find((m) => m.id === id) as { accuracy?: unknown } | undefined;
+  return typeof entry?.accuracy === "number" && Number.isFinite(entry.accuracy) ? entry.accuracy : undefined;
+}
+
+/** The scorer's prediction for a catalogued model before any probe (its prior ability). */
+function priorAccuracy(args: PredictAccuracyArgs, items: PredictionItems, id: string): number {
+  const fresh = OnlineLearner.forScorer(args.scorer, { ...(args.learner ?? {}), unknownModels: "error" });
+  return meanPredictiveP(fresh.posterior(id), items, new Map());
 }
 
 /** mean_i E[p_i] under the posterior (observed items count with their outcome). */

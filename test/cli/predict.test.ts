@@ -6,7 +6,8 @@ import { command, predictDataset } from "../../adapters/cli/commands/predict.js"
 import { main } from "../../adapters/cli/main.js";
 import { embedDataset } from "../../adapters/data/embedding-cache.js";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
-import { DatasetNotFoundError, IrtRouterError, ValidationError } from "../../src/errors.js";
+import { ArtifactError, DatasetNotFoundError, IrtRouterError, ValidationError } from "../../src/errors.js";
+import { PREDICT_CALIBRATION_FILE } from "../../adapters/artifact/predict-calibration.js";
 import { parseWith } from "../../src/util/validate.js";
 import { TestEncoder } from "../data/test-encoder.js";
 import { rejectedWith } from "../errors.js";
@@ -129,6 +130,7 @@ describe("irt-router predict on a your-own-data folder", () => {
     expect(json.models.map((m) => m.name)).toEqual(["a", "b"]);
     expect(Object.keys(json.models[0]!).sort()).toEqual([
       "accuracy",
+      "calibrated",
       "interval",
       "items",
       "known",
@@ -143,6 +145,38 @@ describe("irt-router predict on a your-own-data folder", () => {
       DatasetNotFoundError,
       predictDataset(parse({ ...base, dataset: join(tmp, "no-such-folder") }), () => {}),
     );
+  });
+
+  it("applies the scorer directory's calibration to catalogued models, unless --uncalibrated; a bad file is refused", async () => {
+    const file = join(scorerDir, PREDICT_CALIBRATION_FILE);
+    const cal = { shrinkWeight: 0.5, shiftVariance: { "0": 0.01, "10": 0.004 }, fittedOn: "test" };
+    writeFileSync(file, JSON.stringify(cal));
+    try {
+      const args = { ...base, model: scorerDir, "cache-dir": cache, models: "a,b" };
+      const { rows } = await predictDataset(parse(args), () => {});
+      const { rows: raw } = await predictDataset(parse({ ...args, uncalibrated: true }), () => {});
+      for (const [k, r] of rows.entries()) {
+        const plain = raw[k]!;
+        expect(plain.calibrated).toBe(false);
+        if (!r.known) {
+          expect(r.calibrated).toBe(false);
+          continue;
+        }
+        expect(r.calibrated).toBe(true);
+        expect(r.scorer!.accuracy).toBeCloseTo(plain.accuracy, 12);
+        // a predictive interval: at least as wide as the item noise at tau^2 = 0.01 alone
+        expect(r.interval[1] - r.interval[0]).toBeGreaterThan(2 * 1.95 * Math.sqrt(0.01) - 1e-9);
+      }
+      expect(rows.some((r) => r.calibrated)).toBe(true);
+      writeFileSync(file, JSON.stringify({ ...cal, shrinkWeight: 2 }));
+      const e = await rejectedWith(
+        ArtifactError,
+        predictDataset(parse(args), () => {}),
+      );
+      expect(e.message).toContain("shrinkWeight");
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });
 

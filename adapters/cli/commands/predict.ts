@@ -9,7 +9,8 @@ import { IrtRouterError, ValidationError } from "../../../src/errors.js";
 import { predictAccuracy, type AccuracyPrediction, type ProbeOutcome } from "../../../src/learning/predict.js";
 import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
-import { loadPretrained, loadScorer } from "../../artifact/load.js";
+import { loadPretrained, loadScorer, pretrainedDir } from "../../artifact/load.js";
+import { loadPredictCalibration } from "../../artifact/predict-calibration.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { embeddingCacheDir, embeddingNotice, peekCachedEmbeddings } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
@@ -43,6 +44,7 @@ const schema = z
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),
     json: z.boolean().default(false),
+    uncalibrated: z.boolean().default(false),
   })
   .strict();
 
@@ -180,7 +182,11 @@ export async function predictDataset(
     }));
     return { id: p.id, probes };
   });
-  const predictions = predictAccuracy({ scorer, items, models, seed: a.seed });
+  // The scorer's calibration for unseen benchmarks (pretrained/predict-calibration.json; a --model directory's own).
+  const calibration = a.uncalibrated
+    ? undefined
+    : loadPredictCalibration(a.model === undefined || a.model === "pretrained" ? pretrainedDir() : a.model);
+  const predictions = predictAccuracy({ scorer, items, models, seed: a.seed, ...(calibration ? { calibration } : {}) });
   const rows = predictions.map((pred, k): PredictRow => {
     const labels = plans[k]!.labels;
     let sum = 0;
@@ -200,16 +206,19 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 function formatRows(ds: CorrectnessDataset, rows: readonly PredictRow[], probes: number): string {
   const head = `Predicted accuracy on ${ds.name} (${ds.items.length} items), ${probes > 0 ? `${probes} probe(s) per model replayed from its labels` : "scorer alone (no probes)"}:`;
   const table = [
-    "| model | predicted | 95% interval | probes | prior | observed |",
-    "|---|---|---|---|---|---|",
+    "| model | predicted | 95% interval | calibrated | probes | prior | observed |",
+    "|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name}${r.model !== r.name ? ` (${r.model})` : ""} | ${pct(r.accuracy)} | ${pct(r.interval[0])} - ${pct(r.interval[1])} | ${r.probes} | ` +
+        `| ${r.name}${r.model !== r.name ? ` (${r.model})` : ""} | ${pct(r.accuracy)} | ${pct(r.interval[0])} - ${pct(r.interval[1])} | ` +
+        `${r.calibrated && r.scorer ? `yes (scorer alone ${pct(r.scorer.accuracy)})` : "no"} | ${r.probes} | ` +
         `${r.known ? "catalog" : "new model"} | ${r.observed !== undefined ? `${pct(r.observed)} (${r.observedItems} items)` : "-"} |`,
     ),
   ];
   const foot =
-    "The interval is the model's ability uncertainty (prior shift between workloads, narrowed by probes), not item sampling. " +
+    "Calibrated: shrunk toward the model's catalog accuracy, with a predictive interval that includes the scorer's error on a " +
+    "benchmark it never saw (fitted leaving one category out; docs/evaluation.md); --uncalibrated shows the scorer alone. " +
+    "Otherwise the interval is the model's ability uncertainty only (new models, and scorers without a calibration). " +
     "Observed: the dataset's own record of the model (its probes included), for comparison.";
   return [head, "", ...table, "", foot].join("\n");
 }
@@ -219,7 +228,7 @@ export const command: CliCommand<typeof schema> = {
   summary:
     "Predict each model's accuracy on a dataset it may never have been run on (mean predicted p over the items, with an interval over its ability uncertainty), from the scorer alone or refined by --probes N results replayed from the dataset's labels.",
   usage:
-    "irt-router predict --dataset <name-or-folder> [--models a,b] [--probes N] [--seed N] [--json] [--model pretrained|<dir>] [--data-root D] [--cache-dir C]",
+    "irt-router predict --dataset <name-or-folder> [--models a,b] [--probes N] [--seed N] [--json] [--uncalibrated] [--model pretrained|<dir>] [--data-root D] [--cache-dir C]",
   options: {
     dataset: { type: "string" },
     models: { type: "string" },
@@ -229,6 +238,7 @@ export const command: CliCommand<typeof schema> = {
     "data-root": { type: "string" },
     "cache-dir": { type: "string" },
     json: { type: "boolean" },
+    uncalibrated: { type: "boolean" },
   },
   schema,
   async run(args) {
