@@ -9,13 +9,17 @@ import { MissingDependencyError } from "../../src/errors.js";
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const root = join(import.meta.dirname, "..", "..");
 
-/** Routes one call in a fresh process with the default scorer, tfjs and the USE-lite weights made unimportable. */
-function routeWithoutTfjs(mode: "static" | "use-lite" | "default"): {
-  result: Record<string, unknown>;
-  imported: string[];
-} {
-  const log = join(mkdtempSync(join(tmpdir(), "no-tfjs-")), "imports.log");
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--import", "./no-tfjs.mjs", "route-default.ts", mode], {
+/**
+ * Runs a fixture script in a fresh process whose module hook (`hook`, a file of fixtures/) makes some packages
+ * unimportable and logs every attempt: the script's last stdout line as JSON, and the imports it attempted.
+ */
+function runWithout(
+  hook: string,
+  script: string,
+  args: string[] = [],
+): { result: Record<string, unknown>; imported: string[] } {
+  const log = join(mkdtempSync(join(tmpdir(), "no-packages-")), "imports.log");
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--import", hook, script, ...args], {
     cwd: FIXTURES,
     encoding: "utf8",
     timeout: 120_000,
@@ -24,6 +28,11 @@ function routeWithoutTfjs(mode: "static" | "use-lite" | "default"): {
   expect(r.status, r.stderr).toBe(0);
   const imported = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
   return { result: JSON.parse(r.stdout.trim().split("\n").at(-1)!) as Record<string, unknown>, imported };
+}
+
+/** Routes one call in a fresh process with the default scorer, tfjs and the USE-lite weights made unimportable. */
+function routeWithoutTfjs(mode: "static" | "use-lite" | "default") {
+  return runWithout("./no-tfjs.mjs", "route-default.ts", [mode]);
 }
 
 describe("routing without the optional tfjs packages", () => {
@@ -100,19 +109,12 @@ describe("the optional packages", () => {
 
 describe("an app with @langchain/core only (langchain, @langchain/langgraph, @huggingface/inference absent)", () => {
   it("imports the package and routes; the middleware and the hosted encoder fail with DEPENDENCY_MISSING", () => {
-    const log = join(mkdtempSync(join(tmpdir(), "no-langchain-")), "imports.log");
-    const r = spawnSync(process.execPath, ["--import", "tsx", "--import", "./no-langchain.mjs", "route-core-only.ts"], {
-      cwd: FIXTURES,
-      encoding: "utf8",
-      timeout: 120_000,
-      env: { ...process.env, NO_TFJS_LOG: log },
-    });
-    expect(r.status, r.stderr).toBe(0);
-    const imported = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+    const run = runWithout("./no-langchain.mjs", "route-core-only.ts");
+    const imported = run.imported;
     // the package tried langchain once (at import) and never @langchain/langgraph
     expect(imported).toContain("langchain");
     expect(imported.filter((s) => s.startsWith("@langchain/langgraph"))).toEqual([]);
-    const result = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as Record<string, Record<string, unknown>>;
+    const result = run.result as Record<string, Record<string, unknown>>;
     expect(result.chosen).toEqual(expect.any(String));
     expect(result.reply).toEqual(expect.any(String));
     expect(result.middleware).toMatchObject({
