@@ -99,11 +99,7 @@ export function renderLodo(r: LodoResult): string {
       share(Math.min(...ds.map((d) => r.routing[d]!.score[k]!))),
     ]),
   );
-  const baseRow = (b: string, label: string) => [
-    label,
-    ...ds.map((d) => `- / ${share(r.routing[d]!.baselines3000[b]!)}`),
-    "",
-  ];
+  const baseRow = (b: string, label: string) => [label, ...ds.map((d) => share(r.routing[d]!.baselines3000[b]!))];
   const cal = pickMaxMin(r.calibration, ds);
   const calTable = mdTable(
     ["rule", ...ds.map((d) => `${d}: median probes (of random's)`), "worst ratio"],
@@ -133,7 +129,7 @@ export function renderLodo(r: LodoResult): string {
     "Baselines at 3,000 events (share closed):",
     "",
     mdTable(
-      ["baseline", ...ds, ""],
+      ["baseline", ...ds],
       [
         baseRow("sgdEpsilon", "SGD + epsilon"),
         baseRow("epsilonGreedy", "epsilon-greedy bandit"),
