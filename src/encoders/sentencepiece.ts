@@ -30,7 +30,7 @@ export interface SentencePieceOptions {
   readonly reservedIds?: number;
 }
 
-/** One node of the piece trie, keyed by code point. */
+/** One node of the piece trie while it is built (then flattened into {@link PieceTrie}). */
 interface TrieNode {
   children: Map<number, TrieNode> | undefined;
   /** Token id when a piece ends here, else -1. */
@@ -39,6 +39,91 @@ interface TrieNode {
 }
 
 const newNode = (): TrieNode => ({ children: undefined, id: -1, score: 0 });
+
+/**
+ * The piece trie in typed arrays: nodes are numbered (root 0), symbols are the vocabulary's code points numbered
+ * densely, and the edges live in one open-addressing hash table keyed by (node, symbol), so a step of the Viterbi
+ * walk is a few integer operations instead of a Map lookup per node (about 2x faster tokenization).
+ */
+interface PieceTrie {
+  /** Token id ending at each node, or -1. */
+  readonly idOf: Int32Array;
+  readonly scoreOf: Float64Array;
+  /** Edge table: parent node and symbol of each slot (-1 = empty), and the child node it leads to. */
+  readonly edgeParent: Int32Array;
+  readonly edgeSymbol: Int32Array;
+  readonly edgeChild: Int32Array;
+  readonly mask: number;
+  /** The root's child along each symbol, or -1 (the first step of every walk, without hashing). */
+  readonly rootChild: Int32Array;
+  /** Symbol of each code point below 0x3000 (covers ASCII, Latin, and the word marker U+2581), -1 when none. */
+  readonly lowSymbol: Int32Array;
+  /** Symbol of the other code points found in the vocabulary. */
+  readonly highSymbol: Map<number, number>;
+}
+
+const LOW_CODE_POINTS = 0x3000;
+
+const edgeSlot = (parent: number, symbol: number, mask: number) =>
+  (Math.imul(parent, 0x9e3779b1) ^ Math.imul(symbol + 1, 0x85ebca77)) & mask;
+
+function flatten(root: TrieNode): PieceTrie {
+  const nodes: TrieNode[] = [root];
+  const symbols = new Map<number, number>();
+  const edges: [number, number, number][] = [];
+  for (let k = 0; k < nodes.length; k++) {
+    for (const [cp, child] of nodes[k]!.children ?? []) {
+      let symbol = symbols.get(cp);
+      if (symbol === undefined) symbols.set(cp, (symbol = symbols.size));
+      edges.push([k, symbol, nodes.length]);
+      nodes.push(child);
+    }
+  }
+  let size = 2;
+  while (size < edges.length * 2) size *= 2;
+  const mask = size - 1;
+  const edgeParent = new Int32Array(size).fill(-1);
+  const edgeSymbol = new Int32Array(size);
+  const edgeChild = new Int32Array(size);
+  for (const [parent, symbol, child] of edges) {
+    let slot = edgeSlot(parent, symbol, mask);
+    while (edgeParent[slot] !== -1) slot = (slot + 1) & mask;
+    edgeParent[slot] = parent;
+    edgeSymbol[slot] = symbol;
+    edgeChild[slot] = child;
+  }
+  const rootChild = new Int32Array(symbols.size).fill(-1);
+  for (const [parent, symbol, child] of edges) if (parent === 0) rootChild[symbol] = child;
+  const lowSymbol = new Int32Array(LOW_CODE_POINTS).fill(-1);
+  const highSymbol = new Map<number, number>();
+  for (const [cp, symbol] of symbols) {
+    if (cp < LOW_CODE_POINTS) lowSymbol[cp] = symbol;
+    else highSymbol.set(cp, symbol);
+  }
+  return {
+    idOf: Int32Array.from(nodes, (n) => n.id),
+    scoreOf: Float64Array.from(nodes, (n) => n.score),
+    edgeParent,
+    edgeSymbol,
+    edgeChild,
+    mask,
+    rootChild,
+    lowSymbol,
+    highSymbol,
+  };
+}
+
+/** The child of `node` along `symbol`, or -1. */
+function step(trie: PieceTrie, node: number, symbol: number): number {
+  const { edgeParent, edgeSymbol, mask } = trie;
+  let slot = edgeSlot(node, symbol, mask);
+  for (;;) {
+    const parent = edgeParent[slot]!;
+    if (parent === -1) return -1;
+    if (parent === node && edgeSymbol[slot] === symbol) return trie.edgeChild[slot]!;
+    slot = (slot + 1) & mask;
+  }
+}
 
 /** Id emitted for a symbol no piece covers. */
 export const UNKNOWN_ID = 0;
@@ -55,7 +140,7 @@ export const UNKNOWN_ID = 0;
 export class SentencePieceTokenizer {
   /** Number of entries in the vocabulary (largest id + 1). */
   readonly size: number;
-  private readonly root: TrieNode = newNode();
+  private readonly trie: PieceTrie;
   /** UTF-16 length of each id's piece: how far the Viterbi back-trace steps for that id. */
   private readonly stepOf: Int32Array;
 
@@ -63,33 +148,19 @@ export class SentencePieceTokenizer {
     const reserved = options.reservedIds ?? 6;
     this.size = vocabulary.length;
     this.stepOf = new Int32Array(vocabulary.length);
+    const root = newNode();
     for (let id = 0; id < vocabulary.length; id++) {
       const [piece, score] = vocabulary[id]!;
       this.stepOf[id] = piece.length;
-      if (id >= reserved) this.insert(piece, score ?? 0, id);
+      if (id >= reserved) insert(root, piece, score ?? 0, id);
     }
-  }
-
-  private insert(piece: string, score: number, id: number): void {
-    if (piece.length === 0) return;
-    let node = this.root;
-    for (const ch of piece) {
-      const cp = ch.codePointAt(0)!;
-      node.children ??= new Map();
-      let next = node.children.get(cp);
-      if (!next) {
-        next = newNode();
-        node.children.set(cp, next);
-      }
-      node = next;
-    }
-    node.id = id;
-    node.score = score;
+    this.trie = flatten(root);
   }
 
   /** NFKC, spaces to "▁", and a leading "▁" (empty stays empty). */
   static normalize(text: string): string {
-    const normalized = text.normalize("NFKC");
+    // ASCII is its own NFKC form: skip the normalizer's pass over plain-ASCII text.
+    const normalized = ASCII.test(text) ? text : text.normalize("NFKC");
     return normalized.length > 0 ? WORD_MARKER + normalized.replaceAll(" ", WORD_MARKER) : normalized;
   }
 
@@ -102,31 +173,37 @@ export class SentencePieceTokenizer {
    * ```
    */
   encode(text: string): number[] {
-    const symbols = codePoints(SentencePieceTokenizer.normalize(text));
+    const trie = this.trie;
+    const symbols = symbolsOf(SentencePieceTokenizer.normalize(text), trie);
     const n = symbols.length;
     const best = new Float64Array(n + 1);
     const chosen = new Int32Array(n + 1);
-    const relax = (start: number, end: number, score: number, id: number) => {
-      const total = score + best[start]!;
-      if (best[end] === 0 || total >= best[end]!) {
-        best[end] = total;
-        chosen[end] = id;
-      }
-    };
     // Forward pass: when start i is visited, every piece ending at i came from an earlier start,
-    // so best[i] is final; updates to one end arrive in increasing start order.
+    // so best[i] is final; updates to one end arrive in increasing start order. A position whose best
+    // score is exactly 0 counts as not yet reached; ties go to the later candidate.
     for (let i = 0; i < n; i++) {
-      let node: TrieNode | undefined = this.root;
+      let node = 0;
       let matched = false;
+      const from = best[i]!;
       for (let j = i; j < n; j++) {
-        node = node.children?.get(symbols[j]!);
-        if (!node) break;
-        if (node.id >= 0) {
+        const symbol = symbols[j]!;
+        if (symbol < 0) break;
+        node = node === 0 ? trie.rootChild[symbol]! : step(trie, node, symbol);
+        if (node < 0) break;
+        const id = trie.idOf[node]!;
+        if (id >= 0) {
           matched = true;
-          relax(i, j + 1, node.score, node.id);
+          const total = trie.scoreOf[node]! + from;
+          if (best[j + 1] === 0 || total >= best[j + 1]!) {
+            best[j + 1] = total;
+            chosen[j + 1] = id;
+          }
         }
       }
-      if (!matched) relax(i, i + 1, 0, UNKNOWN_ID);
+      if (!matched && (best[i + 1] === 0 || from >= best[i + 1]!)) {
+        best[i + 1] = from;
+        chosen[i + 1] = UNKNOWN_ID;
+      }
     }
     const reversed: number[] = [];
     let previousUnknown = false;
@@ -139,13 +216,36 @@ export class SentencePieceTokenizer {
   }
 }
 
-/** Code points of a string; a lone surrogate is its own symbol. */
-function codePoints(text: string): Int32Array {
+/** Plain ASCII (no code unit above U+007F). */
+const ASCII = /^[^\u0080-\uffff]*$/;
+
+function insert(root: TrieNode, piece: string, score: number, id: number): void {
+  if (piece.length === 0) return;
+  let node = root;
+  for (const ch of piece) {
+    const cp = ch.codePointAt(0)!;
+    node.children ??= new Map();
+    let next = node.children.get(cp);
+    if (!next) {
+      next = newNode();
+      node.children.set(cp, next);
+    }
+    node = next;
+  }
+  node.id = id;
+  node.score = score;
+}
+
+/**
+ * The trie symbol of each code point of a string, in code-point positions (a lone surrogate is its own code point);
+ * -1 for a code point that no piece contains.
+ */
+function symbolsOf(text: string, trie: PieceTrie): Int32Array {
   const out = new Int32Array(text.length);
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i)!;
-    out[n++] = cp;
+    out[n++] = cp < LOW_CODE_POINTS ? trie.lowSymbol[cp]! : (trie.highSymbol.get(cp) ?? -1);
     if (cp > 0xffff) i++;
   }
   return out.subarray(0, n);
