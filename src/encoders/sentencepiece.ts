@@ -30,16 +30,6 @@ export interface SentencePieceOptions {
   readonly reservedIds?: number;
 }
 
-/** One node of the piece trie while it is built (then flattened into {@link PieceTrie}). */
-interface TrieNode {
-  children: Map<number, TrieNode> | undefined;
-  /** Token id when a piece ends here, else -1. */
-  id: number;
-  score: number;
-}
-
-const newNode = (): TrieNode => ({ children: undefined, id: -1, score: 0 });
-
 /**
  * The piece trie in typed arrays: nodes are numbered (root 0), symbols are the vocabulary's code points numbered
  * densely, and the edges live in one open-addressing hash table keyed by (node, symbol), so a step of the Viterbi
@@ -67,50 +57,63 @@ const LOW_CODE_POINTS = 0x3000;
 const edgeSlot = (parent: number, symbol: number, mask: number) =>
   (Math.imul(parent, 0x9e3779b1) ^ Math.imul(symbol + 1, 0x85ebca77)) & mask;
 
-function flatten(root: TrieNode): PieceTrie {
-  const nodes: TrieNode[] = [root];
-  const symbols = new Map<number, number>();
-  const edges: [number, number, number][] = [];
-  for (let k = 0; k < nodes.length; k++) {
-    for (const [cp, child] of nodes[k]!.children ?? []) {
-      let symbol = symbols.get(cp);
-      if (symbol === undefined) symbols.set(cp, (symbol = symbols.size));
-      edges.push([k, symbol, nodes.length]);
-      nodes.push(child);
-    }
-  }
+/** The trie of the pieces of ids `reserved` and up (empty pieces skipped; a piece listed twice keeps its last id). */
+function buildTrie(vocabulary: SentencePieceVocabulary, reserved: number): PieceTrie {
+  let chars = 0;
+  for (let id = reserved; id < vocabulary.length; id++) chars += vocabulary[id]![0].length;
   let size = 2;
-  while (size < edges.length * 2) size *= 2;
+  while (size < chars * 2) size *= 2;
   const mask = size - 1;
   const edgeParent = new Int32Array(size).fill(-1);
   const edgeSymbol = new Int32Array(size);
   const edgeChild = new Int32Array(size);
-  for (const [parent, symbol, child] of edges) {
-    let slot = edgeSlot(parent, symbol, mask);
-    while (edgeParent[slot] !== -1) slot = (slot + 1) & mask;
-    edgeParent[slot] = parent;
-    edgeSymbol[slot] = symbol;
-    edgeChild[slot] = child;
-  }
-  const rootChild = new Int32Array(symbols.size).fill(-1);
-  for (const [parent, symbol, child] of edges) if (parent === 0) rootChild[symbol] = child;
+  const idOf = new Int32Array(chars + 1).fill(-1);
+  const scoreOf = new Float64Array(chars + 1);
   const lowSymbol = new Int32Array(LOW_CODE_POINTS).fill(-1);
   const highSymbol = new Map<number, number>();
-  for (const [cp, symbol] of symbols) {
-    if (cp < LOW_CODE_POINTS) lowSymbol[cp] = symbol;
-    else highSymbol.set(cp, symbol);
-  }
-  return {
-    idOf: Int32Array.from(nodes, (n) => n.id),
-    scoreOf: Float64Array.from(nodes, (n) => n.score),
+  let symbols = 0;
+  let nodes = 1;
+  const trie = {
+    idOf,
+    scoreOf,
     edgeParent,
     edgeSymbol,
     edgeChild,
     mask,
-    rootChild,
+    rootChild: new Int32Array(0),
     lowSymbol,
     highSymbol,
   };
+  for (let id = reserved; id < vocabulary.length; id++) {
+    const [piece, score] = vocabulary[id]!;
+    if (piece.length === 0) continue;
+    let node = 0;
+    for (let i = 0; i < piece.length; i++) {
+      const cp = piece.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      let symbol = cp < LOW_CODE_POINTS ? lowSymbol[cp]! : (highSymbol.get(cp) ?? -1);
+      if (symbol < 0) {
+        symbol = symbols++;
+        if (cp < LOW_CODE_POINTS) lowSymbol[cp] = symbol;
+        else highSymbol.set(cp, symbol);
+      }
+      let child = step(trie, node, symbol);
+      if (child < 0) {
+        child = nodes++;
+        let slot = edgeSlot(node, symbol, mask);
+        while (edgeParent[slot] !== -1) slot = (slot + 1) & mask;
+        edgeParent[slot] = node;
+        edgeSymbol[slot] = symbol;
+        edgeChild[slot] = child;
+      }
+      node = child;
+    }
+    idOf[node] = id;
+    scoreOf[node] = score ?? 0;
+  }
+  const rootChild = new Int32Array(symbols).fill(-1);
+  for (let slot = 0; slot < size; slot++) if (edgeParent[slot] === 0) rootChild[edgeSymbol[slot]!] = edgeChild[slot]!;
+  return { ...trie, rootChild };
 }
 
 /** The child of `node` along `symbol`, or -1. */
@@ -147,14 +150,8 @@ export class SentencePieceTokenizer {
   constructor(vocabulary: SentencePieceVocabulary, options: SentencePieceOptions = {}) {
     const reserved = options.reservedIds ?? 6;
     this.size = vocabulary.length;
-    this.stepOf = new Int32Array(vocabulary.length);
-    const root = newNode();
-    for (let id = 0; id < vocabulary.length; id++) {
-      const [piece, score] = vocabulary[id]!;
-      this.stepOf[id] = piece.length;
-      if (id >= reserved) insert(root, piece, score ?? 0, id);
-    }
-    this.trie = flatten(root);
+    this.stepOf = Int32Array.from(vocabulary, ([piece]) => piece.length);
+    this.trie = buildTrie(vocabulary, reserved);
   }
 
   /** NFKC, spaces to "▁", and a leading "▁" (empty stays empty). */
@@ -218,23 +215,6 @@ export class SentencePieceTokenizer {
 
 /** Plain ASCII (no code unit above U+007F). */
 const ASCII = /^[^\u0080-\uffff]*$/;
-
-function insert(root: TrieNode, piece: string, score: number, id: number): void {
-  if (piece.length === 0) return;
-  let node = root;
-  for (const ch of piece) {
-    const cp = ch.codePointAt(0)!;
-    node.children ??= new Map();
-    let next = node.children.get(cp);
-    if (!next) {
-      next = newNode();
-      node.children.set(cp, next);
-    }
-    node = next;
-  }
-  node.id = id;
-  node.score = score;
-}
 
 /**
  * The trie symbol of each code point of a string, in code-point positions (a lone surrogate is its own code point);
