@@ -48,5 +48,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const root = join(import.meta.dirname, "..");
   const result = await build({ ...bundleOptions(root), metafile: true });
   const files = Object.keys(result.metafile!.outputs).filter((f) => f.endsWith(".js"));
-  console.log(`bundled ${Object.keys(entryPoints(root)).length} entry points into ${files.length} files under dist/`);
+  console.error(`bundled ${Object.keys(entryPoints(root)).length} entry points into ${files.length} files under dist/`);
 }
