@@ -3,8 +3,10 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { build } from "esbuild";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { bundleOptions, entryPoints } from "../scripts/bundle.js";
 
 const root = join(import.meta.dirname, "..");
 
@@ -45,7 +47,7 @@ describe("the npm package", () => {
       license: string;
       scripts: Record<string, string>;
     };
-    expect(pkg.files).toEqual(expect.arrayContaining(["dist/src", "dist/adapters", "dist/bin"]));
+    expect(pkg.files).toEqual(expect.arrayContaining(["dist/src", "dist/adapters", "dist/bin", "dist/chunks"]));
     // npm pack builds (a tarball without dist/ would have no code)
     expect(pkg.scripts.prepack).toMatch(/npm run build/);
     expect(pkg.license).toBe("Apache-2.0");
@@ -57,25 +59,35 @@ describe("the npm package", () => {
     expect(createHash("md5").update(text).digest("hex")).toBe("3b83ef96387f14655fc854ddc3c6bd57");
   });
 
-  it("the compiled source maps carry their sources (src/ is not shipped)", () => {
-    // One file compiled with the build's own options (tsconfig.build.json as tsc reads it), its output kept in memory.
-    const host = {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d: ts.Diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-      },
-    };
-    const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.build.json"), {}, host)!;
+  it("the bundled source maps carry their sources (src/ is not shipped)", async () => {
+    // One entry bundled in memory with the build's own esbuild options.
     const file = join(root, "src", "errors.ts");
-    const program = ts.createProgram([file], config.options);
-    const written = new Map<string, string>();
-    const result = program.emit(program.getSourceFile(file), (name, text) => written.set(name, text));
-    expect(result.emitSkipped).toBe(false);
-    const mapFile = [...written.keys()].find((name) => name.endsWith("errors.js.map"))!;
-    expect(mapFile).toBe(join(root, "dist", "src", "errors.js.map"));
-    const map = JSON.parse(written.get(mapFile)!) as { sources: string[]; sourcesContent?: string[] };
-    expect(map.sources).toEqual(["../../src/errors.ts"]);
-    expect(map.sourcesContent).toEqual([readFileSync(file, "utf8")]);
+    const result = await build({ ...bundleOptions(root), entryPoints: { "src/errors": file }, write: false });
+    const map = result.outputFiles.find((f) => f.path.endsWith("errors.js.map"))!;
+    expect(map.path).toBe(join(root, "dist", "src", "errors.js.map"));
+    const json = JSON.parse(map.text) as { sources: string[]; sourcesContent?: string[] };
+    expect(json.sources).toEqual(["../../src/errors.ts"]);
+    expect(json.sourcesContent).toEqual([readFileSync(file, "utf8")]);
+  });
+
+  it("bundles every export of package.json and the CLI, and tsc writes only their declarations", () => {
+    const entries = entryPoints(root);
+    expect(Object.keys(entries)).toEqual(
+      expect.arrayContaining(["index", "src/scorer/index", "adapters/index", "bin/cli"]),
+    );
+    for (const source of Object.values(entries)) expect(readFileSync(source, "utf8").length).toBeGreaterThan(0);
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(root, "tsconfig.build.json"),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d: ts.Diagnostic) => {
+          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+        },
+      },
+    )!;
+    expect(config.options.emitDeclarationOnly).toBe(true);
+    expect(config.options.stripInternal).toBe(true);
   });
 });
 

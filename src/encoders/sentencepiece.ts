@@ -30,15 +30,103 @@ export interface SentencePieceOptions {
   readonly reservedIds?: number;
 }
 
-/** One node of the piece trie, keyed by code point. */
-interface TrieNode {
-  children: Map<number, TrieNode> | undefined;
-  /** Token id when a piece ends here, else -1. */
-  id: number;
-  score: number;
+/**
+ * The piece trie in typed arrays: nodes are numbered (root 0), symbols are the vocabulary's code points numbered
+ * densely, and the edges live in one open-addressing hash table keyed by (node, symbol), so a step of the Viterbi
+ * walk is a few integer operations instead of a Map lookup per node (about 2x faster tokenization).
+ */
+interface PieceTrie {
+  /** Token id ending at each node, or -1. */
+  readonly idOf: Int32Array;
+  readonly scoreOf: Float64Array;
+  /** Edge table: parent node and symbol of each slot (-1 = empty), and the child node it leads to. */
+  readonly edgeParent: Int32Array;
+  readonly edgeSymbol: Int32Array;
+  readonly edgeChild: Int32Array;
+  readonly mask: number;
+  /** The root's child along each symbol, or -1 (the first step of every walk, without hashing). */
+  readonly rootChild: Int32Array;
+  /** Symbol of each code point below 0x3000 (covers ASCII, Latin, and the word marker U+2581), -1 when none. */
+  readonly lowSymbol: Int32Array;
+  /** Symbol of the other code points found in the vocabulary. */
+  readonly highSymbol: Map<number, number>;
 }
 
-const newNode = (): TrieNode => ({ children: undefined, id: -1, score: 0 });
+const LOW_CODE_POINTS = 0x3000;
+
+const edgeSlot = (parent: number, symbol: number, mask: number) =>
+  (Math.imul(parent, 0x9e3779b1) ^ Math.imul(symbol + 1, 0x85ebca77)) & mask;
+
+/** The trie of the pieces of ids `reserved` and up (empty pieces skipped; a piece listed twice keeps its last id). */
+function buildTrie(vocabulary: SentencePieceVocabulary, reserved: number): PieceTrie {
+  let chars = 0;
+  for (let id = reserved; id < vocabulary.length; id++) chars += vocabulary[id]![0].length;
+  let size = 2;
+  while (size < chars * 2) size *= 2;
+  const mask = size - 1;
+  const edgeParent = new Int32Array(size).fill(-1);
+  const edgeSymbol = new Int32Array(size);
+  const edgeChild = new Int32Array(size);
+  const idOf = new Int32Array(chars + 1).fill(-1);
+  const scoreOf = new Float64Array(chars + 1);
+  const lowSymbol = new Int32Array(LOW_CODE_POINTS).fill(-1);
+  const highSymbol = new Map<number, number>();
+  let symbols = 0;
+  let nodes = 1;
+  const trie = {
+    idOf,
+    scoreOf,
+    edgeParent,
+    edgeSymbol,
+    edgeChild,
+    mask,
+    rootChild: new Int32Array(0),
+    lowSymbol,
+    highSymbol,
+  };
+  for (let id = reserved; id < vocabulary.length; id++) {
+    const [piece, score] = vocabulary[id]!;
+    if (piece.length === 0) continue;
+    let node = 0;
+    for (let i = 0; i < piece.length; i++) {
+      const cp = piece.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      let symbol = cp < LOW_CODE_POINTS ? lowSymbol[cp]! : (highSymbol.get(cp) ?? -1);
+      if (symbol < 0) {
+        symbol = symbols++;
+        if (cp < LOW_CODE_POINTS) lowSymbol[cp] = symbol;
+        else highSymbol.set(cp, symbol);
+      }
+      let child = step(trie, node, symbol);
+      if (child < 0) {
+        child = nodes++;
+        let slot = edgeSlot(node, symbol, mask);
+        while (edgeParent[slot] !== -1) slot = (slot + 1) & mask;
+        edgeParent[slot] = node;
+        edgeSymbol[slot] = symbol;
+        edgeChild[slot] = child;
+      }
+      node = child;
+    }
+    idOf[node] = id;
+    scoreOf[node] = score ?? 0;
+  }
+  const rootChild = new Int32Array(symbols).fill(-1);
+  for (let slot = 0; slot < size; slot++) if (edgeParent[slot] === 0) rootChild[edgeSymbol[slot]!] = edgeChild[slot]!;
+  return { ...trie, rootChild };
+}
+
+/** The child of `node` along `symbol`, or -1. */
+function step(trie: PieceTrie, node: number, symbol: number): number {
+  const { edgeParent, edgeSymbol, mask } = trie;
+  let slot = edgeSlot(node, symbol, mask);
+  for (;;) {
+    const parent = edgeParent[slot]!;
+    if (parent === -1) return -1;
+    if (parent === node && edgeSymbol[slot] === symbol) return trie.edgeChild[slot]!;
+    slot = (slot + 1) & mask;
+  }
+}
 
 /** Id emitted for a symbol no piece covers. */
 export const UNKNOWN_ID = 0;
@@ -55,41 +143,21 @@ export const UNKNOWN_ID = 0;
 export class SentencePieceTokenizer {
   /** Number of entries in the vocabulary (largest id + 1). */
   readonly size: number;
-  private readonly root: TrieNode = newNode();
+  private readonly trie: PieceTrie;
   /** UTF-16 length of each id's piece: how far the Viterbi back-trace steps for that id. */
   private readonly stepOf: Int32Array;
 
   constructor(vocabulary: SentencePieceVocabulary, options: SentencePieceOptions = {}) {
     const reserved = options.reservedIds ?? 6;
     this.size = vocabulary.length;
-    this.stepOf = new Int32Array(vocabulary.length);
-    for (let id = 0; id < vocabulary.length; id++) {
-      const [piece, score] = vocabulary[id]!;
-      this.stepOf[id] = piece.length;
-      if (id >= reserved) this.insert(piece, score ?? 0, id);
-    }
-  }
-
-  private insert(piece: string, score: number, id: number): void {
-    if (piece.length === 0) return;
-    let node = this.root;
-    for (const ch of piece) {
-      const cp = ch.codePointAt(0)!;
-      node.children ??= new Map();
-      let next = node.children.get(cp);
-      if (!next) {
-        next = newNode();
-        node.children.set(cp, next);
-      }
-      node = next;
-    }
-    node.id = id;
-    node.score = score;
+    this.stepOf = Int32Array.from(vocabulary, ([piece]) => piece.length);
+    this.trie = buildTrie(vocabulary, reserved);
   }
 
   /** NFKC, spaces to "▁", and a leading "▁" (empty stays empty). */
   static normalize(text: string): string {
-    const normalized = text.normalize("NFKC");
+    // ASCII is its own NFKC form: skip the normalizer's pass over plain-ASCII text.
+    const normalized = ASCII.test(text) ? text : text.normalize("NFKC");
     return normalized.length > 0 ? WORD_MARKER + normalized.replaceAll(" ", WORD_MARKER) : normalized;
   }
 
@@ -102,31 +170,37 @@ export class SentencePieceTokenizer {
    * ```
    */
   encode(text: string): number[] {
-    const symbols = codePoints(SentencePieceTokenizer.normalize(text));
+    const trie = this.trie;
+    const symbols = symbolsOf(SentencePieceTokenizer.normalize(text), trie);
     const n = symbols.length;
     const best = new Float64Array(n + 1);
     const chosen = new Int32Array(n + 1);
-    const relax = (start: number, end: number, score: number, id: number) => {
-      const total = score + best[start]!;
-      if (best[end] === 0 || total >= best[end]!) {
-        best[end] = total;
-        chosen[end] = id;
-      }
-    };
     // Forward pass: when start i is visited, every piece ending at i came from an earlier start,
-    // so best[i] is final; updates to one end arrive in increasing start order.
+    // so best[i] is final; updates to one end arrive in increasing start order. A position whose best
+    // score is exactly 0 counts as not yet reached; ties go to the later candidate.
     for (let i = 0; i < n; i++) {
-      let node: TrieNode | undefined = this.root;
+      let node = 0;
       let matched = false;
+      const from = best[i]!;
       for (let j = i; j < n; j++) {
-        node = node.children?.get(symbols[j]!);
-        if (!node) break;
-        if (node.id >= 0) {
+        const symbol = symbols[j]!;
+        if (symbol < 0) break;
+        node = node === 0 ? trie.rootChild[symbol]! : step(trie, node, symbol);
+        if (node < 0) break;
+        const id = trie.idOf[node]!;
+        if (id >= 0) {
           matched = true;
-          relax(i, j + 1, node.score, node.id);
+          const total = trie.scoreOf[node]! + from;
+          if (best[j + 1] === 0 || total >= best[j + 1]!) {
+            best[j + 1] = total;
+            chosen[j + 1] = id;
+          }
         }
       }
-      if (!matched) relax(i, i + 1, 0, UNKNOWN_ID);
+      if (!matched && (best[i + 1] === 0 || from >= best[i + 1]!)) {
+        best[i + 1] = from;
+        chosen[i + 1] = UNKNOWN_ID;
+      }
     }
     const reversed: number[] = [];
     let previousUnknown = false;
@@ -139,13 +213,19 @@ export class SentencePieceTokenizer {
   }
 }
 
-/** Code points of a string; a lone surrogate is its own symbol. */
-function codePoints(text: string): Int32Array {
+/** Plain ASCII (no code unit above U+007F). */
+const ASCII = /^[^\u0080-\uffff]*$/;
+
+/**
+ * The trie symbol of each code point of a string, in code-point positions (a lone surrogate is its own code point);
+ * -1 for a code point that no piece contains.
+ */
+function symbolsOf(text: string, trie: PieceTrie): Int32Array {
   const out = new Int32Array(text.length);
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i)!;
-    out[n++] = cp;
+    out[n++] = cp < LOW_CODE_POINTS ? trie.lowSymbol[cp]! : (trie.highSymbol.get(cp) ?? -1);
     if (cp > 0xffff) i++;
   }
   return out.subarray(0, n);

@@ -31,25 +31,15 @@ function runWithout(
 }
 
 /** Routes one call in a fresh process with the default scorer, tfjs and the USE-lite weights made unimportable. */
-function routeWithoutTfjs(mode: "static" | "use-lite" | "default") {
+function routeWithoutTfjs(mode: "use-lite" | "default") {
   return runWithout("./no-tfjs.mjs", "route-default.ts", [mode]);
 }
 
 describe("routing without the optional tfjs packages", () => {
-  it("with the static encoder as the default, routes a call and never imports tfjs or the USE-lite weights", () => {
-    const { result, imported } = routeWithoutTfjs("static");
+  it("with the default (static) encoder, routes a call, never imports tfjs or the USE-lite weights, warns nothing", () => {
+    const { result, imported } = routeWithoutTfjs("default");
     expect(result).toEqual({ chosen: expect.any(String), reply: expect.any(String), warnings: [] });
     expect(imported).toEqual([]);
-  });
-
-  it("with USE-lite as the default, degrades to the static encoder and says so once, naming the packages", () => {
-    const { result, imported } = routeWithoutTfjs("default");
-    expect(imported).toContain("@tensorflow/tfjs");
-    expect(result).toMatchObject({ chosen: expect.any(String), reply: expect.any(String) });
-    const warnings = result.warnings as string[];
-    expect(warnings.filter((w) => w.includes("the default encoder, USE-lite"))).toHaveLength(1);
-    expect(warnings.join("\n")).toContain("npm install @tensorflow/tfjs@4.22.0");
-    expect(warnings.join("\n")).toContain("routing with the static encoder and its pretrained scorer instead");
   });
 
   it("asked for by name, USE-lite fails with DEPENDENCY_MISSING naming the packages and the static encoder", () => {

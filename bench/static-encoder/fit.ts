@@ -1,0 +1,55 @@
+/**
+ * How close the static table's text vectors come to USE-lite's, before and after fitting the rows on whole texts
+ * (distil.ts): fits on the train texts of `--fit` datasets at each `--lambdas` and prints the mean cosine between
+ * the static and USE-lite vectors of every dataset's val texts (unreduced 512-dim rows, no PCA or quantization).
+ * Reads no correctness labels and no test items. Used to find the range of lambda worth training a scorer on
+ * (variants.ts then chooses on val AUC).
+ *
+ * `IRT_ROUTER_CACHE=<cache> npx tsx bench/static-encoder/fit.ts [--fit a,b] [--lambdas 0.01,0.1] [--iterations 15]`
+ * (about 1-2 min per lambda on 2 cores).
+ */
+import { parseArgs } from "node:util";
+import { SentencePieceTokenizer } from "../../src/encoders/sentencepiece.js";
+import { sifWeight } from "../../src/encoders/static-table.js";
+import { USE_LITE_DIM } from "../../adapters/encoders/use-lite.js";
+import { fitRows, meanCosine } from "./distil.js";
+import { concatParts, datasetParts, type FitPart } from "./fit-data.js";
+import { loadTeacher, pieceVectors, usedRow } from "./teacher.js";
+
+const ALL = ["routerbench-subset-11models", "routellm-2models", "mmlu-pro-29models", "routerdc-7models"];
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { fit: { type: "string" }, lambdas: { type: "string" }, iterations: { type: "string" } },
+  strict: true,
+});
+const fitSets = values.fit ? values.fit.split(",") : ALL;
+const lambdas = (values.lambdas ?? "0.001,0.01,0.1").split(",").map(Number);
+const iterations = Number(values.iterations ?? 15);
+const teacher = await loadTeacher();
+const onePiece = await pieceVectors(teacher);
+const tokenizer = new SentencePieceTokenizer(teacher.vocabulary);
+const sif = teacher.vocabulary.map(([, lp], r) => (usedRow(r) ? sifWeight(lp, 1e-3) : 0));
+const parts = new Map<string, { train: FitPart; val: FitPart }>();
+for (const name of ALL)
+  parts.set(
+    name,
+    await datasetParts(
+      name,
+      (text) => tokenizer.encode(text).slice(0, 512),
+      (id) => sif[id] ?? 0,
+    ),
+  );
+const report = (label: string, rows: ArrayLike<number>) =>
+  console.log(
+    `${label}: val cosine ` +
+      ALL.map((n) => {
+        const { bag, targets } = parts.get(n)!.val;
+        return `${n} ${meanCosine(bag, rows, targets, USE_LITE_DIM).toFixed(4)}`;
+      }).join(", "),
+  );
+report("one-token rows", onePiece);
+const fitPart = concatParts(fitSets.map((n) => parts.get(n)!.train));
+for (const lambda of lambdas) {
+  const fitted = fitRows(fitPart.bag, fitPart.targets, onePiece, teacher.rows, USE_LITE_DIM, { lambda, iterations });
+  report(`fitted on ${fitSets.join("+")}, lambda ${lambda}`, fitted.rows);
+}
