@@ -23,14 +23,13 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { encodeStaticTable, quantizeTable, sifWeight } from "../../src/encoders/static-table.js";
-import { SentencePieceTokenizer } from "../../src/encoders/sentencepiece.js";
+import { encodeStaticTable, quantizeTable } from "../../src/encoders/static-table.js";
 import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../../adapters/data/data-root.js";
 import { STATIC_FORMAT, STATIC_NOTICE, staticEncoderId, type StaticManifest } from "../../adapters/encoders/static.js";
 import { USE_LITE_DIM } from "../../adapters/encoders/use-lite.js";
 import { fitRows } from "./distil.js";
-import { concatParts, datasetParts } from "./fit-data.js";
+import { concatParts, datasetParts, FIT_MAX_TOKENS, fitInputs } from "./fit-data.js";
 import { pca, project, type Pca } from "./pca.js";
 import { loadTeacher, pieceVectors, usedRow } from "./teacher.js";
 
@@ -94,8 +93,6 @@ const sifA = args["sif-a"] ?? 1e-3;
 const fitSets = args.fit === "none" ? [] : args.fit ? args.fit.split(",") : FIT_DATASETS;
 const lambda = args.lambda ?? DEFAULT_LAMBDA;
 const iterations = args.iterations ?? 15;
-/** Tokens read per text in the fit: the static encoder's default `maxTokens`. */
-const FIT_MAX_TOKENS = 512;
 const root = packageRoot();
 const out = args.out ?? join(root, "encoders", "static");
 const cacheDir = join(root, ".cache", "static-encoder");
@@ -108,8 +105,9 @@ const UNFITTED_NOTICE =
 const notice = fitSets.length > 0 ? STATIC_NOTICE : UNFITTED_NOTICE;
 
 const teacherInfo = await loadTeacher();
-const { vocabBytes, vocabulary, rows } = teacherInfo;
-const sif = vocabulary.map(([, logProb], r) => (usedRow(r) ? sifWeight(logProb, sifA) : 0));
+const { vocabBytes, rows } = teacherInfo;
+const inputs = fitInputs(teacherInfo, sifA);
+const { sif } = inputs;
 const digestOf = (...parts: (string | Uint8Array)[]) => {
   const h = createHash("sha256");
   parts.forEach((p) => h.update(p));
@@ -129,10 +127,8 @@ async function fittedRows(onePiece: Float32Array): Promise<Float32Array> {
     console.error(`fitted rows from ${file}`);
     return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   }
-  const tokenizer = new SentencePieceTokenizer(vocabulary);
-  const tokenize = (text: string) => tokenizer.encode(text).slice(0, FIT_MAX_TOKENS);
   const parts = [];
-  for (const name of fitSets) parts.push((await datasetParts(name, tokenize, (id) => sif[id] ?? 0)).train);
+  for (const name of fitSets) parts.push((await datasetParts(name, inputs.tokenize, inputs.weight)).train);
   const all = concatParts(parts);
   console.error(`fitting ${rows} rows on ${all.bag.texts} train texts of ${fitSets.join(", ")} (lambda ${lambda})...`);
   const t0 = performance.now();

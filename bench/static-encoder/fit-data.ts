@@ -4,9 +4,32 @@
  * USE-lite when missing, about 25 texts/s: see `embeddingNotice`). Test items are never read.
  */
 import { splitIndices } from "../../src/data/split.js";
+import { SentencePieceTokenizer } from "../../src/encoders/sentencepiece.js";
+import { sifWeight } from "../../src/encoders/static-table.js";
 import { getDatasetEmbeddings } from "../../adapters/data/dataset-embeddings.js";
 import { USE_LITE_DIM } from "../../adapters/encoders/use-lite.js";
 import { bagOf, type Bag } from "./distil.js";
+import { usedRow, type Teacher } from "./teacher.js";
+
+/** Tokens read per text in the fit: the static encoder's default `maxTokens`. */
+export const FIT_MAX_TOKENS = 512;
+
+/**
+ * How the fit reads a text: the static encoder's tokenization (its first FIT_MAX_TOKENS pieces) and each piece's
+ * SIF weight at `sifA` (0 for ids the tokenizer never produces), the same weights the table's rows are scaled by.
+ */
+export function fitInputs(
+  teacher: Teacher,
+  sifA: number,
+): { tokenize: (text: string) => number[]; sif: Float64Array; weight: (id: number) => number } {
+  const tokenizer = new SentencePieceTokenizer(teacher.vocabulary);
+  const sif = Float64Array.from(teacher.vocabulary, ([, logProb], r) => (usedRow(r) ? sifWeight(logProb, sifA) : 0));
+  return {
+    tokenize: (text) => tokenizer.encode(text).slice(0, FIT_MAX_TOKENS),
+    sif,
+    weight: (id) => sif[id] ?? 0,
+  };
+}
 
 /** Texts as weighted bags of pieces, and their teacher vectors (texts x 512). */
 export interface FitPart {

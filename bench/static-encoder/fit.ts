@@ -9,12 +9,10 @@
  * (about 1-2 min per lambda on 2 cores).
  */
 import { parseArgs } from "node:util";
-import { SentencePieceTokenizer } from "../../src/encoders/sentencepiece.js";
-import { sifWeight } from "../../src/encoders/static-table.js";
 import { USE_LITE_DIM } from "../../adapters/encoders/use-lite.js";
 import { fitRows, meanCosine } from "./distil.js";
-import { concatParts, datasetParts, type FitPart } from "./fit-data.js";
-import { loadTeacher, pieceVectors, usedRow } from "./teacher.js";
+import { concatParts, datasetParts, fitInputs, type FitPart } from "./fit-data.js";
+import { loadTeacher, pieceVectors } from "./teacher.js";
 
 const ALL = ["routerbench-subset-11models", "routellm-2models", "mmlu-pro-29models", "routerdc-7models"];
 const { values } = parseArgs({
@@ -27,18 +25,10 @@ const lambdas = (values.lambdas ?? "0.001,0.01,0.1").split(",").map(Number);
 const iterations = Number(values.iterations ?? 15);
 const teacher = await loadTeacher();
 const onePiece = await pieceVectors(teacher);
-const tokenizer = new SentencePieceTokenizer(teacher.vocabulary);
-const sif = teacher.vocabulary.map(([, lp], r) => (usedRow(r) ? sifWeight(lp, 1e-3) : 0));
+/** The build's default SIF parameter (build.ts `--sif-a`). */
+const { tokenize, weight } = fitInputs(teacher, 1e-3);
 const parts = new Map<string, { train: FitPart; val: FitPart }>();
-for (const name of ALL)
-  parts.set(
-    name,
-    await datasetParts(
-      name,
-      (text) => tokenizer.encode(text).slice(0, 512),
-      (id) => sif[id] ?? 0,
-    ),
-  );
+for (const name of ALL) parts.set(name, await datasetParts(name, tokenize, weight));
 const report = (label: string, rows: ArrayLike<number>) =>
   console.log(
     `${label}: val cosine ` +

@@ -91,7 +91,7 @@ function buildTrie(vocabulary: SentencePieceVocabulary, reserved: number): Piece
     for (let i = 0; i < piece.length; i++) {
       const cp = piece.codePointAt(i)!;
       if (cp > 0xffff) i++;
-      let symbol = cp < LOW_CODE_POINTS ? lowSymbol[cp]! : (highSymbol.get(cp) ?? -1);
+      let symbol = symbolOf(trie, cp);
       if (symbol < 0) {
         symbol = symbols++;
         if (cp < LOW_CODE_POINTS) lowSymbol[cp] = symbol;
@@ -114,6 +114,11 @@ function buildTrie(vocabulary: SentencePieceVocabulary, reserved: number): Piece
   const rootChild = new Int32Array(symbols).fill(-1);
   for (let slot = 0; slot < size; slot++) if (edgeParent[slot] === 0) rootChild[edgeSymbol[slot]!] = edgeChild[slot]!;
   return { ...trie, rootChild };
+}
+
+/** The trie symbol of a code point, or -1 when no piece contains it. */
+function symbolOf(trie: PieceTrie, cp: number): number {
+  return cp < LOW_CODE_POINTS ? trie.lowSymbol[cp]! : (trie.highSymbol.get(cp) ?? -1);
 }
 
 /** The child of `node` along `symbol`, or -1. */
@@ -225,7 +230,7 @@ function symbolsOf(text: string, trie: PieceTrie): Int32Array {
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i)!;
-    out[n++] = cp < LOW_CODE_POINTS ? trie.lowSymbol[cp]! : (trie.highSymbol.get(cp) ?? -1);
+    out[n++] = symbolOf(trie, cp);
     if (cp > 0xffff) i++;
   }
   return out.subarray(0, n);

@@ -2,11 +2,8 @@ import { ArtifactError, IrtRouterError } from "../errors.js";
 import type { QueryEncoder } from "../encoders/types.js";
 import type { Scorer } from "../scorer/types.js";
 
-/**
- * Loads the scorer (and its encoder) a router uses when it is given none; `notice`, when present, is what the router
- * should tell the user about the choice (e.g. that it fell back to another encoder, and why).
- */
-export type DefaultScorerLoader = () => Promise<{ scorer: Scorer; encoder: QueryEncoder; notice?: string }>;
+/** Loads the scorer (and its encoder) a router uses when it is given none. */
+export type DefaultScorerLoader = () => Promise<{ scorer: Scorer; encoder: QueryEncoder }>;
 
 let loader: DefaultScorerLoader | undefined;
 
@@ -24,7 +21,7 @@ export function registerDefaultScorerLoader(load: DefaultScorerLoader): void {
  * when the package root is imported). Called on first use, so no I/O happens until a default is actually needed.
  * Fails with a typed error that says how to pass a scorer explicitly.
  */
-export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: QueryEncoder; notice?: string }> {
+export async function loadDefaultScorer(): Promise<{ scorer: Scorer; encoder: QueryEncoder }> {
   if (!loader) {
     throw unavailable(
       "no default scorer loader is registered (the package root 'irt-router' registers the pretrained one; " +

@@ -134,9 +134,7 @@ export class ScoringContextLoader {
     let encoder: QueryEncoder | undefined;
     const { scorer: scorerOption, encoder: encoderOption } = this.options;
     if (scorerOption === undefined) {
-      const loaded = await loadDefaultScorer();
-      ({ scorer, encoder } = loaded);
-      if (loaded.notice) this.warnings.warn("default-scorer", loaded.notice);
+      ({ scorer, encoder } = await loadDefaultScorer());
     } else {
       scorer = typeof scorerOption === "function" ? await scorerOption() : scorerOption;
       assertScorerShape(scorer);
