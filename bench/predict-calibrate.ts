@@ -27,9 +27,14 @@ import {
   shrinkWeight,
   type CalibrationPoint,
   type PredictCalibration,
-} from "../src/learning/predict-calibration.js";
+} from "../src/learning/interval-calibration.js";
 
-export { ebAccuracy, shiftVariance, shrinkWeight, type CalibrationPoint } from "../src/learning/predict-calibration.js";
+export {
+  ebAccuracy,
+  shiftVariance,
+  shrinkWeight,
+  type CalibrationPoint,
+} from "../src/learning/interval-calibration.js";
 
 /** Number of correct probes behind a stored probe-accuracy figure: (k + s b) / (N + s) solved for k. */
 export function correctProbes(probeAccuracy: number, asked: number, baseline: number, strength: number): number {

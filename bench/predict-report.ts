@@ -5,7 +5,7 @@
  * to irt-moe at the same probe count, Spearman and Kendall across models (mean over categories), and the coverage
  * of irt-moe's 95% intervals. Pure.
  */
-import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../src/eval/bootstrap.js";
+import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../src/stats/bootstrap.js";
 import { foldFigures, type FoldFigures } from "./predict-folds.js";
 import type { FoldResult, ModelOutcome } from "./predict-fold.js";
 import { withCalibration } from "./predict-calibrate.js";

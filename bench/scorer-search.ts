@@ -23,7 +23,7 @@ import { joinDatasets } from "../src/scorer/dataset.js";
 import { predictItems } from "../src/scorer/forward.js";
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "../src/scorer/metrics.js";
 import { trainIrtMoe } from "../src/scorer/train.js";
-import { fitTemperature } from "../src/scorer/calibration.js";
+import { fitTemperature } from "../src/scorer/temperature-scaling.js";
 import {
   embedLlmMfBaseline,
   knnBaseline,

@@ -11,4 +11,4 @@ export {
   type LoadScorerOptions,
   type LoadPretrainedOptions,
 } from "./load.js";
-export { loadPredictCalibration, PREDICT_CALIBRATION_FILE } from "./predict-calibration.js";
+export { loadPredictCalibration, PREDICT_CALIBRATION_FILE } from "./interval-calibration.js";

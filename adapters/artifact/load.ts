@@ -5,7 +5,7 @@ import type { QueryEncoder } from "../../src/encoders/types.js";
 import { IrtMoeScorer, type EncoderSource } from "../../src/scorer/scorer.js";
 import { MANIFEST_FILE } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
-import { packageRoot } from "../data/data-root.js";
+import { packageRoot } from "../package-root.js";
 import { defaultStaticInfo, isStaticId, StaticEncoder } from "../encoders/static.js";
 import { defaultUseLiteInfo, UseLiteEncoder } from "../encoders/use-lite.js";
 import { readArtifact } from "./files.js";

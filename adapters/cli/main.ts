@@ -4,7 +4,7 @@ import { IrtRouterError, ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
 import { parseCliArgs } from "./args.js";
 import { commands } from "./commands/index.js";
-import { packageRoot } from "../data/data-root.js";
+import { packageRoot } from "../package-root.js";
 
 function usage(): string {
   const names = Object.keys(commands).sort();

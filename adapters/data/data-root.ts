@@ -1,6 +1,9 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+
+import { packageRoot } from "../package-root.js";
+
+export { packageRoot } from "../package-root.js";
 
 /** Environment variable naming the data root. */
 export const DATA_ROOT_ENV = "IRT_ROUTER_DATA";
@@ -9,41 +12,6 @@ export const DATA_ROOT_ENV = "IRT_ROUTER_DATA";
 export interface DataRootCandidate {
   readonly dir: string;
   readonly from: "option" | "env" | "default";
-}
-
-let packageRootMemo: string | undefined;
-
-/**
- * The irt-router package root: the nearest ancestor of this module holding a `package.json` named
- * `irt-router` (works from the TypeScript sources and from the compiled `dist/`).
- *
- * @example
- * ```ts
- * join(packageRoot(), "pretrained"); // the shipped scorer
- * ```
- */
-export function packageRoot(): string {
-  if (packageRootMemo) return packageRootMemo;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "irt-router") {
-          packageRootMemo = dir;
-          return dir;
-        }
-      } catch {
-        // not a readable package.json: keep walking up
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  // Fallback: two levels above adapters/data (source layout).
-  packageRootMemo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-  return packageRootMemo;
 }
 
 /**

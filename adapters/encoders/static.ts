@@ -13,7 +13,7 @@ import {
 import { checkTexts } from "../../src/encoders/text.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { parseWith } from "../../src/util/validate.js";
-import { packageRoot } from "../data/data-root.js";
+import { packageRoot } from "../package-root.js";
 
 /** `format` of a static encoder's manifest.json. */
 export const STATIC_FORMAT = "irt-router-static-encoder";

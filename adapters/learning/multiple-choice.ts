@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { FeedbackError, ValidationError } from "../../src/errors.js";
-import type { Probe, ProbeBank } from "../../src/learning/calibrate.js";
+import type { Probe, ProbeBank } from "../../src/learning/new-model-calibration.js";
 import { gradeMultipleChoice } from "../../src/learning/grader.js";
 import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { functionSchema, parseWith } from "../../src/util/validate.js";

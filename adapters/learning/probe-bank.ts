@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../src/data/types.js";
-import { probeBankFrom, type ProbeBank } from "../../src/learning/calibrate.js";
+import { probeBankFrom, type ProbeBank } from "../../src/learning/new-model-calibration.js";
 import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { encodeWeights, sha256Hex } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";

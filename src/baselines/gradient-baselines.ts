@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createRng, type Rng } from "../util/random.js";
-import { modelAccuracies } from "../eval/routing.js";
+import { modelAccuracies } from "../stats/routing-scores.js";
 import type { EmbeddedLabelData, FitOptions, FitSplit, FittedMethod, RoutingMethod } from "../eval/types.js";
 import { parseWith } from "../util/validate.js";
 import type { LogitModel } from "./logit-model.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelAccuracies } from "../eval/routing.js";
+import { modelAccuracies } from "../stats/routing-scores.js";
 import type { EmbeddedLabelData, FitSplit, FittedMethod, RoutingMethod } from "../eval/types.js";
 import { parseWith } from "../util/validate.js";
 import { dot } from "./logit-model.js";

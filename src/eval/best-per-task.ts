@@ -3,7 +3,7 @@
  * category's train items, scored on the test items of the category. A strong, cheap baseline wherever items carry
  * a task label (the router's task hints aim to match it; see docs/online.md, "Task hints").
  */
-import { bestSingleModel, singleModelScores } from "./routing.js";
+import { bestSingleModel, singleModelScores } from "../stats/routing-scores.js";
 import type { LabelMatrix } from "./types.js";
 
 /** Per category: the index of its best train model; `fallback` (the best single model) for the others. */

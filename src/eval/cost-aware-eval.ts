@@ -12,7 +12,7 @@ import {
   type CostLabelMatrix,
   type CurvePoint,
 } from "./cost.js";
-import { meanSd, nanMean } from "./metrics.js";
+import { meanSd, nanMean } from "../stats/metrics.js";
 import type { CostAwareReport, CostAwareSeed, EvalDataset, EvalReport } from "./report.js";
 
 /** The single models' cost points the cost-aware figures are measured against. */

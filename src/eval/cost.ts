@@ -1,4 +1,4 @@
-import { nanMean } from "./metrics.js";
+import { nanMean } from "../stats/metrics.js";
 import type { LabelMatrix, PredictionBlock } from "./types.js";
 
 /** Labels with the RECORDED USD cost of each observed call (aligned with `y`; NaN where unknown). */

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { parseWith } from "../util/validate.js";
-import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "./bootstrap.js";
+import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "../stats/bootstrap.js";
 import { bestPerTaskScores } from "./best-per-task.js";
 import { defaultLambdaGrid, type CostLabelMatrix, type CurvePoint } from "./cost.js";
 import { checkDataset, checkPredictions, costGaps } from "./dataset-checks.js";
-import { correctnessMetrics, meanSd, nanMean, type CorrectnessMetrics } from "./metrics.js";
+import { correctnessMetrics, meanSd, nanMean, type CorrectnessMetrics } from "../stats/metrics.js";
 import {
   IRT_MOE,
   type CostAwareSeed,
@@ -21,7 +21,7 @@ import {
   randomChoiceScores,
   routeByPrediction,
   singleModelScores,
-} from "./routing.js";
+} from "../stats/routing-scores.js";
 import type { RoutingMethod } from "./types.js";
 import { costAwareReport, costAwareSeed, costReference, type CostContext } from "./cost-aware-eval.js";
 

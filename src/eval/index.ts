@@ -24,7 +24,7 @@ export {
   nanMean,
   meanSd,
   type CorrectnessMetrics,
-} from "./metrics.js";
+} from "../stats/metrics.js";
 export {
   routeByPrediction,
   modelAccuracies,
@@ -34,7 +34,7 @@ export {
   oracleScores,
   gapClosed,
   type RoutingOutcome,
-} from "./routing.js";
+} from "../stats/routing-scores.js";
 export { spearman, kendall, midRanks } from "./rank-correlation.js";
 export {
   bootstrapPlan,
@@ -42,7 +42,7 @@ export {
   bootstrapDiffCi,
   percentileInterval,
   type BootstrapPlan,
-} from "./bootstrap.js";
+} from "../stats/bootstrap.js";
 export {
   defaultLambdaGrid,
   costAwarePoint,

@@ -3,7 +3,7 @@
  * (Pearson correlation of mid-ranks, so ties are handled) and Kendall's tau-b (tie-corrected). NaN when a sample
  * is constant or has fewer than two pairs.
  */
-import { pearson } from "../scorer/evaluate.js";
+import { pearson } from "../stats/metrics.js";
 
 /** Mid-ranks (1-based; tied values share the mean of their ranks). */
 export function midRanks(v: ArrayLike<number>): Float64Array {

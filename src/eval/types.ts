@@ -2,17 +2,9 @@
  * Shapes shared by the evaluation harness and the baselines. Everything is plain typed
  * arrays so the harness stays pure (no I/O) and fast.
  */
+import type { LabelMatrix, PredictionBlock } from "../stats/types.js";
 
-/**
- * Sparse correctness labels in CSR layout (as `CorrectnessDataset.labels`): the observations
- * of item `i` are entries `offsets[i] .. offsets[i+1]-1` of `model` (model index) and `y`
- * (correctness in [0, 1], graded values allowed). Unobserved cells have no entry.
- */
-export interface LabelMatrix {
-  readonly offsets: Int32Array;
-  readonly model: Int32Array;
-  readonly y: Float32Array;
-}
+export type { LabelMatrix, PredictionBlock } from "../stats/types.js";
 
 /**
  * Query embeddings plus labels: what every learned method trains on. Structurally the same
@@ -25,12 +17,6 @@ export interface EmbeddedLabelData extends LabelMatrix {
   readonly nItems: number;
   readonly nModels: number;
 }
-
-/**
- * Predicted p(correct) for a block of items: `p[r * nModels + m]` is the prediction for item
- * `rows[r]` and model `m`.
- */
-export type PredictionBlock = Float32Array;
 
 /** Which items a method may learn from: train to fit, val to tune and early-stop. Never test. */
 export interface FitSplit {

@@ -7,7 +7,7 @@ import {
   type CalibrateArgs,
   type CalibrationResult,
   type Probe,
-} from "../learning/calibrate.js";
+} from "../learning/new-model-calibration.js";
 import { OnlineLearner } from "../learning/learner.js";
 import type { RouteEngine } from "./engine.js";
 import { messageText } from "./routing-text.js";

@@ -24,7 +24,7 @@ import { attachDecision } from "./delegate.js";
 import { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
 import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
 import type { FeedbackOptions } from "./feedback.js";
-import type { CalibrationResult } from "../learning/calibrate.js";
+import type { CalibrationResult } from "../learning/new-model-calibration.js";
 import { RouteEngine } from "./engine.js";
 import { MemoryFeedbackSink } from "./feedback-recorder.js";
 import type { CallNeeds, ModelSlot } from "./slots.js";

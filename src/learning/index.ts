@@ -27,7 +27,7 @@ export type {
 export { ItemTracker } from "./tracker.js";
 export { attributeRun, stepEventId } from "./attribution.js";
 export type { AttributionOptions, RunOutcome, RunStep } from "./attribution.js";
-export { calibrateModel, probeBankFrom } from "./calibrate.js";
+export { calibrateModel, probeBankFrom } from "./new-model-calibration.js";
 export type {
   CalibrateArgs,
   CalibrationOptions,
@@ -36,7 +36,7 @@ export type {
   CalibrationStopReason,
   Probe,
   ProbeBank,
-} from "./calibrate.js";
+} from "./new-model-calibration.js";
 export { extractChoiceLetter, gradeMultipleChoice } from "./grader.js";
 export type { Grader } from "./grader.js";
 export { seededRng, type Rng } from "../util/random.js";
@@ -62,7 +62,7 @@ export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
 export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";
 export { predictAccuracy } from "./predict.js";
-export { calibratedAccuracy, type PredictCalibration } from "./predict-calibration.js";
+export { calibratedAccuracy, type PredictCalibration } from "./interval-calibration.js";
 export type {
   AccuracyPrediction,
   ModelToPredict,

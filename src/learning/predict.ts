@@ -20,13 +20,13 @@
  */
 import { z } from "zod";
 import { IrtRouterError, ValidationError } from "../errors.js";
-import { percentileInterval } from "../eval/bootstrap.js";
+import { percentileInterval } from "../stats/bootstrap.js";
 import { parseWith } from "../util/validate.js";
 import { OnlineLearner, type LearnerOptions, type ScorerPriorSource } from "./learner.js";
 import { cholesky } from "./linalg.js";
 import { type AbilityPosterior, predictiveP, sigmoid } from "./posterior.js";
 import { seededRng } from "../util/random.js";
-import { calibratedAccuracy, predictCalibrationSchema, type PredictCalibration } from "./predict-calibration.js";
+import { calibratedAccuracy, predictCalibrationSchema, type PredictCalibration } from "./interval-calibration.js";
 
 /** The items to predict on: `alphas` is n x dim row-major, temperature folded in (a {@link ProbeBank} is one). */
 export interface PredictionItems {

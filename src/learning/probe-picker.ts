@@ -5,7 +5,7 @@
  */
 import type { AbilityPosterior } from "./posterior.js";
 import { predictiveP } from "./posterior.js";
-import type { Probe, ProbeBank } from "./calibrate.js";
+import type { Probe, ProbeBank } from "./probe-bank.js";
 import type { ItemTracker } from "./tracker.js";
 import { seededRng } from "../util/random.js";
 

@@ -4,7 +4,7 @@
  */
 import type { EncoderInfo } from "../encoders/types.js";
 import { ArtifactError } from "../errors.js";
-import type { CalibrationReport } from "./calibration.js";
+import type { CalibrationReport } from "./temperature-scaling.js";
 import type { IrtMoeConfig } from "./config.js";
 import {
   ARTIFACT_FORMAT,

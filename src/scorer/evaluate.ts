@@ -5,8 +5,8 @@
  * (src/eval) reports the full comparison with baselines.
  */
 import type { EmbeddedLabels } from "./train.js";
-import { nanMean } from "../eval/metrics.js";
-import { bestSingleModel, oracleScores, randomChoiceScores, singleModelScores } from "../eval/routing.js";
+import { nanMean, pearson } from "../stats/metrics.js";
+import { bestSingleModel, oracleScores, randomChoiceScores, singleModelScores } from "../stats/routing-scores.js";
 import { ece, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
 
 /** Metrics of predictions `p` (rows.length x nModels) on `rows`. */
@@ -23,30 +23,6 @@ export interface ScorerMetrics {
   random: number;
   oracle: number;
   gapClosed: number;
-}
-
-/** Pearson correlation coefficient. */
-export function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const n = a.length;
-  let ma = 0;
-  let mb = 0;
-  for (let i = 0; i < n; i++) {
-    ma += a[i]!;
-    mb += b[i]!;
-  }
-  ma /= n;
-  mb /= n;
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < n; i++) {
-    const da = a[i]! - ma;
-    const db = b[i]! - mb;
-    sab += da * db;
-    saa += da * da;
-    sbb += db * db;
-  }
-  return sab / Math.sqrt(saa * sbb);
 }
 
 /**

@@ -25,9 +25,10 @@ export {
   type DenseWeights,
   type ExpertWeights,
 } from "./weights.js";
-export { fitTemperature, type CalibrationReport } from "./calibration.js";
+export { fitTemperature, type CalibrationReport } from "./temperature-scaling.js";
 export { rocAuc, ece, logLoss, routingAccuracy, observedPairs, type CsrLabels } from "./metrics.js";
-export { scorerMetrics, betaDifficultyR, effectiveDifficulty, pearson, type ScorerMetrics } from "./evaluate.js";
+export { scorerMetrics, betaDifficultyR, effectiveDifficulty, type ScorerMetrics } from "./evaluate.js";
+export { pearson } from "../stats/metrics.js";
 export { joinDatasets, type EmbeddedDataset, type JoinedData, type DatasetPart } from "./dataset.js";
 export { MODEL_ALIASES, canonicalModelId, aliasIndex, guessProvider, type ModelAlias } from "./aliases.js";
 export { buildCatalog, datasetModelNames, ModelResolver, type ModelStats } from "./catalog.js";

@@ -2,7 +2,7 @@
  * Correctness and routing metrics over CSR labels, used for early stopping and calibration.
  * (The evaluation harness in src/eval reports the protocol's full metric set.)
  */
-import { routingAccuracy as routingAccuracyOf } from "../eval/routing.js";
+import { routingAccuracy as routingAccuracyOf } from "../stats/routing-scores.js";
 
 /** CSR labels of a dataset (same layout as CorrectnessDataset.labels). */
 export interface CsrLabels {
@@ -33,21 +33,11 @@ export function observedPairs(
 }
 
 /** ROC AUC (ties averaged) and 15-bin ECE: the evaluation protocol's own definitions, shared. */
-export { rocAucWithTies as rocAuc, expectedCalibrationError as ece } from "../eval/metrics.js";
-
-/** Mean binary cross-entropy with soft targets. */
-export function logLoss(p: ArrayLike<number>, y: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < p.length; i++) {
-    const q = Math.min(1 - 1e-7, Math.max(1e-7, p[i]!));
-    s -= y[i]! * Math.log(q) + (1 - y[i]!) * Math.log(1 - q);
-  }
-  return s / Math.max(1, p.length);
-}
+export { rocAucWithTies as rocAuc, expectedCalibrationError as ece, logLoss } from "../stats/metrics.js";
 
 /**
  * Routing accuracy: per item, the observed model with the highest p (ties to the lower model index); its label,
- * averaged over items that have at least one observed model. Defined in src/eval/routing.ts.
+ * averaged over items that have at least one observed model. Defined in src/stats/routing-scores.ts.
  */
 export function routingAccuracy(p: Float32Array, nModels: number, labels: CsrLabels, rows: readonly number[]): number {
   return routingAccuracyOf(labels, rows, p, nModels);

@@ -19,7 +19,7 @@ import {
   type GraphVars,
 } from "./graph.js";
 import type { Rng } from "../util/random.js";
-import type { EmbeddedLabels, TrainOptions } from "./train.js";
+import type { EmbeddedLabels, TrainOptions } from "./train-types.js";
 import type { IrtMoeWeights } from "./weights.js";
 
 /**

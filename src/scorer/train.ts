@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Tf } from "../util/tf.js";
 import { TrainingError, ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
-import { fitTemperature, type CalibrationReport } from "./calibration.js";
+import { fitTemperature, type CalibrationReport } from "./temperature-scaling.js";
 import { resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
 import { forwardGraph, readVars, type GraphOps, type GraphVars } from "./graph.js";
 import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "./metrics.js";
@@ -18,38 +18,10 @@ import { trainingRng, type Rng } from "../util/random.js";
 import { createTrainState, disposeTrainState, trainEpoch, type TrainableInput, type TrainState } from "./train-loop.js";
 import { initWeights, type IrtMoeWeights } from "./weights.js";
 
+import type { EmbeddedLabels, EpochReport, TrainOptions } from "./train-types.js";
+
+export type { EmbeddedLabels, EpochReport, TrainOptions } from "./train-types.js";
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, type IrtMoeConfig } from "./config.js";
-
-/** Query embeddings plus CSR correctness labels (same layout as CorrectnessDataset.labels). */
-export interface EmbeddedLabels {
-  /** nItems x dim, row-major. */
-  X: Float32Array;
-  dim: number;
-  nItems: number;
-  nModels: number;
-  /** Length nItems + 1. Observations of item i: entries offsets[i] .. offsets[i+1]-1. */
-  offsets: Int32Array;
-  /** Model index (0 .. nModels-1) of each observation. */
-  model: Int32Array;
-  /** Correctness in [0, 1] of each observation (graded values train as soft targets). */
-  y: Float32Array;
-  /** Optional model ids (default `model-0` ...); stored in the weights. */
-  models?: readonly string[];
-}
-
-/** One epoch of training. */
-export interface EpochReport {
-  epoch: number;
-  /** Mean training loss over the epoch's steps (masked BCE, plus rankWeight x the listwise ranking term when rankWeight > 0; with dropout and noise), each step weighted by its items. */
-  trainLoss: number;
-  valLoss: number;
-  valAuc: number;
-  valRouting: number;
-  learningRate: number;
-  /** Whether this epoch is the best so far on the early-stopping criterion. */
-  improved: boolean;
-  seconds: number;
-}
 
 /** A trained scorer: weights plus how it was obtained. */
 export interface TrainedIrtMoe {
@@ -65,15 +37,6 @@ export interface TrainedIrtMoe {
   /** Validation metrics of the kept weights, after calibration. */
   val: { loss: number; auc: number; routing: number; ece: number };
   trainSeconds: number;
-}
-
-/** Options of {@link trainIrtMoe}. */
-export interface TrainOptions {
-  /** Seed of every random choice (default 1). */
-  seed?: number;
-  onEpoch?: (report: EpochReport) => void;
-  /** Called after each step with the items done in this epoch. */
-  onBatch?: (info: { epoch: number; itemsDone: number; itemsTotal: number; loss: number }) => void;
 }
 
 const optionsSchema = z

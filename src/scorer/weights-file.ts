@@ -4,7 +4,7 @@
  */
 import { ArtifactError } from "../errors.js";
 import { CATALOG_FILE, WEIGHTS_FILE } from "./artifact-names.js";
-import type { ScorerManifest, TensorEntry } from "./serialize.js";
+import type { ScorerManifest, TensorEntry } from "./manifest-schema.js";
 import type { DenseWeights, ExpertWeights, IrtMoeWeights } from "./weights.js";
 
 /** Names and shapes of every tensor, in file order. */

@@ -6,8 +6,8 @@ import {
   logisticRegressionBaseline,
 } from "../../src/baselines/index.js";
 import { ValidationError } from "../../src/errors.js";
-import { correctnessMetrics, nanMean } from "../../src/eval/metrics.js";
-import { bestSingleModel, routeByPrediction, singleModelScores } from "../../src/eval/routing.js";
+import { correctnessMetrics, nanMean } from "../../src/stats/metrics.js";
+import { bestSingleModel, routeByPrediction, singleModelScores } from "../../src/stats/routing-scores.js";
 import type { RoutingMethod } from "../../src/eval/types.js";
 import { plantedData } from "../eval/synthetic.js";
 

@@ -7,7 +7,7 @@ import { main } from "../../adapters/cli/main.js";
 import { embedDataset } from "../../adapters/data/embedding-cache.js";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { ArtifactError, DatasetNotFoundError, IrtRouterError, ValidationError } from "../../src/errors.js";
-import { PREDICT_CALIBRATION_FILE } from "../../adapters/artifact/predict-calibration.js";
+import { PREDICT_CALIBRATION_FILE } from "../../adapters/artifact/interval-calibration.js";
 import { parseWith } from "../../src/util/validate.js";
 import { TestEncoder } from "../data/test-encoder.js";
 import { rejectedWith } from "../errors.js";

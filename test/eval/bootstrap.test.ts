@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, percentileInterval } from "../../src/eval/bootstrap.js";
+import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, percentileInterval } from "../../src/stats/bootstrap.js";
 import { createRng } from "../../src/util/random.js";
 
 const rng = createRng(3);

@@ -7,7 +7,7 @@ import {
   nanMean,
   rocAucWithTies,
   thresholdAccuracy,
-} from "../../src/eval/metrics.js";
+} from "../../src/stats/metrics.js";
 import { csr } from "./csr.js";
 
 describe("rocAucWithTies", () => {

@@ -7,7 +7,7 @@ import {
   randomChoiceScores,
   routeByPrediction,
   singleModelScores,
-} from "../../src/eval/routing.js";
+} from "../../src/stats/routing-scores.js";
 import { csr } from "./csr.js";
 
 describe("routing", () => {

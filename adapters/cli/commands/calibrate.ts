@@ -13,7 +13,7 @@
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { FeedbackError, ValidationError } from "../../../src/errors.js";
-import { calibrateModel, type Probe } from "../../../src/learning/calibrate.js";
+import { calibrateModel, type Probe } from "../../../src/learning/new-model-calibration.js";
 import type { FeedbackEvent } from "../../../src/learning/events.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { snapshotNeedsReopen } from "../../../src/learning/store.js";

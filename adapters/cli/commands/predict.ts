@@ -10,7 +10,7 @@ import { predictAccuracy, type AccuracyPrediction, type ProbeOutcome } from "../
 import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
 import { loadPretrained, loadScorer, pretrainedDir } from "../../artifact/load.js";
-import { loadPredictCalibration } from "../../artifact/predict-calibration.js";
+import { loadPredictCalibration } from "../../artifact/interval-calibration.js";
 import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { embeddingCacheDir, embeddingNotice, peekCachedEmbeddings } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";

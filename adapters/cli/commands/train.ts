@@ -12,7 +12,7 @@ import { parseWith } from "../../../src/util/validate.js";
 import { saveScorer } from "../../artifact/files.js";
 import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../artifact/load.js";
 import { installedAsDependency } from "../../data/cache-dir.js";
-import { packageRoot } from "../../data/data-root.js";
+import { packageRoot } from "../../package-root.js";
 import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
 import { ENCODER_NAMES, encoderByName, type EncoderName } from "../../encoders/choice.js";
 import type { CliCommand } from "../command.js";

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ArtifactError } from "../../src/errors.js";
-import { predictCalibrationSchema, type PredictCalibration } from "../../src/learning/predict-calibration.js";
+import { predictCalibrationSchema, type PredictCalibration } from "../../src/learning/interval-calibration.js";
 import { pretrainedDir } from "./load.js";
 
 /** File name of the calibration inside an artifact directory. */

@@ -28,30 +28,10 @@ import type { FeedbackEvent } from "./events.js";
 import type { OnlineLearner } from "./learner.js";
 import { ItemTracker } from "./tracker.js";
 import { bankAccuracy, ProbePicker } from "./probe-picker.js";
+import type { Probe, ProbeBank } from "./probe-bank.js";
 
 export { DEFAULT_MIX_RANDOM, DEFAULT_RANDOM_SHARE, shuffledIndices } from "./probe-picker.js";
-
-/**
- * A bank of probe items: ids with their IRT parameters (never texts or answers).
- * `alphas` is n x dim row-major.
- */
-export interface ProbeBank {
-  /** Dataset the probes come from (name or folder). */
-  readonly dataset: string;
-  readonly dim: number;
-  readonly ids: readonly string[];
-  readonly alphas: Float32Array;
-  readonly betas: Float32Array;
-}
-
-/** One probe handed to `ask`. */
-export interface Probe {
-  readonly id: string;
-  /** Index in the bank. */
-  readonly index: number;
-  readonly alpha: Float32Array;
-  readonly beta: number;
-}
+export type { Probe, ProbeBank } from "./probe-bank.js";
 
 export interface CalibrationProgress {
   readonly asked: number;

@@ -166,3 +166,37 @@ export function meanSd(values: readonly number[]): { mean: number; sd: number } 
   const v = values.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1);
   return { mean, sd: Math.sqrt(v) };
 }
+
+/** Pearson correlation coefficient. */
+export function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const n = a.length;
+  let ma = 0;
+  let mb = 0;
+  for (let i = 0; i < n; i++) {
+    ma += a[i]!;
+    mb += b[i]!;
+  }
+  ma /= n;
+  mb /= n;
+  let sab = 0;
+  let saa = 0;
+  let sbb = 0;
+  for (let i = 0; i < n; i++) {
+    const da = a[i]! - ma;
+    const db = b[i]! - mb;
+    sab += da * db;
+    saa += da * da;
+    sbb += db * db;
+  }
+  return sab / Math.sqrt(saa * sbb);
+}
+
+/** Mean binary cross-entropy with soft targets. */
+export function logLoss(p: ArrayLike<number>, y: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < p.length; i++) {
+    const q = Math.min(1 - 1e-7, Math.max(1e-7, p[i]!));
+    s -= y[i]! * Math.log(q) + (1 - y[i]!) * Math.log(1 - q);
+  }
+  return s / Math.max(1, p.length);
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
 import { calibrateModel, OnlineLearner, probeBankFrom, type ProbeBank } from "../../src/learning/index.js";
-import { DEFAULT_RANDOM_SHARE } from "../../src/learning/calibrate.js";
+import { DEFAULT_RANDOM_SHARE } from "../../src/learning/new-model-calibration.js";
 import { rejectedWith } from "../errors.js";
 import { alphaOf, makeWorld } from "./synthetic.js";
 

@@ -6,7 +6,7 @@ import {
   predictiveInterval,
   shiftVarianceAt,
   type PredictCalibration,
-} from "../../src/learning/predict-calibration.js";
+} from "../../src/learning/interval-calibration.js";
 import { thrownBy } from "../errors.js";
 
 const cal: PredictCalibration = {
