@@ -22,7 +22,7 @@ import { datasetSplits } from "../src/data/select.js";
 import { IrtRouter } from "../src/langchain/index.js";
 import { OnlineLearner, type LearnerOptions } from "../src/learning/learner.js";
 import { seededRng } from "../src/util/random.js";
-import type { FeedbackLimitsOptions } from "../src/langchain/feedback-limits.js";
+import type { FeedbackLimitsOptions } from "../src/langchain/options.js";
 
 const BEST = "gpt-4-1106-preview";
 const MODELS = [BEST, "mixtral-8x7b-chat", "mistral-7b-chat"];

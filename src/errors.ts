@@ -205,3 +205,41 @@ export class UnknownModelError extends IrtRouterError {
     );
   }
 }
+
+/** A child misbehaved during an attempt (no answer in time, or a reply that is no chat message); it falls back. */
+export class ModelFaultError extends IrtRouterError {
+  constructor(model: string, kind: "timeout" | "reply", message: string) {
+    super("MODEL_FAULT", message, { details: { model, kind } });
+  }
+}
+
+/** A model left out of a call, and why (the `excluded` of {@link NoCandidatesError}, as in a route decision). */
+export interface ExcludedModel {
+  readonly id: string;
+  readonly reason: string;
+}
+
+/** No registered model can serve this call; `excluded` says why each one was left out. */
+export class NoCandidatesError extends IrtRouterError {
+  readonly excluded: readonly ExcludedModel[];
+  constructor(excluded: readonly ExcludedModel[]) {
+    const list = excluded.map((e) => `${e.id}: ${e.reason}`).join("; ");
+    super(
+      "NO_CANDIDATES",
+      `No registered model can serve this call (${list}). ` +
+        `Register a model that can, give a model a larger contextWindow, or shorten the input.`,
+      { details: { excluded } },
+    );
+    this.excluded = excluded;
+  }
+}
+
+/** A source spent its budget of feedback weight for the current window; nothing was stored. */
+export class FeedbackBudgetError extends FeedbackError {}
+
+/** More feedback events arrived while Redis was unreachable than the local buffer holds: these were refused, not stored. */
+export class FeedbackBufferFullError extends StoreError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super(message, { path: "buffer.maxEvents", details });
+  }
+}

@@ -28,6 +28,8 @@ export {
   EncoderUnavailableError,
   EmbeddingProviderError,
   UnknownModelError,
+  NoCandidatesError,
+  FeedbackBudgetError,
 } from "./errors.js";
 
 // LangChain integration
@@ -36,8 +38,6 @@ export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./langchai
 export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger } from "./langchain/options.js";
 export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./langchain/decision.js";
 export { routeDecisionOf } from "./langchain/decision.js";
-export { NoCandidatesError } from "./langchain/errors.js";
-export { FeedbackBudgetError } from "./langchain/feedback-limits.js";
 export { MemoryFeedbackSink } from "./langchain/feedback-recorder.js";
 export type { FeedbackOptions } from "./langchain/feedback.js";
 export { routingText } from "./langchain/routing-text.js";

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { StoreError } from "../../src/errors.js";
+import { FeedbackBufferFullError, StoreError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import {
   prepareFeedbackEvents,
@@ -82,13 +82,6 @@ const redisStoreOptionsSchema = storeOptionsSchema
 /** Options of {@link RedisStore.open}. */
 export type RedisStoreOptions = z.input<typeof redisStoreOptionsSchema>;
 type Parsed = z.output<typeof redisStoreOptionsSchema>;
-
-/** More feedback events arrived while Redis was unreachable than the local buffer holds: these were refused, not stored. */
-export class FeedbackBufferFullError extends StoreError {
-  constructor(message: string, details: Record<string, unknown>) {
-    super(message, { path: "buffer.maxEvents", details });
-  }
-}
 
 /** What {@link RedisStore.append} adds to an `AppendResult`: events held in the local buffer, sent when Redis returns. */
 export interface RedisAppendResult extends AppendResult {

@@ -8,7 +8,7 @@ import { ValidationError } from "../errors.js";
 import type { RouteDecision } from "./decision.js";
 import { childConfig, runIdOf, withDecision } from "./delegate.js";
 import type { ModelSlot } from "./slots.js";
-import { profileOf } from "./surface.js";
+import { profileOf } from "./slots.js";
 import type { IrtRouterOptions } from "./options.js";
 import { IrtRouter } from "./router.js";
 import { taskOf } from "./task-hint.js";

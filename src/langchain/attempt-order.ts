@@ -9,7 +9,7 @@ import type { Runnable } from "@langchain/core/runnables";
 import { AttemptBound, attemptMs, checkReply } from "./attempts.js";
 import { callInOrder, childConfig, isAbort } from "./delegate.js";
 import type { RouteEngine } from "./engine.js";
-import type { RoutePlan } from "./planner.js";
+import type { RoutePlan } from "./route-plan.js";
 import type { PlanOrError } from "./plans.js";
 import type { CallNeeds, ModelSlot } from "./slots.js";
 

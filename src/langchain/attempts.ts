@@ -3,18 +3,14 @@
  * checked for what a chat model must give back (a message; usage that can be counted).
  */
 import { isBaseMessage } from "@langchain/core/messages";
-import { IrtRouterError } from "../errors.js";
+import { ModelFaultError } from "../errors.js";
 import type { CallUsage } from "./spend.js";
+
+/** Key of the call's `timeout` between `stream()` and `_streamIterator` (Runnable's config would turn it into a signal). */
+export const ATTEMPT_TIMEOUT = Symbol("irt-router.attempt-timeout");
 
 /** Milliseconds an attempt may take when neither the call nor the router gives a `timeout` (option `attemptTimeout`). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
-
-/** A child misbehaved during an attempt (no answer in time, or a reply that is no chat message); it falls back. */
-export class ModelFaultError extends IrtRouterError {
-  constructor(model: string, kind: "timeout" | "reply", message: string) {
-    super("MODEL_FAULT", message, { details: { model, kind } });
-  }
-}
 
 /**
  * The time limit of one attempt and the caller's cancellation, enforced on the router's side: `signal` (handed to

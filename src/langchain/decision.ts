@@ -1,4 +1,14 @@
-import type { EscalationRecord } from "./escalation.js";
+/** Why a call was escalated, in the decision. */
+export interface EscalationRecord {
+  /** The model whose failure triggered it (the last one to fail this step). */
+  readonly from: string;
+  /** `"tool-error"`: its tool call came back with status "error"; `"retry"`: the agent sent the step again. */
+  readonly reason: "tool-error" | "retry";
+  /** Models passed over for this step (every model that failed it and could have served it). */
+  readonly passedOver: readonly string[];
+  /** The bar: the highest p among the passed-over models (`"stronger"`), absent when nothing was passed over. */
+  readonly pAbove?: number;
+}
 
 /** One candidate as the policy saw it, in the decision record. */
 export interface CandidateRecord {

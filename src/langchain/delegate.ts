@@ -1,9 +1,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import { snapshot, type RouteDecision } from "./decision.js";
-import type { RoutePlan } from "./planner.js";
+import type { RoutePlan } from "./route-plan.js";
 import type { ModelSlot } from "./slots.js";
-import { capErrorText } from "./error-text.js";
+import { capErrorText, describeError } from "./error-text.js";
 
 /** Metadata key under which a call's run id is read (`config.metadata.irtRouterRunId`). */
 export const RUN_ID_METADATA_KEY = "irtRouterRunId";
@@ -123,13 +123,4 @@ export function isAbort(_error: unknown, signal?: AbortSignal): boolean {
  */
 export function isAbortReason(error: unknown): boolean {
   return typeof DOMException !== "undefined" && error instanceof DOMException && error.name === "AbortError";
-}
-
-/** `Name: first line of message`, for the attempt record. */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const status = (error as { status?: unknown }).status;
-    return `${error.name}${typeof status === "number" ? ` (${status})` : ""}: ${error.message.split("\n")[0]}`;
-  }
-  return String(error);
 }

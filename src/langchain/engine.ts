@@ -10,8 +10,15 @@ import { describePolicy } from "../policy/schema.js";
 import { DecisionLog } from "./decision-log.js";
 import { FeedbackRecorder, MemoryFeedbackSink, type RecordOptions } from "./feedback-recorder.js";
 import type { FeedbackOptions } from "./feedback.js";
-import type { AbilityLearner, FeedbackSink, ParsedRouterOptions, RouterLogger } from "./options.js";
-import { RoutePlanner, type RoutePlan } from "./planner.js";
+import {
+  feedbackLimitsSchema,
+  type AbilityLearner,
+  type FeedbackSink,
+  type ParsedRouterOptions,
+  type RouterLogger,
+} from "./options.js";
+import { RoutePlanner } from "./planner.js";
+import type { RoutePlan } from "./route-plan.js";
 import { ScoringContextLoader, type ScoringContext } from "./scoring-context.js";
 import { modelSlots, type CallNeeds, type ModelSlot } from "./slots.js";
 import { SharedBudget, SpendRecorder, type CallUsage } from "./spend.js";
@@ -19,7 +26,7 @@ import { StoreBinding } from "./store-binding.js";
 import { OnceWarnings } from "./warnings.js";
 import { RunMemory } from "./run-memory.js";
 import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
-import { feedbackLimitsSchema } from "./feedback-limits.js";
+
 import { ValidationError } from "../errors.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;

@@ -15,3 +15,12 @@ export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}... [cut ${text.length - max} chars]`;
 }
+
+/** `Name: first line of message`, for the attempt record. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const status = (error as { status?: unknown }).status;
+    return `${error.name}${typeof status === "number" ? ` (${status})` : ""}: ${error.message.split("\n")[0]}`;
+  }
+  return String(error);
+}

@@ -9,6 +9,7 @@ import { rankCandidates } from "../policy/rank.js";
 import type { Candidate, PolicyConfig, PolicyContext, RankedCandidate } from "../policy/types.js";
 import { messageText } from "./routing-text.js";
 import { sharedPrefix, type PromptShape } from "./run-memory.js";
+import type { EscalationRecord } from "./decision.js";
 
 /** The `escalation` router option, resolved: which bar applies after a visible failure. */
 export interface EscalationSettings {
@@ -17,18 +18,6 @@ export interface EscalationSettings {
    * others follow as fallbacks, by p. `"best"`: the highest p among the models that have not failed, whatever it costs.
    */
   readonly bar: "stronger" | "best";
-}
-
-/** Why a call was escalated, in the decision. */
-export interface EscalationRecord {
-  /** The model whose failure triggered it (the last one to fail this step). */
-  readonly from: string;
-  /** `"tool-error"`: its tool call came back with status "error"; `"retry"`: the agent sent the step again. */
-  readonly reason: "tool-error" | "retry";
-  /** Models passed over for this step (every model that failed it and could have served it). */
-  readonly passedOver: readonly string[];
-  /** The bar: the highest p among the passed-over models (`"stronger"`), absent when nothing was passed over. */
-  readonly pAbove?: number;
 }
 
 /** A visible failure of the current step: the models that failed it, the last one first. */

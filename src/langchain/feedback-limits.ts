@@ -4,35 +4,12 @@
  * per time window. Together with the learner's exploration they keep a burst of false outcomes from taking a model
  * out of routing (docs/langchain.md, "Bounded influence").
  */
-import { z } from "zod";
-import { FeedbackError } from "../errors.js";
+import { FeedbackBudgetError } from "../errors.js";
 import type { FeedbackEvent } from "../learning/events.js";
+import type { FeedbackLimits } from "./options.js";
 
-/**
- * Default total weight of one run's outcome (the events of one `feedback(runId, ...)` call): 1, one observation's worth,
- * since a run's outcome is one observation however many steps it is spread over (bench/poisoning.ts: with 3 the best
- * model kept 64% of its routes after one false outcome over 200 steps).
- */
-export const DEFAULT_MAX_RUN_WEIGHT = 1;
-/** Default per-source budget: this much event weight per window. */
-export const DEFAULT_SOURCE_BUDGET = { weight: 50, windowMs: 3_600_000 } as const;
 /** Sources remembered for the budget (least recently used forgotten first). */
 const MAX_SOURCES = 10_000;
-
-const positive = z.number().positive().refine(Number.isFinite, "must be a finite number");
-
-/** The router's `feedbackLimits` option. */
-export const feedbackLimitsSchema = z.strictObject({
-  /** Largest total weight of one `feedback(runId, ...)` call's events (default 1); the steps keep their shape under it. */
-  maxRunWeight: positive.default(DEFAULT_MAX_RUN_WEIGHT),
-  /** Event weight one source may give per window (default 50 per hour), or `false` for no budget. */
-  sourceBudget: z
-    .union([z.literal(false), z.strictObject({ weight: positive, windowMs: positive })])
-    .default(DEFAULT_SOURCE_BUDGET),
-});
-
-export type FeedbackLimits = z.output<typeof feedbackLimitsSchema>;
-export type FeedbackLimitsOptions = z.input<typeof feedbackLimitsSchema>;
 
 /**
  * The events with their weights scaled by one factor so that they sum to at most `max` (unchanged when they already
@@ -49,9 +26,6 @@ export function boundRunWeight(events: readonly FeedbackEvent[], max: number, ca
   const factor = max / scale;
   return events.map((e) => ({ ...e, weight: (e.weight ?? 1) * factor }));
 }
-
-/** A source spent its budget of feedback weight for the current window; nothing was stored. */
-export class FeedbackBudgetError extends FeedbackError {}
 
 /** Per-source sliding-window budget of feedback weight (in memory: a restarted router starts every budget afresh). */
 export class SourceBudget {

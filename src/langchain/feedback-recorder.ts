@@ -16,9 +16,15 @@ import {
   runEvents,
   type FeedbackOptions,
 } from "./feedback.js";
-import type { AbilityLearner, FeedbackSink, RouterLogger } from "./options.js";
+import {
+  feedbackLimitsSchema,
+  type AbilityLearner,
+  type FeedbackLimits,
+  type FeedbackSink,
+  type RouterLogger,
+} from "./options.js";
 import type { OnceWarnings } from "./warnings.js";
-import { boundRunWeight, feedbackLimitsSchema, SourceBudget, type FeedbackLimits } from "./feedback-limits.js";
+import { boundRunWeight, SourceBudget } from "./feedback-limits.js";
 
 /** In-memory feedback sink used when none is configured. */
 export class MemoryFeedbackSink implements FeedbackSink {

@@ -8,14 +8,15 @@ export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger, A
 export { irtRouterOptionsSchema } from "./options.js";
 export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./decision.js";
 export { routeDecisionOf } from "./decision.js";
-export { NoCandidatesError } from "./errors.js";
+export { NoCandidatesError } from "../errors.js";
 export { MemoryFeedbackSink } from "./feedback-recorder.js";
-export { routingText, messageText, type RoutingTextOptions } from "./routing-text.js";
+export { routingText, messageText } from "./routing-text.js";
+export type { RoutingTextOptions } from "./options.js";
 export { RUN_ID_METADATA_KEY } from "./delegate.js";
 export type { RouterCalibrateOptions } from "./calibrate.js";
 export { feedbackEventId, type FeedbackOptions } from "./feedback.js";
 export { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
-export type { EscalationRecord } from "./escalation.js";
+export type { EscalationRecord } from "./decision.js";
 export type {
   RouterStore,
   SharedDecisionLog,

@@ -9,9 +9,39 @@ import type { FeedbackEvent } from "../learning/events.js";
 import { policySchema } from "../policy/schema.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
 import { functionSchema } from "../util/validate.js";
-import type { RoutingTextOptions } from "./routing-text.js";
-import { feedbackLimitsSchema, type FeedbackLimitsOptions } from "./feedback-limits.js";
 import type { RouterStore } from "./shared-state.js";
+
+/** How much of a conversation the router reads to score a call. */
+export interface RoutingTextOptions {
+  /** Characters of surrounding turns added after the latest human message (default 1000; 0 = none). */
+  readonly contextChars?: number;
+  /** The latest human message is cut to this many characters, keeping its start (default 4000). */
+  readonly maxQueryChars?: number;
+}
+
+/**
+ * Default total weight of one run's outcome (the events of one `feedback(runId, ...)` call): 1, one observation's worth,
+ * since a run's outcome is one observation however many steps it is spread over (bench/poisoning.ts: with 3 the best
+ * model kept 64% of its routes after one false outcome over 200 steps).
+ */
+export const DEFAULT_MAX_RUN_WEIGHT = 1;
+/** Default per-source budget: this much event weight per window. */
+export const DEFAULT_SOURCE_BUDGET = { weight: 50, windowMs: 3_600_000 } as const;
+
+const positive = z.number().positive().refine(Number.isFinite, "must be a finite number");
+
+/** The router's `feedbackLimits` option. */
+export const feedbackLimitsSchema = z.strictObject({
+  /** Largest total weight of one `feedback(runId, ...)` call's events (default 1); the steps keep their shape under it. */
+  maxRunWeight: positive.default(DEFAULT_MAX_RUN_WEIGHT),
+  /** Event weight one source may give per window (default 50 per hour), or `false` for no budget. */
+  sourceBudget: z
+    .union([z.literal(false), z.strictObject({ weight: positive, windowMs: positive })])
+    .default(DEFAULT_SOURCE_BUDGET),
+});
+
+export type FeedbackLimits = z.output<typeof feedbackLimitsSchema>;
+export type FeedbackLimitsOptions = z.input<typeof feedbackLimitsSchema>;
 
 /** One model the router may call. */
 export interface RoutedModelConfig {

@@ -5,37 +5,27 @@
  */
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { AbilityLearner } from "./options.js";
+import type { AbilityLearner, RoutingTextOptions } from "./options.js";
 import type { Candidate, PolicyConfig, RankedCandidate } from "../policy/types.js";
 import { rankCandidates } from "../policy/rank.js";
 import { stepCostUsd } from "../policy/expected-cost.js";
 import type { ItemParams } from "../scorer/types.js";
 import { sigmoid } from "../util/maths.js";
-import type { RouteDecision, ExclusionRecord } from "./decision.js";
+import type { EscalationRecord, RouteDecision, ExclusionRecord } from "./decision.js";
 import type { DecisionLog, LoggedDecision } from "./decision-log.js";
-import { NoCandidatesError } from "./errors.js";
-import { routingText, type RoutingTextOptions } from "./routing-text.js";
-import { rankEscalated, visibleFailure, type EscalationRecord, type EscalationSettings } from "./escalation.js";
+import { NoCandidatesError } from "../errors.js";
+import { routingText } from "./routing-text.js";
+import { rankEscalated, visibleFailure, type EscalationSettings } from "./escalation.js";
 import { promptShape, promptTokens, type PromptShape, type RunMemory } from "./run-memory.js";
 import type { ScoringContext, ScoringContextLoader } from "./scoring-context.js";
 import type { SharedBudget } from "./spend.js";
 import { exclusionReason, type CallNeeds, type ModelSlot } from "./slots.js";
 import type { OnceWarnings } from "./warnings.js";
 
+import type { RoutePlan } from "./route-plan.js";
+
 /** The exclusion reason of a registered model its learner removed (see {@link RoutePlanner.plan}). */
 export const REMOVED_FROM_LEARNER = "removed from the learner (removeModel)";
-
-/** A decision plus the order in which to try the models. */
-export interface RoutePlan {
-  readonly decision: RouteDecision;
-  /** Models to try, best first, at most `maxAttempts`. */
-  readonly order: readonly ModelSlot[];
-  readonly logged: LoggedDecision;
-  /** The call's prompt as the prompt cache sees it (see {@link RunMemory}). */
-  readonly shape: PromptShape;
-  /** Per candidate: input tokens its provider has cached for this run (counted whether or not cost is cache-aware). */
-  readonly cachedTokens: ReadonlyMap<string, number>;
-}
 
 /** What a planner works with: the router's models, policy, scoring context, learner and decision log. */
 export interface PlannerParts {

@@ -8,7 +8,7 @@ import { CallbackManager, type CallbackManagerForLLMRun } from "@langchain/core/
 import type { BaseChatModelCallOptions } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RouteEngine } from "./engine.js";
-import type { RoutePlan } from "./planner.js";
+import type { RoutePlan } from "./route-plan.js";
 import type { CallNeeds } from "./slots.js";
 import { runIdOf } from "./delegate.js";
 import { taskOf } from "./task-hint.js";

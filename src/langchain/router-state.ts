@@ -9,9 +9,6 @@ import type { IrtRouterOptions, ParsedRouterOptions } from "./options.js";
 
 export const INTERNAL = Symbol("irt-router.internal");
 
-/** Key of the call's `timeout` between `stream()` and `_streamIterator` (Runnable's config would turn it into a signal). */
-export const ATTEMPT_TIMEOUT = Symbol("irt-router.attempt-timeout");
-
 /** The router's own settings, shared by the routers `bindTools` and `withStructuredOutput` derive from it. */
 export interface OwnSettings extends Pick<IrtRouterOptions, "callbacks" | "tags" | "metadata" | "verbose"> {
   cache?: BaseCache | boolean;

@@ -29,7 +29,7 @@ import { RouteEngine } from "./engine.js";
 import { MemoryFeedbackSink } from "./feedback-recorder.js";
 import type { CallNeeds, ModelSlot } from "./slots.js";
 import { irtRouterOptionsSchema, type IrtRouterOptions } from "./options.js";
-import { usableUsage, type AttemptBound } from "./attempts.js";
+import { ATTEMPT_TIMEOUT, usableUsage, type AttemptBound } from "./attempts.js";
 import { PLANNED, delegated, dropUntaken, planCall } from "./plans.js";
 import { relayChunks, reportChunks, startStream, streamKeepingTimeout } from "./stream-relay.js";
 import { invokeStructured, streamStructured, type StructuredHost } from "./structured-run.js";
@@ -38,14 +38,7 @@ import { attemptInOrder, prepareChild, type AttemptHow } from "./attempt-order.j
 import { ChildRuns } from "./child-runs.js";
 import { asChunk, cacheKeyOptions, cacheLookup, cacheStore, mergeResults } from "./router-cache.js";
 import { keepTimeouts } from "./batch-timeouts.js";
-import {
-  ATTEMPT_TIMEOUT,
-  INTERNAL,
-  NOT_BOTH,
-  ownSettings,
-  type DerivedState,
-  type OwnSettings,
-} from "./router-state.js";
+import { INTERNAL, NOT_BOTH, ownSettings, type DerivedState, type OwnSettings } from "./router-state.js";
 
 /** Each router's routing core, for {@link engineOf}. */
 const ENGINES = new WeakMap<IrtRouter, RouteEngine>();

@@ -1,12 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-
-/** How much of a conversation the router reads to score a call. */
-export interface RoutingTextOptions {
-  /** Characters of surrounding turns added after the latest human message (default 1000; 0 = none). */
-  readonly contextChars?: number;
-  /** The latest human message is cut to this many characters, keeping its start (default 4000). */
-  readonly maxQueryChars?: number;
-}
+import type { RoutingTextOptions } from "./options.js";
 
 export const DEFAULT_CONTEXT_CHARS = 1000;
 export const DEFAULT_MAX_QUERY_CHARS = 4000;

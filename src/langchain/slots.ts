@@ -5,7 +5,8 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { ModelPrice } from "../data/types.js";
 import { OutputTokenTracker } from "../policy/output-tokens.js";
-import { profileOf } from "./surface.js";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import { describeError } from "./error-text.js";
 import type { ParsedRouterOptions } from "./options.js";
 
 export const DEFAULT_EXPECTED_OUTPUT_TOKENS = 256;
@@ -76,4 +77,13 @@ export function exclusionReason(slot: ModelSlot, needs: CallNeeds, inputTokens: 
     return `input is ~${inputTokens} tokens, over its context window of ${window}`;
   }
   return undefined;
+}
+
+/** A model's `profile`, or the error its getter threw (a provider's profile getter may throw for an unknown model). */
+export function profileOf(model: unknown): { profile: Record<string, unknown> } | { error: string } {
+  try {
+    return { profile: ((model as { profile?: ModelProfile }).profile ?? {}) as Record<string, unknown> };
+  } catch (error) {
+    return { error: describeError(error) };
+  }
 }

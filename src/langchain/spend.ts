@@ -7,7 +7,7 @@ import { stepCostUsd } from "../policy/expected-cost.js";
 import { rankCandidates } from "../policy/rank.js";
 import type { Candidate, PolicyConfig, RankedCandidate } from "../policy/types.js";
 import type { DecisionLog } from "./decision-log.js";
-import type { RoutePlan } from "./planner.js";
+import type { RoutePlan } from "./route-plan.js";
 import type { ScoringContextLoader } from "./scoring-context.js";
 import type { SharedSpend } from "./shared-state.js";
 import type { ModelSlot } from "./slots.js";

@@ -5,18 +5,17 @@
  */
 import { ensureConfig, type Runnable, type RunnableConfig } from "@langchain/core/runnables";
 import { AsyncGeneratorWithSetup, IterableReadableStream } from "@langchain/core/utils/stream";
-import { ATTEMPT_TIMEOUT } from "./router-state.js";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import type { ChildRuns } from "./child-runs.js";
 import type { RouteDecision } from "./decision.js";
 import { snapshot } from "./decision.js";
-import { attachDecision, describeError } from "./delegate.js";
-import { capErrorText } from "./error-text.js";
-import { StreamUsage, type AttemptBound } from "./attempts.js";
+import { attachDecision } from "./delegate.js";
+import { capErrorText, describeError } from "./error-text.js";
+import { ATTEMPT_TIMEOUT, StreamUsage, type AttemptBound } from "./attempts.js";
 import type { RouteEngine } from "./engine.js";
-import type { RoutePlan } from "./planner.js";
+import type { RoutePlan } from "./route-plan.js";
 import type { ModelSlot } from "./slots.js";
 
 export interface StartedStream {

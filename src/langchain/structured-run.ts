@@ -16,7 +16,7 @@ import { attachDecision, runIdOf } from "./delegate.js";
 import { usableUsage, type AttemptBound } from "./attempts.js";
 import type { AttemptHow } from "./attempt-order.js";
 import type { RouteEngine } from "./engine.js";
-import type { RoutePlan } from "./planner.js";
+import type { RoutePlan } from "./route-plan.js";
 import type { ModelSlot } from "./slots.js";
 import { relayChunks, startStream, type StartedStream } from "./stream-relay.js";
 

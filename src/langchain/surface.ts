@@ -5,19 +5,9 @@
 import type { BaseChatModel, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { describeError } from "./delegate.js";
 import { snapshot } from "./decision.js";
 import { PLANNED, type WithPlanned } from "./plans.js";
-import type { ModelSlot } from "./slots.js";
-
-/** A model's `profile`, or the error its getter threw (a provider's profile getter may throw for an unknown model). */
-export function profileOf(model: unknown): { profile: Record<string, unknown> } | { error: string } {
-  try {
-    return { profile: ((model as { profile?: ModelProfile }).profile ?? {}) as Record<string, unknown> };
-  } catch (error) {
-    return { error: describeError(error) };
-  }
-}
+import { profileOf, type ModelSlot } from "./slots.js";
 
 /**
  * Conservative intersection of the children's profiles: a capability is claimed only when every child has it

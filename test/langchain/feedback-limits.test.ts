@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
-import { boundRunWeight, FeedbackBudgetError } from "../../src/langchain/feedback-limits.js";
+import { boundRunWeight } from "../../src/langchain/feedback-limits.js";
+import { FeedbackBudgetError } from "../../src/errors.js";
 import { FeedbackError } from "../../src/errors.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import { rejectedWith, thrownBy } from "../errors.js";

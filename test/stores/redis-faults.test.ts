@@ -1,7 +1,8 @@
 /** A router wired to a RedisStore when Redis goes away and comes back (real redis-server, SIGKILLed). */
 import { describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { FeedbackBufferFullError, RedisStore } from "../../adapters/stores/redis.js";
+import { RedisStore } from "../../adapters/stores/redis.js";
+import { FeedbackBufferFullError } from "../../src/errors.js";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { engineOf } from "../../src/langchain/router.js";
 import { ToyScorer, quietLogger } from "../langchain/helpers.js";
