@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { loadDefaultScorer } from "./adapters/default-scorer.js";
-import { registerDefaultScorerLoader } from "./src/langchain/defaults.js";
+import { registerDefaultScorerLoader } from "./src/langchain/contracts/default-scorer.js";
 
 registerDefaultScorerLoader(loadDefaultScorer);
 

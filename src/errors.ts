@@ -213,16 +213,16 @@ export class ModelFaultError extends IrtRouterError {
   }
 }
 
-/** A model left out of a call, and why (the `excluded` of {@link NoCandidatesError}, as in a route decision). */
-export interface ExcludedModel {
+/** A model left out of a call, and why (in a route decision, and the `excluded` of {@link NoCandidatesError}). */
+export interface ExclusionRecord {
   readonly id: string;
   readonly reason: string;
 }
 
 /** No registered model can serve this call; `excluded` says why each one was left out. */
 export class NoCandidatesError extends IrtRouterError {
-  readonly excluded: readonly ExcludedModel[];
-  constructor(excluded: readonly ExcludedModel[]) {
+  readonly excluded: readonly ExclusionRecord[];
+  constructor(excluded: readonly ExclusionRecord[]) {
     const list = excluded.map((e) => `${e.id}: ${e.reason}`).join("; ");
     super(
       "NO_CANDIDATES",

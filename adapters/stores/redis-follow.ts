@@ -3,7 +3,7 @@
  * serve nothing else), delivering each batch in order; an error is reported and the read retried.
  */
 import type { Redis } from "ioredis";
-import type { SequencedEvent, StreamListener } from "../../src/langchain/shared-state.js";
+import type { SequencedEvent, StreamListener } from "../../src/langchain/contracts/router-store.js";
 
 type Entry = [string, string[]];
 

@@ -4,7 +4,7 @@
  * `{prefix}:run:<runId>`, and a run's spend (USD, a float counter) under `{prefix}:spend:<runId>`.
  */
 import type { Redis } from "ioredis";
-import type { SharedDecision, SharedDecisionLog, SharedSpend } from "../../src/langchain/shared-state.js";
+import type { SharedDecision, SharedDecisionLog, SharedSpend } from "../../src/langchain/contracts/router-store.js";
 import { RESERVE, runScript, type storeKeys } from "./redis-scripts.js";
 
 type Keys = ReturnType<typeof storeKeys>;

@@ -15,7 +15,7 @@ import type {
   SequencedEvent,
   StoreSubscription,
   StreamListener,
-} from "../../src/langchain/shared-state.js";
+} from "../../src/langchain/contracts/router-store.js";
 import { parseWith } from "../../src/util/validate.js";
 import { connect, isUnavailable } from "./redis-client.js";
 import { RedisFollower } from "./redis-follow.js";

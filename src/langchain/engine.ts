@@ -1,30 +1,30 @@
 /**
  * The routing core shared by {@link IrtRouter} and {@link irtRouterMiddleware}, put together from its parts: the
- * registered models ({@link ModelSlot}, slots.ts), the scoring context (scoring-context.ts), call planning
- * (planner.ts), spend (spend.ts) and feedback recording (feedback-recorder.ts).
+ * registered models ({@link ModelSlot}, routing/model-slots.ts), the scoring context (routing/scoring-context.ts),
+ * call planning (routing/route-planner.ts), spend (routing/run-spend.ts) and feedback recording (feedback/recorder.ts).
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { describePolicy } from "../policy/schema.js";
-import { DecisionLog } from "./decision-log.js";
-import { FeedbackRecorder, MemoryFeedbackSink, type RecordOptions } from "./feedback-recorder.js";
-import type { FeedbackOptions } from "./feedback.js";
+import { DecisionLog } from "./routing/decision-log.js";
+import { FeedbackRecorder, MemoryFeedbackSink, type RecordOptions } from "./feedback/recorder.js";
+import type { FeedbackOptions } from "./feedback/outcome-events.js";
 import {
   feedbackLimitsSchema,
   type AbilityLearner,
   type FeedbackSink,
   type ParsedRouterOptions,
   type RouterLogger,
-} from "./options.js";
-import { RoutePlanner } from "./planner.js";
-import type { RoutePlan } from "./route-plan.js";
-import { ScoringContextLoader, type ScoringContext } from "./scoring-context.js";
-import { modelSlots, type CallNeeds, type ModelSlot } from "./slots.js";
-import { SharedBudget, SpendRecorder, type CallUsage } from "./spend.js";
-import { StoreBinding } from "./store-binding.js";
-import { OnceWarnings } from "./warnings.js";
-import { RunMemory } from "./run-memory.js";
+} from "./contracts/options.js";
+import { RoutePlanner } from "./routing/route-planner.js";
+import type { RoutePlan } from "./routing/route-plan.js";
+import { ScoringContextLoader, type ScoringContext } from "./routing/scoring-context.js";
+import { modelSlots, type CallNeeds, type ModelSlot } from "./routing/model-slots.js";
+import { SharedBudget, SpendRecorder, type CallUsage } from "./routing/run-spend.js";
+import { StoreBinding } from "./feedback/store-binding.js";
+import { OnceWarnings } from "./contracts/warnings.js";
+import { RunMemory } from "./routing/run-memory.js";
 import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
 
 import { ValidationError } from "../errors.js";
@@ -47,7 +47,7 @@ export class RouteEngine {
   readonly log: DecisionLog;
   readonly logger: RouterLogger;
   readonly fallbackOn: (error: unknown) => boolean;
-  /** Milliseconds an attempt may take when the call gives no timeout (option `attemptTimeout`; default in attempts.ts). */
+  /** Milliseconds an attempt may take when the call gives no timeout (option `attemptTimeout`; default in calls/attempt.ts). */
   readonly attemptTimeout?: number;
   /** Online learner whose posterior gives p, when configured. */
   readonly learner?: AbilityLearner;

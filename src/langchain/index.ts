@@ -2,21 +2,27 @@
  * The LangChain integration: IrtRouter (a BaseChatModel), irtRouterMiddleware (for createAgent), their options,
  * route decisions, feedback and calibration; the router's default scorer is registered by the package root.
  */
-export { IrtRouter } from "./router.js";
-export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./middleware.js";
-export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger, AbilityLearner } from "./options.js";
-export { irtRouterOptionsSchema } from "./options.js";
-export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./decision.js";
-export { routeDecisionOf } from "./decision.js";
+export { IrtRouter } from "./model/router.js";
+export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./agent/irt-router-middleware.js";
+export type {
+  IrtRouterOptions,
+  RoutedModelConfig,
+  FeedbackSink,
+  RouterLogger,
+  AbilityLearner,
+} from "./contracts/options.js";
+export { irtRouterOptionsSchema } from "./contracts/options.js";
+export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./contracts/route-decision.js";
+export { routeDecisionOf } from "./contracts/route-decision.js";
 export { NoCandidatesError } from "../errors.js";
-export { MemoryFeedbackSink } from "./feedback-recorder.js";
-export { routingText, messageText } from "./routing-text.js";
-export type { RoutingTextOptions } from "./options.js";
-export { RUN_ID_METADATA_KEY } from "./delegate.js";
-export type { RouterCalibrateOptions } from "./calibrate.js";
-export { feedbackEventId, type FeedbackOptions } from "./feedback.js";
-export { TASK_METADATA_KEY, taskOf } from "./task-hint.js";
-export type { EscalationRecord } from "./decision.js";
+export { MemoryFeedbackSink } from "./feedback/recorder.js";
+export { routingText, messageText } from "./routing/routing-text.js";
+export type { RoutingTextOptions } from "./contracts/options.js";
+export { RUN_ID_METADATA_KEY } from "./calls/delegate.js";
+export type { RouterCalibrateOptions } from "./model/calibrate.js";
+export { feedbackEventId, type FeedbackOptions } from "./feedback/outcome-events.js";
+export { TASK_METADATA_KEY, taskOf } from "./routing/task-hint.js";
+export type { EscalationRecord } from "./contracts/route-decision.js";
 export type {
   RouterStore,
   SharedDecisionLog,
@@ -25,4 +31,4 @@ export type {
   SequencedEvent,
   StreamListener,
   StoreSubscription,
-} from "./shared-state.js";
+} from "./contracts/router-store.js";

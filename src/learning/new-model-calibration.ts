@@ -16,7 +16,7 @@
  *   p_i (1 - p_i) s_i^2 (monotone in the expected information gain 0.5 log(1 + p_i (1 - p_i) s_i^2)). It also
  *   spends probes on directions of theta that barely move the predicted accuracy.
  *
- * The default was chosen on a validation-only development run (bench/calibration-dev.ts, docs/online.md).
+ * The default was chosen on a validation-only development run (bench/dev/calibration.ts, docs/online.md).
  * Strategy "random" asks probes in a seeded random order (the benchmark's baseline). Stopping: `budget` probes, or the standard deviation of the predicted
  * probe-bank accuracy (delta method: g^T Sigma g, g = mean_i p_i (1 - p_i) alpha_i) falls below
  * `targetSd` after at least `minProbes` answers, or the bank is exhausted.

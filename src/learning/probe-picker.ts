@@ -1,5 +1,5 @@
 /**
- * How calibration picks its next probe (the rules of `calibrateModel`, src/learning/calibrate.ts): the adaptive
+ * How calibration picks its next probe (the rules of `calibrateModel`, src/learning/new-model-calibration.ts): the adaptive
  * criteria, the seeded random order, the mixing of random probes into an adaptive rule, and the bank's predicted
  * accuracy with its delta-method standard deviation (which the "accuracy" rule targets).
  */

@@ -1,7 +1,7 @@
 /**
  * The protocol's correctness and routing metrics of a scorer on a set of items, plus the reference points
  * (best single model by train accuracy, random, oracle) and the interpretability figure (Pearson r of beta
- * with empirical difficulty). The routing metrics themselves are those of src/eval/routing.ts; the evaluation harness
+ * with empirical difficulty). The routing metrics themselves are those of src/stats/routing-scores.ts; the evaluation harness
  * (src/eval) reports the full comparison with baselines.
  */
 import type { EmbeddedLabels } from "./train.js";

@@ -48,7 +48,8 @@ function markdownExamples(file: string): Example[] {
 
 function tsdocExamples(dir: string): Example[] {
   const out: Example[] = [];
-  for (const name of readdirSync(join(root, dir)).filter((f) => f.endsWith(".ts"))) {
+  const names = readdirSync(join(root, dir), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+  for (const name of names.sort()) {
     const text = readFileSync(join(root, dir, name), "utf8");
     for (const m of text.matchAll(/@example\s*\n\s*\*\s*```ts\n([\s\S]*?)\*\s*```/g)) {
       const code = m[1]!.replace(/^\s*\* ?/gm, "");

@@ -32,7 +32,7 @@ describe("report inputs", () => {
         { name: "irt-router", success: 0.78, costPerRun: 0.03 },
       ],
     });
-    expect(c.singles.map((s) => s.name)).toEqual(["always:big"]); // bench/agent-experiment.ts names them so
+    expect(c.singles.map((s) => s.name)).toEqual(["always:big"]); // bench/agent/experiment.ts names them so
     expect(c.policies).toEqual([{ name: "irt-router", points: [{ name: "irt-router", cost: 0.03, accuracy: 0.78 }] }]);
   });
 

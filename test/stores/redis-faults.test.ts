@@ -4,7 +4,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { RedisStore } from "../../adapters/stores/redis.js";
 import { FeedbackBufferFullError } from "../../src/errors.js";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
-import { engineOf } from "../../src/langchain/router.js";
+import { engineOf } from "../../src/langchain/model/router.js";
 import { ToyScorer, quietLogger } from "../langchain/helpers.js";
 import { redisSkipReason, TestRedis } from "./redis-server.js";
 

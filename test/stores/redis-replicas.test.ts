@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { RedisStore } from "../../adapters/stores/redis.js";
 import { IrtRouter } from "../../src/langchain/index.js";
-import { engineOf } from "../../src/langchain/router.js";
+import { engineOf } from "../../src/langchain/model/router.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner, type LearnerState } from "../../src/learning/learner.js";
 import { ToyScorer, quietLogger } from "../langchain/helpers.js";

@@ -1,6 +1,6 @@
 /**
  * `irt-router calibrate`: bring a model's ability estimate up to speed with adaptively chosen probe
- * questions (see src/learning/calibrate.ts and docs/online.md).
+ * questions (see src/learning/new-model-calibration.ts and docs/online.md).
  *
  * Two ways to answer the probes:
  * - `--replay <column>`: offline, from the probe dataset's recorded correctness of that model column

@@ -1,0 +1,167 @@
+import { randomUUID } from "node:crypto";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { ValidationError } from "../../errors.js";
+import type { RouteDecision } from "../contracts/route-decision.js";
+import { childConfig, runIdOf, withDecision } from "../calls/delegate.js";
+import type { ModelSlot } from "../routing/model-slots.js";
+import { profileOf } from "../routing/model-slots.js";
+import type { IrtRouterOptions } from "../contracts/options.js";
+import { IrtRouter } from "../model/router.js";
+import { taskOf } from "../routing/task-hint.js";
+import { langchainPackage } from "./langchain-package.js";
+
+/** The config of the running LangGraph step (what `getConfig()` of @langchain/langgraph returns, without that package). */
+const getConfig = () => AsyncLocalStorageProviderSingleton.getRunnableConfig() as RunnableConfig | undefined;
+
+/** Options of {@link irtRouterMiddleware}: an existing router, or the options to make one. */
+export type IrtRouterMiddlewareOptions = IrtRouterOptions | { readonly router: IrtRouter };
+
+/** The middleware's router: the one given as `{ router }`, else one made from the options (validated either way). */
+export function routerOf(options: IrtRouterMiddlewareOptions): IrtRouter {
+  if (!(options && typeof options === "object" && "router" in options))
+    return new IrtRouter(options as IrtRouterOptions);
+  if (!(options.router instanceof IrtRouter)) {
+    throw new ValidationError("options.router must be an IrtRouter (new IrtRouter({ models, ... })).", {
+      path: "options.router",
+    });
+  }
+  const keys = Object.keys(options).filter((k) => k !== "router");
+  if (keys.length > 0) {
+    throw new ValidationError(`Give either { router } or router options, not both (also got: ${keys.join(", ")}).`, {
+      path: `options.${keys[0]}`,
+    });
+  }
+  return options.router;
+}
+
+/**
+ * The id of the agent run that starts now: the caller's `metadata.irtRouterRunId` when given, else a fresh UUID.
+ * A middleware's `runtime` has no metadata, so it is read from the step's config, which LangGraph keeps for the
+ * running step (`getConfig()`).
+ */
+export function agentRunId(): string {
+  return runIdOf(getConfig()) ?? randomUUID();
+}
+
+/** The task hint of the agent step that runs now (`metadata.irtRouterTask` of the run's config), read as {@link agentRunId}. */
+export function agentTask(): string | undefined {
+  return taskOf(getConfig());
+}
+
+/**
+ * The request of one attempt: the candidate's model, carrying the decision in its run's metadata and tags as the
+ * router's children do (see {@link childConfig}), with the agent's response format kept as it would be for that model.
+ */
+export function routedRequest<R extends { responseFormat?: unknown }>(
+  request: R,
+  slot: ModelSlot,
+  decision: RouteDecision,
+  attempt: number,
+  witness?: AnswerWitness,
+): R & { model: BaseChatModel } {
+  const { metadata, tags } = childConfig<RunnableConfig>({}, decision, slot.id, attempt);
+  const model = slot.model.withConfig({
+    metadata,
+    tags,
+    ...(witness ? { callbacks: [witness] } : {}),
+  }) as unknown as BaseChatModel;
+  return { ...request, model, responseFormat: nativeIfSupported(request.responseFormat, slot.model) };
+}
+
+/**
+ * Sees whether the model an attempt was handed answered itself: a middleware inside the router's (e.g.
+ * `modelFallbackMiddleware`) may answer with a model of its own, and that answer must not be credited to the
+ * routed model.
+ */
+export class AnswerWitness extends BaseCallbackHandler {
+  name = "irt-router-answer-witness";
+  override awaitHandlers = true;
+  answered = false;
+  override handleLLMEnd(): void {
+    this.answered = true;
+  }
+}
+
+/**
+ * Records on the decision that the routed model did not answer (another middleware's model did): its attempt becomes
+ * a failed one, so `feedback()` credits no model for the step.
+ */
+export function markSubstituted(decision: RouteDecision, slotId: string): void {
+  const i = decision.attempts.findLastIndex((a) => a.id === slotId && a.ok);
+  if (i >= 0) {
+    decision.attempts[i] = {
+      ...decision.attempts[i]!,
+      ok: false,
+      error:
+        "answered by another middleware's model (e.g. modelFallbackMiddleware inside irtRouterMiddleware), not credited",
+    };
+  }
+}
+
+/**
+ * Keep the agent's structured-output choice as it would be for the chosen model itself: a raw schema
+ * becomes a provider (native) strategy when the model's profile says it supports structured output.
+ * Needed because the model is passed wrapped (`withConfig`, for the trace metadata), which hides its
+ * profile from the agent.
+ */
+export function nativeIfSupported<T>(responseFormat: T, model: BaseChatModel): T {
+  if (responseFormat === undefined || responseFormat === null || Array.isArray(responseFormat)) return responseFormat;
+  const read = profileOf(model);
+  if (!("profile" in read) || read.profile.structuredOutput !== true) return responseFormat;
+  const { providerStrategy, ProviderStrategy, ToolStrategy } = langchainPackage("irtRouterMiddleware");
+  if (responseFormat instanceof ToolStrategy || responseFormat instanceof ProviderStrategy) return responseFormat;
+  return providerStrategy(responseFormat as never) as unknown as T;
+}
+
+/** The AIMessage inside whatever the handler returned (a message, or `{ structuredResponse, messages }`). */
+export function aiMessageOf(response: unknown): AIMessage | undefined {
+  if (AIMessage.isInstance(response)) return response;
+  const messages = (response as { messages?: unknown })?.messages;
+  if (Array.isArray(messages)) {
+    for (const m of messages) if (isBaseMessage(m) && AIMessage.isInstance(m)) return m;
+  }
+  return undefined;
+}
+
+/**
+ * The decision behind each model message the middleware returned a copy of, by the model's own message: when the
+ * agent retries a structured output (tool strategy), the message it puts in state is the original, carried by its
+ * own Command, not the copy.
+ */
+const DECIDED = new WeakMap<BaseMessage, RouteDecision>();
+
+/**
+ * The handler's response with the decision on a copy of its AIMessage (see {@link withDecision}), in the same shape.
+ * A message without an id is given one first, as LangGraph's message reducer would give it in state: when the agent
+ * retries a structured output it puts the original in state next to the copy, and one id keeps them one message.
+ */
+export function responseWithDecision<R>(response: R, decision: RouteDecision): R {
+  const message = aiMessageOf(response);
+  if (!message) return response;
+  if (message.id === undefined || message.id === null) message._updateId(randomUUID());
+  const copy = withDecision(message, decision);
+  DECIDED.set(message, copy.response_metadata.irtRouter as RouteDecision);
+  if (message === response) return copy as R;
+  const { messages } = response as { messages: BaseMessage[] };
+  return { ...response, messages: messages.map((m) => (m === message ? copy : m)) };
+}
+
+/** The latest decision found on the run's messages that the route log does not have yet, if any. */
+export function unloggedDecision(state: {
+  messages: BaseMessage[];
+  irtRouterRoutes?: RouteDecision[];
+}): RouteDecision | undefined {
+  const logged = new Set((state.irtRouterRoutes ?? []).map((d) => d.decisionId));
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i]!;
+    const decision = AIMessage.isInstance(m)
+      ? ((m.response_metadata?.irtRouter as RouteDecision | undefined) ?? DECIDED.get(m))
+      : undefined;
+    if (decision && !logged.has(decision.decisionId)) return decision;
+  }
+  return undefined;
+}

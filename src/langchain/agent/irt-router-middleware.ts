@@ -1,0 +1,114 @@
+import { z } from "zod";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RouteDecision } from "../contracts/route-decision.js";
+import { callInOrder, isAbort, isAbortReason } from "../calls/delegate.js";
+import { engineOf } from "../model/router.js";
+import {
+  AnswerWitness,
+  agentRunId,
+  agentTask,
+  aiMessageOf,
+  markSubstituted,
+  responseWithDecision,
+  routedRequest,
+  routerOf,
+  unloggedDecision,
+} from "./agent-step.js";
+import { AttemptBound, attemptMs, usableUsage } from "../calls/attempt.js";
+import type { ModelSlot } from "../routing/model-slots.js";
+import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
+import { langchainPackage } from "./langchain-package.js";
+
+export type { IrtRouterMiddlewareOptions };
+
+/** The model a step's request carried when all the router's candidates failed, by the step's message list. */
+const HANDED = new WeakMap<object, unknown>();
+
+const stateSchema = z.object({
+  /** Id of the current agent run; pass it to `router.feedback(runId, outcome)`. */
+  irtRouterRunId: z.string().optional(),
+  /** Decision of every model call of the run, in order. */
+  irtRouterRoutes: z.array(z.custom<RouteDecision>()).default([]),
+});
+
+/**
+ * Agent middleware that picks the model for every step of a `createAgent` run with an {@link IrtRouter}.
+ *
+ * `wrapModelCall` scores the step and calls `handler({ ...request, model })` with the best candidate (the agent
+ * binds its tools and response format on that model itself), falling back to the next candidate when the call
+ * throws (never on an abort). Models without `bindTools()` are left out, since the agent calls it on every model.
+ * The run's decisions are kept in state (`irtRouterRoutes`, with `irtRouterRunId`) for feedback after the run.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { IrtRouter, irtRouterMiddleware } from "irt-router";
+ *
+ * const router = new IrtRouter({ models: { "gpt-4-1106-preview": gpt4, "mistralai/mistral-7b-chat": mistral } });
+ * const agent = createAgent({ model: gpt4, tools, middleware: [irtRouterMiddleware({ router })] });
+ * const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] });
+ * console.log(result.irtRouterRoutes.map((d) => d.chosen));
+ * await router.feedback(result.irtRouterRunId!, true); // credits every step of the run
+ * ```
+ *
+ * @param options - `{ router }`, an existing router, or the options of a new one (as for `new IrtRouter(options)`).
+ * @throws MissingDependencyError (`DEPENDENCY_MISSING`) when the optional peer dependency `langchain` is not installed.
+ * @returns The middleware, with the router it uses as `.router`.
+ */
+export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
+  const { createMiddleware } = langchainPackage("irtRouterMiddleware");
+  const router = routerOf(options);
+  const engine = engineOf(router);
+  const middleware = createMiddleware({
+    name: "IrtRouterMiddleware",
+    stateSchema,
+    beforeAgent: () => ({ irtRouterRunId: agentRunId(), irtRouterRoutes: [] }),
+    wrapModelCall: async (request, handler) => {
+      // a model an outer middleware substituted after this step's candidates failed (modelFallbackMiddleware listed
+      // before this one) is honoured as it is, and the step has no decision of the router's
+      const handed = HANDED.get(request.messages);
+      if (handed !== undefined && request.model !== handed) return handler(request);
+      engine.noteToolErrors(request.messages);
+      const system = request.systemMessage?.text ? [request.systemMessage as BaseMessage] : [];
+      const plan = await engine.plan([...system, ...request.messages], {
+        toolsBound: (request.tools?.length ?? 0) > 0,
+        bindsTools: true,
+        runId: request.state.irtRouterRunId,
+        task: agentTask(),
+      });
+      let witness: AnswerWitness | undefined;
+      // each attempt bounded as the router's are (calls/attempt.ts): abandoned at the timeout, whatever the model does
+      const ms = attemptMs(undefined, engine.attemptTimeout);
+      const call = async (slot: ModelSlot, i: number) => {
+        const bound = new AttemptBound(slot.id, ms, request.runtime?.signal);
+        try {
+          return await bound.race(
+            Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))),
+          );
+        } finally {
+          bound.dispose();
+        }
+      };
+      let routed: { out: Awaited<ReturnType<typeof handler>>; slot: ModelSlot };
+      try {
+        routed = await callInOrder(plan, call, {
+          cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error),
+          fallbackOn: engine.fallbackOn,
+        });
+      } catch (error) {
+        HANDED.set(request.messages, request.model);
+        throw error;
+      }
+      const { out, slot } = routed;
+      if (!witness?.answered) markSubstituted(plan.decision, slot.id);
+      const usage = usableUsage(aiMessageOf(out)?.usage_metadata, slot.id, (k, m) => engine.warnOnce(k, m));
+      engine.recordSpend(plan, slot.id, witness?.answered ? usage : undefined);
+      return responseWithDecision(out, plan.decision);
+    },
+    afterModel: (state) => {
+      const decision = unloggedDecision(state);
+      return decision ? { irtRouterRoutes: [...(state.irtRouterRoutes ?? []), decision] } : undefined;
+    },
+  });
+  return Object.assign(middleware, { router });
+}

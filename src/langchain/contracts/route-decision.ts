@@ -1,0 +1,111 @@
+/** The route decision: what the router chose for a call, why, and what it tried; attached to every reply. */
+import type { ExclusionRecord } from "../../errors.js";
+
+export type { ExclusionRecord } from "../../errors.js";
+
+/** Why a call was escalated, in the decision. */
+export interface EscalationRecord {
+  /** The model whose failure triggered it (the last one to fail this step). */
+  readonly from: string;
+  /** `"tool-error"`: its tool call came back with status "error"; `"retry"`: the agent sent the step again. */
+  readonly reason: "tool-error" | "retry";
+  /** Models passed over for this step (every model that failed it and could have served it). */
+  readonly passedOver: readonly string[];
+  /** The bar: the highest p among the passed-over models (`"stronger"`), absent when nothing was passed over. */
+  readonly pAbove?: number;
+}
+
+/** One candidate as the policy saw it, in the decision record. */
+export interface CandidateRecord {
+  /** The key the model was registered under in `models`. */
+  readonly id: string;
+  /** Predicted p(correct). */
+  readonly p: number;
+  /** Expected USD cost of the call, estimated before it (token estimate x list price). */
+  readonly expectedCost: number;
+  /** The policy's utility (higher is better); candidates are listed best first. */
+  readonly utility: number;
+  /**
+   * Input tokens the expected cost assumed served from this model's prompt cache (the prefix it cached earlier in
+   * the run); present when the router is cache-aware (option `cacheAware`).
+   */
+  readonly cachedTokens?: number;
+}
+
+/** One try of one model: the first is the chosen model, later ones are fallbacks. */
+export interface AttemptRecord {
+  readonly id: string;
+  readonly ok: boolean;
+  /** `Name: message` of the failure (first line), when `ok` is false. */
+  readonly error?: string;
+  /** Wall time of the try (time to first chunk when streaming). */
+  readonly ms: number;
+}
+
+/**
+ * What the router decided for one call. Attached to every response as
+ * `response_metadata.irtRouter` and to the child run's `metadata.irtRouter` (plus tags).
+ */
+export interface RouteDecision {
+  readonly decisionId: string;
+  /** Agent run the call belonged to, when known (see docs/langchain.md, "Feedback"). */
+  readonly runId?: string;
+  /** The model that answered (the last successful attempt), or the first choice while none has. */
+  chosen: string;
+  /** The policy, in short form, e.g. `cost-aware(lambda=20)`. */
+  readonly policy: string;
+  /** Every eligible candidate, best first. */
+  readonly candidates: readonly CandidateRecord[];
+  /**
+   * Models filtered out before scoring, with the reason: no tool calling while tools are bound, no structured
+   * output after `withStructuredOutput`, no `bindTools` under the agent middleware, context too small.
+   */
+  readonly excluded: readonly ExclusionRecord[];
+  /** Time to embed the routing text (0 on a cache hit). */
+  readonly encodeMs: number;
+  /** Time to compute item parameters, score and rank the candidates. */
+  readonly scoreMs: number;
+  /** Whether the routing text's item parameters came from the cache. */
+  readonly cacheHit: boolean;
+  /** Estimated input tokens of the whole call. */
+  readonly inputTokens: number;
+  readonly attempts: AttemptRecord[];
+  /** The call's task hint (`metadata.irtRouterTask`, or the router's `task` option), when given. */
+  readonly task?: string;
+  /** Present when the step failed visibly before and the router escalated (option `escalation`). */
+  readonly escalated?: EscalationRecord;
+}
+
+/** A JSON-safe copy of a decision (what goes into response metadata and traces). */
+export function snapshot(decision: RouteDecision): RouteDecision {
+  return {
+    ...decision,
+    candidates: decision.candidates.map((c) => ({ ...c })),
+    excluded: decision.excluded.map((e) => ({ ...e })),
+    attempts: decision.attempts.map((a) => ({ ...a })),
+  };
+}
+
+/**
+ * The decision the router attached to a reply (`response_metadata.irtRouter`), typed; undefined for a message the
+ * router did not route (or a value that is no message).
+ *
+ * @example
+ * ```ts
+ * import { IrtRouter, routeDecisionOf } from "irt-router";
+ * declare const router: IrtRouter;
+ *
+ * const reply = await router.invoke("What is 17 * 23?");
+ * const decision = routeDecisionOf(reply);
+ * if (decision) await router.feedback(decision.decisionId, reply.text.includes("391"));
+ * ```
+ */
+export function routeDecisionOf(message: unknown): RouteDecision | undefined {
+  const metadata = (message as { response_metadata?: unknown } | null | undefined)?.response_metadata;
+  const decision = (metadata as { irtRouter?: unknown } | null | undefined)?.irtRouter;
+  if (typeof decision !== "object" || decision === null) return undefined;
+  const d = decision as Partial<RouteDecision>;
+  return typeof d.decisionId === "string" && typeof d.chosen === "string" && Array.isArray(d.attempts)
+    ? (decision as RouteDecision)
+    : undefined;
+}

@@ -1,0 +1,183 @@
+/**
+ * What `router.feedback()` writes: its options, the events of one call (a decision's outcome, or a run's outcome
+ * spread over its steps by {@link attributeRun}), and the tool errors an agent's messages show for each step.
+ */
+import { z } from "zod";
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { FeedbackError, ValidationError } from "../../errors.js";
+import { attributeRun, DEFAULT_ATTRIBUTION_DISCOUNT, stepEventId } from "../../learning/attribution.js";
+import type { FeedbackEvent } from "../../learning/events.js";
+import { parseWith } from "../../util/validate.js";
+import type { RouteDecision } from "../contracts/route-decision.js";
+import type { DecisionLog, LoggedDecision } from "../routing/decision-log.js";
+
+const finite = z.number().refine(Number.isFinite, "must be a finite number");
+
+/**
+ * How `router.feedback(runId, ...)` spreads a run's outcome; each option left out takes its default: mode
+ * "posterior" with tool errors as step failures (what learned best on the agent benchmark's val runs, and the only
+ * mode under which a router that already knows its models does not drift; see docs/agents.md, "Run attribution").
+ * `attributeRun` alone defaults to "discounted": "posterior" needs each step's predicted p, which the router keeps.
+ */
+const routerAttributionSchema = z.strictObject({
+  /**
+   * "every" step with weight 1, the "last" step only, "discounted": step k of n gets discount^(n-1-k), or
+   * "posterior" (default): a success credits every step, a failure blames each step by its chance of being the one
+   * that failed, from the p the router predicted for it (see `posteriorCredit`).
+   */
+  mode: z.enum(["every", "last", "discounted", "posterior"]).default("posterior"),
+  /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
+  discount: finite
+    .refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]")
+    .default(DEFAULT_ATTRIBUTION_DISCOUNT),
+  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default true. */
+  toolErrorsAsFailures: z.boolean().default(true),
+});
+
+/** Options of `router.feedback()`. Unknown keys are errors. */
+export const feedbackOptionsSchema = z.strictObject({
+  /** Credit weight in (0, 1] of the outcome given (default 1); multiplies the weight attribution gives each step. */
+  weight: finite.refine((w) => w > 0 && w <= 1, "weight must be a number in (0, 1]").optional(),
+  /** How a run id's outcome is spread over the run's steps (a decision id takes the outcome as given). */
+  attribution: routerAttributionSchema.optional(),
+  /**
+   * Who gives this outcome (a user, tenant or grader id of the application), recorded on the events and charged for
+   * their weight against the router's `feedbackLimits.sourceBudget`. Default: the run id (the decision's run id, else
+   * the decision id).
+   */
+  source: z
+    .string()
+    .refine((v) => v.trim().length > 0, "source must be a non-empty string")
+    .optional(),
+});
+
+/** Options of `router.feedback()`. */
+export type FeedbackOptions = z.input<typeof feedbackOptionsSchema>;
+
+/** A run's attribution as `router.feedback()` applies it: every option set. */
+export type RouterAttribution = z.output<typeof routerAttributionSchema>;
+
+/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: posterior, tool errors as failures. */
+export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSchema.parse({});
+
+/** The feedback options, checked; a bad one is a FeedbackError naming it (`options.attribution.mode`). */
+export function parseFeedbackOptions(options: unknown): z.output<typeof feedbackOptionsSchema> {
+  if (options === null || options === undefined) return {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new FeedbackError(`feedback() options must be an object such as { weight: 0.5 }, got ${typeof options}.`, {
+      path: "options",
+    });
+  }
+  return asFeedbackError(() => parseWith(feedbackOptionsSchema, options, "options"));
+}
+
+/**
+ * The event id of one decision's outcome: the id {@link attributeRun} gives the step (`${runId}:${decisionId}`) when the
+ * decision belongs to a run, else `${decisionId}:feedback`. One id per decision however the outcome arrives (by
+ * decision id, by run id, or through `attributeRun` on the run's route log), so a store or learner applies it once.
+ */
+export function feedbackEventId(decision: Pick<RouteDecision, "decisionId" | "runId">): string {
+  return decision.runId !== undefined
+    ? stepEventId(decision.runId, decision.decisionId)
+    : `${decision.decisionId}:feedback`;
+}
+
+const modelOf = (t: LoggedDecision): string => t.catalogIds[t.decision.chosen] ?? t.decision.chosen;
+
+/** The event of one decision's outcome, as given (weight omitted when 1). */
+export function decisionEvent(t: LoggedDecision, y: number, weight: number, at: number): FeedbackEvent {
+  return {
+    id: feedbackEventId(t.decision),
+    model: modelOf(t),
+    alpha: Array.from(t.alpha),
+    beta: t.beta,
+    y,
+    ...(weight !== 1 ? { weight } : {}),
+    decisionId: t.decision.decisionId,
+    ...(t.decision.runId !== undefined ? { runId: t.decision.runId } : {}),
+    at,
+    ...(t.decision.task !== undefined ? { task: t.decision.task } : {}),
+  };
+}
+
+/**
+ * The events of a run's outcome: {@link attributeRun} over the run's answered steps (oldest first), as the parsed
+ * `attribution` says (the router's defaults, {@link DEFAULT_ROUTER_ATTRIBUTION}, when none was given); `weight`
+ * scales the credit of the outcome (a tool-error failure is an observation of its own and keeps weight 1). A weight
+ * of 1 is left out of the event.
+ */
+export function runEvents(
+  runId: string,
+  steps: readonly LoggedDecision[],
+  y: number,
+  weight: number,
+  at: number,
+  attribution: RouterAttribution = DEFAULT_ROUTER_ATTRIBUTION,
+): FeedbackEvent[] {
+  const run = {
+    runId,
+    outcome: y,
+    at,
+    steps: steps.map((t) => ({
+      decisionId: t.decision.decisionId,
+      model: modelOf(t),
+      alpha: t.alpha,
+      beta: t.beta,
+      toolError: t.toolError === true,
+      ...(attribution.mode === "posterior" ? { p: predictedP(t) } : {}),
+    })),
+  };
+  const events = asFeedbackError(() => attributeRun(run, attribution));
+  const failed = new Set(
+    attribution.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : [],
+  );
+  const tasks = new Map(steps.map((t) => [t.decision.decisionId, t.decision.task]));
+  return events.map(({ weight: w = 1, ...event }) => {
+    const credit = failed.has(event.decisionId!) ? w : w * weight;
+    const task = tasks.get(event.decisionId!);
+    const hinted = task !== undefined ? { ...event, task } : event;
+    return credit !== 1 ? { ...hinted, weight: credit } : hinted;
+  });
+}
+
+/**
+ * The p(correct) the router predicted for the model that answered a logged step: its predictive p (learner) or the
+ * scorer's p, else (a decision logged without it) the chosen candidate's recorded p; kept inside (0, 1).
+ */
+function predictedP(t: LoggedDecision): number {
+  const chosen = t.decision.chosen;
+  const p = t.predicted?.[chosen] ?? t.decision.candidates.find((c) => c.id === chosen)?.p ?? 0.5;
+  return Math.min(1 - 1e-6, Math.max(1e-6, p));
+}
+
+/** Runs `fn`, reporting a ValidationError it throws (e.g. a logged alpha that is not finite) as a FeedbackError, like every feedback() error. */
+function asFeedbackError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new FeedbackError(error.message, { path: error.path, details: error.details, cause: error });
+  }
+}
+
+/**
+ * Marks the logged decisions whose tool calls failed: an AIMessage carrying a decision of this router
+ * (`response_metadata.irtRouter.decisionId`) whose tool call is answered by a ToolMessage with status "error" (what
+ * LangChain's ToolNode returns for a tool that threw, a tool the model named that does not exist, or arguments that
+ * do not parse). Reads the conversation a routed call receives: a step's tool errors are known once the next model
+ * call of the run is routed, which in a LangChain agent always follows a tool error (the agent hands the error back to
+ * the model, also for a `returnDirect` tool).
+ */
+export function markToolErrors(log: DecisionLog, messages: readonly BaseMessage[]): void {
+  const stepOfCall = new Map<string, LoggedDecision>();
+  for (const m of messages) {
+    if (AIMessage.isInstance(m)) {
+      const decisionId = (m.response_metadata?.irtRouter as { decisionId?: unknown } | undefined)?.decisionId;
+      const logged = typeof decisionId === "string" ? log.get(decisionId) : undefined;
+      if (logged) for (const call of m.tool_calls ?? []) if (call.id) stepOfCall.set(call.id, logged);
+    } else if (ToolMessage.isInstance(m) && m.status === "error") {
+      const logged = stepOfCall.get(m.tool_call_id);
+      if (logged) logged.toolError = true;
+    }
+  }
+}

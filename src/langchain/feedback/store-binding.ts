@@ -1,0 +1,211 @@
+/**
+ * The `store` option: a router wired to an `AbilityStore` restores its online learner from the store when the scorer
+ * loads, journals feedback there, applies it, snapshots when due and, when the store is shared by several processes
+ * (it can be followed), applies every process's events in the store's order, so all processes reach the same state.
+ */
+import { StoreError } from "../../errors.js";
+import type { FeedbackEvent } from "../../learning/events.js";
+import { OnlineLearner } from "../../learning/learner.js";
+import type { AppendResult } from "../../learning/store.js";
+import type { Scorer } from "../../scorer/types.js";
+import type { AbilityLearner, FeedbackSink, RouterLogger } from "../contracts/options.js";
+import {
+  isFollowable,
+  type RouterStore,
+  type SequencedEvent,
+  type StoreSubscription,
+} from "../contracts/router-store.js";
+import type { OnceWarnings } from "../contracts/warnings.js";
+
+/** The learner a store-wired router uses: the store's restored `OnlineLearner` once the scorer has loaded. */
+class BoundLearner implements AbilityLearner {
+  constructor(private readonly binding: StoreBinding) {}
+  private get inner(): OnlineLearner {
+    return this.binding.current();
+  }
+  has(modelId: string): boolean {
+    return this.inner.has(modelId);
+  }
+  addModel(modelId: string): unknown {
+    return this.inner.addModel(modelId);
+  }
+  score(item: { readonly alpha: ArrayLike<number>; readonly beta: number }, modelIds: readonly string[]) {
+    return this.inner.score(item, modelIds);
+  }
+  /** A shared store's events are applied from its stream, in its order (see {@link StoreBinding}); others here. */
+  observe(event: FeedbackEvent): unknown {
+    return this.binding.shared ? undefined : this.inner.observe(event);
+  }
+  isRemoved(modelId: string): boolean {
+    return this.inner.isRemoved(modelId);
+  }
+  check(event: FeedbackEvent): unknown {
+    return this.inner.check(event);
+  }
+  exportState(): unknown {
+    return this.inner.exportState();
+  }
+}
+
+/** Connects a router to its `store` option (see the module comment). */
+export class StoreBinding {
+  readonly learner: AbilityLearner = new BoundLearner(this);
+  readonly sink: FeedbackSink;
+  readonly shared: boolean;
+  private inner?: OnlineLearner;
+  private initialising?: Promise<void>;
+  private scorer?: Scorer;
+  /** Sequence number of the last event applied to the learner. */
+  private applied = 0;
+  private subscription?: StoreSubscription;
+  private reloading?: Promise<void>;
+  private readonly waiters: { seq: number; resolve: () => void }[] = [];
+
+  constructor(
+    readonly store: RouterStore,
+    private readonly logger: RouterLogger,
+    private readonly warnings: OnceWarnings,
+  ) {
+    this.shared = isFollowable(store);
+    // A shared store's snapshots are taken here (append reports none due); others' by the recorder, through the sink.
+    this.sink = { append: (events) => this.append(events), snapshot: (seq, state) => store.snapshot(seq, state) };
+  }
+
+  /** The restored learner (a StoreError before the scorer has loaded: routing and feedback load it first). */
+  current(): OnlineLearner {
+    if (!this.inner)
+      throw new StoreError(
+        "The router's learner is restored from its store when the scorer loads; route a call first.",
+      );
+    return this.inner;
+  }
+
+  /** Sequence number of the last event the learner has applied. */
+  get appliedSeq(): number {
+    return this.applied;
+  }
+
+  /** Restores the learner for `scorer` (once; a failure is retried by the next call) and starts following. */
+  init(scorer: Scorer): Promise<void> {
+    this.initialising ??= this.restore(scorer).catch((error: unknown) => {
+      this.initialising = undefined;
+      throw error;
+    });
+    return this.initialising;
+  }
+
+  private async restore(scorer: Scorer): Promise<void> {
+    this.scorer = scorer;
+    const loaded = await this.store.load();
+    this.inner = OnlineLearner.restore(loaded, scorer.models, OnlineLearner.optionsForScorer(scorer));
+    this.applied = loaded.seq;
+    if (isFollowable(this.store) && !this.subscription) {
+      this.subscription = this.store.follow(loaded.seq, {
+        events: (batch) => this.apply(batch),
+        error: (error) =>
+          this.warnings.warn(
+            "store-follow",
+            `irt-router: following the shared store failed (${(error as Error)?.message ?? String(error)}); routing goes on with the last ` +
+              `known learner state and the follow is retried.`,
+          ),
+      });
+    }
+  }
+
+  /** Stops following the store (the store's `close()` stops it too). */
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+    this.subscription = undefined;
+  }
+
+  /** Resolves once the learner has applied every event up to `seq` (events of any process). */
+  async catchUp(seq: number): Promise<void> {
+    if (!isFollowable(this.store)) return;
+    while (this.applied < seq) {
+      await this.reloading;
+      const before = this.applied;
+      this.apply(await this.store.eventsAfter(this.applied));
+      if (this.applied === before && !this.reloading) return;
+    }
+  }
+
+  /** Applies a shared store's events in sequence order; a gap (events trimmed before this process read them) reloads. */
+  private apply(batch: readonly SequencedEvent[]): void {
+    const learner = this.inner;
+    if (!learner || this.reloading) return;
+    for (const { seq, event } of batch) {
+      if (seq <= this.applied) continue;
+      if (seq > this.applied + 1) {
+        this.reload(seq);
+        return;
+      }
+      // As a restore does: an event for a model the learner does not track (nor removed) was for a model added at
+      // the new-model prior by the process that routed it.
+      if (!learner.has(event.model) && !learner.isRemoved(event.model)) learner.addModel(event.model);
+      try {
+        learner.observe(event);
+      } catch (error) {
+        this.warnings.warn(
+          `store-apply:${event.id}`,
+          `irt-router: event ${event.id} of the shared store could not be applied: ${(error as Error).message}`,
+        );
+      }
+      this.applied = seq;
+    }
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i]!.seq <= this.applied) this.waiters.splice(i, 1)[0]!.resolve();
+    }
+  }
+
+  private reload(seenSeq: number): void {
+    this.logger.warn(
+      `irt-router: this process fell behind the shared store (it applied event ${this.applied}, the stream now starts at ${seenSeq}); ` +
+        `restoring the learner from the latest snapshot.`,
+    );
+    this.reloading = this.store
+      .load()
+      .then((loaded) => {
+        this.inner = OnlineLearner.restore(loaded, this.scorer!.models, OnlineLearner.optionsForScorer(this.scorer!));
+        this.applied = loaded.seq;
+      })
+      .catch((error: unknown) =>
+        this.logger.warn(`irt-router: restoring from the shared store failed: ${(error as Error).message}`),
+      )
+      .finally(() => (this.reloading = undefined));
+  }
+
+  /**
+   * Resolves once the learner has applied event `seq` (applied from the stream), or after `ms`. For tests and
+   * benchmarks that wait for another process's feedback.
+   */
+  waitFor(seq: number, ms = 10_000): Promise<boolean> {
+    if (this.applied >= seq) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.waiters.push({ seq, resolve: () => (clearTimeout(timer), resolve(true)) });
+    });
+  }
+
+  private async append(events: readonly FeedbackEvent[]): Promise<AppendResult> {
+    const result = await this.store.append(events);
+    if (!this.shared) return result; // the recorder applies the events and snapshots when due
+    if (result.appended > 0) await this.catchUp(result.seq);
+    if (result.snapshotDue) await this.snapshot();
+    return { ...result, snapshotDue: false };
+  }
+
+  /** Snapshots the learner at the last applied event; a later snapshot by another process makes it a no-op. */
+  private async snapshot(): Promise<void> {
+    const seq = this.applied;
+    const state = this.current().exportState();
+    try {
+      await this.store.snapshot(seq, state);
+    } catch (error) {
+      if ((error as StoreError)?.details?.stale === true) return;
+      this.logger.warn(
+        `irt-router: the snapshot of the learner at event ${seq} failed (${(error as Error)?.message ?? String(error)}); the feedback ` +
+          `is stored all the same and the next feedback retries the snapshot.`,
+      );
+    }
+  }
+}
