@@ -2,10 +2,10 @@
  * Issue 20 item 4: which run-attribution mode of `router.feedback(runId, ...)` learns best, measured on val runs of
  * the agent-run benchmark (`npm run bench:agent -- --attribution`).
  */
-import type { FeedbackOptions } from "../src/langchain/feedback.js";
-import { describePolicy } from "../src/policy/schema.js";
-import { drawRuns, type RunResult } from "./agent-run.js";
-import type { Replay } from "./agent-rows.js";
+import type { FeedbackOptions } from "../../src/langchain/feedback/outcome-events.js";
+import { describePolicy } from "../../src/policy/schema.js";
+import { drawRuns, type RunResult } from "./run-model.js";
+import type { Replay } from "./rows.js";
 import {
   byTrainAccuracy,
   costOf,
@@ -15,7 +15,7 @@ import {
   type Cached,
   type ExperimentParams,
   type RouterFeatures,
-} from "./agent-experiment.js";
+} from "./experiment.js";
 
 /** The modes compared (the router's options for a run's outcome). */
 export const ATTRIBUTION_MODES: readonly { name: string; attribution: NonNullable<FeedbackOptions["attribution"]> }[] =

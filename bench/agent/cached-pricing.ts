@@ -3,9 +3,9 @@
  * (`stepCostUsd`, `cachedInputRule` in src/policy): the benchmark only chooses which family rule a dataset's model is
  * billed under.
  */
-import type { ModelPrice } from "../src/data/types.js";
-import { cachedInputRule, stepCostUsd } from "../src/policy/index.js";
-import type { AgentPrice, CallPricing } from "./agent-pricing.js";
+import type { ModelPrice } from "../../src/data/types.js";
+import { cachedInputRule, stepCostUsd } from "../../src/policy/index.js";
+import type { AgentPrice, CallPricing } from "./price-types.js";
 
 /**
  * How the cached input of a dataset's models is priced:

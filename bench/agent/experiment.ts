@@ -3,12 +3,12 @@
  * the online-learning curves from run feedback (docs/agents.md). Results of each (row, seed) are cached on disk by
  * the caller (`cached`), so a rerun only aggregates.
  */
-import type { IrtRouterOptions } from "../src/langchain/index.js";
-import type { FeedbackOptions } from "../src/langchain/feedback.js";
-import { OnlineLearner } from "../src/learning/index.js";
-import type { PolicyConfig } from "../src/policy/types.js";
-import { describePolicy } from "../src/policy/schema.js";
-import { drawRuns, type RunResult, type RunSpec } from "./agent-run.js";
+import type { IrtRouterOptions } from "../../src/langchain/index.js";
+import type { FeedbackOptions } from "../../src/langchain/feedback/outcome-events.js";
+import { OnlineLearner } from "../../src/learning/index.js";
+import type { PolicyConfig } from "../../src/policy/types.js";
+import { describePolicy } from "../../src/policy/schema.js";
+import { drawRuns, type RunResult, type RunSpec } from "./run-model.js";
 import {
   directCaller,
   greedyView,
@@ -18,7 +18,7 @@ import {
   routerCaller,
   type Replay,
   type RouterSpec,
-} from "./agent-rows.js";
+} from "./rows.js";
 
 /** Router options that switch the issue's features on; absent when the router lacks the feature. */
 export interface RouterFeatures {

@@ -1,8 +1,8 @@
 /**
  * The router options behind each row of the agent-run benchmark, as the router names them (docs/langchain.md).
  */
-import type { RouterFeatures } from "./agent-experiment.js";
-import type { Replay } from "./agent-rows.js";
+import type { RouterFeatures } from "./experiment.js";
+import type { Replay } from "./rows.js";
 
 export function routerFeatures(replay: Replay): RouterFeatures {
   const clock = replay.ctx.clock;

@@ -14,12 +14,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { parseWith } from "../src/util/validate.js";
-import { describePolicy } from "../src/policy/schema.js";
-import { callCostUsd } from "./agent-prices.js";
-import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "./agent-run.js";
-import { makeReplay, type Replay } from "./agent-rows.js";
-import { loadAgentSetup } from "./agent-setup.js";
+import { parseWith } from "../../src/util/validate.js";
+import { describePolicy } from "../../src/policy/schema.js";
+import { callCostUsd } from "./cached-pricing.js";
+import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "./run-model.js";
+import { makeReplay, type Replay } from "./rows.js";
+import { loadAgentSetup } from "./setup.js";
 import {
   byTrainAccuracy,
   costOf,
@@ -28,8 +28,8 @@ import {
   tuneOnVal,
   type ExperimentParams,
   type RouterFeatures,
-} from "./agent-experiment.js";
-import { frontier, pairedDiff, rowFigures, runWeights, testPlan, type RowFigures } from "./agent-stats.js";
+} from "./experiment.js";
+import { frontier, pairedDiff, rowFigures, runWeights, testPlan, type RowFigures } from "./stats.js";
 import {
   frontierTable,
   learningTable,
@@ -37,11 +37,12 @@ import {
   rowsTable,
   type AgentReport,
   type LearningFigures,
-} from "./agent-report.js";
-import { routerFeatures } from "./agent-features.js";
-import { attributionStudy } from "./agent-attribution.js";
+} from "./report.js";
+import { routerFeatures } from "./features.js";
+import { attributionStudy } from "./attribution.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Bump when the harness changes what a cached result would hold. */
 const CACHE_VERSION = 2;
 

@@ -2,7 +2,7 @@
  * Prices of the agent-run replay: each model's list price with its cached-input price, and the cost of one call
  * whose input starts with a prefix the provider has cached.
  */
-import type { ModelPrice } from "../src/data/types.js";
+import type { ModelPrice } from "../../src/data/types.js";
 
 /** USD per 1M tokens: input, output, and input read from the provider's prompt cache. */
 export interface AgentPrice extends ModelPrice {

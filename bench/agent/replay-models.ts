@@ -6,8 +6,8 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import type { QueryEncoder } from "../src/encoders/types.js";
-import { answerTokensOf, type AgentWorld } from "./agent-world.js";
+import type { QueryEncoder } from "../../src/encoders/types.js";
+import { answerTokensOf, type AgentWorld } from "./world.js";
 
 /** The tool every step's answer is submitted to (the agent's check of the step). */
 export const SUBMIT_TOOL = "submit_answer";

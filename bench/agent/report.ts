@@ -1,7 +1,7 @@
 /**
  * Output of `npm run bench:agent`: the JSON document (exact shape of issue 20) and the text tables.
  */
-import type { RowFigures, Estimate } from "./agent-stats.js";
+import type { RowFigures, Estimate } from "./stats.js";
 
 export interface LearningFigures {
   readonly scenario: string;

@@ -3,10 +3,10 @@
  * or one model called directly (`always:<model>`). Nothing here routes: every choice is the router's.
  */
 import type { AIMessage } from "@langchain/core/messages";
-import { IrtRouter, type IrtRouterOptions } from "../src/langchain/index.js";
-import type { AbilityLearner } from "../src/langchain/options.js";
-import type { PolicyConfig } from "../src/policy/types.js";
-import { ReplayChatModel, readReplayAnswer, TokenLedger } from "./agent-replay.js";
+import { IrtRouter, type IrtRouterOptions } from "../../src/langchain/index.js";
+import type { AbilityLearner } from "../../src/langchain/contracts/options.js";
+import type { PolicyConfig } from "../../src/policy/types.js";
+import { ReplayChatModel, readReplayAnswer, TokenLedger } from "./replay-models.js";
 import {
   playRun,
   prefixMessage,
@@ -16,9 +16,9 @@ import {
   type RunShape,
   type RunSpec,
   type StepCaller,
-} from "./agent-run.js";
-import type { CallPricing } from "./agent-pricing.js";
-import type { AgentSetup } from "./agent-setup.js";
+} from "./run-model.js";
+import type { CallPricing } from "./price-types.js";
+import type { AgentSetup } from "./setup.js";
 
 /** One dataset's replay: the setup, the run context and one replay model per dataset model. */
 export interface Replay {

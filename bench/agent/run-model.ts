@@ -4,11 +4,11 @@
  * (a router, or one fixed model) and accounts what it cost.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { createRng } from "../src/util/random.js";
-import { estimateTokens } from "../src/policy/tokens.js";
-import type { CallPricing } from "./agent-pricing.js";
-import { fillerText, readReplayAnswer, type TokenLedger } from "./agent-replay.js";
-import { labelOf, ownCostOf, type AgentWorld } from "./agent-world.js";
+import { createRng } from "../../src/util/random.js";
+import { estimateTokens } from "../../src/policy/tokens.js";
+import type { CallPricing } from "./price-types.js";
+import { fillerText, readReplayAnswer, type TokenLedger } from "./replay-models.js";
+import { labelOf, ownCostOf, type AgentWorld } from "./world.js";
 
 /** The parameters of the run model; every one is documented in docs/agents.md with its source. */
 export interface RunShape {

@@ -3,18 +3,18 @@
  * scorer, each model's prices, and the world of per-step labels, tokens and costs.
  */
 import { basename } from "node:path";
-import { loadDataset, getDatasetEmbeddings } from "../adapters/data/index.js";
-import { loadPretrained } from "../adapters/artifact/index.js";
-import { readRouterBenchPrompts } from "../adapters/policy/full-prompts.js";
-import type { CorrectnessDataset, ModelPrice } from "../src/data/types.js";
-import { splitIndices } from "../src/data/split.js";
-import { listPrice } from "../src/policy/prices.js";
-import { datasetModelNames } from "../src/scorer/catalog.js";
-import type { Scorer } from "../src/scorer/types.js";
-import { withCachedPrice, type CachedPricing } from "./agent-prices.js";
-import type { AgentPrice } from "./agent-pricing.js";
-import { VectorTableEncoder } from "./agent-replay.js";
-import { buildAgentWorld, type AgentWorld } from "./agent-world.js";
+import { loadDataset, getDatasetEmbeddings } from "../../adapters/data/index.js";
+import { loadPretrained } from "../../adapters/artifact/index.js";
+import { readRouterBenchPrompts } from "../../adapters/policy/full-prompts.js";
+import type { CorrectnessDataset, ModelPrice } from "../../src/data/types.js";
+import { splitIndices } from "../../src/data/split.js";
+import { listPrice } from "../../src/policy/prices.js";
+import { datasetModelNames } from "../../src/scorer/catalog.js";
+import type { Scorer } from "../../src/scorer/types.js";
+import { withCachedPrice, type CachedPricing } from "./cached-pricing.js";
+import type { AgentPrice } from "./price-types.js";
+import { VectorTableEncoder } from "./replay-models.js";
+import { buildAgentWorld, type AgentWorld } from "./world.js";
 
 /**
  * List prices of RouteLLM's two models (USD per 1M tokens), which the dataset does not carry: GPT-4 Turbo

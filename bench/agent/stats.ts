@@ -5,8 +5,8 @@
  * by the mean multiplicity of its steps' items (a run of items drawn twice counts twice, a run of items not drawn
  * does not count); every row and every seed uses the same resamples, so differences between rows are paired.
  */
-import { bootstrapPlan, percentileInterval, type BootstrapPlan } from "../src/stats/bootstrap.js";
-import type { RunResult } from "./agent-run.js";
+import { bootstrapPlan, percentileInterval, type BootstrapPlan } from "../../src/stats/bootstrap.js";
+import type { RunResult } from "./run-model.js";
 
 /** Per-resample weights of a set of runs (resamples x runs, row-major). */
 export interface RunWeights {

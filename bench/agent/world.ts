@@ -3,9 +3,9 @@
  * history, and what the step's own call costs (`npm run bench:agent`, docs/agents.md). Pure: the caller loads the
  * dataset and the billed prompts.
  */
-import type { CorrectnessDataset } from "../src/data/types.js";
-import { estimateTokens } from "../src/policy/tokens.js";
-import type { AgentPrice } from "./agent-pricing.js";
+import type { CorrectnessDataset } from "../../src/data/types.js";
+import { estimateTokens } from "../../src/policy/tokens.js";
+import type { AgentPrice } from "./price-types.js";
 
 /** Answer tokens assumed where a dataset records no cost (docs/agents.md, "Answer tokens"). */
 export const ESTIMATED_ANSWER_TOKENS: Readonly<Record<string, number>> = Object.freeze({

@@ -1,8 +1,8 @@
 /**
  * Validation-only development: does the posterior-update APPROXIMATION slow down calibration of a strong new
- * model? (`npx tsx bench/calibration-update-dev.ts`)
+ * model? (`npx tsx bench/dev/calibration-update.ts`)
  *
- * Same worlds and counts as bench/calibration-dev.ts (probes to within 3 points of each held-out model's
+ * Same worlds and counts as bench/dev/calibration.ts (probes to within 3 points of each held-out model's
  * VALIDATION accuracy, error after 100 probes; the same probe rules and random orders), but the posterior after
  * each answer comes from one of three approximations of the logistic likelihood:
  *
@@ -18,20 +18,20 @@
  * Prints the median probes and mean error per (update, rule), and each variant's paired difference from the first
  * with a bootstrap interval over the (seed, model) pairs; writes nothing.
  *
- *   npx tsx bench/calibration-update-dev.ts --updates ekf,adf,laplace --strategies accuracy,random
- *   npx tsx bench/calibration-update-dev.ts --updates ekf --strategies accuracy,lookahead,random
+ *   npx tsx bench/dev/calibration-update.ts --updates ekf,adf,laplace --strategies accuracy,random
+ *   npx tsx bench/dev/calibration-update.ts --updates ekf --strategies accuracy,lookahead,random
  */
 import { parseArgs } from "node:util";
-import { getTf } from "../adapters/tf.js";
-import { loadDataset } from "../adapters/data/index.js";
-import { splitIndices } from "../src/data/split.js";
-import { shuffledIndices } from "../src/learning/new-model-calibration.js";
-import { OnlineLearner, predictiveP, seededRng } from "../src/learning/index.js";
-import { cholesky, choleskySolve, inverseFromCholesky } from "../src/learning/linalg.js";
-import { sigmoid } from "../src/util/maths.js";
-import { embeddingsFor } from "./online-embeddings.js";
-import { calibrationSetup, mean, median } from "./online-sim.js";
-import { validationWorld } from "./online-world.js";
+import { getTf } from "../../adapters/tf.js";
+import { loadDataset } from "../../adapters/data/index.js";
+import { splitIndices } from "../../src/data/split.js";
+import { shuffledIndices } from "../../src/learning/new-model-calibration.js";
+import { OnlineLearner, predictiveP, seededRng } from "../../src/learning/index.js";
+import { cholesky, choleskySolve, inverseFromCholesky } from "../../src/learning/linalg.js";
+import { sigmoid } from "../../src/util/maths.js";
+import { embeddingsFor } from "../online/embeddings.js";
+import { calibrationSetup, mean, median } from "../online/sim.js";
+import { validationWorld } from "../online/world.js";
 
 const { values } = parseArgs({
   options: {

@@ -1,25 +1,32 @@
 /**
- * Validation-only development of adaptive calibration (`npx tsx bench/calibration-dev.ts`).
+ * Validation-only development of adaptive calibration (`npx tsx bench/dev/calibration.ts`).
  *
  * Same worlds as `npm run bench:online` (item model trained per seed without the left-out models), but
  * every probe count is measured against the held-out model's VALIDATION accuracy, so calibration rules and
  * prior settings can be compared without reading the test split. Prints the median probes to within the
  * tolerance and the mean error after 100 probes, per strategy; writes nothing but its cache.
  *
- *   npx tsx bench/calibration-dev.ts --seeds 1,2,3 --strategies fisher,accuracy,random --random-orders 5
+ *   npx tsx bench/dev/calibration.ts --seeds 1,2,3 --strategies fisher,accuracy,random --random-orders 5
  *
  * A strategy "<rule>+warmup<k>" (e.g. accuracy+warmup10) asks k probes by Fisher information about theta
  * first (a sequential D-optimal start), then follows <rule>.
  */
 import { parseArgs } from "node:util";
-import { getTf } from "../adapters/tf.js";
-import { loadDataset } from "../adapters/data/index.js";
-import { splitIndices } from "../src/data/split.js";
-import { OnlineLearner, type LearnerOptions } from "../src/learning/index.js";
-import { embeddingsFor } from "./online-embeddings.js";
-import type { SimWorld } from "./online-sim.js";
-import { calibrationSetup, fitAbilityMap, mean, median, predictedAccuracyOf, probesToTolerance } from "./online-sim.js";
-import { defaultLeaveOut, validationWorld } from "./online-world.js";
+import { getTf } from "../../adapters/tf.js";
+import { loadDataset } from "../../adapters/data/index.js";
+import { splitIndices } from "../../src/data/split.js";
+import { OnlineLearner, type LearnerOptions } from "../../src/learning/index.js";
+import { embeddingsFor } from "../online/embeddings.js";
+import type { SimWorld } from "../online/sim.js";
+import {
+  calibrationSetup,
+  fitAbilityMap,
+  mean,
+  median,
+  predictedAccuracyOf,
+  probesToTolerance,
+} from "../online/sim.js";
+import { defaultLeaveOut, validationWorld } from "../online/world.js";
 
 const { values } = parseArgs({
   options: {

@@ -1,14 +1,14 @@
 /**
- * Validation-only choice of the exploration settings of the online benchmark (`npx tsx bench/exploration-dev.ts`).
+ * Validation-only choice of the exploration settings of the online benchmark (`npx tsx bench/dev/exploration.ts`).
  *
- * The benchmark's routing simulation (bench/online-sim.ts `simulateSeed`, the same worlds as `npm run bench:online`:
+ * The benchmark's routing simulation (bench/online/sim.ts `simulateSeed`, the same worlds as `npm run bench:online`:
  * item model trained per seed without the left-out models, train-split items streamed as bandit feedback), but the
  * routing accuracy at each checkpoint is measured on the VALIDATION split (`validationWorld`), for a grid of the
  * new-model prior's `inflate` (Thompson, UCB and greedy) and UCB's `kappa`. Prints, per setting, the validation
  * routing accuracy after each checkpoint's events (means over seeds), the share of the static-to-oracle gap closed
  * (of the means, as docs/online.md reports it) and the worst seed's share. Writes nothing but the world cache.
  *
- *   npx tsx bench/exploration-dev.ts --seeds 1,2,3,4,5 --inflate 1,3,10 --kappa 1,2,3
+ *   npx tsx bench/dev/exploration.ts --seeds 1,2,3,4,5 --inflate 1,3,10 --kappa 1,2,3
  *
  * Thompson and greedy do not depend on kappa; they run once per inflate. The item model's early stopping used the
  * validation split's labels of the KNOWN models (as in the benchmark); the held-out models' validation labels, which
@@ -16,13 +16,13 @@
  */
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { loadDataset } from "../adapters/data/index.js";
-import { getTf } from "../adapters/tf.js";
-import { splitIndices } from "../src/data/split.js";
-import { parseWith } from "../src/util/validate.js";
-import { embeddingsFor } from "./online-embeddings.js";
-import { simulateSeed, type RouterName, type SeedResult } from "./online-sim.js";
-import { benchSimConfig, CHECKPOINTS, defaultLeaveOut, validationWorld } from "./online-world.js";
+import { loadDataset } from "../../adapters/data/index.js";
+import { getTf } from "../../adapters/tf.js";
+import { splitIndices } from "../../src/data/split.js";
+import { parseWith } from "../../src/util/validate.js";
+import { embeddingsFor } from "../online/embeddings.js";
+import { simulateSeed, type RouterName, type SeedResult } from "../online/sim.js";
+import { benchSimConfig, CHECKPOINTS, defaultLeaveOut, validationWorld } from "../online/world.js";
 
 const numberList = (what: string, item: z.ZodNumber) =>
   z

@@ -1,5 +1,5 @@
 /**
- * Research only (bench/scorer-search.ts --ngram; not part of the library: it did not help on validation, docs/scorer.md).
+ * Research only (bench/dev/scorer-search.ts --ngram; not part of the library: it did not help on validation, docs/scorer.md).
  *
  * Hashed n-gram features of a text (pure TypeScript, no model, no I/O): the lexical signal a sentence
  * embedding smooths away (numbers, formulas, units, code, CJK characters), in a fixed-size vector.

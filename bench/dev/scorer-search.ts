@@ -6,8 +6,8 @@
  * run, of each variant's mean over seeds, and of logit-averaged ensembles over its seeds. The test split is
  * never read: every choice recorded in docs/scorer.md was made on these validation figures.
  *
- *   npx tsx bench/scorer-search.ts --dataset mmlu-pro-29models --variants default,d64 --seeds 1,2,3
- *   npx tsx bench/scorer-search.ts --variants default,baseline:knn --blend default+baseline:knn
+ *   npx tsx bench/dev/scorer-search.ts --dataset mmlu-pro-29models --variants default,d64 --seeds 1,2,3
+ *   npx tsx bench/dev/scorer-search.ts --variants default,baseline:knn --blend default+baseline:knn
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -15,23 +15,23 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
-import { getDatasetEmbeddings } from "../adapters/data/index.js";
-import { getTf } from "../adapters/tf.js";
-import type { IrtMoeConfig } from "../src/scorer/config.js";
-import { sigmoid } from "../src/util/maths.js";
-import { joinDatasets } from "../src/scorer/dataset.js";
-import { predictItems } from "../src/scorer/forward.js";
-import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "../src/scorer/metrics.js";
-import { trainIrtMoe } from "../src/scorer/train.js";
-import { fitTemperature } from "../src/scorer/temperature-scaling.js";
+import { getDatasetEmbeddings } from "../../adapters/data/index.js";
+import { getTf } from "../../adapters/tf.js";
+import type { IrtMoeConfig } from "../../src/scorer/config.js";
+import { sigmoid } from "../../src/util/maths.js";
+import { joinDatasets } from "../../src/scorer/dataset.js";
+import { predictItems } from "../../src/scorer/forward.js";
+import { ece, logLoss, observedPairs, rocAuc, routingAccuracy } from "../../src/scorer/metrics.js";
+import { trainIrtMoe } from "../../src/scorer/train.js";
+import { fitTemperature } from "../../src/scorer/temperature-scaling.js";
 import {
   embedLlmMfBaseline,
   knnBaseline,
   linearMirtBaseline,
   logisticRegressionBaseline,
-} from "../src/baselines/index.js";
-import type { RoutingMethod } from "../src/eval/types.js";
-import type { CorrectnessDataset } from "../src/data/types.js";
+} from "../../src/baselines/index.js";
+import type { RoutingMethod } from "../../src/eval/types.js";
+import type { CorrectnessDataset } from "../../src/data/types.js";
 import { ngramHashFeatures } from "./ngram-hash.js";
 
 /** Baselines whose validation figures are printed beside the variants (`--variants baseline:linear-mirt`). */
@@ -42,7 +42,8 @@ const BASELINES: Record<string, () => RoutingMethod> = {
   "embedllm-mf": () => embedLlmMfBaseline(),
 };
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The variants searched; each is a partial config over the defaults. */
 export const SEARCH_VARIANTS: Record<string, Partial<IrtMoeConfig>> = {

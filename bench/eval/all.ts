@@ -12,12 +12,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { IRT_MOE, type EvalReport, type MethodReport } from "../src/eval/evaluate.js";
-import { formatEvalJson, formatEvalMarkdown } from "../src/eval/format.js";
-import { parseWith } from "../src/util/validate.js";
-import { runEvaluation } from "../adapters/eval/run.js";
+import { IRT_MOE, type EvalReport, type MethodReport } from "../../src/eval/evaluate.js";
+import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
+import { parseWith } from "../../src/util/validate.js";
+import { runEvaluation } from "../../adapters/eval/run.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = join(here, "..");
 const ALL = ["mmlu-pro-29models", "routerdc-7models", "routerbench-subset-11models", "routellm-2models"];
 

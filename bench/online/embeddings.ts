@@ -9,13 +9,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Progress } from "../adapters/progress.js";
-import { UseLiteEncoder } from "../adapters/encoders/use-lite.js";
-import { getDatasetEmbeddings, predictedDefaultEncoder } from "../adapters/data/dataset-embeddings.js";
-import { peekCachedEmbeddings } from "../adapters/data/embedding-cache.js";
-import type { CorrectnessDataset } from "../src/data/types.js";
+import { Progress } from "../../adapters/progress.js";
+import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
+import { getDatasetEmbeddings, predictedDefaultEncoder } from "../../adapters/data/dataset-embeddings.js";
+import { peekCachedEmbeddings } from "../../adapters/data/embedding-cache.js";
+import type { CorrectnessDataset } from "../../src/data/types.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 export interface DatasetEmbeddings {
   readonly X: Float32Array;

@@ -1,5 +1,5 @@
 /** The leave-one-dataset-out choice of the online defaults: its result type, the max-min rule and its markdown. */
-import { mdTable } from "./section.js";
+import { mdTable } from "../perf/section.js";
 
 /** Per dataset and setting: the validation scores `npm run bench:online-lodo` measured. */
 export interface LodoResult {

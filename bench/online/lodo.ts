@@ -22,16 +22,17 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { loadDataset } from "../adapters/data/index.js";
-import { getTf } from "../adapters/tf.js";
-import { splitIndices } from "../src/data/split.js";
-import { parseWith } from "../src/util/validate.js";
-import { embeddingsFor } from "./online-embeddings.js";
-import { calibrationSetup, median, probesToTolerance, simulateSeed } from "./online-sim.js";
-import { benchSimConfig, CHECKPOINTS, defaultLeaveOut, validationWorld } from "./online-world.js";
-import { pickMaxMin, renderLodo, type LodoResult } from "./online-lodo-report.js";
+import { loadDataset } from "../../adapters/data/index.js";
+import { getTf } from "../../adapters/tf.js";
+import { splitIndices } from "../../src/data/split.js";
+import { parseWith } from "../../src/util/validate.js";
+import { embeddingsFor } from "./embeddings.js";
+import { calibrationSetup, median, probesToTolerance, simulateSeed } from "./sim.js";
+import { benchSimConfig, CHECKPOINTS, defaultLeaveOut, validationWorld } from "./world.js";
+import { pickMaxMin, renderLodo, type LodoResult } from "./lodo-report.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 const list = (what: string) =>
   z

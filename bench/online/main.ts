@@ -1,7 +1,7 @@
 /**
  * `npm run bench:online [-- --quick] [--dataset <name-or-folder>] [--leave-out top:3,random:2] [--seeds 5]`
  *
- * Each built-in dataset has its own leave-out (`DEFAULT_LEAVE_OUT`, bench/online-world.ts); a full run of a dataset at
+ * Each built-in dataset has its own leave-out (`DEFAULT_LEAVE_OUT`, bench/online/world.ts); a full run of a dataset at
  * its default writes bench/results/online-<dataset>.json and that dataset's results block of docs/online.md.
  *
  * Simulation benchmark of online ability learning on real data (issue #10 item 6): leave models out of
@@ -16,18 +16,19 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { getTf } from "../adapters/tf.js";
-import { loadDataset } from "../adapters/data/index.js";
-import { splitIndices } from "../src/data/split.js";
-import { seededRng } from "../src/learning/index.js";
-import type { IrtMoeConfig } from "../src/scorer/index.js";
-import { parseWith } from "../src/util/validate.js";
-import { embeddingsFor } from "./online-embeddings.js";
-import { renderOnlineResults, type OnlineSummary } from "./online-report.js";
-import { itemBootstrapCi, median, simulateSeed, type SeedResult } from "./online-sim.js";
-import { benchSimConfig, buildWorld, CHECKPOINTS, defaultLeaveOut, SIM_SCORER_CONFIG } from "./online-world.js";
+import { getTf } from "../../adapters/tf.js";
+import { loadDataset } from "../../adapters/data/index.js";
+import { splitIndices } from "../../src/data/split.js";
+import { seededRng } from "../../src/learning/index.js";
+import type { IrtMoeConfig } from "../../src/scorer/index.js";
+import { parseWith } from "../../src/util/validate.js";
+import { embeddingsFor } from "./embeddings.js";
+import { renderOnlineResults, type OnlineSummary } from "./report.js";
+import { itemBootstrapCi, median, simulateSeed, type SeedResult } from "./sim.js";
+import { benchSimConfig, buildWorld, CHECKPOINTS, defaultLeaveOut, SIM_SCORER_CONFIG } from "./world.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 const argsSchema = z
   .object({

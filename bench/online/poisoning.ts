@@ -1,5 +1,5 @@
 /**
- * Poisoning benchmark (`npx tsx bench/poisoning.ts`, about 2-4 minutes on a shared 2-core machine): how much false
+ * Poisoning benchmark (`npx tsx bench/online/poisoning.ts`, about 2-4 minutes on a shared 2-core machine): how much false
  * feedback moves the router away from the best model, before (the limits off: no run-weight bound, no source budget,
  * item bounds of 1e6, no exploration, as irt-router 0.2.0 shipped) and after (the defaults).
  *
@@ -16,13 +16,13 @@
  */
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { HumanMessage } from "@langchain/core/messages";
-import { loadDataset } from "../adapters/data/index.js";
-import { loadPretrained } from "../adapters/artifact/load.js";
-import { datasetSplits } from "../src/data/select.js";
-import { IrtRouter } from "../src/langchain/index.js";
-import { OnlineLearner, type LearnerOptions } from "../src/learning/learner.js";
-import { seededRng } from "../src/util/random.js";
-import type { FeedbackLimitsOptions } from "../src/langchain/options.js";
+import { loadDataset } from "../../adapters/data/index.js";
+import { loadPretrained } from "../../adapters/artifact/load.js";
+import { datasetSplits } from "../../src/data/select.js";
+import { IrtRouter } from "../../src/langchain/index.js";
+import { OnlineLearner, type LearnerOptions } from "../../src/learning/learner.js";
+import { seededRng } from "../../src/util/random.js";
+import type { FeedbackLimitsOptions } from "../../src/langchain/contracts/options.js";
 
 const BEST = "gpt-4-1106-preview";
 const MODELS = [BEST, "mixtral-8x7b-chat", "mistral-7b-chat"];

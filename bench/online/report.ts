@@ -1,6 +1,6 @@
 /** Markdown of the online-learning simulation results (the generated block of docs/online.md). */
-import type { SeedResult } from "./online-sim.js";
-import { mdTable } from "./section.js";
+import type { SeedResult } from "./sim.js";
+import { mdTable } from "../perf/section.js";
 
 export interface OnlineSummary {
   dataset: string;

@@ -2,7 +2,7 @@
  * The online-learning simulation (pure: no I/O). Given a fixed item model (alpha_q, beta_q for
  * every item, theta for the known models), stream train-split items as bandit feedback and measure
  * test-split routing accuracy of several routers at checkpoints; then measure adaptive calibration.
- * Used by bench/online.ts; see docs/online.md for the protocol.
+ * Used by bench/online/main.ts; see docs/online.md for the protocol.
  */
 import {
   calibrateModel,
@@ -13,10 +13,10 @@ import {
   type Exploration,
   type KnownPrior,
   type LearnerOptions,
-} from "../src/learning/index.js";
-import { cholesky, choleskySolve } from "../src/learning/linalg.js";
-import type { PopulationPrior } from "../src/learning/prior.js";
-import { sigmoid } from "../src/util/maths.js";
+} from "../../src/learning/index.js";
+import { cholesky, choleskySolve } from "../../src/learning/linalg.js";
+import type { PopulationPrior } from "../../src/learning/prior.js";
+import { sigmoid } from "../../src/util/maths.js";
 
 /** Everything the simulation needs about one seed's world. */
 export interface SimWorld {

@@ -1,17 +1,17 @@
 /**
  * The world of one seed of the online simulation: which models are left out, the item model trained
  * without them (IRT-MoE, temperature folded into alpha and beta), and every item's parameters.
- * Shared by `bench/online.ts` (the benchmark) and `bench/calibration-dev.ts` (validation-only development).
+ * Shared by `bench/online/main.ts` (the benchmark) and `bench/dev/calibration.ts` (validation-only development).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
-import type { Tf } from "../adapters/tf.js";
-import type { CorrectnessDataset } from "../src/data/types.js";
-import { fitKnownPriorOnTraining, seededRng, type KnownPrior } from "../src/learning/index.js";
-import { foldedItemParams, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../src/scorer/index.js";
-import type { SimConfig, SimWorld } from "./online-sim.js";
+import type { Tf } from "../../adapters/tf.js";
+import type { CorrectnessDataset } from "../../src/data/types.js";
+import { fitKnownPriorOnTraining, seededRng, type KnownPrior } from "../../src/learning/index.js";
+import { foldedItemParams, trainIrtMoe, type EmbeddedLabels, type IrtMoeConfig } from "../../src/scorer/index.js";
+import type { SimConfig, SimWorld } from "./sim.js";
 
 /** The item model used in the simulation: a small IRT-MoE (documented in docs/online.md). */
 export const SIM_SCORER_CONFIG: Partial<IrtMoeConfig> = {
@@ -230,7 +230,7 @@ function fitWorldKnownPrior(
 
 /**
  * The seed's world with the VALIDATION split as its evaluation rows (for validation-only development runs:
- * bench/calibration-dev.ts, bench/calibration-update-dev.ts, bench/exploration-dev.ts), cached in .cache/online-bench
+ * bench/dev/calibration.ts, bench/dev/calibration-update.ts, bench/dev/exploration.ts), cached in .cache/online-bench
  * (item parameters, known abilities and the known-model prior fitted on the train split, as the benchmark's world has).
  */
 export async function validationWorld(
@@ -254,7 +254,14 @@ export async function validationWorld(
     .update(JSON.stringify({ v: 1, data: ds.source.sha256, lo: leaveOut, config: SIM_SCORER_CONFIG, seed }))
     .digest("hex")
     .slice(0, 16);
-  const file = join(dirname(fileURLToPath(import.meta.url)), "..", ".cache", "online-bench", `world-val-${key}.json`);
+  const file = join(
+    dirname(fileURLToPath(import.meta.url)),
+    "..",
+    "..",
+    ".cache",
+    "online-bench",
+    `world-val-${key}.json`,
+  );
   const fromCache = (j: Cached): SimWorld => ({
     models: ds.models,
     d: j.d,

@@ -1,4 +1,4 @@
-// Baseline for bench/sections/encoder.ts: the reference @energetic-ai/embeddings (its own bundled
+// Baseline for bench/perf/sections/encoder.ts: the reference @energetic-ai/embeddings (its own bundled
 // tfjs-core), measured in a child process so its tfjs never meets the project's.
 // stdin: {"latency": {name: string[]}, "throughput": {name: string[]}, "batch": number}
 // stdout: {"loadMs", "rssGrowthMb", "latency": {name: {wall: number[], cpu: number[]}}, "throughput": {name: {wallMs, cpuMs, texts}}}

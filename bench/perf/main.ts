@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs every section in bench/sections/ (or those named on the command line,
+ * `npm run bench`: runs every section in bench/perf/sections/ (or those named on the command line,
  * e.g. `npm run bench -- encoder scorer`) in this one process and writes docs/benchmarks.md.
  * Sections not run keep their previous text.
  */
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { BenchSection } from "./section.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const docPath = join(here, "..", "docs", "benchmarks.md");
+const docPath = join(here, "..", "..", "docs", "benchmarks.md");
 const wanted = process.argv.slice(2);
 const files = readdirSync(join(here, "sections"))
   .filter((f) => f.endsWith(".ts"))

@@ -1,10 +1,10 @@
 /**
- * Child process of the Redis benchmark (`node --import tsx bench/redis-child.ts <mode> <url> <prefix> ...`):
+ * Child process of the Redis benchmark (`node --import tsx bench/perf/redis-child.ts <mode> <url> <prefix> ...`):
  *   append <url> <prefix> <events> <concurrency> <procs>  once all `procs` children are connected, appends
  *     single-event batches with `concurrency` in flight; prints its start and end (epoch ms)
  *   emit <url> <prefix> <events> <gapMs>           appends one event every gapMs with at = Date.now(); prints "done"
  */
-import { RedisStore } from "../adapters/stores/redis.js";
+import { RedisStore } from "../../adapters/stores/redis.js";
 
 const [mode, url, prefix, nArg, kArg] = process.argv.slice(2);
 const n = Number(nArg);

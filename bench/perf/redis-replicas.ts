@@ -6,12 +6,12 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { MemoryStore } from "../adapters/stores/memory.js";
-import { RedisStore } from "../adapters/stores/redis.js";
-import { IrtRouter } from "../src/langchain/index.js";
-import type { PolicyConfig } from "../src/policy/types.js";
-import { ToyScorer, quietLogger } from "../test/langchain/helpers.js";
-import { redisServerBinary, TestRedis } from "../test/stores/redis-server.js";
+import { MemoryStore } from "../../adapters/stores/memory.js";
+import { RedisStore } from "../../adapters/stores/redis.js";
+import { IrtRouter } from "../../src/langchain/index.js";
+import type { PolicyConfig } from "../../src/policy/types.js";
+import { ToyScorer, quietLogger } from "../../test/langchain/helpers.js";
+import { redisServerBinary, TestRedis } from "../../test/stores/redis-server.js";
 import { mdTable, percentile } from "./section.js";
 
 const CHILD = join(import.meta.dirname, "redis-child.ts");

@@ -1,4 +1,4 @@
-/** One section of docs/benchmarks.md, produced by a file in bench/sections/. */
+/** One section of docs/benchmarks.md, produced by a file in bench/perf/sections/. */
 export interface BenchSection {
   /** Section heading. */
   title: string;

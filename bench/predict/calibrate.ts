@@ -15,11 +15,11 @@
  * - the **interval**: pred +- z sqrt(tau_N^2 + pred (1 - pred) / n), tau_N^2 cross-fitted at the same probe count,
  *   so it is a predictive interval of the observed accuracy on the category's n test items.
  *
- * Pure; it needs only the figures each fold caches (bench/predict-fold.ts), so no scorer is retrained. The rules
+ * Pure; it needs only the figures each fold caches (bench/predict/fold-run.ts), so no scorer is retrained. The rules
  * live in src/learning/predict-calibration.ts, which the library's `predictAccuracy` applies with the constants
  * {@link fitPredictCalibration} fits on every fold (pretrained/predict-calibration.json).
  */
-import type { FoldResult, ModelOutcome } from "./predict-fold.js";
+import type { FoldResult, ModelOutcome } from "./fold-run.js";
 import {
   ebAccuracy,
   predictiveInterval,
@@ -27,14 +27,14 @@ import {
   shrinkWeight,
   type CalibrationPoint,
   type PredictCalibration,
-} from "../src/learning/interval-calibration.js";
+} from "../../src/learning/interval-calibration.js";
 
 export {
   ebAccuracy,
   shiftVariance,
   shrinkWeight,
   type CalibrationPoint,
-} from "../src/learning/interval-calibration.js";
+} from "../../src/learning/interval-calibration.js";
 
 /** Number of correct probes behind a stored probe-accuracy figure: (k + s b) / (N + s) solved for k. */
 export function correctProbes(probeAccuracy: number, asked: number, baseline: number, strength: number): number {

@@ -1,8 +1,8 @@
 /**
- * Pure parts of the accuracy-prediction benchmark (bench/predict.ts, docs/evaluation.md): leave-one-category-out
+ * Pure parts of the accuracy-prediction benchmark (bench/predict/main.ts, docs/evaluation.md): leave-one-category-out
  * folds, the probe-accuracy baseline's beta prior, and the per-fold figures (MAE, Spearman, Kendall).
  */
-import { kendall, spearman } from "../src/eval/rank-correlation.js";
+import { kendall, spearman } from "../../src/eval/rank-correlation.js";
 
 /** One fold: a held-out category, what the scorer may learn from, what is predicted, and where probes come from. */
 export interface CategoryFold {

@@ -2,17 +2,17 @@
  * One fold of the accuracy-prediction benchmark for one seed: train the IRT-MoE scorer without the held-out
  * category, fit its known-model prior on the training labels, and predict every model's accuracy on the held-out
  * category's test items with irt-moe (0 / 10 / 50 probes) and the baselines (mean-accuracy, embedllm-mf,
- * probe-accuracy). Returns plain numbers (cached as JSON by bench/predict.ts).
+ * probe-accuracy). Returns plain numbers (cached as JSON by bench/predict/main.ts).
  */
-import type { Tf } from "../adapters/tf.js";
-import { embedLlmMfBaseline } from "../src/baselines/index.js";
-import { shuffledIndices } from "../src/learning/new-model-calibration.js";
-import { fitKnownPriorOnTraining } from "../src/learning/known-prior.js";
-import { predictAccuracy } from "../src/learning/predict.js";
-import type { IrtMoeConfig } from "../src/scorer/config.js";
-import { foldedItemParams } from "../src/scorer/forward.js";
-import { trainIrtMoe, type EmbeddedLabels } from "../src/scorer/train.js";
-import { betaPriorStrength, observedAccuracies, probeAccuracy, type CategoryFold } from "./predict-folds.js";
+import type { Tf } from "../../adapters/tf.js";
+import { embedLlmMfBaseline } from "../../src/baselines/index.js";
+import { shuffledIndices } from "../../src/learning/new-model-calibration.js";
+import { fitKnownPriorOnTraining } from "../../src/learning/known-prior.js";
+import { predictAccuracy } from "../../src/learning/predict.js";
+import type { IrtMoeConfig } from "../../src/scorer/config.js";
+import { foldedItemParams } from "../../src/scorer/forward.js";
+import { trainIrtMoe, type EmbeddedLabels } from "../../src/scorer/train.js";
+import { betaPriorStrength, observedAccuracies, probeAccuracy, type CategoryFold } from "./category-folds.js";
 
 export const PROBE_COUNTS = [0, 10, 50] as const;
 
@@ -27,7 +27,7 @@ export interface ModelOutcome {
   readonly irt: Record<string, { accuracy: number; lo: number; hi: number; probes: number }>;
   /** probe-accuracy by probe count (10, 50). */
   readonly probe: Record<string, number>;
-  /** irt-moe-cal by probe count (bench/predict-calibrate.ts; computed at report time, not cached). */
+  /** irt-moe-cal by probe count (bench/predict/calibrate.ts; computed at report time, not cached). */
   readonly cal?: Record<string, { accuracy: number; lo: number; hi: number }>;
 }
 

@@ -14,18 +14,19 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { embedForEval } from "../adapters/eval/embed.js";
-import { loadDataset } from "../adapters/data/load-dataset.js";
-import { getTf } from "../adapters/tf.js";
-import { splitIndices } from "../src/data/split.js";
-import { resolveIrtMoeConfig } from "../src/scorer/config.js";
-import { parseWith } from "../src/util/validate.js";
-import { categoryFolds } from "./predict-folds.js";
-import { fitPredictCalibration } from "./predict-calibrate.js";
-import { PROBE_COUNTS, runFold, type FoldResult } from "./predict-fold.js";
-import { formatPredictMarkdown, summarisePredict, type CategoryRow, type PredictRow } from "./predict-report.js";
+import { embedForEval } from "../../adapters/eval/embed.js";
+import { loadDataset } from "../../adapters/data/load-dataset.js";
+import { getTf } from "../../adapters/tf.js";
+import { splitIndices } from "../../src/data/split.js";
+import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
+import { parseWith } from "../../src/util/validate.js";
+import { categoryFolds } from "./category-folds.js";
+import { fitPredictCalibration } from "./calibrate.js";
+import { PROBE_COUNTS, runFold, type FoldResult } from "./fold-run.js";
+import { formatPredictMarkdown, summarisePredict, type CategoryRow, type PredictRow } from "./report.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = join(here, "..");
 const ALL = ["mmlu-pro-29models", "routerdc-7models"];
 

@@ -5,10 +5,10 @@
  * to irt-moe at the same probe count, Spearman and Kendall across models (mean over categories), and the coverage
  * of irt-moe's 95% intervals. Pure.
  */
-import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../src/stats/bootstrap.js";
-import { foldFigures, type FoldFigures } from "./predict-folds.js";
-import type { FoldResult, ModelOutcome } from "./predict-fold.js";
-import { withCalibration } from "./predict-calibrate.js";
+import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../src/stats/bootstrap.js";
+import { foldFigures, type FoldFigures } from "./category-folds.js";
+import type { FoldResult, ModelOutcome } from "./fold-run.js";
+import { withCalibration } from "./calibrate.js";
 
 export const METHODS = ["irt-moe", "irt-moe-cal", "mean-accuracy", "embedllm-mf", "probe-accuracy"] as const;
 export type PredictMethod = (typeof METHODS)[number];

@@ -6,8 +6,8 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
-import { getTf } from "../../adapters/tf.js";
+import { UseLiteEncoder } from "../../../adapters/encoders/use-lite.js";
+import { getTf } from "../../../adapters/tf.js";
 import { mdTable, percentile, type BenchSection } from "../section.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

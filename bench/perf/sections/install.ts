@@ -12,10 +12,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TF_PACKAGES } from "../../adapters/tf.js";
+import { TF_PACKAGES } from "../../../adapters/tf.js";
 import { mdTable, percentile, type BenchSection } from "../section.js";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const LANGCHAIN_CORE = "@langchain/core@1.4.0";
 const RUNS = 7;
 

@@ -3,7 +3,7 @@
  * posterior-aware scoring (predictive p with uncertainty, 29 candidate models) over plain
  * point-estimate scoring of the same candidates in the same process (target <= 0.2 ms).
  */
-import { OnlineLearner, seededRng } from "../../src/learning/index.js";
+import { OnlineLearner, seededRng } from "../../../src/learning/index.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
 
 const D = 64;

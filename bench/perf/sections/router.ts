@@ -7,10 +7,10 @@
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
-import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
-import type { Scorer } from "../../src/scorer/index.js";
-import type { QueryEncoder } from "../../src/encoders/types.js";
+import { UseLiteEncoder } from "../../../adapters/encoders/use-lite.js";
+import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
+import type { Scorer } from "../../../src/scorer/index.js";
+import type { QueryEncoder } from "../../../src/encoders/types.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
 import { untrainedScorer } from "./untrained-scorer.js";
 
@@ -21,7 +21,7 @@ const MISS_CALLS = 80;
 async function scorerAndEncoder(): Promise<{ scorer: Scorer; encoder: QueryEncoder; kind: string }> {
   const encoder = await UseLiteEncoder.load();
   try {
-    const { loadPretrained } = await import("../../adapters/artifact/index.js");
+    const { loadPretrained } = await import("../../../adapters/artifact/index.js");
     return { scorer: await loadPretrained({ encoder }), encoder, kind: "pretrained scorer" };
   } catch (error) {
     const scorer = untrainedScorer(encoder, MODELS);

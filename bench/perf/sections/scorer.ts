@@ -5,23 +5,23 @@
  * same run (its load: reading and verifying its train embeddings and labels from files written like an artifact). Weights are seeded random values of the default architecture: timing does not depend on
  * their values. Training throughput is measured on simulated labels at the default configuration.
  */
-import { datasetModelNames } from "../../src/scorer/catalog.js";
+import { datasetModelNames } from "../../../src/scorer/catalog.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sha256Hex } from "../../src/scorer/serialize.js";
-import { loadPretrained, pretrainedDir } from "../../adapters/artifact/load.js";
-import { getTf } from "../../adapters/tf.js";
-import { DEFAULT_IRT_MOE_CONFIG } from "../../src/scorer/config.js";
-import { predictItems } from "../../src/scorer/forward.js";
-import { trainingRng, type Rng } from "../../src/util/random.js";
-import { IrtMoeScorer } from "../../src/scorer/scorer.js";
-import { trainIrtMoe } from "../../src/scorer/train.js";
-import { initWeights } from "../../src/scorer/weights.js";
-import { buildCatalog } from "../../src/scorer/catalog.js";
-import { loadDataset } from "../../adapters/data/load-dataset.js";
-import { splitIndices } from "../../src/data/split.js";
+import { sha256Hex } from "../../../src/scorer/serialize.js";
+import { loadPretrained, pretrainedDir } from "../../../adapters/artifact/load.js";
+import { getTf } from "../../../adapters/tf.js";
+import { DEFAULT_IRT_MOE_CONFIG } from "../../../src/scorer/config.js";
+import { predictItems } from "../../../src/scorer/forward.js";
+import { trainingRng, type Rng } from "../../../src/util/random.js";
+import { IrtMoeScorer } from "../../../src/scorer/scorer.js";
+import { trainIrtMoe } from "../../../src/scorer/train.js";
+import { initWeights } from "../../../src/scorer/weights.js";
+import { buildCatalog } from "../../../src/scorer/catalog.js";
+import { loadDataset } from "../../../adapters/data/load-dataset.js";
+import { splitIndices } from "../../../src/data/split.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
 
 const DIM = 512;

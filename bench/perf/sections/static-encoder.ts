@@ -2,14 +2,14 @@
  * `npm run bench -- static-encoder`: the static encoder against USE-lite in this one process: embedding latency of
  * one new text (20, 200 and 1,000 tokens; no cache), and the full routing decision on a router cache miss
  * (`IrtRouter.decide`: encode + score 50 models + cost-aware policy) with each encoder. The install size and the time
- * to the first routed call of a fresh process are measured by `npm run bench -- install` (bench/sections/install.ts).
+ * to the first routed call of a fresh process are measured by `npm run bench -- install` (bench/perf/sections/install.ts).
  */
 import { cpus, loadavg } from "node:os";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { StaticEncoder } from "../../adapters/encoders/static.js";
-import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
-import type { QueryEncoder } from "../../src/encoders/types.js";
-import { IrtRouter } from "../../src/langchain/index.js";
+import { StaticEncoder } from "../../../adapters/encoders/static.js";
+import { UseLiteEncoder } from "../../../adapters/encoders/use-lite.js";
+import type { QueryEncoder } from "../../../src/encoders/types.js";
+import { IrtRouter } from "../../../src/langchain/index.js";
 import { mdTable, percentile, timeCalls, type BenchSection } from "../section.js";
 import { makeText } from "./encoder.js";
 import { untrainedScorer } from "./untrained-scorer.js";

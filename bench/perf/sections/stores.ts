@@ -6,10 +6,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileStore } from "../../adapters/stores/file.js";
-import { MemoryStore } from "../../adapters/stores/memory.js";
-import type { FeedbackEvent } from "../../src/learning/events.js";
-import type { AbilityStore } from "../../src/learning/store.js";
+import { FileStore } from "../../../adapters/stores/file.js";
+import { MemoryStore } from "../../../adapters/stores/memory.js";
+import type { FeedbackEvent } from "../../../src/learning/events.js";
+import type { AbilityStore } from "../../../src/learning/store.js";
 import { redisReplicasSection } from "../redis-replicas.js";
 import { mdTable, percentile, type BenchSection } from "../section.js";
 

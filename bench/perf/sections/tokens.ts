@@ -4,9 +4,9 @@
  * rules of thumb, and its speed against the real tokenizer in the same process.
  */
 import { getEncoding } from "js-tiktoken";
-import { estimateTokens } from "../../src/policy/tokens.js";
-import { loadDataset } from "../../adapters/data/load-dataset.js";
-import { readRouterBenchPrompts } from "../../adapters/policy/full-prompts.js";
+import { estimateTokens } from "../../../src/policy/tokens.js";
+import { loadDataset } from "../../../adapters/data/load-dataset.js";
+import { readRouterBenchPrompts } from "../../../adapters/policy/full-prompts.js";
 import { mdTable, percentile, type BenchSection } from "../section.js";
 
 /** At most this many texts per dataset, evenly spaced in file order (deterministic). */

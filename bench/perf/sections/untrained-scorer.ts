@@ -3,9 +3,9 @@
  * arithmetic as a trained scorer, so the same cost per query. For timing sections that must not depend on the
  * pretrained artifact (or its model set).
  */
-import type { QueryEncoder } from "../../src/encoders/types.js";
-import { DEFAULT_IRT_MOE_CONFIG, IrtMoeScorer, initWeights } from "../../src/scorer/index.js";
-import { trainingRng } from "../../src/util/random.js";
+import type { QueryEncoder } from "../../../src/encoders/types.js";
+import { DEFAULT_IRT_MOE_CONFIG, IrtMoeScorer, initWeights } from "../../../src/scorer/index.js";
+import { trainingRng } from "../../../src/util/random.js";
 
 export function untrainedScorer(encoder: QueryEncoder, ids: readonly string[]): IrtMoeScorer {
   const c = DEFAULT_IRT_MOE_CONFIG;

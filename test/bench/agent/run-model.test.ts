@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { AIMessage } from "@langchain/core/messages";
-import { estimateTokens } from "../../src/policy/tokens.js";
-import type { CorrectnessDataset } from "../../src/data/types.js";
-import { buildAgentWorld, ownCostOf } from "../../bench/agent-world.js";
-import { callCostUsd, withCachedPrice } from "../../bench/agent-prices.js";
-import { fillerText, ReplayChatModel, TokenLedger } from "../../bench/agent-replay.js";
+import { estimateTokens } from "../../../src/policy/tokens.js";
+import type { CorrectnessDataset } from "../../../src/data/types.js";
+import { buildAgentWorld, ownCostOf } from "../../../bench/agent/world.js";
+import { callCostUsd, withCachedPrice } from "../../../bench/agent/cached-pricing.js";
+import { fillerText, ReplayChatModel, TokenLedger } from "../../../bench/agent/replay-models.js";
 import {
   DEFAULT_RUN_SHAPE,
   drawRuns,
@@ -19,9 +19,9 @@ import {
   type RunShape,
   type RunSpec,
   type StepCaller,
-} from "../../bench/agent-run.js";
-import { runWeights } from "../../bench/agent-stats.js";
-import { reportJson } from "../../bench/agent-report.js";
+} from "../../../bench/agent/run-model.js";
+import { runWeights } from "../../../bench/agent/stats.js";
+import { reportJson } from "../../../bench/agent/report.js";
 
 /** 4 items in 2 categories; "strong" (gpt-, 50% cached price) right on all but item 3, "cheap" (no cache) only on item 0. */
 function tinyDataset(): CorrectnessDataset {

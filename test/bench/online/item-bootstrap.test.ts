@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { itemBootstrapCi, pairedBootstrap } from "../../bench/online-sim.js";
-import { seededRng } from "../../src/learning/index.js";
-import { thrownBy } from "../errors.js";
+import { itemBootstrapCi, pairedBootstrap } from "../../../bench/online/sim.js";
+import { seededRng } from "../../../src/learning/index.js";
+import { thrownBy } from "../../errors.js";
 
 /** Per-item oracle-minus-static differences in {-1, 0, 1}, mean about 0.08 over 1,200 items. */
 function diffs(seed: number, n = 1200): Float64Array {

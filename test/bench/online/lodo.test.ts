@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { pickMaxMin, renderLodo, type LodoResult } from "../../bench/online-lodo-report.js";
+import { pickMaxMin, renderLodo, type LodoResult } from "../../../bench/online/lodo-report.js";
 
-describe("leave-one-dataset-out choice (bench/online-lodo-report.ts)", () => {
+describe("leave-one-dataset-out choice (bench/online/lodo-report.ts)", () => {
   const scores = {
     a: { score: [0.9, 0.5, 0.7] },
     b: { score: [0.2, 0.6, 0.65] },

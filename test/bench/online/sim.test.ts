@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { simulateSeed, type SimConfig, type SimWorld } from "../../bench/online-sim.js";
-import { seededRng } from "../../src/learning/index.js";
-import { makeWorld, trueP } from "../learning/synthetic.js";
+import { simulateSeed, type SimConfig, type SimWorld } from "../../../bench/online/sim.js";
+import { seededRng } from "../../../src/learning/index.js";
+import { makeWorld, trueP } from "../../learning/synthetic.js";
 
 /** A small simulation world: 6 models observed on every item, the last 2 left out of the item model. */
 function simWorld(): SimWorld {
@@ -40,7 +40,7 @@ const config: SimConfig = {
   skipCalibration: true,
 };
 
-describe("simulateSeed's router subset (bench/exploration-dev.ts runs only the routers a grid cell changes)", () => {
+describe("simulateSeed's router subset (bench/dev/exploration.ts runs only the routers a grid cell changes)", () => {
   it("gives the full run's curves for the routers it runs, plus static and oracle", async () => {
     const world = simWorld();
     const full = await simulateSeed(world, { ...config, learner: { inflate: 10 } });

@@ -6,8 +6,8 @@ import {
   shiftVariance,
   shrinkWeight,
   withCalibration,
-} from "../../bench/predict-calibrate.js";
-import type { FoldResult } from "../../bench/predict-fold.js";
+} from "../../../bench/predict/calibrate.js";
+import type { FoldResult } from "../../../bench/predict/fold-run.js";
 
 const pt = (predicted: number, baseline: number, truth: number, n = 1e9) => ({ predicted, baseline, truth, n });
 

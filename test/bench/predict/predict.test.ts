@@ -5,10 +5,10 @@ import {
   foldFigures,
   observedAccuracies,
   probeAccuracy,
-} from "../../bench/predict-folds.js";
-import type { FoldResult, ModelOutcome } from "../../bench/predict-fold.js";
-import { reportedPairs, summarisePredict } from "../../bench/predict-report.js";
-import { kendall, midRanks, spearman } from "../../src/eval/rank-correlation.js";
+} from "../../../bench/predict/category-folds.js";
+import type { FoldResult, ModelOutcome } from "../../../bench/predict/fold-run.js";
+import { reportedPairs, summarisePredict } from "../../../bench/predict/report.js";
+import { kendall, midRanks, spearman } from "../../../src/eval/rank-correlation.js";
 
 describe("rank correlations", () => {
   it("match hand-computed values, with ties", () => {

@@ -1,6 +1,6 @@
 /** The fit of the static table's rows to whole-text teacher vectors (bench/static-encoder/distil.ts). */
 import { describe, expect, it } from "vitest";
-import { bagMeans, bagOf, fitRows, meanCosine } from "../../bench/static-encoder/distil.js";
+import { bagMeans, bagOf, fitRows, meanCosine } from "../../../bench/static-encoder/distil.js";
 
 /** A seeded stream of numbers in [-1, 1). */
 function random(seed: number): () => number {
