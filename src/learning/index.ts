@@ -25,8 +25,8 @@ export type {
   ScorerPriorSource,
 } from "./learner.js";
 export { ItemTracker } from "./tracker.js";
-export { attributeRun, stepEventId } from "./attribution.js";
-export type { AttributionOptions, RunOutcome, RunStep } from "./attribution.js";
+export { attributeRun, stepEventId, DEFAULT_ATTRIBUTION } from "./attribution.js";
+export type { Attribution, AttributionOptions, RunOutcome, RunStep } from "./attribution.js";
 export { calibrateModel, probeBankFrom } from "./new-model-calibration.js";
 export type {
   CalibrateArgs,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { FeedbackError, ValidationError } from "../../src/errors.js";
 import { attributeRun, OnlineLearner } from "../../src/learning/index.js";
+import { DEFAULT_ATTRIBUTION } from "../../src/learning/attribution.js";
 
 const alpha = [0.5, -0.2];
 const steps = [
@@ -45,10 +46,22 @@ describe("attributeRun", () => {
       { id: "b", ability: [0, 1] },
     ]);
     const run = { runId: "r", outcome: 1, steps, at: 1 };
-    const first = attributeRun(run).map((e) => learner.observe(e));
-    const again = attributeRun(run).map((e) => learner.observe(e));
+    const first = attributeRun(run, { mode: "discounted" }).map((e) => learner.observe(e));
+    const again = attributeRun(run, { mode: "discounted" }).map((e) => learner.observe(e));
     expect(first).toEqual(["applied", "applied", "applied"]);
     expect(again).toEqual(["duplicate", "duplicate", "duplicate"]);
+  });
+
+  it("defaults to the router's attribution, posterior, which needs each step's p and says so", () => {
+    expect(DEFAULT_ATTRIBUTION).toEqual({ mode: "posterior", discount: 0.7, toolErrorsAsFailures: true });
+    expect(() => attributeRun({ runId: "r", outcome: 0, steps })).toThrow(/run\.steps\.0\.p is required/);
+    const withP = steps.map((s) => ({ ...s, p: 0.5 }));
+    const ev = attributeRun({ runId: "r", outcome: 1, steps: withP });
+    expect(ev.map((e) => [e.decisionId, e.y, e.weight])).toEqual([
+      ["d1", 1, 1],
+      ["d2", 0, 1],
+      ["d3", 1, 1],
+    ]);
   });
 
   it("rejects a bad outcome or option with a ValidationError naming the field", () => {
@@ -64,12 +77,10 @@ describe("attributeRun", () => {
       { id: "b", ability: [0, 1] },
     ]);
     const typed = Float32Array.from([0.5, -0.25]);
-    const events = attributeRun({
-      runId: "r",
-      outcome: 1,
-      steps: [{ decisionId: "d1", model: "a", alpha: typed, beta: 0 }],
-      at: 1,
-    });
+    const events = attributeRun(
+      { runId: "r", outcome: 1, steps: [{ decisionId: "d1", model: "a", alpha: typed, beta: 0 }], at: 1 },
+      { mode: "every" },
+    );
     expect(Array.isArray(events[0]!.alpha)).toBe(true);
     expect(events[0]!.alpha).toEqual([0.5, -0.25]);
     for (const e of events) learner.check(e);

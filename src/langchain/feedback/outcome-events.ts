@@ -5,7 +5,13 @@
 import { z } from "zod";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { FeedbackError, ValidationError } from "../../errors.js";
-import { attributeRun, DEFAULT_ATTRIBUTION_DISCOUNT, stepEventId } from "../../learning/attribution.js";
+import {
+  attributeRun,
+  attributionSchema,
+  DEFAULT_ATTRIBUTION,
+  stepEventId,
+  type Attribution,
+} from "../../learning/attribution.js";
 import type { FeedbackEvent } from "../../learning/events.js";
 import { parseWith } from "../../util/validate.js";
 import type { RouteDecision } from "../contracts/route-decision.js";
@@ -13,33 +19,12 @@ import type { DecisionLog, LoggedDecision } from "../routing/decision-log.js";
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
 
-/**
- * How `router.feedback(runId, ...)` spreads a run's outcome; each option left out takes its default: mode
- * "posterior" with tool errors as step failures (what learned best on the agent benchmark's val runs, and the only
- * mode under which a router that already knows its models does not drift; see docs/agents.md, "Run attribution").
- * `attributeRun` alone defaults to "discounted": "posterior" needs each step's predicted p, which the router keeps.
- */
-const routerAttributionSchema = z.strictObject({
-  /**
-   * "every" step with weight 1, the "last" step only, "discounted": step k of n gets discount^(n-1-k), or
-   * "posterior" (default): a success credits every step, a failure blames each step by its chance of being the one
-   * that failed, from the p the router predicted for it (see `posteriorCredit`).
-   */
-  mode: z.enum(["every", "last", "discounted", "posterior"]).default("posterior"),
-  /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
-  discount: finite
-    .refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]")
-    .default(DEFAULT_ATTRIBUTION_DISCOUNT),
-  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default true. */
-  toolErrorsAsFailures: z.boolean().default(true),
-});
-
 /** Options of `router.feedback()`. Unknown keys are errors. */
 export const feedbackOptionsSchema = z.strictObject({
   /** Credit weight in (0, 1] of the outcome given (default 1); multiplies the weight attribution gives each step. */
   weight: finite.refine((w) => w > 0 && w <= 1, "weight must be a number in (0, 1]").optional(),
   /** How a run id's outcome is spread over the run's steps (a decision id takes the outcome as given). */
-  attribution: routerAttributionSchema.optional(),
+  attribution: attributionSchema.optional(),
   /**
    * Who gives this outcome (a user, tenant or grader id of the application), recorded on the events and charged for
    * their weight against the router's `feedbackLimits.sourceBudget`. Default: the run id (the decision's run id, else
@@ -53,12 +38,6 @@ export const feedbackOptionsSchema = z.strictObject({
 
 /** Options of `router.feedback()`. */
 export type FeedbackOptions = z.input<typeof feedbackOptionsSchema>;
-
-/** A run's attribution as `router.feedback()` applies it: every option set. */
-export type RouterAttribution = z.output<typeof routerAttributionSchema>;
-
-/** How `router.feedback(runId, ...)` spreads a run's outcome when no `attribution` is given: posterior, tool errors as failures. */
-export const DEFAULT_ROUTER_ATTRIBUTION: RouterAttribution = routerAttributionSchema.parse({});
 
 /** The feedback options, checked; a bad one is a FeedbackError naming it (`options.attribution.mode`). */
 export function parseFeedbackOptions(options: unknown): z.output<typeof feedbackOptionsSchema> {
@@ -102,7 +81,7 @@ export function decisionEvent(t: LoggedDecision, y: number, weight: number, at: 
 
 /**
  * The events of a run's outcome: {@link attributeRun} over the run's answered steps (oldest first), as the parsed
- * `attribution` says (the router's defaults, {@link DEFAULT_ROUTER_ATTRIBUTION}, when none was given); `weight`
+ * `attribution` says (the router's defaults, {@link DEFAULT_ATTRIBUTION}, when none was given); `weight`
  * scales the credit of the outcome (a tool-error failure is an observation of its own and keeps weight 1). A weight
  * of 1 is left out of the event.
  */
@@ -112,7 +91,7 @@ export function runEvents(
   y: number,
   weight: number,
   at: number,
-  attribution: RouterAttribution = DEFAULT_ROUTER_ATTRIBUTION,
+  attribution: Attribution = DEFAULT_ATTRIBUTION,
 ): FeedbackEvent[] {
   const run = {
     runId,

@@ -7,10 +7,10 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { FeedbackError, IrtRouterError } from "../../errors.js";
 import type { FeedbackEvent } from "../../learning/events.js";
 import { snapshotNeedsReopen } from "../../learning/store.js";
+import { DEFAULT_ATTRIBUTION } from "../../learning/attribution.js";
 import type { DecisionLog, LoggedDecision } from "../routing/decision-log.js";
 import {
   decisionEvent,
-  DEFAULT_ROUTER_ATTRIBUTION,
   markToolErrors,
   parseFeedbackOptions,
   runEvents,
@@ -121,7 +121,7 @@ export class FeedbackRecorder {
     if (single) return [decisionEvent(single, y, weight, at)];
     const events = runEvents(idOrRunId, answered, y, weight, at, options.attribution);
     // Under "posterior" a run's total weight depends on its outcome; bound it by what a success would give (one per step).
-    const mode = (options.attribution ?? DEFAULT_ROUTER_ATTRIBUTION).mode;
+    const mode = (options.attribution ?? DEFAULT_ATTRIBUTION).mode;
     const capacity = mode === "posterior" ? answered.length * weight : undefined;
     return boundRunWeight(events, this.limits.maxRunWeight, capacity);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ROUTER_ATTRIBUTION } from "../../../src/langchain/feedback/outcome-events.js";
+import { DEFAULT_ATTRIBUTION } from "../../../src/learning/attribution.js";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
 import { FeedbackError } from "../../../src/errors.js";
@@ -141,7 +141,7 @@ describe("router.feedback of a run: attribution over its steps", () => {
   it("by default spreads a run's outcome by posterior blame, tool errors as failures (best on the agent benchmark)", async () => {
     const router = makeRouter(undefined, 3); // a run-weight bound that leaves three steps of weight 1 unscaled
     const ids = await threeStepRun(router);
-    expect(DEFAULT_ROUTER_ATTRIBUTION).toEqual({ mode: "posterior", discount: 0.7, toolErrorsAsFailures: true });
+    expect(DEFAULT_ATTRIBUTION).toEqual({ mode: "posterior", discount: 0.7, toolErrorsAsFailures: true });
     // a success credits every step in full
     expect((await router.feedback("run-1", 1)).map((e) => [e.decisionId, e.y, e.weight])).toEqual(
       ids.map((id) => [id, 1, undefined]),
@@ -252,7 +252,7 @@ describe("router.feedback of a run: attribution over its steps", () => {
     const replay = attributeRun({
       runId: "run-1",
       outcome: 1,
-      steps: [{ decisionId: ids[0]!, model: single!.model, alpha: [...single!.alpha], beta: single!.beta }],
+      steps: [{ decisionId: ids[0]!, model: single!.model, alpha: [...single!.alpha], beta: single!.beta, p: 0.6 }],
     });
     expect(replay.map((e) => e.id)).toEqual([single!.id]);
     expect(learner.observe(replay[0]!)).toBe("duplicate");
