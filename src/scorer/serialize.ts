@@ -12,7 +12,6 @@
  *   accuracy, price).
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
 import { ArtifactError } from "../errors.js";
 import { parseArtifactJson } from "./artifact-json.js";
 import { parseWith } from "../util/validate.js";
