@@ -8,4 +8,4 @@ export { FileStore } from "./file.js";
 export type { FileStoreOptions, FileStoreRecovery } from "./file.js";
 export type { LockInfo } from "./lock.js";
 export { RedisStore, FeedbackBufferFullError } from "./redis.js";
-export type { RedisStoreOptions, RedisAppendResult } from "./redis.js";
+export type { RedisStoreOptions, RedisAppendResult, RedisStoreStatus } from "./redis.js";
