@@ -67,12 +67,12 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 const CAUSES: { reason: RedisConnectionCause; test: RegExp; fix: string }[] = [
   {
     reason: "auth",
-    test: /WRONGPASS|invalid password|invalid username-password/i,
-    fix: "the password (or user) in the URL is wrong: check redis://user:password@host:port against the server's requirepass/ACL",
+    test: /WRONGPASS|invalid password|invalid username-password|without any password configured/i,
+    fix: "the password (or user) in the URL is not the server's: check redis://user:password@host:port against its requirepass/ACL (a server without a password takes none)",
   },
   {
     reason: "password-missing",
-    test: /NOAUTH|Authentication required|without any password configured/i,
+    test: /NOAUTH|Authentication required/i,
     fix: "the server needs a password: give it in the URL (redis://:password@host:port)",
   },
   {

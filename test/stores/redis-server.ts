@@ -59,7 +59,7 @@ async function waitForPort(port: number, child: ChildProcess, ms = 10_000): Prom
       });
       socket.once("data", (d) => {
         socket.destroy();
-        resolve(d.toString().startsWith("+PONG"));
+        resolve(/^(\+PONG|-NOAUTH)/.test(d.toString())); // up (a server with a password answers NOAUTH)
       });
       socket.once("error", () => resolve(false));
     });
