@@ -39,24 +39,28 @@ return redis.call('GET', KEYS[1])`;
 /**
  * KEYS: ids, seq, events, snapshotSeq, generation. ARGV: generation, id1, json1, id2, json2, ... When the store's
  * generation is the caller's, stores each event whose id is new (in order), giving it the next sequence number, and
- * returns { appended, seq, snapshotSeq, duplicateIds }; otherwise (the store was wiped or republished) stores nothing
+ * returns { appended, seq, snapshotSeq, duplicateIds, flags } (flags: one "1" per event stored, "0" per duplicate, in
+ * order, so a batch of several callers' events is split back per caller); otherwise (the store was wiped or republished) stores nothing
  * and returns { -1, the store's generation or false }.
  */
 export const APPEND = `
 local gen = redis.call('GET', KEYS[5])
 if gen ~= ARGV[1] then return { -1, gen } end
 local dup = {}
+local flags = {}
 local n = 0
 for i = 2, #ARGV, 2 do
   if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
     local s = redis.call('INCR', KEYS[2])
     redis.call('XADD', KEYS[3], '0-' .. s, 'e', ARGV[i + 1])
     n = n + 1
+    flags[#flags + 1] = '1'
   else
     dup[#dup + 1] = ARGV[i]
+    flags[#flags + 1] = '0'
   end
 end
-return { n, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), dup }`;
+return { n, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), dup, table.concat(flags) }`;
 
 /**
  * KEYS: snapshot, snapshotSeq, seq, events. ARGV: seq, state JSON. Writes the snapshot when seq lies in

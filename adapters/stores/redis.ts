@@ -10,7 +10,8 @@ import type {
   StreamListener,
 } from "../../src/langchain/shared-state.js";
 import { parseWith } from "../../src/util/validate.js";
-import { EventBuffer } from "./redis-buffer.js";
+import { EventBuffer, type Prepared } from "./redis-buffer.js";
+import { GroupCommit } from "./redis-commit.js";
 import { connect, isUnavailable } from "./redis-client.js";
 import { parseEntry, refusal, type Entry, type RedisStoreStatus } from "./redis-entries.js";
 import { RedisFollower, type ParsedEntry } from "./redis-follow.js";
@@ -55,6 +56,8 @@ export class RedisStore implements RouterStore {
   private readonly rules: StoreEventRules;
   private readonly followers = new Set<{ follower: RedisFollower; listener: StreamListener }>();
   private readonly buffer: EventBuffer;
+  /** Concurrent appends of this process, sent together (see {@link GroupCommit}). */
+  private readonly group = new GroupCommit((batch) => this.send(batch));
   private lastSeq = 0;
   private followedSeq = 0;
   private skipped = 0;
@@ -169,7 +172,7 @@ export class RedisStore implements RouterStore {
     const prepared = this.rules.prepare(events).map((p) => ({ id: p.event.id, json: p.json }));
     if (this.buffer.size === 0) {
       try {
-        const result = await this.send(prepared);
+        const result = await this.group.commit(prepared);
         const asGiven = prepared.map((p) => ({ event: { id: p.id } as FeedbackEvent }));
         return { ...result, duplicates: this.rules.givenIds(result.duplicates, events, asGiven) };
       } catch (error) {
@@ -184,7 +187,7 @@ export class RedisStore implements RouterStore {
     return this.buffer.add(prepared, this.lastSeq);
   }
 
-  private async send(batch: readonly { id: string; json: string }[]): Promise<RedisAppendResult> {
+  private async send(batch: readonly Prepared[]): Promise<RedisAppendResult & { flags: string }> {
     const keys = this.keys;
     const args = batch.flatMap((b) => [b.id, b.json]);
     for (let attempt = 0; ; attempt++) {
@@ -199,11 +202,12 @@ export class RedisStore implements RouterStore {
         await this.recover(typeof reply[1] === "string" ? reply[1] : null);
         continue;
       }
-      const [appended, seq, snapshotSeq, duplicates] = reply as [number, number, number, string[]];
+      const [appended, seq, snapshotSeq, duplicates, flags] = reply as [number, number, number, string[], string];
       if (typeof seq !== "number" || typeof snapshotSeq !== "number")
         throw garbage(keys.seq, "an integer (the last sequence number)", seq);
       this.lastSeq = Math.max(this.lastSeq, seq);
-      return { appended, duplicates, seq, snapshotDue: seq - snapshotSeq >= this.options.snapshotEvery };
+      const snapshotDue = seq - snapshotSeq >= this.options.snapshotEvery;
+      return { appended, duplicates, seq, snapshotDue, flags: String(flags ?? "") };
     }
   }
 
