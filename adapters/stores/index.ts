@@ -9,3 +9,6 @@ export type { FileStoreOptions, FileStoreRecovery } from "./file.js";
 export type { LockInfo } from "./lock.js";
 export { RedisStore, FeedbackBufferFullError } from "./redis.js";
 export type { RedisStoreOptions, RedisAppendResult, RedisStoreStatus } from "./redis.js";
+export type { BudgetLimit, BudgetReservation, FeedbackBudgetLedger } from "../../src/learning/budget.js";
+export { RedisConnectionError, StoreGarbageError, StoreWarning } from "../../src/errors.js";
+export type { RedisConnectionCause, StoreWarningKind } from "../../src/errors.js";

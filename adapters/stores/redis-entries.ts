@@ -6,6 +6,7 @@ import type { ParsedEntry } from "./redis-follow.js";
 import type { RedisParsedOptions } from "./redis-options.js";
 import type { storeKeys } from "./redis-scripts.js";
 
+/** What `RedisStore.status()` reports. */
 export interface RedisStoreStatus {
   /** The store's generation id (a new one after a wiped store was republished). */
   readonly generation: string;

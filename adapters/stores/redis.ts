@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { randomUUID } from "node:crypto";
 import { StoreError, StoreWarning, type StoreWarningKind } from "../../src/errors.js";
+import type { FeedbackBudgetLedger } from "../../src/learning/budget.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { StoreEventRules, StoreLedger, toStrictJson, type LoadResult } from "../../src/learning/store.js";
 import type {
@@ -51,12 +52,12 @@ export class RedisStore implements RouterStore {
   readonly decisions: RedisDecisionLog;
   readonly spend: RedisSpend;
   /** Feedback budgets every process of the prefix charges atomically (a server-side script). */
-  readonly budget: RedisBudget;
+  readonly budget: FeedbackBudgetLedger;
   private readonly keys: ReturnType<typeof storeKeys>;
   private readonly rules: StoreEventRules;
   private readonly followers = new Set<{ follower: RedisFollower; listener: StreamListener }>();
   private readonly buffer: EventBuffer;
-  /** Concurrent appends of this process, sent together (see {@link GroupCommit}). */
+  /** Concurrent appends of this process, sent together (group commit). */
   private readonly group = new GroupCommit((batch) => this.send(batch));
   private lastSeq = 0;
   private followedSeq = 0;
@@ -444,5 +445,3 @@ export class RedisStore implements RouterStore {
     if (this.closed) throw new StoreError("This RedisStore was closed; open a new one (RedisStore.open).");
   }
 }
-
-/** What {@link RedisStore.status} reports. */
