@@ -176,6 +176,48 @@ export class StoreError extends IrtRouterError {
  */
 export class StoreCorruptedError extends StoreError {}
 
+/**
+ * A value under a store's keys is not what the store writes there (another program wrote to its prefix, or it was
+ * damaged). `details.key` names the key, `details.expected` what belongs there; the value itself is not repeated.
+ */
+export class StoreGarbageError extends StoreError {}
+
+/** Why a Redis connection failed, as {@link RedisConnectionError} names it. */
+export type RedisConnectionCause =
+  "auth" | "password-missing" | "tls-untrusted" | "tls" | "refused" | "timeout" | "not-found" | "unknown";
+
+/**
+ * A store could not connect to Redis; `cause` names why (wrong credentials, a password the server needs, a TLS
+ * certificate not trusted, refused, no answer in time) and the message says how to fix it.
+ */
+export class RedisConnectionError extends StoreError {
+  constructor(
+    readonly reason: RedisConnectionCause,
+    message: string,
+    options: IrtRouterErrorOptions = {},
+  ) {
+    super(message, { ...options, details: { ...options.details, reason } });
+  }
+}
+
+/** What a {@link StoreWarning} reports. */
+export type StoreWarningKind =
+  "unreachable" | "reachable" | "refused" | "store-wiped" | "malformed-entry" | "budget-local";
+
+/**
+ * Something a store noticed and survived (Redis unreachable, the store wiped and republished, a malformed stream entry
+ * skipped): given to a store's `onWarning(message, warning)`. `kind` says which, `details` the figures.
+ */
+export class StoreWarning extends IrtRouterError {
+  constructor(
+    readonly kind: StoreWarningKind,
+    message: string,
+    options: IrtRouterErrorOptions = {},
+  ) {
+    super("STORE", message, options);
+  }
+}
+
 /** Another live process (or another open handle in this one) holds the store's lock. */
 export class StoreLockedError extends IrtRouterError {
   constructor(message: string, options: IrtRouterErrorOptions = {}) {

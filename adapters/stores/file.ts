@@ -1,3 +1,4 @@
+import { MemoryBudgetLedger, type FeedbackBudgetLedger } from "../../src/learning/budget.js";
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
@@ -91,6 +92,11 @@ export type OpenSettings = z.output<typeof fileStoreOptionsSchema>;
  * ```
  */
 export class FileStore implements AbilityStore {
+  /**
+   * Feedback budgets, reserved atomically in this process (the only one writing: the store's lock), kept in memory:
+   * reopening the store starts them afresh.
+   */
+  readonly budget: FeedbackBudgetLedger = new MemoryBudgetLedger();
   private closed = false;
   /**
    * Set when an I/O failure left this handle unsure of the file state (a failed rollback of an append, a failure once a

@@ -1,3 +1,4 @@
+import { MemoryBudgetLedger, type FeedbackBudgetLedger } from "../../src/learning/budget.js";
 import { StoreError } from "../../src/errors.js";
 import type { ItemBounds } from "../../src/learning/event-check.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
@@ -37,6 +38,8 @@ export interface MemoryStoreOptions {
  * ```
  */
 export class MemoryStore implements AbilityStore {
+  /** Feedback budgets, reserved atomically in this process (see {@link FeedbackBudgetLedger}). */
+  readonly budget: FeedbackBudgetLedger = new MemoryBudgetLedger();
   private readonly ledger: StoreLedger;
   private readonly rules: StoreEventRules;
   /** JSON text of events after the last snapshot, in order. */

@@ -13,34 +13,54 @@ export function storeKeys(prefix: string) {
     events: `${p}:events`,
     /** Set of every stored event id (the idempotency check; kept after compaction). */
     ids: `${p}:ids`,
+    /**
+     * The store's generation: a random id written once when the store is first used. A store wiped (Redis restarted
+     * without persistence, FLUSHALL) lacks it, which every append checks.
+     */
+    generation: `${p}:generation`,
     /** Last sequence number. */
     seq: `${p}:seq`,
     /** Snapshot state JSON and the sequence number it covers. */
     snapshot: `${p}:snapshot`,
     snapshotSeq: `${p}:snapshot-seq`,
+    /** Sorted set of a source's budget charges in the window: member `<weight>|<token>`, score the time (ms). */
+    budget: (source: string) => `${p}:budget:${source}`,
     decision: (id: string) => `${p}:decision:${id}`,
     run: (runId: string) => `${p}:run:${runId}`,
     spend: (runId: string) => `${p}:spend:${runId}`,
   };
 }
 
+/** KEYS: generation. ARGV: a new generation id. Writes it when the store has none; returns the store's generation. */
+export const INIT = `
+redis.call('SET', KEYS[1], ARGV[1], 'NX')
+return redis.call('GET', KEYS[1])`;
+
 /**
- * KEYS: ids, seq, events, snapshotSeq. ARGV: id1, json1, id2, json2, ... Stores each event whose id is new (in
- * order), giving it the next sequence number. Returns { appended, seq, snapshotSeq, duplicateIds }.
+ * KEYS: ids, seq, events, snapshotSeq, generation. ARGV: generation, id1, json1, id2, json2, ... When the store's
+ * generation is the caller's, stores each event whose id is new (in order), giving it the next sequence number, and
+ * returns { appended, seq, snapshotSeq, duplicateIds, flags } (flags: one "1" per event stored, "0" per duplicate, in
+ * order, so a batch of several callers' events is split back per caller); otherwise (the store was wiped or republished) stores nothing
+ * and returns { -1, the store's generation or false }.
  */
 export const APPEND = `
+local gen = redis.call('GET', KEYS[5])
+if gen ~= ARGV[1] then return { -1, gen } end
 local dup = {}
+local flags = {}
 local n = 0
-for i = 1, #ARGV, 2 do
+for i = 2, #ARGV, 2 do
   if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
     local s = redis.call('INCR', KEYS[2])
     redis.call('XADD', KEYS[3], '0-' .. s, 'e', ARGV[i + 1])
     n = n + 1
+    flags[#flags + 1] = '1'
   else
     dup[#dup + 1] = ARGV[i]
+    flags[#flags + 1] = '0'
   end
 end
-return { n, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), dup }`;
+return { n, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), dup, table.concat(flags) }`;
 
 /**
  * KEYS: snapshot, snapshotSeq, seq, events. ARGV: seq, state JSON. Writes the snapshot when seq lies in
@@ -56,6 +76,24 @@ redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[2], s)
 if cur > 0 then redis.call('XTRIM', KEYS[4], 'MINID', '0-' .. (cur + 1)) end
 return { 1, cur, last }`;
+
+/**
+ * KEYS: generation, seq, snapshot, snapshotSeq, events, ids. ARGV: the generation the caller knew, a new generation,
+ * seq, state JSON. After a wipe: when the store holds nothing of a later generation (no generation, or one with no
+ * event and no snapshot), writes the caller's state as the snapshot at seq, with the new generation, so learning goes
+ * on from it. Returns { 1, new generation } when written, else { 0, the store's generation } (another process
+ * republished first: reload from it).
+ */
+export const REPUBLISH = `
+local gen = redis.call('GET', KEYS[1])
+local seq = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+if gen ~= false and gen ~= ARGV[1] and (seq > 0 or redis.call('EXISTS', KEYS[3]) == 1) then return { 0, gen } end
+redis.call('DEL', KEYS[5], KEYS[6])
+redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[4], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[4])
+redis.call('SET', KEYS[1], ARGV[2])
+return { 1, ARGV[2] }`;
 
 /** KEYS: snapshot, snapshotSeq, seq, events. Returns { snapshot JSON or false, snapshot seq, last seq, entries }. */
 export const LOAD = `
@@ -74,6 +112,32 @@ if math.abs(cur - tonumber(ARGV[1])) > 1e-9 then return { 0, tostring(cur) } end
 local v = redis.call('INCRBYFLOAT', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return { 1, v }`;
+
+/**
+ * KEYS: budget. ARGV: now (ms), windowMs, limit, weight, member. Drops the charges that left the window, and adds
+ * `member` (`<weight>|<token>`) at `now` when the charges left plus weight stay within limit: the check and the charge
+ * are one atomic step, whatever the number of processes. Returns { ok (1/0), used, retry after ms } (as strings).
+ */
+export const BUDGET_RESERVE = `
+local now = tonumber(ARGV[1])
+local win = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
+local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+local used = 0
+local oldest = nil
+for i = 1, #all, 2 do
+  used = used + (tonumber(string.match(all[i], '^[^|]+')) or 0)
+  if oldest == nil then oldest = tonumber(all[i + 1]) end
+end
+local w = tonumber(ARGV[4])
+if used + w > tonumber(ARGV[3]) + 1e-9 then
+  local retry = win
+  if oldest then retry = math.max(0, oldest + win - now) end
+  return { 0, tostring(used), tostring(retry) }
+end
+redis.call('ZADD', KEYS[1], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[1], math.ceil(win))
+return { 1, tostring(used + w), '0' }`;
 
 const shas = new Map<string, string>();
 

@@ -1,15 +1,9 @@
 import type { Redis } from "ioredis";
-import { z } from "zod";
-import { FeedbackBufferFullError, StoreError } from "../../src/errors.js";
+import { randomUUID } from "node:crypto";
+import { StoreError, StoreWarning, type StoreWarningKind } from "../../src/errors.js";
+import type { FeedbackBudgetLedger } from "../../src/learning/budget.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
-import {
-  prepareFeedbackEvents,
-  StoreLedger,
-  storeOptionsSchema,
-  toStrictJson,
-  type AppendResult,
-  type LoadResult,
-} from "../../src/learning/store.js";
+import { StoreEventRules, StoreLedger, toStrictJson, type LoadResult } from "../../src/learning/store.js";
 import type {
   RouterStore,
   SequencedEvent,
@@ -17,76 +11,23 @@ import type {
   StreamListener,
 } from "../../src/langchain/contracts/router-store.js";
 import { parseWith } from "../../src/util/validate.js";
+import { EventBuffer, type Prepared } from "./redis-buffer.js";
+import { GroupCommit } from "./redis-commit.js";
 import { connect, isUnavailable } from "./redis-client.js";
-import { RedisFollower } from "./redis-follow.js";
-import { RedisDecisionLog, RedisSpend } from "./redis-shared.js";
-import { APPEND, LOAD, runScript, SNAPSHOT, storeKeys } from "./redis-scripts.js";
+import { parseEntry, refusal, type Entry, type RedisStoreStatus } from "./redis-entries.js";
+import { RedisFollower, type ParsedEntry } from "./redis-follow.js";
+import { garbage } from "./redis-garbage.js";
+import {
+  redisStoreOptionsSchema,
+  type RedisAppendResult,
+  type RedisParsedOptions as Parsed,
+  type RedisStoreOptions,
+} from "./redis-options.js";
+import { RedisBudget, RedisDecisionLog, RedisSpend } from "./redis-shared.js";
+import { APPEND, INIT, LOAD, REPUBLISH, runScript, SNAPSHOT, storeKeys } from "./redis-scripts.js";
 
-const isClient = (v: unknown): boolean =>
-  typeof v === "object" &&
-  v !== null &&
-  typeof (v as Redis).evalsha === "function" &&
-  typeof (v as Redis).duplicate === "function";
-
-const redisStoreOptionsSchema = storeOptionsSchema
-  .extend({
-    /** `redis://[:password@]host:port[/db]` (or `rediss://` for TLS). Give this or `client`. */
-    url: z
-      .string()
-      .regex(/^rediss?:\/\//, "url must start with redis:// or rediss://")
-      .optional(),
-    /** An ioredis client to use (not closed by `close()`); the store opens one more connection (`duplicate()`) to follow. */
-    client: z.custom<Redis>(isClient, "client must be an ioredis Redis instance").optional(),
-    /** Key prefix: routers sharing a prefix share learning state, decisions and budgets (default "irt-router"). */
-    prefix: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "prefix must be 1-100 of A-Z a-z 0-9 _ . : -")
-      .default("irt-router"),
-    timeouts: z
-      .strictObject({
-        /** Connecting (default 5000 ms). */
-        connectMs: z.number().int().min(1).max(600_000).default(5000),
-        /** One command, after which the server counts as unreachable (default 2000 ms). */
-        commandMs: z.number().int().min(1).max(600_000).default(2000),
-        /** How long a routing read (a run's spend) waits before routing goes on with the local figure (default 50 ms). */
-        routingMs: z.number().int().min(1).max(60_000).default(50),
-        /** How long one blocking read of the stream waits for new events (default 1000 ms). */
-        blockMs: z.number().int().min(1).max(60_000).default(1000),
-      })
-      .prefault({}),
-    buffer: z
-      .strictObject({
-        /** Events kept in memory while Redis is unreachable; more are refused with FeedbackBufferFullError (default 10000). */
-        maxEvents: z.number().int().min(0).max(10_000_000).default(10_000),
-        /** How often a buffered batch is retried (default 500 ms). */
-        retryMs: z.number().int().min(1).max(600_000).default(500),
-      })
-      .prefault({}),
-    /** How long decisions and run spend are kept for feedback on any process (seconds, default 86400: one day). */
-    ttlSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(365 * 86_400)
-      .default(86_400),
-    /** Receives one-time notes (Redis unreachable, back, a lagging follower). Default: console.warn. */
-    onWarning: z
-      .custom<(message: string) => void>((v) => typeof v === "function", "onWarning must be a function")
-      .optional(),
-  })
-  .refine((o) => (o.url === undefined) !== (o.client === undefined), {
-    message: "give exactly one of url and client",
-    path: ["url"],
-  });
-
-/** Options of {@link RedisStore.open}. */
-export type RedisStoreOptions = z.input<typeof redisStoreOptionsSchema>;
-type Parsed = z.output<typeof redisStoreOptionsSchema>;
-
-/** What {@link RedisStore.append} adds to an `AppendResult`: events held in the local buffer, sent when Redis returns. */
-export interface RedisAppendResult extends AppendResult {
-  buffered?: number;
-}
+export type { RedisAppendResult, RedisStoreOptions } from "./redis-options.js";
+export type { RedisStoreStatus } from "./redis-entries.js";
 
 /**
  * An {@link AbilityStore} in Redis that several processes share: every process appends to one stream of events per
@@ -109,13 +50,20 @@ export interface RedisAppendResult extends AppendResult {
 export class RedisStore implements RouterStore {
   readonly decisions: RedisDecisionLog;
   readonly spend: RedisSpend;
+  /** Feedback budgets every process of the prefix charges atomically (a server-side script). */
+  readonly budget: FeedbackBudgetLedger;
   private readonly keys: ReturnType<typeof storeKeys>;
-  private readonly followers = new Set<RedisFollower>();
-  private readonly buffer: { id: string; json: string }[] = [];
-  private readonly bufferedIds = new Set<string>();
-  private flushing?: Promise<void>;
-  private retryTimer?: NodeJS.Timeout;
+  private readonly rules: StoreEventRules;
+  private readonly followers = new Set<{ follower: RedisFollower; listener: StreamListener }>();
+  private readonly buffer: EventBuffer;
+  /** Concurrent appends of this process, sent together (group commit). */
+  private readonly group = new GroupCommit((batch) => this.send(batch));
   private lastSeq = 0;
+  private followedSeq = 0;
+  private skipped = 0;
+  private wipes = 0;
+  private recovering?: Promise<void>;
+  private stateSource?: () => { seq: number; state: unknown } | undefined;
   private closed = false;
   private readonly warned = new Set<string>();
 
@@ -123,10 +71,41 @@ export class RedisStore implements RouterStore {
     private readonly client: Redis,
     private readonly ownsClient: boolean,
     private readonly options: Parsed,
+    private generation: string,
   ) {
     this.keys = storeKeys(options.prefix);
-    this.decisions = new RedisDecisionLog(client, this.keys, options.ttlSeconds);
-    this.spend = new RedisSpend(client, this.keys, options.ttlSeconds, options.timeouts.routingMs);
+    this.rules = new StoreEventRules(options);
+    this.buffer = new EventBuffer(
+      options.buffer,
+      (batch) => this.send(batch),
+      (error) => {
+        if (isUnavailable(error)) return;
+        const message = (error as Error).message;
+        this.warnOnce(
+          `refused:${message}`,
+          "refused",
+          `irt-router: Redis refused buffered events (${message}); they stay buffered.`,
+        );
+      },
+      () => {
+        if (this.warned.delete("down"))
+          this.warn("reachable", "irt-router: Redis is reachable again; buffered feedback was sent.", {});
+      },
+    );
+    const hash = options.hashRunIds ? (id: string) => this.rules.storedId(id) : undefined;
+    this.decisions = new RedisDecisionLog(client, this.keys, options.ttlSeconds, hash);
+    this.spend = new RedisSpend(client, this.keys, options.ttlSeconds, options.timeouts.routingMs, hash);
+    this.budget = new RedisBudget(
+      client,
+      this.keys,
+      (source) => this.rules.storedId(source),
+      (error) =>
+        this.warnOnce(
+          "budget-local",
+          "budget-local",
+          `irt-router: Redis is unreachable (${(error as Error).message}); feedback budgets are charged in this process until it returns.`,
+        ),
+    );
   }
 
   /** Connects (or takes `client`) after validating the options; a bad option is a ValidationError naming it. */
@@ -134,7 +113,16 @@ export class RedisStore implements RouterStore {
     const parsed = parseWith(redisStoreOptionsSchema, options, "RedisStore options");
     const { connectMs, commandMs } = parsed.timeouts;
     const client = parsed.client ?? (await connect(parsed.url!, { connectMs, commandMs, name: "irt-router" }));
-    return new RedisStore(client, parsed.client === undefined, parsed);
+    const keys = storeKeys(parsed.prefix);
+    let generation: unknown;
+    try {
+      generation = await runScript(client, INIT, [keys.generation], [randomUUID()]);
+    } catch (error) {
+      if (parsed.client === undefined) client.disconnect();
+      throw refusal(error, keys, "open the store");
+    }
+    if (typeof generation !== "string") throw garbage(keys.generation, "a generation id", generation);
+    return new RedisStore(client, parsed.client === undefined, parsed, generation);
   }
 
   /** The key prefix. */
@@ -144,7 +132,32 @@ export class RedisStore implements RouterStore {
 
   /** Events acknowledged while Redis was unreachable and not yet sent. */
   get bufferedCount(): number {
-    return this.buffer.length;
+    return this.buffer.size;
+  }
+
+  /**
+   * What an operator checks to see that learning is live: the store's `generation` (changes when a wiped store is
+   * republished), the last sequence number this process saw stored (`seq`) and delivered from the stream to its
+   * followers (`appliedSeq`), the stream entries skipped as malformed, the wipes survived, and the events buffered.
+   */
+  status(): RedisStoreStatus {
+    return {
+      generation: this.generation,
+      seq: Math.max(this.lastSeq, this.followedSeq),
+      appliedSeq: this.followedSeq,
+      skippedEntries: this.skipped,
+      wipes: this.wipes,
+      buffered: this.buffer.size,
+    };
+  }
+
+  /**
+   * Gives the store what to republish when it finds itself wiped (Redis restarted without persistence): a state and
+   * the sequence number it covers. A router wired to the store registers its learner. Without one, a wiped store
+   * starts afresh at the last sequence number seen, with a warning.
+   */
+  republishFrom(source: () => { seq: number; state: unknown } | undefined): void {
+    this.stateSource = source;
   }
 
   /**
@@ -152,109 +165,143 @@ export class RedisStore implements RouterStore {
    * as its persistence setting makes them: `appendfsync always` for every acknowledged event to survive a crash of
    * the server), or, when Redis is unreachable, once they are in the local buffer (`buffered` in the result; sent in
    * order when Redis returns; lost only if this process ends first). A full buffer refuses the batch with
-   * {@link FeedbackBufferFullError}.
+   * {@link FeedbackBufferFullError}. With `hashRunIds`, run ids, event ids and sources are stored as pseudonyms.
    */
   async append(events: readonly FeedbackEvent[]): Promise<RedisAppendResult> {
     this.ensureOpen();
-    const prepared = prepareFeedbackEvents(events).map((p) => ({ id: p.event.id, json: p.json }));
-    if (this.buffer.length === 0) {
+    const prepared = this.rules.prepare(events).map((p) => ({ id: p.event.id, json: p.json }));
+    if (this.buffer.size === 0) {
       try {
-        return await this.send(prepared);
+        const result = await this.group.commit(prepared);
+        const asGiven = prepared.map((p) => ({ event: { id: p.id } as FeedbackEvent }));
+        return { ...result, duplicates: this.rules.givenIds(result.duplicates, events, asGiven) };
       } catch (error) {
-        if (!isUnavailable(error))
-          throw new StoreError(`Redis refused the events: ${(error as Error).message}`, { cause: error });
+        if (!isUnavailable(error)) throw refusal(error, this.keys, "store the events");
         this.warnOnce(
           "down",
+          "unreachable",
           `irt-router: Redis is unreachable (${(error as Error).message}); feedback is buffered locally and sent when it returns.`,
         );
       }
     }
-    return this.bufferEvents(prepared);
+    return this.buffer.add(prepared, this.lastSeq);
   }
 
-  private async send(batch: readonly { id: string; json: string }[]): Promise<RedisAppendResult> {
+  private async send(batch: readonly Prepared[]): Promise<RedisAppendResult & { flags: string }> {
     const keys = this.keys;
     const args = batch.flatMap((b) => [b.id, b.json]);
-    const [appended, seq, snapshotSeq, duplicates] = (await runScript(
-      this.client,
-      APPEND,
-      [keys.ids, keys.seq, keys.events, keys.snapshotSeq],
-      args,
-    )) as [number, number, number, string[]];
-    this.lastSeq = Math.max(this.lastSeq, seq);
-    return { appended, duplicates, seq, snapshotDue: seq - snapshotSeq >= this.options.snapshotEvery };
+    for (let attempt = 0; ; attempt++) {
+      const reply = (await runScript(
+        this.client,
+        APPEND,
+        [keys.ids, keys.seq, keys.events, keys.snapshotSeq, keys.generation],
+        [this.generation, ...args],
+      )) as unknown[];
+      if (reply[0] === -1) {
+        if (attempt > 2) throw new StoreError("The Redis store was reset repeatedly while appending; retry later.");
+        await this.recover(typeof reply[1] === "string" ? reply[1] : null);
+        continue;
+      }
+      const [appended, seq, snapshotSeq, duplicates, flags] = reply as [number, number, number, string[], string];
+      if (typeof seq !== "number" || typeof snapshotSeq !== "number")
+        throw garbage(keys.seq, "an integer (the last sequence number)", seq);
+      this.lastSeq = Math.max(this.lastSeq, seq);
+      const snapshotDue = seq - snapshotSeq >= this.options.snapshotEvery;
+      return { appended, duplicates, seq, snapshotDue, flags: String(flags ?? "") };
+    }
   }
 
-  private bufferEvents(prepared: { id: string; json: string }[]): RedisAppendResult {
-    const fresh = prepared.filter(
-      (p, i) => !this.bufferedIds.has(p.id) && prepared.findIndex((q) => q.id === p.id) === i,
+  /**
+   * The store's generation is not the one this process knew: it was wiped (Redis restarted without persistence,
+   * FLUSHALL) or another process republished it after a wipe. Republishes this process's state when the store holds
+   * nothing newer (else adopts the other's), warns with a typed `store-wiped` {@link StoreWarning}, and has every
+   * follower restore from the republished snapshot, so all processes go on from one state (no silent drift).
+   */
+  private recover(seen: string | null): Promise<void> {
+    this.recovering ??= this.recoverNow(seen).finally(() => (this.recovering = undefined));
+    return this.recovering;
+  }
+
+  private async recoverNow(seen: string | null): Promise<void> {
+    if (seen === this.generation) return;
+    const k = this.keys;
+    const held = this.stateSource?.();
+    const seq = held?.seq ?? this.lastSeq;
+    const state = held ? toStrictJson(this.rules.storedState(held.state), "state") : undefined;
+    const fresh = randomUUID();
+    let written = 0;
+    let generation: string;
+    if (state !== undefined) {
+      [written, generation] = (await runScript(
+        this.client,
+        REPUBLISH,
+        [k.generation, k.seq, k.snapshot, k.snapshotSeq, k.events, k.ids],
+        [this.generation, fresh, seq, state],
+      )) as [number, string];
+    } else {
+      generation = String(await runScript(this.client, INIT, [k.generation], [fresh]));
+    }
+    const before = this.generation;
+    this.generation = generation;
+    this.wipes++;
+    const { seq: now } = await this.loadRaw(false);
+    this.lastSeq = now;
+    const details = { previous: before, generation, republished: written === 1, seq: now };
+    this.warn(
+      "store-wiped",
+      written === 1
+        ? `irt-router: the Redis store "${this.prefix}" was wiped (its generation marker was gone: Redis restarted without persistence, or it was flushed); ` +
+            `this process republished its learner state (event ${seq}) and learning goes on from it. Events stored only in the lost data are gone; ` +
+            `turn on Redis persistence (appendonly yes) to keep them.`
+        : state === undefined
+          ? `irt-router: the Redis store "${this.prefix}" was wiped or reset (its generation changed); no learner state to republish here, so it goes on from what the store holds (event ${now}).`
+          : `irt-router: the Redis store "${this.prefix}" was wiped and another process republished its learner state (event ${now}); this process restores from it.`,
+      details,
     );
-    const { maxEvents } = this.options.buffer;
-    if (this.buffer.length + fresh.length > maxEvents) {
-      throw new FeedbackBufferFullError(
-        `Redis is unreachable and the local feedback buffer is full (${this.buffer.length} of ${maxEvents} events); these ${fresh.length} ` +
-          `event(s) were not stored. Retry them later, or raise buffer.maxEvents.`,
-        { buffered: this.buffer.length, refused: fresh.map((p) => p.id) },
-      );
+    for (const { follower, listener } of this.followers) {
+      follower.resetTo(now);
+      listener.reset?.(details);
     }
-    for (const p of fresh) {
-      this.buffer.push(p);
-      this.bufferedIds.add(p.id);
-    }
-    this.scheduleRetry();
-    const duplicates = prepared.filter((p) => !fresh.includes(p)).map((p) => p.id);
-    return { appended: 0, buffered: fresh.length, duplicates, seq: this.lastSeq, snapshotDue: false };
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer || this.closed) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.flush().catch(() => undefined);
-    }, this.options.buffer.retryMs);
   }
 
   /** Sends the buffered events, oldest first; resolves when the buffer is empty or Redis is still unreachable. */
   flush(): Promise<void> {
-    this.flushing ??= this.flushNow().finally(() => (this.flushing = undefined));
-    return this.flushing;
+    return this.buffer.flush();
   }
 
-  private async flushNow(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.slice(0, 500);
-      try {
-        await this.send(batch);
-      } catch (error) {
-        if (!isUnavailable(error)) {
-          this.warnOnce(
-            `refused:${(error as Error).message}`,
-            `irt-router: Redis refused buffered events (${(error as Error).message}); they stay buffered.`,
-          );
-        }
-        this.scheduleRetry();
-        return;
-      }
-      this.buffer.splice(0, batch.length);
-      for (const b of batch) this.bufferedIds.delete(b.id);
-    }
-    if (this.warned.delete("down"))
-      (this.options.onWarning ?? console.warn)("irt-router: Redis is reachable again; buffered feedback was sent.");
-  }
-
+  /**
+   * The latest snapshot and the events after it. A stream entry that is not a valid event is skipped, counted in
+   * `status().skippedEntries` and reported once as a `malformed-entry` {@link StoreWarning}; a snapshot or counter
+   * that is not what the store writes is a {@link StoreGarbageError} naming its key.
+   */
   async load(): Promise<LoadResult> {
     this.ensureOpen();
+    return this.loadRaw(true);
+  }
+
+  private async loadRaw(withEvents: boolean): Promise<LoadResult> {
     const k = this.keys;
-    const [snap, snapshotSeq, seq, entries] = (await runScript(
-      this.client,
-      LOAD,
-      [k.snapshot, k.snapshotSeq, k.seq, k.events],
-      [],
-    )) as [string | null, number, number, [string, string[]][]];
+    let reply: [string | null, number, number, Entry[]];
+    try {
+      reply = (await runScript(this.client, LOAD, [k.snapshot, k.snapshotSeq, k.seq, k.events], [])) as typeof reply;
+    } catch (error) {
+      throw refusal(error, k, "load the store");
+    }
+    const [snap, snapshotSeq, seq, entries] = reply;
+    if (typeof seq !== "number") throw garbage(k.seq, "an integer (the last sequence number)", seq);
+    if (typeof snapshotSeq !== "number") throw garbage(k.snapshotSeq, "an integer (a sequence number)", snapshotSeq);
     this.lastSeq = Math.max(this.lastSeq, seq);
+    let state: unknown;
+    if (snap !== null) {
+      try {
+        state = JSON.parse(snap);
+      } catch {
+        throw garbage(k.snapshot, "a learner state (JSON)", snap);
+      }
+    }
     return {
-      snapshot: snap === null ? undefined : { seq: snapshotSeq, state: JSON.parse(snap) as unknown },
-      events: entries.map((e) => parseEntry(e).event),
+      snapshot: snap === null ? undefined : { seq: snapshotSeq, state },
+      events: withEvents ? this.parseEntries(entries).map((e) => e.event) : [],
       seq,
     };
   }
@@ -263,7 +310,7 @@ export class RedisStore implements RouterStore {
     this.ensureOpen();
     const check: StoreLedger = new StoreLedger(1);
     if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0) check.checkSnapshotSeq(seq);
-    const json = toStrictJson(state, "state");
+    const json = toStrictJson(this.rules.storedState(state), "state");
     const k = this.keys;
     const [written, current, last] = (await runScript(
       this.client,
@@ -286,30 +333,79 @@ export class RedisStore implements RouterStore {
     }
   }
 
+  /** Events stored after `afterSeq`, in order; malformed entries are skipped (see {@link RedisStore.load}). */
   async eventsAfter(afterSeq: number): Promise<SequencedEvent[]> {
     this.ensureOpen();
-    const entries = (await this.client.xrange(this.keys.events, `0-${afterSeq + 1}`, "+")) as [string, string[]][];
-    return entries.map(parseEntry);
+    const entries = (await this.client.xrange(this.keys.events, `0-${afterSeq + 1}`, "+")) as Entry[];
+    return this.parseEntries(entries);
   }
 
-  /** Delivers every event stored after `afterSeq`, in order, from a blocking read on a connection of its own. */
+  /**
+   * Delivers every event stored after `afterSeq`, in order, from a blocking read on a connection of its own. A
+   * malformed entry is skipped (`listener.skipped(seq)`, counted, warned once); while the stream is idle the store
+   * checks its generation, so a wiped store is noticed even by a process that only reads.
+   */
   follow(afterSeq: number, listener: StreamListener): StoreSubscription {
     this.ensureOpen();
     const follower = new RedisFollower(
       this.client,
       this.keys.events,
       afterSeq,
-      listener,
+      {
+        events: (batch) => {
+          if (batch.length > 0) this.followedSeq = Math.max(this.followedSeq, batch[batch.length - 1]!.seq);
+          listener.events(batch);
+        },
+        skipped: (seq) => {
+          this.followedSeq = Math.max(this.followedSeq, seq);
+          listener.skipped?.(seq);
+        },
+        error: (error) => listener.error?.(error),
+      },
       this.options.timeouts,
-      parseEntry,
+      (entry) => this.parseOne(entry),
+      () => this.checkGeneration(),
     );
-    this.followers.add(follower);
+    const entry = { follower, listener };
+    this.followers.add(entry);
     return {
       stop: async () => {
-        this.followers.delete(follower);
+        this.followers.delete(entry);
         await follower.stop();
       },
     };
+  }
+
+  /** Compares the store's generation with this process's; a change starts the recovery (see `recover`). */
+  private async checkGeneration(): Promise<void> {
+    if (this.closed || this.recovering) return;
+    const seen = await this.client.get(this.keys.generation);
+    if (seen !== this.generation) await this.recover(seen);
+  }
+
+  private parseEntries(entries: readonly Entry[]): SequencedEvent[] {
+    const out: SequencedEvent[] = [];
+    for (const entry of entries) {
+      const parsed = this.parseOne(entry);
+      if ("event" in parsed) out.push(parsed);
+    }
+    return out;
+  }
+
+  /** An entry as an event, or (counted, warned) why it is skipped. */
+  private parseOne(entry: Entry): ParsedEntry {
+    const parsed = parseEntry(entry, this.options.itemBounds);
+    if ("problem" in parsed) {
+      this.skipped++;
+      this.warnOnce(
+        `malformed:${parsed.seq}`,
+        "malformed-entry",
+        `irt-router: stream entry ${entry[0]} of the Redis store "${this.prefix}" is not a valid feedback event (${parsed.problem}); ` +
+          `it was skipped (${this.skipped} skipped so far). Something other than irt-router writes under this prefix.`,
+        { seq: parsed.seq, problem: parsed.problem, skipped: this.skipped },
+      );
+    }
+    return parsed;
   }
 
   /**
@@ -318,12 +414,11 @@ export class RedisStore implements RouterStore {
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    clearTimeout(this.retryTimer);
-    await Promise.all([...this.followers].map((f) => f.stop()));
+    await Promise.all([...this.followers].map((f) => f.follower.stop()));
     this.followers.clear();
     await this.flush();
     this.closed = true;
-    const unsent = this.buffer.splice(0);
+    const unsent = this.buffer.stop();
     if (this.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
     if (unsent.length > 0) {
       throw new StoreError(
@@ -335,18 +430,17 @@ export class RedisStore implements RouterStore {
     }
   }
 
-  private warnOnce(key: string, message: string): void {
+  private warn(kind: StoreWarningKind, message: string, details: Record<string, unknown>): void {
+    (this.options.onWarning ?? console.warn)(message, new StoreWarning(kind, message, { details }));
+  }
+
+  private warnOnce(key: string, kind: StoreWarningKind, message: string, details: Record<string, unknown> = {}): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
-    (this.options.onWarning ?? console.warn)(message);
+    this.warn(kind, message, details);
   }
 
   private ensureOpen(): void {
     if (this.closed) throw new StoreError("This RedisStore was closed; open a new one (RedisStore.open).");
   }
-}
-
-function parseEntry([id, fields]: [string, string[]]): SequencedEvent {
-  const at = fields.indexOf("e");
-  return { seq: Number(id.slice(id.indexOf("-") + 1)), event: JSON.parse(fields[at + 1]!) as FeedbackEvent };
 }

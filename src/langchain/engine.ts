@@ -118,7 +118,8 @@ export class RouteEngine {
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false, budget);
     const sink = this.binding?.sink ?? options.feedbackSink ?? new MemoryFeedbackSink();
     const limits = feedbackLimitsSchema.parse(options.feedbackLimits ?? {});
-    this.recorder = new FeedbackRecorder(this.log, sink, this.learner, this.logger, this.warnings, limits);
+    const ledger = this.binding?.store.budget;
+    this.recorder = new FeedbackRecorder(this.log, sink, this.learner, this.logger, this.warnings, limits, ledger);
   }
 
   /** The sink feedback events are written to (a {@link MemoryFeedbackSink} when none was configured). */

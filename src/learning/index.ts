@@ -59,6 +59,8 @@ export {
 } from "./store.js";
 export type { PrepareOptions } from "./store.js";
 export type { AbilityStore, AppendResult, LoadResult } from "./store.js";
+export { BUDGET_EPSILON, MemoryBudgetLedger } from "./budget.js";
+export type { BudgetLimit, BudgetReservation, FeedbackBudgetLedger } from "./budget.js";
 export { fitKnownPriorOnTraining, fitKnownScale } from "./known-prior.js";
 export type { KnownPrior, KnownPriorRecord, KnownScaleFit, KnownScaleFitArgs, WorkloadGroup } from "./known-prior.js";
 export { predictAccuracy } from "./predict.js";

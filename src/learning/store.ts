@@ -2,6 +2,7 @@ import { z } from "zod";
 import { FeedbackError, StoreError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { assertFeedbackEvent, DEFAULT_ITEM_BOUNDS, itemBoundsSchema, type ItemBounds } from "./event-check.js";
+import type { FeedbackBudgetLedger } from "./budget.js";
 import type { FeedbackEvent } from "./events.js";
 import { idHasher, pseudonymizeEvent, pseudonymizeState, type HashRunIds } from "./pseudonymize.js";
 
@@ -67,6 +68,11 @@ export interface AbilityStore {
   snapshot(seq: number, state: unknown): Promise<void>;
   /** Release the store (FileStore: its lock). Further calls throw `StoreError`. */
   close(): Promise<void>;
+  /**
+   * The feedback budgets of the sources whose events this store keeps, reserved atomically before their events are
+   * stored (see {@link FeedbackBudgetLedger}); a router wired to the store charges it instead of its own.
+   */
+  readonly budget?: FeedbackBudgetLedger;
 }
 
 /**

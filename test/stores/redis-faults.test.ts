@@ -14,11 +14,15 @@ describe.skipIf(redisSkipReason() !== undefined)("RedisStore faults", () => {
   it("routes on with the last known state while Redis is down, buffers feedback, refuses overflow, sends it when Redis returns", async () => {
     const server = await TestRedis.start();
     const storeWarnings: string[] = [];
+    const kinds: string[] = [];
     const store = await RedisStore.open({
       url: server.url,
       prefix: "faults",
       buffer: { maxEvents: 2, retryMs: 50 },
-      onWarning: (m) => storeWarnings.push(m),
+      onWarning: (m, w) => {
+        storeWarnings.push(m);
+        kinds.push(w.kind);
+      },
     });
     const logger = quietLogger();
     const router = new IrtRouter({
@@ -40,7 +44,9 @@ describe.skipIf(redisSkipReason() !== undefined)("RedisStore faults", () => {
     expect(store.bufferedCount).toBe(2);
     const refused = await router.feedback(decisions[2]!.decisionId, true).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(FeedbackBufferFullError);
-    expect(storeWarnings.filter((m) => /unreachable/.test(m))).toHaveLength(1);
+    expect(kinds.filter((k) => k === "unreachable")).toHaveLength(1);
+    // The budget was charged in this process meanwhile, said once.
+    expect(kinds.filter((k) => k === "budget-local")).toHaveLength(1);
     // The refused outcome was not taken: it can be given again once Redis is back.
     await server.restart();
     for (let i = 0; i < 100 && store.bufferedCount > 0; i++) await new Promise((r) => setTimeout(r, 50));

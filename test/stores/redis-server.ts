@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer, createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,7 +59,7 @@ async function waitForPort(port: number, child: ChildProcess, ms = 10_000): Prom
       });
       socket.once("data", (d) => {
         socket.destroy();
-        resolve(d.toString().startsWith("+PONG"));
+        resolve(/^(\+PONG|-NOAUTH)/.test(d.toString())); // up (a server with a password answers NOAUTH)
       });
       socket.once("error", () => resolve(false));
     });
@@ -76,15 +76,17 @@ export class TestRedis {
   private constructor(
     readonly port: number,
     readonly dir: string,
+    private readonly extraArgs: readonly string[] = [],
   ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<TestRedis> {
+  /** Starts a server; `extraArgs` are added to its command line (e.g. `["--requirepass", "secret"]`). */
+  static async start(extraArgs: readonly string[] = []): Promise<TestRedis> {
     if (!binary) throw new Error("no redis-server binary");
-    const server = new TestRedis(await freePort(), await mkdtemp(join(tmpdir(), "irt-redis-")));
+    const server = new TestRedis(await freePort(), await mkdtemp(join(tmpdir(), "irt-redis-")), extraArgs);
     await server.launch();
     return server;
   }
@@ -103,6 +105,7 @@ export class TestRedis {
       "yes",
     ];
     args.push("--appendfsync", "always", "--protected-mode", "no", "--daemonize", "no", "--loglevel", "warning");
+    args.push(...this.extraArgs);
     this.child = spawn(binary!, args, { stdio: "ignore" });
     await waitForPort(this.port, this.child);
   }
@@ -119,6 +122,14 @@ export class TestRedis {
   /** Starts the server again on the same port and directory (it replays its AOF). */
   async restart(): Promise<void> {
     await this.kill();
+    await this.launch();
+  }
+
+  /** SIGKILL, then a start with its data gone: what a restart without persistence leaves (an empty server). */
+  async wipeAndRestart(): Promise<void> {
+    await this.kill();
+    await rm(this.dir, { recursive: true, force: true });
+    await mkdir(this.dir, { recursive: true });
     await this.launch();
   }
 

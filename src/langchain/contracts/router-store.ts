@@ -23,6 +23,10 @@ export interface StoreSubscription {
 export interface StreamListener {
   events(batch: readonly SequencedEvent[]): void;
   error?(error: unknown): void;
+  /** A malformed entry at `seq` was skipped (in its place in the order): nothing to apply for it. */
+  skipped?(seq: number): void;
+  /** The store was wiped and republished (or reset by another process): restore from it (`load()`). */
+  reset?(details: Readonly<Record<string, unknown>>): void;
 }
 
 /** A decision as the shared log keeps it: what `feedback()` needs on any process (JSON-serialisable). */
@@ -67,6 +71,8 @@ export interface RouterStore extends AbilityStore {
   eventsAfter?(afterSeq: number): Promise<SequencedEvent[]>;
   readonly decisions?: SharedDecisionLog;
   readonly spend?: SharedSpend;
+  /** Registers what a wiped store republishes: the router's learner state and the sequence number it covers. */
+  republishFrom?(source: () => { seq: number; state: unknown } | undefined): void;
 }
 
 /** Whether a store is shared by several processes (it can be followed). */

@@ -5,11 +5,9 @@
  * out of routing (docs/langchain.md, "Bounded influence").
  */
 import { FeedbackBudgetError } from "../../errors.js";
+import { MemoryBudgetLedger, type FeedbackBudgetLedger } from "../../learning/budget.js";
 import type { FeedbackEvent } from "../../learning/events.js";
 import type { FeedbackLimits } from "../contracts/options.js";
-
-/** Sources remembered for the budget (least recently used forgotten first). */
-const MAX_SOURCES = 10_000;
 
 /**
  * The events with their weights scaled by one factor so that they sum to at most `max` (unchanged when they already
@@ -27,41 +25,32 @@ export function boundRunWeight(events: readonly FeedbackEvent[], max: number, ca
   return events.map((e) => ({ ...e, weight: (e.weight ?? 1) * factor }));
 }
 
-/** Per-source sliding-window budget of feedback weight (in memory: a restarted router starts every budget afresh). */
+/**
+ * Per-source sliding-window budget of feedback weight, charged on a {@link FeedbackBudgetLedger}: the store's when it
+ * keeps one (shared by its processes), else this router's own in memory (a restarted router starts every budget afresh).
+ */
 export class SourceBudget {
-  private readonly spent = new Map<string, { at: number; weight: number }[]>();
+  constructor(
+    private readonly budget: FeedbackLimits["sourceBudget"],
+    private readonly ledger: FeedbackBudgetLedger = new MemoryBudgetLedger(),
+  ) {}
 
-  constructor(private readonly budget: FeedbackLimits["sourceBudget"]) {}
-
-  /** Throws a {@link FeedbackBudgetError} when `weight` more from `source` at `now` would exceed the budget. */
-  check(source: string, weight: number, now: number): void {
-    if (this.budget === false) return;
+  /**
+   * Reserves `weight` for `source` at `now` in one atomic step, before the events are stored; returns how to give it
+   * back when they are not. Throws a {@link FeedbackBudgetError} when it would exceed the budget.
+   */
+  async reserve(source: string, weight: number, now: number): Promise<() => Promise<void>> {
+    if (this.budget === false) return async () => undefined;
     const { weight: limit, windowMs } = this.budget;
-    const live = this.window(source, now);
-    const used = live.reduce((s, x) => s + x.weight, 0);
-    if (used + weight <= limit + 1e-9) return;
-    const retryAfterMs = live.length > 0 ? Math.max(0, live[0]!.at + windowMs - now) : windowMs;
+    const r = await this.ledger.reserve(source, weight, this.budget, now);
+    if (r.ok) return () => this.ledger.release(source, r.token!);
+    const { used, retryAfterMs } = r;
     throw new FeedbackBudgetError(
       `Feedback source "${source}" has given ${round(used)} of its budget of ${limit} event weight per ${windowMs} ms; this outcome ` +
         `(weight ${round(weight)}) was refused and nothing was stored. Retry after ${retryAfterMs} ms, or raise ` +
         `feedbackLimits.sourceBudget if this source is trusted.`,
       { path: "options.source", details: { source, used, weight, budget: limit, windowMs, retryAfterMs } },
     );
-  }
-
-  /** Records `weight` spent by `source` at `now` (after the events were stored). */
-  spend(source: string, weight: number, now: number): void {
-    if (this.budget === false) return;
-    const live = this.window(source, now);
-    live.push({ at: now, weight });
-    this.spent.delete(source);
-    this.spent.set(source, live);
-    if (this.spent.size > MAX_SOURCES) this.spent.delete(this.spent.keys().next().value!);
-  }
-
-  private window(source: string, now: number): { at: number; weight: number }[] {
-    const windowMs = this.budget === false ? 0 : this.budget.windowMs;
-    return (this.spent.get(source) ?? []).filter((x) => x.at > now - windowMs);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { FeedbackError, IrtRouterError } from "../../errors.js";
+import type { FeedbackBudgetLedger } from "../../learning/budget.js";
 import type { FeedbackEvent } from "../../learning/events.js";
 import { snapshotNeedsReopen } from "../../learning/store.js";
 import { DEFAULT_ATTRIBUTION } from "../../learning/attribution.js";
@@ -52,8 +53,9 @@ export class FeedbackRecorder {
     private readonly logger: RouterLogger,
     private readonly warnings: OnceWarnings,
     private readonly limits: FeedbackLimits = feedbackLimitsSchema.parse({}),
+    ledger?: FeedbackBudgetLedger,
   ) {
-    this.budget = new SourceBudget(limits.sourceBudget);
+    this.budget = new SourceBudget(limits.sourceBudget, ledger);
   }
 
   private readonly budget: SourceBudget;
@@ -98,9 +100,14 @@ export class FeedbackRecorder {
       const source = options.source ?? (single ? (single.decision.runId ?? idOrRunId) : idOrRunId);
       const events = this.boundedEvents(idOrRunId, single, answered, y, options, at).map((e) => ({ ...e, source }));
       const total = events.reduce((sum, e) => sum + (e.weight ?? 1), 0);
-      this.budget.check(source, total, at);
-      await this.record(events, { onStored: () => (stored = true) });
-      this.budget.spend(source, total, at);
+      // Reserved atomically before the events are stored (concurrent calls cannot overspend); given back if not stored.
+      const release = await this.budget.reserve(source, total, at);
+      try {
+        await this.record(events, { onStored: () => (stored = true) });
+      } catch (error) {
+        if (!stored) await release().catch(() => undefined);
+        throw error;
+      }
       return events;
     } catch (error) {
       if (!stored) for (const t of answered) t.feedbackGiven = false;

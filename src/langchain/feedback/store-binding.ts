@@ -100,8 +100,14 @@ export class StoreBinding {
     this.inner = OnlineLearner.restore(loaded, scorer.models, OnlineLearner.optionsForScorer(scorer));
     this.applied = loaded.seq;
     if (isFollowable(this.store) && !this.subscription) {
+      // A wiped store republishes what this router holds; a reset (by any process) restores every router from it.
+      this.store.republishFrom?.(() => this.inner && { seq: this.applied, state: this.inner.exportState() });
       this.subscription = this.store.follow(loaded.seq, {
         events: (batch) => this.apply(batch),
+        skipped: (seq) => {
+          if (seq === this.applied + 1 && !this.reloading) this.applied = seq;
+        },
+        reset: () => this.reload(undefined),
         error: (error) =>
           this.warnings.warn(
             "store-follow",
@@ -157,11 +163,14 @@ export class StoreBinding {
     }
   }
 
-  private reload(seenSeq: number): void {
-    this.logger.warn(
-      `irt-router: this process fell behind the shared store (it applied event ${this.applied}, the stream now starts at ${seenSeq}); ` +
-        `restoring the learner from the latest snapshot.`,
-    );
+  /** Restores the learner from the store: after a gap at `seenSeq`, or (undefined) after the store was reset. */
+  private reload(seenSeq: number | undefined): void {
+    if (seenSeq !== undefined) {
+      this.logger.warn(
+        `irt-router: this process fell behind the shared store (it applied event ${this.applied}, the stream now starts at ${seenSeq}); ` +
+          `restoring the learner from the latest snapshot.`,
+      );
+    }
     this.reloading = this.store
       .load()
       .then((loaded) => {
@@ -171,7 +180,15 @@ export class StoreBinding {
       .catch((error: unknown) =>
         this.logger.warn(`irt-router: restoring from the shared store failed: ${(error as Error).message}`),
       )
-      .finally(() => (this.reloading = undefined));
+      .finally(() => {
+        this.reloading = undefined;
+        // Events the stream delivered while restoring were dropped: read them again.
+        if (isFollowable(this.store))
+          void this.store
+            .eventsAfter(this.applied)
+            .then((batch) => this.apply(batch))
+            .catch(() => undefined);
+      });
   }
 
   /**
