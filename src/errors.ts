@@ -205,3 +205,47 @@ export class UnknownModelError extends IrtRouterError {
     );
   }
 }
+
+/** The starting ability a model got, as an {@link UnknownModelWarning} reports it. */
+export interface PriorReport {
+  /** `family-tier`: the family and price-tier rule; `population`: the average of the scorer's models (no price known). */
+  readonly method: "family-tier" | "population" | "published" | "terminal-bench";
+  /** MMLU-equivalent accuracy in percent the prior stands for, when it has one. */
+  readonly mmluEquivalent?: number;
+  /** Uncertainty of the prior on the scorer's logit scale. */
+  readonly sd: number;
+  readonly source: string;
+}
+
+/**
+ * A warning, never thrown: a model has no measured ability on the router's scorer (neither a scorer row nor a catalog
+ * entry with data), so it starts from a rule's prior. The router gives it once per model through
+ * `options.logger.warn(message, warning)`; `command` calibrates the model on a few of the user's own tasks.
+ */
+export class UnknownModelWarning extends IrtRouterError {
+  constructor(
+    readonly model: string,
+    readonly prior: PriorReport,
+    readonly command: string,
+    readonly suggestions: readonly string[] = [],
+    /** The catalog id, for a catalog model that has no data (its prior is the family and price-tier rule). */
+    readonly catalogId?: string,
+  ) {
+    const pct = prior.mmluEquivalent !== undefined ? `, MMLU-equivalent ${prior.mmluEquivalent.toFixed(1)}%` : "";
+    const what =
+      catalogId !== undefined
+        ? `is in the model catalog as "${catalogId}" but no data measures it`
+        : "is not in the model catalog";
+    super(
+      "UNKNOWN_MODEL",
+      `irt-router: model "${model}" ${what}; it starts from a prior: ${prior.method}${pct} ` +
+        `(sd ${prior.sd.toFixed(2)} logits; ${prior.source}). ` +
+        (suggestions.length > 0 ? `Did you mean ${suggestions.join(", ")}? ` : "") +
+        `Calibrate it on a few of your own tasks: ${command}`,
+      {
+        path: `options.models.${model}`,
+        details: { model, prior, command, suggestions, ...(catalogId !== undefined ? { catalogId } : {}) },
+      },
+    );
+  }
+}

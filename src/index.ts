@@ -28,6 +28,8 @@ export {
   EncoderUnavailableError,
   EmbeddingProviderError,
   UnknownModelError,
+  UnknownModelWarning,
+  type PriorReport,
 } from "./errors.js";
 
 // LangChain integration

@@ -36,7 +36,11 @@ export interface FeedbackSink {
 }
 
 export interface RouterLogger {
-  warn(message: string): void;
+  /**
+   * One-time warnings. `warning`, when present, is the typed warning (e.g. `UnknownModelWarning`: the model, the prior
+   * it got and the command that calibrates it).
+   */
+  warn(message: string, warning?: Error): void;
 }
 
 /** Options of {@link IrtRouter} (and of {@link irtRouterMiddleware}). */

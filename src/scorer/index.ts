@@ -31,6 +31,14 @@ export { scorerMetrics, betaDifficultyR, effectiveDifficulty, pearson, type Scor
 export { joinDatasets, type EmbeddedDataset, type JoinedData, type DatasetPart } from "./dataset.js";
 export { MODEL_ALIASES, canonicalModelId, aliasIndex, guessProvider, type ModelAlias } from "./aliases.js";
 export { buildCatalog, datasetModelNames, ModelResolver, type ModelStats } from "./catalog.js";
+export {
+  currentModels,
+  lookupKey,
+  ModelCatalog,
+  type CurrentModel,
+  type ModelPrior,
+  type PriorMethod,
+} from "./model-catalog.js";
 export { IrtMoeScorer, type IrtMoeScorerInit, type EncoderSource, type ScorerExplanation } from "./scorer.js";
 export {
   artifactFiles,
