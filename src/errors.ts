@@ -214,6 +214,7 @@ export interface PriorReport {
   readonly mmluEquivalent?: number;
   /** Uncertainty of the prior on the scorer's logit scale. */
   readonly sd: number;
+  /** Where the prior comes from (the rule and its inputs, or the population average). */
   readonly source: string;
 }
 
@@ -224,9 +225,13 @@ export interface PriorReport {
  */
 export class UnknownModelWarning extends IrtRouterError {
   constructor(
+    /** The model, as registered in `options.models`. */
     readonly model: string,
+    /** The prior it starts from. */
     readonly prior: PriorReport,
+    /** The CLI command that calibrates it on a few of the user's own tasks. */
     readonly command: string,
+    /** Close catalog names, when the name looks like a typo. */
     readonly suggestions: readonly string[] = [],
     /** The catalog id, for a catalog model that has no data (its prior is the family and price-tier rule). */
     readonly catalogId?: string,

@@ -35,7 +35,11 @@ export {
   currentModels,
   lookupKey,
   ModelCatalog,
+  modelCatalogDataSchema,
+  parseModelCatalogData,
+  type CatalogPrior,
   type CurrentModel,
+  type ParsedModelCatalogData,
   type ModelPrior,
   type PriorMethod,
 } from "./model-catalog.js";

@@ -85,8 +85,21 @@ export const modelCatalogDataSchema = z.object({
 export type ModelCatalogData = z.input<typeof modelCatalogDataSchema>;
 export type CatalogModelData = ModelCatalogData["models"][number];
 export type CatalogScaleData = ModelCatalogData["scales"][number];
+/** The catalog data once checked by {@link parseModelCatalogData}. */
+export type ParsedModelCatalogData = z.output<typeof modelCatalogDataSchema>;
 type Scale = z.output<typeof scaleSchema>;
-type Model = z.output<typeof modelSchema>;
+
+/** A catalog model's prior, on the scorer-independent MMLU scale. */
+export interface CatalogPrior {
+  /** `published`: a cited benchmark result; `terminal-bench`: the terminal-bench-2 table; `family-tier`: no data. */
+  readonly method: "published" | "terminal-bench" | "family-tier";
+  /** MMLU-equivalent accuracy in percent (openai/simple-evals' setting). */
+  readonly mmluEquivalent: number;
+  /** Its uncertainty, as an sd on the logit of that accuracy. */
+  readonly logitSd: number;
+  /** Benchmark and where it is published, the dataset column, or the rule and its inputs. */
+  readonly source: string;
+}
 
 /** Where a model's starting ability came from. */
 export type PriorMethod = "published" | "terminal-bench" | "family-tier" | "population";
@@ -95,6 +108,7 @@ export type PriorMethod = "published" | "terminal-bench" | "family-tier" | "popu
 export interface ModelPrior {
   /** The catalog id (for a model the catalog does not know, the name as given). */
   readonly id: string;
+  /** Where the ability came from. */
   readonly method: PriorMethod;
   /** The ability vector on the scorer. */
   readonly ability: Float32Array;
@@ -108,14 +122,22 @@ export interface ModelPrior {
 
 /** A catalog model as the router sees it. */
 export interface CurrentModel {
+  /** Canonical id, e.g. `claude-sonnet-4-5`. */
   readonly id: string;
+  /** Provider, e.g. `anthropic`. */
   readonly provider: string;
+  /** Model line within the provider, e.g. `claude-sonnet`. */
   readonly family: string;
+  /** Other names (dated snapshots, hub ids); provider prefixes and `-latest` are handled by {@link lookupKey}. */
   readonly aliases: readonly string[];
+  /** USD per 1M input, cached input and output tokens. */
   readonly price: ModelPrice;
+  /** `list`: the provider's published list price; `approx`: a typical hosted price or one assumed from the tier. */
   readonly priceStatus: "list" | "approx";
+  /** Retired or deprecated by its provider. */
   readonly retired: boolean;
-  readonly prior: Model["prior"];
+  /** Its prior ability, with source and uncertainty. */
+  readonly prior: CatalogPrior;
 }
 
 /** Provider prefixes stripped before a lookup: `openai/gpt-4o`, `anthropic:claude-...`, `models/gemini-...`. */
@@ -143,11 +165,12 @@ export function lookupKey(name: string): string {
 
 /** The catalog of current models and the scales that place their priors on the shipped scorers. */
 export class ModelCatalog {
+  /** Every catalog model, in the spec's order. */
   readonly models: readonly CurrentModel[];
   private readonly byKey = new Map<string, CurrentModel>();
   private readonly scales: readonly Scale[];
 
-  constructor(private readonly data: z.output<typeof modelCatalogDataSchema>) {
+  constructor(private readonly data: ParsedModelCatalogData) {
     this.scales = data.scales;
     this.models = data.models.map((m) => ({
       id: m.id,
@@ -272,7 +295,7 @@ export class ModelCatalog {
 }
 
 /** Checks generated catalog data (a typed ValidationError naming the field when it does not fit). */
-export function parseModelCatalogData(data: unknown): z.output<typeof modelCatalogDataSchema> {
+export function parseModelCatalogData(data: unknown): ParsedModelCatalogData {
   return parseWith(modelCatalogDataSchema, data, "model catalog");
 }
 
