@@ -212,7 +212,7 @@ export interface PriorReport {
   readonly method: "family-tier" | "population" | "published" | "terminal-bench";
   /** MMLU-equivalent accuracy in percent the prior stands for, when it has one. */
   readonly mmluEquivalent?: number;
-  /** Uncertainty of the prior on the scorer's logit scale. */
+  /** Uncertainty of the prior on the scorer's logit scale (NaN when unknown: a scorer the catalog has no scale for). */
   readonly sd: number;
   /** Where the prior comes from (the rule and its inputs, or the population average). */
   readonly source: string;
@@ -233,18 +233,23 @@ export class UnknownModelWarning extends IrtRouterError {
     readonly command: string,
     /** Close catalog names, when the name looks like a typo. */
     readonly suggestions: readonly string[] = [],
-    /** The catalog id, for a catalog model that has no data (its prior is the family and price-tier rule). */
+    /**
+     * The catalog id, for a catalog model that has no data (its prior is the family and price-tier rule) or whose prior
+     * is not fitted for the router's scorer (a custom scorer: population average).
+     */
     readonly catalogId?: string,
   ) {
     const pct = prior.mmluEquivalent !== undefined ? `, MMLU-equivalent ${prior.mmluEquivalent.toFixed(1)}%` : "";
     const what =
-      catalogId !== undefined
-        ? `is in the model catalog as "${catalogId}" but no data measures it`
-        : "is not in the model catalog";
+      catalogId === undefined
+        ? "is not in the model catalog"
+        : prior.method === "population"
+          ? `is in the model catalog as "${catalogId}", but the catalog's priors are fitted for the shipped scorers only`
+          : `is in the model catalog as "${catalogId}" but no data measures it`;
     super(
       "UNKNOWN_MODEL",
       `irt-router: model "${model}" ${what}; it starts from a prior: ${prior.method}${pct} ` +
-        `(sd ${prior.sd.toFixed(2)} logits; ${prior.source}). ` +
+        `(${Number.isFinite(prior.sd) ? `sd ${prior.sd.toFixed(2)} logits; ` : ""}${prior.source}). ` +
         (suggestions.length > 0 ? `Did you mean ${suggestions.join(", ")}? ` : "") +
         `Calibrate it on a few of your own tasks: ${command}`,
       {

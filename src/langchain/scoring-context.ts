@@ -120,8 +120,8 @@ export class ScoringContextLoader {
       const price = withCachedInputPrice(id, slot.price ?? entry?.price ?? model?.price ?? listPrice(id));
       let prior = model ? current.priorOn(model, scorer) : undefined;
       if (!known.theta && (!prior || prior.method === "family-tier")) {
-        prior ??= current.unknownPriorOn(slot.id, price, scorer);
-        this.warnUnknown(scorer, slot.id, model ? [] : known.suggestions, prior, model?.id);
+        prior ??= current.unknownPriorOn(slot.id, price, scorer) ?? populationPrior(slot.id, meanTheta, scorer);
+        this.warnUnknown(slot.id, model ? [] : known.suggestions, prior, model?.id);
       }
       if (prior) priors.set(slot.id, prior);
       theta.set(slot.id, known.theta ?? prior?.ability ?? meanTheta);
@@ -163,28 +163,27 @@ export class ScoringContextLoader {
    * current-models catalog knows, a catalog model without data (family and price-tier rule), or any of those on a
    * scorer the catalog has no scale for (population average).
    */
-  private warnUnknown(
-    scorer: Scorer,
-    id: string,
-    suggestions: readonly string[],
-    prior: ModelPrior | undefined,
-    catalogId?: string,
-  ): void {
-    const report = prior
-      ? {
-          method: prior.method,
-          ...(prior.mmluEquivalent !== undefined ? { mmluEquivalent: prior.mmluEquivalent } : {}),
-          sd: prior.sd,
-          source: prior.source,
-        }
-      : {
-          method: "population" as const,
-          sd: NaN,
-          source: `the average ability of the scorer's ${scorer.models.length} models (the catalog's priors are fitted for the shipped scorers only)`,
-        };
+  private warnUnknown(id: string, suggestions: readonly string[], prior: ModelPrior, catalogId?: string): void {
+    const report = {
+      method: prior.method,
+      ...(prior.mmluEquivalent !== undefined ? { mmluEquivalent: prior.mmluEquivalent } : {}),
+      sd: prior.sd,
+      source: prior.source,
+    };
     const warning = new UnknownModelWarning(id, report, calibrateCommand(id), suggestions, catalogId);
     this.warnings.warn(`unknown:${id}`, warning.message, warning);
   }
+}
+
+/** The prior of a model on a scorer the catalog has no scale for: the average ability of the scorer's models. */
+function populationPrior(id: string, meanTheta: Float32Array, scorer: Scorer): ModelPrior {
+  return {
+    id,
+    method: "population",
+    ability: meanTheta,
+    sd: NaN,
+    source: `the average ability of the scorer's ${scorer.models.length} models (the catalog's priors are fitted for the shipped scorers only)`,
+  };
 }
 
 /** The CLI command that calibrates a model on a few of the user's own tasks (see docs/online.md). */

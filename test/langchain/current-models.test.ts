@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { UnknownModelWarning } from "../../src/errors.js";
+import { ToyScorer } from "./helpers.js";
 import "../../index.js"; // the package root: registers the default (pretrained) scorer loader
 
 /** Twenty prompts from chit-chat to hard maths and code; the last ten are the hard ones. */
@@ -142,5 +143,24 @@ describe("a model the catalog does not know", () => {
     expect(warning.catalogId).toBe("claude-3-7-sonnet");
     expect(message).toContain('is in the model catalog as "claude-3-7-sonnet" but no data measures it');
     expect(d.candidates.find((c) => c.id === "anthropic/claude-3-7-sonnet-latest")!.expectedCost).toBeGreaterThan(0);
+  });
+
+  it("with a custom scorer, a catalog model is warned about: its prior is not fitted for that scorer", async () => {
+    const warnings: unknown[][] = [];
+    const r = new IrtRouter({
+      models: {
+        "gpt-4o": new FakeListChatModel({ responses: ["ok"] }),
+        mistral: new FakeListChatModel({ responses: ["ok"] }),
+      },
+      scorer: new ToyScorer(),
+      logger: { warn: (...args: unknown[]) => void warnings.push(args) },
+    });
+    const d = await r.decide("What is 2 + 2?");
+    const [message, warning] = warnings[0] as [string, UnknownModelWarning];
+    expect(warning.prior.method).toBe("population");
+    expect(message).toContain('"gpt-4o" is in the model catalog as "gpt-4o", but the catalog\'s priors are fitted');
+    const gpt4o = d.candidates.find((c) => c.id === "gpt-4o")!;
+    expect(gpt4o.expectedCost).toBeGreaterThan(0); // the catalog's list price
+    expect(gpt4o.prior?.method).toBe("population");
   });
 });
