@@ -206,18 +206,6 @@ export class UnknownModelError extends IrtRouterError {
   }
 }
 
-/** The starting ability a model got, as an {@link UnknownModelWarning} reports it. */
-export interface PriorReport {
-  /** `family-tier`: the family and price-tier rule; `population`: the average of the scorer's models (no price known). */
-  readonly method: "family-tier" | "population" | "published" | "terminal-bench";
-  /** MMLU-equivalent accuracy in percent the prior stands for, when it has one. */
-  readonly mmluEquivalent?: number;
-  /** Uncertainty of the prior on the scorer's logit scale (NaN when unknown: a scorer the catalog has no scale for). */
-  readonly sd: number;
-  /** Where the prior comes from (the rule and its inputs, or the population average). */
-  readonly source: string;
-}
-
 /**
  * A warning, never thrown: a model has no measured ability on the router's scorer (neither a scorer row nor a catalog
  * entry with data), so it starts from a rule's prior. The router gives it once per model through
@@ -227,8 +215,17 @@ export class UnknownModelWarning extends IrtRouterError {
   constructor(
     /** The model, as registered in `options.models`. */
     readonly model: string,
-    /** The prior it starts from. */
-    readonly prior: PriorReport,
+    /**
+     * The prior it starts from: `method` (`family-tier`: the family and price-tier rule; `population`: the average of
+     * the scorer's models), the MMLU-equivalent accuracy in percent it stands for (when it has one), its sd on the
+     * scorer's logit scale (NaN when unknown) and its source.
+     */
+    readonly prior: {
+      readonly method: "family-tier" | "population" | "published" | "terminal-bench";
+      readonly mmluEquivalent?: number;
+      readonly sd: number;
+      readonly source: string;
+    },
     /** The CLI command that calibrates it on a few of the user's own tasks. */
     readonly command: string,
     /** Close catalog names, when the name looks like a typo. */

@@ -29,7 +29,6 @@ export {
   EmbeddingProviderError,
   UnknownModelError,
   UnknownModelWarning,
-  type PriorReport,
 } from "./errors.js";
 
 // LangChain integration
