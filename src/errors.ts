@@ -285,3 +285,54 @@ export class FeedbackBufferFullError extends StoreError {
     super(message, { path: "buffer.maxEvents", details });
   }
 }
+
+/**
+ * A warning, never thrown: a model has no measured ability on the router's scorer (neither a scorer row nor a catalog
+ * entry with data), so it starts from a rule's prior. The router gives it once per model through
+ * `options.logger.warn(message, warning)`; `command` calibrates the model on a few of the user's own tasks.
+ */
+export class UnknownModelWarning extends IrtRouterError {
+  constructor(
+    /** The model, as registered in `options.models`. */
+    readonly model: string,
+    /**
+     * The prior it starts from: `method` (`family-tier`: the family and price-tier rule; `population`: the average of
+     * the scorer's models), the MMLU-equivalent accuracy in percent it stands for (when it has one), its sd on the
+     * scorer's logit scale (NaN when unknown) and its source.
+     */
+    readonly prior: {
+      readonly method: "family-tier" | "population" | "published" | "terminal-bench";
+      readonly mmluEquivalent?: number;
+      readonly sd: number;
+      readonly source: string;
+    },
+    /** The CLI command that calibrates it on a few of the user's own tasks. */
+    readonly command: string,
+    /** Close catalog names, when the name looks like a typo. */
+    readonly suggestions: readonly string[] = [],
+    /**
+     * The catalog id, for a catalog model that has no data (its prior is the family and price-tier rule) or whose prior
+     * is not fitted for the router's scorer (a custom scorer: population average).
+     */
+    readonly catalogId?: string,
+  ) {
+    const pct = prior.mmluEquivalent !== undefined ? `, MMLU-equivalent ${prior.mmluEquivalent.toFixed(1)}%` : "";
+    const what =
+      catalogId === undefined
+        ? "is not in the model catalog"
+        : prior.method === "population"
+          ? `is in the model catalog as "${catalogId}", but the catalog's priors are fitted for the shipped scorers only`
+          : `is in the model catalog as "${catalogId}" but no data measures it`;
+    super(
+      "UNKNOWN_MODEL",
+      `irt-router: model "${model}" ${what}; it starts from a prior: ${prior.method}${pct} ` +
+        `(${Number.isFinite(prior.sd) ? `sd ${prior.sd.toFixed(2)} logits; ` : ""}${prior.source}). ` +
+        (suggestions.length > 0 ? `Did you mean ${suggestions.join(", ")}? ` : "") +
+        `Calibrate it on a few of your own tasks: ${command}`,
+      {
+        path: `options.models.${model}`,
+        details: { model, prior, command, suggestions, ...(catalogId !== undefined ? { catalogId } : {}) },
+      },
+    );
+  }
+}

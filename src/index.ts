@@ -30,6 +30,7 @@ export {
   UnknownModelError,
   NoCandidatesError,
   FeedbackBudgetError,
+  UnknownModelWarning,
 } from "./errors.js";
 
 // LangChain integration

@@ -67,7 +67,7 @@ export class RouteEngine {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     const store = options.store;
     this.log = new DecisionLog(options.decisionLogSize ?? DEFAULT_DECISION_LOG_SIZE, store?.decisions);
-    this.logger = options.logger ?? console;
+    this.logger = options.logger ?? { warn: (message: string) => console.warn(message) };
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.attemptTimeout = options.attemptTimeout;
     this.warnings = new OnceWarnings(this.logger);

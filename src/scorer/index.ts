@@ -32,6 +32,18 @@ export { pearson } from "../stats/metrics.js";
 export { joinDatasets, type EmbeddedDataset, type JoinedData, type DatasetPart } from "./dataset.js";
 export { MODEL_ALIASES, canonicalModelId, aliasIndex, guessProvider, type ModelAlias } from "./aliases.js";
 export { buildCatalog, datasetModelNames, ModelResolver, type ModelStats } from "./catalog.js";
+export {
+  currentModels,
+  lookupKey,
+  ModelCatalog,
+  modelCatalogDataSchema,
+  parseModelCatalogData,
+  type CatalogPrior,
+  type CurrentModel,
+  type ParsedModelCatalogData,
+  type ModelPrior,
+  type PriorMethod,
+} from "./model-catalog.js";
 export { IrtMoeScorer, type IrtMoeScorerInit, type EncoderSource, type ScorerExplanation } from "./scorer.js";
 export {
   artifactFiles,

@@ -47,7 +47,7 @@ export type FeedbackLimitsOptions = z.input<typeof feedbackLimitsSchema>;
 export interface RoutedModelConfig {
   /** The LangChain chat model (ChatOpenAI, ChatAnthropic, any BaseChatModel). */
   readonly model: BaseChatModel;
-  /** List price; default: the scorer catalog's price, else the RouterBench list price (`listPrice`), else unknown (cost 0, warned once). */
+  /** List price; default: the scorer catalog's price, else the current-models catalog's, else the RouterBench list price (`listPrice`), else unknown (cost 0, warned once). */
   readonly price?: ModelPrice;
   /** Input context window in tokens; default: the model's `profile.maxInputTokens`, else unlimited. */
   readonly contextWindow?: number;
@@ -66,15 +66,20 @@ export interface FeedbackSink {
 }
 
 export interface RouterLogger {
-  warn(message: string): void;
+  /**
+   * One-time warnings. `warning`, when present, is the typed warning (e.g. `UnknownModelWarning`: the model, the prior
+   * it got and the command that calibrates it).
+   */
+  warn(message: string, warning?: Error): void;
 }
 
 /** Options of {@link IrtRouter} (and of {@link irtRouterMiddleware}). */
 export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" | "tags" | "metadata" | "verbose"> {
   /**
-   * The models to route between, keyed by scorer catalog id or alias (e.g. `gpt-4-1106-preview`).
-   * A key the scorer does not know is allowed: it is scored at the population-average ability and
-   * reported once through `logger`. A bare chat model is short for `{ model }`.
+   * The models to route between, keyed by scorer catalog id or alias (e.g. `gpt-4-1106-preview`) or a model of the
+   * catalog of current models (`gpt-4o`, `claude-sonnet-4-5`; docs/catalog.md), which starts from its prior. Any other
+   * key is allowed: it starts from the family and price-tier rule (the population average without a price), reported
+   * once through `logger` as an `UnknownModelWarning`. A bare chat model is short for `{ model }`.
    */
   readonly models: Readonly<Record<string, RoutedModelConfig | BaseChatModel>>;
   /** Scorer, or a factory called once on first use. Default: the pretrained scorer (loaded lazily). */

@@ -30,6 +30,12 @@ export interface CandidateRecord {
    * the run); present when the router is cache-aware (option `cacheAware`).
    */
   readonly cachedTokens?: number;
+  /**
+   * Where the model's ability came from when it is not a row of the scorer: `published` (a cited benchmark result),
+   * `terminal-bench` (the terminal-bench-2 table), `family-tier` (no data: the family and price-tier rule) or
+   * `population` (no data, no price), with the source. Absent for the scorer's own models. See docs/catalog.md.
+   */
+  readonly prior?: { readonly method: string; readonly source: string };
 }
 
 /** One try of one model: the first is the chosen model, later ones are fallbacks. */

@@ -6,10 +6,14 @@ export class OnceWarnings {
 
   constructor(readonly logger: RouterLogger) {}
 
-  /** Logs `message` the first time `key` is seen; later calls with the same key are silent. */
-  warn(key: string, message: string): void {
+  /**
+   * Logs `message` the first time `key` is seen; later calls with the same key are silent. A typed warning object, when
+   * given, is passed to the logger as the second argument.
+   */
+  warn(key: string, message: string, warning?: Error): void {
     if (this.given.has(key)) return;
     this.given.add(key);
-    this.logger.warn(message);
+    if (warning) this.logger.warn(message, warning);
+    else this.logger.warn(message);
   }
 }

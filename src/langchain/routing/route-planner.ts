@@ -116,6 +116,7 @@ export class RoutePlanner {
         expectedCost: r.expectedCost,
         utility: r.utility,
         ...(cacheAware ? { cachedTokens: cachedTokens.get(r.id)! } : {}),
+        ...priorRecord(ctx, r.id),
       })),
       excluded,
       encodeMs,
@@ -216,6 +217,12 @@ export class RoutePlanner {
     for (const id of ids) if (!learner.has(id)) learner.addModel(id);
     return learner.score(item, ids).map((s) => ({ score: s.score, p: s.p }));
   }
+}
+
+/** The decision's record of where a model's ability came from (absent for the scorer's own rows). */
+function priorRecord(ctx: ScoringContext, id: string): { prior?: { method: string; source: string } } {
+  const prior = ctx.priors.get(id);
+  return prior ? { prior: { method: prior.method, source: prior.source } } : {};
 }
 
 /** The scorer's p that a model of ability `theta` answers an item: sigmoid(alpha . theta - beta). */

@@ -7,10 +7,11 @@ import { assertSameEncoder } from "../../encoders/identity.js";
 import { LruCache } from "../../encoders/lru.js";
 import type { QueryEncoder } from "../../encoders/types.js";
 import type { ModelPrice } from "../../data/types.js";
-import { EncoderInputError, IrtRouterError, ValidationError } from "../../errors.js";
+import { EncoderInputError, IrtRouterError, UnknownModelWarning, ValidationError } from "../../errors.js";
 import { listPrice } from "../../policy/prices.js";
 import { withCachedInputPrice } from "../../policy/cached-input.js";
 import type { ItemParams, Scorer } from "../../scorer/types.js";
+import { currentModels, type ModelPrior } from "../../scorer/model-catalog.js";
 import { loadDefaultScorer } from "../contracts/default-scorer.js";
 import { missingScorerParts, type ParsedRouterOptions } from "../contracts/options.js";
 import type { ModelSlot } from "./model-slots.js";
@@ -27,6 +28,11 @@ export interface ScoringContext {
   theta: Map<string, Float32Array>;
   /** Registered key -> catalog id (the key itself when unknown). */
   catalogIds: Record<string, string>;
+  /**
+   * Registered key -> where its ability came from, for a model that is not a row of the scorer: a current-models
+   * catalog prior (src/scorer/model-catalog.ts) or, for a model the catalog does not know, a rule's prior.
+   */
+  priors: Map<string, ModelPrior>;
   /** Registered key -> price (the user's, else the catalog's), `cachedInputPer1M` filled in by its family default. */
   prices: Map<string, ModelPrice | undefined>;
 }
@@ -104,16 +110,22 @@ export class ScoringContextLoader {
     const theta = new Map<string, Float32Array>();
     const catalogIds: Record<string, string> = {};
     const prices = new Map<string, ModelPrice | undefined>();
+    const priors = new Map<string, ModelPrior>();
+    const current = await currentModels();
     for (const slot of this.slots) {
       const entry = catalogEntry(scorer, slot.id);
       const known = abilityOf(scorer, slot.id);
-      theta.set(slot.id, known.theta ?? meanTheta);
-      catalogIds[slot.id] = known.theta ? (entry?.id ?? slot.id) : slot.id;
-      if (!known.theta) this.warnUnknown(scorer, slot.id, known.suggestions);
-      const price = withCachedInputPrice(
-        entry?.id ?? slot.id,
-        slot.price ?? entry?.price ?? listPrice(entry?.id ?? slot.id),
-      );
+      const model = known.theta ? undefined : current.resolve(slot.id);
+      const id = known.theta ? (entry?.id ?? slot.id) : (model?.id ?? slot.id);
+      const price = withCachedInputPrice(id, slot.price ?? entry?.price ?? model?.price ?? listPrice(id));
+      let prior = model ? current.priorOn(model, scorer) : undefined;
+      if (!known.theta && (!prior || prior.method === "family-tier")) {
+        prior ??= current.unknownPriorOn(slot.id, price, scorer) ?? populationPrior(slot.id, meanTheta, scorer);
+        this.warnUnknown(slot.id, model ? [] : known.suggestions, prior, model?.id);
+      }
+      if (prior) priors.set(slot.id, prior);
+      theta.set(slot.id, known.theta ?? prior?.ability ?? meanTheta);
+      catalogIds[slot.id] = id;
       prices.set(slot.id, price);
       if (!price && costRanked(this.options.policy)) throw unpricedModel(slot.id, this.options.policy!.kind);
       if (!price) {
@@ -125,7 +137,7 @@ export class ScoringContextLoader {
       }
     }
     await this.onScorer?.(scorer);
-    this.current = { scorer, encoder, meanTheta, theta, catalogIds, prices };
+    this.current = { scorer, encoder, meanTheta, theta, catalogIds, prices, priors };
     return this.current;
   }
 
@@ -146,20 +158,40 @@ export class ScoringContextLoader {
     return { scorer, encoder };
   }
 
-  private warnUnknown(scorer: Scorer, id: string, suggestions: readonly string[]): void {
-    const examples = scorer.models
-      .slice(0, 4)
-      .map((m) => m.id)
-      .join(", ");
-    this.warnings.warn(
-      `unknown:${id}`,
-      `irt-router: model "${id}" is not in the scorer's catalog (${scorer.models.length} models, e.g. ${examples}); ` +
-        `it is scored at the population-average ability until feedback teaches its own. ` +
-        (suggestions.length > 0
-          ? `Did you mean ${suggestions.join(", ")}?`
-          : `Use a catalog id or alias as the key if this is a known model.`),
-    );
+  /**
+   * The typed warning for a model with no measured ability on this scorer: a name neither the scorer nor the
+   * current-models catalog knows, a catalog model without data (family and price-tier rule), or any of those on a
+   * scorer the catalog has no scale for (population average).
+   */
+  private warnUnknown(id: string, suggestions: readonly string[], prior: ModelPrior, catalogId?: string): void {
+    const report = {
+      method: prior.method,
+      ...(prior.mmluEquivalent !== undefined ? { mmluEquivalent: prior.mmluEquivalent } : {}),
+      sd: prior.sd,
+      source: prior.source,
+    };
+    const warning = new UnknownModelWarning(id, report, calibrateCommand(id), suggestions, catalogId);
+    this.warnings.warn(`unknown:${id}`, warning.message, warning);
   }
+}
+
+/** The prior of a model on a scorer the catalog has no scale for: the average ability of the scorer's models. */
+function populationPrior(id: string, meanTheta: Float32Array, scorer: Scorer): ModelPrior {
+  return {
+    id,
+    method: "population",
+    ability: meanTheta,
+    sd: NaN,
+    source: `the average ability of the scorer's ${scorer.models.length} models (the catalog's priors are fitted for the shipped scorers only)`,
+  };
+}
+
+/** The CLI command that calibrates a model on a few of the user's own tasks (see docs/online.md). */
+function calibrateCommand(id: string): string {
+  return (
+    `npx irt-router calibrate --model "${id}" --budget 20 --probes <folder of your own tasks> ` +
+    `--endpoint <OpenAI-compatible URL> --store <dir> (then give the router that store)`
+  );
 }
 
 /** The catalog entry of an id or alias (exact match first, then case-insensitive). */

@@ -143,7 +143,7 @@ describe("IrtRouter routing", () => {
     });
     const a = await router.invoke("hello there");
     await router.invoke("hello again");
-    expect(logger.messages.filter((m) => m.includes('"my-finetune" is not in the scorer')).length).toBe(1);
+    expect(logger.messages.filter((m) => m.includes('"my-finetune" is not in the model catalog')).length).toBe(1);
     expect(logger.messages.filter((m) => m.includes('"my-finetune" has no price')).length).toBe(1);
     const scorer = new ToyScorer();
     const item = await scorer.itemParams("hello there");
