@@ -155,29 +155,14 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
         });
         for (let k = 0; k < settings.length; k++) {
           const setting = settings[k]!;
-          // The all-fail path: every run is checked as failed, so the attempts are those the router makes when each
-          // fails; success and cost are then the expectations over the runs' own pass/fail outcomes (the rates).
-          const result = await router.escalate(
-            task,
-            async (modelId) => modelId,
-            () => false,
-            {
-              maxAttempts,
-              costWeight: setting.costWeight,
-              ...(setting.cap === null ? {} : { costCap: setting.cap * refCost }),
-              learn: false,
-            },
-          );
-          let fail = 1;
-          let cost = 0;
-          for (const a of result.attempts) {
-            const m = index.get(a.modelId)!;
-            cost += fail * table.runCost[m]!;
-            fail *= 1 - rateOr0(table, i, m);
-          }
-          sums.esc[k]!.s += 1 - fail;
+          const { success, cost, attempts } = await escalationOutcome(router, table, i, index, {
+            ...setting,
+            maxAttempts,
+            refCost,
+          });
+          sums.esc[k]!.s += success;
           sums.esc[k]!.c += cost;
-          sums.esc[k]!.a += result.attempts.length;
+          sums.esc[k]!.a += attempts;
         }
       }
     }
@@ -197,6 +182,39 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       attempts: sums.esc[k]!.a / n,
     })),
   };
+}
+
+/**
+ * One escalation of item `i` on the all-fail path: every run is checked as failed, so the attempts are those the
+ * router makes when each one fails; success (1 - product of (1 - rate)) and cost (each attempt's cost times the chance
+ * that it runs) are then the expectations over the runs' own pass/fail outcomes, the rates.
+ */
+async function escalationOutcome(
+  router: RunRouter,
+  table: RunTable,
+  i: number,
+  index: ReadonlyMap<string, number>,
+  s: EscalationSetting & { maxAttempts: number; refCost: number },
+): Promise<{ success: number; cost: number; attempts: number }> {
+  const result = await router.escalate(
+    { id: table.ids[i]!, text: table.texts[i]! },
+    async (modelId) => modelId,
+    () => false,
+    {
+      maxAttempts: s.maxAttempts,
+      costWeight: s.costWeight,
+      ...(s.cap === null ? {} : { costCap: s.cap * s.refCost }),
+      learn: false,
+    },
+  );
+  let fail = 1;
+  let cost = 0;
+  for (const a of result.attempts) {
+    const m = index.get(a.modelId)!;
+    cost += fail * table.runCost[m]!;
+    fail *= 1 - rateOr0(table, i, m);
+  }
+  return { success: 1 - fail, cost, attempts: result.attempts.length };
 }
 
 /** Per-run successes and costs of one policy over the stream of every seed, summarised. */

@@ -190,7 +190,7 @@ export class RunRouter {
       reason: history.length > 0 ? `${why}, after ${history.length} outcome(s) on this task` : why,
       candidates: rows,
       difficulty: moments(weights),
-      excluded: [...tried].filter((id) => !allowRetry),
+      excluded: allowRetry ? [] : [...tried],
       value: pick?.value ?? -Infinity,
     };
   }
