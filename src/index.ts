@@ -42,6 +42,9 @@ export { MemoryFeedbackSink } from "./langchain/feedback-recorder.js";
 export type { FeedbackOptions } from "./langchain/feedback.js";
 export { routingText } from "./langchain/routing-text.js";
 
+// Run-level routing (one model per agent run, escalation after a failed run; full API in irt-router/runs)
+export { RunRouter } from "./runs/run-router.js";
+
 // Interfaces an application implements or passes in
 export type { Scorer, ItemParams } from "./scorer/types.js";
 export type { QueryEncoder, EncoderInfo } from "./encoders/types.js";

@@ -3,6 +3,9 @@
  * registered models ({@link ModelSlot}, slots.ts), the scoring context (scoring-context.ts), call planning
  * (planner.ts), spend (spend.ts) and feedback recording (feedback-recorder.ts).
  */
+import { runRouterOf } from "../runs/registered.js";
+import type { RunRouter } from "../runs/run-router.js";
+import type { RunRoutingOptions } from "../runs/options.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -50,6 +53,12 @@ export class RouteEngine {
   private readonly spend: SpendRecorder;
   private readonly recorder: FeedbackRecorder;
   private readonly memory: RunMemory;
+  /** The run-level router over the same models (option `runs`), made on first use. */
+  get runs(): RunRouter {
+    return (this.runRouter ??= runRouterOf(this.slots, this.runOptions));
+  }
+  private runRouter?: RunRouter;
+  private readonly runOptions?: RunRoutingOptions;
   /** The `store` option's wiring (learner restored from it, feedback journaled to it, a shared store followed). */
   readonly binding?: StoreBinding;
 
@@ -63,6 +72,7 @@ export class RouteEngine {
     this.logger = options.logger ?? console;
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.attemptTimeout = options.attemptTimeout;
+    this.runOptions = options.runs;
     this.warnings = new OnceWarnings(this.logger);
     if (store && (options.learner || options.feedbackSink)) {
       throw new ValidationError(

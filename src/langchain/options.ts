@@ -11,6 +11,7 @@ import { modelPriceSchema } from "../policy/price-schema.js";
 import { functionSchema } from "../util/validate.js";
 import type { RoutingTextOptions } from "./routing-text.js";
 import { feedbackLimitsSchema, type FeedbackLimitsOptions } from "./feedback-limits.js";
+import { runRoutingSchema, type RunRoutingOptions } from "../runs/options.js";
 import type { RouterStore } from "./shared-state.js";
 
 /** One model the router may call. */
@@ -41,6 +42,11 @@ export interface RouterLogger {
 
 /** Options of {@link IrtRouter} (and of {@link irtRouterMiddleware}). */
 export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" | "tags" | "metadata" | "verbose"> {
+  /**
+   * Run-level routing (`router.routeRun`, `router.runTask`, `router.runs`): cost weight, token assumption, priors and
+   * exploration of the {@link RunRouter} that chooses one model per agent run (docs/agents.md, "Run-level routing").
+   */
+  readonly runs?: RunRoutingOptions;
   /**
    * The models to route between, keyed by scorer catalog id or alias (e.g. `gpt-4-1106-preview`).
    * A key the scorer does not know is allowed: it is scored at the population-average ability and
@@ -271,6 +277,7 @@ export const irtRouterOptionsSchema = z.strictObject({
     ])
     .optional(),
   attemptTimeout: z.number().int().positive().optional(),
+  runs: runRoutingSchema.optional(),
 });
 
 /**

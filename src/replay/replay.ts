@@ -5,7 +5,8 @@
  * Replay models answer from the labels: a run's outcome is the item's success rate for that model (cross-fit,
  * in expectation) or a draw from it (online).
  */
-import { RunRouter, type RunModelConfig, type RunRouterOptions } from "../runs/index.js";
+import { RunRouter } from "../runs/run-router.js";
+import type { RunModelConfig, RunRouterOptions } from "../runs/options.js";
 import { seededRng } from "../util/random.js";
 import { BetaThompson, bestFixed, oracleModel } from "./references.js";
 import { anonymousNames, drawnOutcome, foldOf, streamOrder, type RunTable } from "./protocol.js";

@@ -16,3 +16,30 @@ export type {
 export { DEFAULT_RUN_TOKENS, DEFAULT_RUN_PRIORS } from "./options.js";
 export type { EscalationResult, EscalationAttempt, EscalationStop, RunFunction, RunCheck } from "./escalate.js";
 export type { RunObservation } from "./fit.js";
+export { runRouterOf } from "./registered.js";
+export type { RunRoutingOptions } from "./options.js";
+
+// The run-level replay benchmark (../shared/BENCHMARK.md, "Agent runs with real outcomes")
+export {
+  replayRuns,
+  DEFAULT_COST_WEIGHTS,
+  DEFAULT_ESCALATION,
+  DEFAULT_ONLINE_EXPLORATION,
+  u,
+  foldOf,
+  streamOrder,
+  drawnOutcome,
+  anonymousNames,
+  runTable,
+  BetaThompson,
+  bestFixed,
+  oracleModel,
+} from "../replay/index.js";
+export type {
+  ReplayResult,
+  ReplayOptions,
+  ReplayPoint,
+  OnlinePoint,
+  EscalationSetting,
+  RunTable,
+} from "../replay/index.js";

@@ -150,3 +150,8 @@ export const escalateOptionsSchema = z.strictObject({
   allowRetry: z.boolean().optional(),
   learn: z.boolean().optional(),
 });
+
+/** Run-level settings of an `IrtRouter` (its `runs` option): those of {@link RunRouterOptions} but the models. */
+export type RunRoutingOptions = Omit<RunRouterOptions, "models">;
+
+export const runRoutingSchema = runRouterOptionsSchema.omit({ models: true });

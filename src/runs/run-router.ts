@@ -2,7 +2,7 @@
  * The run-level router: chooses one model for a whole agent run from the task text, learns from run outcomes, and
  * escalates after a failed run (see {@link RunRouter}). Framework-neutral: no LangChain here.
  */
-import { FeedbackError, UnknownModelError } from "../errors.js";
+import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
 import { fitRuns, type FitResult, type RunObservation } from "./fit.js";
@@ -127,7 +127,8 @@ export class RunRouter {
 
   /**
    * Choose the model for a run of `task` (or, with `attemptsLeft` > 1, the first model of the best escalation plan).
-   * Outcomes already fed back for this task (same id) and `options.outcomes` move its difficulty.
+   * Outcomes already fed back for this task (same id) and `options.outcomes` move its difficulty; the models failed in
+   * `options.outcomes` and those in `options.exclude` are not chosen (unless `allowRetry`).
    *
    * @example
    * ```ts
@@ -151,7 +152,10 @@ export class RunRouter {
     ];
     for (const h of history) weights = updated(weights, curves.get(h.modelId)!, h.outcome);
     const allowRetry = o.allowRetry ?? false;
-    const tried = new Set([...history.filter((h) => h.outcome < 1).map((h) => h.modelId), ...(o.exclude ?? [])]);
+    // Excluded: the models failed in `outcomes` (this escalation's) and `exclude`; outcomes fed back earlier on the task
+    // move its difficulty only.
+    const failed = (o.outcomes ?? []).filter((h) => h.outcome < 0.5).map((h) => h.modelId);
+    const tried = new Set([...failed, ...(o.exclude ?? [])]);
     const costWeight = o.costWeight ?? this.costWeight;
     const attemptsLeft = o.attemptsLeft ?? 1;
     const budget = o.budget === undefined ? Infinity : o.budget / ref;
@@ -172,7 +176,7 @@ export class RunRouter {
       .sort((a, b) => b.p - a.p);
     const chosen = pick?.id ?? rows.slice().sort((a, b) => a.expectedCost - b.expectedCost)[0]?.modelId;
     if (chosen === undefined) {
-      throw new FeedbackError("Every model is excluded from this run (allowRetry is false and all have failed).", {
+      throw new ValidationError("Every model is excluded from this run (allowRetry is false and all have failed).", {
         path: "options.exclude",
       });
     }
