@@ -8,6 +8,7 @@
 import { RunRouter } from "../runs/run-router.js";
 import type { RunModelConfig, RunRouterOptions } from "../runs/options.js";
 import { seededRng } from "../util/random.js";
+import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../eval/bootstrap.js";
 import { BetaThompson, bestFixed, oracleModel } from "./references.js";
 import { anonymousNames, drawnOutcome, foldOf, streamOrder, type RunTable } from "./protocol.js";
 
@@ -15,6 +16,14 @@ import { anonymousNames, drawnOutcome, foldOf, streamOrder, type RunTable } from
 export interface ReplayPoint {
   readonly success: number;
   readonly costRatio: number;
+}
+
+/** A cross-fitted point with 95% paired-bootstrap intervals over items. */
+export interface CrossFitPoint extends ReplayPoint {
+  /** Interval of the success. */
+  readonly successCi: [number, number];
+  /** Interval of the success minus the best fixed model's (on the same items and folds). */
+  readonly vsBestFixedCi: [number, number];
 }
 
 /** An online policy's figures over the whole stream and over its last third. */
@@ -30,9 +39,9 @@ export interface ReplayResult {
   readonly crossFit: {
     readonly seeds: number;
     readonly folds: number;
-    readonly bestFixed: ReplayPoint;
-    readonly single: readonly (ReplayPoint & { readonly costWeight: number })[];
-    readonly escalation: readonly (ReplayPoint & {
+    readonly bestFixed: CrossFitPoint;
+    readonly single: readonly (CrossFitPoint & { readonly costWeight: number })[];
+    readonly escalation: readonly (CrossFitPoint & {
       readonly costWeight: number;
       readonly cap: number | null;
       readonly attempts: number;
@@ -76,14 +85,16 @@ export interface ReplayOptions {
   readonly onProgress?: (message: string) => void;
 }
 
-export const DEFAULT_COST_WEIGHTS: readonly number[] = [0, 0.05, 0.1, 0.2, 0.3, 0.5];
+export const DEFAULT_COST_WEIGHTS: readonly number[] = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5];
 export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
-  { costWeight: 0.1, cap: 0.25 },
-  { costWeight: 0.1, cap: 0.35 },
+  { costWeight: 0.3, cap: 0.25 },
+  { costWeight: 0.2, cap: 0.35 },
   { costWeight: 0.1, cap: 0.4 },
   { costWeight: 0.1, cap: 0.6 },
-  { costWeight: 0.05, cap: 0.6 },
   { costWeight: 0.05, cap: 1 },
+  { costWeight: 0.15, cap: 1.6 },
+  { costWeight: 0.15, cap: null },
+  { costWeight: 0.05, cap: null },
   { costWeight: 0, cap: null },
 ];
 
@@ -122,11 +133,9 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
   const maxAttempts = options.maxAttempts ?? 3;
   const names = anonymousNames(table.models);
   const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
-  const sums = {
-    ref: { s: 0, c: 0 },
-    single: weights.map(() => ({ s: 0, c: 0 })),
-    esc: settings.map(() => ({ s: 0, c: 0, a: 0 })),
-  };
+  const N = table.ids.length;
+  const acc = () => ({ s: 0, c: 0, a: 0, item: new Float64Array(N) });
+  const sums = { ref: acc(), single: weights.map(acc), esc: settings.map(acc) };
   let n = 0;
   for (let seed = 1; seed <= seeds; seed++) {
     const fold = table.ids.map((id) => foldOf(table.name, id, seed, FOLDS));
@@ -148,10 +157,12 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
         const task = { id: table.ids[i]!, text: table.texts[i]! };
         n++;
         sums.ref.s += rateOr0(table, i, ref);
+        sums.ref.item[i]! += rateOr0(table, i, ref);
         sums.ref.c += refCost;
         weights.forEach((w, k) => {
           const m = index.get(router.route(task, { costWeight: w }).chosen)!;
           sums.single[k]!.s += rateOr0(table, i, m);
+          sums.single[k]!.item[i]! += rateOr0(table, i, m);
           sums.single[k]!.c += table.runCost[m]!;
         });
         for (let k = 0; k < settings.length; k++) {
@@ -162,6 +173,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
             refCost,
           });
           sums.esc[k]!.s += success;
+          sums.esc[k]!.item[i]! += success;
           sums.esc[k]!.c += cost;
           sums.esc[k]!.a += attempts;
         }
@@ -170,7 +182,15 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
     progress(`cross-fit seed ${seed}/${seeds} done`);
   }
   // Cost ratio: the policy's total cost over the reference models' total cost on the same test items.
-  const point = (x: { s: number; c: number }) => ({ success: x.s / n, costRatio: x.c / sums.ref.c });
+  // Paired bootstrap over items (each item's success summed over the seeds): 95% intervals of the success and of its
+  // difference from the best fixed model's.
+  const plan = bootstrapPlan(N, 1000, 1);
+  const point = (x: { s: number; c: number; item: Float64Array }) => ({
+    success: x.s / n,
+    costRatio: x.c / sums.ref.c,
+    successCi: scaled(bootstrapMeanCi(x.item, plan), N / n),
+    vsBestFixedCi: scaled(bootstrapDiffCi(x.item, sums.ref.item, plan), N / n),
+  });
   return {
     seeds,
     folds: FOLDS,
@@ -183,6 +203,11 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       attempts: sums.esc[k]!.a / n,
     })),
   };
+}
+
+/** An interval of per-item sums scaled to a per-run mean. */
+function scaled([lo, hi]: [number, number], factor: number): [number, number] {
+  return [lo * factor, hi * factor];
 }
 
 /**

@@ -51,12 +51,16 @@ describe("replayRuns", () => {
       escalation: [{ costWeight: 0, cap: null }],
     });
     const cf = result.crossFit;
-    expect(cf.bestFixed).toEqual({ success: 0.8, costRatio: 1 }); // "good" is best on every training set
+    expect(cf.bestFixed).toMatchObject({ success: 0.8, costRatio: 1, vsBestFixedCi: [0, 0] }); // best on every training set
     expect(cf.single[0]).toMatchObject({ costWeight: 0, success: 0.8, costRatio: 1 });
     expect(cf.single[1]!.costRatio).toBeLessThan(0.5); // a high cost weight picks cheaper models
     // Escalation good -> mid -> bad on the all-fail path: success 1 - (1-r_good)(1-r_mid); here 0.9.
     expect(cf.escalation[0]!.success).toBeCloseTo(0.9, 9);
     expect(cf.escalation[0]!.attempts).toBeGreaterThanOrEqual(2);
+    const [lo, hi] = cf.escalation[0]!.vsBestFixedCi;
+    expect(lo).toBeGreaterThanOrEqual(0); // escalation never does worse than "good" alone on an item
+    expect(hi).toBeGreaterThan(0);
+    expect(cf.escalation[0]!.successCi[0]).toBeLessThanOrEqual(0.9);
     const online = result.online.anonymous;
     expect(online.oracle.success).toBe(0.9); // the best model per task passes 18 of 20 tasks
     expect(online.bestFixedHindsight).toMatchObject({ success: 0.8, costRatio: 1 });

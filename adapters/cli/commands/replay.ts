@@ -4,7 +4,7 @@
  * all through the run-level router's public API (src/replay).
  */
 import { z } from "zod";
-import { replayRuns, type ReplayResult } from "../../../src/replay/index.js";
+import { replayRuns, type CrossFitPoint, type ReplayResult } from "../../../src/replay/index.js";
 import { loadRunTable } from "../../data/run-dataset.js";
 import type { CliCommand } from "../command.js";
 
@@ -30,6 +30,12 @@ const schema = z
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 const row = (name: string, p: { success: number; costRatio: number }) =>
   `${name.padEnd(56)} ${p.success.toFixed(3)}  ${pct(p.costRatio).padStart(5)}`;
+const ci = ([lo, hi]: [number, number], sign = false) => {
+  const f = (x: number) => `${sign && x >= 0 ? "+" : ""}${x.toFixed(3)}`;
+  return `[${f(lo)}, ${f(hi)}]`;
+};
+const crossRow = (name: string, p: CrossFitPoint) =>
+  `${row(name, p)}  ${ci(p.successCi)}  ${ci(p.vsBestFixedCi, true)}`;
 
 /** The human-readable tables of a replay result. */
 export function replayTables(r: ReplayResult): string {
@@ -40,11 +46,11 @@ export function replayTables(r: ReplayResult): string {
     `Costs are ratios to the reference model's run cost.`,
     "",
     `Cross-fitted (${cf.seeds} seeds x ${cf.folds} folds; reference: the best fixed model on the training folds)`,
-    `${"policy".padEnd(56)} success   cost`,
-    row("best fixed (training folds)", cf.bestFixed),
-    ...cf.single.map((p) => row(`single choice, cost weight ${p.costWeight}`, p)),
+    `${"policy".padEnd(56)} success   cost  95% CI (paired bootstrap over items): success, vs best fixed`,
+    crossRow("best fixed (training folds)", cf.bestFixed),
+    ...cf.single.map((p) => crossRow(`single choice, cost weight ${p.costWeight}`, p)),
     ...cf.escalation.map((p) =>
-      row(
+      crossRow(
         `escalation, cost weight ${p.costWeight}, cap ${p.cap === null ? "none" : pct(p.cap)} (${p.attempts.toFixed(2)} runs)`,
         p,
       ),
