@@ -19,7 +19,7 @@ export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCall
    *
    * @example
    * ```ts
-   * router.runs.feedback({ id: "fix-git", text }, "gpt-4-1106-preview", true);
+   * router.runs.feedback({ id: "fix-git", text: "Recover the lost commit." }, router.modelIds[0]!, true);
    * ```
    */
   get runs(): RunRouter {
@@ -33,9 +33,11 @@ export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCall
    *
    * @example
    * ```ts
+   * import { createAgent } from "langchain";
+   *
    * const d = router.routeRun({ id: "fix-git", text: "Recover the lost commit." }, { costWeight: 0.1 });
    * const agent = createAgent({ model: router.modelFor(d.chosen), tools });
-   * console.log(d.chosen, d.reason);
+   * console.log(d.chosen, d.reason, agent.name);
    * ```
    */
   routeRun(task: RunTask | string, options?: RouteRunOptions): RunDecision {
@@ -49,11 +51,16 @@ export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCall
    *
    * @example
    * ```ts
-   * const agentRun = (id: string) => createAgent({ model: router.modelFor(id), tools }).invoke({ messages });
-   * const result = await router.runTask({ id: "fix-git", text }, agentRun, async () => (await runTests()).passed, {
-   *   maxAttempts: 3,
-   *   costCap: 4,
-   * });
+   * import { createAgent } from "langchain";
+   *
+   * const text = "Make the failing test pass, then print PASSED.";
+   * const result = await router.runTask(
+   *   { id: "fix-test", text },
+   *   (modelId) =>
+   *     createAgent({ model: router.modelFor(modelId), tools }).invoke({ messages: [{ role: "user", content: text }] }),
+   *   (state) => String(state.messages.at(-1)?.content ?? "").includes("PASSED"), // or run the tests
+   *   { maxAttempts: 3, costCap: 4 },
+   * );
    * console.log(result.passed, result.attempts.map((a) => a.modelId));
    * ```
    */
@@ -71,7 +78,7 @@ export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCall
    *
    * @example
    * ```ts
-   * const model = router.modelFor(router.routeRun(text).chosen);
+   * const model = router.modelFor(router.routeRun("Fix the build.").chosen);
    * ```
    */
   modelFor(modelId: string): BaseChatModel {
