@@ -37,7 +37,8 @@ export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCall
    *
    * const d = router.routeRun({ id: "fix-git", text: "Recover the lost commit." }, { costWeight: 0.1 });
    * const agent = createAgent({ model: router.modelFor(d.chosen), tools });
-   * console.log(d.chosen, d.reason, agent.name);
+   * console.log(d.chosen, d.reason);
+   * await agent.invoke({ messages: [{ role: "user", content: "Recover the lost commit." }] });
    * ```
    */
   routeRun(task: RunTask | string, options?: RouteRunOptions): RunDecision {
