@@ -8,6 +8,7 @@ export { dataRootCandidates, packageRoot, DATA_ROOT_ENV } from "./data-root.js";
 export type { DataRootCandidate } from "./data-root.js";
 export { loadOwnDataFolder, writeOwnDataFolder, isOwnDataFolder } from "./own-data.js";
 export type { OwnDataFormat, WriteOwnDataOptions } from "./own-data.js";
+export { loadRunTable } from "./run-dataset.js";
 export { BUILTIN_DATASETS } from "./builtin.js";
 export type { BuiltinDataset, BuiltinLoadOptions, LabelChoice } from "./builtin.js";
 export {

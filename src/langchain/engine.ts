@@ -3,6 +3,9 @@
  * registered models ({@link ModelSlot}, routing/model-slots.ts), the scoring context (routing/scoring-context.ts),
  * call planning (routing/route-planner.ts), spend (routing/run-spend.ts) and feedback recording (feedback/recorder.ts).
  */
+import { runRouterOf } from "../runs/registered.js";
+import type { RunRouter } from "../runs/run-router.js";
+import type { RunRoutingOptions } from "../runs/options.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -57,6 +60,12 @@ export class RouteEngine {
   private readonly spend: SpendRecorder;
   private readonly recorder: FeedbackRecorder;
   private readonly memory: RunMemory;
+  /** The run-level router over the same models (option `runs`), made on first use. */
+  get runs(): RunRouter {
+    return (this.runRouter ??= runRouterOf(this.slots, this.runOptions));
+  }
+  private runRouter?: RunRouter;
+  private readonly runOptions?: RunRoutingOptions;
   /** The `store` option's wiring (learner restored from it, feedback journaled to it, a shared store followed). */
   readonly binding?: StoreBinding;
 
@@ -70,6 +79,7 @@ export class RouteEngine {
     this.logger = options.logger ?? { warn: (message: string) => console.warn(message) };
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.attemptTimeout = options.attemptTimeout;
+    this.runOptions = options.runs;
     this.warnings = new OnceWarnings(this.logger);
     if (store && (options.learner || options.feedbackSink)) {
       throw new ValidationError(

@@ -10,4 +10,5 @@ export const commands: Record<string, () => Promise<CliCommand<any>>> = {
   calibrate: async () => (await import("./calibrate.js")).command,
   predict: async () => (await import("./predict.js")).command,
   report: async () => (await import("./report.js")).command,
+  replay: async () => (await import("./replay.js")).command,
 };

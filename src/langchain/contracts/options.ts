@@ -9,6 +9,7 @@ import type { FeedbackEvent } from "../../learning/events.js";
 import { policySchema } from "../../policy/schema.js";
 import { modelPriceSchema } from "../../policy/price-schema.js";
 import { functionSchema } from "../../util/validate.js";
+import { runRoutingSchema, type RunRoutingOptions } from "../../runs/options.js";
 import type { RouterStore } from "./router-store.js";
 
 /** How much of a conversation the router reads to score a call. */
@@ -75,6 +76,11 @@ export interface RouterLogger {
 
 /** Options of {@link IrtRouter} (and of {@link irtRouterMiddleware}). */
 export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" | "tags" | "metadata" | "verbose"> {
+  /**
+   * Run-level routing (`router.routeRun`, `router.runTask`, `router.runs`): cost weight, token assumption, priors and
+   * exploration of the {@link RunRouter} that chooses one model per agent run (docs/agents.md, "Run-level routing").
+   */
+  readonly runs?: RunRoutingOptions;
   /**
    * The models to route between, keyed by scorer catalog id or alias (e.g. `gpt-4-1106-preview`) or a model of the
    * catalog of current models (`gpt-4o`, `claude-sonnet-4-5`; docs/catalog.md), which starts from its prior. Any other
@@ -306,6 +312,7 @@ export const irtRouterOptionsSchema = z.strictObject({
     ])
     .optional(),
   attemptTimeout: z.number().int().positive().optional(),
+  runs: runRoutingSchema.optional(),
 });
 
 /**

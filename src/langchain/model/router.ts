@@ -38,6 +38,7 @@ import { attemptInOrder, prepareChild, type AttemptHow } from "../calls/fallback
 import { ChildRuns } from "../calls/child-runs.js";
 import { asChunk, cacheKeyOptions, cacheLookup, cacheStore, mergeResults } from "./router-cache.js";
 import { keepTimeouts } from "./batch-timeouts.js";
+import { RunRoutedChatModel } from "./run-surface.js";
 import { INTERNAL, NOT_BOTH, ownSettings, type DerivedState, type OwnSettings } from "./router-state.js";
 
 /** Each router's routing core, for {@link engineOf}. */
@@ -74,13 +75,13 @@ const ENGINES = new WeakMap<IrtRouter, RouteEngine>();
  * await router.feedback(decision.decisionId, true);
  * ```
  */
-export class IrtRouter extends BaseChatModel<BaseChatModelCallOptions> {
+export class IrtRouter extends RunRoutedChatModel {
   static override lc_name(): string {
     return "IrtRouter";
   }
   override lc_serializable = false;
 
-  private readonly engine: RouteEngine;
+  protected readonly engine: RouteEngine;
   private readonly own: OwnSettings;
   private readonly bound?: DerivedState["bound"];
   private readonly structured?: DerivedState["structured"];

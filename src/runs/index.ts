@@ -1,0 +1,45 @@
+/**
+ * Run-level routing: one model per agent run, chosen from the task text, learned from run outcomes, with escalation
+ * to another model after a failed run. Framework-neutral (no LangChain). Also the run-level replay benchmark.
+ *
+ * @packageDocumentation
+ */
+export { RunRouter, type RunDecision, type RunCandidate } from "./run-router.js";
+export type {
+  RunRouterOptions,
+  RunModelConfig,
+  RunPriors,
+  RunTask,
+  RouteRunOptions,
+  EscalateOptions,
+} from "./options.js";
+export { DEFAULT_RUN_TOKENS, DEFAULT_RUN_PRIORS } from "./options.js";
+export type { EscalationResult, EscalationAttempt, EscalationStop, RunFunction, RunCheck } from "./escalate.js";
+export type { RunObservation } from "./fit.js";
+export { runRouterOf } from "./registered.js";
+export type { RunRoutingOptions } from "./options.js";
+
+// The run-level replay benchmark (../shared/BENCHMARK.md, "Agent runs with real outcomes")
+export {
+  replayRuns,
+  DEFAULT_COST_WEIGHTS,
+  DEFAULT_ESCALATION,
+  DEFAULT_ONLINE_EXPLORATION,
+  u,
+  foldOf,
+  streamOrder,
+  drawnOutcome,
+  anonymousNames,
+  runTable,
+  BetaThompson,
+  bestFixed,
+  oracleModel,
+} from "./replay/index.js";
+export type {
+  ReplayResult,
+  ReplayOptions,
+  ReplayPoint,
+  OnlinePoint,
+  EscalationSetting,
+  RunTable,
+} from "./replay/index.js";

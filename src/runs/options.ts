@@ -1,0 +1,157 @@
+/** Options of {@link RunRouter} and of its `route` and `escalate` calls, validated with zod. */
+import { z } from "zod";
+import type { ModelPrice } from "../data/types.js";
+import { modelPriceSchema } from "../policy/price-schema.js";
+
+/** Tokens one agent run is assumed to spend when a model's run cost is not given (no cached input). */
+export const DEFAULT_RUN_TOKENS = { input: 400_000, output: 40_000 } as const;
+
+/**
+ * Defaults of the run-level model, chosen on Terminal-Bench 2.0's training folds only (docs/agents.md, "Run-level
+ * routing"); none of them names a model or a dataset.
+ */
+export const DEFAULT_RUN_PRIORS = {
+  abilitySd: 1,
+  difficultySd: 1.5,
+  priceSlope: 0.5,
+  tierStrength: 3,
+  neighbours: 10,
+  textWeight: 0.5,
+} as const;
+
+/** One model of a {@link RunRouter}: its list price (the run cost follows the token assumption) or its run cost. */
+export interface RunModelConfig {
+  readonly price?: ModelPrice;
+  /** USD one run of this model costs (overrides `price` and the token assumption). */
+  readonly runCost?: number;
+}
+
+/** Priors of the run-level model (logits). Defaults: {@link DEFAULT_RUN_PRIORS}. */
+export interface RunPriors {
+  /** Prior sd of a model's ability around its price-tier mean. */
+  readonly abilitySd?: number;
+  /** Prior sd of a task's difficulty around its prior from the text. */
+  readonly difficultySd?: number;
+  /** Ability per e-fold of run cost before any outcome is seen (the price-tier prior of a new model). */
+  readonly priceSlope?: number;
+  /** How many models' worth of evidence the default price-tier level and slope count for. */
+  readonly tierStrength?: number;
+  /** Similar past tasks the text prior of a new task's difficulty averages over. */
+  readonly neighbours?: number;
+  /** Weight in [0, 1] of the similar tasks against the mean of all past tasks (0: ignore the text). */
+  readonly textWeight?: number;
+}
+
+/** Options of {@link RunRouter}. */
+export interface RunRouterOptions {
+  /** The models, by id: a price or a run cost each. */
+  readonly models: Readonly<Record<string, RunModelConfig>>;
+  /** Tokens of one run for costs from prices (default {@link DEFAULT_RUN_TOKENS}). */
+  readonly runTokens?: { readonly input: number; readonly output: number };
+  /**
+   * Success probability given up per reference-model run cost saved (default 0: the most likely model). The reference
+   * is the model the router rates most able; 0.3 means a model that costs as much as the reference must be 0.3 more
+   * likely to pass than a free one.
+   */
+  readonly costWeight?: number;
+  /**
+   * Exploration when learning online: each decision uses one draw of every ability from its posterior, with this
+   * multiple of its posterior sd (0, the default: decide on the posterior means; 1: Thompson sampling).
+   */
+  readonly exploration?: number;
+  /** Seed of the exploration draws (default 1). */
+  readonly seed?: number;
+  readonly priors?: RunPriors;
+}
+
+const nonNegative = z.number().finite().nonnegative();
+
+export const runRouterOptionsSchema = z.strictObject({
+  models: z
+    .record(
+      z.string().min(1),
+      z
+        .strictObject({ price: modelPriceSchema.optional(), runCost: nonNegative.optional() })
+        .refine((m) => m.price !== undefined || m.runCost !== undefined, {
+          message: "needs a price or a runCost (USD per run)",
+        }),
+    )
+    .refine((m) => Object.keys(m).length > 0, { message: "needs at least one model" }),
+  runTokens: z.strictObject({ input: nonNegative, output: nonNegative }).optional(),
+  costWeight: nonNegative.optional(),
+  exploration: nonNegative.optional(),
+  seed: z.number().int().optional(),
+  priors: z
+    .strictObject({
+      abilitySd: z.number().finite().positive().optional(),
+      difficultySd: z.number().finite().positive().optional(),
+      priceSlope: z.number().finite().optional(),
+      tierStrength: nonNegative.optional(),
+      neighbours: z.number().int().positive().optional(),
+      textWeight: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
+});
+
+/** A task as the run-level router sees it: its text and, optionally, a stable id (default: the text). */
+export interface RunTask {
+  readonly id?: string;
+  readonly text: string;
+}
+
+export const runTaskSchema = z.union([
+  z.string().min(1),
+  z.strictObject({ id: z.string().min(1).optional(), text: z.string().min(1) }),
+]);
+
+/** Options of one routing decision. */
+export interface RouteRunOptions {
+  /** Overrides the router's `costWeight` for this decision. */
+  readonly costWeight?: number;
+  /** Outcomes on this task not given as feedback (e.g. `learn: false` escalation): they move its difficulty. */
+  readonly outcomes?: readonly { readonly modelId: string; readonly outcome: number }[];
+  /** Models not to choose (e.g. already failed on this task). */
+  readonly exclude?: readonly string[];
+  /** Attempts the decision may plan for, this one included (default 1: a single choice). */
+  readonly attemptsLeft?: number;
+  /** USD still allowed for this task (default: no cap). */
+  readonly budget?: number;
+  /** Whether an excluded or already-failed model may be chosen again (default false). */
+  readonly allowRetry?: boolean;
+}
+
+export const routeRunOptionsSchema = z.strictObject({
+  costWeight: nonNegative.optional(),
+  outcomes: z.array(z.strictObject({ modelId: z.string().min(1), outcome: z.number().min(0).max(1) })).optional(),
+  exclude: z.array(z.string()).optional(),
+  attemptsLeft: z.number().int().positive().optional(),
+  budget: nonNegative.optional(),
+  allowRetry: z.boolean().optional(),
+});
+
+/** Options of {@link RunRouter.escalate}. */
+export interface EscalateOptions {
+  /** Most runs of the task (default 3). */
+  readonly maxAttempts?: number;
+  /** Most USD spent on the task, by the routers' cost estimate (default: no cap). An attempt that would pass it is not started. */
+  readonly costCap?: number;
+  /** Overrides the router's `costWeight`. */
+  readonly costWeight?: number;
+  /** Whether a model that failed may run the task again (default false). */
+  readonly allowRetry?: boolean;
+  /** Whether each attempt's outcome is fed back to the router (default true). */
+  readonly learn?: boolean;
+}
+
+export const escalateOptionsSchema = z.strictObject({
+  maxAttempts: z.number().int().positive().optional(),
+  costCap: nonNegative.optional(),
+  costWeight: nonNegative.optional(),
+  allowRetry: z.boolean().optional(),
+  learn: z.boolean().optional(),
+});
+
+/** Run-level settings of an `IrtRouter` (its `runs` option): those of {@link RunRouterOptions} but the models. */
+export type RunRoutingOptions = Omit<RunRouterOptions, "models">;
+
+export const runRoutingSchema = runRouterOptionsSchema.omit({ models: true });

@@ -1,0 +1,12 @@
+/** The run-level replay benchmark (../shared/BENCHMARK.md, "Agent runs with real outcomes"). */
+export { replayRuns, DEFAULT_COST_WEIGHTS, DEFAULT_ESCALATION, DEFAULT_ONLINE_EXPLORATION } from "./replay.js";
+export type {
+  ReplayResult,
+  ReplayOptions,
+  ReplayPoint,
+  CrossFitPoint,
+  OnlinePoint,
+  EscalationSetting,
+} from "./replay.js";
+export { u, foldOf, streamOrder, drawnOutcome, anonymousNames, runTable, type RunTable } from "./protocol.js";
+export { BetaThompson, bestFixed, oracleModel } from "./references.js";

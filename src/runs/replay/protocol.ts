@@ -1,0 +1,90 @@
+/**
+ * The protocol of ../shared/BENCHMARK.md, "Agent runs with real outcomes (run-level)": the hash u(), the folds, the
+ * stream order, the outcome draws, the run cost assumption and the anonymous model names.
+ */
+import { createHash } from "node:crypto";
+import type { CorrectnessDataset } from "../../data/types.js";
+import { DEFAULT_RUN_TOKENS } from "../options.js";
+
+/** u(key): the first 8 hex digits of sha256(utf8(key)) as an unsigned 32-bit integer, divided by 2^32. */
+export function u(key: string): number {
+  return parseInt(createHash("sha256").update(key, "utf8").digest("hex").slice(0, 8), 16) / 2 ** 32;
+}
+
+/** Cross-fit fold (0..folds-1) of item `id` for seed `s`: floor(folds * u("D/ID/fold/s")). */
+export function foldOf(dataset: string, id: string, seed: number, folds = 5): number {
+  return Math.floor(folds * u(`${dataset}/${id}/fold/${seed}`));
+}
+
+/** Item indices in stream order for seed `s`: ascending u("D/ID/order/s"). */
+export function streamOrder(dataset: string, ids: readonly string[], seed: number): number[] {
+  const keys = ids.map((id) => u(`${dataset}/${id}/order/${seed}`));
+  return ids.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
+}
+
+/** Whether the run of model `model` on item `id` succeeds in the stream of seed `s`: u("D/ID/M/s") < rate. */
+export function drawnOutcome(dataset: string, id: string, model: string, seed: number, rate: number): boolean {
+  return u(`${dataset}/${id}/${model}/${seed}`) < rate;
+}
+
+/** Anonymous names m01, m02, ... given in alphabetical order of the real ids (so no order of the folder leaks). */
+export function anonymousNames(models: readonly string[]): Map<string, string> {
+  const width = Math.max(2, String(models.length).length);
+  const sorted = [...models].sort();
+  return new Map(sorted.map((m, i) => [m, `m${String(i + 1).padStart(width, "0")}`]));
+}
+
+/** The run-level view of a dataset: per item and model, the success rate; per model, the cost of one run. */
+export interface RunTable {
+  readonly name: string;
+  readonly ids: readonly string[];
+  readonly texts: readonly string[];
+  readonly models: readonly string[];
+  /** rate[i][m], NaN where the model has no label on the item. */
+  readonly rate: readonly Float64Array[];
+  /** USD of one run of each model. */
+  readonly runCost: Float64Array;
+  /** How run costs were obtained, printed with every cost. */
+  readonly costAssumption: string;
+}
+
+/**
+ * The run table of a dataset. Run cost: the mean recorded cost of the model's runs when the folder gives costs, else
+ * 400,000 input + 40,000 output tokens at its `models.csv` prices (no cached input). A model with neither is an error.
+ */
+export function runTable(ds: CorrectnessDataset): RunTable {
+  const M = ds.models.length;
+  const rate = ds.items.map(() => new Float64Array(M).fill(Number.NaN));
+  const costSum = new Float64Array(M);
+  const costN = new Float64Array(M);
+  for (let i = 0; i < ds.items.length; i++) {
+    for (let k = ds.labels.offsets[i]!; k < ds.labels.offsets[i + 1]!; k++) {
+      const m = ds.labels.model[k]!;
+      rate[i]![m] = ds.labels.y[k]!;
+      const c = ds.labels.cost?.[k];
+      if (c !== undefined && Number.isFinite(c)) {
+        costSum[m]! += c;
+        costN[m]! += 1;
+      }
+    }
+  }
+  const recorded = ds.models.every((_, m) => costN[m]! > 0);
+  const tokens = DEFAULT_RUN_TOKENS;
+  const runCost = Float64Array.from(ds.models, (model, m) => {
+    if (recorded) return costSum[m]! / costN[m]!;
+    const price = ds.prices?.[model];
+    if (!price) return Number.NaN;
+    return (tokens.input * price.inputPer1M + tokens.output * price.outputPer1M) / 1e6;
+  });
+  return {
+    name: ds.name,
+    ids: ds.items.map((it) => it.id),
+    texts: ds.items.map((it) => it.text),
+    models: ds.models,
+    rate,
+    runCost,
+    costAssumption: recorded
+      ? "run cost = the mean recorded cost_usd of the model's runs in labels"
+      : `run cost = ${tokens.input.toLocaleString("en-US")} input + ${tokens.output.toLocaleString("en-US")} output tokens at models.csv prices (no cached input)`,
+  };
+}

@@ -1,0 +1,96 @@
+/** The references of the run-level replay: best fixed model, non-contextual Thompson sampling, oracle. */
+import type { Rng } from "../../util/random.js";
+
+/** Mean of the finite values of `xs` (NaN when none). */
+function finiteMean(xs: Iterable<number>): number {
+  let s = 0;
+  let n = 0;
+  for (const x of xs) {
+    if (!Number.isFinite(x)) continue;
+    s += x;
+    n++;
+  }
+  return n > 0 ? s / n : Number.NaN;
+}
+
+/** The model with the highest mean rate over `items` (ties: the cheaper, then the first). */
+export function bestFixed(rate: readonly Float64Array[], items: readonly number[], runCost: Float64Array): number {
+  let best = 0;
+  let bestRate = -Infinity;
+  for (let m = 0; m < runCost.length; m++) {
+    const r = finiteMean(items.map((i) => rate[i]![m]!));
+    if (!Number.isFinite(r)) continue;
+    if (r > bestRate + 1e-12 || (Math.abs(r - bestRate) <= 1e-12 && runCost[m]! < runCost[best]!)) {
+      best = m;
+      bestRate = r;
+    }
+  }
+  return best;
+}
+
+/** The model with the highest rate on one item (ties: the cheaper). */
+export function oracleModel(rates: Float64Array, runCost: Float64Array): number {
+  let best = -1;
+  for (let m = 0; m < rates.length; m++) {
+    if (!Number.isFinite(rates[m]!)) continue;
+    if (
+      best < 0 ||
+      rates[m]! > rates[best]! + 1e-12 ||
+      (Math.abs(rates[m]! - rates[best]!) <= 1e-12 && runCost[m]! < runCost[best]!)
+    )
+      best = m;
+  }
+  return best;
+}
+
+/** A Gamma(shape, 1) draw (Marsaglia-Tsang; shape >= 1). */
+function gamma(shape: number, rng: Rng): number {
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    let x: number;
+    let v: number;
+    do {
+      x = rng.normal();
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const U = rng.next();
+    if (U < 1 - 0.0331 * x ** 4 || Math.log(U) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+  }
+}
+
+/** Non-contextual Thompson sampling with a Beta(1, 1) prior per model. */
+export class BetaThompson {
+  private readonly wins: Float64Array;
+  private readonly losses: Float64Array;
+
+  constructor(
+    models: number,
+    private readonly rng: Rng,
+  ) {
+    this.wins = new Float64Array(models);
+    this.losses = new Float64Array(models);
+  }
+
+  /** The model whose draw of its success rate is highest among `allowed`. */
+  choose(allowed: readonly number[]): number {
+    let best = allowed[0]!;
+    let top = -1;
+    for (const m of allowed) {
+      const x = gamma(1 + this.wins[m]!, this.rng);
+      const y = gamma(1 + this.losses[m]!, this.rng);
+      const draw = x / (x + y);
+      if (draw > top) {
+        top = draw;
+        best = m;
+      }
+    }
+    return best;
+  }
+
+  update(model: number, success: boolean): void {
+    if (success) this.wins[model]! += 1;
+    else this.losses[model]! += 1;
+  }
+}

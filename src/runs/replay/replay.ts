@@ -1,0 +1,337 @@
+/**
+ * The run-level replay (../shared/BENCHMARK.md, "Agent runs with real outcomes"): the run-level router of
+ * `src/runs` (through its public API only: `new RunRouter`, `route`, `feedback`, `escalate`) against the references,
+ * cross-fitted on known models and new tasks, and online on a stream with outcomes drawn from the rates.
+ * Replay models answer from the labels: a run's outcome is the item's success rate for that model (cross-fit,
+ * in expectation) or a draw from it (online).
+ */
+import { RunRouter } from "../run-router.js";
+import type { RunModelConfig, RunRouterOptions } from "../options.js";
+import { seededRng } from "../../util/random.js";
+import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
+import { BetaThompson, bestFixed, oracleModel } from "./references.js";
+import { anonymousNames, drawnOutcome, foldOf, streamOrder, type RunTable } from "./protocol.js";
+
+/** A success rate and a mean cost as a ratio to the reference model's. */
+export interface ReplayPoint {
+  readonly success: number;
+  readonly costRatio: number;
+}
+
+/** A cross-fitted point with 95% paired-bootstrap intervals over items. */
+export interface CrossFitPoint extends ReplayPoint {
+  /** Interval of the success. */
+  readonly successCi: [number, number];
+  /** Interval of the success minus the best fixed model's (on the same items and folds). */
+  readonly vsBestFixedCi: [number, number];
+}
+
+/** An online policy's figures over the whole stream and over its last third. */
+export interface OnlinePoint extends ReplayPoint {
+  readonly lastThird: ReplayPoint;
+}
+
+export interface ReplayResult {
+  readonly dataset: string;
+  readonly runs: number;
+  readonly models: number;
+  readonly costAssumption: string;
+  readonly crossFit: {
+    readonly seeds: number;
+    readonly folds: number;
+    readonly bestFixed: CrossFitPoint;
+    readonly single: readonly (CrossFitPoint & { readonly costWeight: number })[];
+    readonly escalation: readonly (CrossFitPoint & {
+      readonly costWeight: number;
+      readonly cap: number | null;
+      readonly attempts: number;
+    })[];
+  };
+  readonly online: {
+    readonly seeds: number;
+    readonly anonymous: {
+      readonly router: OnlinePoint;
+      readonly thompson: OnlinePoint;
+      readonly bestFixedHindsight: OnlinePoint;
+      readonly oracle: OnlinePoint;
+    };
+    readonly named: { readonly router: OnlinePoint };
+  };
+}
+
+/** One escalation setting: the cost weight and the cap on a task's spend as a share of the reference model's run cost. */
+export interface EscalationSetting {
+  readonly costWeight: number;
+  /** Cap on the spend per task, as a ratio to the reference model's run cost (null: none). */
+  readonly cap: number | null;
+}
+
+export interface ReplayOptions {
+  /** Cross-fit seeds (default 5). */
+  readonly crossFitSeeds?: number;
+  /** Online seeds (default 20). */
+  readonly onlineSeeds?: number;
+  /** Cost weights of the single-choice curve. */
+  readonly costWeights?: readonly number[];
+  /** Escalation settings. */
+  readonly escalation?: readonly EscalationSetting[];
+  /** Most attempts of an escalation (default 3). */
+  readonly maxAttempts?: number;
+  /** Priors of every router the replay builds (default: the RunRouter's defaults). */
+  readonly priors?: RunRouterOptions["priors"];
+  /** The online router's exploration (default: {@link DEFAULT_ONLINE_EXPLORATION}). */
+  readonly onlineExploration?: number;
+  /** Progress messages (e.g. to stderr). */
+  readonly onProgress?: (message: string) => void;
+}
+
+export const DEFAULT_COST_WEIGHTS: readonly number[] = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5];
+export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
+  { costWeight: 0.3, cap: 0.25 },
+  { costWeight: 0.2, cap: 0.35 },
+  { costWeight: 0.1, cap: 0.4 },
+  { costWeight: 0.1, cap: 0.6 },
+  { costWeight: 0.05, cap: 1 },
+  { costWeight: 0.15, cap: 1.6 },
+  { costWeight: 0.15, cap: null },
+  { costWeight: 0.05, cap: null },
+  { costWeight: 0, cap: null },
+];
+
+const FOLDS = 5;
+/** Exploration of the online router (see RunRouterOptions.exploration). */
+export const DEFAULT_ONLINE_EXPLORATION = 0;
+
+/** Run the whole replay on a run table (see the module comment). */
+export async function replayRuns(table: RunTable, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const progress = options.onProgress ?? (() => {});
+  const crossFit = await crossFitted(table, options, progress);
+  const online = onlineStream(table, options, progress);
+  return {
+    dataset: table.name,
+    runs: table.ids.length,
+    models: table.models.length,
+    costAssumption: table.costAssumption,
+    crossFit,
+    online,
+  };
+}
+
+function modelsConfig(table: RunTable, names: ReadonlyMap<string, string>): Record<string, RunModelConfig> {
+  return Object.fromEntries(table.models.map((m, k) => [names.get(m)!, { runCost: table.runCost[k]! }]));
+}
+
+function rateOr0(table: RunTable, item: number, model: number): number {
+  const r = table.rate[item]![model]!;
+  return Number.isFinite(r) ? r : 0;
+}
+
+async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m: string) => void) {
+  const seeds = options.crossFitSeeds ?? 5;
+  const weights = options.costWeights ?? DEFAULT_COST_WEIGHTS;
+  const settings = options.escalation ?? DEFAULT_ESCALATION;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const names = anonymousNames(table.models);
+  const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
+  const N = table.ids.length;
+  const acc = () => ({ s: 0, c: 0, a: 0, item: new Float64Array(N) });
+  const sums = { ref: acc(), single: weights.map(acc), esc: settings.map(acc) };
+  let n = 0;
+  for (let seed = 1; seed <= seeds; seed++) {
+    const fold = table.ids.map((id) => foldOf(table.name, id, seed, FOLDS));
+    for (let f = 0; f < FOLDS; f++) {
+      const train = fold.flatMap((g, i) => (g !== f ? [i] : []));
+      const test = fold.flatMap((g, i) => (g === f ? [i] : []));
+      if (test.length === 0) continue;
+      const ref = bestFixed(table.rate, train, table.runCost);
+      const refCost = table.runCost[ref]!;
+      const router = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
+      for (const i of train) {
+        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        table.models.forEach((m, k) => {
+          const r = table.rate[i]![k]!;
+          if (Number.isFinite(r)) router.feedback(task, names.get(m)!, r);
+        });
+      }
+      for (const i of test) {
+        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        n++;
+        sums.ref.s += rateOr0(table, i, ref);
+        sums.ref.item[i]! += rateOr0(table, i, ref);
+        sums.ref.c += refCost;
+        weights.forEach((w, k) => {
+          const m = index.get(router.route(task, { costWeight: w }).chosen)!;
+          sums.single[k]!.s += rateOr0(table, i, m);
+          sums.single[k]!.item[i]! += rateOr0(table, i, m);
+          sums.single[k]!.c += table.runCost[m]!;
+        });
+        for (let k = 0; k < settings.length; k++) {
+          const setting = settings[k]!;
+          const { success, cost, attempts } = await escalationOutcome(router, table, i, index, {
+            ...setting,
+            maxAttempts,
+            refCost,
+          });
+          sums.esc[k]!.s += success;
+          sums.esc[k]!.item[i]! += success;
+          sums.esc[k]!.c += cost;
+          sums.esc[k]!.a += attempts;
+        }
+      }
+    }
+    progress(`cross-fit seed ${seed}/${seeds} done`);
+  }
+  // Cost ratio: the policy's total cost over the reference models' total cost on the same test items.
+  // Paired bootstrap over items (each item's success summed over the seeds): 95% intervals of the success and of its
+  // difference from the best fixed model's.
+  const plan = bootstrapPlan(N, 1000, 1);
+  const point = (x: { s: number; c: number; item: Float64Array }) => ({
+    success: x.s / n,
+    costRatio: x.c / sums.ref.c,
+    successCi: scaled(bootstrapMeanCi(x.item, plan), N / n),
+    vsBestFixedCi: scaled(bootstrapDiffCi(x.item, sums.ref.item, plan), N / n),
+  });
+  return {
+    seeds,
+    folds: FOLDS,
+    bestFixed: point(sums.ref),
+    single: weights.map((w, k) => ({ costWeight: w, ...point(sums.single[k]!) })),
+    escalation: settings.map((s, k) => ({
+      costWeight: s.costWeight,
+      cap: s.cap,
+      ...point(sums.esc[k]!),
+      attempts: sums.esc[k]!.a / n,
+    })),
+  };
+}
+
+/** An interval of per-item sums scaled to a per-run mean. */
+function scaled([lo, hi]: [number, number], factor: number): [number, number] {
+  return [lo * factor, hi * factor];
+}
+
+/**
+ * One escalation of item `i` on the all-fail path: every run is checked as failed, so the attempts are those the
+ * router makes when each one fails; success (1 - product of (1 - rate)) and cost (each attempt's cost times the chance
+ * that it runs) are then the expectations over the runs' own pass/fail outcomes, the rates.
+ */
+async function escalationOutcome(
+  router: RunRouter,
+  table: RunTable,
+  i: number,
+  index: ReadonlyMap<string, number>,
+  s: EscalationSetting & { maxAttempts: number; refCost: number },
+): Promise<{ success: number; cost: number; attempts: number }> {
+  const result = await router.escalate(
+    { id: table.ids[i]!, text: table.texts[i]! },
+    async (modelId) => modelId,
+    () => false,
+    {
+      maxAttempts: s.maxAttempts,
+      costWeight: s.costWeight,
+      ...(s.cap === null ? {} : { costCap: s.cap * s.refCost }),
+      learn: false,
+    },
+  );
+  let fail = 1;
+  let cost = 0;
+  for (const a of result.attempts) {
+    const m = index.get(a.modelId)!;
+    cost += fail * table.runCost[m]!;
+    fail *= 1 - rateOr0(table, i, m);
+  }
+  return { success: 1 - fail, cost, attempts: result.attempts.length };
+}
+
+/** Per-run successes and costs of one policy over the stream of every seed, summarised. */
+class Tally {
+  private readonly all = { s: 0, c: 0, n: 0 };
+  private readonly last = { s: 0, c: 0, n: 0 };
+  add(success: boolean, costRatio: number, inLastThird: boolean): void {
+    for (const t of inLastThird ? [this.all, this.last] : [this.all]) {
+      t.s += Number(success);
+      t.c += costRatio;
+      t.n += 1;
+    }
+  }
+  point(): OnlinePoint {
+    const p = (t: { s: number; c: number; n: number }) => ({ success: t.s / t.n, costRatio: t.c / t.n });
+    return { ...p(this.all), lastThird: p(this.last) };
+  }
+}
+
+function onlineStream(table: RunTable, options: ReplayOptions, progress: (m: string) => void) {
+  const seeds = options.onlineSeeds ?? 20;
+  const anon = anonymousNames(table.models);
+  const named = new Map(table.models.map((m) => [m, m]));
+  const all = table.ids.map((_, i) => i);
+  const refCost = table.runCost[bestFixed(table.rate, all, table.runCost)]!;
+  const tallies = {
+    router: new Tally(),
+    named: new Tally(),
+    thompson: new Tally(),
+    hindsight: new Tally(),
+    oracle: new Tally(),
+  };
+  const M = table.models.length;
+  for (let seed = 1; seed <= seeds; seed++) {
+    const order = streamOrder(table.name, table.ids, seed);
+    const cut = Math.floor((2 * order.length) / 3);
+    const outcome = (i: number, m: number) =>
+      drawnOutcome(table.name, table.ids[i]!, table.models[m]!, seed, rateOr0(table, i, m));
+    for (const [tally, names] of [
+      [tallies.router, anon],
+      [tallies.named, named],
+    ] as const) {
+      const router = new RunRouter({
+        models: modelsConfig(table, names),
+        exploration: options.onlineExploration ?? DEFAULT_ONLINE_EXPLORATION,
+        seed,
+        priors: options.priors,
+      });
+      const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
+      order.forEach((i, pos) => {
+        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        const chosen = router.route(task).chosen;
+        const m = index.get(chosen)!;
+        const y = outcome(i, m);
+        router.feedback(task, chosen, y);
+        tally.add(y, table.runCost[m]! / refCost, pos >= cut);
+      });
+    }
+    const ts = new BetaThompson(M, seededRng(seed));
+    const labelled = (i: number) => table.models.flatMap((_, m) => (Number.isFinite(table.rate[i]![m]!) ? [m] : []));
+    order.forEach((i, pos) => {
+      const m = ts.choose(labelled(i));
+      const y = outcome(i, m);
+      ts.update(m, y);
+      tallies.thompson.add(y, table.runCost[m]! / refCost, pos >= cut);
+    });
+    // Best fixed in hindsight on this stream's draws.
+    let best = 0;
+    let bestWins = -1;
+    for (let m = 0; m < M; m++) {
+      const wins = order.reduce((s, i) => s + Number(outcome(i, m)), 0);
+      if (wins > bestWins || (wins === bestWins && table.runCost[m]! < table.runCost[best]!)) {
+        best = m;
+        bestWins = wins;
+      }
+    }
+    order.forEach((i, pos) => {
+      tallies.hindsight.add(outcome(i, best), table.runCost[best]! / refCost, pos >= cut);
+      const o = oracleModel(table.rate[i]!, table.runCost);
+      tallies.oracle.add(outcome(i, o), table.runCost[o]! / refCost, pos >= cut);
+    });
+    progress(`online seed ${seed}/${seeds} done`);
+  }
+  return {
+    seeds,
+    anonymous: {
+      router: tallies.router.point(),
+      thompson: tallies.thompson.point(),
+      bestFixedHindsight: tallies.hindsight.point(),
+      oracle: tallies.oracle.point(),
+    },
+    named: { router: tallies.named.point() },
+  };
+}

@@ -1,0 +1,296 @@
+/**
+ * The run-level router: chooses one model for a whole agent run from the task text, learns from run outcomes, and
+ * escalates after a failed run (see {@link RunRouter}). Framework-neutral: no LangChain here.
+ */
+import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
+import { seededRng, type Rng } from "../util/random.js";
+import { parseWith } from "../util/validate.js";
+import { fitRuns, type FitResult, type RunObservation } from "./fit.js";
+import { moments, predictive, priorWeights, successCurve, updated, type Ability } from "./grid.js";
+import { best, type PlanCandidate } from "./plan.js";
+import { difficultyPrior, textVector, type KnownTask, type TextVector } from "./text-prior.js";
+import {
+  DEFAULT_RUN_PRIORS,
+  DEFAULT_RUN_TOKENS,
+  routeRunOptionsSchema,
+  runRouterOptionsSchema,
+  runTaskSchema,
+  type EscalateOptions,
+  type RouteRunOptions,
+  type RunRouterOptions,
+  type RunTask,
+} from "./options.js";
+import { escalateTask, type EscalationResult, type RunCheck, type RunFunction } from "./escalate.js";
+
+import type { RunDecision } from "./run-decision.js";
+
+export type { RunCandidate, RunDecision } from "./run-decision.js";
+
+interface ModelEntry {
+  readonly id: string;
+  readonly runCost: number;
+}
+
+/**
+ * Routes whole agent runs: one model per run, chosen from the task text, each model's price and what the router
+ * learned from run outcomes. Its model is p(model m passes task t) = sigmoid(a_m - b_t): one ability per model (prior
+ * from its price tier, so a new model starts where models of its price stand) and one difficulty per task, shared by
+ * all models, whose prior comes from similar past tasks. A failed run raises the task's difficulty for every model,
+ * which is what {@link RunRouter.escalate} uses to pick the next model.
+ *
+ * @example
+ * ```ts
+ * import { RunRouter } from "irt-router";
+ *
+ * const router = new RunRouter({
+ *   models: {
+ *     "big-model": { price: { inputPer1M: 5, outputPer1M: 25 } },
+ *     "small-model": { price: { inputPer1M: 0.5, outputPer1M: 3 } },
+ *   },
+ *   costWeight: 0.3,
+ * });
+ * const decision = router.route({ id: "fix-git", text: "Recover the lost commit in this repository." });
+ * console.log(decision.chosen, decision.reason);
+ * router.feedback({ id: "fix-git", text: "..." }, decision.chosen, true);
+ * ```
+ */
+export class RunRouter {
+  private readonly models: ModelEntry[];
+  private readonly logCost: Map<string, number>;
+  private readonly costWeight: number;
+  private readonly exploration: number;
+  private readonly rng: Rng;
+  private readonly priors: Required<NonNullable<RunRouterOptions["priors"]>>;
+  private readonly observations: RunObservation[] = [];
+  private readonly vectors = new Map<string, TextVector>();
+  private fitted?: FitResult;
+  private dirty = true;
+
+  constructor(options: RunRouterOptions) {
+    const parsed = parseWith(runRouterOptionsSchema, options, "options");
+    const tokens = parsed.runTokens ?? DEFAULT_RUN_TOKENS;
+    this.models = Object.entries(parsed.models).map(([id, m]) => ({
+      id,
+      runCost: m.runCost ?? (tokens.input * m.price!.inputPer1M + tokens.output * m.price!.outputPer1M) / 1e6,
+    }));
+    const logs = this.models.map((m) => Math.log(Math.max(m.runCost, 1e-9))).sort((a, b) => a - b);
+    const median = logs[Math.floor(logs.length / 2)]!;
+    this.logCost = new Map(this.models.map((m) => [m.id, Math.log(Math.max(m.runCost, 1e-9)) - median]));
+    this.costWeight = parsed.costWeight ?? 0;
+    this.exploration = parsed.exploration ?? 0;
+    this.rng = seededRng(parsed.seed ?? 1);
+    this.priors = { ...DEFAULT_RUN_PRIORS, ...parsed.priors };
+  }
+
+  /** The model ids, in the order given. */
+  get modelIds(): string[] {
+    return this.models.map((m) => m.id);
+  }
+
+  /** USD of one run of a model. */
+  runCost(modelId: string): number {
+    return this.entry(modelId).runCost;
+  }
+
+  /** Run outcomes fed back so far. */
+  get feedbackCount(): number {
+    return this.observations.length;
+  }
+
+  /**
+   * Choose the model for a run of `task` (or, with `attemptsLeft` > 1, the first model of the best escalation plan).
+   * Outcomes already fed back for this task (same id) and `options.outcomes` move its difficulty; the models failed in
+   * `options.outcomes` and those in `options.exclude` are not chosen (unless `allowRetry`).
+   *
+   * @example
+   * ```ts
+   * const d = router.route("Make the failing test in tests/test_io.py pass.", { costWeight: 0.2 });
+   * console.log(d.chosen, d.candidates[0]);
+   * ```
+   */
+  route(task: RunTask | string, options: RouteRunOptions = {}): RunDecision {
+    const t = taskOf(task);
+    const o = parseWith(routeRunOptionsSchema, options, "options");
+    for (const out of o.outcomes ?? []) this.entry(out.modelId);
+    const fit = this.fit();
+    const abilities = this.decisionAbilities(fit);
+    const ref = this.reference(fit);
+    const key = t.id;
+    let weights = this.difficultyPrior(key, t.text, fit);
+    const curves = new Map(this.models.map((m) => [m.id, successCurve(abilities.get(m.id)!)]));
+    const history = [
+      ...this.observations.filter((x) => x.task === key).map((x) => ({ modelId: x.model, outcome: x.outcome })),
+      ...(o.outcomes ?? []),
+    ];
+    for (const h of history) weights = updated(weights, curves.get(h.modelId)!, h.outcome);
+    const allowRetry = o.allowRetry ?? false;
+    // Excluded: the models failed in `outcomes` (this escalation's) and `exclude`; outcomes fed back earlier on the task
+    // move its difficulty only.
+    const failed = (o.outcomes ?? []).filter((h) => h.outcome < 0.5).map((h) => h.modelId);
+    const tried = new Set([...failed, ...(o.exclude ?? [])]);
+    const costWeight = o.costWeight ?? this.costWeight;
+    const attemptsLeft = o.attemptsLeft ?? 1;
+    const budget = o.budget === undefined ? Infinity : o.budget / ref;
+    const candidates: PlanCandidate[] = this.models.map((m) => ({
+      id: m.id,
+      cost: m.runCost / ref,
+      curve: curves.get(m.id)!,
+    }));
+    const pick = best(candidates, { weights, attemptsLeft, budget, tried, allowRetry, costWeight });
+    const allowed = this.models.filter((m) => allowRetry || !tried.has(m.id));
+    const rows = allowed
+      .map((m) => ({
+        modelId: m.id,
+        p: predictive(weights, curves.get(m.id)!),
+        expectedCost: m.runCost,
+        costRatio: m.runCost / ref,
+      }))
+      .sort((a, b) => b.p - a.p);
+    const chosen = pick?.id ?? rows.slice().sort((a, b) => a.expectedCost - b.expectedCost)[0]?.modelId;
+    if (chosen === undefined) {
+      throw new ValidationError("Every model is excluded from this run (allowRetry is false and all have failed).", {
+        path: "options.exclude",
+      });
+    }
+    const row = rows.find((r) => r.modelId === chosen)!;
+    const policy = `run(costWeight=${costWeight}, attemptsLeft=${attemptsLeft}${o.budget !== undefined ? `, budget=${o.budget}` : ""})`;
+    const why =
+      pick === undefined
+        ? `no model fits the remaining budget; ${chosen} is the cheapest`
+        : attemptsLeft > 1
+          ? `${chosen} (p=${row.p.toFixed(3)}, ${(row.costRatio * 100).toFixed(0)}% of the reference cost) starts the plan of up to ${attemptsLeft} runs with the highest expected success minus ${costWeight} x cost`
+          : `${chosen} has the highest p - ${costWeight} x cost ratio (p=${row.p.toFixed(3)}, cost ratio ${row.costRatio.toFixed(3)})`;
+    return {
+      chosen,
+      policy,
+      reason: history.length > 0 ? `${why}, after ${history.length} outcome(s) on this task` : why,
+      candidates: rows,
+      difficulty: moments(weights),
+      excluded: allowRetry ? [] : [...tried],
+      value: pick?.value ?? -Infinity,
+    };
+  }
+
+  /**
+   * Record the outcome of a run: `outcome` true/false or a success rate in [0, 1]. The model's ability and the task's
+   * difficulty (so, for a new similar task, its prior) are refitted on the next decision.
+   *
+   * @example
+   * ```ts
+   * router.feedback({ id: "fix-git", text }, "small-model", false);
+   * ```
+   */
+  feedback(task: RunTask | string, modelId: string, outcome: boolean | number, weight = 1): void {
+    const t = taskOf(task);
+    this.entry(modelId);
+    const y = typeof outcome === "boolean" ? Number(outcome) : outcome;
+    if (!Number.isFinite(y) || y < 0 || y > 1) {
+      throw new FeedbackError(`outcome must be true, false or a number in [0, 1], got ${String(outcome)}`, {
+        path: "outcome",
+      });
+    }
+    if (!Number.isFinite(weight) || weight <= 0) {
+      throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
+    }
+    if (!this.vectors.has(t.id)) this.vectors.set(t.id, textVector(t.text));
+    this.observations.push({ task: t.id, model: modelId, outcome: y, weight });
+    this.dirty = true;
+  }
+
+  /**
+   * Run `task` with the model the router picks; when `check` says the run failed, run it again from scratch with the
+   * model the router picks next knowing what failed, until a run passes, `maxAttempts` runs, or the next run would pass
+   * `costCap` (USD) or is not worth its cost. Every attempt's outcome is fed back (unless `learn: false`).
+   * An error thrown by `run` or `check` ends the escalation with that error (after the outcomes so far are fed back).
+   *
+   * @example
+   * ```ts
+   * const result = await router.escalate(
+   *   { id: "fix-git", text },
+   *   (modelId) => runAgent(modelId, text),
+   *   async (out) => (await runTests(out)).passed,
+   *   { maxAttempts: 3, costCap: 5 },
+   * );
+   * console.log(result.passed, result.attempts.map((a) => a.modelId), result.cost);
+   * ```
+   */
+  escalate<R>(
+    task: RunTask | string,
+    run: RunFunction<R>,
+    check: RunCheck<R>,
+    options: EscalateOptions = {},
+  ): Promise<EscalationResult<R>> {
+    return escalateTask(this, taskOf(task), run, check, options);
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private entry(modelId: string): ModelEntry {
+    const m = this.models.find((x) => x.id === modelId);
+    if (!m) throw new UnknownModelError(modelId, this.modelIds.slice(0, 5), { path: "modelId" });
+    return m;
+  }
+
+  private fit(): FitResult {
+    if (this.dirty || !this.fitted) {
+      const p = this.priors;
+      this.fitted = fitRuns({
+        observations: this.observations,
+        logCost: this.logCost,
+        priors: p,
+        start: this.fitted,
+        iterations: this.fitted ? 15 : 40,
+      });
+      this.dirty = false;
+    }
+    return this.fitted;
+  }
+
+  /** Abilities for this decision: the posterior, or one draw of it when exploring. */
+  private decisionAbilities(fit: FitResult): Map<string, Ability> {
+    if (this.exploration === 0) return fit.abilities;
+    const scale = this.exploration;
+    return new Map(
+      [...fit.abilities].map(([id, a]) => [
+        id,
+        { mean: a.mean + scale * Math.sqrt(a.variance) * this.rng.normal(), variance: 0 },
+      ]),
+    );
+  }
+
+  /** Run cost of the model rated most able (the unit of the cost weight). */
+  private reference(fit: FitResult): number {
+    let bestId = this.models[0]!;
+    for (const m of this.models) if (fit.abilities.get(m.id)!.mean > fit.abilities.get(bestId.id)!.mean) bestId = m;
+    return Math.max(bestId.runCost, 1e-12);
+  }
+
+  /**
+   * Sd of a new task's difficulty: the spread of the fitted difficulties of past tasks (their uncertainty included),
+   * shrunk to `difficultySd` as if that were the spread of 10 tasks.
+   */
+  private spread(fit: FitResult): number {
+    const d = [...fit.difficulties.values()];
+    const prior = this.priors.difficultySd;
+    if (d.length < 2) return prior;
+    const mean = d.reduce((s, x) => s + x.mean, 0) / d.length;
+    const ss = d.reduce((s, x) => s + (x.mean - mean) ** 2 + x.variance, 0);
+    const k = 10;
+    return Math.sqrt((ss + k * prior * prior) / (d.length + k));
+  }
+
+  /** Difficulty prior of a task: from the fitted difficulties of similar past tasks (the task itself left out). */
+  private difficultyPrior(key: string, text: string, fit: FitResult): Float64Array {
+    const known: KnownTask[] = [];
+    for (const [task, d] of fit.difficulties) {
+      if (task !== key) known.push({ vector: this.vectors.get(task)!, difficulty: d.mean });
+    }
+    const mean = difficultyPrior(textVector(text), known, this.priors.neighbours, this.priors.textWeight);
+    return priorWeights(mean, this.spread(fit));
+  }
+}
+
+function taskOf(task: RunTask | string): { id: string; text: string } {
+  const t = parseWith(runTaskSchema, task, "task");
+  return typeof t === "string" ? { id: t, text: t } : { id: t.id ?? t.text, text: t.text };
+}

@@ -1,0 +1,66 @@
+/**
+ * The prior of a new task's difficulty from its text: the similarity-weighted mean difficulty of the most similar
+ * tasks seen before (cosine over hashed word counts, log-scaled and length-normalised), shrunk to the mean of all seen
+ * tasks. With no task seen, the prior is N(0, sd^2).
+ */
+
+const DIM = 1 << 14;
+
+/** A task text as a sparse unit vector of hashed, log-scaled word counts. */
+export type TextVector = ReadonlyMap<number, number>;
+
+function hashWord(word: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+  return (h >>> 0) % DIM;
+}
+
+/** The sparse vector of a text (see the module comment). */
+export function textVector(text: string): TextVector {
+  const counts = new Map<number, number>();
+  for (const word of text.toLowerCase().match(/[a-z][a-z0-9_]{2,}/g) ?? []) {
+    const h = hashWord(word);
+    counts.set(h, (counts.get(h) ?? 0) + 1);
+  }
+  let norm = 0;
+  for (const [k, c] of counts) {
+    const v = 1 + Math.log(c);
+    counts.set(k, v);
+    norm += v * v;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (const [k, v] of counts) counts.set(k, v / norm);
+  return counts;
+}
+
+function cosine(a: TextVector, b: TextVector): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let dot = 0;
+  for (const [k, v] of small) dot += v * (large.get(k) ?? 0);
+  return dot;
+}
+
+/** A seen task: its vector and its fitted difficulty. */
+export interface KnownTask {
+  readonly vector: TextVector;
+  readonly difficulty: number;
+}
+
+/**
+ * Prior mean of a task's difficulty from the `k` most similar known tasks. `weight` in [0, 1] is how much the
+ * neighbours count against the mean of all known tasks (0: the text is ignored).
+ */
+export function difficultyPrior(vector: TextVector, known: readonly KnownTask[], k: number, weight: number): number {
+  if (known.length === 0) return 0;
+  const mean = known.reduce((s, t) => s + t.difficulty, 0) / known.length;
+  if (weight <= 0 || vector.size === 0) return mean;
+  const sims = known.map((t) => ({ s: cosine(vector, t.vector), b: t.difficulty })).sort((x, y) => y.s - x.s);
+  let sw = 0;
+  let sb = 0;
+  for (const { s, b } of sims.slice(0, k)) {
+    if (s <= 0) continue;
+    sw += s;
+    sb += s * b;
+  }
+  return sw > 0 ? mean + weight * (sb / sw - mean) : mean;
+}

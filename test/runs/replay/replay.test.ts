@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RunRouter } from "../../../src/runs/index.js";
+import { foldOf, replayRuns, type RunTable } from "../../../src/runs/replay/index.js";
+
+/** 20 tasks x 3 models: "good" passes 80% of tasks, "mid" 50%, "bad" never; costs 3, 1 and 0.1 USD per run. */
+function table(): RunTable {
+  const ids = Array.from({ length: 20 }, (_, i) => `task-${i}`);
+  return {
+    name: "toy-runs",
+    ids,
+    texts: ids.map((id) => `Fix the build of ${id}.`),
+    models: ["good", "mid", "bad"],
+    rate: ids.map((_, i) => Float64Array.from([i % 5 !== 0 ? 1 : 0, i % 2 === 0 ? 1 : 0, 0])),
+    runCost: Float64Array.from([3, 1, 0.1]),
+    costAssumption: "toy costs",
+  };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("replayRuns", () => {
+  it("goes through the RunRouter's public API: feedback from the training folds, route, escalate", async () => {
+    const feedback = vi.spyOn(RunRouter.prototype, "feedback");
+    const route = vi.spyOn(RunRouter.prototype, "route");
+    const escalate = vi.spyOn(RunRouter.prototype, "escalate");
+    const t = table();
+    const result = await replayRuns(t, {
+      crossFitSeeds: 1,
+      onlineSeeds: 1,
+      costWeights: [0],
+      escalation: [{ costWeight: 0, cap: null }],
+    });
+    // Cross-fit: every training (task, model) outcome once per fold, models anonymous, the rate as the outcome.
+    const trainingOutcomes = 3 * t.ids.filter((id) => foldOf(t.name, id, 1) !== 0).length; // fold 0's training set
+    expect(feedback.mock.calls.some((c) => c[1] === "m01")).toBe(true);
+    expect(feedback.mock.calls.every((c) => /^m0[1-3]$/.test(c[1]) || ["good", "mid", "bad"].includes(c[1]))).toBe(
+      true,
+    );
+    expect(feedback.mock.calls.length).toBeGreaterThanOrEqual(trainingOutcomes);
+    expect(escalate).toHaveBeenCalledTimes(t.ids.length); // one escalation per test item and setting
+    expect(route.mock.calls.length).toBeGreaterThan(t.ids.length);
+    expect(result.runs).toBe(20);
+    expect(result.models).toBe(3);
+  });
+
+  it("scores the references and the router from the labels", async () => {
+    const result = await replayRuns(table(), {
+      crossFitSeeds: 2,
+      onlineSeeds: 3,
+      costWeights: [0, 5],
+      escalation: [{ costWeight: 0, cap: null }],
+    });
+    const cf = result.crossFit;
+    expect(cf.bestFixed).toMatchObject({ success: 0.8, costRatio: 1, vsBestFixedCi: [0, 0] }); // best on every training set
+    expect(cf.single[0]).toMatchObject({ costWeight: 0, success: 0.8, costRatio: 1 });
+    expect(cf.single[1]!.costRatio).toBeLessThan(0.5); // a high cost weight picks cheaper models
+    // Escalation good -> mid -> bad on the all-fail path: success 1 - (1-r_good)(1-r_mid); here 0.9.
+    expect(cf.escalation[0]!.success).toBeCloseTo(0.9, 9);
+    expect(cf.escalation[0]!.attempts).toBeGreaterThanOrEqual(2);
+    const [lo, hi] = cf.escalation[0]!.vsBestFixedCi;
+    expect(lo).toBeGreaterThanOrEqual(0); // escalation never does worse than "good" alone on an item
+    expect(hi).toBeGreaterThan(0);
+    expect(cf.escalation[0]!.successCi[0]).toBeLessThanOrEqual(0.9);
+    const online = result.online.anonymous;
+    expect(online.oracle.success).toBe(0.9); // the best model per task passes 18 of 20 tasks
+    expect(online.bestFixedHindsight).toMatchObject({ success: 0.8, costRatio: 1 });
+    expect(online.thompson.success).toBeGreaterThanOrEqual(0);
+    expect(online.router.success).toBeGreaterThan(online.thompson.success);
+    expect(result.online.named.router.lastThird.success).toBeGreaterThanOrEqual(0);
+  });
+});

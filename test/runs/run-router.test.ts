@@ -1,0 +1,165 @@
+import { describe, expect, it, vi } from "vitest";
+import { FeedbackError, UnknownModelError, ValidationError } from "../../src/errors.js";
+import { RunRouter } from "../../src/runs/index.js";
+
+/** Three models: strong and dear, middle, weak and cheap (USD per run). */
+const MODELS = { strong: { runCost: 3 }, middle: { runCost: 1 }, weak: { runCost: 0.1 } };
+
+/** A router fed back outcomes on 30 tasks where strong passes 90%, middle 60%, weak 20% (deterministic pattern). */
+function trained(options: Partial<ConstructorParameters<typeof RunRouter>[0]> = {}): RunRouter {
+  const router = new RunRouter({ models: MODELS, ...options });
+  for (let t = 0; t < 30; t++) {
+    const task = { id: `t${t}`, text: `task number ${t} about files` };
+    router.feedback(task, "strong", t % 10 !== 0);
+    router.feedback(task, "middle", t % 10 < 6);
+    router.feedback(task, "weak", t % 10 < 2);
+  }
+  return router;
+}
+
+describe("RunRouter.route", () => {
+  it("chooses the most likely model at cost weight 0, and a cheaper one as the cost weight grows", () => {
+    const router = trained();
+    const d = router.route({ id: "new", text: "a new task about files" });
+    expect(d.chosen).toBe("strong");
+    expect(d.candidates.map((c) => c.modelId)).toEqual(["strong", "middle", "weak"]);
+    expect(d.candidates[0]!.p).toBeGreaterThan(d.candidates[1]!.p);
+    expect(d.candidates.find((c) => c.modelId === "middle")!.costRatio).toBeCloseTo(1 / 3, 9);
+    expect(d.candidates.find((c) => c.modelId === "strong")!.expectedCost).toBe(3);
+    expect(d.policy).toBe("run(costWeight=0, attemptsLeft=1)");
+    expect(d.reason).toContain("strong has the highest p");
+    expect(router.route("a new task about files", { costWeight: 2 }).chosen).toBe("weak");
+  });
+
+  it("a failure on the task raises its difficulty for every model", () => {
+    const router = trained();
+    const task = { id: "hard", text: "another task" };
+    const before = router.route(task);
+    const after = router.route(task, { outcomes: [{ modelId: "strong", outcome: 0 }] });
+    expect(after.difficulty.mean).toBeGreaterThan(before.difficulty.mean);
+    const p = (d: typeof before, id: string) => d.candidates.find((c) => c.modelId === id)!.p;
+    expect(p(after, "middle")).toBeLessThan(p(before, "middle"));
+    expect(after.excluded).toEqual(["strong"]);
+    expect(after.chosen).toBe("middle");
+    expect(after.reason).toContain("after 1 outcome(s) on this task");
+  });
+
+  it("learns from feedback: a model that keeps passing overtakes the price-tier prior", () => {
+    const router = new RunRouter({ models: MODELS });
+    expect(router.route("first task").chosen).toBe("strong"); // the dearest is presumed the ablest before any outcome
+    for (let t = 0; t < 20; t++) {
+      router.feedback(`task ${t}`, "strong", false);
+      router.feedback(`task ${t}`, "weak", true);
+    }
+    expect(router.route("next task").chosen).toBe("weak");
+    expect(router.feedbackCount).toBe(40);
+  });
+
+  it("validates its options, tasks, models and outcomes, naming the field", () => {
+    expect(() => new RunRouter({ models: {} })).toThrow(ValidationError);
+    expect(() => new RunRouter({ models: { a: {} } })).toThrow(/options\.models\.a.*price or a runCost/);
+    expect(() => new RunRouter({ models: MODELS, costWeight: -1 })).toThrow(/options\.costWeight/);
+    const router = new RunRouter({ models: { a: { price: { inputPer1M: 1, outputPer1M: 10 } } } });
+    expect(router.runCost("a")).toBeCloseTo(0.4 + 0.4, 12); // 400k in + 40k out
+    expect(() => router.route("")).toThrow(ValidationError);
+    expect(() => router.feedback("t", "nope", true)).toThrow(UnknownModelError);
+    expect(() => router.feedback("t", "a", 1.5)).toThrow(FeedbackError);
+    expect(() => router.route("t", { costWieght: 1 } as never)).toThrow(/did you mean "costWeight"/);
+  });
+});
+
+describe("RunRouter.escalate", () => {
+  it("stops at the first success and feeds back every attempt", async () => {
+    const router = trained();
+    const feedback = vi.spyOn(router, "feedback");
+    const run = vi.fn(async (modelId: string, attempt: number) => ({ modelId, attempt }));
+    const result = await router.escalate("fix it", run, (r) => r.attempt === 2, { maxAttempts: 3 });
+    expect(result.passed).toBe(true);
+    expect(result.stopReason).toBe("passed");
+    expect(result.attempts).toHaveLength(2);
+    expect(run).toHaveBeenCalledTimes(2);
+    expect(feedback.mock.calls.map((c) => [c[1], c[2]])).toEqual([
+      [result.attempts[0]!.modelId, 0],
+      [result.attempts[1]!.modelId, 1],
+    ]);
+    expect(result.attempts[0]!.modelId).not.toBe(result.attempts[1]!.modelId);
+    expect(result.cost).toBeCloseTo(
+      result.attempts.reduce((s, a) => s + a.cost, 0),
+      12,
+    );
+  });
+
+  it("respects max attempts and never reruns a failed model unless allowed", async () => {
+    const router = trained();
+    const failing = await router.escalate(
+      "t1",
+      async (m) => m,
+      () => false,
+      { maxAttempts: 3 },
+    );
+    expect(failing.stopReason).toBe("max-attempts");
+    expect(new Set(failing.attempts.map((a) => a.modelId)).size).toBe(3);
+    const five = await router.escalate(
+      "t2",
+      async (m) => m,
+      () => false,
+      { maxAttempts: 5 },
+    );
+    expect(five.stopReason).toBe("no-model");
+    expect(five.attempts).toHaveLength(3);
+    const retry = await router.escalate(
+      "t3",
+      async (m) => m,
+      () => false,
+      { maxAttempts: 5, allowRetry: true },
+    );
+    expect(retry.attempts).toHaveLength(5);
+    expect(new Set(retry.attempts.map((a) => a.modelId)).size).toBeLessThan(5);
+  });
+
+  it("respects the cost cap: no attempt that would pass it starts", async () => {
+    const router = trained();
+    const capped = await router.escalate(
+      "t",
+      async (m) => m,
+      () => false,
+      { maxAttempts: 3, costCap: 1.2 },
+    );
+    expect(capped.cost).toBeLessThanOrEqual(1.2);
+    expect(capped.attempts.map((a) => a.modelId)).not.toContain("strong");
+    expect(capped.attempts.length).toBeGreaterThan(0);
+    const none = await router.escalate(
+      "u",
+      async (m) => m,
+      () => false,
+      { costCap: 0.05 },
+    );
+    expect(none.attempts).toHaveLength(0);
+    expect(none.stopReason).toBe("no-model");
+  });
+
+  it("with learn: false feeds nothing back but still knows what failed", async () => {
+    const router = trained();
+    const before = router.feedbackCount;
+    const result = await router.escalate(
+      "t",
+      async (m) => m,
+      () => false,
+      { learn: false, maxAttempts: 2 },
+    );
+    expect(router.feedbackCount).toBe(before);
+    expect(result.attempts[1]!.decision.excluded).toEqual([result.attempts[0]!.modelId]);
+    expect(result.attempts[1]!.decision.reason).toContain("after 1 outcome(s)");
+  });
+
+  it("rejects a check that is not a pass/fail or grade", async () => {
+    const router = trained();
+    await expect(
+      router.escalate(
+        "t",
+        async (m) => m,
+        () => 2,
+      ),
+    ).rejects.toThrow(FeedbackError);
+  });
+});
