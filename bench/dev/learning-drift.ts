@@ -44,7 +44,13 @@ const prior = OnlineLearner.forScorer(scorer, { ...extra });
 const learnRuns = drawRuns(world, split.train, Number(values.runs), 1000 * seed + 2, replay.ctx.shape, `learn${seed}`);
 const evalRuns = drawRuns(world, split.val, Number(values["eval-runs"]), 9001, replay.ctx.shape, "val");
 const learning = makeRouter(replay, { policy, options: { cacheAware: false }, learner });
-const keyOf = new Map(keys.map((k, m) => [k, m]));
+// The learner knows the models by the scorer's ids (a router key may be one of its aliases).
+const keyOf = new Map<string, number>();
+keys.forEach((k, m) => {
+  keyOf.set(k, m);
+  const entry = scorer.models.find((s) => s.id === k || (s as { aliases?: readonly string[] }).aliases?.includes(k));
+  if (entry) keyOf.set(entry.id, m);
+});
 
 interface Acc {
   n: number;
@@ -85,6 +91,18 @@ const recording: AbilityLearner = {
 };
 const evalRouter = makeRouter(replay, { policy, options: { cacheAware: false }, learner: recording });
 const caller = routerCaller(evalRouter);
+{
+  const fixed = await playRuns(
+    replay,
+    evalRuns,
+    routerCaller(makeRouter(replay, { policy, options: { cacheAware: false } })),
+  );
+  const success = fixed.filter((r) => r.success).length / fixed.length;
+  const cost = fixed.reduce((t, r) => t + r.costUsd, 0) / fixed.length;
+  console.log(
+    `## the router without a learner (static scorer p): val success ${success.toFixed(3)}, cost/run $${cost.toFixed(4)}`,
+  );
+}
 let done = 0;
 for (const target of values.checkpoints!.split(",").map(Number)) {
   await playRuns(replay, learnRuns.slice(done, target), routerCaller(learning), async (r) => {
