@@ -112,9 +112,19 @@ for (const target of values.checkpoints!.split(",").map(Number)) {
   stats = new Map();
   let steps = 0;
   const chosen = new Map<number, number>();
+  // Per model, on the steps it answered: the p the router predicted for it and its label (winner's curse check).
+  const onChosen = new Map<number, { n: number; p: number; y: number }>();
   const results = await playRuns(replay, evalRuns, async (messages, call) => {
     current = { item: call.run.items[call.step]! };
     const reply = await caller(messages, call);
+    const decision = evalRouter.decisions(1)[0]!;
+    const m = keyOf.get(decision.chosen)!;
+    const chosen = decision.candidates.find((c) => c.id === decision.chosen)!;
+    const a = onChosen.get(m) ?? { n: 0, p: 0, y: 0 };
+    a.n++;
+    a.p += chosen.p;
+    a.y += labelOf(world, current.item, m);
+    onChosen.set(m, a);
     return reply;
   });
   for (const r of results)
@@ -129,6 +139,11 @@ for (const target of values.checkpoints!.split(",").map(Number)) {
     "| model | chosen | label | static p | learner p (predictive) | learner p (mean logit) | logit shift | logit sd |",
   );
   console.log("|---|---|---|---|---|---|---|---|");
+  console.log(
+    `on the steps each model answered (model: steps, mean p the router predicted, mean label): ${[...onChosen]
+      .map(([m, a]) => `${world.models[m]}: ${a.n}, ${(a.p / a.n).toFixed(3)}, ${(a.y / a.n).toFixed(3)}`)
+      .join("; ")}`,
+  );
   for (const [model, a] of [...stats].sort((x, y) => y[1].label - x[1].label)) {
     const m = keyOf.get(model)!;
     const f = (v: number) => (v / a.n).toFixed(3);
