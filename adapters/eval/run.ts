@@ -15,6 +15,7 @@ import { ValidationError } from "../../src/errors.js";
 import { evaluate, IRT_MOE, type EvalDataset, type EvalProgress, type EvalReport } from "../../src/eval/evaluate.js";
 import { estimateExpectedCosts } from "../../src/eval/expected-cost.js";
 import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
+import { taskHintedPair } from "../../src/eval/task-hinted.js";
 import { savedScorerMethod } from "../../src/eval/scorer-method.js";
 import type { RoutingMethod } from "../../src/eval/types.js";
 import { loadScorer, loadPretrained } from "../artifact/load.js";
@@ -211,6 +212,9 @@ async function evalMethods(
     } else {
       methods.push(irtMoeMethod((await getTf()).tf, irt.irtMoeConfig));
     }
+    // With a category column: the same scorer with each item's category as its task hint (offsets fitted on val).
+    const categories = ds.items.map((it) => it.category);
+    if (categories.some((c) => c !== undefined)) methods.splice(0, 1, ...taskHintedPair(methods[0]!, categories));
   }
   if (wanted.has("knn")) methods.push(knnBaseline());
   if (wanted.has("logistic-regression")) methods.push(logisticRegressionBaseline());

@@ -241,6 +241,19 @@ export async function tuneOnVal(
       setting: describePolicy(tuned.chosen.policy),
       play: stepRows(replay, { policy: tuned.chosen.policy, options: aware }, features, false),
     });
+    // At equal success: the cheapest cache-aware setting whose val success is at least the cost-aware row's (its
+    // chosen setting's val success), so that the two rows compare cost at the same success, as the issue asks.
+    const blindVal = blind.chosen.success;
+    const equal = tuned.trials.filter((t) => t.success >= blindVal);
+    const atEqual =
+      equal.length > 0
+        ? equal.reduce((a, b) => (b.costPerRun < a.costPerRun ? b : a))
+        : tuned.trials.reduce((a, b) => (b.success > a.success ? b : a));
+    rows.push({
+      name: "per-step:cache-aware@equal",
+      setting: `${describePolicy(atEqual.policy)} (cheapest with val success >= per-step:cost-aware's ${blindVal.toFixed(3)})`,
+      play: stepRows(replay, { policy: atEqual.policy, options: aware }, features, false),
+    });
   }
   if (features.escalation) {
     const esc: (ValTrial & { policy: PolicyConfig; options: Partial<IrtRouterOptions> })[] = [];

@@ -43,6 +43,8 @@ import { attributionStudy } from "./attribution.js";
 
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** Bump when the library's learning from run feedback changes (the learning rows' cached results are then stale). */
+const LEARNER_VERSION = "unrecovered-tool-error-explains";
 /** Bump when the harness changes what a cached result would hold. */
 const CACHE_VERSION = 2;
 
@@ -55,7 +57,7 @@ const argsSchema = z
     "test-runs": z.coerce.number().int().min(10).max(100_000).default(200),
     "val-runs": z.coerce.number().int().min(10).max(100_000).default(400),
     "learning-runs": z.coerce.number().int().min(0).max(100_000).default(2000),
-    "checkpoint-runs": z.coerce.number().int().min(10).max(100_000).default(100),
+    "checkpoint-runs": z.coerce.number().int().min(10).max(100_000).default(200),
     "learning-seeds": z.coerce.number().int().min(1).max(20).default(2),
     quick: z.boolean().default(false),
     fresh: z.boolean().default(false),
@@ -230,6 +232,21 @@ async function main(): Promise<void> {
       return { runs: c.runs, success: f.success.value, costPerRun: f.costPerRun.value, successCi95: f.success.ci95 };
     }),
   }));
+  // The static rows the learning rows are measured against, on the same runs (the learning seeds' checkpoint runs):
+  // the learning rows are played on fewer test runs than the rows above, so only these pairs are like for like.
+  if (learning.length > 0) {
+    for (const name of ["always:" + world.models[strongest], "per-step:cost-aware"]) {
+      rows.push(
+        rowFigures(
+          `${name}@learning-runs`,
+          `${choice.rows.find((r) => r.name === name)?.setting || "fixed"}, on the learning checkpoints' test runs`,
+          results.get(name)!.filter(inCheckpoints),
+          checkWeights,
+          baseCheck,
+        ),
+      );
+    }
+  }
   for (const l of learning) {
     const last = l.checkpoints[l.checkpoints.length - 1];
     if (!last) continue;
@@ -271,7 +288,7 @@ async function main(): Promise<void> {
       "",
       "Paired comparisons on the same test runs (difference of means, 95% item-bootstrap interval):",
       "",
-      ...comparisons(results, learning, weights, checkWeights).map((c) => `- ${c}`),
+      ...comparisons(results, learning, weights, checkWeights, inCheckpoints).map((c) => `- ${c}`),
       "",
       `Val choices: ${choice.rows
         .filter((r) => r.setting)
@@ -290,6 +307,7 @@ function comparisons(
   learning: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[],
   weights: ReturnType<typeof runWeights>,
   checkWeights: ReturnType<typeof runWeights>,
+  inCheckpoints: (r: RunResult, k: number) => boolean,
 ): string[] {
   const fmt = (e: { value: number; ci95: [number, number] }, d = 4) =>
     `${e.value.toFixed(d)} [${e.ci95[0].toFixed(d)}, ${e.ci95[1].toFixed(d)}]`;
@@ -303,6 +321,7 @@ function comparisons(
     );
   };
   pair("per-step:cache-aware", "per-step:cost-aware");
+  pair("per-step:cache-aware@equal", "per-step:cost-aware");
   pair("escalation", "per-step:cache-aware@val");
   const known = learning.find((l) => l.scenario === "known")?.checkpoints.at(-1);
   const cold = learning.find((l) => l.scenario === "cold-start")?.checkpoints.at(-1);
@@ -312,6 +331,21 @@ function comparisons(
     out.push(
       `cold-start minus known after ${known.runs} learning runs: success ${fmt(d, 3)} (cold-start / known = ${(100 * ratio).toFixed(0)}%)`,
     );
+  }
+  const costAware = results.get("per-step:cost-aware")?.filter(inCheckpoints);
+  const knownCurve = learning.find((l) => l.scenario === "known")?.checkpoints ?? [];
+  if (known && costAware) {
+    const d = pairedDiff(known.results, costAware, checkWeights, "success");
+    const c = pairedDiff(known.results, costAware, checkWeights, "cost");
+    const ratio = costOf(known.results) / Math.max(1e-12, costOf(costAware));
+    out.push(
+      `known after ${known.runs} learning runs minus per-step:cost-aware on the same runs: success ${fmt(d, 3)}, cost per run ${fmt(c)} USD (${(100 * ratio).toFixed(1)}% of its cost)`,
+    );
+  }
+  const mid = knownCurve.find((c) => c.runs === 1000);
+  if (known && mid && mid !== known) {
+    const d = pairedDiff(known.results, mid.results, checkWeights, "success");
+    out.push(`known after ${known.runs} minus after ${mid.runs} learning runs: success ${fmt(d, 3)}`);
   }
   const hinted = learning.find((l) => l.scenario === "known+hints")?.checkpoints.at(-1);
   if (known && hinted) {
@@ -358,7 +392,12 @@ async function learningRows(
       bySeed.push(
         await cached(
           `learning:${s.scenario}`,
-          { seed, policy, params: [params.learningRuns, params.checkpoints, params.checkpointRuns, params.testRuns] },
+          {
+            seed,
+            policy,
+            params: [params.learningRuns, params.checkpoints, params.checkpointRuns, params.testRuns],
+            learner: LEARNER_VERSION,
+          },
           () =>
             learningCurve(
               replay,

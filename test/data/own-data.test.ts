@@ -371,6 +371,7 @@ describe("irt-router train and eval on a your-own-data folder give the dataset's
     expect(fromFolder.report.counts).toEqual({ train: 2_541, val: 323, test: 300 });
     expect(fromFolder.report.methods.map((m) => m.name)).toEqual([
       "irt-moe",
+      "irt-moe+task",
       "knn",
       "logistic-regression",
       "best-single",

@@ -106,7 +106,14 @@ export function runEvents(
       ...(attribution.mode === "posterior" ? { p: predictedP(t) } : {}),
     })),
   };
-  const events = asFeedbackError(() => attributeRun(run, attribution));
+  const attributed = asFeedbackError(() => attributeRun(run, attribution));
+  // A failed run with a step whose tool error the agent never recovered from is explained by that step: the run
+  // fails whatever its other steps did, so they carry no evidence and are left out (blaming them would charge a
+  // failure to steps that were right, the strongest model's most of all).
+  const explained = y < 1 && attribution.toolErrorsAsFailures && unrecoveredToolError(steps);
+  const events = explained
+    ? attributed.filter((e) => steps.some((t) => t.toolError && t.decision.decisionId === e.decisionId))
+    : attributed;
   const failed = new Set(
     attribution.toolErrorsAsFailures ? steps.filter((t) => t.toolError).map((t) => t.decision.decisionId) : [],
   );
@@ -117,6 +124,16 @@ export function runEvents(
     const hinted = task !== undefined ? { ...event, task } : event;
     return credit !== 1 ? { ...hinted, weight: credit } : hinted;
   });
+}
+
+/**
+ * Whether a step of the run ended in a tool error the agent did not recover from: a step whose tool call failed and
+ * that no later step of the run sent again (the same query, by its item parameters) without a tool error.
+ */
+function unrecoveredToolError(steps: readonly LoggedDecision[]): boolean {
+  const same = (a: LoggedDecision, b: LoggedDecision) =>
+    a.beta === b.beta && a.alpha.length === b.alpha.length && a.alpha.every((v, k) => v === b.alpha[k]);
+  return steps.some((t, k) => t.toolError === true && !steps.slice(k + 1).some((u) => !u.toolError && same(t, u)));
 }
 
 /**

@@ -1,0 +1,153 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { evaluate } from "../../src/eval/evaluate.js";
+import { taskHintedPair, withTaskHints } from "../../src/eval/task-hinted.js";
+import type { EmbeddedLabelData, RoutingMethod } from "../../src/eval/types.js";
+import { fitTaskOffset } from "../../src/learning/task-offsets.js";
+import { createRng } from "../../src/util/random.js";
+import { runEvaluation } from "../../adapters/eval/run.js";
+
+/**
+ * Items of 3 categories whose embeddings say nothing about the category (pure noise); model m is right on 90% of
+ * category m's items and 40% of the others: only the category tells which model to use.
+ */
+function hiddenCategories(n: number, seed = 3) {
+  const rng = createRng(seed);
+  const cats = ["alpha", "beta", "gamma"];
+  const dim = 4;
+  const X = new Float32Array(n * dim).map(() => rng.normal());
+  const categories: string[] = [];
+  const offsets = [0];
+  const model: number[] = [];
+  const y: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = i % 3;
+    categories.push(cats[c]!);
+    for (let m = 0; m < 3; m++) {
+      model.push(m);
+      y.push(rng.next() < (m === c ? 0.9 : 0.4) + (m === 0 ? 0.05 : 0) ? 1 : 0);
+    }
+    offsets.push(model.length);
+  }
+  const data: EmbeddedLabelData = {
+    X,
+    dim,
+    nItems: n,
+    nModels: 3,
+    offsets: Int32Array.from(offsets),
+    model: Int32Array.from(model),
+    y: Float32Array.from(y),
+  };
+  const split = { train: [] as number[], val: [] as number[], test: [] as number[] };
+  for (let i = 0; i < n; i++) (i % 10 < 6 ? split.train : i % 10 < 8 ? split.val : split.test).push(i);
+  return { data, categories, split };
+}
+
+/** A method blind to the text: each model's train accuracy as its p on every item (counts its fits). */
+function trainAccuracyMethod(): RoutingMethod & { fits: number } {
+  const method = {
+    name: "train-accuracy",
+    seeded: true,
+    fits: 0,
+    async fit(data: EmbeddedLabelData, split: { train: readonly number[] }, _options?: unknown) {
+      method.fits++;
+      const sum = new Float64Array(data.nModels);
+      const count = new Float64Array(data.nModels);
+      for (const i of split.train)
+        for (let k = data.offsets[i]!; k < data.offsets[i + 1]!; k++) {
+          sum[data.model[k]!]! += data.y[k]!;
+          count[data.model[k]!]!++;
+        }
+      return {
+        description: "constant p",
+        predict: (_X: Float32Array, rows: readonly number[]) => {
+          const out = new Float32Array(rows.length * data.nModels);
+          rows.forEach((_, r) => {
+            for (let m = 0; m < data.nModels; m++) out[r * data.nModels + m] = sum[m]! / count[m]!;
+          });
+          return out;
+        },
+      };
+    },
+  };
+  return method;
+}
+
+describe("fitTaskOffset", () => {
+  it("is the prior without calls and moves the logit toward the labels with them", () => {
+    expect(fitTaskOffset([], [], 1)).toEqual({ mean: 0, variance: 1 });
+    const up = fitTaskOffset(Array(50).fill(0), Array(50).fill(1), 1);
+    expect(up.mean).toBeGreaterThan(1.5);
+    expect(up.variance).toBeLessThan(0.5);
+    // 80% right at logit 0: the MAP sits a little below logit(0.8) = 1.386 (the prior pulls it to 0)
+    const mixed = fitTaskOffset(Array(100).fill(0), [...Array(80).fill(1), ...Array(20).fill(0)], 1);
+    expect(mixed.mean).toBeGreaterThan(1.2);
+    expect(mixed.mean).toBeLessThan(1.386);
+  });
+
+  it("names the mismatch and a bad prior", () => {
+    expect(() => fitTaskOffset([0], [], 1)).toThrow(/1 logits but 0 labels/);
+    expect(() => fitTaskOffset([0], [1], 0)).toThrow(/taskOffsetSd/);
+  });
+});
+
+describe("withTaskHints", () => {
+  it("routes by category where the method cannot, matching best-per-task", async () => {
+    const { data, categories, split } = hiddenCategories(900);
+    const base = trainAccuracyMethod();
+    const [shared, hinted] = taskHintedPair(base, categories);
+    const report = await evaluate(
+      { name: "hidden", models: ["m0", "m1", "m2"], data, split, categories },
+      { methods: [shared, hinted], seeds: [1, 2] },
+    );
+    const row = (name: string) => report.methods.find((m) => m.name === name)!;
+    expect(row("train-accuracy+task").routingAccuracy).toBeGreaterThanOrEqual(row("best-per-task").routingAccuracy);
+    expect(row("train-accuracy+task").routingAccuracy).toBeGreaterThan(row("train-accuracy").routingAccuracy + 0.2);
+    expect(base.fits).toBe(2); // one fit per seed, shared by both rows
+  });
+
+  it("keeps the method's p for items without a category", async () => {
+    const { data, categories, split } = hiddenCategories(300);
+    const none = categories.map(() => undefined);
+    const fitted = await withTaskHints(trainAccuracyMethod(), none).fit(data, split, { seed: 1 });
+    const plain = await trainAccuracyMethod().fit(data, split, { seed: 1 });
+    expect(Array.from(await fitted.predict(data.X, split.test))).toEqual(
+      Array.from(await plain.predict(data.X, split.test)),
+    );
+  });
+});
+
+describe("irt-router eval on a folder whose categories matter", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "irt-task-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const { data, categories } = hiddenCategories(600, 11);
+  const items = ["item_id,text,category", ...categories.map((c, i) => `q${i},question number ${i},${c}`)];
+  const labels = ["item_id,model,correct"];
+  for (let i = 0; i < data.nItems; i++)
+    for (let k = data.offsets[i]!; k < data.offsets[i + 1]!; k++) labels.push(`q${i},m${data.model[k]},${data.y[k]}`);
+  mkdirSync(join(dir, "hidden"));
+  writeFileSync(join(dir, "hidden", "items.csv"), `${items.join("\n")}\n`);
+  writeFileSync(join(dir, "hidden", "labels.csv"), `${labels.join("\n")}\n`);
+  const { report } = await runEvaluation({
+    dataset: join(dir, "hidden"),
+    seeds: 1,
+    methods: ["irt-moe"],
+    irtMoeConfig: { maxEpochs: 15 },
+    log: { write: () => true, isTTY: false } as unknown as NodeJS.WritableStream,
+    // Embeddings that carry no trace of the category.
+    embed: async (ds) => {
+      const r = createRng(5);
+      return { X: new Float32Array(ds.items.length * 8).map(() => r.normal()), dim: 8, encoderId: "noise" };
+    },
+  });
+
+  it("adds the irt-moe+task row, at or above best-per-task", () => {
+    const names = report.methods.map((m) => m.name);
+    expect(names.slice(0, 2)).toEqual(["irt-moe", "irt-moe+task"]);
+    const row = (name: string) => report.methods.find((m) => m.name === name)!.routingAccuracy;
+    expect(row("irt-moe+task")).toBeGreaterThanOrEqual(row("best-per-task") - 1e-9);
+    expect(row("irt-moe+task")).toBeGreaterThan(row("irt-moe") + 0.1);
+  });
+});
