@@ -47,6 +47,28 @@ export function agentRunId(): string {
   return runIdOf(getConfig()) ?? randomUUID();
 }
 
+/** Deadlines (epoch ms) of the running agent calls given a `timeout`, by run id (see {@link noteDeadline}). */
+const DEADLINES = new Map<string, number>();
+
+/**
+ * Notes when the agent call that starts now must be over: LangChain turns the call's `timeout` into an abort signal
+ * (keeping the milliseconds as `metadata.timeoutMs`), and Node holds that signal's timeout source weakly inside
+ * `AbortSignal.any()` (nodejs/node#57736): after a full GC it may never fire. The middleware arms a timer of its own
+ * for what is left (see {@link deadlineOf}), held by the event loop like every `setTimeout`.
+ */
+export function noteDeadline(runId: string): void {
+  const now = Date.now();
+  for (const [id, at] of DEADLINES) if (at < now - 60_000) DEADLINES.delete(id); // runs long over (no hook runs after a run that threw)
+  const ms = getConfig()?.metadata?.timeoutMs;
+  if (typeof ms === "number" && Number.isFinite(ms) && ms > 0) DEADLINES.set(runId, now + ms);
+  else DEADLINES.delete(runId);
+}
+
+/** The deadline {@link noteDeadline} noted for a run, if its call has a `timeout`. */
+export function deadlineOf(runId: string | undefined): number | undefined {
+  return runId === undefined ? undefined : DEADLINES.get(runId);
+}
+
 /** The task hint of the agent step that runs now (`metadata.irtRouterTask` of the run's config), read as {@link agentRunId}. */
 export function agentTask(): string | undefined {
   return taskOf(getConfig());
