@@ -8,6 +8,7 @@ import {
   agentRunId,
   agentTask,
   aiMessageOf,
+  checkStepReply,
   deadlineOf,
   noteDeadline,
   markSubstituted,
@@ -92,9 +93,10 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       const call = async (slot: ModelSlot, i: number) => {
         const bound = new AttemptBound(slot.id, ms(), request.runtime?.signal);
         try {
-          return await bound.race(
+          const out = await bound.race(
             Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))),
           );
+          return checkStepReply(out, slot.id);
         } finally {
           bound.dispose();
         }
