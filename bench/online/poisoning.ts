@@ -2,7 +2,7 @@
  * Poisoning benchmark (`npx tsx bench/online/poisoning.ts`, about 2-4 minutes on a shared 2-core machine; the targeted
  * attack alone: `npx tsx bench/online/poisoning.ts --targeted`, about 2 minutes): how much false
  * feedback moves the router away from the best model, before (the limits off: no run-weight bound, no source budget,
- * item bounds of 1e6, no exploration, as irt-router 0.2.0 shipped) and after (the defaults).
+ * unattributed outcomes at full weight, item bounds of 1e6, no exploration, as irt-router 0.2.0 shipped) and after (the defaults).
  *
  * The router routes between the pretrained catalog's gpt-4-1106-preview (the best model on these prompts),
  * mixtral-8x7b-instruct-v0.1@routerbench-subset-11models and mistralai/mistral-7b-chat (catalog ids, so every model
@@ -42,7 +42,7 @@ interface Setup {
 const BEFORE: Setup = {
   name: "before (limits off)",
   learner: { explore: "none", itemBounds: { alphaNorm: 1e6, beta: 1e6 } },
-  limits: { maxRunWeight: 1e9, sourceBudget: false },
+  limits: { maxRunWeight: 1e9, sourceBudget: false, unattributedWeight: 1 },
 };
 const AFTER: Setup = { name: "after (defaults)", learner: {}, limits: {} };
 
