@@ -1,6 +1,7 @@
 /**
  * Poisoning benchmark (`npx tsx bench/online/poisoning.ts`, about 2-4 minutes on a shared 2-core machine; the targeted
- * attack alone: `npx tsx bench/online/poisoning.ts --targeted`, about 2 minutes): how much false
+ * attack alone: `npx tsx bench/online/poisoning.ts --targeted`, about 2 minutes; `--honest-cost`: the recovery after
+ * "one source" by honest outcomes with and without a source): how much false
  * feedback moves the router away from the best model, before (the limits off: no run-weight bound, no source budget,
  * unattributed outcomes at full weight, item bounds of 1e6, no exploration, as irt-router 0.2.0 shipped) and after (the defaults).
  *
@@ -86,7 +87,7 @@ async function routesKept(router: IrtRouter): Promise<number> {
   return best / evalPrompts.length;
 }
 
-async function recover(router: IrtRouter, seed: number): Promise<number | string> {
+async function recover(router: IrtRouter, seed: number, attributed = true): Promise<number | string> {
   const rng = seededRng(seed);
   let events = 0;
   for (let round = 0; round < 30; round++) {
@@ -94,16 +95,18 @@ async function recover(router: IrtRouter, seed: number): Promise<number | string
     for (let k = 0; k < 100; k++) {
       const r = await router.invoke([new HumanMessage(traffic[(round * 100 + k) % traffic.length]!)]);
       const d = r.response_metadata.irtRouter as { decisionId: string; chosen: string };
-      await router.feedback(d.decisionId, rng.next() < (d.chosen === BEST ? 0.85 : 0.45), {
-        source: `honest-${events}`,
-      });
+      await router.feedback(
+        d.decisionId,
+        rng.next() < (d.chosen === BEST ? 0.85 : 0.45),
+        attributed ? { source: `honest-${events}` } : {},
+      );
       events++;
     }
   }
   return `> ${events}`;
 }
 
-async function scenario(setup: Setup, attack: "one call" | "one source" | "crafted event") {
+async function scenario(setup: Setup, attack: "one call" | "one source" | "crafted event", attributed = true) {
   const { router, learner } = makeRouter(setup);
   const before = await routesKept(router);
   const beliefBefore = believed(learner);
@@ -129,7 +132,7 @@ async function scenario(setup: Setup, attack: "one call" | "one source" | "craft
   }
   const after = await routesKept(router);
   const belief = { before: beliefBefore, after: believed(learner) };
-  const recovery = after >= 0.8 ? 0 : await recover(router, 7);
+  const recovery = after >= 0.8 ? 0 : await recover(router, 7, attributed);
   return { setup: setup.name, attack, before, after, belief, refused, recovery };
 }
 
@@ -163,6 +166,16 @@ async function targeted(unattributedWeight: number | undefined): Promise<number[
     kept.push((await share()) / before);
   }
   return kept;
+}
+
+if (process.argv.includes("--honest-cost")) {
+  // What the unattributed weight costs honest learning: the recovery after "one source", by honest outcomes given
+  // with a source each (full weight) and without one (weight 0.1, one shared budget of 50 weight per hour).
+  for (const attributed of [true, false]) {
+    const r = await scenario(AFTER, "one source", attributed);
+    console.log(`| honest outcomes ${attributed ? "with a source" : "without a source"} | ${JSON.stringify(r)} |`);
+  }
+  process.exit(0);
 }
 
 if (process.argv.includes("--targeted")) {

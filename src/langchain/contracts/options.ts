@@ -29,8 +29,8 @@ export const DEFAULT_MAX_RUN_WEIGHT = 1;
 export const DEFAULT_SOURCE_BUDGET = { weight: 50, windowMs: 3_600_000 } as const;
 /**
  * Default weight factor of an outcome given without an explicit `source` (an unauthenticated caller): 0.1, so ten such
- * outcomes move the learner as much as one attributed outcome (bench/online/poisoning.ts, "targeted": with 1 the best
- * catalog model kept 7-50% of its routes after 10 adversarial outcomes; docs/online.md, "Threat model").
+ * outcomes move the learner as much as one attributed outcome (`npx tsx bench/online/poisoning.ts --targeted`: with 1 the
+ * best catalog model kept 32-45% of its routes after 10 adversarial outcomes; docs/online.md, "Threat model").
  */
 export const DEFAULT_UNATTRIBUTED_WEIGHT = 0.1;
 /** The one source every outcome given without an explicit `source` is charged to (and recorded under). */
