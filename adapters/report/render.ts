@@ -9,6 +9,7 @@ import { MissingDependencyError } from "../../src/errors.js";
 import { buildFigures } from "../../src/report/build.js";
 import { reportHtml } from "../../src/report/html.js";
 import type { Figure, OmittedFigure, ReportData } from "../../src/report/types.js";
+import { checkOutDir, outDirError } from "./out-dir.js";
 
 /** The exact versions the report is tested with (also the devDependencies). */
 export const VEGA_PACKAGES = "vega@6.4.0 vega-lite@6.5.0";
@@ -57,7 +58,7 @@ export interface WrittenReport {
 
 /**
  * Builds every figure the data allows, renders each to SVG and writes `<dir>/index.html` (the SVGs inlined) and
- * `<dir>/<figure-id>.svg`.
+ * `<dir>/<figure-id>.svg`. A `dir` that cannot be a folder, or a write that fails, is a ValidationError naming `--out`.
  */
 export async function writeReport(
   dir: string,
@@ -67,7 +68,23 @@ export async function writeReport(
 ): Promise<WrittenReport> {
   const modules = await loadVega();
   const { figures, omitted } = buildFigures(data);
+  await checkOutDir(dir);
   const out = resolve(dir);
+  try {
+    return await drawInto(out, figures, omitted, inputs, modules, log);
+  } catch (error) {
+    throw outDirError(error, dir);
+  }
+}
+
+async function drawInto(
+  out: string,
+  figures: readonly Figure[],
+  omitted: readonly OmittedFigure[],
+  inputs: readonly string[],
+  modules: VegaModules,
+  log: (line: string) => void,
+): Promise<WrittenReport> {
   await mkdir(out, { recursive: true });
   const rendered: (Figure & { svg: string })[] = [];
   const svgs: string[] = [];

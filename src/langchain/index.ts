@@ -11,7 +11,7 @@ export type {
   RouterLogger,
   AbilityLearner,
 } from "./contracts/options.js";
-export { irtRouterOptionsSchema } from "./contracts/options.js";
+export { irtRouterOptionsSchema, UNATTRIBUTED_SOURCE, DEFAULT_UNATTRIBUTED_WEIGHT } from "./contracts/options.js";
 export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./contracts/route-decision.js";
 export { routeDecisionOf } from "./contracts/route-decision.js";
 export { NoCandidatesError } from "../errors.js";

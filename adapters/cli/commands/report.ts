@@ -11,6 +11,7 @@ import type { ReportData } from "../../../src/report/types.js";
 import { parseDecisions } from "../../../src/report/inputs.js";
 import { readCosts, readDatasetScores, readStoreLearning, readTextFlag } from "../../report/inputs.js";
 import { loadVega, writeReport } from "../../report/render.js";
+import { checkOutDir } from "../../report/out-dir.js";
 import { loadCommandScorer } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
@@ -53,6 +54,7 @@ export const command: CliCommand<typeof schema> = {
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
     await loadVega(); // before any slow step: a missing optional package is said first
+    await checkOutDir(args.out); // and an --out that cannot be a folder (an existing file, /proc/...)
     const { data, inputs } = await gatherInputs(args, log);
     log(`Drawing the report into ${resolve(args.out)} (a few seconds)...`);
     const written = await writeReport(args.out, data, inputs, log);

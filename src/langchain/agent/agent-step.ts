@@ -4,7 +4,7 @@ import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ValidationError } from "../../errors.js";
+import { ModelFaultError, ValidationError } from "../../errors.js";
 import type { RouteDecision } from "../contracts/route-decision.js";
 import { childConfig, runIdOf, withDecision } from "../calls/delegate.js";
 import type { ModelSlot } from "../routing/model-slots.js";
@@ -45,6 +45,28 @@ export function routerOf(options: IrtRouterMiddlewareOptions): IrtRouter {
  */
 export function agentRunId(): string {
   return runIdOf(getConfig()) ?? randomUUID();
+}
+
+/** Deadlines (epoch ms) of the running agent calls given a `timeout`, by run id (see {@link noteDeadline}). */
+const DEADLINES = new Map<string, number>();
+
+/**
+ * Notes when the agent call that starts now must be over: LangChain turns the call's `timeout` into an abort signal
+ * (keeping the milliseconds as `metadata.timeoutMs`), and Node holds that signal's timeout source weakly inside
+ * `AbortSignal.any()` (nodejs/node#57736): after a full GC it may never fire. The middleware arms a timer of its own
+ * for what is left (see {@link deadlineOf}), held by the event loop like every `setTimeout`.
+ */
+export function noteDeadline(runId: string): void {
+  const now = Date.now();
+  for (const [id, at] of DEADLINES) if (at < now - 60_000) DEADLINES.delete(id); // runs long over (no hook runs after a run that threw)
+  const ms = getConfig()?.metadata?.timeoutMs;
+  if (typeof ms === "number" && Number.isFinite(ms) && ms > 0) DEADLINES.set(runId, now + ms);
+  else DEADLINES.delete(runId);
+}
+
+/** The deadline {@link noteDeadline} noted for a run, if its call has a `timeout`. */
+export function deadlineOf(runId: string | undefined): number | undefined {
+  return runId === undefined ? undefined : DEADLINES.get(runId);
 }
 
 /** The task hint of the agent step that runs now (`metadata.irtRouterTask` of the run's config), read as {@link agentRunId}. */
@@ -115,6 +137,33 @@ export function nativeIfSupported<T>(responseFormat: T, model: BaseChatModel): T
   const { providerStrategy, ProviderStrategy, ToolStrategy } = langchainPackage("irtRouterMiddleware");
   if (responseFormat instanceof ToolStrategy || responseFormat instanceof ProviderStrategy) return responseFormat;
   return providerStrategy(responseFormat as never) as unknown as T;
+}
+
+/**
+ * The handler's response when it is one an agent step may give (an AIMessage, a LangGraph `Command`, or
+ * `{ structuredResponse, messages }`), else a {@link ModelFaultError} (kind "reply") naming the model: a child that
+ * returns null or a bare string is a fault of that child, so the step falls back to the next candidate, as on the
+ * IrtRouter path (calls/attempt.ts, `checkReply`), instead of ending in LangChain's MiddlewareError.
+ */
+export function checkStepReply<T>(out: T, modelId: string): T {
+  if (AIMessage.isInstance(out) || isCommandLike(out)) return out;
+  if (typeof out === "object" && out !== null && "structuredResponse" in out && "messages" in out) return out;
+  const shown =
+    out === null || typeof out !== "object"
+      ? (JSON.stringify(out) ?? String(out))
+      : `an object with keys [${Object.keys(out).join(", ")}]`;
+  throw new ModelFaultError(
+    modelId,
+    "reply",
+    `model "${modelId}" returned ${shown} instead of a chat message; the step falls back to the next candidate.`,
+  );
+}
+
+/** A LangGraph `Command` (as its `isCommand` tells one, without importing @langchain/langgraph). */
+function isCommandLike(x: unknown): boolean {
+  if (typeof x !== "object" || x === null) return false;
+  const proto = Object.getPrototypeOf(x);
+  return proto !== Object.prototype && proto !== null && (x as { lg_name?: unknown }).lg_name === "Command";
 }
 
 /** The AIMessage inside whatever the handler returned (a message, or `{ structuredResponse, messages }`). */

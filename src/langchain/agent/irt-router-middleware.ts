@@ -8,6 +8,9 @@ import {
   agentRunId,
   agentTask,
   aiMessageOf,
+  checkStepReply,
+  deadlineOf,
+  noteDeadline,
   markSubstituted,
   responseWithDecision,
   routedRequest,
@@ -62,7 +65,11 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
   const middleware = createMiddleware({
     name: "IrtRouterMiddleware",
     stateSchema,
-    beforeAgent: () => ({ irtRouterRunId: agentRunId(), irtRouterRoutes: [] }),
+    beforeAgent: () => {
+      const irtRouterRunId = agentRunId();
+      noteDeadline(irtRouterRunId);
+      return { irtRouterRunId, irtRouterRoutes: [] };
+    },
     wrapModelCall: async (request, handler) => {
       // a model an outer middleware substituted after this step's candidates failed (modelFallbackMiddleware listed
       // before this one) is honoured as it is, and the step has no decision of the router's
@@ -77,14 +84,19 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         task: agentTask(),
       });
       let witness: AnswerWitness | undefined;
-      // each attempt bounded as the router's are (calls/attempt.ts): abandoned at the timeout, whatever the model does
-      const ms = attemptMs(undefined, engine.attemptTimeout);
+      // each attempt bounded as the router's are (calls/attempt.ts): abandoned at the timeout, whatever the model does;
+      // within the call's own `timeout`, by a timer of ours (its abort signal may never fire: see noteDeadline)
+      const deadline = deadlineOf(request.state.irtRouterRunId);
+      const routerMs = attemptMs(undefined, engine.attemptTimeout);
+      const ms = () => (deadline === undefined ? routerMs : Math.max(1, Math.min(routerMs, deadline - Date.now())));
+      const pastDeadline = () => deadline !== undefined && Date.now() >= deadline;
       const call = async (slot: ModelSlot, i: number) => {
-        const bound = new AttemptBound(slot.id, ms, request.runtime?.signal);
+        const bound = new AttemptBound(slot.id, ms(), request.runtime?.signal);
         try {
-          return await bound.race(
+          const out = await bound.race(
             Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))),
           );
+          return checkStepReply(out, slot.id);
         } finally {
           bound.dispose();
         }
@@ -92,7 +104,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       let routed: { out: Awaited<ReturnType<typeof handler>>; slot: ModelSlot };
       try {
         routed = await callInOrder(plan, call, {
-          cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error),
+          cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error) || pastDeadline(),
           fallbackOn: engine.fallbackOn,
         });
       } catch (error) {

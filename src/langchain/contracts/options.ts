@@ -28,6 +28,14 @@ export interface RoutingTextOptions {
 export const DEFAULT_MAX_RUN_WEIGHT = 1;
 /** Default per-source budget: this much event weight per window. */
 export const DEFAULT_SOURCE_BUDGET = { weight: 50, windowMs: 3_600_000 } as const;
+/**
+ * Default weight factor of an outcome given without an explicit `source` (an unauthenticated caller): 0.1, so ten such
+ * outcomes move the learner as much as one attributed outcome (`npx tsx bench/online/poisoning.ts --targeted`: with 1 the
+ * best catalog model kept 32-45% of its routes after 10 adversarial outcomes; docs/online.md, "Threat model").
+ */
+export const DEFAULT_UNATTRIBUTED_WEIGHT = 0.1;
+/** The one source every outcome given without an explicit `source` is charged to (and recorded under). */
+export const UNATTRIBUTED_SOURCE = "irt-router:unattributed";
 
 const positive = z.number().positive().refine(Number.isFinite, "must be a finite number");
 
@@ -39,6 +47,12 @@ export const feedbackLimitsSchema = z.strictObject({
   sourceBudget: z
     .union([z.literal(false), z.strictObject({ weight: positive, windowMs: positive })])
     .default(DEFAULT_SOURCE_BUDGET),
+  /**
+   * Factor on the weight of an outcome given without an explicit `source` (default 0.1, in (0, 1]): such outcomes are
+   * unauthenticated, all charged to one shared source ({@link UNATTRIBUTED_SOURCE}), and a handful of them cannot take
+   * routes from a catalogued model. 1 gives them full weight (as irt-router 0.2.0 did).
+   */
+  unattributedWeight: positive.refine((w) => w <= 1, "must be a number in (0, 1]").default(DEFAULT_UNATTRIBUTED_WEIGHT),
 });
 
 export type FeedbackLimits = z.output<typeof feedbackLimitsSchema>;
@@ -140,7 +154,8 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   /**
    * Bounds on the influence of feedback (docs/langchain.md, "Bounded influence"): `maxRunWeight`, the total weight of
    * one run's outcome (default 1), and `sourceBudget`, the event weight one source may give per window (default
-   * `{ weight: 50, windowMs: 3600000 }`; `false` for none).
+   * `{ weight: 50, windowMs: 3600000 }`; `false` for none), and `unattributedWeight`, the factor on the weight of an
+   * outcome given without an explicit `source` (default 0.1; all such outcomes share one budget).
    */
   readonly feedbackLimits?: FeedbackLimitsOptions;
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */

@@ -27,8 +27,9 @@ export const feedbackOptionsSchema = z.strictObject({
   attribution: attributionSchema.optional(),
   /**
    * Who gives this outcome (a user, tenant or grader id of the application), recorded on the events and charged for
-   * their weight against the router's `feedbackLimits.sourceBudget`. Default: the run id (the decision's run id, else
-   * the decision id).
+   * their weight against the router's `feedbackLimits.sourceBudget`, at full weight. Set it only from an identity your
+   * application has authenticated. Default: one shared source for all unattributed outcomes, whose weight is scaled
+   * by `feedbackLimits.unattributedWeight` (default 0.1; docs/online.md, "Threat model").
    */
   source: z
     .string()

@@ -23,6 +23,7 @@ import {
   type FeedbackLimits,
   type FeedbackSink,
   type RouterLogger,
+  UNATTRIBUTED_SOURCE,
 } from "../contracts/options.js";
 import type { OnceWarnings } from "../contracts/warnings.js";
 import { boundRunWeight, SourceBudget } from "./influence-limits.js";
@@ -97,8 +98,16 @@ export class FeedbackRecorder {
     let stored = false;
     try {
       const at = Date.now();
-      const source = options.source ?? (single ? (single.decision.runId ?? idOrRunId) : idOrRunId);
-      const events = this.boundedEvents(idOrRunId, single, answered, y, options, at).map((e) => ({ ...e, source }));
+      // An outcome without an explicit source is unauthenticated: it is charged to the one shared default source and
+      // its weight scaled by `unattributedWeight`, so a handful of them cannot move a catalogued model far (a run id
+      // as the source would give every run a fresh budget; docs/online.md, "Threat model").
+      const source = options.source ?? UNATTRIBUTED_SOURCE;
+      const factor = options.source === undefined ? this.limits.unattributedWeight : 1;
+      const events = this.boundedEvents(idOrRunId, single, answered, y, options, at).map((e) => ({
+        ...e,
+        ...(factor !== 1 ? { weight: (e.weight ?? 1) * factor } : {}),
+        source,
+      }));
       const total = events.reduce((sum, e) => sum + (e.weight ?? 1), 0);
       // Reserved atomically before the events are stored (concurrent calls cannot overspend); given back if not stored.
       const release = await this.budget.reserve(source, total, at);

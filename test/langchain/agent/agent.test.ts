@@ -79,6 +79,7 @@ describe("createAgent with IrtRouter as the model: tool errors", () => {
     const ids = router.decisions().map((d) => d.decisionId);
     const events = await router.feedback("run-t", 1, {
       attribution: { mode: "discounted", discount: 0.5, toolErrorsAsFailures: true },
+      source: "grader", // an attributed source: full weight (an unattributed outcome's is scaled by 0.1)
     });
     // Weights 1 and 1 (the tool error's own failure, the last step), scaled to the run's bound of 1 in total.
     expect(events.map((e) => [e.decisionId, e.y, e.weight])).toEqual([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ATTRIBUTION } from "../../../src/learning/attribution.js";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
+import { IrtRouter, UNATTRIBUTED_SOURCE, type RouteDecision } from "../../../src/langchain/index.js";
 import { FeedbackError } from "../../../src/errors.js";
 import type { FeedbackEvent } from "../../../src/learning/events.js";
 import { attributeRun, DEFAULT_ATTRIBUTION_DISCOUNT, stepEventId } from "../../../src/learning/attribution.js";
@@ -16,7 +16,8 @@ function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }
       "gpt-4": new FakeListChatModel({ responses: ["b"] }),
     },
     scorer: new ToyScorer(),
-    ...(maxRunWeight ? { feedbackLimits: { maxRunWeight } } : {}),
+    // These tests check the events' shapes: an unattributed outcome at full weight (the default scales it by 0.1).
+    feedbackLimits: { unattributedWeight: 1, ...(maxRunWeight ? { maxRunWeight } : {}) },
     ...(sink ? { feedbackSink: sink } : {}),
   });
 }
@@ -36,7 +37,7 @@ describe("router.feedback", () => {
         beta: item.beta,
         y: 1,
         decisionId: d.decisionId,
-        source: d.decisionId, // no run id and no source given: the decision is its own source
+        source: UNATTRIBUTED_SOURCE, // no source given: the one shared default source
         at: expect.any(Number),
       },
     ]);
@@ -169,7 +170,12 @@ describe("router.feedback of a run: attribution over its steps", () => {
   it("posterior: blames each step of a failed run by its chance of being the failure, from the learner's predictive p", async () => {
     const scorer = new ToyScorer();
     const learner = new OnlineLearner(scorer.models, { explore: "thompson", seed: 3 });
-    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) }, scorer, learner });
+    const router = new IrtRouter({
+      models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
+      scorer,
+      learner,
+      feedbackLimits: { unattributedWeight: 1 },
+    });
     const queries = ["first step", "second step here", "third and last step"];
     await threeStepRun(router);
     // the predictive p of each step (not the exploration draw the router ranked by), before any feedback
@@ -243,7 +249,12 @@ describe("router.feedback of a run: attribution over its steps", () => {
   it("gives a step one event id whichever way its outcome arrives, the id attributeRun gives it, so it is applied once", async () => {
     const scorer = new ToyScorer();
     const learner = new OnlineLearner(scorer.models);
-    const router = new IrtRouter({ models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) }, scorer, learner });
+    const router = new IrtRouter({
+      models: { "gpt-4": new FakeListChatModel({ responses: ["b"] }) },
+      scorer,
+      learner,
+      feedbackLimits: { unattributedWeight: 1 },
+    });
     const ids = await threeStepRun(router);
     const [single] = await router.feedback(ids[0]!, 1);
     expect(single!.id).toBe(stepEventId("run-1", ids[0]!));

@@ -32,20 +32,24 @@ describe("bounded feedback influence", () => {
   it("one run's outcome carries a bounded total weight however many steps it has; the mode's shape is kept", async () => {
     const router = makeRouter();
     await steps(router, "r-every", 40);
-    const every = await router.feedback("r-every", false, { attribution: { mode: "every" } });
+    // an attributed source: full weight (an unattributed outcome is scaled further, see unattributed.test.ts)
+    const every = await router.feedback("r-every", false, { attribution: { mode: "every" }, source: "alice" });
     expect(every).toHaveLength(40);
     const total = every.reduce((s, e) => s + (e.weight ?? 1), 0);
     expect(total).toBeCloseTo(1, 9); // DEFAULT_MAX_RUN_WEIGHT
     expect(new Set(every.map((e) => e.weight)).size).toBe(1); // "every": still all equal
 
     await steps(router, "r-disc", 12);
-    const disc = await router.feedback("r-disc", true, { attribution: { mode: "discounted", discount: 0.9 } });
+    const disc = await router.feedback("r-disc", true, {
+      attribution: { mode: "discounted", discount: 0.9 },
+      source: "alice",
+    });
     const w = disc.map((e) => e.weight ?? 1);
     expect(w.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
     expect(w[10]! / w[11]!).toBeCloseTo(0.9, 9); // the discount between steps is unchanged
 
     await steps(router, "r-small", 1);
-    const small = await router.feedback("r-small", true, { weight: 0.5 });
+    const small = await router.feedback("r-small", true, { weight: 0.5, source: "alice" });
     expect(small.map((e) => e.weight)).toEqual([0.5]); // within the bound: untouched
   });
 
