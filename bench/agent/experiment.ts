@@ -21,6 +21,9 @@ import {
 } from "./rows.js";
 
 /** Router options that switch the features on; absent when the router lacks the feature. */
+/** The source of the benchmark's run feedback: the labels, an authenticated grader (full weight, see docs/online.md). */
+const BENCH_GRADER = "benchmark-grader";
+
 export interface RouterFeatures {
   /** Which features are on, in words (printed, and part of the result cache key). */
   readonly signature: string;
@@ -327,7 +330,12 @@ export async function learningCurve(
   const t0 = performance.now();
   for (const target of params.checkpoints) {
     await playRuns(replay, learnRuns.slice(done, target), routerCaller(learning, hint), async (r) => {
-      await learning.feedback(r.id, r.success ? 1 : 0, params.attribution ? { attribution: params.attribution } : {});
+      const source = { source: BENCH_GRADER };
+      await learning.feedback(
+        r.id,
+        r.success ? 1 : 0,
+        params.attribution ? { ...source, attribution: params.attribution } : source,
+      );
     });
     done = target;
     const evalRouter = makeRouter(replay, { policy, options, keys, learner: greedy });

@@ -69,6 +69,8 @@ export function makeRouter(replay: Replay, spec: RouterSpec): IrtRouter {
     cacheSize: setup.world.nItems,
     decisionLogSize: 50_000,
     logger: { warn: () => undefined },
+    // the benchmark's grader is the dataset's labels: a trusted, authenticated source with no budget
+    feedbackLimits: { sourceBudget: false },
     ...(spec.learner ? { learner: spec.learner } : {}),
     ...spec.options,
   });
