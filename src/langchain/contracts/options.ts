@@ -106,7 +106,8 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly decisionLogSize?: number;
   /**
    * Where feedback events go (default: kept in memory, readable as `router.feedbackEvents`, and lost when the process
-   * ends; a `FileStore` keeps them). With a `learner`, the router snapshots it to a store that reports a snapshot due.
+   * ends; a `FileStore` keeps them). The router snapshots its learner (the `learner` given, else its in-memory one) to a
+   * sink that reports a snapshot due.
    */
   readonly feedbackSink?: FeedbackSink;
   /**
@@ -120,7 +121,9 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   /** Receives one-time warnings (unknown model, missing price). Default: `console`. */
   readonly logger?: RouterLogger;
   /**
-   * Online ability learner (e.g. an `OnlineLearner` built from the scorer's catalog). When set, every
+   * Online ability learner (e.g. an `OnlineLearner` built from the scorer's catalog). Without it (and without `store`)
+   * the router learns in memory: the first recorded outcome (`feedback()`, `calibrate()`) starts
+   * `OnlineLearner.forScorer(scorer)`, lost when the process ends; until then p is the scorer's. When set, every
    * candidate's p is its predictive p under the learner's posterior (with the learner's exploration rule, if
    * any), models it does not know are added at its new-model prior, and `feedback()` updates it. A registered model
    * the learner removed (`removeModel`) is excluded from the candidates, with its reason in the decision's `excluded`.
