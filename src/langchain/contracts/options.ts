@@ -150,6 +150,15 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    */
   readonly attemptTimeout?: number;
   /**
+   * Retries a child may make on its own before the router falls back to the next model (default 1; `false` leaves
+   * the children as they are). LangChain chat models retry a failed request up to 6 times with exponential backoff
+   * (`maxRetries`, about 1.5 minutes against a server answering 500), all before the router sees the error; so the
+   * router lowers the `maxRetries` of each child left at LangChain's default of 6 (it sets `model.caller.maxRetries`,
+   * on the instance you registered) to this number. A child built with another `maxRetries` is left as it is. With the
+   * default a failing provider falls back within seconds (test/langchain/calls/child-retries.test.ts).
+   */
+  readonly childMaxRetries?: number | false;
+  /**
    * Prompt-cache-aware cost (default on): a candidate's expected cost bills the part of the call's input its provider
    * has cached for this run (the messages the same model last served in the run, within `lifetimeMs`, default
    * 5 minutes) at its `cachedInputPer1M`. Staying with a model is then cheaper, and switching is priced, never
@@ -304,6 +313,7 @@ export const irtRouterOptionsSchema = z.strictObject({
     ])
     .optional(),
   attemptTimeout: z.number().int().positive().optional(),
+  childMaxRetries: z.union([z.number().int().min(0).max(100), z.literal(false)]).optional(),
 });
 
 /**
