@@ -26,6 +26,7 @@ import { ScoringContextLoader, type ScoringContext } from "./routing/scoring-con
 import { modelSlots, type CallNeeds, type ModelSlot } from "./routing/model-slots.js";
 import { SharedBudget, SpendRecorder, type CallUsage } from "./routing/run-spend.js";
 import { StoreBinding } from "./feedback/store-binding.js";
+import { InMemoryLearning } from "./feedback/memory-learning.js";
 import { OnceWarnings } from "./contracts/warnings.js";
 import { RunMemory } from "./routing/run-memory.js";
 import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
@@ -52,8 +53,10 @@ export class RouteEngine {
   readonly fallbackOn: (error: unknown) => boolean;
   /** Milliseconds an attempt may take when the call gives no timeout (option `attemptTimeout`; default in calls/attempt.ts). */
   readonly attemptTimeout?: number;
-  /** Online learner whose posterior gives p, when configured. */
-  readonly learner?: AbilityLearner;
+  /** The configured learner (`learner` option, or the one `store` restores); undefined when neither is given. */
+  private readonly configuredLearner?: AbilityLearner;
+  /** Without `store` and `learner`: the in-memory learner started by the first recorded outcome. */
+  private readonly memoryLearning?: InMemoryLearning;
   private readonly warnings: OnceWarnings;
   private readonly loader: ScoringContextLoader;
   private readonly planner: RoutePlanner;
@@ -88,13 +91,15 @@ export class RouteEngine {
       );
     }
     this.binding = store ? new StoreBinding(store, this.logger, this.warnings) : undefined;
-    this.learner = this.binding?.learner ?? options.learner;
+    this.configuredLearner = this.binding?.learner ?? options.learner;
     const binding = this.binding;
+    const memory = this.configuredLearner ? undefined : new InMemoryLearning();
+    this.memoryLearning = memory;
     this.loader = new ScoringContextLoader(
       options,
       this.slots,
       this.warnings,
-      binding && ((scorer) => binding.init(scorer)),
+      binding ? (scorer) => binding.init(scorer) : memory && ((scorer) => Promise.resolve(memory.onScorer(scorer))),
     );
     const budget =
       store?.spend && this.policy.kind === "budget"
@@ -113,7 +118,7 @@ export class RouteEngine {
       policyName: this.policyName,
       maxAttempts: this.maxAttempts,
       log: this.log,
-      learner: this.learner,
+      learner: () => this.learner,
       scoring: this.loader,
       textOptions: options.routingText ?? {},
       warnings: this.warnings,
@@ -128,8 +133,23 @@ export class RouteEngine {
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false, budget);
     const sink = this.binding?.sink ?? options.feedbackSink ?? new MemoryFeedbackSink();
     const limits = feedbackLimitsSchema.parse(options.feedbackLimits ?? {});
+    const learnerFor = memory ? () => memory.start() : () => this.configuredLearner;
     const ledger = this.binding?.store.budget;
-    this.recorder = new FeedbackRecorder(this.log, sink, this.learner, this.logger, this.warnings, limits, ledger);
+    this.recorder = new FeedbackRecorder(this.log, sink, learnerFor, this.logger, this.warnings, limits, ledger);
+  }
+
+  /**
+   * The online learner whose posterior gives p: the `learner` option, the one `store` restores, or (with neither) the
+   * in-memory learner once the first outcome has started it; undefined before that.
+   */
+  get learner(): AbilityLearner | undefined {
+    return this.configuredLearner ?? this.memoryLearning?.learner;
+  }
+
+  /** The learner outcomes go to, after loading the scorer (starts the in-memory learner of a router without one). */
+  async learnerForOutcomes(): Promise<AbilityLearner | undefined> {
+    await this.loader.load();
+    return this.memoryLearning ? this.memoryLearning.start() : this.configuredLearner;
   }
 
   /** The sink feedback events are written to (a {@link MemoryFeedbackSink} when none was configured). */

@@ -265,10 +265,29 @@ describe("the router snapshots its learner when the store says one is due", () =
     for (const id of learner.models()) expectSamePosterior(restored.posterior(id), learner.posterior(id));
   });
 
-  it("warns once when a snapshot is due but there is no learner to snapshot", async () => {
+  it("a feedbackSink without a learner option: snapshots the router's in-memory learner when due", async () => {
     const store = new MemoryStore({ snapshotEvery: 1 });
     const logger = quietLogger();
     const router = new IrtRouter({ models: models(), scorer: new ToyScorer(), feedbackSink: store, logger });
+    for (const q of ["Name a colour.", "What is 2 + 2?"]) await router.feedback(await ask(router, q), true);
+    expect(logger.messages.filter((m) => /snapshot is due/.test(m))).toEqual([]);
+    const loaded = await store.load();
+    expect(loaded.snapshot?.seq).toBe(2);
+    expect(loaded.events).toEqual([]);
+  });
+
+  it("warns once when a snapshot is due but the learner given cannot export its state", async () => {
+    const store = new MemoryStore({ snapshotEvery: 1 });
+    const logger = quietLogger();
+    const scorer = new ToyScorer();
+    const own = new OnlineLearner(scorer.models);
+    const learner = {
+      has: own.has.bind(own),
+      addModel: own.addModel.bind(own),
+      score: own.score.bind(own),
+      observe: own.observe.bind(own),
+    };
+    const router = new IrtRouter({ models: models(), scorer, learner, feedbackSink: store, logger });
     for (const q of ["Name a colour.", "What is 2 + 2?"]) await router.feedback(await ask(router, q), true);
     expect(logger.messages.filter((m) => /snapshot is due.*no learner/.test(m))).toHaveLength(1);
     expect((await store.load()).events).toHaveLength(2);

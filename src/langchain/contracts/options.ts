@@ -131,7 +131,8 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly decisionLogSize?: number;
   /**
    * Where feedback events go (default: kept in memory, readable as `router.feedbackEvents`, and lost when the process
-   * ends; a `FileStore` keeps them). With a `learner`, the router snapshots it to a store that reports a snapshot due.
+   * ends; a `FileStore` keeps them). The router snapshots its learner (the `learner` given, else its in-memory one) to a
+   * sink that reports a snapshot due.
    */
   readonly feedbackSink?: FeedbackSink;
   /**
@@ -145,7 +146,9 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   /** Receives one-time warnings (unknown model, missing price). Default: `console`. */
   readonly logger?: RouterLogger;
   /**
-   * Online ability learner (e.g. an `OnlineLearner` built from the scorer's catalog). When set, every
+   * Online ability learner (e.g. an `OnlineLearner` built from the scorer's catalog). Without it (and without `store`)
+   * the router learns in memory: the first recorded outcome (`feedback()`, `calibrate()`) starts
+   * `OnlineLearner.forScorer(scorer)`, lost when the process ends; until then p is the scorer's. When set, every
    * candidate's p is its predictive p under the learner's posterior (with the learner's exploration rule, if
    * any), models it does not know are added at its new-model prior, and `feedback()` updates it. A registered model
    * the learner removed (`removeModel`) is excluded from the candidates, with its reason in the decision's `excluded`.
@@ -172,6 +175,15 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    * signal, and the next candidate is tried.
    */
   readonly attemptTimeout?: number;
+  /**
+   * Retries a child may make on its own before the router falls back to the next model (default 1; `false` leaves
+   * the children as they are). LangChain chat models retry a failed request up to 6 times with exponential backoff
+   * (`maxRetries`, about 1.5 minutes against a server answering 500), all before the router sees the error; so the
+   * router lowers the `maxRetries` of each child left at LangChain's default of 6 (it sets `model.caller.maxRetries`,
+   * on the instance you registered) to this number. A child built with another `maxRetries` is left as it is. With the
+   * default a failing provider falls back within seconds (test/langchain/calls/child-retries.test.ts).
+   */
+  readonly childMaxRetries?: number | false;
   /**
    * Prompt-cache-aware cost (default on): a candidate's expected cost bills the part of the call's input its provider
    * has cached for this run (the messages the same model last served in the run, within `lifetimeMs`, default
@@ -328,6 +340,7 @@ export const irtRouterOptionsSchema = z.strictObject({
     .optional(),
   attemptTimeout: z.number().int().positive().optional(),
   runs: runRoutingSchema.optional(),
+  childMaxRetries: z.union([z.number().int().min(0).max(100), z.literal(false)]).optional(),
 });
 
 /**

@@ -50,7 +50,8 @@ export class FeedbackRecorder {
   constructor(
     private readonly log: DecisionLog,
     readonly sink: FeedbackSink,
-    private readonly learner: AbilityLearner | undefined,
+    /** The learner outcomes are applied to (called when an outcome is recorded: an in-memory learner starts then). */
+    private readonly learnerFor: () => AbilityLearner | undefined,
     private readonly logger: RouterLogger,
     private readonly warnings: OnceWarnings,
     private readonly limits: FeedbackLimits = feedbackLimitsSchema.parse({}),
@@ -203,7 +204,7 @@ export class FeedbackRecorder {
     events: readonly FeedbackEvent[],
     { onStored, checked = false }: RecordOptions,
   ): Promise<void> {
-    const learner = this.learner;
+    const learner = this.learnerFor();
     if (learner?.check && !checked) for (const event of events) learner.check(event);
     let appended: unknown;
     try {
@@ -229,7 +230,8 @@ export class FeedbackRecorder {
 
   /** Snapshots the learner's state at `seq` in the sink; a failure is a warning (the journal keeps the events). */
   private async snapshot(seq: number): Promise<void> {
-    const { sink, learner } = this;
+    const { sink } = this;
+    const learner = this.learnerFor();
     const { snapshot } = sink;
     if (typeof snapshot !== "function" || typeof learner?.exportState !== "function") {
       this.warnings.warn(

@@ -35,8 +35,8 @@ const wrapperOptionsSchema = z
 /**
  * Calibrates one of the router's models: asks it probe questions chosen by maximum Fisher information under the
  * router's learner, grades the replies, writes each outcome to the router's feedback sink before the learner
- * applies it, and stops at the budget or when the estimate is certain enough. Needs the router's `learner` to be
- * an `OnlineLearner`.
+ * applies it, and stops at the budget or when the estimate is certain enough. Needs the router's learner to be an
+ * `OnlineLearner`: the `learner` option, or (with neither `learner` nor `store`) the router's in-memory learner.
  */
 export async function calibrateRoutedModel(
   engine: RouteEngine,
@@ -45,7 +45,13 @@ export async function calibrateRoutedModel(
 ): Promise<CalibrationResult> {
   assertProbeSet(options);
   parseWith(wrapperOptionsSchema, options, "options");
-  const learner = engine.learner;
+  const slot = engine.slots.find((s) => s.id === modelId);
+  if (!slot)
+    throw new UnknownModelError(
+      modelId,
+      engine.slots.map((s) => s.id),
+    );
+  const learner = await engine.learnerForOutcomes();
   if (!(learner instanceof OnlineLearner)) {
     throw new IrtRouterError(
       "INVALID_CONFIG",
@@ -53,12 +59,6 @@ export async function calibrateRoutedModel(
       { path: "options.learner" },
     );
   }
-  const slot = engine.slots.find((s) => s.id === modelId);
-  if (!slot)
-    throw new UnknownModelError(
-      modelId,
-      engine.slots.map((s) => s.id),
-    );
   const { catalogIds } = await engine.scoring();
   const { prompt, grade, ...rest } = options;
   return calibrateModel({

@@ -139,7 +139,8 @@ export class IrtRouter extends RunRoutedChatModel {
    * Record whether an answer was right: `id` is a decision id (`routeDecisionOf(reply).decisionId`)
    * or a run id (the answered decisions of that run: the middleware's `irtRouterRunId`, or the
    * `metadata.irtRouterRunId` you passed). `outcome` is true/false or a grade in [0, 1]. Writes one
-   * {@link FeedbackEvent} per credited decision (with the query's alpha/beta) to the sink and returns them.
+   * {@link FeedbackEvent} per credited decision (with the query's alpha/beta) to the sink, applies them to the learner
+   * (the `learner` given, the one `store` restores, else an in-memory one the first outcome starts) and returns them.
    * A run's outcome is spread over its steps as `options.attribution` says (default: mode "posterior", a success
    * credits every step and a failure blames each step by its chance of being the one that failed, from the p the
    * router predicted for it; a step whose tool call errored is a failure of its own). Other modes: "every", "last",

@@ -39,6 +39,10 @@ export interface CallNeeds {
 
 /** The slots of the router's `models` option, in registration order. */
 export function modelSlots(options: ParsedRouterOptions): ModelSlot[] {
+  if (options.childMaxRetries !== false) {
+    const retries = options.childMaxRetries ?? DEFAULT_CHILD_MAX_RETRIES;
+    for (const entry of Object.values(options.models)) boundChildRetries(entry.model, retries);
+  }
   const defaultOut = options.expectedOutputTokens ?? DEFAULT_EXPECTED_OUTPUT_TOKENS;
   const learn = options.learnOutputTokens;
   const learnWeight = typeof learn === "object" ? learn.weight : DEFAULT_OUTPUT_TOKENS_PRIOR_WEIGHT;
@@ -49,6 +53,26 @@ export function modelSlots(options: ParsedRouterOptions): ModelSlot[] {
     contextWindow: entry.contextWindow,
     outputTokens: new OutputTokenTracker(entry.expectedOutputTokens ?? defaultOut, learnWeight),
   }));
+}
+
+/** LangChain's default `maxRetries` of a chat model's `caller` (`AsyncCaller`). */
+export const LANGCHAIN_DEFAULT_MAX_RETRIES = 6;
+/** Retries a child keeps by default (option `childMaxRetries`): one quick retry (1-2 s backoff), then the next model. */
+export const DEFAULT_CHILD_MAX_RETRIES = 1;
+
+/**
+ * Lowers a child's own retries to `retries` when it is left at LangChain's default (its `caller.maxRetries` is 6), so
+ * the router's fallback is not delayed by about 1.5 minutes of backoff; a child with another value is left as it is.
+ * A chat model that delegates to chat models it holds (ChatOpenAI calls its `completions` or `responses` model, each
+ * with its own caller) has theirs lowered too.
+ */
+export function boundChildRetries(model: BaseChatModel, retries: number): void {
+  const lower = (m: unknown) => {
+    const caller = (m as { caller?: { maxRetries?: unknown } }).caller;
+    if (caller && caller.maxRetries === LANGCHAIN_DEFAULT_MAX_RETRIES) caller.maxRetries = retries;
+  };
+  lower(model);
+  for (const inner of Object.values(model)) if (inner instanceof BaseChatModel && inner !== model) lower(inner);
 }
 
 /** Why a model cannot serve this call, or undefined when it can. */

@@ -34,7 +34,8 @@ export interface PlannerParts {
   readonly policyName: string;
   readonly maxAttempts: number;
   readonly log: DecisionLog;
-  readonly learner?: AbilityLearner;
+  /** The online learner whose posterior gives p, when there is one (read at each plan: it may start later). */
+  readonly learner: () => AbilityLearner | undefined;
   readonly scoring: ScoringContextLoader;
   readonly textOptions: RoutingTextOptions;
   readonly warnings: OnceWarnings;
@@ -86,7 +87,6 @@ export class RoutePlanner {
     this.excludeRemoved(eligible, excluded, ctx);
     if (eligible.length === 0) throw new NoCandidatesError(excluded);
     const task = call.task ?? this.parts.task;
-    if (task !== undefined && !this.parts.learner) this.warnTaskWithoutLearner();
     const learned = this.learnerScores(task !== undefined ? { ...item, task } : item, eligible, ctx);
     const { memory, cacheAware } = this.parts;
     const cachedTokens = new Map(eligible.map((slot) => [slot.id, memory.cachedTokens(call.runId, slot.id, shape)]));
@@ -165,14 +165,6 @@ export class RoutePlanner {
     return { ranked, escalated: record };
   }
 
-  private warnTaskWithoutLearner(): void {
-    this.parts.warnings.warn(
-      "task:no-learner",
-      `irt-router: calls carry a task hint, but the router has no learner, so the hint is recorded (decision, feedback ` +
-        `events) without changing p. Give the router a learner (OnlineLearner.forScorer(scorer)) to learn per-task offsets.`,
-    );
-  }
-
   private warnBudgetWithoutRun(): void {
     this.parts.warnings.warn(
       "budget:no-run-id",
@@ -190,7 +182,7 @@ export class RoutePlanner {
    * serve the call, and the others are routed as usual.
    */
   private excludeRemoved(eligible: ModelSlot[], excluded: ExclusionRecord[], ctx: ScoringContext): void {
-    const learner = this.parts.learner;
+    const learner = this.parts.learner();
     if (typeof learner?.isRemoved !== "function") return;
     const kept = eligible.filter((slot) => {
       const id = ctx.catalogIds[slot.id] ?? slot.id;
@@ -211,7 +203,7 @@ export class RoutePlanner {
     eligible: readonly ModelSlot[],
     ctx: ScoringContext,
   ): { score: number; p: number }[] | undefined {
-    const learner = this.parts.learner;
+    const learner = this.parts.learner();
     if (!learner) return undefined;
     const ids = eligible.map((slot) => ctx.catalogIds[slot.id] ?? slot.id);
     for (const id of ids) if (!learner.has(id)) learner.addModel(id);

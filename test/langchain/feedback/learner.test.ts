@@ -241,7 +241,15 @@ describe("router.calibrate", () => {
   it("needs an OnlineLearner and a registered model", async () => {
     const scorer = new ToyScorer();
     const options = { budget: 5, probes: bank, prompt: () => "q", grade: () => 1 };
-    const bare = new IrtRouter({ models: { "gpt-4": fake() }, scorer, logger: quietLogger() });
+    // A learner of its own that is not an OnlineLearner cannot be calibrated (a router without one uses its in-memory one).
+    const own = new OnlineLearner(scorer.models);
+    const custom = {
+      has: (id: string) => own.has(id),
+      addModel: (id: string) => own.addModel(id),
+      score: own.score.bind(own),
+      observe: own.observe.bind(own),
+    };
+    const bare = new IrtRouter({ models: { "gpt-4": fake() }, scorer, learner: custom, logger: quietLogger() });
     await expect(bare.calibrate("gpt-4", options)).rejects.toThrow(/learner/);
     const withLearner = new IrtRouter({
       models: { "gpt-4": fake() },

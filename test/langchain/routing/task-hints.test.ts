@@ -59,13 +59,15 @@ describe("task hints", () => {
     expect(blind.code).toBe(blind.chat);
   });
 
-  it("without a learner, records the hint and says once that it cannot change p", async () => {
+  it("without a learner option, records the hint and learns it in memory from the first feedback on", async () => {
     const logger = quietLogger();
     const router = new IrtRouter({ models: { "gpt-4": fake(), mistral: fake() }, scorer: new ToyScorer(), logger });
     const d = decisionOf(await router.invoke(QUESTION, { metadata: { irtRouterTask: "code" } }));
-    await router.invoke(QUESTION, { metadata: { irtRouterTask: "code" } });
     expect(d.task).toBe("code");
-    expect(logger.messages.filter((m) => m.includes("task hint"))).toHaveLength(1);
+    expect(logger.messages.filter((m) => m.includes("task hint"))).toEqual([]);
+    expect((await router.feedback(d.decisionId, true))[0]!.task).toBe("code");
+    // the in-memory learner (started by that feedback) learns per-task offsets as a given learner does
+    expect(await learnRounds(router, 40, true)).toEqual({ code: "mistral", chat: "gpt-4" });
   });
 
   it("rejects a bad hint naming it", async () => {

@@ -1,0 +1,38 @@
+/**
+ * The learning of a router given neither `store` nor `learner`: an in-memory `OnlineLearner` over the scorer's
+ * catalog, as `store: new MemoryStore()` would restore it, started by the first outcome the router records (feedback
+ * or a calibration probe). Until then routing is exactly the scorer's; from then on p is the learner's predictive p,
+ * so feedback always moves p. Lost when the process ends (give a `store` to keep it).
+ */
+import { FeedbackError } from "../../errors.js";
+import { OnlineLearner } from "../../learning/learner.js";
+import type { Scorer } from "../../scorer/types.js";
+
+/** Holds the scorer once it has loaded and the learner once the first outcome is recorded. */
+export class InMemoryLearning {
+  private scorer?: Scorer;
+  private inner?: OnlineLearner;
+
+  /** Called when the scorer loads (the learner's prior is the scorer's catalog). */
+  onScorer(scorer: Scorer): void {
+    this.scorer = scorer;
+  }
+
+  /** The learner, once started (undefined before the first recorded outcome: routing uses the scorer's p). */
+  get learner(): OnlineLearner | undefined {
+    return this.inner;
+  }
+
+  /** The learner, started now if it was not (the scorer must have loaded: an outcome follows a routed call). */
+  start(): OnlineLearner {
+    if (!this.inner) {
+      const scorer = this.scorer;
+      if (!scorer)
+        throw new FeedbackError(
+          "The router's in-memory learner starts from the scorer, which loads on the first call; route a call first.",
+        );
+      this.inner = OnlineLearner.forScorer(scorer);
+    }
+    return this.inner;
+  }
+}
