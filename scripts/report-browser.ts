@@ -13,8 +13,11 @@ export function chromiumPath(): string | undefined {
 }
 
 export interface PageCheck {
-  /** Per figure section: its id, the inlined SVG's drawn size and the count of marks (paths, rects, symbols). */
-  readonly figures: { id: string; width: number; height: number; marks: number }[];
+  /**
+   * Per figure section: its id, the inlined SVG's drawn size, the count of marks (paths, rects, symbols) and of pairs
+   * of its text marks (point labels, not axis labels) whose drawn boxes overlap.
+   */
+  readonly figures: { id: string; width: number; height: number; marks: number; labelOverlaps: number }[];
   readonly consoleErrors: string[];
 }
 
@@ -54,11 +57,21 @@ export async function checkReportPage(
       sections.map((s) => {
         const svg = s.querySelector(".svg svg");
         const box = svg?.getBoundingClientRect();
+        const labels = svg
+          ? [...svg.querySelectorAll("g.mark-text.role-mark text")].map((t) => t.getBoundingClientRect())
+          : [];
+        let labelOverlaps = 0;
+        for (let i = 0; i < labels.length; i++)
+          for (let j = i + 1; j < labels.length; j++) {
+            const [a, b] = [labels[i]!, labels[j]!];
+            if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) labelOverlaps++;
+          }
         return {
           id: s.id,
           width: box?.width ?? 0,
           height: box?.height ?? 0,
           marks: svg ? svg.querySelectorAll("g.role-mark > *").length : 0,
+          labelOverlaps,
         };
       }),
     );

@@ -54,6 +54,10 @@ describe("report in a browser", () => {
       expect(f.height, f.id).toBeGreaterThan(100);
       expect(f.marks, f.id).toBeGreaterThan(2);
     }
+    // point labels drawn where they do not overlap (before the fix: Mixtral and Yi-34B on the frontier, 11 pairs
+    // on the ability projection)
+    for (const id of ["frontier", "ability-projection"])
+      expect(page.figures.find((f) => f.id === id)!.labelOverlaps, id).toBe(0);
     expect(statSync(shot).size).toBeGreaterThan(50_000);
   });
 

@@ -3,6 +3,7 @@ import type { Figure, OmittedFigure, ReportData, ReportFigures } from "./types.j
 import { abilityHeatmap, abilityProjection } from "./figures-scorer.js";
 import { difficultyFigure, frontierFigure, reliabilityFigure } from "./figures-eval.js";
 import { learningCurveFigure, learningShareFigure, routingShareFigure } from "./figures-runs.js";
+import { colourScaleFor, modelColourScale, modelNamer } from "./names.js";
 
 const DATASET_INPUT = "--dataset <name|folder> (a labelled dataset; its test split is scored)";
 const STORE_INPUT = "--store <FileStore folder|redis://url> (the online learner's feedback)";
@@ -17,7 +18,14 @@ const STORE_INPUT = "--store <FileStore folder|redis://url> (the online learner'
  * console.log(figures.map((f) => f.id), omitted.map((o) => o.needs));
  * ```
  */
-export function buildFigures(data: ReportData): ReportFigures {
+export function buildFigures(raw: ReportData): ReportFigures {
+  const { data, name } = withDisplayNames(raw);
+  const colours = modelColours(data);
+  const coloursOf = (rows: readonly { model: string }[]) =>
+    colourScaleFor(
+      colours,
+      rows.map((r) => r.model),
+    );
   const figures: Figure[] = [];
   const omitted: OmittedFigure[] = [];
   const add = (id: string, title: string, make: (() => Figure) | undefined, needs: string) => {
@@ -52,18 +60,65 @@ export function buildFigures(data: ReportData): ReportFigures {
   add(
     "frontier",
     "Cost-accuracy frontier",
-    costs && (() => frontierFigure(costs)),
+    costs && (() => frontierFigure(costs, name)),
     "--eval <file> (irt-router eval --json) or --agent <file> (npm run bench:agent -- --json)",
   );
   const decisions = data.decisions && data.decisions.rows.length > 0 ? data.decisions : undefined;
   add(
     "routing-share",
     "Routing share by model and by category",
-    decisions && (() => routingShareFigure(decisions)),
+    decisions && (() => routingShareFigure(decisions, coloursOf(decisions.rows))),
     "--decisions <file> (one routing decision per line: model and category)",
   );
   const learning = data.learning && data.learning.curves.length > 0 ? data.learning : undefined;
-  add("learning-ability", "Learning curves", learning && (() => learningCurveFigure(learning)), STORE_INPUT);
-  add("learning-share", "Routing share over time", learning && (() => learningShareFigure(learning)), STORE_INPUT);
+  add(
+    "learning-ability",
+    "Learning curves",
+    learning && (() => learningCurveFigure(learning, coloursOf(learning.curves))),
+    STORE_INPUT,
+  );
+  add(
+    "learning-share",
+    "Routing share over time",
+    learning && (() => learningShareFigure(learning, coloursOf(learning.share))),
+    STORE_INPUT,
+  );
   return { figures, omitted };
+}
+
+/**
+ * The data with every model named by its one display name (see modelNamer): the router's and the dataset's names in
+ * the decisions and the store's events become the catalog labels the ability map shows. Costs keep their raw names;
+ * the frontier names its single models with `name` and the costs' dataset.
+ */
+function withDisplayNames(data: ReportData): {
+  data: ReportData;
+  name: (model: string, dataset?: string) => string;
+} {
+  const name = modelNamer(data.abilities);
+  return {
+    name,
+    data: {
+      ...data,
+      ...(data.decisions && {
+        decisions: { ...data.decisions, rows: data.decisions.rows.map((r) => ({ ...r, model: name(r.model) })) },
+      }),
+      ...(data.learning && {
+        learning: {
+          ...data.learning,
+          curves: data.learning.curves.map((c) => ({ ...c, model: name(c.model) })),
+          share: data.learning.share.map((c) => ({ ...c, model: name(c.model) })),
+        },
+      }),
+    },
+  };
+}
+
+/** One colour per model across the routing-share and learning figures. */
+function modelColours(data: ReportData): { domain: string[]; range: string[] } {
+  return modelColourScale([
+    ...(data.decisions?.rows.map((r) => r.model) ?? []),
+    ...(data.learning?.curves.map((c) => c.model) ?? []),
+    ...(data.learning?.share.map((c) => c.model) ?? []),
+  ]);
 }

@@ -1,7 +1,8 @@
 /** Figures from labelled data and cost results: difficulty against accuracy, reliability, cost-accuracy frontier. */
-import type { Figure, ReportData } from "./types.js";
+import type { CostPoint, Figure, ReportData } from "./types.js";
 import { paretoFrontier, reliabilityBins } from "./stats.js";
 import { BASE } from "./figures-scorer.js";
+import { labelLayers, labelRows, paddedDomain } from "./labels.js";
 
 /** Each item's difficulty beta against its observed accuracy over the dataset's models, with a binned mean. */
 export function difficultyFigure(items: NonNullable<ReportData["items"]>): Figure {
@@ -111,27 +112,87 @@ export function reliabilityFigure(sets: NonNullable<ReportData["reliability"]>):
   };
 }
 
-/** Every policy's cost-accuracy points (curves), the single models, and the Pareto frontier over all of them. */
-export function frontierFigure(costs: NonNullable<ReportData["costs"]>): Figure {
+/**
+ * How the frontier line is drawn, the one place the spec and the caption read it from: over which points the Pareto
+ * frontier is computed, and its Vega-Lite interpolation.
+ */
+export const FRONTIER_LINE = { includesSingles: true, interpolate: "step-after" } as const;
+
+/** The caption's sentence on the frontier line, from {@link FRONTIER_LINE}. */
+export function frontierLineText(line: { includesSingles: boolean; interpolate: string } = FRONTIER_LINE): string {
+  const over = line.includesSingles ? "every policy point and single model" : "the policies' points";
+  const shape =
+    line.interpolate === "step-after"
+      ? "from each frontier point it runs flat to the next costlier one, where it steps up, so at any cost it shows the best accuracy reached at that cost or less"
+      : `its frontier points are joined by ${line.interpolate} interpolation`;
+  return `the black line is the Pareto frontier over ${over} (no other point is as cheap and more accurate): ${shape}`;
+}
+
+const LABEL_FONT = 9;
+
+/** The frontier's fixed axes (log cost, accuracy) and its single models' labels placed so that none overlap. */
+function frontierLabels(
+  policyPoints: readonly CostPoint[],
+  singles: readonly CostPoint[],
+  width: number,
+  height: number,
+) {
+  const every = [...policyPoints, ...singles];
+  const axes = {
+    x: {
+      domain: paddedDomain(
+        every.map((p) => p.cost),
+        0.06,
+        true,
+      ),
+      pixels: width,
+      log: true,
+    },
+    y: { domain: paddedDomain(every.map((p) => p.accuracy)), pixels: height },
+  };
+  const labels = labelRows(
+    singles.map((s) => ({ x: s.cost, y: s.accuracy, text: s.name })),
+    axes,
+    LABEL_FONT,
+    policyPoints.map((p) => ({ x: p.cost, y: p.accuracy })),
+  );
+  return { axes, labels };
+}
+
+/**
+ * Every policy's cost-accuracy points (curves), the single models (named by `name`, the report's one display name
+ * per model), and the Pareto frontier over them as {@link FRONTIER_LINE} says.
+ */
+export function frontierFigure(
+  costs: NonNullable<ReportData["costs"]>,
+  name: (model: string, dataset?: string) => string = (m) => m,
+): Figure {
   const policyPoints = costs.policies.flatMap((p) => p.points.map((pt, i) => ({ ...pt, policy: p.name, i })));
-  const singles = costs.singles.map((s) => ({ ...s, policy: "single model" }));
-  const all = [...policyPoints.map((p) => ({ ...p, name: `${p.policy}#${p.i}` })), ...singles];
+  const singles = costs.singles.map((s) => ({ ...s, name: name(s.name, costs.dataset), policy: "single model" }));
+  const all = [
+    ...policyPoints.map((p) => ({ ...p, name: `${p.policy}#${p.i}` })),
+    ...(FRONTIER_LINE.includesSingles ? singles : []),
+  ];
   const onFrontier = new Set(paretoFrontier(all));
   const frontier = all.filter((p) => onFrontier.has(p.name)).sort((a, b) => a.cost - b.cost);
   const unit = costs.per === "run" ? "USD per run" : "USD per query";
   const title = `Cost-accuracy frontier (${costs.source})`;
+  const width = 560;
+  const height = 360;
+  const { axes, labels } = frontierLabels(policyPoints, singles, width, height);
+  const hidden = singles.length - labels.length;
   return {
     id: "frontier",
     title,
     caption:
       `Mean cost (${unit}, log scale) against ${costs.per === "run" ? "run success" : "accuracy"}: each coloured ` +
-      "line is one policy as its cost weight varies, grey squares are single models, the black step line is the " +
-      "frontier (nothing cheaper is more accurate). Up and to the left is better.",
+      `line is one policy as its cost weight varies, grey squares are single models; ${frontierLineText()}. ` +
+      `Up and to the left is better.${hidden > 0 ? ` ${hidden} single-model labels that would overlap are left out (hover for the name).` : ""}`,
     spec: {
       ...BASE,
       title,
-      width: 560,
-      height: 360,
+      width,
+      height,
       layer: [
         {
           data: { values: policyPoints },
@@ -139,34 +200,35 @@ export function frontierFigure(costs: NonNullable<ReportData["costs"]>): Figure 
           encoding: {
             x: { field: "cost", type: "quantitative" },
             y: { field: "accuracy", type: "quantitative" },
-            color: { field: "policy", type: "nominal", title: "policy" },
+            color: { field: "policy", type: "nominal", title: "policy", legend: { symbolType: "stroke" } },
             order: { field: "cost" },
           },
         },
         {
           data: { values: frontier },
-          mark: { type: "line", interpolate: "step-after", color: "black", strokeWidth: 1 },
+          mark: { type: "line", interpolate: FRONTIER_LINE.interpolate, color: "black", strokeWidth: 1 },
           encoding: { x: { field: "cost", type: "quantitative" }, y: { field: "accuracy", type: "quantitative" } },
         },
         {
           data: { values: singles },
-          layer: [
-            { mark: { type: "square", size: 60, color: "#777" } },
-            {
-              mark: { type: "text", align: "left", dx: 6, fontSize: 9, color: "#444" },
-              encoding: { text: { field: "name" } },
-            },
-          ],
+          mark: { type: "square", size: 60, color: "#777" },
           encoding: {
             x: { field: "cost", type: "quantitative" },
             y: { field: "accuracy", type: "quantitative" },
             tooltip: [{ field: "name" }, { field: "cost", format: ".6f" }, { field: "accuracy", format: ".3f" }],
           },
         },
+        ...labelLayers(labels, { fontSize: LABEL_FONT, color: "#444" }),
       ],
       encoding: {
-        x: { title: `mean cost (${unit}, log scale)`, scale: { type: "log" } },
-        y: { title: costs.per === "run" ? "run success rate" : "accuracy (share correct)", scale: { zero: false } },
+        x: {
+          title: `mean cost (${unit}, log scale)`,
+          scale: { type: "log", domain: [...axes.x.domain], nice: false },
+        },
+        y: {
+          title: costs.per === "run" ? "run success rate" : "accuracy (share correct)",
+          scale: { domain: [...axes.y.domain], nice: false, zero: false },
+        },
       },
     },
   };

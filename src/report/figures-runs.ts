@@ -1,9 +1,13 @@
 /** Figures from routing decisions and from a store's feedback: routing share and learning curves. */
 import type { Figure, ReportData } from "./types.js";
 import { BASE } from "./figures-scorer.js";
+import { modelColourScale } from "./names.js";
 
 /** Share of the decisions routed to each model, overall and within each category (stacked bars). */
-export function routingShareFigure(decisions: NonNullable<ReportData["decisions"]>): Figure {
+export function routingShareFigure(
+  decisions: NonNullable<ReportData["decisions"]>,
+  colours = modelColourScale(decisions.rows.map((d) => d.model)),
+): Figure {
   const counts = new Map<string, number>();
   const perCategory = new Map<string, number>();
   for (const d of decisions.rows) {
@@ -39,7 +43,7 @@ export function routingShareFigure(decisions: NonNullable<ReportData["decisions"
           axis: { format: "%" },
           stack: "normalize",
         },
-        color: { field: "model", type: "nominal", title: "model" },
+        color: { field: "model", type: "nominal", title: "model", scale: colours },
         tooltip: [
           { field: "category" },
           { field: "model" },
@@ -52,10 +56,22 @@ export function routingShareFigure(decisions: NonNullable<ReportData["decisions"
 }
 
 /** Each model's ability estimate (with a 2-sd band) against the number of feedback events seen. */
-export function learningCurveFigure(learning: NonNullable<ReportData["learning"]>): Figure {
+export function learningCurveFigure(
+  learning: NonNullable<ReportData["learning"]>,
+  colours = modelColourScale(learning.curves.map((c) => c.model)),
+): Figure {
   const values = learning.curves.map((c) => ({ ...c, low: c.estimate - 2 * c.sd, high: c.estimate + 2 * c.sd }));
   const title = `Learning curves: ability estimate against feedback events (${learning.source})`;
   const x = { field: "events", type: "quantitative", title: "feedback events replayed (count)" };
+  // the bands are drawn faint (opacity 0.2), and a legend takes its symbols' opacity from the marks: its swatches
+  // are set to solid strokes, the lines' colours
+  const color = {
+    field: "model",
+    type: "nominal",
+    title: "model",
+    scale: colours,
+    legend: { symbolType: "stroke", symbolOpacity: 1, symbolStrokeWidth: 3 },
+  };
   return {
     id: "learning-ability",
     title,
@@ -75,7 +91,7 @@ export function learningCurveFigure(learning: NonNullable<ReportData["learning"]
             x,
             y: { field: "low", type: "quantitative", title: "ability along the workload direction (logits)" },
             y2: { field: "high" },
-            color: { field: "model", type: "nominal", title: "model" },
+            color,
           },
         },
         {
@@ -83,7 +99,7 @@ export function learningCurveFigure(learning: NonNullable<ReportData["learning"]
           encoding: {
             x,
             y: { field: "estimate", type: "quantitative" },
-            color: { field: "model", type: "nominal" },
+            color,
             tooltip: [
               { field: "model" },
               { field: "events" },
@@ -98,7 +114,10 @@ export function learningCurveFigure(learning: NonNullable<ReportData["learning"]
 }
 
 /** Share of the store's events answered by each model, window by window (what the router sent where, over time). */
-export function learningShareFigure(learning: NonNullable<ReportData["learning"]>): Figure {
+export function learningShareFigure(
+  learning: NonNullable<ReportData["learning"]>,
+  colours = modelColourScale(learning.share.map((c) => c.model)),
+): Figure {
   const title = `Routing share over time (${learning.source})`;
   return {
     id: "learning-share",
@@ -122,7 +141,7 @@ export function learningShareFigure(learning: NonNullable<ReportData["learning"]
           title: "share of the window's events (%)",
           axis: { format: "%" },
         },
-        color: { field: "model", type: "nominal", title: "model" },
+        color: { field: "model", type: "nominal", title: "model", scale: colours },
       },
     },
   };

@@ -1,6 +1,8 @@
 /** The ability map: a clustered heatmap of the models' ability vectors and their 2-D PCA projection. */
 import type { Figure, ReportData } from "./types.js";
 import { clusterOrder, pca2 } from "./stats.js";
+import { labelLayers, labelRows, paddedDomain } from "./labels.js";
+import { modelLabels } from "./names.js";
 
 /** Vega-Lite settings shared by every figure. */
 export const BASE = {
@@ -8,18 +10,6 @@ export const BASE = {
   background: "white",
   config: { legend: { labelLimit: 280 } },
 } as const;
-
-/** Model labels: long ids cut in the middle (the "@dataset" suffix that tells rows apart stays), kept unique. */
-export function modelLabels(ids: readonly string[], max = 40): string[] {
-  const seen = new Set<string>();
-  return ids.map((id) => {
-    let label =
-      id.length > max ? `${id.slice(0, Math.ceil(max / 2) - 1)}…${id.slice(id.length - Math.floor(max / 2))}` : id;
-    for (let k = 2; seen.has(label); k++) label = `${label} (${k})`;
-    seen.add(label);
-    return label;
-  });
-}
 
 /** Heatmap of models (rows, clustered) by ability dimension (columns). */
 export function abilityHeatmap(data: ReportData): Figure {
@@ -59,49 +49,68 @@ export function abilityHeatmap(data: ReportData): Figure {
   };
 }
 
+const PROJECTION_FONT = 10;
+
 /** The models' abilities projected on their first two principal components, each point labelled. */
 export function abilityProjection(data: ReportData): Figure {
   const proj = pca2(data.abilities.map((m) => m.ability));
-  const labels = modelLabels(data.abilities.map((m) => m.id));
+  const names = modelLabels(data.abilities.map((m) => m.id));
   const values = data.abilities.map((m, i) => ({
-    model: labels[i]!,
+    model: names[i]!,
     source: m.sources?.join(", ") ?? "unknown",
     pc1: proj.points[i]![0],
     pc2: proj.points[i]![1],
   }));
   const pct = (x: number) => `${(100 * x).toFixed(0)}% of variance`;
   const title = "Ability map: 2-D projection of the models' abilities";
+  const width = 620;
+  const height = 440;
+  const axes = {
+    x: { domain: paddedDomain(values.map((v) => v.pc1)), pixels: width },
+    y: { domain: paddedDomain(values.map((v) => v.pc2)), pixels: height },
+  };
+  const labels = labelRows(
+    values.map((v) => ({ x: v.pc1, y: v.pc2, text: v.model })),
+    axes,
+    PROJECTION_FONT,
+  );
+  const hidden = values.length - labels.length;
   return {
     id: "ability-projection",
     title,
     caption:
       "Principal-component projection of the ability vectors (theta, logits): models close together succeed and fail " +
-      "on the same kinds of prompts (colour: the datasets that labelled each model); the axes keep the share of the variance shown in their titles.",
+      "on the same kinds of prompts (colour: the datasets that labelled each model); the axes keep the share of the variance shown in their titles." +
+      (hidden > 0
+        ? ` ${hidden} of the ${values.length} labels would overlap and are left out (hover a point for its model).`
+        : ""),
     spec: {
       ...BASE,
       title,
-      width: 520,
-      height: 380,
-      data: { values },
+      width,
+      height,
       layer: [
         {
+          data: { values },
           mark: { type: "point", filled: true, size: 60 },
-          encoding: { color: { field: "source", type: "nominal", title: "trained on (dataset)" } },
+          encoding: {
+            x: { field: "pc1", type: "quantitative" },
+            y: { field: "pc2", type: "quantitative" },
+            color: { field: "source", type: "nominal", title: "trained on (dataset)" },
+            tooltip: [{ field: "model" }, { field: "source" }],
+          },
         },
-        { mark: { type: "text", align: "left", dx: 6, dy: -4, fontSize: 10 }, encoding: { text: { field: "model" } } },
+        ...labelLayers(labels, { fontSize: PROJECTION_FONT }),
       ],
       encoding: {
         x: {
-          field: "pc1",
-          type: "quantitative",
           title: `first principal component (logits; ${pct(proj.explained[0])})`,
+          scale: { domain: [...axes.x.domain], nice: false, zero: false },
         },
         y: {
-          field: "pc2",
-          type: "quantitative",
           title: `second principal component (logits; ${pct(proj.explained[1])})`,
+          scale: { domain: [...axes.y.domain], nice: false, zero: false },
         },
-        tooltip: [{ field: "model" }],
       },
     },
   };

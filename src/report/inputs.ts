@@ -29,6 +29,7 @@ export function costsFromEval(raw: unknown, flag = "--eval"): NonNullable<Report
   const r = parseWith(evalSchema, raw, flag);
   return {
     source: `irt-router eval on ${r.dataset}`,
+    dataset: r.dataset,
     per: "query",
     singles: r.costReference.singleModels.map((s) => ({ name: s.model, cost: s.meanCost, accuracy: s.accuracy })),
     policies: r.methods
@@ -56,6 +57,7 @@ export function costsFromAgent(raw: unknown, flag = "--agent"): NonNullable<Repo
   const point = (row: (typeof r.rows)[number]) => ({ name: row.name, cost: row.costPerRun, accuracy: row.success });
   return {
     source: `agent runs on ${r.dataset}`,
+    dataset: r.dataset,
     per: "run",
     singles: r.rows.filter((row) => single.test(row.name)).map(point),
     policies: r.rows.filter((row) => !single.test(row.name)).map((row) => ({ name: row.name, points: [point(row)] })),

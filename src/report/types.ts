@@ -38,10 +38,14 @@ export interface ReportData {
     readonly id: string;
     readonly ability: ArrayLike<number>;
     readonly sources?: readonly string[];
+    /** Other names of the model (a dataset's own name, "name@dataset"): the report shows the id's label for them. */
+    readonly aliases?: readonly string[];
   }[];
   /** Cost-accuracy input: an `eval --json` result (curves per method, single models) or a `bench:agent` result. */
   readonly costs?: {
     readonly source: string;
+    /** The dataset the results are on, when known: its models' names are looked up as "name@dataset" first. */
+    readonly dataset?: string;
     /** "query" for eval results, "run" for agent runs. */
     readonly per: "query" | "run";
     readonly singles: readonly CostPoint[];

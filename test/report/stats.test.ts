@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clusterOrder, paretoFrontier, pca2, reliabilityBins } from "../../src/report/stats.js";
-import { modelLabels } from "../../src/report/figures-scorer.js";
+import { modelLabels } from "../../src/report/names.js";
 
 describe("clusterOrder", () => {
   it("puts members of the same cluster next to each other", () => {

@@ -22,7 +22,7 @@ import { parseWith } from "../../util/validate.js";
 import { snapshot, type RouteDecision } from "../contracts/route-decision.js";
 import { attachDecision } from "../calls/delegate.js";
 import { TASK_METADATA_KEY, taskOf } from "../routing/task-hint.js";
-import { calibrateRoutedModel, type RouterCalibrateOptions } from "./calibrate.js";
+import type { RouterCalibrateOptions } from "./calibrate.js";
 import type { FeedbackOptions } from "../feedback/outcome-events.js";
 import type { CalibrationResult } from "../../learning/new-model-calibration.js";
 import { RouteEngine } from "../engine.js";
@@ -176,7 +176,9 @@ export class IrtRouter extends RunRoutedChatModel {
    * console.log(result.predictedAccuracy, result.stopReason);
    * ```
    */
-  calibrate(modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
+  async calibrate(modelId: string, options: RouterCalibrateOptions): Promise<CalibrationResult> {
+    // loaded on first use: a router that never calibrates does not load the probe picker (first-call time)
+    const { calibrateRoutedModel } = await import("./calibrate.js");
     return calibrateRoutedModel(this.engine, modelId, options);
   }
 
