@@ -41,10 +41,7 @@ export type {
   CandidateRecord,
   AttemptRecord,
   ExclusionRecord,
-  DecisionRecord,
-  RealizedCostRecord,
 } from "./langchain/contracts/route-decision.js";
-export type { RouteTracingOptions } from "./tracing/route-span.js";
 export { routeDecisionOf } from "./langchain/contracts/route-decision.js";
 export { MemoryFeedbackSink } from "./langchain/feedback/recorder.js";
 export type { FeedbackOptions } from "./langchain/feedback/outcome-events.js";

@@ -3,6 +3,7 @@ import type { Figure, OmittedFigure, ReportData, ReportFigures } from "./types.j
 import { abilityHeatmap, abilityProjection } from "./figures-scorer.js";
 import { difficultyFigure, frontierFigure, reliabilityFigure } from "./figures-eval.js";
 import { learningCurveFigure, learningShareFigure, routingShareFigure } from "./figures-runs.js";
+import { decisionCostFigure, hasDecisionCosts } from "./figures-decisions.js";
 
 const DATASET_INPUT = "--dataset <name|folder> (a labelled dataset; its test split is scored)";
 const STORE_INPUT = "--store <FileStore folder|redis://url> (the online learner's feedback)";
@@ -61,6 +62,12 @@ export function buildFigures(data: ReportData): ReportFigures {
     "Routing share by model and by category",
     decisions && (() => routingShareFigure(decisions)),
     "--decisions <file> (one routing decision per line: model and category)",
+  );
+  add(
+    "decision-costs",
+    "Expected and realized cost per call, by model",
+    decisions && hasDecisionCosts(decisions.rows) ? () => decisionCostFigure(decisions) : undefined,
+    "--decisions <file> written by a router's decisionSink (decisionLogFile from irt-router/adapters)",
   );
   const learning = data.learning && data.learning.curves.length > 0 ? data.learning : undefined;
   add("learning-ability", "Learning curves", learning && (() => learningCurveFigure(learning)), STORE_INPUT);

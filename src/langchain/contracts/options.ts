@@ -179,7 +179,7 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    */
   readonly tracing?: boolean | RouteTracingOptions;
   /**
-   * Receives one {@link DecisionRecord} per settled call (answered, or failed on every model tried), with its
+   * Receives one `DecisionRecord` per settled call (answered, or failed on every model tried), with its
    * realized cost from the reported usage: the JSON Lines that `irt-router report --decisions` reads. To write a
    * file, use `decisionLogFile(path)` from `irt-router/adapters`. A sink that throws is warned about once, never
    * fails the call.
