@@ -14,9 +14,10 @@ const pathSchema = z.string().trim().min(1, "give a file path");
  * @example
  * ```ts
  * import { IrtRouter } from "irt-router";
+ * declare const mistral: import("@langchain/core/language_models/chat_models").BaseChatModel;
  * import { decisionLogFile } from "irt-router/adapters";
  *
- * const router = new IrtRouter({ models, decisionSink: decisionLogFile("logs/decisions.jsonl") });
+ * const router = new IrtRouter({ models: { "mistral-7b-chat": mistral }, decisionSink: decisionLogFile("logs/decisions.jsonl") });
  * // later: npx irt-router report --decisions logs/decisions.jsonl
  * ```
  */
