@@ -41,5 +41,6 @@ export {
   DEFAULT_PROBE_DATASET,
 } from "./learning/multiple-choice.js";
 export type { MultipleChoiceProbes, MultipleChoiceProbesOptions } from "./learning/multiple-choice.js";
+export { decisionLogFile } from "./report/decision-log-file.js";
 /** Raised by `irt-router report` (and anything else needing an optional peer dependency) when it is not installed. */
 export { MissingDependencyError } from "../src/errors.js";

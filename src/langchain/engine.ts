@@ -32,6 +32,10 @@ import { RunMemory } from "./routing/run-memory.js";
 import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
 
 import { ValidationError } from "../errors.js";
+import { RouteTracer, type PendingRoute } from "../tracing/route-span.js";
+import { decisionRecord, tracedRoute } from "./routing/decision-record.js";
+import type { DecisionRecord, RouteDecision } from "./contracts/route-decision.js";
+import { routingText } from "./routing/routing-text.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_DECISION_LOG_SIZE = 10_000;
@@ -71,6 +75,15 @@ export class RouteEngine {
   private readonly runOptions?: RunRoutingOptions;
   /** The `store` option's wiring (learner restored from it, feedback journaled to it, a shared store followed). */
   readonly binding?: StoreBinding;
+  /** Spans of routed calls (option `tracing`); undefined when off. */
+  private readonly tracer?: RouteTracer;
+  private readonly includeText: boolean;
+  private readonly decisionSink?: (record: DecisionRecord) => unknown;
+  private readonly textOptions: ParsedRouterOptions["routingText"];
+  /** Each planned decision's span-to-be (when tracing), until it is settled. */
+  private readonly pending = new WeakMap<RouteDecision, { route?: PendingRoute; text?: string }>();
+  /** Decisions already settled (a span and a log line each, once). */
+  private readonly settled = new WeakSet<RouteDecision>();
 
   constructor(options: ParsedRouterOptions) {
     this.slots = modelSlots(options);
@@ -90,6 +103,17 @@ export class RouteEngine {
         { path: options.learner ? "options.learner" : "options.feedbackSink" },
       );
     }
+    if (options.shadow && !this.slots.some((slot) => slot.id === options.shadow!.serve)) {
+      throw new ValidationError(
+        `IrtRouter options.shadow.serve "${options.shadow.serve}" is not a registered model (one of: ${this.slots.map((s) => s.id).join(", ")}).`,
+        { path: "options.shadow.serve" },
+      );
+    }
+    const tracing = options.tracing ?? true;
+    this.tracer = tracing === false ? undefined : new RouteTracer(tracing === true ? {} : tracing);
+    this.includeText = typeof tracing === "object" && tracing.includeText === true;
+    this.decisionSink = options.decisionSink;
+    this.textOptions = options.routingText;
     this.binding = store ? new StoreBinding(store, this.logger, this.warnings) : undefined;
     this.configuredLearner = this.binding?.learner ?? options.learner;
     const binding = this.binding;
@@ -125,6 +149,7 @@ export class RouteEngine {
       memory: this.memory,
       cacheAware: options.cacheAware !== false,
       ...(options.task !== undefined ? { task: options.task } : {}),
+      ...(options.shadow ? { shadow: options.shadow.serve } : {}),
       ...(escalation
         ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } }
         : {}),
@@ -166,14 +191,63 @@ export class RouteEngine {
     this.warnings.warn(key, message);
   }
 
-  /** See {@link RoutePlanner.plan}. */
-  plan(messages: readonly BaseMessage[], call: CallNeeds & { runId?: string; task?: string }): Promise<RoutePlan> {
-    return this.planner.plan(messages, call);
+  /**
+   * See {@link RoutePlanner.plan}. With tracing, the context active now is kept as the parent of the call's span,
+   * which {@link settle} records.
+   */
+  async plan(
+    messages: readonly BaseMessage[],
+    call: CallNeeds & { runId?: string; task?: string },
+  ): Promise<RoutePlan> {
+    const route = await this.tracer?.begin();
+    const plan = await this.planner.plan(messages, call);
+    if (route) {
+      const text = this.includeText ? routingText(messages, this.textOptions ?? {}) : undefined;
+      this.pending.set(plan.decision, { route, ...(text !== undefined ? { text } : {}) });
+    }
+    return plan;
   }
 
-  /** Records what a finished call cost (usage tokens when reported, else the estimate) for the budget policy. */
+  /**
+   * A routed call is over (answered: from {@link recordSpend}; failed on every model tried: from its caller): records
+   * its span and its decision-log line, once. Neither can fail the call: a failure is warned about once.
+   */
+  settle(plan: RoutePlan): void {
+    const { decision } = plan;
+    if (this.settled.has(decision)) return;
+    this.settled.add(decision);
+    const pending = this.pending.get(decision);
+    this.pending.delete(decision);
+    if (this.tracer && pending?.route) {
+      this.tracer
+        .end(pending.route, tracedRoute(decision, pending.text))
+        .catch((error: unknown) =>
+          this.warnOnce("tracing", `irt-router: a route span could not be recorded (${String(error)}).`),
+        );
+    }
+    if (this.decisionSink) {
+      try {
+        const out = this.decisionSink(decisionRecord(decision, new Date()));
+        if (out instanceof Promise) out.catch((error: unknown) => this.sinkFailed(error));
+      } catch (error) {
+        this.sinkFailed(error);
+      }
+    }
+  }
+
+  private sinkFailed(error: unknown): void {
+    this.warnOnce(
+      "decision-sink",
+      `irt-router: the decisionSink failed (${(error as Error)?.message ?? String(error)}); decisions go on being routed, not logged.`,
+    );
+  }
+
+  /**
+   * Records what a finished call cost (usage tokens when reported, else the estimate) for the budget policy, as the
+   * decision's `realized` cost, and settles the call (see {@link settle}).
+   */
   recordSpend(plan: RoutePlan, slotId: string, usage?: CallUsage): void {
-    this.spend.record(plan, slotId, usage);
+    plan.decision.realized = this.spend.record(plan, slotId, usage);
     this.memory.served(plan.decision.runId, slotId, plan.shape);
     // An answered decision is published for feedback on any process (a shared log only); a failure is a warning.
     if (this.log.shared) {
@@ -187,6 +261,7 @@ export class RouteEngine {
           ),
         );
     }
+    this.settle(plan);
   }
 
   /** See {@link FeedbackRecorder.feedback}. With a `store`, the learner is restored from it first. */

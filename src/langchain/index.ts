@@ -12,7 +12,15 @@ export type {
   AbilityLearner,
 } from "./contracts/options.js";
 export { irtRouterOptionsSchema, UNATTRIBUTED_SOURCE, DEFAULT_UNATTRIBUTED_WEIGHT } from "./contracts/options.js";
-export type { RouteDecision, CandidateRecord, AttemptRecord, ExclusionRecord } from "./contracts/route-decision.js";
+export type {
+  RouteDecision,
+  CandidateRecord,
+  AttemptRecord,
+  ExclusionRecord,
+  DecisionRecord,
+  RealizedCostRecord,
+} from "./contracts/route-decision.js";
+export type { RouteTracingOptions } from "../tracing/route-span.js";
 export { routeDecisionOf } from "./contracts/route-decision.js";
 export { NoCandidatesError } from "../errors.js";
 export { MemoryFeedbackSink } from "./feedback/recorder.js";

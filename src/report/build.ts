@@ -4,6 +4,7 @@ import { abilityHeatmap, abilityProjection } from "./figures-scorer.js";
 import { difficultyFigure, frontierFigure, reliabilityFigure } from "./figures-eval.js";
 import { learningCurveFigure, learningShareFigure, routingShareFigure } from "./figures-runs.js";
 import { colourScaleFor, modelColourScale, modelNamer } from "./names.js";
+import { decisionCostFigure, hasDecisionCosts } from "./figures-decisions.js";
 
 const DATASET_INPUT = "--dataset <name|folder> (a labelled dataset; its test split is scored)";
 const STORE_INPUT = "--store <FileStore folder|redis://url> (the online learner's feedback)";
@@ -69,6 +70,12 @@ export function buildFigures(raw: ReportData): ReportFigures {
     "Routing share by model and by category",
     decisions && (() => routingShareFigure(decisions, coloursOf(decisions.rows))),
     "--decisions <file> (one routing decision per line: model and category)",
+  );
+  add(
+    "decision-costs",
+    "Expected and realized cost per call, by model",
+    decisions && hasDecisionCosts(decisions.rows) ? () => decisionCostFigure(decisions) : undefined,
+    "--decisions <file> written by a router's decisionSink (decisionLogFile from irt-router/adapters)",
   );
   const learning = data.learning && data.learning.curves.length > 0 ? data.learning : undefined;
   add(

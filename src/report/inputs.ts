@@ -64,16 +64,25 @@ export function costsFromAgent(raw: unknown, flag = "--agent"): NonNullable<Repo
   };
 }
 
+const usd = z.number().finite().nonnegative().optional();
 const decisionSchema = z.object({
   model: z.string().min(1),
   category: z.string().min(1).optional(),
   p: z.number().min(0).max(1).optional(),
   ok: z.union([z.boolean(), z.number().min(0).max(1)]).optional(),
+  // a router's decision log (its decisionSink): costs, fallback, shadow choice
+  expectedCostUsd: usd,
+  realizedCostUsd: usd,
+  fallbackFrom: z.string().min(1).optional(),
+  routed: z.string().min(1).optional(),
+  routedExpectedCostUsd: usd,
 });
 
 /**
- * A decision log: JSON Lines with one decision a line (`{ "model", "category"?, "p"?, "ok"? }`), or the built-in
- * demo's `--json` document (its `steps`). Steps with p and an outcome also feed the reliability diagram.
+ * A decision log: JSON Lines with one decision a line (`{ "model", "category"?, "p"?, "ok"? }`, as a router's
+ * `decisionSink` writes them, with `expectedCostUsd`, `realizedCostUsd`, `fallbackFrom`, `routed` and
+ * `routedExpectedCostUsd` kept for the cost figure), or the built-in demo's `--json` document (its `steps`). Steps
+ * with p and an outcome also feed the reliability diagram.
  */
 export function parseDecisions(
   text: string,
@@ -84,7 +93,14 @@ export function parseDecisions(
   const rows = records.map((raw, i) => parseWith(decisionSchema, raw, `${flag} line ${i + 1}`));
   const labelled = rows.filter((r) => r.p !== undefined && r.ok !== undefined);
   return {
-    decisions: { source, rows: rows.map((r) => ({ model: r.model, category: r.category ?? "uncategorised" })) },
+    decisions: {
+      source,
+      rows: rows.map(({ model, category, p: _p, ok: _ok, ...costs }) => ({
+        model,
+        category: category ?? "uncategorised",
+        ...Object.fromEntries(Object.entries(costs).filter(([, v]) => v !== undefined)),
+      })),
+    },
     ...(labelled.length > 0
       ? { reliability: { dataset: source, p: labelled.map((r) => r.p!), y: labelled.map((r) => Number(r.ok)) } }
       : {}),

@@ -60,8 +60,22 @@ export interface ReportData {
     readonly p: ArrayLike<number>;
     readonly y: ArrayLike<number>;
   }[];
-  /** Routing decisions: the model chosen and the category (task label) of each. */
-  readonly decisions?: { readonly source: string; readonly rows: readonly { model: string; category: string }[] };
+  /**
+   * Routing decisions: the model chosen and the category (task label) of each; from a router's decision log
+   * (`decisionSink`), also the expected and realized cost, the fallback and, in shadow mode, the router's choice.
+   */
+  readonly decisions?: {
+    readonly source: string;
+    readonly rows: readonly {
+      model: string;
+      category: string;
+      expectedCostUsd?: number;
+      realizedCostUsd?: number;
+      fallbackFrom?: string;
+      routed?: string;
+      routedExpectedCostUsd?: number;
+    }[];
+  };
   /** Learning from a store's events. */
   readonly learning?: {
     readonly source: string;

@@ -90,6 +90,7 @@ describe("report inputs", () => {
       "difficulty",
       "reliability",
       "routing-share",
+      "decision-costs",
       "learning-ability",
       "learning-share",
     ]);

@@ -109,6 +109,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         });
       } catch (error) {
         HANDED.set(request.messages, request.model);
+        engine.settle(plan);
         throw error;
       }
       const { out, slot } = routed;

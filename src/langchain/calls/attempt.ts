@@ -110,7 +110,7 @@ export function usableUsage(
 
 /** Token counts summed over a stream's chunks; `bad` once a chunk's usage could not be counted. */
 export class StreamUsage {
-  private readonly sum: { input_tokens?: number; output_tokens?: number } = {};
+  private readonly sum: CallUsage = {};
   private bad = false;
 
   add(chunk: unknown, modelId: string, warnOnce: (key: string, message: string) => void): void {
@@ -123,6 +123,15 @@ export class StreamUsage {
     }
     this.sum.input_tokens = (this.sum.input_tokens ?? 0) + (u.input_tokens ?? 0);
     this.sum.output_tokens = (this.sum.output_tokens ?? 0) + (u.output_tokens ?? 0);
+    // cache reads and writes, as LangChain reports them (`input_token_details`), summed when a chunk has them
+    for (const key of ["cache_read", "cache_creation"] as const) {
+      const n = u.input_token_details?.[key];
+      if (typeof n === "number" && Number.isFinite(n) && n >= 0)
+        this.sum.input_token_details = {
+          ...this.sum.input_token_details,
+          [key]: (this.sum.input_token_details?.[key] ?? 0) + n,
+        };
+    }
   }
 
   get total(): CallUsage | undefined {

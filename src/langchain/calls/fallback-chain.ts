@@ -86,6 +86,9 @@ export async function attemptInOrder<T>(
     signal,
     cancelled: (error) => isAbort(error, signal),
     fallbackOn: engine.fallbackOn,
+  }).catch((error: unknown) => {
+    engine.settle(plan); // every model tried failed: the call is over
+    throw error;
   });
   return { out: out.out, plan, slot, bound: out.bound };
 }

@@ -11,6 +11,8 @@ import { modelPriceSchema } from "../../policy/price-schema.js";
 import { functionSchema } from "../../util/validate.js";
 import { runRoutingSchema, type RunRoutingOptions } from "../../runs/options.js";
 import type { RouterStore } from "./router-store.js";
+import type { RouteTracingOptions } from "../../tracing/route-span.js";
+import type { DecisionRecord } from "./route-decision.js";
 
 /** How much of a conversation the router reads to score a call. */
 export interface RoutingTextOptions {
@@ -207,6 +209,26 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
    * feedback events carry the task. See docs/online.md, "Task hints".
    */
   readonly task?: string;
+  /**
+   * OpenTelemetry: with `@opentelemetry/api` installed (an optional peer; the app registers its own SDK), each routed
+   * call is one `irt_router.route` span (kind INTERNAL) under the active span, with the chosen model, policy, reason,
+   * p, expected and realized cost, `fallback_from`, and one event per candidate. Run ids and the routing text (user
+   * content) are left out unless `{ includeRunId: true }` / `{ includeText: true }`. `false`: no spans. Default on.
+   */
+  readonly tracing?: boolean | RouteTracingOptions;
+  /**
+   * Receives one `DecisionRecord` per settled call (answered, or failed on every model tried), with its
+   * realized cost from the reported usage: the JSON Lines that `irt-router report --decisions` reads. To write a
+   * file, use `decisionLogFile(path)` from `irt-router/adapters`. A sink that throws is warned about once, never
+   * fails the call.
+   */
+  readonly decisionSink?: (record: DecisionRecord) => unknown;
+  /**
+   * Shadow mode: the registered model `serve` answers every call (no fallback), while the router decides as usual;
+   * its choice is recorded (`decision.shadow.chosen`, a decision log's `routed`) with its p and expected cost, to
+   * compare before switching.
+   */
+  readonly shadow?: { readonly serve: string };
 }
 
 const isChatModel = (v: unknown): v is BaseChatModel =>
@@ -341,6 +363,11 @@ export const irtRouterOptionsSchema = z.strictObject({
   attemptTimeout: z.number().int().positive().optional(),
   runs: runRoutingSchema.optional(),
   childMaxRetries: z.union([z.number().int().min(0).max(100), z.literal(false)]).optional(),
+  tracing: z
+    .union([z.boolean(), z.strictObject({ includeRunId: z.boolean().optional(), includeText: z.boolean().optional() })])
+    .optional(),
+  decisionSink: functionSchema<(record: DecisionRecord) => unknown>("a function (record) => void").optional(),
+  shadow: z.strictObject({ serve: z.string().min(1) }).optional(),
 });
 
 /**

@@ -48,6 +48,17 @@ export interface AttemptRecord {
   readonly ms: number;
 }
 
+/** What an answered call cost, from the usage the provider reported (`source: "usage"`), else the estimate. */
+export interface RealizedCostRecord {
+  readonly costUsd: number;
+  readonly source: "usage" | "estimate";
+  /** Token counts as reported (`usage_metadata`: input, output, `input_token_details.cache_read` / `cache_creation`). */
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+}
+
 /**
  * What the router decided for one call. Attached to every response as
  * `response_metadata.irtRouter` and to the child run's `metadata.irtRouter` (plus tags).
@@ -80,6 +91,46 @@ export interface RouteDecision {
   readonly task?: string;
   /** Present when the step failed visibly before and the router escalated (option `escalation`). */
   readonly escalated?: EscalationRecord;
+  /** What the answered call cost (set when the call is settled; on a streamed reply, on the decision log's copy). */
+  realized?: RealizedCostRecord;
+  /** Shadow mode (option `shadow`): the fixed model served the call; `chosen` here is the router's own choice. */
+  readonly shadow?: { readonly chosen: string };
+}
+
+/**
+ * One line of a decision log (`decisionSink` option), in the form `irt-router report --decisions` reads: `model`
+ * is the model that answered. In shadow mode (`shadow` option) `model` is the fixed model that served and `routed`
+ * the router's own choice, with its p and expected cost in `routedP` / `routedExpectedCostUsd`.
+ */
+export interface DecisionRecord {
+  readonly decisionId: string;
+  /** ISO time the call settled. */
+  readonly time: string;
+  readonly runId?: string;
+  /** The model that answered (else the first choice, when every model failed). */
+  readonly model: string;
+  /** The call's task hint, else "uncategorised" (the report's category). */
+  readonly category: string;
+  readonly policy: string;
+  /** p and expected cost (before the call) of `model`. */
+  readonly p: number;
+  readonly expectedCostUsd: number;
+  /** What the call cost: from the provider's reported usage (`costSource: "usage"`), else the estimate. */
+  readonly realizedCostUsd?: number;
+  readonly costSource?: "usage" | "estimate";
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+  /** Whether a model answered. */
+  readonly answered: boolean;
+  /** The first choice, when another model answered after it failed. */
+  readonly fallbackFrom?: string;
+  /** Models tried, in order. */
+  readonly tried: readonly string[];
+  readonly routed?: string;
+  readonly routedP?: number;
+  readonly routedExpectedCostUsd?: number;
 }
 
 /** A JSON-safe copy of a decision (what goes into response metadata and traces). */
@@ -89,6 +140,7 @@ export function snapshot(decision: RouteDecision): RouteDecision {
     candidates: decision.candidates.map((c) => ({ ...c })),
     excluded: decision.excluded.map((e) => ({ ...e })),
     attempts: decision.attempts.map((a) => ({ ...a })),
+    ...(decision.realized ? { realized: { ...decision.realized } } : {}),
   };
 }
 

@@ -402,12 +402,12 @@ export class IrtRouter extends RunRoutedChatModel {
     const { config, planned, timeout } = delegated(messages, options, runManager);
     const call = (child: Runnable, cfg: Record<string, unknown>) => child.invoke(messages, cfg);
     const { out, plan, slot } = await this.attempt(messages, config, { call, planned, timeout });
-    const message = attachDecision(out as BaseMessage, plan.decision);
     this.engine.recordSpend(
       plan,
       slot.id,
       usableUsage((out as AIMessage).usage_metadata, slot.id, (k, m) => this.engine.warnOnce(k, m)),
     );
+    const message = attachDecision(out as BaseMessage, plan.decision); // with the realized cost
     return { generations: [{ message, text: message.text }] };
   }
 

@@ -36,14 +36,29 @@ export function sharedProfile(models: readonly unknown[]): ModelProfile {
 const SHARED_LS_KEYS = ["ls_temperature", "ls_max_tokens", "ls_stop"] as const;
 
 /**
+ * The six standard LangSmith parameters, each present (undefined when not known), as LangChain's own chat models
+ * report them (ChatOpenAI: `ls_temperature: params.temperature ?? undefined`) and its standard tests require.
+ */
+const STANDARD_LS_PARAMS = {
+  ls_provider: undefined,
+  ls_model_name: undefined,
+  ls_model_type: "chat",
+  ls_temperature: undefined,
+  ls_max_tokens: undefined,
+  ls_stop: undefined,
+} as const;
+
+/**
  * The router's LangSmith parameters for a call that carries no choice: its own identity, plus the temperature, max
- * tokens and stop sequences when every child reports the same (the call's own `stop` first).
+ * tokens and stop sequences when every child reports the same (the call's own `stop` first); each standard key is
+ * present, undefined when the children differ or do not report it.
  */
 export function sharedLsParams(
   models: readonly BaseChatModel[],
   options: { stop?: string[] } | undefined,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {
+    ...STANDARD_LS_PARAMS,
     ls_provider: "irt-router",
     ls_model_name: "irt-router",
     ls_model_type: "chat",
@@ -80,7 +95,8 @@ export function boundTools(bound: { tools: BindToolsInput[]; kwargs?: unknown } 
 /**
  * The LangSmith parameters of a call the router planned (see `IrtRouter.getLsParams`): the chosen child's provider
  * and model name (`ls_model_name` defaults to its key in `models`), with the decision when the call has one prompt.
- * That is the first choice: a fallback's own run, nested under the router's, reports the fallback. For options that
+ * That is the first choice: a fallback's own run, nested under the router's, reports the fallback. Every standard
+ * key is present (undefined when the child does not report it). For options that
  * carry no choice (a `generate()` whose prompts went to different models, or options from elsewhere), the router's
  * own identity, `ls_provider: "irt-router"`, with the temperature, max tokens and stop sequences the children share.
  */
@@ -95,7 +111,14 @@ export function plannedLsParams(
     const params = slot.model.getLsParams(options as never);
     // BaseChatModel puts these in the run's metadata: with them, the decision as planned (one prompt)
     const decision = plans.length === 1 && "plan" in plans[0]! ? { irtRouter: snapshot(plans[0].plan.decision) } : {};
-    return { ...params, ls_model_name: params.ls_model_name ?? slot.id, ...decision };
+    const stop = (options as { stop?: string[] } | undefined)?.stop;
+    return {
+      ...STANDARD_LS_PARAMS,
+      ls_stop: stop,
+      ...params,
+      ls_model_name: params.ls_model_name ?? slot.id,
+      ...decision,
+    };
   }
   return sharedLsParams(
     slots.map((s) => s.model),

@@ -97,13 +97,13 @@ export async function invokeStructured(
       call: (child, config) => child.invoke(input, config),
       runId: runIdOf(own),
     });
-    const output = attachDecision(out, plan.decision);
     const raw = (out as { raw?: { usage_metadata?: unknown } } | null)?.raw; // with includeRaw
     host.engine.recordSpend(
       plan,
       slot.id,
       usableUsage(raw?.usage_metadata, slot.id, (k, m) => host.engine.warnOnce(k, m)),
     );
+    const output = attachDecision(out, plan.decision); // with the realized cost
     await run?.handleChainEnd({ output });
     return output;
   } catch (error) {

@@ -47,6 +47,8 @@ export interface PlannerParts {
   readonly task?: string;
   /** Escalation after a visible failure (option `escalation`); off when undefined. */
   readonly escalation?: EscalationSettings;
+  /** Shadow mode (option `shadow`): the key of the model that serves every call, whatever the router chooses. */
+  readonly shadow?: string;
   /** The budget policy's spend shared across processes (router option `store` with a shared store). */
   readonly budget?: SharedBudget;
 }
@@ -127,8 +129,7 @@ export class RoutePlanner {
       ...(task !== undefined ? { task } : {}),
       ...(escalated ? { escalated } : {}),
     };
-    const bySlot = new Map(eligible.map((s) => [s.id, s]));
-    const order = ranked.slice(0, this.parts.maxAttempts).map((r) => bySlot.get(r.id)!);
+    const order = this.order(ranked, eligible, decision);
     const logged: LoggedDecision = {
       decision,
       alpha: item.alpha,
@@ -163,6 +164,20 @@ export class RoutePlanner {
     for (const id of record.passedOver)
       excluded.push({ id, reason: `failed this step (${why}): passed over by escalation` });
     return { ranked, escalated: record };
+  }
+
+  /**
+   * The models to try, best first, at most `maxAttempts`. In shadow mode (option `shadow`) the fixed model alone, and
+   * the decision keeps the router's own choice as `shadow.chosen`.
+   */
+  private order(ranked: readonly RankedCandidate[], eligible: readonly ModelSlot[], decision: RouteDecision) {
+    const serve = this.parts.shadow;
+    if (serve !== undefined) {
+      Object.assign(decision, { chosen: serve, shadow: { chosen: decision.chosen } });
+      return [this.parts.slots.find((s) => s.id === serve)!];
+    }
+    const bySlot = new Map(eligible.map((s) => [s.id, s]));
+    return ranked.slice(0, this.parts.maxAttempts).map((r) => bySlot.get(r.id)!);
   }
 
   private warnBudgetWithoutRun(): void {

@@ -12,12 +12,13 @@ import type { ScoringContextLoader } from "./scoring-context.js";
 import type { SharedSpend } from "../contracts/router-store.js";
 import type { ModelSlot } from "./model-slots.js";
 import type { OnceWarnings } from "../contracts/warnings.js";
+import type { RealizedCostRecord } from "../contracts/route-decision.js";
 
 /** Token usage as a chat model reports it (`usage_metadata`). */
 export type CallUsage = {
   input_tokens?: number;
   output_tokens?: number;
-  input_token_details?: { cache_read?: number };
+  input_token_details?: { cache_read?: number; cache_creation?: number };
 };
 
 /** Most re-rankings of one call when other processes keep changing the run's spend meanwhile. */
@@ -120,17 +121,25 @@ export class SpendRecorder {
     private readonly budget?: SharedBudget,
   ) {}
 
-  record(plan: RoutePlan, slotId: string, usage?: CallUsage): void {
+  /**
+   * Records what the answered call cost and returns it: from the reported usage when the model has a price (input
+   * at the input price, cache reads at the cached-input price (else the router's own count of the run's cached
+   * prefix), cache writes at the input price, as `ModelPrice` has no cache-write price; output at the output price),
+   * else the plan's estimate.
+   */
+  record(plan: RoutePlan, slotId: string, usage?: CallUsage): RealizedCostRecord {
     const candidate = plan.decision.candidates.find((c) => c.id === slotId);
     const slot = this.slots.find((s) => s.id === slotId);
     // Prices are resolved when the scoring context loads; a plan always runs after that.
     const price = this.scoring.loaded?.prices.get(slotId) ?? slot?.price;
     let usd = candidate?.expectedCost ?? 0;
+    let source: RealizedCostRecord["source"] = "estimate";
     if (this.learnOutputTokens && slot && usage?.output_tokens !== undefined)
       slot.outputTokens.observe(usage.output_tokens);
+    const reported = usage?.input_token_details?.cache_read;
+    const written = usage?.input_token_details?.cache_creation;
     if (price && usage && Number.isFinite(usage.input_tokens) && Number.isFinite(usage.output_tokens)) {
       // Cached input as the provider reports it, else as the router tracks it for this run.
-      const reported = usage.input_token_details?.cache_read;
       const cached = Number.isFinite(reported) ? reported! : (plan.cachedTokens.get(slotId) ?? 0);
       const cachedTokens = Math.min(Math.max(0, cached), usage.input_tokens!);
       usd = stepCostUsd({
@@ -139,8 +148,21 @@ export class SpendRecorder {
         outputTokens: usage.output_tokens!,
         price,
       });
+      source = "usage";
     }
     this.log.addSpend(plan.decision.runId, usd);
     this.budget?.settle(plan.decision.runId, usd);
+    const count = (n: number | undefined) => (typeof n === "number" && Number.isFinite(n) ? n : undefined);
+    const tokens = {
+      inputTokens: count(usage?.input_tokens),
+      outputTokens: count(usage?.output_tokens),
+      cacheReadTokens: count(reported),
+      cacheWriteTokens: count(written),
+    };
+    return {
+      costUsd: usd,
+      source,
+      ...Object.fromEntries(Object.entries(tokens).filter(([, v]) => v !== undefined)),
+    };
   }
 }

@@ -81,7 +81,7 @@ describe("IrtRouter as a LangChain chat model", () => {
       ls_temperature: 0,
       ls_stop: ["END"],
     });
-    expect(shared).not.toHaveProperty("ls_max_tokens"); // they differ
+    expect(shared.ls_max_tokens).toBeUndefined(); // they differ
     const starts: Record<string, unknown>[] = [];
     const handler = BaseCallbackHandler.fromMethods({
       handleChatModelStart: (_l, _m, _id, _p, _e, _t, metadata) => void starts.push(metadata ?? {}),
@@ -89,6 +89,45 @@ describe("IrtRouter as a LangChain chat model", () => {
     await r.invoke("What is 2+2?", { callbacks: [handler] });
     expect(starts[0]).toMatchObject({ ls_provider: "fakeprovider", ls_model_name: "fake-1", ls_max_tokens: 512 });
     expect((starts[0]!.irtRouter as { chosen: string }).chosen).toBe("gpt-4");
+  });
+
+  it("LangSmith parameters: the six standard keys, always present (undefined when not known), planned or not", async () => {
+    const standard = ["ls_max_tokens", "ls_model_name", "ls_model_type", "ls_provider", "ls_stop", "ls_temperature"];
+    const fakes = { a: new FakeListChatModel({ responses: ["x"] }), b: new FakeListChatModel({ responses: ["y"] }) };
+    const shared = router(fakes).getLsParams({} as never);
+    expect(Object.keys(shared).sort()).toEqual(standard);
+    expect(shared).toMatchObject({ ls_provider: "irt-router", ls_model_type: "chat" });
+    // a planned call reports the chosen child's parameters, with the keys the child leaves out present too
+    const metadata: Record<string, unknown>[] = [];
+    const handler = BaseCallbackHandler.fromMethods({
+      handleChatModelStart: (_l, _m, _id, _p, _e, _t, md) => void metadata.push(md ?? {}),
+    });
+    await router(fakes).invoke("hi", { callbacks: [handler], stop: ["END"] });
+    for (const key of standard) expect(Object.keys(metadata[0]!)).toContain(key);
+    expect(metadata[0]).toMatchObject({ ls_provider: "FakeListChatModel", ls_stop: ["END"] });
+  });
+
+  it("streamEvents v2: start first, end last, tokens between, and the end's output is the tokens joined", async () => {
+    const models = {
+      a: new FakeListChatModel({ responses: ["Hello there"] }),
+      b: new FakeListChatModel({ responses: ["Hi"] }),
+    };
+    for (const callOptions of [{}, { metadata: { irtRouterRunId: "run-1" }, tags: ["t"], stop: ["\n\n"] }]) {
+      const events: { event: string; data: Record<string, unknown> }[] = [];
+      for await (const e of router(models).streamEvents("Hello", { ...callOptions, version: "v2" })) events.push(e);
+      expect(events.length).toBeGreaterThanOrEqual(3);
+      expect(events[0]!.event).toBe("on_chat_model_start");
+      expect(events.at(-1)!.event).toBe("on_chat_model_end");
+      expect(events[Math.floor(events.length / 2)]!.event).toBe("on_chat_model_stream");
+      const streamed = events
+        .filter((e) => e.event === "on_chat_model_stream")
+        .map((e) => String((e.data.chunk as AIMessageChunk).content))
+        .join("");
+      const output = events.at(-1)!.data.output as AIMessageChunk;
+      expect(AIMessageChunk.isInstance(output)).toBe(true);
+      expect([output.text, streamed]).toEqual(["Hello there", "Hello there"]);
+      expect(routeDecisionOf(output)?.chosen).toBe("a");
+    }
   });
 
   it("invoke, stream and batch answer with the chosen child's reply and the typed decision", async () => {
