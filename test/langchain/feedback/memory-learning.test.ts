@@ -19,7 +19,8 @@ async function pBeforeAndAfterFailures(router: IrtRouter): Promise<{ before: num
   const before = pOf(first, "gpt-4");
   let d = first;
   for (let i = 0; i < 20; i++) {
-    await router.feedback(d.decisionId, false);
+    // a named (authenticated) source: feedback without one counts at a tenth of its weight (docs/online.md)
+    await router.feedback(d.decisionId, false, { source: "test-grader" });
     d = decisionOf(await router.invoke(QUESTION, { metadata: { irtRouterRunId: `r${i}` } }));
   }
   return { before, after: pOf(d, "gpt-4") };
