@@ -16,7 +16,8 @@ import { mdTable, percentile } from "./section.js";
 
 const CHILD = join(import.meta.dirname, "redis-child.ts");
 
-function child(args: string[]): Promise<string> {
+/** Runs bench/perf/redis-child.ts with `args`; resolves with its stdout. */
+export function child(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
@@ -82,7 +83,8 @@ async function throughput(url: string, procs: number, perProc: number): Promise<
 }
 
 /** Delay (ms) from another process's append to this process receiving (and a router applying) the event. */
-async function reflectDelay(url: string, events: number): Promise<number[]> {
+/** Milliseconds from an event's append in a child process to its arrival at a follower here, per event. */
+export async function reflectDelay(url: string, events: number): Promise<number[]> {
   const prefix = `bench-delay-${Date.now()}`;
   const store = await RedisStore.open({ url, prefix });
   const delays: number[] = [];

@@ -4,27 +4,16 @@
  * and the delay until an event appended by another process reaches this one; each beside a bare PING round trip
  * measured in the same run (the ratios are what carries over to another machine).
  */
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { RedisStore } from "../../../adapters/stores/redis.js";
 import { MemoryBudgetLedger } from "../../../src/learning/budget.js";
 import { redisServerBinary, TestRedis } from "../../../test/stores/redis-server.js";
+import { child, reflectDelay } from "../redis-replicas.js";
 import { mdTable, percentile, type BenchSection } from "../section.js";
 
-const CHILD = join(import.meta.dirname, "..", "redis-child.ts");
 const PROCS = 4;
 const PER_PROC = 10_000;
 /** Appends in flight per process: 16 as in the stores section, and 64 (more for group commit to batch). */
 const IN_FLIGHT = [16, 64] as const;
-
-function child(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    p.stdout.on("data", (d) => (out += d));
-    p.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`bench child exited ${code}`))));
-  });
-}
 
 /** Round trips of a bare PING on a connection of its own (ms). */
 async function pings(url: string, n: number): Promise<number[]> {
@@ -78,19 +67,6 @@ async function budgetTimes(url: string, n: number): Promise<{ redis: number[]; m
   return out;
 }
 
-/** Delay (ms) from another process's append (the event's `at`) to this process's follow callback. */
-async function visibility(url: string, events: number): Promise<number[]> {
-  const prefix = `bench-redis-delay-${Date.now()}`;
-  const store = await RedisStore.open({ url, prefix });
-  const delays: number[] = [];
-  const sub = store.follow(0, { events: (batch) => batch.forEach((e) => delays.push(Date.now() - e.event.at)) });
-  await child(["emit", url, prefix, String(events), "10"]);
-  for (let i = 0; i < 50 && delays.length < events; i++) await new Promise((r) => setTimeout(r, 100));
-  await sub.stop();
-  await store.close();
-  return delays;
-}
-
 const f = (v: number) => v.toFixed(3);
 
 export async function run(): Promise<BenchSection> {
@@ -105,7 +81,7 @@ export async function run(): Promise<BenchSection> {
     for (const k of IN_FLIGHT) rates.push({ k, rate: await throughput(server.url, k) });
     const budget = await budgetTimes(server.url, 2000);
     const relaxed = await budgetTimes(everysec.url, 2000);
-    const delays = await visibility(server.url, 500);
+    const delays = await reflectDelay(server.url, 500);
     const ping50 = percentile(ping, 50);
     const ping99 = percentile(ping, 99);
     const added = (b: typeof budget) => percentile(b.redis, 50) - percentile(b.memory, 50);
