@@ -2,13 +2,13 @@
  * The protocol of ../shared/BENCHMARK.md, "Agent runs with real outcomes (run-level)": the hash u(), the folds, the
  * stream order, the outcome draws, the run cost assumption and the anonymous model names.
  */
-import { createHash } from "node:crypto";
 import type { CorrectnessDataset } from "../../data/types.js";
+import { unitHash } from "../../data/split.js";
 import { DEFAULT_RUN_TOKENS } from "../options.js";
 
 /** u(key): the first 8 hex digits of sha256(utf8(key)) as an unsigned 32-bit integer, divided by 2^32. */
 export function u(key: string): number {
-  return parseInt(createHash("sha256").update(key, "utf8").digest("hex").slice(0, 8), 16) / 2 ** 32;
+  return unitHash(key);
 }
 
 /** Cross-fit fold (0..folds-1) of item `id` for seed `s`: floor(folds * u("D/ID/fold/s")). */
