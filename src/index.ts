@@ -36,17 +36,17 @@ export {
 // LangChain integration
 export { IrtRouter } from "./langchain/model/router.js";
 export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./langchain/agent/irt-router-middleware.js";
-export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger } from "./langchain/contracts/options.js";
+export type { IrtRouterOptions, RoutedModelConfig, FeedbackSink, RouterLogger } from "./core/contracts/options.js";
 export type {
   RouteDecision,
   CandidateRecord,
   AttemptRecord,
   ExclusionRecord,
-} from "./langchain/contracts/route-decision.js";
-export { routeDecisionOf } from "./langchain/contracts/route-decision.js";
-export { MemoryFeedbackSink } from "./langchain/feedback/recorder.js";
-export type { FeedbackOptions } from "./langchain/feedback/outcome-events.js";
-export { routingText } from "./langchain/routing/routing-text.js";
+} from "./core/contracts/route-decision.js";
+export { routeDecisionOf } from "./core/contracts/route-decision.js";
+export { MemoryFeedbackSink } from "./core/feedback/recorder.js";
+export type { FeedbackOptions } from "./core/feedback/outcome-events.js";
+export { routingText } from "./core/routing/routing-text.js";
 
 // Interfaces an application implements or passes in
 export type { Scorer, ItemParams } from "./scorer/types.js";

@@ -2,7 +2,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
-import type { DecisionRecord } from "../../src/langchain/contracts/route-decision.js";
+import type { DecisionRecord } from "../../src/core/contracts/route-decision.js";
 import { parseWith } from "../../src/util/validate.js";
 
 const pathSchema = z.string().trim().min(1, "give a file path");

@@ -10,8 +10,8 @@ export type {
   FeedbackSink,
   RouterLogger,
   AbilityLearner,
-} from "./contracts/options.js";
-export { irtRouterOptionsSchema, UNATTRIBUTED_SOURCE, DEFAULT_UNATTRIBUTED_WEIGHT } from "./contracts/options.js";
+} from "../core/contracts/options.js";
+export { irtRouterOptionsSchema, UNATTRIBUTED_SOURCE, DEFAULT_UNATTRIBUTED_WEIGHT } from "../core/contracts/options.js";
 export type {
   RouteDecision,
   CandidateRecord,
@@ -19,18 +19,18 @@ export type {
   ExclusionRecord,
   DecisionRecord,
   RealizedCostRecord,
-} from "./contracts/route-decision.js";
+} from "../core/contracts/route-decision.js";
 export type { RouteTracingOptions } from "../tracing/route-span.js";
-export { routeDecisionOf } from "./contracts/route-decision.js";
+export { routeDecisionOf } from "../core/contracts/route-decision.js";
 export { NoCandidatesError } from "../errors.js";
-export { MemoryFeedbackSink } from "./feedback/recorder.js";
-export { routingText, messageText } from "./routing/routing-text.js";
-export type { RoutingTextOptions } from "./contracts/options.js";
+export { MemoryFeedbackSink } from "../core/feedback/recorder.js";
+export { routingText, messageText } from "../core/routing/routing-text.js";
+export type { RoutingTextOptions } from "../core/contracts/options.js";
 export { RUN_ID_METADATA_KEY } from "./calls/delegate.js";
 export type { RouterCalibrateOptions } from "./model/calibrate.js";
-export { feedbackEventId, type FeedbackOptions } from "./feedback/outcome-events.js";
-export { TASK_METADATA_KEY, taskOf } from "./routing/task-hint.js";
-export type { EscalationRecord } from "./contracts/route-decision.js";
+export { feedbackEventId, type FeedbackOptions } from "../core/feedback/outcome-events.js";
+export { TASK_METADATA_KEY, taskOf } from "../core/routing/task-hint.js";
+export type { EscalationRecord } from "../core/contracts/route-decision.js";
 export type {
   RouterStore,
   SharedDecisionLog,
@@ -39,4 +39,4 @@ export type {
   SequencedEvent,
   StreamListener,
   StoreSubscription,
-} from "./contracts/router-store.js";
+} from "../core/contracts/router-store.js";

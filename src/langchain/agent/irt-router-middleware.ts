@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { RouteDecision } from "../contracts/route-decision.js";
+import type { RouteDecision } from "../../core/contracts/route-decision.js";
 import { callInOrder, isAbort, isAbortReason } from "../calls/delegate.js";
 import { engineOf } from "../model/router.js";
 import {
@@ -18,7 +18,7 @@ import {
   unloggedDecision,
 } from "./agent-step.js";
 import { AttemptBound, attemptMs, usableUsage } from "../calls/attempt.js";
-import type { ModelSlot } from "../routing/model-slots.js";
+import type { ModelSlot } from "../../core/routing/model-slots.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
 import { langchainPackage } from "./langchain-package.js";
 

@@ -7,11 +7,11 @@ import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseChatModelCallOptions } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { CallNeeds } from "../routing/model-slots.js";
+import type { RouteEngine } from "../../core/engine.js";
+import type { RoutePlan } from "../../core/routing/route-plan.js";
+import type { CallNeeds } from "../../core/routing/model-slots.js";
 import { runIdOf } from "./delegate.js";
-import { taskOf } from "../routing/task-hint.js";
+import { taskOf } from "../../core/routing/task-hint.js";
 
 /**
  * Key of the plans on the call options. A symbol, so that no serializer, cache key or child sees it: BaseChatModel

@@ -1,9 +1,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
-import { snapshot, type RouteDecision } from "../contracts/route-decision.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { ModelSlot } from "../routing/model-slots.js";
-import { capErrorText, describeError } from "../contracts/error-text.js";
+import { snapshot, type RouteDecision } from "../../core/contracts/route-decision.js";
+import type { RoutePlan } from "../../core/routing/route-plan.js";
+import type { ModelSlot } from "../../core/routing/model-slots.js";
+import { capErrorText, describeError } from "../../core/contracts/error-text.js";
 
 /** Metadata key under which a call's run id is read (`config.metadata.irtRouterRunId`). */
 export const RUN_ID_METADATA_KEY = "irtRouterRunId";

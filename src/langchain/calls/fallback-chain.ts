@@ -2,16 +2,16 @@
  * The router's calls of its children: the child prepared for the call (tools bound, or the structured-output schema
  * replayed), and the planned models tried best first, each attempt bounded (attempt.ts).
  */
-import { taskOf } from "../routing/task-hint.js";
+import { taskOf } from "../../core/routing/task-hint.js";
 import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import { AttemptBound, attemptMs, checkReply } from "./attempt.js";
 import { callInOrder, childConfig, isAbort } from "./delegate.js";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
+import type { RouteEngine } from "../../core/engine.js";
+import type { RoutePlan } from "../../core/routing/route-plan.js";
 import type { PlanOrError } from "./call-plans.js";
-import type { CallNeeds, ModelSlot } from "../routing/model-slots.js";
+import type { CallNeeds, ModelSlot } from "../../core/routing/model-slots.js";
 
 /** What one call gives its attempts: how to call a child, and the plan and timeout when the call has them. */
 export interface AttemptHow<T> {

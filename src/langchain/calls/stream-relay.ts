@@ -9,14 +9,14 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import type { ChildRuns } from "./child-runs.js";
-import type { RouteDecision } from "../contracts/route-decision.js";
-import { snapshot } from "../contracts/route-decision.js";
+import type { RouteDecision } from "../../core/contracts/route-decision.js";
+import { snapshot } from "../../core/contracts/route-decision.js";
 import { attachDecision } from "./delegate.js";
-import { capErrorText, describeError } from "../contracts/error-text.js";
+import { capErrorText, describeError } from "../../core/contracts/error-text.js";
 import { ATTEMPT_TIMEOUT, StreamUsage, type AttemptBound } from "./attempt.js";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { ModelSlot } from "../routing/model-slots.js";
+import type { RouteEngine } from "../../core/engine.js";
+import type { RoutePlan } from "../../core/routing/route-plan.js";
+import type { ModelSlot } from "../../core/routing/model-slots.js";
 
 export interface StartedStream {
   it: AsyncIterator<any>;

@@ -9,8 +9,8 @@ import {
   type Probe,
 } from "../../learning/new-model-calibration.js";
 import { OnlineLearner } from "../../learning/learner.js";
-import type { RouteEngine } from "../engine.js";
-import { messageText } from "../routing/routing-text.js";
+import type { RouteEngine } from "../../core/engine.js";
+import { messageText } from "../../core/routing/routing-text.js";
 
 /**
  * Options of `router.calibrate()`: the probe bank, how to pose and grade a probe (`multipleChoiceProbes(scorer)` from

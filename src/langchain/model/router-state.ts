@@ -4,8 +4,8 @@
  */
 import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { BaseCache } from "@langchain/core/caches";
-import type { RouteEngine } from "../engine.js";
-import type { IrtRouterOptions, ParsedRouterOptions } from "../contracts/options.js";
+import type { RouteEngine } from "../../core/engine.js";
+import type { IrtRouterOptions, ParsedRouterOptions } from "../../core/contracts/options.js";
 
 export const INTERNAL = Symbol("irt-router.internal");
 

@@ -5,9 +5,9 @@
 import type { BaseChatModel, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { snapshot } from "../contracts/route-decision.js";
+import { snapshot } from "../../core/contracts/route-decision.js";
 import { PLANNED, type WithPlanned } from "../calls/call-plans.js";
-import { profileOf, type ModelSlot } from "../routing/model-slots.js";
+import { profileOf, type ModelSlot } from "../../core/routing/model-slots.js";
 
 /**
  * Conservative intersection of the children's profiles: a capability is claimed only when every child has it

@@ -15,9 +15,9 @@ import { ChildRuns } from "../calls/child-runs.js";
 import { attachDecision, runIdOf } from "../calls/delegate.js";
 import { usableUsage, type AttemptBound } from "../calls/attempt.js";
 import type { AttemptHow } from "../calls/fallback-chain.js";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { ModelSlot } from "../routing/model-slots.js";
+import type { RouteEngine } from "../../core/engine.js";
+import type { RoutePlan } from "../../core/routing/route-plan.js";
+import type { ModelSlot } from "../../core/routing/model-slots.js";
 import { relayChunks, startStream, type StartedStream } from "../calls/stream-relay.js";
 
 type Options = Partial<BaseChatModelCallOptions>;

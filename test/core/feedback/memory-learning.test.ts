@@ -4,7 +4,7 @@ import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
 import type { FeedbackEvent } from "../../../src/learning/events.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { MemoryStore } from "../../../adapters/stores/memory.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
+import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
 
 const fake = () => new FakeListChatModel({ responses: ["ok"] });
 const QUESTION = "What is 17 * 23?";

@@ -7,7 +7,7 @@ import type { ChatGeneration } from "@langchain/core/outputs";
 import { IrtRouter, irtRouterMiddleware, NoCandidatesError, type RouteDecision } from "../../../src/langchain/index.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { rejectedWith } from "../../errors.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
+import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
 
 const fake = () => new FakeListChatModel({ responses: ["ok"] });
 

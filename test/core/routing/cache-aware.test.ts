@@ -7,10 +7,10 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouter, irtRouterMiddleware, type RouteDecision } from "../../../src/langchain/index.js";
 import { engineOf } from "../../../src/langchain/model/router.js";
-import { promptShape } from "../../../src/langchain/routing/run-memory.js";
+import { promptShape } from "../../../src/core/routing/run-memory.js";
 import { stepCostUsd } from "../../../src/policy/expected-cost.js";
 import { ValidationError } from "../../../src/errors.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
+import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
 
 describe("cached-input prices in the router options", () => {
   it("accepts cachedInputPer1M and rejects one above the input price, naming the field", () => {

@@ -6,7 +6,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { IrtRouter, irtRouterMiddleware, type RouteDecision } from "../../../src/langchain/index.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { ValidationError } from "../../../src/errors.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
+import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
 
 const fake = () => new FakeListChatModel({ responses: ["ok"] });
 const QUESTION = "Fix this function and explain the change.";

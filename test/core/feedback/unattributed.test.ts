@@ -8,7 +8,7 @@ import {
 } from "../../../src/langchain/index.js";
 import { FeedbackBudgetError, ValidationError } from "../../../src/errors.js";
 import { rejectedWith } from "../../errors.js";
-import { ToyScorer } from "../helpers.js";
+import { ToyScorer } from "../../langchain/helpers.js";
 
 function makeRouter(extra: Record<string, unknown> = {}) {
   return new IrtRouter({

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
-import { boundRunWeight } from "../../../src/langchain/feedback/influence-limits.js";
+import { boundRunWeight } from "../../../src/core/feedback/influence-limits.js";
 import { FeedbackBudgetError, FeedbackError } from "../../../src/errors.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { rejectedWith, thrownBy } from "../../errors.js";
-import { ToyScorer } from "../helpers.js";
+import { ToyScorer } from "../../langchain/helpers.js";
 
 function makeRouter(extra: Record<string, unknown> = {}) {
   return new IrtRouter({

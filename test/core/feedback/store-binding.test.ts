@@ -9,7 +9,7 @@ import { ValidationError } from "../../../src/errors.js";
 import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
 import { engineOf } from "../../../src/langchain/model/router.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
+import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
 
 const fake = () => new FakeListChatModel({ responses: ["ok"] });
 const models = () => ({ "gpt-4": fake(), mistral: fake() });

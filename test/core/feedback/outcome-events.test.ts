@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runEvents } from "../../../src/langchain/feedback/outcome-events.js";
-import type { LoggedDecision } from "../../../src/langchain/routing/decision-log.js";
+import { runEvents } from "../../../src/core/feedback/outcome-events.js";
+import type { LoggedDecision } from "../../../src/core/routing/decision-log.js";
 
 /** A logged step of run "r" answered by `model` on the query with parameters (alpha, beta), predicted p 0.9. */
 function step(id: string, model: string, beta: number, toolError = false): LoggedDecision {

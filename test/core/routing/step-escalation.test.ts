@@ -5,7 +5,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
+import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
 
 const Q = "Compute 17 * 23 and check it with the calculator.";
 const toolCall = (by: string, id = "c1") =>

@@ -17,7 +17,7 @@ import { decisionLogFile } from "../../../adapters/report/decision-log-file.js";
 import { parseDecisions } from "../../../src/report/inputs.js";
 import { buildFigures } from "../../../src/report/build.js";
 import { ValidationError } from "../../../src/errors.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
+import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
 
 /** Usage as an Anthropic-style provider reports it through LangChain: input includes cache reads and writes. */
 const USAGE = {

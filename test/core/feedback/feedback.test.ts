@@ -7,7 +7,7 @@ import type { FeedbackEvent } from "../../../src/learning/events.js";
 import { attributeRun, DEFAULT_ATTRIBUTION_DISCOUNT, stepEventId } from "../../../src/learning/attribution.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { rejectedWith } from "../../errors.js";
-import { ToyScorer } from "../helpers.js";
+import { ToyScorer } from "../../langchain/helpers.js";
 
 function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }, maxRunWeight?: number) {
   return new IrtRouter({
