@@ -13,7 +13,7 @@ const pathSchema = z.string().trim().min(1, "give a file path");
  *
  * @example
  * ```ts
- * import { IrtRouter } from "irt-router";
+ * import { IrtRouter } from "irt-router/langchain";
  * declare const mistral: import("@langchain/core/language_models/chat_models").BaseChatModel;
  * import { decisionLogFile } from "irt-router/adapters";
  *

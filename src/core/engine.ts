@@ -1,12 +1,12 @@
 /**
- * The routing core shared by {@link IrtRouter} and {@link irtRouterMiddleware}, put together from its parts: the
- * registered models ({@link ModelSlot}, routing/model-slots.ts), the scoring context (routing/scoring-context.ts),
+ * The routing engine every face of the router shares (the neutral {@link RouterCore}, LangChain's `IrtRouter` and
+ * `irtRouterMiddleware`, the AI SDK model), put together from its parts: the registered models ({@link ModelSlot},
+ * routing/model-slots.ts), the scoring context (routing/scoring-context.ts),
  * call planning (routing/route-planner.ts), spend (routing/run-spend.ts) and feedback recording (feedback/recorder.ts).
  */
 import { runRouterOf } from "../runs/registered.js";
 import type { RunRouter } from "../runs/run-router.js";
 import type { RunRoutingOptions } from "../runs/options.js";
-import type { BaseMessage } from "@langchain/core/messages";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { describePolicy } from "../policy/schema.js";
@@ -17,14 +17,14 @@ import {
   feedbackLimitsSchema,
   type AbilityLearner,
   type FeedbackSink,
-  type ParsedRouterOptions,
+  type ParsedRoutingOptions,
   type RouterLogger,
 } from "./contracts/options.js";
 import { RoutePlanner } from "./routing/route-planner.js";
 import type { RoutePlan } from "./routing/route-plan.js";
 import { ScoringContextLoader, type ScoringContext } from "./routing/scoring-context.js";
-import { modelSlots, type CallNeeds, type ModelSlot } from "./routing/model-slots.js";
-import { SharedBudget, SpendRecorder, type CallUsage } from "./routing/run-spend.js";
+import { modelSlots, type CallNeeds, type ModelSlot, type SlotSpec } from "./routing/model-slots.js";
+import { SharedBudget, SpendRecorder } from "./routing/run-spend.js";
 import { StoreBinding } from "./feedback/store-binding.js";
 import { InMemoryLearning } from "./feedback/memory-learning.js";
 import { OnceWarnings } from "./contracts/warnings.js";
@@ -34,7 +34,8 @@ import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
 import { ValidationError } from "../errors.js";
 import { RouteTracer, type PendingRoute } from "../tracing/route-span.js";
 import { decisionRecord, tracedRoute } from "./routing/decision-record.js";
-import type { DecisionRecord, RouteDecision } from "./contracts/route-decision.js";
+import type { DecisionRecord, RouteDecision, TokenUsage } from "./contracts/route-decision.js";
+import type { RouteMessage } from "./contracts/route-message.js";
 import { routingText } from "./routing/routing-text.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -45,10 +46,10 @@ export const DEFAULT_RUNS_REMEMBERED = 10_000;
 /**
  * One router's state and the operations on it: filters the models that can serve a call, scores them, ranks them
  * with the policy, keeps the decision log that feedback reads, the spend, and records feedback. Pure apart from the
- * lazy default load.
+ * lazy default load. `M` is the adapter's model object, carried by each slot and never read here.
  */
-export class RouteEngine {
-  readonly slots: readonly ModelSlot[];
+export class RouteEngine<M = unknown> {
+  readonly slots: readonly ModelSlot<M>[];
   readonly policy: PolicyConfig;
   readonly policyName: string;
   readonly maxAttempts: number;
@@ -79,14 +80,14 @@ export class RouteEngine {
   private readonly tracer?: RouteTracer;
   private readonly includeText: boolean;
   private readonly decisionSink?: (record: DecisionRecord) => unknown;
-  private readonly textOptions: ParsedRouterOptions["routingText"];
+  private readonly textOptions: ParsedRoutingOptions["routingText"];
   /** Each planned decision's span-to-be (when tracing), until it is settled. */
   private readonly pending = new WeakMap<RouteDecision, { route?: PendingRoute; text?: string }>();
   /** Decisions already settled (a span and a log line each, once). */
   private readonly settled = new WeakSet<RouteDecision>();
 
-  constructor(options: ParsedRouterOptions) {
-    this.slots = modelSlots(options);
+  constructor(options: ParsedRoutingOptions, models: readonly SlotSpec<M>[]) {
+    this.slots = modelSlots(models, options);
     this.policy = (options.policy as PolicyConfig | undefined) ?? { kind: "quality" };
     this.policyName = describePolicy(this.policy);
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -99,13 +100,13 @@ export class RouteEngine {
     this.warnings = new OnceWarnings(this.logger);
     if (store && (options.learner || options.feedbackSink)) {
       throw new ValidationError(
-        `IrtRouter options.store restores the learner and takes the feedback itself; give either store, or learner and feedbackSink.`,
+        `options.store restores the learner and takes the feedback itself; give either store, or learner and feedbackSink.`,
         { path: options.learner ? "options.learner" : "options.feedbackSink" },
       );
     }
     if (options.shadow && !this.slots.some((slot) => slot.id === options.shadow!.serve)) {
       throw new ValidationError(
-        `IrtRouter options.shadow.serve "${options.shadow.serve}" is not a registered model (one of: ${this.slots.map((s) => s.id).join(", ")}).`,
+        `options.shadow.serve "${options.shadow.serve}" is not a registered model (one of: ${this.slots.map((s) => s.id).join(", ")}).`,
         { path: "options.shadow.serve" },
       );
     }
@@ -196,11 +197,11 @@ export class RouteEngine {
    * which {@link settle} records.
    */
   async plan(
-    messages: readonly BaseMessage[],
+    messages: readonly RouteMessage[],
     call: CallNeeds & { runId?: string; task?: string },
-  ): Promise<RoutePlan> {
+  ): Promise<RoutePlan<M>> {
     const route = await this.tracer?.begin();
-    const plan = await this.planner.plan(messages, call);
+    const plan = (await this.planner.plan(messages, call)) as RoutePlan<M>;
     if (route) {
       const text = this.includeText ? routingText(messages, this.textOptions ?? {}) : undefined;
       this.pending.set(plan.decision, { route, ...(text !== undefined ? { text } : {}) });
@@ -244,11 +245,12 @@ export class RouteEngine {
 
   /**
    * Records what a finished call cost (usage tokens when reported, else the estimate) for the budget policy, as the
-   * decision's `realized` cost, and settles the call (see {@link settle}).
+   * decision's `realized` cost, notes the served prompt in the run's memory (with the provider's reported cache,
+   * which bounds the cache the next call of the run is priced with) and settles the call (see {@link settle}).
    */
-  recordSpend(plan: RoutePlan, slotId: string, usage?: CallUsage): void {
+  recordSpend(plan: RoutePlan, slotId: string, usage?: TokenUsage): void {
     plan.decision.realized = this.spend.record(plan, slotId, usage);
-    this.memory.served(plan.decision.runId, slotId, plan.shape);
+    this.memory.served(plan.decision.runId, slotId, plan.shape, usage);
     // An answered decision is published for feedback on any process (a shared log only); a failure is a warning.
     if (this.log.shared) {
       this.log
@@ -275,7 +277,7 @@ export class RouteEngine {
   }
 
   /** See {@link FeedbackRecorder.noteToolErrors}. */
-  noteToolErrors(messages: readonly BaseMessage[]): void {
+  noteToolErrors(messages: readonly RouteMessage[]): void {
     this.recorder.noteToolErrors(messages);
   }
 

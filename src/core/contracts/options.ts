@@ -1,6 +1,4 @@
 import { z } from "zod";
-import type { BaseChatModel, BaseChatModelParams } from "@langchain/core/language_models/chat_models";
-import type { BaseCache } from "@langchain/core/caches";
 import type { ModelPrice } from "../../data/types.js";
 import type { QueryEncoder } from "../../encoders/types.js";
 import type { Scorer } from "../../scorer/types.js";
@@ -60,18 +58,6 @@ export const feedbackLimitsSchema = z.strictObject({
 export type FeedbackLimits = z.output<typeof feedbackLimitsSchema>;
 export type FeedbackLimitsOptions = z.input<typeof feedbackLimitsSchema>;
 
-/** One model the router may call. */
-export interface RoutedModelConfig {
-  /** The LangChain chat model (ChatOpenAI, ChatAnthropic, any BaseChatModel). */
-  readonly model: BaseChatModel;
-  /** List price; default: the scorer catalog's price, else the current-models catalog's, else the RouterBench list price (`listPrice`), else unknown (cost 0, warned once). */
-  readonly price?: ModelPrice;
-  /** Input context window in tokens; default: the model's `profile.maxInputTokens`, else unlimited. */
-  readonly contextWindow?: number;
-  /** Output tokens expected per call, for the cost estimate (default: the router's `expectedOutputTokens`). */
-  readonly expectedOutputTokens?: number;
-}
-
 /**
  * Where `router.feedback()` writes events. An `AbilityStore` fits; so does any `{ append }`. When `append` reports
  * `{ snapshotDue: true, seq }` (as a store does every `snapshotEvery` events) and the sink has `snapshot`, the router
@@ -90,20 +76,16 @@ export interface RouterLogger {
   warn(message: string, warning?: Error): void;
 }
 
-/** Options of {@link IrtRouter} (and of {@link irtRouterMiddleware}). */
-export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" | "tags" | "metadata" | "verbose"> {
+/**
+ * The routing options every face of the router shares (the core's {@link RouterCoreOptions}, LangChain's
+ * `IrtRouterOptions`, the AI SDK model's options): everything but the models and the framework's own settings.
+ */
+export interface RoutingOptions {
   /**
    * Run-level routing (`router.routeRun`, `router.runTask`, `router.runs`): cost weight, token assumption, priors and
    * exploration of the {@link RunRouter} that chooses one model per agent run (docs/agents.md, "Run-level routing").
    */
   readonly runs?: RunRoutingOptions;
-  /**
-   * The models to route between, keyed by scorer catalog id or alias (e.g. `gpt-4-1106-preview`) or a model of the
-   * catalog of current models (`gpt-4o`, `claude-sonnet-4-5`; docs/catalog.md), which starts from its prior. Any other
-   * key is allowed: it starts from the family and price-tier rule (the population average without a price), reported
-   * once through `logger` as an `UnknownModelWarning`. A bare chat model is short for `{ model }`.
-   */
-  readonly models: Readonly<Record<string, RoutedModelConfig | BaseChatModel>>;
   /** Scorer, or a factory called once on first use. Default: the pretrained scorer (loaded lazily). */
   readonly scorer?: Scorer | (() => Promise<Scorer>);
   /**
@@ -166,26 +148,11 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   /** Whether a failed call falls back to the next candidate (default: every error except an abort). */
   readonly fallbackOn?: (error: unknown) => boolean;
   /**
-   * A LangChain cache for the router's replies (as any chat model's `cache`: a `BaseCache`, or `true` for the global
-   * in-memory one). Read and written by `invoke`, `stream`, `batch` and `generate`; a cached reply keeps the decision
-   * it was routed with.
-   */
-  readonly cache?: BaseCache | boolean;
-  /**
    * Milliseconds each attempt may take when the call gives no `timeout` (default 600000, the request timeout of the
    * OpenAI and Anthropic SDKs). At that point the attempt is abandoned, whether or not the child honours its abort
    * signal, and the next candidate is tried.
    */
   readonly attemptTimeout?: number;
-  /**
-   * Retries a child may make on its own before the router falls back to the next model (default 1; `false` leaves
-   * the children as they are). LangChain chat models retry a failed request up to 6 times with exponential backoff
-   * (`maxRetries`, about 1.5 minutes against a server answering 500), all before the router sees the error; so the
-   * router lowers the `maxRetries` of each child left at LangChain's default of 6 (it sets `model.caller.maxRetries`,
-   * on the instance you registered) to this number. A child built with another `maxRetries` is left as it is. With the
-   * default a failing provider falls back within seconds (test/langchain/calls/child-retries.test.ts).
-   */
-  readonly childMaxRetries?: number | false;
   /**
    * Prompt-cache-aware cost (default on): a candidate's expected cost bills the part of the call's input its provider
    * has cached for this run (the messages the same model last served in the run, within `lifetimeMs`, default
@@ -231,25 +198,39 @@ export interface IrtRouterOptions extends Pick<BaseChatModelParams, "callbacks" 
   readonly shadow?: { readonly serve: string };
 }
 
-const isChatModel = (v: unknown): v is BaseChatModel =>
-  typeof v === "object" &&
-  v !== null &&
-  typeof (v as { invoke?: unknown }).invoke === "function" &&
-  "_streamResponseChunks" in v;
+/** What a model can do; an absent field is not known, and does not exclude the model. */
+export interface ModelCapabilities {
+  /** Whether it can call tools. */
+  readonly tools?: boolean;
+  /** Whether it can give structured output. */
+  readonly structuredOutput?: boolean;
+  /** Input context window in tokens. */
+  readonly contextWindow?: number;
+}
 
-const chatModel = z.custom<BaseChatModel>(isChatModel, {
-  message: "must be a LangChain chat model (an instance of BaseChatModel, e.g. new ChatOpenAI(...))",
-});
+/** One model of a {@link RouterCore}: its id and what the router must know of it (its price, what it can do). */
+export interface CoreModelConfig {
+  /**
+   * The model's id: a scorer catalog id or alias (e.g. `gpt-4-1106-preview`) or a model of the catalog of current
+   * models (`gpt-4o`, `claude-sonnet-4-5`; docs/catalog.md), which starts from its prior. Any other id starts from the
+   * family and price-tier rule, reported once through `logger` as an `UnknownModelWarning`.
+   */
+  readonly id: string;
+  /** List price; default: the scorer catalog's, else the current-models catalog's, else unknown (cost 0, warned once). */
+  readonly price?: ModelPrice;
+  /** What the model can do: calls that need what it lacks are not routed to it (absent: assumed able). */
+  readonly capabilities?: ModelCapabilities;
+  /** Output tokens expected per call, for the cost estimate (default: the router's `expectedOutputTokens`). */
+  readonly expectedOutputTokens?: number;
+}
+
+/** Options of a {@link RouterCore}: the models, and the routing options every face shares. */
+export interface RouterCoreOptions extends RoutingOptions {
+  /** The models to route between, in order of preference for ties; ids must be unique. */
+  readonly models: readonly CoreModelConfig[];
+}
+
 const price = modelPriceSchema;
-const modelEntry = z.preprocess(
-  (v) => (isChatModel(v) ? { model: v } : v),
-  z.strictObject({
-    model: chatModel,
-    price: price.optional(),
-    contextWindow: z.number().int().positive().optional(),
-    expectedOutputTokens: z.number().finite().nonnegative().optional(),
-  }),
-);
 /** What a value lacks to be a {@link Scorer} (empty when it is one); shared by the option check and the factory check. */
 export function missingScorerParts(value: unknown): string[] {
   const s = (typeof value === "object" && value !== null ? value : {}) as Partial<Scorer>;
@@ -278,14 +259,11 @@ const encoderLike = z.custom<QueryEncoder | (() => Promise<QueryEncoder>)>(
   { message: "must be a QueryEncoder (id, dim, embed) or a function returning a Promise of one" },
 );
 
-/** Zod schema of {@link IrtRouterOptions}; unknown keys are errors so a typo is never ignored. */
-export const irtRouterOptionsSchema = z.strictObject({
-  models: z
-    .record(
-      z.string().refine((k) => k.trim().length > 0, "a model key must not be empty or blank"),
-      modelEntry,
-    )
-    .refine((m) => Object.keys(m).length > 0, { message: "give at least one model: { models: { id: { model } } }" }),
+/** A registered model's id (a key of `models`, or a core model's `id`). */
+export const modelIdSchema = z.string().refine((k) => k.trim().length > 0, "a model key must not be empty or blank");
+
+/** The zod fields of {@link RoutingOptions}, which each face's schema extends with its models and own settings. */
+export const routingOptionsShape = {
   scorer: scorerLike.optional(),
   encoder: encoderLike.optional(),
   policy: policySchema.optional(),
@@ -344,30 +322,44 @@ export const irtRouterOptionsSchema = z.strictObject({
     .optional(),
   escalation: z.union([z.boolean(), z.strictObject({ bar: z.enum(["stronger", "best"]).optional() })]).optional(),
   task: z.string().trim().min(1).max(200).optional(),
-  callbacks: z.any().optional(),
-  tags: z.array(z.string()).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  verbose: z.boolean().optional(),
-  cache: z
-    .union([
-      z.boolean(),
-      z.custom<BaseCache>(
-        (v) => ["lookup", "update"].every((k) => typeof (v as Record<string, unknown> | null)?.[k] === "function"),
-        {
-          message:
-            "must be a LangChain cache (a BaseCache with lookup and update, e.g. new InMemoryCache()) or a boolean",
-        },
-      ),
-    ])
-    .optional(),
   attemptTimeout: z.number().int().positive().optional(),
   runs: runRoutingSchema.optional(),
-  childMaxRetries: z.union([z.number().int().min(0).max(100), z.literal(false)]).optional(),
   tracing: z
     .union([z.boolean(), z.strictObject({ includeRunId: z.boolean().optional(), includeText: z.boolean().optional() })])
     .optional(),
   decisionSink: functionSchema<(record: DecisionRecord) => unknown>("a function (record) => void").optional(),
   shadow: z.strictObject({ serve: z.string().min(1) }).optional(),
+};
+
+/** The zod schema of {@link RoutingOptions} (no models). */
+export const routingOptionsSchema = z.strictObject(routingOptionsShape);
+
+const coreModel = z.strictObject({
+  id: modelIdSchema,
+  price: price.optional(),
+  capabilities: z
+    .strictObject({
+      tools: z.boolean().optional(),
+      structuredOutput: z.boolean().optional(),
+      contextWindow: z.number().int().positive().optional(),
+    })
+    .optional(),
+  expectedOutputTokens: z.number().finite().nonnegative().optional(),
+});
+
+/** Zod schema of {@link RouterCoreOptions}; unknown keys are errors so a typo is never ignored. */
+export const routerCoreOptionsSchema = z.strictObject({
+  models: z
+    .array(coreModel)
+    .min(1, { message: 'give at least one model: { models: [{ id: "gpt-4o" }] }' })
+    .superRefine((models, ctx) => {
+      const seen = new Set<string>();
+      models.forEach((m, i) => {
+        if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate model id "${m.id}"` });
+        seen.add(m.id);
+      });
+    }),
+  ...routingOptionsShape,
 });
 
 /**
@@ -393,4 +385,6 @@ export interface AbilityLearner {
   exportState?(): unknown;
 }
 
-export type ParsedRouterOptions = z.output<typeof irtRouterOptionsSchema>;
+/** The routing options as the core uses them, parsed (no models: each face passes its own as slot specs). */
+export type ParsedRoutingOptions = z.output<typeof routingOptionsSchema>;
+export type ParsedCoreOptions = z.output<typeof routerCoreOptionsSchema>;

@@ -48,11 +48,24 @@ export interface AttemptRecord {
   readonly ms: number;
 }
 
+/**
+ * Token usage of one answered call as the provider reported it (each adapter maps its framework's usage onto it:
+ * LangChain's `usage_metadata`, the AI SDK's `usage`). `inputTokens` includes the cached tokens.
+ */
+export interface TokenUsage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  /** Input tokens read from the provider's prompt cache. */
+  readonly cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache. */
+  readonly cacheWriteTokens?: number;
+}
+
 /** What an answered call cost, from the usage the provider reported (`source: "usage"`), else the estimate. */
 export interface RealizedCostRecord {
   readonly costUsd: number;
   readonly source: "usage" | "estimate";
-  /** Token counts as reported (`usage_metadata`: input, output, `input_token_details.cache_read` / `cache_creation`). */
+  /** Token counts as reported (see {@link TokenUsage}). */
   readonly inputTokens?: number;
   readonly outputTokens?: number;
   readonly cacheReadTokens?: number;
@@ -150,7 +163,7 @@ export function snapshot(decision: RouteDecision): RouteDecision {
  *
  * @example
  * ```ts
- * import { IrtRouter, routeDecisionOf } from "irt-router";
+ * import { IrtRouter, routeDecisionOf } from "irt-router/langchain";
  * declare const router: IrtRouter;
  *
  * const reply = await router.invoke("What is 17 * 23?");

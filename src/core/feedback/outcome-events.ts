@@ -3,7 +3,6 @@
  * spread over its steps by {@link attributeRun}), and the tool errors an agent's messages show for each step.
  */
 import { z } from "zod";
-import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { FeedbackError, ValidationError } from "../../errors.js";
 import {
   attributeRun,
@@ -15,6 +14,7 @@ import {
 import type { FeedbackEvent } from "../../learning/events.js";
 import { parseWith } from "../../util/validate.js";
 import type { RouteDecision } from "../contracts/route-decision.js";
+import type { RouteMessage } from "../contracts/route-message.js";
 import type { DecisionLog, LoggedDecision } from "../routing/decision-log.js";
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
@@ -158,22 +158,21 @@ function asFeedbackError<T>(fn: () => T): T {
 }
 
 /**
- * Marks the logged decisions whose tool calls failed: an AIMessage carrying a decision of this router
- * (`response_metadata.irtRouter.decisionId`) whose tool call is answered by a ToolMessage with status "error" (what
- * LangChain's ToolNode returns for a tool that threw, a tool the model named that does not exist, or arguments that
- * do not parse). Reads the conversation a routed call receives: a step's tool errors are known once the next model
- * call of the run is routed, which in a LangChain agent always follows a tool error (the agent hands the error back to
- * the model, also for a `returnDirect` tool).
+ * Marks the logged decisions whose tool calls failed: an assistant message carrying a decision of this router
+ * (`decisionId`; in LangChain `response_metadata.irtRouter.decisionId`) whose tool call is answered by a tool message
+ * with `toolError` (what LangChain's ToolNode returns for a tool that threw, a tool the model named that does not
+ * exist, or arguments that do not parse). Reads the conversation a routed call receives: a step's tool errors are
+ * known once the next model call of the run is routed, which in an agent always follows a tool error (the agent
+ * hands the error back to the model, also for a `returnDirect` tool).
  */
-export function markToolErrors(log: DecisionLog, messages: readonly BaseMessage[]): void {
+export function markToolErrors(log: DecisionLog, messages: readonly RouteMessage[]): void {
   const stepOfCall = new Map<string, LoggedDecision>();
   for (const m of messages) {
-    if (AIMessage.isInstance(m)) {
-      const decisionId = (m.response_metadata?.irtRouter as { decisionId?: unknown } | undefined)?.decisionId;
-      const logged = typeof decisionId === "string" ? log.get(decisionId) : undefined;
-      if (logged) for (const call of m.tool_calls ?? []) if (call.id) stepOfCall.set(call.id, logged);
-    } else if (ToolMessage.isInstance(m) && m.status === "error") {
-      const logged = stepOfCall.get(m.tool_call_id);
+    if (m.role === "assistant") {
+      const logged = m.decisionId !== undefined ? log.get(m.decisionId) : undefined;
+      if (logged) for (const call of m.toolCalls ?? []) if (call.id) stepOfCall.set(call.id, logged);
+    } else if (m.role === "tool" && m.toolError === true && m.toolCallId !== undefined) {
+      const logged = stepOfCall.get(m.toolCallId);
       if (logged) logged.toolError = true;
     }
   }

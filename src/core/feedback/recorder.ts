@@ -3,7 +3,7 @@
  * event (of feedback or of a calibration probe) is checked against the learner, stored in the sink, applied to the
  * learner and, when the store says so, snapshotted.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import type { RouteMessage } from "../contracts/route-message.js";
 import { FeedbackError, IrtRouterError } from "../../errors.js";
 import type { FeedbackBudgetLedger } from "../../learning/budget.js";
 import type { FeedbackEvent } from "../../learning/events.js";
@@ -177,7 +177,7 @@ export class FeedbackRecorder {
    * Notes which logged decisions' tool calls failed, from the conversation a routed call receives (see
    * {@link markToolErrors}); `feedback(runId, y, { attribution: { toolErrorsAsFailures: true } })` reads it.
    */
-  noteToolErrors(messages: readonly BaseMessage[]): void {
+  noteToolErrors(messages: readonly RouteMessage[]): void {
     markToolErrors(this.log, messages);
   }
 

@@ -4,11 +4,11 @@ import type { LoggedDecision } from "./decision-log.js";
 import type { PromptShape } from "./run-memory.js";
 import type { ModelSlot } from "./model-slots.js";
 
-/** A decision plus the order in which to try the models. */
-export interface RoutePlan {
+/** A decision plus the order in which to try the models (`M`: the adapter's model object). */
+export interface RoutePlan<M = unknown> {
   readonly decision: RouteDecision;
   /** Models to try, best first, at most `maxAttempts`. */
-  readonly order: readonly ModelSlot[];
+  readonly order: readonly ModelSlot<M>[];
   readonly logged: LoggedDecision;
   /** The call's prompt as the prompt cache sees it (see {@link RunMemory}). */
   readonly shape: PromptShape;

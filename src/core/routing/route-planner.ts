@@ -4,7 +4,7 @@
  * logged for feedback.
  */
 import { randomUUID } from "node:crypto";
-import type { BaseMessage } from "@langchain/core/messages";
+import type { RouteMessage } from "../contracts/route-message.js";
 import type { AbilityLearner, RoutingTextOptions } from "../contracts/options.js";
 import type { Candidate, PolicyConfig, RankedCandidate } from "../../policy/types.js";
 import { rankCandidates } from "../../policy/rank.js";
@@ -62,7 +62,7 @@ export class RoutePlanner {
    * run the call belongs to (feedback by run, and the budget policy's spend).
    */
   async plan(
-    messages: readonly BaseMessage[],
+    messages: readonly RouteMessage[],
     call: CallNeeds & { runId?: string; task?: string },
   ): Promise<RoutePlan> {
     const { slots, policy, log } = this.parts;
@@ -147,7 +147,7 @@ export class RoutePlanner {
    * are passed over (moved to `excluded`) and the stronger bar applies (see {@link rankEscalated}).
    */
   private async rank(
-    messages: readonly BaseMessage[],
+    messages: readonly RouteMessage[],
     shape: PromptShape,
     candidates: readonly Candidate[],
     runId: string | undefined,

@@ -1,28 +1,8 @@
-import type { BaseMessage } from "@langchain/core/messages";
+import type { RouteMessage } from "../contracts/route-message.js";
 import type { RoutingTextOptions } from "../contracts/options.js";
 
 export const DEFAULT_CONTEXT_CHARS = 1000;
 export const DEFAULT_MAX_QUERY_CHARS = 4000;
-
-/**
- * Text of a message's content: a string content as is, or the `text` parts of a content array
- * joined by newlines. Other parts (images, files, audio) carry no routing text and are skipped
- * here; the chosen model still receives the original messages, parts and all.
- */
-export function messageText(message: BaseMessage): string {
-  const content = message.content as unknown;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const part of content) {
-    if (typeof part === "string") parts.push(part);
-    else if (part && typeof part === "object" && (part as { type?: unknown }).type === "text") {
-      const text = (part as { text?: unknown }).text;
-      if (typeof text === "string") parts.push(text);
-    }
-  }
-  return parts.join("\n");
-}
 
 /**
  * The text the router scores for one call.
@@ -35,32 +15,32 @@ export function messageText(message: BaseMessage): string {
  *
  * @example
  * ```ts
- * import { HumanMessage, SystemMessage } from "@langchain/core/messages";
- * import { routingText } from "irt-router";
- *
- * routingText([new SystemMessage("be brief"), new HumanMessage("What is 2+2?")]); // "What is 2+2?"
+ * routingText([
+ *   { role: "system", text: "be brief" },
+ *   { role: "user", text: "What is 2+2?" },
+ * ]); // "What is 2+2?"
  * ```
  */
-export function routingText(messages: readonly BaseMessage[], options: RoutingTextOptions = {}): string {
+export function routingText(messages: readonly RouteMessage[], options: RoutingTextOptions = {}): string {
   const contextChars = options.contextChars ?? DEFAULT_CONTEXT_CHARS;
   const maxQueryChars = options.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
   let queryIndex = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]!.getType() === "human" && messageText(messages[i]!).trim() !== "") {
+    if (messages[i]!.role === "user" && messages[i]!.text.trim() !== "") {
       queryIndex = i;
       break;
     }
   }
   if (queryIndex < 0) {
     for (let i = messages.length - 1; i >= 0; i--) {
-      if (messages[i]!.getType() !== "system" && messageText(messages[i]!).trim() !== "") {
+      if (messages[i]!.role !== "system" && messages[i]!.text.trim() !== "") {
         queryIndex = i;
         break;
       }
     }
   }
   if (queryIndex < 0) return "";
-  const query = messageText(messages[queryIndex]!).slice(0, maxQueryChars);
+  const query = messages[queryIndex]!.text.slice(0, maxQueryChars);
   if (contextChars <= 0) return query;
   // Other turns, nearest the end first: those after the query, then those before it.
   const order: number[] = [];
@@ -71,8 +51,8 @@ export function routingText(messages: readonly BaseMessage[], options: RoutingTe
   for (const i of order) {
     if (budget <= 0) break;
     const message = messages[i]!;
-    if (message.getType() === "system") continue;
-    const text = messageText(message).trim();
+    if (message.role === "system") continue;
+    const text = message.text.trim();
     if (text === "") continue;
     const kept = text.length <= budget ? text : text.slice(text.length - budget);
     picked.push({ index: i, text: kept });

@@ -12,14 +12,7 @@ import type { ScoringContextLoader } from "./scoring-context.js";
 import type { SharedSpend } from "../contracts/router-store.js";
 import type { ModelSlot } from "./model-slots.js";
 import type { OnceWarnings } from "../contracts/warnings.js";
-import type { RealizedCostRecord } from "../contracts/route-decision.js";
-
-/** Token usage as a chat model reports it (`usage_metadata`). */
-export type CallUsage = {
-  input_tokens?: number;
-  output_tokens?: number;
-  input_token_details?: { cache_read?: number; cache_creation?: number };
-};
+import type { RealizedCostRecord, TokenUsage } from "../contracts/route-decision.js";
 
 /** Most re-rankings of one call when other processes keep changing the run's spend meanwhile. */
 const MAX_RESERVE_TRIES = 8;
@@ -127,25 +120,25 @@ export class SpendRecorder {
    * prefix), cache writes at the input price, as `ModelPrice` has no cache-write price; output at the output price),
    * else the plan's estimate.
    */
-  record(plan: RoutePlan, slotId: string, usage?: CallUsage): RealizedCostRecord {
+  record(plan: RoutePlan, slotId: string, usage?: TokenUsage): RealizedCostRecord {
     const candidate = plan.decision.candidates.find((c) => c.id === slotId);
     const slot = this.slots.find((s) => s.id === slotId);
     // Prices are resolved when the scoring context loads; a plan always runs after that.
     const price = this.scoring.loaded?.prices.get(slotId) ?? slot?.price;
     let usd = candidate?.expectedCost ?? 0;
     let source: RealizedCostRecord["source"] = "estimate";
-    if (this.learnOutputTokens && slot && usage?.output_tokens !== undefined)
-      slot.outputTokens.observe(usage.output_tokens);
-    const reported = usage?.input_token_details?.cache_read;
-    const written = usage?.input_token_details?.cache_creation;
-    if (price && usage && Number.isFinite(usage.input_tokens) && Number.isFinite(usage.output_tokens)) {
+    if (this.learnOutputTokens && slot && usage?.outputTokens !== undefined)
+      slot.outputTokens.observe(usage.outputTokens);
+    const reported = usage?.cacheReadTokens;
+    const written = usage?.cacheWriteTokens;
+    if (price && usage && Number.isFinite(usage.inputTokens) && Number.isFinite(usage.outputTokens)) {
       // Cached input as the provider reports it, else as the router tracks it for this run.
       const cached = Number.isFinite(reported) ? reported! : (plan.cachedTokens.get(slotId) ?? 0);
-      const cachedTokens = Math.min(Math.max(0, cached), usage.input_tokens!);
+      const cachedTokens = Math.min(Math.max(0, cached), usage.inputTokens!);
       usd = stepCostUsd({
-        contextTokens: usage.input_tokens!,
+        contextTokens: usage.inputTokens!,
         cachedTokens,
-        outputTokens: usage.output_tokens!,
+        outputTokens: usage.outputTokens!,
         price,
       });
       source = "usage";
@@ -154,8 +147,8 @@ export class SpendRecorder {
     this.budget?.settle(plan.decision.runId, usd);
     const count = (n: number | undefined) => (typeof n === "number" && Number.isFinite(n) ? n : undefined);
     const tokens = {
-      inputTokens: count(usage?.input_tokens),
-      outputTokens: count(usage?.output_tokens),
+      inputTokens: count(usage?.inputTokens),
+      outputTokens: count(usage?.outputTokens),
       cacheReadTokens: count(reported),
       cacheWriteTokens: count(written),
     };

@@ -13,7 +13,7 @@ import { withCachedInputPrice } from "../../policy/cached-input.js";
 import type { ItemParams, Scorer } from "../../scorer/types.js";
 import { currentModels, type ModelPrior } from "../../scorer/model-catalog.js";
 import { loadDefaultScorer } from "../contracts/default-scorer.js";
-import { missingScorerParts, type ParsedRouterOptions } from "../contracts/options.js";
+import { missingScorerParts, type ParsedRoutingOptions } from "../contracts/options.js";
 import type { ModelSlot } from "./model-slots.js";
 import type { OnceWarnings } from "../contracts/warnings.js";
 
@@ -55,7 +55,7 @@ export class ScoringContextLoader {
   private readonly cache: LruCache<string, ItemParams>;
 
   constructor(
-    private readonly options: Pick<ParsedRouterOptions, "scorer" | "encoder" | "cacheSize" | "policy">,
+    private readonly options: Pick<ParsedRoutingOptions, "scorer" | "encoder" | "cacheSize" | "policy">,
     private readonly slots: readonly ModelSlot[],
     private readonly warnings: OnceWarnings,
     /** Awaited once the scorer has loaded, before the context is used (the `store` option restores its learner then). */
@@ -239,7 +239,7 @@ function assertScorerShape(scorer: unknown): asserts scorer is Scorer {
 }
 
 /** Whether the policy ranks by cost, so that a model without a price would win as free. */
-function costRanked(policy: ParsedRouterOptions["policy"]): boolean {
+function costRanked(policy: ParsedRoutingOptions["policy"]): boolean {
   return policy?.kind === "cost-aware" || policy?.kind === "budget" || policy?.kind === "cheapest-above";
 }
 

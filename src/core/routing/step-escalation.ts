@@ -1,13 +1,12 @@
 /**
  * Escalation: after a visible failure of a step, the model that failed is passed over for that step and a stronger
- * bar applies. A failure is visible when the previous call's tool call came back with an error (a ToolMessage with
- * status "error" after the last AI message), or when the agent sends the step again (the same human message once
+ * bar applies. A failure is visible when the previous call's tool call came back with an error (a tool message with
+ * `toolError` after the last assistant message), or when the agent sends the step again (the same user message once
  * more after an answer, or the same messages the run's last answered call had).
  */
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { rankCandidates } from "../../policy/rank.js";
 import type { Candidate, PolicyConfig, PolicyContext, RankedCandidate } from "../../policy/types.js";
-import { messageText } from "./routing-text.js";
+import type { RouteMessage } from "../contracts/route-message.js";
 import { sharedPrefix, type PromptShape } from "./run-memory.js";
 import type { EscalationRecord } from "../contracts/route-decision.js";
 
@@ -26,24 +25,21 @@ export interface StepFailure {
   readonly reason: "tool-error" | "retry";
 }
 
-/** The model that wrote an AI message, from the decision the router attached to it. */
-function chosenOf(message: BaseMessage): string | undefined {
-  const metadata = message.response_metadata as Record<string, unknown> | undefined;
-  const chosen = (metadata?.irtRouter as { chosen?: unknown } | undefined)?.chosen;
-  return typeof chosen === "string" ? chosen : undefined;
-}
+const isAssistant = (m: RouteMessage): boolean => m.role === "assistant";
+const isUser = (m: RouteMessage): boolean => m.role === "user";
+const isToolError = (m: RouteMessage): boolean => m.role === "tool" && m.toolError === true;
 
 /** Models whose AI message in `messages[from, to)` had a tool call answered with an error, the last one first. */
-function toolErrorModels(messages: readonly BaseMessage[], from: number, to: number, lastModel?: string): string[] {
+function toolErrorModels(messages: readonly RouteMessage[], from: number, to: number, lastModel?: string): string[] {
   const failed: string[] = [];
   let model: string | undefined;
   for (let i = from; i < to; i++) {
     const m = messages[i]!;
-    if (AIMessage.isInstance(m)) {
-      model = chosenOf(m);
-      const isLastAi = !messages.slice(i + 1, to).some((n) => AIMessage.isInstance(n));
+    if (isAssistant(m)) {
+      model = m.model;
+      const isLastAi = !messages.slice(i + 1, to).some(isAssistant);
       if (model === undefined && isLastAi) model = lastModel;
-    } else if (ToolMessage.isInstance(m) && m.status === "error" && model !== undefined && !failed.includes(model)) {
+    } else if (isToolError(m) && model !== undefined && !failed.includes(model)) {
       failed.unshift(model);
     }
   }
@@ -51,8 +47,8 @@ function toolErrorModels(messages: readonly BaseMessage[], from: number, to: num
 }
 
 function lastIndex(
-  messages: readonly BaseMessage[],
-  test: (m: BaseMessage) => boolean,
+  messages: readonly RouteMessage[],
+  test: (m: RouteMessage) => boolean,
   before = messages.length,
 ): number {
   for (let i = before - 1; i >= 0; i--) if (test(messages[i]!)) return i;
@@ -64,25 +60,25 @@ function lastIndex(
  * and prompt keys), used when an AI message carries no decision and to see a step sent again unchanged.
  */
 export function visibleFailure(
-  messages: readonly BaseMessage[],
+  messages: readonly RouteMessage[],
   shape: PromptShape,
   lastServed?: { readonly slotId: string; readonly keys: readonly string[] },
 ): StepFailure | undefined {
-  const human = lastIndex(messages, (m) => HumanMessage.isInstance(m));
-  const lastAi = lastIndex(messages, (m) => AIMessage.isInstance(m));
+  const human = lastIndex(messages, isUser);
+  const lastAi = lastIndex(messages, isAssistant);
   if (lastAi > human) {
     // The step is under way: a tool error after the last AI message fails the previous call.
-    const answered = messages.slice(lastAi + 1).some((m) => ToolMessage.isInstance(m) && m.status === "error");
+    const answered = messages.slice(lastAi + 1).some(isToolError);
     if (!answered) return undefined;
     const failed = toolErrorModels(messages, human + 1, messages.length, lastServed?.slotId);
     return failed.length > 0 ? { failed, reason: "tool-error" } : undefined;
   }
   if (human >= 0) {
     // The same human message again after an answer: the agent retries the step.
-    const previous = lastIndex(messages, (m) => HumanMessage.isInstance(m), human);
-    const between = previous >= 0 ? lastIndex(messages, (m) => AIMessage.isInstance(m), human) : -1;
-    if (previous >= 0 && between > previous && messageText(messages[previous]!) === messageText(messages[human]!)) {
-      const last = chosenOf(messages[between]!) ?? lastServed?.slotId;
+    const previous = lastIndex(messages, isUser, human);
+    const between = previous >= 0 ? lastIndex(messages, isAssistant, human) : -1;
+    if (previous >= 0 && between > previous && messages[previous]!.text === messages[human]!.text) {
+      const last = messages[between]!.model ?? lastServed?.slotId;
       const failed = toolErrorModels(messages, previous + 1, human, lastServed?.slotId).filter((m) => m !== last);
       return last !== undefined ? { failed: [last, ...failed], reason: "retry" } : undefined;
     }

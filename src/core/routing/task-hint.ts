@@ -3,7 +3,6 @@
  * `task` option for a fixed task). With an online learner, each (model, task) pair has an ability offset learned
  * from feedback (src/learning/task-offsets.ts) that the call's p includes.
  */
-import type { RunnableConfig } from "@langchain/core/runnables";
 import { ValidationError } from "../../errors.js";
 import { MAX_TASK_LENGTH } from "../../learning/task-offsets.js";
 
@@ -20,7 +19,7 @@ export const TASK_METADATA_KEY = "irtRouterTask";
 await router.invoke("Fix the off-by-one in this loop.", { metadata: { irtRouterTask: "code" } });
  * ```
  */
-export function taskOf(config: Partial<RunnableConfig> | undefined): string | undefined {
+export function taskOf(config: { readonly metadata?: Record<string, unknown> } | undefined): string | undefined {
   const task = config?.metadata?.[TASK_METADATA_KEY];
   if (task === undefined || task === null) return undefined;
   if (typeof task !== "string" || task.trim().length === 0 || task.length > MAX_TASK_LENGTH) {

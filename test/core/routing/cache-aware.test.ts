@@ -8,6 +8,7 @@ import { z } from "zod";
 import { IrtRouter, irtRouterMiddleware, type RouteDecision } from "../../../src/langchain/index.js";
 import { engineOf } from "../../../src/langchain/model/router.js";
 import { promptShape } from "../../../src/core/routing/run-memory.js";
+import { toRouteMessages } from "../../../src/langchain/bridge/route-messages.js";
 import { stepCostUsd } from "../../../src/policy/expected-cost.js";
 import { ValidationError } from "../../../src/errors.js";
 import { ToyScorer, quietLogger } from "../../langchain/helpers.js";
@@ -71,7 +72,7 @@ describe("cache-aware expected cost", () => {
     expect(candidate(decisionOf(first), "gpt-4").cachedTokens).toBe(0);
 
     const d = decisionOf(await r.invoke(STEP2, { metadata: { irtRouterRunId: "run-1" } }));
-    const shape = promptShape(STEP2);
+    const shape = promptShape(toRouteMessages(STEP2));
     const cached = shape.tokens[1]!; // system prompt + first question: the prompt gpt-4 served, which STEP2 extends
     expect(cached).toBeGreaterThan(3000);
     expect(candidate(d, "gpt-4").cachedTokens).toBe(cached);
@@ -203,5 +204,61 @@ describe("recorded spend with cached input", () => {
       stepCostUsd({ contextTokens: 10_000, cachedTokens: cached, outputTokens: 100, price: GPT4 }),
       12,
     );
+  });
+
+  it("prices the next step with the cache the provider reported: none when it read nothing the router counted", async () => {
+    // step 2 shares step 1's prefix (> 3000 tokens): the router counts it cached, the provider reports 0 read
+    const model = fakeModel().respond(usage()).respond(usage(0)).respond(usage(0));
+    const r = new IrtRouter({
+      models: { "gpt-4": { model, price: GPT4 } },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+    });
+    await r.invoke(STEP1, { metadata: { irtRouterRunId: "run-p" } });
+    const d2 = decisionOf(await r.invoke(STEP2, { metadata: { irtRouterRunId: "run-p" } }));
+    expect(candidate(d2, "gpt-4").cachedTokens).toBeGreaterThan(3000); // the router's own count
+    const STEP3 = [...STEP2, new AIMessage("782"), new HumanMessage("And 782 * 2?")];
+    const d3 = decisionOf(await r.invoke(STEP3, { metadata: { irtRouterRunId: "run-p" } }));
+    expect(candidate(d3, "gpt-4").cachedTokens).toBe(0); // the provider said it caches nothing of this prompt
+  });
+
+  it("keeps the router's count when the provider reported a cache read, and bounds it by reported writes", async () => {
+    const STEP3 = [...STEP2, new AIMessage("782"), new HumanMessage("And 782 * 2?")];
+    const read = fakeModel().respond(usage()).respond(usage(3000)).respond(usage());
+    const r = new IrtRouter({
+      models: { "gpt-4": { model: read, price: GPT4 } },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+    });
+    await r.invoke(STEP1, { metadata: { irtRouterRunId: "run-r" } });
+    await r.invoke(STEP2, { metadata: { irtRouterRunId: "run-r" } });
+    const d3 = decisionOf(await r.invoke(STEP3, { metadata: { irtRouterRunId: "run-r" } }));
+    const full = promptShape(toRouteMessages(STEP3)).tokens[STEP2.length - 1]!;
+    expect(candidate(d3, "gpt-4").cachedTokens).toBe(full); // automatic caching confirmed: the whole step-2 prompt
+
+    // a provider with explicit cache writes (Anthropic): it holds what it read plus what it wrote, here 1000 of the
+    // 10000 tokens it counted for step 2, so at most a tenth of step 2's estimated prompt is priced as cached
+    const written = (n: number) =>
+      new AIMessage({
+        content: "ok",
+        usage_metadata: {
+          input_tokens: 10_000,
+          output_tokens: 100,
+          total_tokens: 10_100,
+          input_token_details: { cache_read: 0, cache_creation: n },
+        },
+      });
+    const explicit = fakeModel().respond(usage()).respond(written(1000)).respond(usage());
+    const e = new IrtRouter({
+      models: { "gpt-4": { model: explicit, price: GPT4 } },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+    });
+    await e.invoke(STEP1, { metadata: { irtRouterRunId: "run-w" } });
+    await e.invoke(STEP2, { metadata: { irtRouterRunId: "run-w" } });
+    const w3 = decisionOf(await e.invoke(STEP3, { metadata: { irtRouterRunId: "run-w" } }));
+    const estimated2 = promptShape(toRouteMessages(STEP2)).tokens.at(-1)!;
+    expect(candidate(w3, "gpt-4").cachedTokens).toBe(Math.round((1000 * estimated2) / 10_000));
+    expect(candidate(w3, "gpt-4").cachedTokens).toBeLessThan(full);
   });
 });
