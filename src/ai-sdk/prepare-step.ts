@@ -31,11 +31,12 @@ export interface PrepareStepInput {
 /** Run ids made for calls without one, by the call's first message (the same object at every step of a call). */
 const RUNS = new WeakMap<object, string>();
 
-function runIdOf(options: IrtPrepareStepOptions, messages: readonly AiMessage[]): string | undefined {
+/** The step's run id: the option, else the call's own (a new one at step 0, even for messages sent before). */
+function runIdOf(options: IrtPrepareStepOptions, step: PrepareStepInput): string | undefined {
   if (options.runId !== undefined) return options.runId;
-  const first = messages[0];
+  const first = step.messages[0];
   if (first === undefined) return undefined;
-  let id = RUNS.get(first);
+  let id = step.stepNumber === 0 ? undefined : RUNS.get(first);
   if (id === undefined) RUNS.set(first, (id = randomUUID()));
   return id;
 }
@@ -70,8 +71,9 @@ export function irtPrepareStep(
   router: IrtRouterModel,
   options: IrtPrepareStepOptions = {},
 ): (input: PrepareStepInput) => Promise<{ model: LanguageModelV3 }> {
-  return async ({ messages }) => {
-    const runId = runIdOf(options, messages);
+  return async (step) => {
+    const { messages } = step;
+    const runId = runIdOf(options, step);
     const plan = await router.plan(messages, {
       ...(runId !== undefined ? { runId } : {}),
       ...(options.task !== undefined ? { task: options.task } : {}),

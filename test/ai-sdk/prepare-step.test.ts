@@ -58,6 +58,15 @@ describe("irtPrepareStep", () => {
     const served = script.served[2]!;
     expect(steps[3]!.candidates.find((c: { id: string }) => c.id === served).cachedTokens).toBeGreaterThan(0);
     expect(fallbackDefault.doGenerateCalls).toHaveLength(0);
+    // a call's steps share the id made at its step 0; the same messages sent again start a new run
+    const messages = [{ role: "user", content: [{ type: "text", text: "Weather in Nice?" }] }];
+    const runOf = async (stepNumber: number) => {
+      await prepare({ stepNumber, messages });
+      return router.decisions().at(-1)!.runId;
+    };
+    const first = await runOf(0);
+    expect(await runOf(1)).toBe(first);
+    expect(await runOf(0)).not.toBe(first);
 
     // the failed step is marked: with toolErrorsAsFailures it counts as a failure of its own
     const events = await irtFeedback(router, result, true, {
