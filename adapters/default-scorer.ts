@@ -32,7 +32,7 @@ export const DEFAULT_ENCODER: EncoderName = "static";
 export async function loadDefaultScorer(
   encoderName: EncoderName = DEFAULT_ENCODER,
 ): Promise<{ scorer: Scorer; encoder: QueryEncoder }> {
-  const artifact = await import("./artifact/index.js");
+  const artifact = await import("./artifact/load.js");
   if (encoderName === "static") {
     // The table and the scorer's artifact load side by side (one's reads overlap the other's decoding); the scorer
     // gets the encoder as a loader of that same promise, checked against its manifest at the first text query.
