@@ -32,10 +32,16 @@ export const DEFAULT_ENCODER: EncoderName = "static";
 export async function loadDefaultScorer(
   encoderName: EncoderName = DEFAULT_ENCODER,
 ): Promise<{ scorer: Scorer; encoder: QueryEncoder }> {
-  const { loadPretrained } = await import("./artifact/index.js");
-  const encoder: QueryEncoder =
-    encoderName === "static"
-      ? await (await import("./encoders/static.js")).StaticEncoder.load()
-      : await (await import("./encoders/use-lite.js")).UseLiteEncoder.load();
-  return { scorer: await loadPretrained({ encoder }), encoder };
+  const artifact = await import("./artifact/load.js");
+  if (encoderName === "static") {
+    // The table and the scorer's artifact load side by side (one's reads overlap the other's decoding); the scorer
+    // gets the encoder as a loader of that same promise, checked against its manifest at the first text query.
+    const [{ StaticEncoder }, { join }] = await Promise.all([import("./encoders/static.js"), import("node:path")]);
+    const loading = StaticEncoder.load();
+    const dir = join(artifact.pretrainedDir(), artifact.STATIC_PRETRAINED_SUBDIR);
+    const [encoder, scorer] = await Promise.all([loading, artifact.loadScorer(dir, { encoder: () => loading })]);
+    return { scorer, encoder };
+  }
+  const encoder: QueryEncoder = await (await import("./encoders/use-lite.js")).UseLiteEncoder.load();
+  return { scorer: await artifact.loadPretrained({ encoder }), encoder };
 }

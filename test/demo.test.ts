@@ -145,7 +145,7 @@ describe("irt-router demo --replay --model", () => {
     });
     // advice for the command line, not the library's "options.encoder"
     expect(err.message).toMatch(
-      /irt-router demo embeds the dataset with the default encoder .*give --model a scorer built with it/,
+      /irt-router demo embeds the dataset with the static encoder or USE-lite only, and this scorer was built with "toy@1": give --model a scorer built with one of them/,
     );
     expect(err.message).not.toMatch(/options\.encoder/);
   });

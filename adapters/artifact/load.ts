@@ -7,7 +7,6 @@ import { MANIFEST_FILE } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../package-root.js";
 import { defaultStaticInfo, isStaticId, StaticEncoder } from "../encoders/static.js";
-import { defaultUseLiteInfo, UseLiteEncoder } from "../encoders/use-lite.js";
 import { readArtifact } from "./files.js";
 
 /** Options of {@link loadScorer} / {@link loadPretrained}. */
@@ -65,7 +64,9 @@ export async function loadScorer(dir: string, options: LoadScorerOptions = {}): 
     encoder = () => StaticEncoder.load();
   } else {
     // The default encoder's id comes from its package version, without loading its weights. When the package is not
-    // installed the check happens at the first text query (embeddings work without it).
+    // installed the check happens at the first text query (embeddings work without it). The module (and tfjs's
+    // loader behind it) is imported only here, so loading a static scorer never reads it.
+    const { defaultUseLiteInfo, UseLiteEncoder } = await import("../encoders/use-lite.js");
     const predicted = await defaultUseLiteInfo().catch(() => undefined);
     if (predicted)
       assertSameEncoder(manifest.encoder, predicted, "scorer", {

@@ -9,6 +9,11 @@ export interface CliCommand<S extends z.ZodType = z.ZodType> {
   name: string;
   summary: string;
   usage: string;
+  /**
+   * Which optional packages the command (or which of its flags) needs, with the install command: printed by `--help`
+   * and after a DEPENDENCY_MISSING error. Every command says it, "none" included.
+   */
+  needs: string;
   options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
   /** Whether positional arguments are accepted (they arrive as `positionals`). */
   allowPositionals?: boolean;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { IrtRouterError, ValidationError } from "../../src/errors.js";
+import { IrtRouterError, MissingDependencyError, ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
 import { parseCliArgs } from "./args.js";
 import { commands } from "./commands/index.js";
@@ -39,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
   const dashes = rest.indexOf("--");
   const flags = dashes >= 0 ? rest.slice(0, dashes) : rest;
   if (flags.includes("--help") || flags.includes("-h")) {
-    process.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
+    process.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n\nOptional packages: ${command.needs}\n`);
     return 0;
   }
   try {
@@ -56,6 +56,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof IrtRouterError) {
       process.stderr.write(`irt-router ${name}: [${error.code}] ${error.message}\n`);
+      if (error instanceof MissingDependencyError)
+        process.stderr.write(`Optional packages of irt-router ${name}: ${command.needs}\n`);
       return 1;
     }
     throw error;

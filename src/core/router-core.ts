@@ -44,6 +44,9 @@ export interface CorePlan {
  * ```ts
  * import { RouterCore } from "irt-router";
  *
+ * // your own model call
+ * declare function callMyModel(id: string): Promise<{ inputTokens: number; outputTokens: number }>;
+ *
  * const router = new RouterCore({
  *   models: [
  *     { id: "gpt-4o", capabilities: { tools: true } },
@@ -54,7 +57,7 @@ export interface CorePlan {
  * const plan = await router.route({ messages: [{ role: "user", text: "What is 17 * 23?" }], runId: "run-1" });
  * for (const id of plan.models) {
  *   try {
- *     const reply = await callMyModel(id); // your own model call
+ *     const reply = await callMyModel(id);
  *     router.served(plan, id, { inputTokens: reply.inputTokens, outputTokens: reply.outputTokens });
  *     break;
  *   } catch (error) {

@@ -15,6 +15,7 @@ import {
   MANIFEST_CHECKSUM_FIELD,
   MANIFEST_FILE,
   manifestChecksum,
+  checkCatalogAbilities,
   parseCatalog,
   parseManifest,
   serializeCatalog,
@@ -144,11 +145,14 @@ export function decodeArtifact(
   const manifest = parseManifest(new TextDecoder().decode(files.manifest), where(MANIFEST_FILE));
   checkFile(files.weights, manifest.weights, where(WEIGHTS_FILE));
   checkFile(files.catalog, manifest.catalog, where(CATALOG_FILE));
-  const catalogText = new TextDecoder().decode(files.catalog);
-  const names = parseCatalog(catalogText, undefined, manifest.architecture.abilityDim, where(CATALOG_FILE)).map(
-    (e) => e.id,
+  const dim = manifest.architecture.abilityDim;
+  const catalog = parseCatalog(new TextDecoder().decode(files.catalog), undefined, dim, where(CATALOG_FILE));
+  const weights = decodeWeights(
+    files.weights,
+    manifest,
+    catalog.map((e) => e.id),
+    where(WEIGHTS_FILE),
   );
-  const weights = decodeWeights(files.weights, manifest, names, where(WEIGHTS_FILE));
-  const catalog = parseCatalog(catalogText, weights.theta, manifest.architecture.abilityDim, where(CATALOG_FILE));
+  checkCatalogAbilities(catalog, weights.theta, dim, where(CATALOG_FILE));
   return { manifest, weights, catalog };
 }

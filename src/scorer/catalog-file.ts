@@ -65,24 +65,42 @@ export function parseCatalog(
         path: `catalog.models.${twice.at}.id`,
       },
     );
-  return parsed.models.map((e, m) => {
+  const entries = parsed.models.map((e) => {
     if (e.ability.length !== abilityDim)
       throw new ArtifactError(
         "ARTIFACT_FORMAT",
         `${file}: model "${e.id}" has an ability vector of length ${e.ability.length}, expected ${abilityDim}.`,
         { file },
       );
-    const ability = Float32Array.from(e.ability);
-    if (theta) {
-      for (let k = 0; k < abilityDim; k++) {
-        if (ability[k] !== theta[m * abilityDim + k])
-          throw new ArtifactError(
-            "ARTIFACT_FORMAT",
-            `${file}: model "${e.id}"'s ability vector differs from row ${m} of theta in ${WEIGHTS_FILE}.`,
-            { file },
-          );
-      }
+    return { ...e, ability: Float32Array.from(e.ability) };
+  });
+  if (theta) checkCatalogAbilities(entries, theta, abilityDim, file);
+  return entries;
+}
+
+/**
+ * Checks each catalog entry's ability vector against its row of theta (the weights file's), bit for bit; an
+ * ArtifactError ARTIFACT_FORMAT naming the model otherwise.
+ *
+ * @example
+ * ```ts
+ * checkCatalogAbilities(parseCatalog(text, undefined, dim), weights.theta, dim);
+ * ```
+ */
+export function checkCatalogAbilities(
+  catalog: readonly CatalogEntry[],
+  theta: Float32Array,
+  abilityDim: number,
+  file = CATALOG_FILE,
+): void {
+  catalog.forEach((e, m) => {
+    for (let k = 0; k < abilityDim; k++) {
+      if (e.ability[k] !== theta[m * abilityDim + k])
+        throw new ArtifactError(
+          "ARTIFACT_FORMAT",
+          `${file}: model "${e.id}"'s ability vector differs from row ${m} of theta in ${WEIGHTS_FILE}.`,
+          { file },
+        );
     }
-    return { ...e, ability };
   });
 }

@@ -30,7 +30,7 @@ export {
   WEIGHTS_FILE,
 } from "./artifact-names.js";
 export { decodeWeights, encodeWeights, tensorLayout } from "./weights-file.js";
-export { parseCatalog, serializeCatalog } from "./catalog-file.js";
+export { checkCatalogAbilities, parseCatalog, serializeCatalog } from "./catalog-file.js";
 
 export { manifestSchema, type ScorerManifest, type TensorEntry } from "./manifest-schema.js";
 

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { ValidationError } from "../errors.js";
 import { closestMatch } from "./edit-distance.js";
 
+/** Schemas {@link parseWith} has parsed at least once in this process. */
+const parsedBefore = new WeakSet<z.ZodType>();
+
 interface Issue {
   readonly path: string;
   readonly message: string;
@@ -15,7 +18,13 @@ interface Issue {
  * closest known key when one is near ("did you mean snapshotEvery?") and the known keys otherwise.
  */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string, file?: string): z.output<S> {
-  const result = schema.safeParse(value);
+  // zod compiles an object schema's fast path (new Function) on its first parse: worth it for a schema parsed on every
+  // call, wasted on one parsed once per process (a manifest, the router's options; about a tenth of a fresh process's
+  // first routed call). So a schema's first parse here runs without it, and later ones compile and use it. Both paths
+  // validate and transform identically.
+  const once = !parsedBefore.has(schema);
+  if (once) parsedBefore.add(schema);
+  const result = schema.safeParse(value, once ? { jitless: true } : undefined);
   if (result.success) return result.data;
   // Unknown keys first: a misspelt option usually explains the other issues (a required field "missing").
   const ordered = [...result.error.issues].sort(

@@ -73,7 +73,7 @@ describe("explain --model with an artifact of another encoder than the default o
     const err = await rejectedWith(EncoderMismatchError, explain.run(args, ["What is 2+2?"]));
     expect(err).toMatchObject({ code: "ENCODER_MISMATCH", file: manifest, path: "options.model" });
     expect(err.message).toMatch(
-      /irt-router explain embeds the text with the default encoder .*give --model a scorer built with it/,
+      /irt-router explain embeds the text with the static encoder or USE-lite only, and this scorer was built with "toy@1": give --model a scorer built with one of them/,
     );
     expect(err.message).not.toMatch(/options\.encoder/);
   });

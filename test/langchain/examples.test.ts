@@ -1,22 +1,26 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /**
- * Every TypeScript example of the LangChain docs (README, docs/langchain.md) and every TSDoc `@example` in
- * src/langchain compiles under `tsc --strict`, against this checkout's sources as the `irt-router` package. The names an
- * example takes as given (`gpt4`, `tools`, `router`, ...) and the provider packages it imports, which are not
- * dependencies, are declared in a prelude.
+ * Every TypeScript example of README.md and docs/*.md and every TSDoc `@example` of the routing code (src/langchain,
+ * src/core) compiles under `tsc --strict`, against this checkout's sources as the `irt-router` package: `irt-router` and
+ * each `irt-router/<sub>` resolve to the sources package.json "exports" point at (exportPaths). The names an example
+ * takes as given (`gpt4`, `tools`, `router`, `models`, `messages`, ...) and the provider packages it imports, which are
+ * not dependencies, are declared in a prelude.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const virtualDir = join(root, "test/langchain/__examples__");
 
 const PRELUDE = `
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { IrtRouter } from "irt-router/langchain";
+import type { IrtRouter, IrtRouterOptions } from "irt-router/langchain";
+import type { EncoderInfo, QueryEncoder } from "irt-router/encoders";
+import type { FeedbackEvent, RunStep } from "irt-router/learning";
 import type { IrtMoeScorer } from "irt-router/scorer";
 declare global {
   const gpt4: BaseChatModel;
@@ -24,10 +28,24 @@ declare global {
   const tools: StructuredToolInterface[];
   const getWeather: StructuredToolInterface;
   const router: IrtRouter;
+  const models: IrtRouterOptions["models"];
   const scorer: IrtMoeScorer;
+  const encoder: QueryEncoder;
+  const artifact: { encoder: EncoderInfo };
   const decisionId: string;
   const runId: string;
   const result: { irtRouterRunId: string };
+  const event: FeedbackEvent;
+  const steps: RunStep[];
+  const candidates: string[];
+  const query: string;
+  const question: string;
+  const text: string;
+  const texts: string[];
+  const taskText: string;
+  const messages: BaseMessage[];
+  const messagesEndingWithAToolError: BaseMessage[];
+  function runTests(): Promise<{ passed: boolean }>;
 }
 export {};
 `;
@@ -40,7 +58,7 @@ interface Example {
 function markdownExamples(file: string): Example[] {
   const text = readFileSync(join(root, file), "utf8");
   const out: Example[] = [];
-  for (const m of text.matchAll(/```ts\n([\s\S]*?)```/g)) {
+  for (const m of text.matchAll(/```(?:ts|typescript)\n([\s\S]*?)```/g)) {
     out.push({ where: `${file}:${text.slice(0, m.index).split("\n").length}`, code: m[1]! });
   }
   return out;
@@ -60,19 +78,48 @@ function tsdocExamples(dir: string): Example[] {
 }
 
 /** The provider packages the examples import, which are not dependencies of irt-router (an ambient script). */
-const PROVIDERS = ["@langchain/openai:ChatOpenAI", "@langchain/anthropic:ChatAnthropic"]
-  .map((entry) => {
-    const [module, name] = entry.split(":");
-    return `declare module "${module}" {
+const PROVIDERS = `declare module "@langchain/openai" {
   import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-  export class ${name} extends BaseChatModel {
-    constructor(fields?: { model?: string; temperature?: number });
+  import { Embeddings } from "@langchain/core/embeddings";
+  export class ChatOpenAI extends BaseChatModel {
+    constructor(fields?: { model?: string; temperature?: number; maxRetries?: number });
+    _llmType(): string;
+    _generate(...args: Parameters<BaseChatModel["_generate"]>): ReturnType<BaseChatModel["_generate"]>;
+  }
+  export class OpenAIEmbeddings extends Embeddings {
+    constructor(fields?: { model?: string; dimensions?: number });
+    embedDocuments(texts: string[]): Promise<number[][]>;
+    embedQuery(text: string): Promise<number[]>;
+  }
+}
+declare module "@langchain/anthropic" {
+  import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+  export class ChatAnthropic extends BaseChatModel {
+    constructor(fields?: { model?: string; temperature?: number; maxRetries?: number });
     _llmType(): string;
     _generate(...args: Parameters<BaseChatModel["_generate"]>): ReturnType<BaseChatModel["_generate"]>;
   }
 }`;
-  })
-  .join("\n");
+
+/**
+ * The `paths` that resolve `irt-router` and each `irt-router/<sub>` to this checkout's TypeScript sources, derived from
+ * package.json "exports" (`"./x": { types: "./dist/<p>.d.ts" }` -> `<p>.ts`), so a new subpath needs no edit here.
+ */
+export function exportPaths(): Record<string, string[]> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    name: string;
+    exports: Record<string, string | { types?: string }>;
+  };
+  const paths: Record<string, string[]> = {};
+  for (const [key, target] of Object.entries(pkg.exports)) {
+    const types = typeof target === "string" ? target : target.types;
+    if (!types?.startsWith("./dist/") || !types.endsWith(".d.ts")) continue;
+    const source = `${types.slice("./dist/".length, -".d.ts".length)}.ts`;
+    expect(existsSync(join(root, source)), `package.json exports["${key}"]: ${source}`).toBe(true);
+    paths[key === "." ? pkg.name : `${pkg.name}/${key.slice(2)}`] = [source];
+  }
+  return paths;
+}
 
 /** Type-checks the examples as modules of one program; returns each diagnostic as `where: message`. */
 function typeCheck(examples: Example[]): string[] {
@@ -92,11 +139,7 @@ function typeCheck(examples: Example[]): string[] {
     skipLibCheck: true,
     esModuleInterop: true,
     baseUrl: root,
-    paths: {
-      "irt-router": ["src/index.ts"],
-      "irt-router/adapters": ["adapters/index.ts"],
-      "irt-router/*": ["src/*/index.ts"],
-    },
+    paths: exportPaths(),
   };
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
@@ -115,14 +158,27 @@ function typeCheck(examples: Example[]): string[] {
     });
 }
 
+/** README.md and every docs/*.md. */
+function docFiles(): string[] {
+  const docs = readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort();
+  return ["README.md", ...docs.map((f) => `docs/${f}`)];
+}
+
 describe("documentation examples", () => {
-  it("every LangChain example in the docs and every @example in src/langchain compiles under --strict", () => {
+  it("maps every package.json export to its source", () => {
+    const paths = exportPaths();
+    expect(paths["irt-router"]).toEqual(["index.ts"]);
+    expect(Object.keys(paths).length).toBeGreaterThanOrEqual(10);
+  });
+
+  it("every TypeScript example in README.md and docs/*.md and every @example of the routing code compiles under --strict", () => {
     const examples = [
-      ...markdownExamples("README.md"),
-      ...markdownExamples("docs/langchain.md"),
-      ...tsdocExamples("src/langchain"),
+      ...docFiles().flatMap(markdownExamples),
+      ...["src/langchain", "src/core"].filter((dir) => existsSync(join(root, dir))).flatMap(tsdocExamples),
     ];
-    expect(examples.length).toBeGreaterThanOrEqual(10);
+    expect(examples.length).toBeGreaterThanOrEqual(40);
     expect(typeCheck(examples)).toEqual([]);
   }, 600_000);
 });

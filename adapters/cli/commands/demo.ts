@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { datasetSplits } from "../../../src/data/select.js";
 import type { Scorer } from "../../../src/scorer/types.js";
+import type { QueryEncoder } from "../../../src/encoders/types.js";
 import { datasetModelNames } from "../../../src/scorer/catalog.js";
 import { MissingDependencyError, ValidationError } from "../../../src/errors.js";
 import { demoReportData } from "../../../src/report/demo.js";
@@ -27,10 +28,18 @@ import { getDatasetEmbeddings } from "../../data/dataset-embeddings.js";
 import { embeddingNotice } from "../../data/embedding-cache.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../../progress.js";
-import { loadCommandScorer } from "../scorer.js";
+import {
+  datasetEncoder,
+  ENCODER_FLAG_USAGE,
+  ENCODER_NEEDS,
+  encoderFlag,
+  loadCommandScorer,
+  withOptionalPackages,
+} from "../scorer.js";
 import { formatAgentDemo, runAgentDemo } from "../../../src/demo/agent-demo.js";
-import { loadPretrained } from "../../artifact/index.js";
-import { UseLiteEncoder } from "../../encoders/use-lite.js";
+import { loadDefaultScorer } from "../../default-scorer.js";
+import type { EncoderName } from "../../encoders/choice.js";
+import { VEGA_PACKAGES } from "../../report/render.js";
 import type { CliCommand } from "../command.js";
 
 const DATASET = "routerbench-subset-11models";
@@ -44,6 +53,7 @@ const schema = z
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),
+    encoder: encoderFlag,
   })
   .strict();
 
@@ -56,8 +66,10 @@ export const command: CliCommand<typeof schema> = {
     "With --replay: the offline replay on the RouterBench test split (each prompt routed among its 11 models under each policy, " +
     "settings chosen on the validation split; needs the datasets). No network, no API keys.",
   usage:
-    "irt-router demo [--json] [--report <dir> | --no-report]   (the report: irt-router-report/ by default; with --json only when --report is given)\n" +
-    "irt-router demo --replay [--json] [--model pretrained|<scorer-dir>] [--data-root <dir>] [--cache-dir <dir>]",
+    "irt-router demo [--json] [--report <dir> | --no-report] [--encoder static|use-lite]   (the report: irt-router-report/ by default; with --json only when --report is given)\n" +
+    "irt-router demo --replay [--json] [--model pretrained|<scorer-dir>] [--encoder static|use-lite] [--data-root <dir>] [--cache-dir <dir>]\n" +
+    ENCODER_FLAG_USAGE,
+  needs: `${ENCODER_NEEDS}. The report the built-in demo ends with needs vega and vega-lite (npm install --save-exact ${VEGA_PACKAGES}); without them the demo runs and says so.`,
   options: {
     json: { type: "boolean" },
     replay: { type: "boolean" },
@@ -66,6 +78,7 @@ export const command: CliCommand<typeof schema> = {
     model: { type: "string" },
     "data-root": { type: "string" },
     "cache-dir": { type: "string" },
+    encoder: { type: "string" },
   },
   schema,
   async run(args) {
@@ -78,14 +91,19 @@ export const command: CliCommand<typeof schema> = {
           { path: `options.${flag}` },
         );
     // The scorer first: loadScorer refuses an artifact of another encoder than the default one the demo embeds with.
-    const scorer = await loadDemoScorer(args.model);
+    const scorer = await loadDemoScorer(args.model, args.encoder);
     const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
     const result = await prepareAndRun({
       dataset: ds,
       scorer,
       prompts: await readRouterBenchPrompts(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {}),
       scorerName: !args.model || args.model === "pretrained" ? "the pretrained scorer" : `the scorer in ${args.model}`,
-      embed: (all) => embedWithProgress(all, args["cache-dir"], log),
+      embed: (all) =>
+        withOptionalPackages(
+          `irt-router demo --replay with the encoder "${scorer.encoder.id}"`,
+          "leave --encoder and --model out to use the static encoder and its pretrained scorer, which need none",
+          async () => embedWithProgress(all, args["cache-dir"], log, await datasetEncoder(scorer)),
+        ),
       log,
     });
     process.stdout.write(
@@ -99,7 +117,7 @@ export const command: CliCommand<typeof schema> = {
 
 export default command;
 
-/** The built-in demo: no dataset; the pretrained scorer with the default encoder. */
+/** The built-in demo: no dataset; the pretrained scorer with `--encoder` (default the static encoder: no optional package). */
 async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => void): Promise<number> {
   if (args.report !== undefined && args["no-report"])
     throw new ValidationError("--report and --no-report contradict each other: give one.", { path: "options.report" });
@@ -113,9 +131,18 @@ async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => voi
       );
     }
   }
-  log("Loading the pretrained scorer and the offline encoder (a few seconds)...");
-  const encoder = await UseLiteEncoder.load();
-  const scorer = await loadPretrained({ encoder });
+  const name: EncoderName = args.encoder ?? "static";
+  if (name === "use-lite") log("Loading the pretrained scorer and USE-lite (a few seconds)...");
+  const { scorer, encoder } = await withOptionalPackages(
+    "irt-router demo --encoder use-lite",
+    "leave --encoder out to use the static encoder, which needs none",
+    () => loadDefaultScorer(name),
+  );
+  log(
+    name === "static"
+      ? `Scorer: the pretrained one of the static encoder (${encoder.id}; --encoder use-lite for USE-lite's).`
+      : `Scorer: the pretrained one of USE-lite (${encoder.id}).`,
+  );
   const report = await runAgentDemo({ scorer, encoder });
   process.stdout.write(args.json ? `${JSON.stringify(agentDemoJson(report), null, 2)}\n` : formatAgentDemo(report));
   const reportDir = args["no-report"] ? undefined : (args.report ?? (args.json ? undefined : "irt-router-report"));
@@ -241,19 +268,26 @@ export async function prepareAndRun(inputs: DemoInputs): Promise<{
   return { report: runDemo(val, test), outputTokens, outputTokensMethod, scorerName: inputs.scorerName ?? "scorer" };
 }
 
-async function loadDemoScorer(model: string | undefined): Promise<Scorer> {
+async function loadDemoScorer(model: string | undefined, encoder: EncoderName | undefined) {
   return loadCommandScorer(!model || model === "pretrained" ? undefined : model, {
     path: "options.model",
+    encoder,
     hint: (mismatch) =>
-      `irt-router demo embeds the dataset with the default encoder "${mismatch.actual.id}": give --model a scorer built with it ` +
-      `(irt-router train builds one), or leave --model out for the pretrained scorer.`,
+      `irt-router demo embeds the dataset with the static encoder or USE-lite only, and this scorer was built with "${mismatch.expected.id}": ` +
+      `give --model a scorer built with one of them (irt-router train builds one), or leave --model out for the pretrained scorer.`,
   });
 }
 
-async function embedWithProgress(ds: CorrectnessDataset, cacheDir: string | undefined, log: (s: string) => void) {
+async function embedWithProgress(
+  ds: CorrectnessDataset,
+  cacheDir: string | undefined,
+  log: (s: string) => void,
+  encoder: { encoder?: QueryEncoder },
+) {
   let progress: Progress | undefined;
   let warned = false;
   const emb = await getDatasetEmbeddings(ds, {
+    ...encoder,
     ...(cacheDir ? { cacheDir } : {}),
     onProgress: ({ done, total }) => {
       if (!warned) {

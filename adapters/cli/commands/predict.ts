@@ -3,6 +3,7 @@
  * an interval over the model's ability uncertainty, from the scorer alone or refined by `--probes N` results of the
  * model on the dataset, replayed from the dataset's own labels of that model (src/learning/predict.ts, docs/evaluation.md).
  */
+import { dirname } from "node:path";
 import { z } from "zod";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { IrtRouterError, ValidationError } from "../../../src/errors.js";
@@ -17,7 +18,15 @@ import { loadDataset } from "../../data/load-dataset.js";
 import { sampleItems } from "../../learning/probe-bank.js";
 import type { CliCommand } from "../command.js";
 import { Progress } from "../../progress.js";
-import { loadCommandScorer } from "../scorer.js";
+import {
+  datasetEncoder,
+  ENCODER_FLAG_USAGE,
+  ENCODER_NEEDS,
+  encoderFlag,
+  loadCommandScorer,
+  withOptionalPackages,
+} from "../scorer.js";
+import type { EncoderName } from "../../encoders/choice.js";
 
 const schema = z
   .object({
@@ -45,6 +54,7 @@ const schema = z
     "cache-dir": z.string().min(1).optional(),
     json: z.boolean().default(false),
     uncalibrated: z.boolean().default(false),
+    encoder: encoderFlag,
   })
   .strict();
 
@@ -59,23 +69,28 @@ export interface PredictRow extends AccuracyPrediction {
   readonly observedItems: number;
 }
 
-/** Loads the scorer: `--model` (default pretrained); one of another encoder is used when the dataset's vectors from it are cached. */
+/**
+ * Loads the scorer: `--model` (default the pretrained one of `--encoder`, default static); one of another encoder is
+ * used when the dataset's vectors from it are cached.
+ */
 async function predictScorer(
   dir: string | undefined,
+  encoder: EncoderName | undefined,
   ds: CorrectnessDataset,
   cacheDir: string | undefined,
 ): Promise<IrtMoeScorer> {
   const path = dir === undefined || dir === "pretrained" ? undefined : dir;
   return loadCommandScorer(path, {
     path: "options.model",
+    encoder,
     otherwise: async (mismatch) => {
       if (!(await peekCachedEmbeddings(ds, mismatch.expected, cacheDir ? { cacheDir } : {}))) return undefined;
       return path === undefined ? loadPretrained({ encoder: null }) : loadScorer(path, { encoder: null });
     },
     hint: (mismatch) =>
       `predict scores the dataset's items with the vectors of the scorer's encoder, and the embedding cache (${embeddingCacheDir(cacheDir)}) has none of ` +
-      `${ds.name} from "${mismatch.expected.id}"; irt-router embeds text with the default encoder "${mismatch.actual.id}" only. Cache the vectors from ` +
-      `"${mismatch.expected.id}" there first (embedDataset(dataset, encoder) in the library), or give --model a scorer built with the default encoder.`,
+      `${ds.name} from "${mismatch.expected.id}"; irt-router embeds text with the static encoder or USE-lite only. Cache the vectors from ` +
+      `"${mismatch.expected.id}" there first (embedDataset(dataset, encoder) in the library), or give --model a scorer built with one of them.`,
   });
 }
 
@@ -88,6 +103,7 @@ async function itemParameters(scorer: IrtMoeScorer, ds: CorrectnessDataset, cach
     cached ??
     (await getDatasetEmbeddings(ds, {
       ...options,
+      ...(await datasetEncoder(scorer)),
       onProgress: (p) => {
         if (!bar) process.stderr.write(`${embeddingNotice(ds.name, p.total, cacheDir)}\n`);
         (bar ??= new Progress({ label: `embedding ${ds.name}`, total: p.total, unit: "texts" })).update(p.done);
@@ -131,7 +147,7 @@ export async function predictDataset(
   warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
 ): Promise<{ dataset: CorrectnessDataset; rows: PredictRow[] }> {
   const ds = await loadDataset(a.dataset, a["data-root"] ? { dataRoot: a["data-root"] } : {});
-  const scorer = await predictScorer(a.model, ds, a["cache-dir"]);
+  const scorer = await predictScorer(a.model, a.encoder, ds, a["cache-dir"]);
   const names = a.models ?? [...ds.models];
   const resolver = new ModelResolver(scorer.models);
   const plans = names.map((name, k) => {
@@ -169,7 +185,11 @@ export async function predictDataset(
       );
     return { name, id, labels };
   });
-  const items = await itemParameters(scorer, ds, a["cache-dir"]);
+  const items = await withOptionalPackages(
+    `irt-router predict with the encoder "${scorer.encoder.id}"`,
+    "leave --encoder and --model out to use the static encoder and its pretrained scorer, which need none",
+    () => itemParameters(scorer, ds, a["cache-dir"]),
+  );
   const d = items.dim;
   const models = plans.map((p) => {
     const pool = [...p.labels.keys()];
@@ -182,10 +202,11 @@ export async function predictDataset(
     }));
     return { id: p.id, probes };
   });
-  // The scorer's calibration for unseen benchmarks (pretrained/predict-calibration.json; a --model directory's own).
+  // The scorer's calibration for unseen benchmarks, beside its manifest (the USE-lite pretrained scorer's is
+  // pretrained/predict-calibration.json; the static one has none yet; a --model directory's own).
   const calibration = a.uncalibrated
     ? undefined
-    : loadPredictCalibration(a.model === undefined || a.model === "pretrained" ? pretrainedDir() : a.model);
+    : loadPredictCalibration(scorer.manifestFile ? dirname(scorer.manifestFile) : pretrainedDir());
   const predictions = predictAccuracy({ scorer, items, models, seed: a.seed, ...(calibration ? { calibration } : {}) });
   const rows = predictions.map((pred, k): PredictRow => {
     const labels = plans[k]!.labels;
@@ -228,7 +249,10 @@ export const command: CliCommand<typeof schema> = {
   summary:
     "Predict each model's accuracy on a dataset it may never have been run on (mean predicted p over the items, with an interval over its ability uncertainty), from the scorer alone or refined by --probes N results replayed from the dataset's labels.",
   usage:
-    "irt-router predict --dataset <name-or-folder> [--models a,b] [--probes N] [--seed N] [--json] [--uncalibrated] [--model pretrained|<dir>] [--data-root D] [--cache-dir C]",
+    "irt-router predict --dataset <name-or-folder> [--models a,b] [--probes N] [--seed N] [--json] [--uncalibrated] [--model pretrained|<dir>] [--encoder static|use-lite] [--data-root D] [--cache-dir C]\n" +
+    ENCODER_FLAG_USAGE +
+    " (the pretrained USE-lite scorer has an interval calibration, the static one none yet: its intervals are the ability uncertainty only)",
+  needs: `${ENCODER_NEEDS}. The dataset is read from --data-root or the dataset folder given (no download).`,
   options: {
     dataset: { type: "string" },
     models: { type: "string" },
@@ -239,6 +263,7 @@ export const command: CliCommand<typeof schema> = {
     "cache-dir": { type: "string" },
     json: { type: "boolean" },
     uncalibrated: { type: "boolean" },
+    encoder: { type: "string" },
   },
   schema,
   async run(args) {

@@ -80,6 +80,7 @@ export const command: CliCommand<typeof schema> = {
     "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--data-root D] [--json]\n" +
     "  --seeds N         cross-fit seeds (default 5; 5 folds each)\n" +
     "  --online-seeds N  online streams (default 20)",
+  needs: "none.",
   options: {
     dataset: { type: "string" },
     "data-root": { type: "string" },

