@@ -194,8 +194,8 @@ export class RedisStore implements RouterStore {
       const reply = (await runScript(
         this.client,
         APPEND,
-        [keys.ids, keys.seq, keys.events, keys.snapshotSeq, keys.generation],
-        [this.generation, ...args],
+        [keys.recentIds, keys.seq, keys.events, keys.snapshotSeq, keys.generation, keys.legacyIds],
+        [this.generation, this.options.dedupeWindow, ...args],
       )) as unknown[];
       if (reply[0] === -1) {
         if (attempt > 2) throw new StoreError("The Redis store was reset repeatedly while appending; retry later.");
@@ -235,7 +235,7 @@ export class RedisStore implements RouterStore {
       [written, generation] = (await runScript(
         this.client,
         REPUBLISH,
-        [k.generation, k.seq, k.snapshot, k.snapshotSeq, k.events, k.ids],
+        [k.generation, k.seq, k.snapshot, k.snapshotSeq, k.events, k.recentIds, k.legacyIds],
         [this.generation, fresh, seq, state],
       )) as [number, string];
     } else {
