@@ -109,12 +109,18 @@ redis.call('SET', KEYS[3], ARGV[4])
 redis.call('SET', KEYS[1], ARGV[2])
 return { 1, ARGV[2] }`;
 
-/** KEYS: snapshot, snapshotSeq, seq, events. Returns { snapshot JSON or false, snapshot seq, last seq, entries }. */
+/** Stream entries one read returns at most: `load()` reads the stream in pages, never in one giant reply. */
+export const LOAD_PAGE = 1000;
+
+/**
+ * KEYS: snapshot, snapshotSeq, seq, events. ARGV: page size. Returns { snapshot JSON or false, snapshot seq, last seq,
+ * the first page of entries after the snapshot }; the rest is read with XRANGE ... COUNT (see RedisStore.load).
+ */
 export const LOAD = `
 local sseq = tonumber(redis.call('GET', KEYS[2]) or '0')
 local snap = redis.call('GET', KEYS[1])
 local last = tonumber(redis.call('GET', KEYS[3]) or '0')
-return { snap, sseq, last, redis.call('XRANGE', KEYS[4], '0-' .. (sseq + 1), '+') }`;
+return { snap, sseq, last, redis.call('XRANGE', KEYS[4], '0-' .. (sseq + 1), '+', 'COUNT', ARGV[1]) }`;
 
 /**
  * KEYS: spend. ARGV: seen, usd, ttl seconds. Adds usd when the spend is still `seen` (to 1e-9 USD). Returns
