@@ -4,10 +4,10 @@
  */
 import { DatasetFormatError } from "../../src/errors.js";
 import { closestMatch } from "../../src/util/edit-distance.js";
-import { columnIndex, parseCsv } from "../../src/data/csv.js";
+import { columnIndex, parseCsv, parseCsvText, type CsvRecord } from "../../src/data/csv.js";
 import { parseCostCell, parseDecimal } from "./matrix.js";
 import { COLUMNS, type TableName } from "./own-data-folder.js";
-import type { SourceFiles } from "./source-files.js";
+import type { SourceFiles, StreamedLine } from "./source-files.js";
 
 export type Cell = string | number | boolean | null | undefined | object;
 
@@ -73,55 +73,8 @@ function readJsonl(text: string, file: string, table: TableName, required: strin
     if (end < 0) end = text.length;
     const source = text.slice(start, end > start && text[end - 1] === "\r" ? end - 1 : end);
     start = end + 1;
-    if (source.trim() === "") continue; // a blank line holds no record
-    let value: unknown;
-    try {
-      value = JSON.parse(source);
-    } catch (error) {
-      // JSON strings cannot hold a raw \r, so one here is an old Mac (CR-only) line ending.
-      const cr = source.includes("\r")
-        ? " The line holds a carriage return (\\r): re-save the file with \\n line endings."
-        : "";
-      throw new DatasetFormatError(`${file} line ${line}: not valid JSON (${(error as Error).message}).${cr}`, {
-        file,
-        line,
-        cause: error,
-      });
-    }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new DatasetFormatError(
-        `${file} line ${line}: each line must be a JSON object with ${required.join(", ")}.`,
-        { file, line },
-      );
-    }
-    const duplicate = duplicateJsonKey(source);
-    if (duplicate !== undefined) {
-      throw new DatasetFormatError(
-        `${file} line ${line}: key ${JSON.stringify(duplicate)} appears twice in one object (JSON would silently keep only the last); keep one.`,
-        { file, line },
-      );
-    }
-    const record = value as Record<string, unknown>;
-    const missing = required.filter((c) => !(c in record));
-    if (missing.length > 0) {
-      throw new DatasetFormatError(
-        `${file} line ${line}: missing field${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}.`,
-        {
-          file,
-          line,
-        },
-      );
-    }
-    if (table !== "items") {
-      const extraKeys = Object.keys(record).filter((key) => !known.has(key));
-      if (extraKeys.length > 0) {
-        throw new DatasetFormatError(
-          `${file} line ${line}: unknown field${extraKeys.length > 1 ? "s" : ""} ${extraKeys.map((c) => `"${c}"`).join(", ")}; ` +
-            `${table} records have ${[...known].join(", ")}.`,
-          { file, line },
-        );
-      }
-    }
+    const record = jsonlRecord(source, line, file, table, required, known);
+    if (!record) continue;
     records.push(record);
     lines.push(line);
   }
@@ -131,6 +84,168 @@ function readJsonl(text: string, file: string, table: TableName, required: strin
     get: (r, column) => records[r]![column] as Cell,
     extra: (r) => Object.keys(records[r]!).filter((key) => !known.has(key)),
   };
+}
+
+/** The record of one JSON Lines line (without its line ending), checked; undefined for a blank line. */
+function jsonlRecord(
+  source: string,
+  line: number,
+  file: string,
+  table: TableName,
+  required: string[],
+  known: Set<string>,
+): Record<string, unknown> | undefined {
+  if (source.trim() === "") return undefined; // a blank line holds no record
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    // JSON strings cannot hold a raw \r, so one here is an old Mac (CR-only) line ending.
+    const cr = source.includes("\r")
+      ? " The line holds a carriage return (\\r): re-save the file with \\n line endings."
+      : "";
+    throw new DatasetFormatError(`${file} line ${line}: not valid JSON (${(error as Error).message}).${cr}`, {
+      file,
+      line,
+      cause: error,
+    });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new DatasetFormatError(`${file} line ${line}: each line must be a JSON object with ${required.join(", ")}.`, {
+      file,
+      line,
+    });
+  }
+  const duplicate = duplicateJsonKey(source);
+  if (duplicate !== undefined) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: key ${JSON.stringify(duplicate)} appears twice in one object (JSON would silently keep only the last); keep one.`,
+      { file, line },
+    );
+  }
+  const record = value as Record<string, unknown>;
+  const missing = required.filter((c) => !(c in record));
+  if (missing.length > 0) {
+    throw new DatasetFormatError(
+      `${file} line ${line}: missing field${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}.`,
+      {
+        file,
+        line,
+      },
+    );
+  }
+  if (table !== "items") {
+    const extraKeys = Object.keys(record).filter((key) => !known.has(key));
+    if (extraKeys.length > 0) {
+      throw new DatasetFormatError(
+        `${file} line ${line}: unknown field${extraKeys.length > 1 ? "s" : ""} ${extraKeys.map((c) => `"${c}"`).join(", ")}; ` +
+          `${table} records have ${[...known].join(", ")}.`,
+        { file, line },
+      );
+    }
+  }
+  return record;
+}
+
+/** One row of a table read as a stream. */
+export interface StreamedRow {
+  readonly line: number;
+  get(column: string): Cell;
+}
+
+/**
+ * A table (labels, models) read as a stream of rows, in batches: the same checks and errors as {@link readTable}
+ * (columns, records, an empty table), but memory holds a chunk of the file, not the file. Not for items tables (their
+ * extra columns become item metadata).
+ */
+export async function* streamTable(src: SourceFiles, name: string, table: TableName): AsyncGenerator<StreamedRow[]> {
+  const file = src.path(name);
+  const { required, optional } = COLUMNS[table];
+  const known = new Set([...required, ...optional]);
+  let rows = 0;
+  if (name.endsWith(".jsonl")) {
+    for await (const batch of src.lines(name)) {
+      const out: StreamedRow[] = [];
+      for (const { text, line } of batch) {
+        let source = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+        if (source.endsWith("\r")) source = source.slice(0, -1);
+        const record = jsonlRecord(source, line, file, table, required, known);
+        if (record) out.push({ line, get: (column) => record[column] as Cell });
+      }
+      rows += out.length;
+      if (out.length > 0) yield out;
+    }
+    if (rows === 0) throw emptyTable(file, table, "holds no records (no non-blank lines)");
+    return;
+  }
+  let col: Record<string, number> | undefined;
+  let width = 0;
+  for await (const records of csvRecords(src.lines(name), file)) {
+    const out: StreamedRow[] = [];
+    for (const record of records) {
+      if (!col) {
+        const header = record.fields;
+        col = columnIndex(header, required, file);
+        width = header.length;
+        const extraCols = header.filter((h) => !known.has(h));
+        refuseNearMisses(extraCols, known, file);
+        if (extraCols.length > 0) {
+          throw new DatasetFormatError(
+            `${file} line 1: unknown column${extraCols.length > 1 ? "s" : ""} ${extraCols.map((c) => `"${c}"`).join(", ")}; ` +
+              `${table} files have ${[...required, ...optional].join(", ")}.`,
+            { file, line: 1 },
+          );
+        }
+        continue;
+      }
+      if (record.fields.length !== width) throw columnCount(file, record, Object.keys(col));
+      const at = col;
+      const fields = record.fields;
+      out.push({ line: record.line, get: (column) => (at[column] === undefined ? undefined : fields[at[column]!]) });
+    }
+    rows += out.length;
+    if (out.length > 0) yield out;
+  }
+  if (!col) throw new DatasetFormatError(`${file} is empty: expected a header row.`, { file, line: 1 });
+  if (rows === 0) throw emptyTable(file, table, "has a header row but no data rows");
+}
+
+/** The message of {@link parseCsv} for a record of the wrong width. */
+function columnCount(file: string, record: CsvRecord, header: readonly string[]): DatasetFormatError {
+  return new DatasetFormatError(
+    `${file} line ${record.line}: expected ${header.length} columns (${header.join(",")}) but found ${record.fields.length}. ` +
+      `Quote fields that contain commas or newlines ("...").`,
+    { file, line: record.line },
+  );
+}
+
+/**
+ * CSV records from a stream of lines: lines are joined while a quoted field is open (an odd count of quotes so far),
+ * and each record is parsed by the CSV rules of {@link parseCsv}, with its line numbers.
+ */
+async function* csvRecords(lines: AsyncIterable<StreamedLine[]>, file: string): AsyncGenerator<CsvRecord[]> {
+  let text = "";
+  let first = 0;
+  let open = false;
+  for await (const batch of lines) {
+    const out: CsvRecord[] = [];
+    for (const { text: piece, line } of batch) {
+      if (first === 0) [text, first] = [piece, line];
+      else text += `\n${piece}`;
+      if (countQuotes(piece) % 2 === 1) open = !open;
+      if (open) continue;
+      for (const r of parseCsvText(`${text}\n`, file, first)) out.push(r);
+      [text, first] = ["", 0];
+    }
+    if (out.length > 0) yield out;
+  }
+  if (first !== 0) yield parseCsvText(text, file, first); // an unterminated quoted field: the parser names it
+}
+
+function countQuotes(s: string): number {
+  let n = 0;
+  for (let k = s.indexOf('"'); k >= 0; k = s.indexOf('"', k + 1)) n++;
+  return n;
 }
 
 /**

@@ -14,6 +14,8 @@ import { csrFromTriplets } from "../../src/data/csr.js";
 import { TEXT_RULES_VERSION } from "../../src/data/text-rules.js";
 import type { CorrectnessDataset, DatasetItem, ModelPrice } from "../../src/data/types.js";
 import { closestMatch } from "../../src/util/edit-distance.js";
+import { GrowArray } from "../../src/util/grow-array.js";
+import { PairSet } from "../../src/data/pair-set.js";
 import { parseWith } from "../../src/util/validate.js";
 import { labelKindOf } from "./matrix.js";
 import {
@@ -25,7 +27,16 @@ import {
   type OwnDataFormat,
   type TableName,
 } from "./own-data-folder.js";
-import { asCorrect, asCost, asId, asPrice, asString, cachedInputCell, readTable } from "./own-data-tables.js";
+import {
+  asCorrect,
+  asCost,
+  asId,
+  asPrice,
+  asString,
+  cachedInputCell,
+  readTable,
+  streamTable,
+} from "./own-data-tables.js";
 import { SourceFiles } from "./source-files.js";
 
 export { findOwnDataFile, isOwnDataFolder, ownDataFolderProblem, type OwnDataFormat } from "./own-data-folder.js";
@@ -173,7 +184,8 @@ async function readModels(src: SourceFiles, modelsName: string): Promise<Catalog
 
 /**
  * The labels table as CSR labels (with costs when any row has a cost_usd). Without a models table, a model is added
- * to `catalog` on its first label; with one, an unlisted model is an error.
+ * to `catalog` on its first label; with one, an unlisted model is an error. The file is read as a stream: memory holds
+ * the labels (in typed arrays, 16 to 20 bytes a label while loading) and one chunk of the file, never its whole text.
  */
 async function readLabels(
   src: SourceFiles,
@@ -184,42 +196,48 @@ async function readLabels(
 ): Promise<CorrectnessDataset["labels"]> {
   const { itemsName, labelsName } = names;
   const labelsFile = src.path(labelsName);
-  const labelTable = await readTable(src, labelsName, "labels");
-  let hasCost = false;
-  for (let r = 0; r < labelTable.rows && !hasCost; r++) hasCost = labelTable.get(r, "cost_usd") !== undefined;
-  const entryItem: number[] = [];
-  const entryModel: number[] = [];
-  const entryY: number[] = [];
-  const entryCost: number[] = [];
-  // (item, model) -> line of its label, keyed by a number: item * 2^21 + model.
-  const pairLine = new Map<number, number>();
-  for (let r = 0; r < labelTable.rows; r++) {
-    const line = labelTable.line(r);
-    const id = asId(labelTable.get(r, "item_id"), labelsFile, line, "item_id");
-    const item = itemIndex.get(id);
-    if (!item) {
-      throw new DatasetFormatError(`${labelsFile} line ${line}: unknown item "${id}" (not in ${itemsName}).`, {
-        file: labelsFile,
-        line,
-      });
+  const entryItem = new GrowArray(Int32Array);
+  const entryModel = new GrowArray(Int32Array);
+  const entryY = new GrowArray(Float32Array);
+  const entryLine = new GrowArray(Uint32Array);
+  // Costs from the first row that has the column (earlier rows: unknown, NaN), as asCost reads a missing cell.
+  let entryCost: GrowArray<Float32ArrayConstructor> | undefined;
+  const seen = new PairSet(nItems);
+  for await (const rows of streamTable(src, labelsName, "labels")) {
+    for (const row of rows) {
+      const line = row.line;
+      const id = asId(row.get("item_id"), labelsFile, line, "item_id");
+      const item = itemIndex.get(id);
+      if (!item) {
+        throw new DatasetFormatError(`${labelsFile} line ${line}: unknown item "${id}" (not in ${itemsName}).`, {
+          file: labelsFile,
+          line,
+        });
+      }
+      const model = asId(row.get("model"), labelsFile, line, "model");
+      const m = modelOfLabel(model, catalog, names.modelsName, labelsFile, line);
+      if (!seen.add(item.index, m)) {
+        let k = entryItem.length - 1;
+        while (k >= 0 && (entryItem.at(k) !== item.index || entryModel.at(k) !== m)) k--;
+        throw new DatasetFormatError(
+          `${labelsFile} line ${line}: duplicate label for item "${id}" and model "${model}" (first on line ${entryLine.at(k)}). Keep one row per (item, model).`,
+          { file: labelsFile, line },
+        );
+      }
+      const y = asCorrect(row.get("correct"), labelsFile, line);
+      const costCell = row.get("cost_usd");
+      if (costCell !== undefined && !entryCost) {
+        entryCost = new GrowArray(Float32Array, Math.max(1024, entryItem.length + 1));
+        for (let k = 0; k < entryItem.length; k++) entryCost.push(Number.NaN);
+      }
+      if (entryCost) entryCost.push(asCost(costCell, labelsFile, line));
+      entryItem.push(item.index);
+      entryModel.push(m);
+      entryY.push(y);
+      entryLine.push(line);
     }
-    const model = asId(labelTable.get(r, "model"), labelsFile, line, "model");
-    const m = modelOfLabel(model, catalog, names.modelsName, labelsFile, line);
-    const pair = item.index * 2 ** 21 + m;
-    const previous = pairLine.get(pair);
-    if (previous !== undefined) {
-      throw new DatasetFormatError(
-        `${labelsFile} line ${line}: duplicate label for item "${id}" and model "${model}" (first on line ${previous}). Keep one row per (item, model).`,
-        { file: labelsFile, line },
-      );
-    }
-    pairLine.set(pair, line);
-    entryItem.push(item.index);
-    entryModel.push(m);
-    entryY.push(asCorrect(labelTable.get(r, "correct"), labelsFile, line));
-    if (hasCost) entryCost.push(asCost(labelTable.get(r, "cost_usd"), labelsFile, line));
   }
-  return csrFromTriplets(nItems, entryItem, entryModel, entryY, hasCost ? entryCost : undefined);
+  return csrFromTriplets(nItems, entryItem.view(), entryModel.view(), entryY.view(), entryCost?.view());
 }
 
 /** The index of a label's model: listed in the models table, or (without one) added on first sight. */

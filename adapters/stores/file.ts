@@ -117,8 +117,6 @@ export class FileStore implements AbilityStore {
     private journalSize: number,
     /** Journal records of the events after the snapshot (a record the snapshot covers in part holds only the rest). */
     private pending: JournalRecord[],
-    /** Ids the snapshot covers. */
-    private snapshotIds: string[],
     /** Snapshot payload JSON text, when there is a snapshot. */
     private snapshotPayload: string | undefined,
   ) {}
@@ -159,7 +157,7 @@ export class FileStore implements AbilityStore {
       const snap = await readSnapshot(dir);
       const journalPath = join(dir, JOURNAL);
       const parsed = parseJournal(await readJournal(dir, journalPath, snap), journalPath);
-      const checked = checkSequence(dir, journalPath, snap, parsed, settings.snapshotEvery);
+      const checked = checkSequence(dir, journalPath, snap, parsed, settings.snapshotEvery, settings.dedupeWindow);
       await checkTail(dir, checked, settings, recovery);
       recovery.coveredBySnapshot =
         checked.ledger.seq - parsed.base - checked.pending.reduce((n, r) => n + r.events.length, 0);
@@ -211,7 +209,6 @@ export class FileStore implements AbilityStore {
         handle,
         journalSize,
         pending,
-        snap?.eventIds ?? [],
         snap?.payload,
       );
       return store;
@@ -281,10 +278,13 @@ export class FileStore implements AbilityStore {
       this.ensureUsable();
       this.ledger.checkSnapshotSeq(seq);
       await this.lock.verify();
-      const covered = this.snapshotIds.concat(
-        this.pending.flatMap((r) => r.events.filter((_, k) => r.seq + k <= seq).map((e) => e.id)),
-      );
-      const head = JSON.stringify({ seq, createdAt: new Date().toISOString(), eventIds: covered });
+      // The duplicate window's ids up to seq (not every id ever stored: a snapshot's size does not grow with the events).
+      const head = JSON.stringify({
+        seq,
+        createdAt: new Date().toISOString(),
+        dedupeWindow: this.ledger.ids.limit,
+        eventIds: this.ledger.idsUpTo(seq),
+      });
       const payload = `${head.slice(0, -1)},"state":${stateJson}}`;
       const keep = this.pending.map((r) => recordAfter(r, seq)).filter((r) => r !== undefined);
       const journalText = journalHeader(seq) + keep.map((r) => r.line).join("");
@@ -318,7 +318,6 @@ export class FileStore implements AbilityStore {
           { file: this.dir, cause: err, details: { reopen: true } },
         );
       }
-      this.snapshotIds = covered;
       this.snapshotPayload = payload;
       this.pending = keep;
       this.ledger.snapshotSeq = seq;
@@ -327,7 +326,7 @@ export class FileStore implements AbilityStore {
     });
   }
 
-  /** Whether an event with this id has been stored (in the journal or covered by the snapshot). */
+  /** Whether an event with this id is among the last `dedupeWindow` stored (in the journal or covered by the snapshot). */
   has(id: string): boolean {
     return this.ledger.ids.has(this.rules.storedId(id));
   }

@@ -14,8 +14,10 @@ import type { FeedbackEvent } from "../../src/learning/events.js";
  * Version 1 (irt-router before batch records) wrote one line per event, even for a batch; it is read
  * and upgraded to version 2 on open.
  *
- * Snapshot (`snapshot.json`): a header line `irt-router-snapshot 1 <sha256 hex> <payload bytes>\n`
- * followed by the payload `{"seq":S,"createdAt":"...","eventIds":[...],"state":...}`.
+ * Snapshot (`snapshot.json`): a header line `irt-router-snapshot 2 <sha256 hex> <payload bytes>\n`
+ * followed by the payload `{"seq":S,"createdAt":"...","dedupeWindow":N,"eventIds":[...],"state":...}`, where
+ * `eventIds` are the ids of the last (at most N) events up to S, oldest first: the duplicate check's window.
+ * Version 1 (irt-router before the window) listed the ids of every event up to S; it is read (its last N ids kept).
  */
 export const JOURNAL_FORMAT = "irt-router-journal";
 export const SNAPSHOT_FORMAT = "irt-router-snapshot";
@@ -23,8 +25,10 @@ export const SNAPSHOT_FORMAT = "irt-router-snapshot";
 export const JOURNAL_VERSION = 2;
 /** Journal format versions this library reads (older ones are upgraded on open). */
 export const READABLE_JOURNAL_VERSIONS: readonly number[] = [1, 2];
-/** Snapshot format version (unchanged by the journal's version 2). */
-export const SNAPSHOT_VERSION = 1;
+/** Snapshot format version this library writes (2: `eventIds` is a window of the latest ids). */
+export const SNAPSHOT_VERSION = 2;
+/** Snapshot format versions this library reads. */
+export const READABLE_SNAPSHOT_VERSIONS: readonly number[] = [1, 2];
 
 export function lineChecksum(json: string): string {
   return createHash("sha256").update(json, "utf8").digest("hex").slice(0, 16);
@@ -89,16 +93,16 @@ export function encodeSnapshot(payload: string): string {
 }
 
 /** Split and verify a snapshot file; a string result is the reason it is invalid. */
-export function decodeSnapshot(text: string): { payload: string } | string {
+export function decodeSnapshot(text: string): { payload: string; version: number } | string {
   const nl = text.indexOf("\n");
   if (nl < 0) return "missing header line";
   const [format, version, digest, bytes] = text.slice(0, nl).split(" ");
   if (format !== SNAPSHOT_FORMAT) return `not an irt-router snapshot (header "${text.slice(0, Math.min(nl, 60))}")`;
-  if (Number(version) !== SNAPSHOT_VERSION)
-    return `unsupported snapshot version ${version} (this library reads ${SNAPSHOT_VERSION})`;
+  if (!READABLE_SNAPSHOT_VERSIONS.includes(Number(version)))
+    return `unsupported snapshot version ${version} (this library reads ${READABLE_SNAPSHOT_VERSIONS.join(" and ")})`;
   const payload = text.slice(nl + 1);
   if (Buffer.byteLength(payload, "utf8") !== Number(bytes))
     return `payload is ${Buffer.byteLength(payload, "utf8")} bytes, header says ${bytes}`;
   if (createHash("sha256").update(payload, "utf8").digest("hex") !== digest) return "payload checksum mismatch";
-  return { payload };
+  return { payload, version: Number(version) };
 }

@@ -18,6 +18,8 @@ import {
 export interface MemoryStoreOptions {
   /** `append()` reports `snapshotDue` after this many events since the last snapshot (default 1000). Unknown keys are rejected. */
   snapshotEvery?: number;
+  /** How many of the latest event ids are remembered to refuse a duplicate (default 10,000; see docs/stores.md). */
+  dedupeWindow?: number;
   /** Item-parameter bounds of the events accepted (default `DEFAULT_ITEM_BOUNDS`, as the learner's). */
   itemBounds?: ItemBounds;
   /** Keep pseudonyms of run ids, event ids and sources (`true`: SHA-256; a key of 16+ characters: HMAC). See docs/stores.md. */
@@ -25,7 +27,7 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * An {@link AbilityStore} held in process memory: same validation, duplicate handling, sequence
+ * An {@link AbilityStore} held in process memory: same validation, duplicate handling (a window of the latest ids), sequence
  * numbers and snapshot/compaction semantics as `FileStore`, but nothing survives the process.
  * For tests, short-lived runs, and as a reference for other stores. Events and states are stored
  * as JSON copies, so later mutation of the caller's objects does not change what was stored.
@@ -48,8 +50,12 @@ export class MemoryStore implements AbilityStore {
   private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    const { snapshotEvery, ...rules } = parseStoreOptions(storeOptionsSchema, options, "MemoryStore options");
-    this.ledger = new StoreLedger(snapshotEvery);
+    const { snapshotEvery, dedupeWindow, ...rules } = parseStoreOptions(
+      storeOptionsSchema,
+      options,
+      "MemoryStore options",
+    );
+    this.ledger = new StoreLedger(snapshotEvery, dedupeWindow);
     this.rules = new StoreEventRules(rules);
   }
 
@@ -82,7 +88,7 @@ export class MemoryStore implements AbilityStore {
     this.ledger.snapshotSeq = seq;
   }
 
-  /** Whether an event with this id has been stored. */
+  /** Whether an event with this id is among the last `dedupeWindow` stored. */
   has(id: string): boolean {
     return this.ledger.ids.has(this.rules.storedId(id));
   }

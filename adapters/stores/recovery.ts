@@ -55,6 +55,7 @@ const snapshotPayloadSchema = z.object({
   state: z.unknown(),
 });
 
+/** A snapshot read: its sequence number, the ids of the events it covers (all of them in version 1), its payload text. */
 export type Snapshot = { seq: number; eventIds: string[]; payload: string };
 
 /** What {@link FileStore.open} read and checked, before anything on disk is changed. */
@@ -95,6 +96,7 @@ export function checkSequence(
   snap: Snapshot | undefined,
   parsed: ParsedJournal,
   snapshotEvery: number,
+  dedupeWindow: number,
 ): CheckedFiles {
   const snapSeq = snap?.seq ?? 0;
   const lastSeq = parsed.base + countEvents(parsed.records);
@@ -113,7 +115,9 @@ export function checkSequence(
     );
   }
   const pending: JournalRecord[] = [];
-  const ledger = new StoreLedger(snapshotEvery);
+  const ledger = new StoreLedger(snapshotEvery, dedupeWindow);
+  // The window as the writer held it: the snapshot's ids, then the journal's (an id repeated beyond the window was
+  // stored again by design; one repeated within it is corruption).
   for (const id of snap?.eventIds ?? []) ledger.ids.add(id);
   for (const r of parsed.records) {
     const rest = recordAfter(r, snapSeq);
@@ -121,10 +125,13 @@ export function checkSequence(
     pending.push(rest);
     for (const e of rest.events) {
       if (ledger.ids.has(e.id)) {
-        throw new StoreError(`${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice.`, {
-          file: journalPath,
-          line: r.lineNo,
-        });
+        throw new StoreError(
+          `${journalPath} line ${r.lineNo}: event id "${e.id}" is stored twice within the duplicate window.`,
+          {
+            file: journalPath,
+            line: r.lineNo,
+          },
+        );
       }
       ledger.ids.add(e.id);
     }
@@ -219,7 +226,8 @@ export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
     if (err instanceof IrtRouterError) throw new StoreError(err.message, { file, cause: err });
     throw new StoreError(`${file} payload is not valid JSON: ${(err as Error).message}`, { file, cause: err });
   }
-  if (parsed.eventIds.length !== parsed.seq) {
+  // Version 1 lists every covered id; version 2 the window's (at most seq).
+  if (decoded.version === 1 ? parsed.eventIds.length !== parsed.seq : parsed.eventIds.length > parsed.seq) {
     throw new StoreError(`${file} covers ${parsed.seq} events but lists ${parsed.eventIds.length} event ids.`, {
       file,
     });

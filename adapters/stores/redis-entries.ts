@@ -1,10 +1,16 @@
-/** Reading a RedisStore's stream entries (skipping what is not an event) and typing the errors its replies carry. */
+/**
+ * Reading a RedisStore's stream entries (skipping what is not an event; the stream in pages) and typing the errors its
+ * replies carry.
+ */
+import type { Redis } from "ioredis";
 import { StoreError, StoreGarbageError } from "../../src/errors.js";
 import { feedbackEventProblem } from "../../src/learning/event-check.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import type { ParsedEntry } from "./redis-follow.js";
 import type { RedisParsedOptions } from "./redis-options.js";
-import type { storeKeys } from "./redis-scripts.js";
+import type { LoadResult } from "../../src/learning/store.js";
+import { garbage } from "./redis-garbage.js";
+import { LOAD, LOAD_PAGE, runScript, type storeKeys } from "./redis-scripts.js";
 
 /** What `RedisStore.status()` reports. */
 export interface RedisStoreStatus {
@@ -52,4 +58,64 @@ export function refusal(error: unknown, keys: ReturnType<typeof storeKeys>, what
     );
   }
   return new StoreError(`Redis refused to ${what}: ${message}`, { cause: error });
+}
+
+/**
+ * The snapshot and (when `withEvents`) the stream after it, read in pages of {@link LOAD_PAGE} entries: the first with
+ * the snapshot in one script (so they match), the rest with XRANGE ... COUNT from the last entry read. `"trimmed"`
+ * when a later page starts past the next entry (two snapshots trimmed the stream between the reads): read again.
+ */
+export async function readStorePages(
+  client: Redis,
+  k: ReturnType<typeof storeKeys>,
+  withEvents: boolean,
+  parse: (page: readonly Entry[]) => readonly { event: FeedbackEvent }[],
+): Promise<LoadResult | "trimmed"> {
+  let reply: [string | null, number, number, Entry[]];
+  try {
+    reply = (await runScript(
+      client,
+      LOAD,
+      [k.snapshot, k.snapshotSeq, k.seq, k.events],
+      [withEvents ? LOAD_PAGE : 1],
+    )) as typeof reply;
+  } catch (error) {
+    throw refusal(error, k, "load the store");
+  }
+  const [snap, snapshotSeq, seq, first] = reply;
+  if (typeof seq !== "number") throw garbage(k.seq, "an integer (the last sequence number)", seq);
+  if (typeof snapshotSeq !== "number") throw garbage(k.snapshotSeq, "an integer (a sequence number)", snapshotSeq);
+  let state: unknown;
+  if (snap !== null) {
+    try {
+      state = JSON.parse(snap);
+    } catch {
+      throw garbage(k.snapshot, "a learner state (JSON)", snap);
+    }
+  }
+  const events: FeedbackEvent[] = [];
+  let last = seq;
+  if (withEvents) {
+    let page = first;
+    let expected = 0;
+    while (page.length > 0) {
+      if (page !== first && page[0]![0].startsWith("0-") && entrySeq(page[0]!) > expected) return "trimmed";
+      for (const e of parse(page)) events.push(e.event);
+      const end = entrySeq(page[page.length - 1]!);
+      last = Math.max(last, end);
+      expected = end + 1;
+      if (page.length < LOAD_PAGE) break;
+      try {
+        page = (await client.xrange(k.events, `(0-${end}`, "+", "COUNT", LOAD_PAGE)) as Entry[];
+      } catch (error) {
+        throw refusal(error, k, "load the store");
+      }
+    }
+  }
+  return { snapshot: snap === null ? undefined : { seq: snapshotSeq, state }, events, seq: last };
+}
+
+/** The sequence number of a stream entry (its id `0-<seq>`). */
+function entrySeq([id]: Entry): number {
+  return Number(id.slice(id.indexOf("-") + 1));
 }

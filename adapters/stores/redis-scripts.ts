@@ -11,8 +11,16 @@ export function storeKeys(prefix: string) {
   return {
     /** Stream of events; entry id `0-<seq>`, field `e` = the event's JSON. */
     events: `${p}:events`,
-    /** Set of every stored event id (the idempotency check; kept after compaction). */
-    ids: `${p}:ids`,
+    /**
+     * Sorted set of the latest stored event ids (member the id, score its sequence number), at most the store's
+     * `dedupeWindow`: the duplicate check, trimmed to the window by every append.
+     */
+    recentIds: `${p}:recent-ids`,
+    /**
+     * Set of every event id, as irt-router before the window kept it: never written any more; when a store of that
+     * version has one, it is still checked (read-only, so it does not grow).
+     */
+    legacyIds: `${p}:ids`,
     /**
      * The store's generation: a random id written once when the store is first used. A store wiped (Redis restarted
      * without persistence, FLUSHALL) lacks it, which every append checks.
@@ -37,29 +45,35 @@ redis.call('SET', KEYS[1], ARGV[1], 'NX')
 return redis.call('GET', KEYS[1])`;
 
 /**
- * KEYS: ids, seq, events, snapshotSeq, generation. ARGV: generation, id1, json1, id2, json2, ... When the store's
- * generation is the caller's, stores each event whose id is new (in order), giving it the next sequence number, and
- * returns { appended, seq, snapshotSeq, duplicateIds, flags } (flags: one "1" per event stored, "0" per duplicate, in
- * order, so a batch of several callers' events is split back per caller); otherwise (the store was wiped or republished) stores nothing
- * and returns { -1, the store's generation or false }.
+ * KEYS: recentIds, seq, events, snapshotSeq, generation, legacyIds. ARGV: generation, window, id1, json1, id2, json2,
+ * ... When the store's generation is the caller's, stores each event whose id is not among the latest `window` (nor in
+ * a legacy id set) in order, giving it the next sequence number, then trims the recent ids to the window; returns
+ * { appended, seq, snapshotSeq, duplicateIds, flags } (flags: one "1" per event stored, "0" per duplicate, in order, so
+ * a batch of several callers' events is split back per caller); otherwise (the store was wiped or republished) stores
+ * nothing and returns { -1, the store's generation or false }.
  */
 export const APPEND = `
 local gen = redis.call('GET', KEYS[5])
 if gen ~= ARGV[1] then return { -1, gen } end
+local legacy = redis.call('EXISTS', KEYS[6]) == 1
 local dup = {}
 local flags = {}
 local n = 0
-for i = 2, #ARGV, 2 do
-  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
+for i = 3, #ARGV, 2 do
+  local id = ARGV[i]
+  if redis.call('ZSCORE', KEYS[1], id) == false and not (legacy and redis.call('SISMEMBER', KEYS[6], id) == 1) then
     local s = redis.call('INCR', KEYS[2])
+    redis.call('ZADD', KEYS[1], s, id)
     redis.call('XADD', KEYS[3], '0-' .. s, 'e', ARGV[i + 1])
     n = n + 1
     flags[#flags + 1] = '1'
   else
-    dup[#dup + 1] = ARGV[i]
+    dup[#dup + 1] = id
     flags[#flags + 1] = '0'
   end
 end
+local excess = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if excess > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, excess - 1) end
 return { n, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'), dup, table.concat(flags) }`;
 
 /**
@@ -78,7 +92,7 @@ if cur > 0 then redis.call('XTRIM', KEYS[4], 'MINID', '0-' .. (cur + 1)) end
 return { 1, cur, last }`;
 
 /**
- * KEYS: generation, seq, snapshot, snapshotSeq, events, ids. ARGV: the generation the caller knew, a new generation,
+ * KEYS: generation, seq, snapshot, snapshotSeq, events, recentIds, legacyIds. ARGV: the generation the caller knew, a new generation,
  * seq, state JSON. After a wipe: when the store holds nothing of a later generation (no generation, or one with no
  * event and no snapshot), writes the caller's state as the snapshot at seq, with the new generation, so learning goes
  * on from it. Returns { 1, new generation } when written, else { 0, the store's generation } (another process
@@ -88,19 +102,25 @@ export const REPUBLISH = `
 local gen = redis.call('GET', KEYS[1])
 local seq = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
 if gen ~= false and gen ~= ARGV[1] and (seq > 0 or redis.call('EXISTS', KEYS[3]) == 1) then return { 0, gen } end
-redis.call('DEL', KEYS[5], KEYS[6])
+redis.call('DEL', KEYS[5], KEYS[6], KEYS[7])
 redis.call('SET', KEYS[2], ARGV[3])
 redis.call('SET', KEYS[4], ARGV[3])
 redis.call('SET', KEYS[3], ARGV[4])
 redis.call('SET', KEYS[1], ARGV[2])
 return { 1, ARGV[2] }`;
 
-/** KEYS: snapshot, snapshotSeq, seq, events. Returns { snapshot JSON or false, snapshot seq, last seq, entries }. */
+/** Stream entries one read returns at most: `load()` reads the stream in pages, never in one giant reply. */
+export const LOAD_PAGE = 1000;
+
+/**
+ * KEYS: snapshot, snapshotSeq, seq, events. ARGV: page size. Returns { snapshot JSON or false, snapshot seq, last seq,
+ * the first page of entries after the snapshot }; the rest is read with XRANGE ... COUNT (see RedisStore.load).
+ */
 export const LOAD = `
 local sseq = tonumber(redis.call('GET', KEYS[2]) or '0')
 local snap = redis.call('GET', KEYS[1])
 local last = tonumber(redis.call('GET', KEYS[3]) or '0')
-return { snap, sseq, last, redis.call('XRANGE', KEYS[4], '0-' .. (sseq + 1), '+') }`;
+return { snap, sseq, last, redis.call('XRANGE', KEYS[4], '0-' .. (sseq + 1), '+', 'COUNT', ARGV[1]) }`;
 
 /**
  * KEYS: spend. ARGV: seen, usd, ttl seconds. Adds usd when the spend is still `seen` (to 1e-9 USD). Returns

@@ -14,7 +14,7 @@ import { parseWith } from "../../src/util/validate.js";
 import { EventBuffer, type Prepared } from "./redis-buffer.js";
 import { GroupCommit } from "./redis-commit.js";
 import { connect, isUnavailable } from "./redis-client.js";
-import { parseEntry, refusal, type Entry, type RedisStoreStatus } from "./redis-entries.js";
+import { parseEntry, readStorePages, refusal, type Entry, type RedisStoreStatus } from "./redis-entries.js";
 import { RedisFollower, type ParsedEntry } from "./redis-follow.js";
 import { garbage } from "./redis-garbage.js";
 import {
@@ -24,7 +24,7 @@ import {
   type RedisStoreOptions,
 } from "./redis-options.js";
 import { RedisBudget, RedisDecisionLog, RedisSpend } from "./redis-shared.js";
-import { APPEND, INIT, LOAD, REPUBLISH, runScript, SNAPSHOT, storeKeys } from "./redis-scripts.js";
+import { APPEND, INIT, REPUBLISH, runScript, SNAPSHOT, storeKeys } from "./redis-scripts.js";
 
 export type { RedisAppendResult, RedisStoreOptions } from "./redis-options.js";
 export type { RedisStoreStatus } from "./redis-entries.js";
@@ -194,8 +194,8 @@ export class RedisStore implements RouterStore {
       const reply = (await runScript(
         this.client,
         APPEND,
-        [keys.ids, keys.seq, keys.events, keys.snapshotSeq, keys.generation],
-        [this.generation, ...args],
+        [keys.recentIds, keys.seq, keys.events, keys.snapshotSeq, keys.generation, keys.legacyIds],
+        [this.generation, this.options.dedupeWindow, ...args],
       )) as unknown[];
       if (reply[0] === -1) {
         if (attempt > 2) throw new StoreError("The Redis store was reset repeatedly while appending; retry later.");
@@ -235,7 +235,7 @@ export class RedisStore implements RouterStore {
       [written, generation] = (await runScript(
         this.client,
         REPUBLISH,
-        [k.generation, k.seq, k.snapshot, k.snapshotSeq, k.events, k.ids],
+        [k.generation, k.seq, k.snapshot, k.snapshotSeq, k.events, k.recentIds, k.legacyIds],
         [this.generation, fresh, seq, state],
       )) as [number, string];
     } else {
@@ -279,31 +279,26 @@ export class RedisStore implements RouterStore {
     return this.loadRaw(true);
   }
 
+  /**
+   * The snapshot and (when `withEvents`) the stream after it, read in pages of {@link LOAD_PAGE} entries: the first
+   * with the snapshot in one script (so they match), the rest with XRANGE from the last entry read. A page that does not
+   * start where the last ended (two snapshots trimmed the stream meanwhile) starts the read over from the new snapshot.
+   */
   private async loadRaw(withEvents: boolean): Promise<LoadResult> {
-    const k = this.keys;
-    let reply: [string | null, number, number, Entry[]];
-    try {
-      reply = (await runScript(this.client, LOAD, [k.snapshot, k.snapshotSeq, k.seq, k.events], [])) as typeof reply;
-    } catch (error) {
-      throw refusal(error, k, "load the store");
+    for (let attempt = 0; ; attempt++) {
+      const loaded = await this.loadOnce(withEvents);
+      if (loaded !== "trimmed") return loaded;
+      if (attempt >= 4)
+        throw new StoreError("The Redis stream was trimmed repeatedly while loading it; retry later.", {
+          path: "prefix",
+        });
     }
-    const [snap, snapshotSeq, seq, entries] = reply;
-    if (typeof seq !== "number") throw garbage(k.seq, "an integer (the last sequence number)", seq);
-    if (typeof snapshotSeq !== "number") throw garbage(k.snapshotSeq, "an integer (a sequence number)", snapshotSeq);
-    this.lastSeq = Math.max(this.lastSeq, seq);
-    let state: unknown;
-    if (snap !== null) {
-      try {
-        state = JSON.parse(snap);
-      } catch {
-        throw garbage(k.snapshot, "a learner state (JSON)", snap);
-      }
-    }
-    return {
-      snapshot: snap === null ? undefined : { seq: snapshotSeq, state },
-      events: withEvents ? this.parseEntries(entries).map((e) => e.event) : [],
-      seq,
-    };
+  }
+
+  private async loadOnce(withEvents: boolean): Promise<LoadResult | "trimmed"> {
+    const loaded = await readStorePages(this.client, this.keys, withEvents, (page) => this.parseEntries(page));
+    if (loaded !== "trimmed") this.lastSeq = Math.max(this.lastSeq, loaded.seq);
+    return loaded;
   }
 
   async snapshot(seq: number, state: unknown): Promise<void> {

@@ -59,10 +59,15 @@ export function parseCsv(text: string, file: string): CsvTable {
  * ```
  */
 export function parseCsvRows(text: string, file: string): CsvRecord[] {
+  return parseCsvText(text, file, 1);
+}
+
+/** {@link parseCsvRows} of text that starts on line `firstLine` of `file` (a piece of a file read as a stream). */
+export function parseCsvText(text: string, file: string, firstLine: number): CsvRecord[] {
   const out: CsvRecord[] = [];
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const n = text.length;
-  let line = 1;
+  let line = firstLine;
   while (i < n) {
     // Skip completely empty lines.
     if (text[i] === "\n") {

@@ -17,7 +17,19 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * ```
  */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
-  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
+  return decodeUtf8Lines(bytes, file, 0);
+}
+
+/**
+ * {@link decodeUtf8} of bytes that start after line `linesBefore` of `file` (a piece of a file read as a stream, cut
+ * after a newline byte: a newline byte never falls inside a UTF-8 sequence); the lines named count from the file's start.
+ */
+export function decodeUtf8Lines(bytes: Uint8Array, file: string, linesBefore: number): string {
+  if (
+    linesBefore === 0 &&
+    bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+  ) {
     throw new DatasetFormatError(
       `${file} line 1: the file is UTF-16 (it starts with a UTF-16 ${bytes[0] === 0xff ? "little" : "big"}-endian byte-order mark), not UTF-8; ` +
         `re-save it as UTF-8 (e.g. "CSV UTF-8" in a spreadsheet's Save As).`,
@@ -29,7 +41,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
     text = strictUtf8.decode(bytes);
   } catch (error) {
     const offset = firstInvalidUtf8(bytes);
-    const line = offset < 0 ? undefined : lineAt(bytes, offset);
+    const line = offset < 0 ? undefined : linesBefore + lineAt(bytes, offset);
     const byte = offset < 0 ? "" : ` (byte 0x${bytes[offset]!.toString(16).padStart(2, "0")} at byte offset ${offset})`;
     throw new DatasetFormatError(
       `${file}${line === undefined ? "" : ` line ${line}`}: not UTF-8${byte}; the file is probably in another encoding ` +
@@ -39,7 +51,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
   }
   const nul = text.indexOf("\0");
   if (nul >= 0) {
-    const line = countChar(text, "\n", nul) + 1;
+    const line = linesBefore + countChar(text, "\n", nul) + 1;
     throw new DatasetFormatError(
       `${file} line ${line}: contains a NUL character, so it is probably UTF-16 without a byte-order mark or not a text file; ` +
         `re-save it as UTF-8 text.`,

@@ -55,6 +55,8 @@ export {
   storeOptionsSchema,
   StoreEventRules,
   StoreLedger,
+  DedupeWindow,
+  DEFAULT_DEDUPE_WINDOW,
   toStrictJson,
 } from "./store.js";
 export type { PrepareOptions } from "./store.js";

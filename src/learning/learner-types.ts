@@ -42,8 +42,11 @@ export const learnerOptionsSchema = z
     mode: z.enum(["full", "diagonal"]).optional(),
     /** Forgetting is applied in batches once the pending factor falls below 1 - decayTolerance (default 0.02). */
     decayTolerance: z.number().gt(0).lt(1).default(0.02),
-    /** How many event ids are remembered for dedupe (oldest forgotten first; default 1,000,000). */
-    maxRememberedIds: z.number().int().positive().default(1_000_000),
+    /**
+     * How many event ids are remembered for dedupe (oldest forgotten first; default 10,000, the stores' `dedupeWindow`):
+     * they are part of the exported state, so a snapshot's size does not grow with the events seen.
+     */
+    maxRememberedIds: z.number().int().positive().default(10_000),
     /**
      * Default exploration for {@link OnlineLearner.choose} and {@link OnlineLearner.score} (default "thompson": a model
      * whose estimate fell is still sampled in proportion to its chance of being best, so it can come back when the

@@ -77,7 +77,7 @@ export class OnlineLearner {
       this.dim = restore.dim;
       for (const [id, entry] of parts.entries) this.entries.set(id, entry);
       for (const id of restore.removed) this.removed.add(id);
-      for (const id of restore.seenIds) this.seen.add(id);
+      for (const id of restore.seenIds) this.remember(id); // the last maxRememberedIds of an older, longer list
       return;
     }
     if (known.length < 2) {

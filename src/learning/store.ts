@@ -215,15 +215,73 @@ function jsonProblem(value: unknown, path: string, stack: Set<object>): { path: 
 }
 
 /**
- * Shared bookkeeping of every store: known ids, the last sequence number, the last snapshot's
- * sequence number, and the rules for a valid snapshot sequence number. Pure (no I/O).
+ * How many of the latest event ids a store (and the learner, `maxRememberedIds`) remembers to refuse a duplicate: the
+ * router's own decision log holds as many decisions (`decisionLogSize`), and refuses a second outcome for any of them.
+ */
+export const DEFAULT_DEDUPE_WINDOW = 10_000;
+
+/**
+ * The ids of the last `limit` events stored, oldest first: a store's duplicate check, bounded so that neither memory
+ * nor a snapshot grows with the number of events ever stored. An id that left the window is no longer known: sent
+ * again, it is stored (and learnt) again as a new event. Pure (no I/O).
+ *
+ * @example
+ * ```ts
+ * const window = new DedupeWindow(2);
+ * window.add("a"); window.add("b"); window.add("c");
+ * window.has("a"); // false: the window holds the last 2, ["b", "c"]
+ * ```
+ */
+export class DedupeWindow {
+  private readonly set = new Set<string>();
+
+  constructor(readonly limit: number) {}
+
+  has(id: string): boolean {
+    return this.set.has(id);
+  }
+
+  /** Remembers `id` as the latest; the oldest leaves once more than `limit` are held. */
+  add(id: string): void {
+    this.set.delete(id);
+    this.set.add(id);
+    if (this.set.size > this.limit) this.set.delete(this.set.values().next().value!);
+  }
+
+  get size(): number {
+    return this.set.size;
+  }
+
+  /** The ids held, oldest first. */
+  ids(): string[] {
+    return [...this.set];
+  }
+}
+
+/**
+ * Shared bookkeeping of every store: the latest ids (a {@link DedupeWindow}), the last sequence number, the last
+ * snapshot's sequence number, and the rules for a valid snapshot sequence number. Pure (no I/O).
  */
 export class StoreLedger {
-  readonly ids = new Set<string>();
+  readonly ids: DedupeWindow;
   seq = 0;
   snapshotSeq = 0;
 
-  constructor(readonly snapshotEvery: number) {}
+  constructor(
+    readonly snapshotEvery: number,
+    dedupeWindow = DEFAULT_DEDUPE_WINDOW,
+  ) {
+    this.ids = new DedupeWindow(dedupeWindow);
+  }
+
+  /**
+   * The ids of the window that events up to `seq` stored, oldest first (the window is in sequence order: its last
+   * `this.seq - seq` ids are of later events): what a snapshot at `seq` keeps for the duplicate check.
+   */
+  idsUpTo(seq: number): string[] {
+    const ids = this.ids.ids();
+    return ids.slice(0, Math.max(0, ids.length - (this.seq - seq)));
+  }
 
   /** Split a validated batch into new events (first occurrence wins) and duplicate ids. */
   partition(events: readonly FeedbackEvent[]): { fresh: FeedbackEvent[]; duplicates: string[] } {
@@ -312,6 +370,11 @@ export const storeOptionsSchema = z
   .object({
     /** `append()` reports `snapshotDue` once this many events were appended since the last snapshot. */
     snapshotEvery: z.number().int().min(1).max(10_000_000).default(1000),
+    /**
+     * How many of the latest event ids are remembered to refuse a duplicate (default {@link DEFAULT_DEDUPE_WINDOW},
+     * 10,000): an id sent again after more events than this were stored is stored again, as a new event.
+     */
+    dedupeWindow: z.number().int().min(1).max(10_000_000).default(DEFAULT_DEDUPE_WINDOW),
     /** Item-parameter bounds of the events accepted (default `DEFAULT_ITEM_BOUNDS`; keep them equal to the learner's). */
     itemBounds: itemBoundsSchema.optional(),
     /**

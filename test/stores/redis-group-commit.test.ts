@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../../adapters/stores/redis.js";
+import { GroupCommit, type GroupResult } from "../../adapters/stores/redis-commit.js";
+import type { Prepared } from "../../adapters/stores/redis-buffer.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { redisSkipReason, sharedRedis, uniquePrefix } from "./redis-server.js";
 
@@ -16,6 +18,27 @@ async function evalshaCalls(url: string): Promise<number> {
   await raw.quit();
   return Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
 }
+
+describe("GroupCommit (its own logic, a fake send)", () => {
+  it("callers that append again as soon as their call returns go together, not one alone and then the rest", async () => {
+    const sizes: number[] = [];
+    let seq = 0;
+    const send = async (batch: readonly Prepared[]): Promise<GroupResult> => {
+      sizes.push(batch.length);
+      await new Promise((r) => setTimeout(r, 2));
+      seq += batch.length;
+      return { appended: batch.length, duplicates: [], seq, snapshotDue: false, flags: "1".repeat(batch.length) };
+    };
+    const group = new GroupCommit(send);
+    // 16 callers, each appending one event at a time, 10 times (as the bench's children do).
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, c) => {
+        for (let k = 0; k < 10; k++) await group.commit([{ id: `${c}-${k}`, json: "{}" }]);
+      }),
+    );
+    expect(sizes).toEqual(Array.from({ length: 10 }, () => 16)); // was [1, 15, 1, 15, ...] and more calls
+  });
+});
 
 describe.skipIf(redisSkipReason() !== undefined)("RedisStore group commit (real redis-server)", () => {
   let server: Awaited<ReturnType<typeof sharedRedis>>;

@@ -170,7 +170,7 @@ describe.skipIf(skip)("malformed entries and garbage under the store's keys", ()
 
     await raw.set(`{${prefix}}:seq`, "abc");
     expect(await store.append([ev]).catch((e: unknown) => e)).toBeInstanceOf(StoreGarbageError);
-    await raw.del(`{${prefix}}:seq`, `{${prefix}}:ids`);
+    await raw.del(`{${prefix}}:seq`, `{${prefix}}:recent-ids`);
 
     await raw.set(`{${prefix}}:events`, "a string, not a stream");
     const wrongType = await store.append([ev]).catch((e: unknown) => e);
