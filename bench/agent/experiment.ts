@@ -53,6 +53,8 @@ export interface ExperimentParams {
   readonly lambdas: readonly number[];
   /** The (smaller) grid of the cache-aware and escalation rows, around the settings the cost-aware grid favours. */
   readonly featureLambdas: readonly number[];
+  /** Cost weights of the cache-blind and cache-aware curves played on test (reported, never chosen from). */
+  readonly curveLambdas: readonly number[];
   /** A setting is acceptable on val when its run success is within this of always-strongest's. */
   readonly tolerance: number;
   readonly attribution: FeedbackOptions["attribution"];
@@ -346,4 +348,47 @@ export async function learningCurve(
     );
   }
   return { scenario, seed, checkpoints };
+}
+
+/** One point of a success-vs-cost curve: a router setting played on every seed's test runs. */
+export interface CurvePoint {
+  readonly router: "cost-aware" | "cache-aware";
+  readonly lambda: number;
+  readonly results: RunResult[];
+}
+
+/**
+ * The per-step router's success-vs-cost curves over the cost weight, cache-blind and cache-aware, on the test runs
+ * of every seed (issue 36 item 1: the trade between the two settings, explicit). Reported, never chosen from: the
+ * rows' settings are chosen on val.
+ */
+export async function costCurves(
+  replay: Replay,
+  features: RouterFeatures,
+  lambdas: readonly number[],
+  testRuns: (seed: number) => readonly RunSpec[],
+  seeds: readonly number[],
+  cached: (key: string, seed: number, compute: () => Promise<RunResult[]>) => Promise<RunResult[]>,
+  log: Progress,
+): Promise<CurvePoint[]> {
+  const out: CurvePoint[] = [];
+  for (const router of ["cost-aware", "cache-aware"] as const) {
+    const options = router === "cache-aware" ? features.cacheAware : features.cacheBlind;
+    if (!options) continue;
+    for (const lambda of lambdas) {
+      const policy: PolicyConfig = { kind: "cost-aware", lambda };
+      const results: RunResult[] = [];
+      for (const seed of seeds)
+        results.push(
+          ...(await cached(`curve:${router}:${lambda}`, seed, () =>
+            stepRows(replay, { policy, options }, features, false)(testRuns(seed)),
+          )),
+        );
+      log(
+        `  curve ${router} lambda ${lambda}: success ${successOf(results).toFixed(3)} cost/run $${costOf(results).toFixed(4)}`,
+      );
+      out.push({ router, lambda, results });
+    }
+  }
+  return out;
 }
