@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/dev/feedback-bias.ts [--dataset routerbench-subset-11models] [--runs 2000] [--eval-runs 400]
- *  [--lambda 1] [--seed 1] [--checkpoints 1000,2000] [--learner-options '{}']`
+ *  [--lambda 1] [--steps-ahead 0] [--seed 1] [--checkpoints 1000,2000] [--learner-options '{}']`
  *
  * Splits what the `online:known` scenario of `npm run bench:agent` learns into its parts (issue 36 item 5). The
  * learning router (Thompson sampling while learning, run feedback with the router's default attribution) plays the
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "2000" },
     "eval-runs": { type: "string", default: "400" },
     lambda: { type: "string", default: "1" },
+    "steps-ahead": { type: "string", default: "0" },
     seed: { type: "string", default: "1" },
     checkpoints: { type: "string", default: "1000,2000" },
     "learner-options": { type: "string", default: "{}" },
@@ -43,7 +44,12 @@ const setup = await loadAgentSetup(values.dataset!, log);
 const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
 const { world, split, scorer } = setup;
 const seed = Number(values.seed);
-const policy = { kind: "cost-aware" as const, lambda: Number(values.lambda) };
+const stepsAhead = Number(values["steps-ahead"]);
+const policy = {
+  kind: "cost-aware" as const,
+  lambda: Number(values.lambda),
+  ...(stepsAhead > 0 ? { stepsAhead } : {}),
+};
 const options = { cacheAware: values["cache-aware"]! };
 const extra = JSON.parse(values["learner-options"]!) as Record<string, unknown>;
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...extra });
