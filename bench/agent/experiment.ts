@@ -53,6 +53,10 @@ export interface ExperimentParams {
   readonly lambdas: readonly number[];
   /** The (smaller) grid of the cache-aware and escalation rows, around the settings the cost-aware grid favours. */
   readonly featureLambdas: readonly number[];
+  /** `stepsAhead` values of the per-step cost-aware grid on val (0: each step valued on its own). */
+  readonly stepsAhead: readonly number[];
+  /** Cost weights of the cache-blind and cache-aware curves played on test (reported, never chosen from). */
+  readonly curveLambdas: readonly number[];
   /** A setting is acceptable on val when its run success is within this of always-strongest's. */
   readonly tolerance: number;
   readonly attribution: FeedbackOptions["attribution"];
@@ -168,15 +172,18 @@ export async function tuneOnVal(
   const bestFixed = always.reduce((a, b) =>
     b.success > a.success || (b.success === a.success && b.costPerRun < a.costPerRun) ? b : a,
   );
-  const policies = params.lambdas.map((lambda): PolicyConfig => ({ kind: "cost-aware", lambda }));
   const grid = async (
     label: string,
     spec: (p: PolicyConfig) => RouterSpec,
     perRun = false,
     lambdas = params.lambdas,
+    stepsAhead: readonly number[] = [0],
   ) => {
     const trials: (ValTrial & { policy: PolicyConfig })[] = [];
-    for (const policy of policies.filter((p) => lambdas.includes((p as { lambda: number }).lambda))) {
+    const policies = stepsAhead.flatMap((k) =>
+      lambdas.map((lambda): PolicyConfig => ({ kind: "cost-aware", lambda, ...(k > 0 ? { stepsAhead: k } : {}) })),
+    );
+    for (const policy of policies) {
       const name = `${label}:${describePolicy(policy)}`;
       const play = perRun
         ? (runs: readonly RunSpec[]) =>
@@ -187,7 +194,13 @@ export async function tuneOnVal(
     return { trials, chosen: chooseOnVal(trials, strongestVal.success, params.tolerance) };
   };
   const trials: Record<string, ValTrial[]> = { always };
-  const blind = await grid("per-step:cost-aware", (policy) => ({ policy, options: features.cacheBlind }));
+  const blind = await grid(
+    "per-step:cost-aware",
+    (policy) => ({ policy, options: features.cacheBlind }),
+    false,
+    params.lambdas,
+    params.stepsAhead,
+  );
   trials["per-step:cost-aware"] = blind.trials;
   const perRun = await grid("per-run", (policy) => ({ policy, options: features.cacheBlind }), true);
   trials["per-run"] = perRun.trials;
@@ -346,4 +359,48 @@ export async function learningCurve(
     );
   }
   return { scenario, seed, checkpoints };
+}
+
+/** One point of a success-vs-cost curve: a router setting played on every seed's test runs. */
+export interface CurvePoint {
+  readonly router: "cost-aware" | "cache-aware";
+  readonly lambda: number;
+  readonly results: RunResult[];
+}
+
+/**
+ * The per-step router's success-vs-cost curves over the cost weight, cache-blind and cache-aware, on the test runs
+ * of every seed (issue 36 item 1: the trade between the two settings, explicit), at the `stepsAhead` of the val-chosen
+ * cost-aware row. Reported, never chosen from: the rows' settings are chosen on val.
+ */
+export async function costCurves(
+  replay: Replay,
+  features: RouterFeatures,
+  lambdas: readonly number[],
+  stepsAhead: number,
+  testRuns: (seed: number) => readonly RunSpec[],
+  seeds: readonly number[],
+  cached: (key: string, seed: number, compute: () => Promise<RunResult[]>) => Promise<RunResult[]>,
+  log: Progress,
+): Promise<CurvePoint[]> {
+  const out: CurvePoint[] = [];
+  for (const router of ["cost-aware", "cache-aware"] as const) {
+    const options = router === "cache-aware" ? features.cacheAware : features.cacheBlind;
+    if (!options) continue;
+    for (const lambda of lambdas) {
+      const policy: PolicyConfig = { kind: "cost-aware", lambda, ...(stepsAhead > 0 ? { stepsAhead } : {}) };
+      const results: RunResult[] = [];
+      for (const seed of seeds)
+        results.push(
+          ...(await cached(`curve:${router}:${describePolicy(policy)}`, seed, () =>
+            stepRows(replay, { policy, options }, features, false)(testRuns(seed)),
+          )),
+        );
+      log(
+        `  curve ${router} ${describePolicy(policy)}: success ${successOf(results).toFixed(3)} cost/run $${costOf(results).toFixed(4)}`,
+      );
+      out.push({ router, lambda, results });
+    }
+  }
+  return out;
 }

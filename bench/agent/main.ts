@@ -22,7 +22,9 @@ import { makeReplay, type Replay } from "./rows.js";
 import { loadAgentSetup } from "./setup.js";
 import {
   byTrainAccuracy,
+  costCurves,
   costOf,
+  type CurvePoint,
   learningCurve,
   successOf,
   tuneOnVal,
@@ -103,6 +105,8 @@ function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {
     checkpointRuns: args.quick ? Math.min(args["checkpoint-runs"], 60) : args["checkpoint-runs"],
     lambdas: [0.5, 1, 2, 3, 4, 6, 8, 12, 16, 32],
     featureLambdas: [1, 2, 3, 4, 6, 8],
+    stepsAhead: [0, 3, 6],
+    curveLambdas: args.quick ? [1, 2] : [0.75, 1, 1.25, 1.5, 2, 3],
     tolerance: 0.02,
     attribution: undefined,
   };
@@ -213,6 +217,17 @@ async function main(): Promise<void> {
       `  test ${row.name} (${row.setting || "fixed"}): success ${successOf(all).toFixed(3)} cost/run $${costOf(all).toFixed(4)} (${((performance.now() - t) / 1000).toFixed(1)} s)`,
     );
   }
+  const curves = await costCurves(
+    replay,
+    features,
+    params.curveLambdas,
+    (choice.costAware as { stepsAhead?: number }).stepsAhead ?? 0,
+    (seed) => testBySeed.get(seed)!,
+    params.seeds,
+    (key, seed, compute) =>
+      cached(`test:${key}`, { seed, runs: params.testRuns, features: features.signature }, compute),
+    log,
+  );
   const learning = await learningRows(replay, features, params, choice.costAware, testBySeed, cached, log);
   const pool = split.test;
   const plan = testPlan(pool);
@@ -268,6 +283,10 @@ async function main(): Promise<void> {
     strongest: world.models[strongest]!,
     rows,
     learning: learningFigures,
+    curves: curves.map((c) => {
+      const f = rowFigures(`${c.router}@${c.lambda}`, "", c.results, weights, baseline);
+      return { router: c.router, lambda: c.lambda, success: f.success, costPerRun: f.costPerRun };
+    }),
   };
   const seconds = (performance.now() - t0) / 1000;
   if (args.json) {
@@ -286,9 +305,15 @@ async function main(): Promise<void> {
       "",
       learningTable(learningFigures),
       "",
+      "Success-vs-cost curves of the per-step router over the cost weight lambda (per USD), cache-blind and cache-aware, on",
+      `every seed's test runs, at the per-step:cost-aware row's stepsAhead (${(choice.costAware as { stepsAhead?: number }).stepsAhead ?? 0}); paired differences with 95% item-bootstrap intervals (reported, not chosen from):`,
+      "",
+      curveTable(curves, results, weights),
+      "",
       "Paired comparisons on the same test runs (difference of means, 95% item-bootstrap interval):",
       "",
       ...comparisons(results, learning, weights, checkWeights, inCheckpoints).map((c) => `- ${c}`),
+      ...learnedAgainstCurve(curves, learning, checkWeights, inCheckpoints).map((c) => `- ${c}`),
       "",
       `Val choices: ${choice.rows
         .filter((r) => r.setting)
@@ -299,6 +324,59 @@ async function main(): Promise<void> {
   }
   const ran = performance.now();
   log(`bench:agent: done in ${seconds.toFixed(0)} s (${((ran - t0) / 1000).toFixed(0)} s wall)`);
+}
+
+const fmtEstimate = (e: { value: number; ci95: [number, number] }, d: number) =>
+  `${e.value.toFixed(d)} [${e.ci95[0].toFixed(d)}, ${e.ci95[1].toFixed(d)}]`;
+
+/**
+ * The curves as a table: per lambda, each router's success and cost per run, and cache-aware minus cache-blind at the
+ * same lambda and minus the `per-step:cost-aware` row (its val-chosen lambda), paired.
+ */
+function curveTable(
+  curves: readonly CurvePoint[],
+  results: Map<string, RunResult[]>,
+  weights: ReturnType<typeof runWeights>,
+): string {
+  const row = results.get("per-step:cost-aware");
+  const lines = [
+    "| lambda | cache-blind success, cost/run | cache-aware success, cost/run | aware minus blind, same lambda: success; cost | aware minus the per-step:cost-aware row: success; cost (share of its cost) |",
+    "|---|---|---|---|---|",
+  ];
+  for (const blind of curves.filter((c) => c.router === "cost-aware")) {
+    const aware = curves.find((c) => c.router === "cache-aware" && c.lambda === blind.lambda);
+    const fig = (c: CurvePoint) => `${successOf(c.results).toFixed(3)}, $${costOf(c.results).toFixed(4)}`;
+    const pair = (a: readonly RunResult[], b: readonly RunResult[]) =>
+      `${fmtEstimate(pairedDiff(a, b, weights, "success"), 3)}; ${fmtEstimate(pairedDiff(a, b, weights, "cost"), 4)}`;
+    lines.push(
+      `| ${blind.lambda} | ${fig(blind)} | ${aware ? fig(aware) : "-"} | ${aware ? pair(aware.results, blind.results) : "-"} | ${
+        aware && row
+          ? `${pair(aware.results, row)} (${((100 * costOf(aware.results)) / costOf(row)).toFixed(1)}%)`
+          : "-"
+      } |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * `online:known` against the cache-blind curve on the learning checkpoints' test runs: the learned router minus the
+ * router without a learner at each lambda (is the learned router below the static curve at equal cost?).
+ */
+function learnedAgainstCurve(
+  curves: readonly CurvePoint[],
+  learning: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[],
+  checkWeights: ReturnType<typeof runWeights>,
+  inCheckpoints: (r: RunResult, k: number) => boolean,
+): string[] {
+  const known = learning.find((l) => l.scenario === "known")?.checkpoints.at(-1);
+  if (!known) return [];
+  return curves
+    .filter((c) => c.router === "cost-aware")
+    .map((c) => {
+      const same = c.results.filter(inCheckpoints);
+      return `known after ${known.runs} learning runs minus the cache-blind router at lambda ${c.lambda} (${successOf(same).toFixed(3)}, $${costOf(same).toFixed(4)}): success ${fmtEstimate(pairedDiff(known.results, same, checkWeights, "success"), 3)}, cost per run ${fmtEstimate(pairedDiff(known.results, same, checkWeights, "cost"), 4)} USD (${((100 * costOf(known.results)) / costOf(same)).toFixed(1)}% of its cost)`;
+    });
 }
 
 /** Paired differences the done-when targets ask about. */

@@ -21,6 +21,13 @@ export interface AgentReport {
   readonly strongest: string;
   readonly rows: readonly RowFigures[];
   readonly learning: readonly LearningFigures[];
+  /** The per-step router's success-vs-cost curves over lambda, cache-blind ("cost-aware") and cache-aware. */
+  readonly curves?: readonly {
+    readonly router: string;
+    readonly lambda: number;
+    readonly success: Estimate;
+    readonly costPerRun: Estimate;
+  }[];
 }
 
 /** The `--json` document: exactly the keys the issue names. */
@@ -42,6 +49,13 @@ export function reportJson(r: AgentReport): unknown {
     learning: r.learning.map((l) => ({
       scenario: l.scenario,
       checkpoints: l.checkpoints.map((c) => ({ runs: c.runs, success: c.success, costPerRun: c.costPerRun })),
+    })),
+    curves: (r.curves ?? []).map((c) => ({
+      router: c.router,
+      lambda: c.lambda,
+      success: c.success.value,
+      successCi95: c.success.ci95,
+      costPerRun: c.costPerRun.value,
     })),
   };
 }

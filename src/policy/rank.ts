@@ -8,7 +8,10 @@ import type { Candidate, PolicyConfig, PolicyContext, RankedCandidate } from "./
  *
  * Utilities (higher is better):
  * - `quality`: p.
- * - `cost-aware`: p - lambda * expectedCost (lambda = 1 / valuePerSuccessUsd when given that way).
+ * - `cost-aware`: p - lambda * expectedCost (lambda = 1 / valuePerSuccessUsd when given that way); with
+ *   `stepsAhead` k, p * max(p)^k - lambda * expectedCost: in an agent run a step's success is worth the chance that
+ *   the k steps after it succeed too, estimated from this step's best p (a step of a run that will likely fail
+ *   anyway is worth less, so price weighs more there; a step of a run that will likely pass is worth more).
  * - `cheapest-above`: 2 - expectedCost / maxCost (in [1, 2]) for candidates with p >= tau, so the
  *   cheapest of them ranks first; p (in [0, tau)) for the others, so when none reaches tau the
  *   highest p ranks first.
@@ -48,7 +51,8 @@ export function rankCandidates(
       return sortRanked(candidates.map((c) => ranked(c, c.p)));
     case "cost-aware": {
       const lambda = costWeight(config);
-      return sortRanked(candidates.map((c) => ranked(c, c.p - lambda * c.expectedCost)));
+      const rest = config.stepsAhead ? Math.max(...candidates.map((c) => c.p)) ** config.stepsAhead : 1;
+      return sortRanked(candidates.map((c) => ranked(c, c.p * rest - lambda * c.expectedCost)));
     }
     case "cheapest-above": {
       const maxCost = Math.max(0, ...candidates.map((c) => c.expectedCost));

@@ -9,6 +9,11 @@ const costAware = z
     lambda: z.number().finite().nonnegative().optional(),
     /** What one correct answer is worth to you, in USD (lambda = 1 / value). */
     valuePerSuccessUsd: z.number().finite().positive().optional(),
+    /**
+     * Steps of the agent run still to come after this one, whose success the run also needs (default 0: each step
+     * valued on its own). A step's p is weighed by the best candidate's p to this power.
+     */
+    stepsAhead: z.number().finite().nonnegative().max(1000).optional(),
   })
   .superRefine((v, ctx) => {
     const n = Number(v.lambda !== undefined) + Number(v.valuePerSuccessUsd !== undefined);
@@ -23,11 +28,12 @@ const costAware = z
       });
     }
   })
-  .transform((v): PolicyConfig =>
-    v.lambda !== undefined
-      ? { kind: "cost-aware", lambda: v.lambda }
-      : { kind: "cost-aware", valuePerSuccessUsd: v.valuePerSuccessUsd! },
-  );
+  .transform((v): PolicyConfig => {
+    const ahead = v.stepsAhead !== undefined ? { stepsAhead: v.stepsAhead } : {};
+    return v.lambda !== undefined
+      ? { kind: "cost-aware", lambda: v.lambda, ...ahead }
+      : { kind: "cost-aware", valuePerSuccessUsd: v.valuePerSuccessUsd!, ...ahead };
+  });
 
 /**
  * Zod schema of a routing policy (`policy: { kind, ... }`), discriminated on `kind`. Unknown keys are
@@ -77,9 +83,9 @@ export function describePolicy(policy: PolicyConfig): string {
     case "quality":
       return "quality";
     case "cost-aware":
-      return "lambda" in policy
-        ? `cost-aware(lambda=${fmt(policy.lambda)})`
-        : `cost-aware(valuePerSuccessUsd=${fmt(policy.valuePerSuccessUsd)})`;
+      return `cost-aware(${"lambda" in policy ? `lambda=${fmt(policy.lambda)}` : `valuePerSuccessUsd=${fmt(policy.valuePerSuccessUsd)}`}${
+        policy.stepsAhead ? `, stepsAhead=${fmt(policy.stepsAhead)}` : ""
+      })`;
     case "cheapest-above":
       return `cheapest-above(tau=${fmt(policy.tau)})`;
     case "budget":

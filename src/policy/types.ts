@@ -2,9 +2,14 @@
 export type PolicyConfig =
   /** Highest p(correct). */
   | { readonly kind: "quality" }
-  /** Maximise p - lambda * expectedCostUsd. `valuePerSuccessUsd` v is the same with lambda = 1 / v. */
-  | { readonly kind: "cost-aware"; readonly lambda: number }
-  | { readonly kind: "cost-aware"; readonly valuePerSuccessUsd: number }
+  /**
+   * Maximise p - lambda * expectedCostUsd. `valuePerSuccessUsd` v is the same with lambda = 1 / v. With `stepsAhead` k
+   * (an agent run's steps still to come after this one, whose success the run also needs), a step's p is weighed by
+   * the chance that the rest of the run succeeds, estimated as the best candidate's p to the power k:
+   * p * max(p)^k - lambda * expectedCostUsd.
+   */
+  | { readonly kind: "cost-aware"; readonly lambda: number; readonly stepsAhead?: number }
+  | { readonly kind: "cost-aware"; readonly valuePerSuccessUsd: number; readonly stepsAhead?: number }
   /** Cheapest candidate with p >= tau; if none reaches tau, the highest p. */
   | { readonly kind: "cheapest-above"; readonly tau: number }
   /**

@@ -78,6 +78,34 @@ describe("rankCandidates: cost-aware", () => {
   });
 });
 
+describe("rankCandidates: cost-aware with stepsAhead", () => {
+  const strong = (p: number): Candidate => ({ id: "strong", p, expectedCost: 0.01 });
+  const cheap = (p: number): Candidate => ({ id: "cheap", p, expectedCost: 0.001 });
+
+  it("weighs p by the best p to the power stepsAhead", () => {
+    const r = rankCandidates({ kind: "cost-aware", lambda: 2, stepsAhead: 3 }, [strong(0.9), cheap(0.8)]);
+    expect(r[0]!.utility).toBeCloseTo(0.9 * 0.9 ** 3 - 2 * 0.01, 12);
+    expect(r.find((c) => c.id === "cheap")!.utility).toBeCloseTo(0.8 * 0.9 ** 3 - 2 * 0.001, 12);
+  });
+
+  it("spends on a step of a run that will likely pass, saves on one that will likely fail", () => {
+    const policy = { kind: "cost-aware" as const, lambda: 3, stepsAhead: 6 };
+    // Same p gap and prices: an easy step (best p 0.97) keeps the strong model, a hard one (0.65) takes the cheap one.
+    expect(rankCandidates(policy, [strong(0.97), cheap(0.93)])[0]!.id).toBe("strong");
+    expect(rankCandidates(policy, [strong(0.65), cheap(0.61)])[0]!.id).toBe("cheap");
+    // Without stepsAhead both steps are valued alike.
+    const plain = { kind: "cost-aware" as const, lambda: 3 };
+    expect(rankCandidates(plain, [strong(0.97), cheap(0.93)])[0]!.id).toBe("strong");
+    expect(rankCandidates(plain, [strong(0.65), cheap(0.61)])[0]!.id).toBe("strong");
+  });
+
+  it("stepsAhead 0 is the plain cost-aware ranking; a negative one is a ValidationError", () => {
+    const r0 = rankCandidates({ kind: "cost-aware", lambda: 5, stepsAhead: 0 }, all);
+    expect(r0).toEqual(rankCandidates({ kind: "cost-aware", lambda: 5 }, all));
+    expect(() => rankCandidates({ kind: "cost-aware", lambda: 5, stepsAhead: -1 }, all)).toThrow(ValidationError);
+  });
+});
+
 describe("rankCandidates: cheapest-above", () => {
   it("takes the cheapest candidate with p >= tau", () => {
     const r = rankCandidates({ kind: "cheapest-above", tau: 0.7 }, all);

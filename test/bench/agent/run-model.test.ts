@@ -274,6 +274,7 @@ describe("agent runs: replay pieces and figures", () => {
       learning: [
         { scenario: "known", checkpoints: [{ runs: 250, success: 0.5, costPerRun: 0.1, successCi95: [0, 1] }] },
       ],
+      curves: [{ router: "cache-aware", lambda: 2, success: e, costPerRun: { value: 0.1, ci95: [0.09, 0.11] } }],
     });
     expect(json).toEqual({
       dataset: "d",
@@ -292,6 +293,7 @@ describe("agent runs: replay pieces and figures", () => {
         },
       ],
       learning: [{ scenario: "known", checkpoints: [{ runs: 250, success: 0.5, costPerRun: 0.1 }] }],
+      curves: [{ router: "cache-aware", lambda: 2, success: 0.5, successCi95: [0.4, 0.6], costPerRun: 0.1 }],
     });
   });
 });
