@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { loadDefaultScorer } from "./adapters/default-scorer.js";
-import { registerDefaultScorerLoader } from "./src/langchain/contracts/default-scorer.js";
+import { registerDefaultScorerLoader } from "./src/core/contracts/default-scorer.js";
 
 registerDefaultScorerLoader(loadDefaultScorer);
 

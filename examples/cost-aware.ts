@@ -6,7 +6,8 @@
  */
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { IrtRouter, type PolicyConfig, type RouteDecision } from "../index.js";
+import type { PolicyConfig } from "../index.js"; // irt-router
+import { IrtRouter, type RouteDecision } from "../langchain.js"; // irt-router/langchain
 import { exampleScorer } from "./example-scorer.js";
 
 const prompts = [

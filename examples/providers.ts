@@ -9,7 +9,7 @@
  * model's ability); the provider model names can be changed with the env vars below.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { IrtRouter, type RouteDecision } from "../index.js";
+import { IrtRouter, type RouteDecision } from "../langchain.js"; // irt-router/langchain
 
 interface Provider {
   key: string;

@@ -11,7 +11,7 @@ import { createAgent, tool } from "langchain";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { z } from "zod";
-import { IrtRouter, type RouteDecision } from "../index.js";
+import { IrtRouter, type RouteDecision } from "../langchain.js"; // irt-router/langchain
 import { exampleScorer } from "./example-scorer.js";
 
 const getWeather = tool(async ({ city }) => `It is 21°C and sunny in ${city}.`, {

@@ -9,7 +9,8 @@
  */
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { RedisStore } from "../adapters/index.js";
-import { IrtRouter, StoreError, type RouteDecision } from "../src/index.js";
+import { StoreError } from "../src/index.js";
+import { IrtRouter, type RouteDecision } from "../src/langchain/index.js";
 import { exampleScorer } from "./example-scorer.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -165,10 +165,33 @@ describe("the root entry point", () => {
     const names = checker
       .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!)
       .map((s) => s.name);
-    expect(names).toContain("IrtRouter");
-    expect(names).toContain("irtRouterMiddleware");
+    expect(names).toContain("RouterCore");
     expect(names).toContain("IrtRouterError");
+    expect(names).not.toContain("IrtRouter"); // the LangChain face is irt-router/langchain
     expect(names.length, names.sort().join(", ")).toBeLessThanOrEqual(40);
+  });
+});
+
+describe("the LangChain entry point", () => {
+  it("irt-router/langchain exports the LangChain router and middleware, and @langchain/core is an optional peer", () => {
+    const file = join(root, "langchain.ts");
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      noEmit: true,
+      skipLibCheck: true,
+    });
+    const checker = program.getTypeChecker();
+    const names = checker
+      .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!)
+      .map((s) => s.name);
+    for (const name of ["IrtRouter", "irtRouterMiddleware", "routeDecisionOf", "routingText", "MemoryFeedbackSink"])
+      expect(names).toContain(name);
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(pkg.exports["./langchain"]).toEqual({ types: "./dist/langchain.d.ts", import: "./dist/langchain.js" });
+    expect(pkg.peerDependenciesMeta["@langchain/core"]).toEqual({ optional: true });
+    expect(pkg.dependencies["@langchain/core"]).toBeUndefined();
   });
 });
 

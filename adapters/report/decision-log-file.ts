@@ -2,7 +2,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
-import type { DecisionRecord } from "../../src/langchain/contracts/route-decision.js";
+import type { DecisionRecord } from "../../src/core/contracts/route-decision.js";
 import { parseWith } from "../../src/util/validate.js";
 
 const pathSchema = z.string().trim().min(1, "give a file path");
@@ -13,7 +13,7 @@ const pathSchema = z.string().trim().min(1, "give a file path");
  *
  * @example
  * ```ts
- * import { IrtRouter } from "irt-router";
+ * import { IrtRouter } from "irt-router/langchain";
  * declare const mistral: import("@langchain/core/language_models/chat_models").BaseChatModel;
  * import { decisionLogFile } from "irt-router/adapters";
  *

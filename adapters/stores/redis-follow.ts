@@ -4,7 +4,7 @@
  * error is reported and the read retried; while the stream is idle the store's `idle` check runs (its generation).
  */
 import type { Redis } from "ioredis";
-import type { SequencedEvent, StreamListener } from "../../src/langchain/contracts/router-store.js";
+import type { SequencedEvent, StreamListener } from "../../src/core/contracts/router-store.js";
 
 type Entry = [string, string[]];
 

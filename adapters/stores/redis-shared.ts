@@ -4,7 +4,7 @@
  * `{prefix}:run:<runId>`, and a run's spend (USD, a float counter) under `{prefix}:spend:<runId>`.
  */
 import type { Redis } from "ioredis";
-import type { SharedDecision, SharedDecisionLog, SharedSpend } from "../../src/langchain/contracts/router-store.js";
+import type { SharedDecision, SharedDecisionLog, SharedSpend } from "../../src/core/contracts/router-store.js";
 import { randomUUID } from "node:crypto";
 import { garbage } from "./redis-garbage.js";
 import { storedDecision } from "./stored-text.js";

@@ -9,7 +9,7 @@ import type {
   SequencedEvent,
   StoreSubscription,
   StreamListener,
-} from "../../src/langchain/contracts/router-store.js";
+} from "../../src/core/contracts/router-store.js";
 import { parseWith } from "../../src/util/validate.js";
 import { EventBuffer, type Prepared } from "./redis-buffer.js";
 import { GroupCommit } from "./redis-commit.js";

@@ -2,7 +2,7 @@
  * What a shared store keeps of a decision: run ids as pseudonyms under `hashRunIds`, and each failed attempt's provider
  * error text (which can echo the prompt) reduced to a typed code and a short, redacted message.
  */
-import type { SharedDecision } from "../../src/langchain/contracts/router-store.js";
+import type { SharedDecision } from "../../src/core/contracts/router-store.js";
 
 /** The longest redacted error message a store keeps, in characters. */
 export const MAX_STORED_ERROR = 120;

@@ -2,7 +2,7 @@
  * Issue 20 item 4: which run-attribution mode of `router.feedback(runId, ...)` learns best, measured on val runs of
  * the agent-run benchmark (`npm run bench:agent -- --attribution`).
  */
-import type { FeedbackOptions } from "../../src/langchain/feedback/outcome-events.js";
+import type { FeedbackOptions } from "../../src/core/feedback/outcome-events.js";
 import { describePolicy } from "../../src/policy/schema.js";
 import { drawRuns, type RunResult } from "./run-model.js";
 import type { Replay } from "./rows.js";

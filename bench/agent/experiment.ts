@@ -4,7 +4,7 @@
  * the caller (`cached`), so a rerun only aggregates.
  */
 import type { IrtRouterOptions } from "../../src/langchain/index.js";
-import type { FeedbackOptions } from "../../src/langchain/feedback/outcome-events.js";
+import type { FeedbackOptions } from "../../src/core/feedback/outcome-events.js";
 import { OnlineLearner } from "../../src/learning/index.js";
 import type { PolicyConfig } from "../../src/policy/types.js";
 import { describePolicy } from "../../src/policy/schema.js";

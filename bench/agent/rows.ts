@@ -4,7 +4,7 @@
  */
 import type { AIMessage } from "@langchain/core/messages";
 import { IrtRouter, type IrtRouterOptions } from "../../src/langchain/index.js";
-import type { AbilityLearner } from "../../src/langchain/contracts/options.js";
+import type { AbilityLearner } from "../../src/core/contracts/options.js";
 import type { PolicyConfig } from "../../src/policy/types.js";
 import { ReplayChatModel, readReplayAnswer, TokenLedger } from "./replay-models.js";
 import {

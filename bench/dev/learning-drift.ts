@@ -13,7 +13,7 @@
 import { parseArgs } from "node:util";
 import { OnlineLearner, type LearnerItem } from "../../src/learning/index.js";
 import { sigmoid } from "../../src/learning/posterior.js";
-import type { AbilityLearner } from "../../src/langchain/contracts/options.js";
+import type { AbilityLearner } from "../../src/core/contracts/options.js";
 import { callCostUsd } from "../agent/cached-pricing.js";
 import { DEFAULT_RUN_SHAPE, drawRuns } from "../agent/run-model.js";
 import { makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";

@@ -29,7 +29,7 @@ import { datasetSplits } from "../../src/data/select.js";
 import { IrtRouter } from "../../src/langchain/index.js";
 import { OnlineLearner, type LearnerOptions } from "../../src/learning/learner.js";
 import { seededRng } from "../../src/util/random.js";
-import type { FeedbackLimitsOptions } from "../../src/langchain/contracts/options.js";
+import type { FeedbackLimitsOptions } from "../../src/core/contracts/options.js";
 import { MemoryStore } from "../../adapters/stores/index.js";
 
 const BEST = "gpt-4-1106-preview";

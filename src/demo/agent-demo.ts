@@ -8,7 +8,7 @@
 import type { QueryEncoder } from "../encoders/types.js";
 import { createRng, type Rng } from "../util/random.js";
 import { IrtRouter } from "../langchain/model/router.js";
-import type { RouteDecision } from "../langchain/contracts/route-decision.js";
+import type { RouteDecision } from "../core/contracts/route-decision.js";
 import { OnlineLearner } from "../learning/learner.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { expectedCostUsd } from "../policy/expected-cost.js";

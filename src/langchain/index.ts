@@ -1,17 +1,14 @@
 /**
- * The LangChain integration: IrtRouter (a BaseChatModel), irtRouterMiddleware (for createAgent), their options,
- * route decisions, feedback and calibration; the router's default scorer is registered by the package root.
+ * The LangChain face, `irt-router/langchain`: IrtRouter (a BaseChatModel), irtRouterMiddleware (for createAgent),
+ * their options, route decisions, feedback and calibration, over the framework-neutral core (`irt-router`). The
+ * router's default scorer is registered by the entry point (langchain.ts).
  */
 export { IrtRouter } from "./model/router.js";
 export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./agent/irt-router-middleware.js";
-export type {
-  IrtRouterOptions,
-  RoutedModelConfig,
-  FeedbackSink,
-  RouterLogger,
-  AbilityLearner,
-} from "./contracts/options.js";
-export { irtRouterOptionsSchema, UNATTRIBUTED_SOURCE, DEFAULT_UNATTRIBUTED_WEIGHT } from "./contracts/options.js";
+export type { IrtRouterOptions, RoutedModelConfig } from "./bridge/options.js";
+export { irtRouterOptionsSchema } from "./bridge/options.js";
+export type { FeedbackSink, RouterLogger, AbilityLearner, RoutingTextOptions } from "../core/contracts/options.js";
+export { UNATTRIBUTED_SOURCE, DEFAULT_UNATTRIBUTED_WEIGHT } from "../core/contracts/options.js";
 export type {
   RouteDecision,
   CandidateRecord,
@@ -19,18 +16,17 @@ export type {
   ExclusionRecord,
   DecisionRecord,
   RealizedCostRecord,
-} from "./contracts/route-decision.js";
+  EscalationRecord,
+} from "../core/contracts/route-decision.js";
 export type { RouteTracingOptions } from "../tracing/route-span.js";
-export { routeDecisionOf } from "./contracts/route-decision.js";
+export { routeDecisionOf } from "../core/contracts/route-decision.js";
 export { NoCandidatesError } from "../errors.js";
-export { MemoryFeedbackSink } from "./feedback/recorder.js";
-export { routingText, messageText } from "./routing/routing-text.js";
-export type { RoutingTextOptions } from "./contracts/options.js";
+export { MemoryFeedbackSink } from "../core/feedback/recorder.js";
+export { routingText, messageText, toRouteMessages } from "./bridge/route-messages.js";
 export { RUN_ID_METADATA_KEY } from "./calls/delegate.js";
 export type { RouterCalibrateOptions } from "./model/calibrate.js";
-export { feedbackEventId, type FeedbackOptions } from "./feedback/outcome-events.js";
-export { TASK_METADATA_KEY, taskOf } from "./routing/task-hint.js";
-export type { EscalationRecord } from "./contracts/route-decision.js";
+export { feedbackEventId, type FeedbackOptions } from "../core/feedback/outcome-events.js";
+export { TASK_METADATA_KEY, taskOf } from "../core/routing/task-hint.js";
 export type {
   RouterStore,
   SharedDecisionLog,
@@ -39,4 +35,4 @@ export type {
   SequencedEvent,
   StreamListener,
   StoreSubscription,
-} from "./contracts/router-store.js";
+} from "../core/contracts/router-store.js";

@@ -16,7 +16,7 @@ const virtualDir = join(root, "test/langchain/__examples__");
 const PRELUDE = `
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { IrtRouter } from "irt-router";
+import type { IrtRouter } from "irt-router/langchain";
 import type { IrtMoeScorer } from "irt-router/scorer";
 declare global {
   const gpt4: BaseChatModel;

@@ -19,7 +19,7 @@ import { parseCsv } from "../../src/data/csv.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { IrtRouter } from "../../src/langchain/index.js";
-import { messageText } from "../../src/langchain/routing/routing-text.js";
+import { messageText } from "../../src/langchain/bridge/route-messages.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { thrownBy } from "../errors.js";

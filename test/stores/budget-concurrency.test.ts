@@ -15,7 +15,7 @@ import { RedisStore } from "../../adapters/stores/redis.js";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { FeedbackBudgetError } from "../../src/errors.js";
 import { MemoryBudgetLedger, type FeedbackBudgetLedger } from "../../src/learning/budget.js";
-import type { RouterStore } from "../../src/langchain/contracts/router-store.js";
+import type { RouterStore } from "../../src/core/contracts/router-store.js";
 import { ToyScorer, quietLogger } from "../langchain/helpers.js";
 import { redisSkipReason, sharedRedis, uniquePrefix } from "./redis-server.js";
 

@@ -7,7 +7,7 @@ import { MemoryStore } from "../../adapters/stores/memory.js";
 import { ValidationError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
-import { capErrorText, MAX_ERROR_TEXT } from "../../src/langchain/contracts/error-text.js";
+import { capErrorText, MAX_ERROR_TEXT } from "../../src/core/contracts/error-text.js";
 import { thrownBy } from "../errors.js";
 
 let dir: string;

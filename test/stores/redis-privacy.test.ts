@@ -10,7 +10,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { RedisStore } from "../../adapters/stores/redis.js";
 import { MAX_STORED_ERROR, storedErrorText } from "../../adapters/stores/stored-text.js";
 import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
-import type { SharedDecision } from "../../src/langchain/contracts/router-store.js";
+import type { SharedDecision } from "../../src/core/contracts/router-store.js";
 import { ToyScorer, quietLogger } from "../langchain/helpers.js";
 import { redisSkipReason, sharedRedis, uniquePrefix } from "./redis-server.js";
 

@@ -5,7 +5,7 @@ import { ROOT } from "./import-graph.js";
 
 /**
  * Folder maps that cannot drift: every section of CONTRIBUTING.md or bench/README.md headed by a folder in backticks
- * (`### \`src/langchain/routing/\``) lists that folder's entries, one `- \`name\`` line each (a subfolder with a
+ * (`### \`src/core/routing/\``) lists that folder's entries, one `- \`name\`` line each (a subfolder with a
  * trailing slash), and must list exactly the files and folders present.
  */
 const MAP_FILES = ["CONTRIBUTING.md", "bench/README.md"];
@@ -40,9 +40,16 @@ function entriesOf(folder: string): string[] {
 describe("folder maps", () => {
   const maps = MAP_FILES.flatMap((doc) => folderMaps(doc, readFileSync(join(ROOT, doc), "utf8")));
 
-  it("finds the maps of src/langchain's folders and of every bench study", () => {
+  it("finds the maps of src/core and src/langchain folders and of every bench study", () => {
     const folders = maps.map((m) => m.folder);
-    for (const f of ["src/langchain", "src/langchain/routing", "src/langchain/model", "src/stats", "bench/agent"]) {
+    for (const f of [
+      "src/core",
+      "src/core/routing",
+      "src/langchain",
+      "src/langchain/model",
+      "src/stats",
+      "bench/agent",
+    ]) {
       expect(folders).toContain(f);
     }
   });

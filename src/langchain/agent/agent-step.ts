@@ -5,14 +5,14 @@ import { AIMessage, isBaseMessage, type BaseMessage } from "@langchain/core/mess
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ModelFaultError, ValidationError } from "../../errors.js";
-import type { RouteDecision } from "../contracts/route-decision.js";
+import type { RouteDecision } from "../../core/contracts/route-decision.js";
 import { childConfig, runIdOf, withDecision } from "../calls/delegate.js";
-import type { ModelSlot } from "../routing/model-slots.js";
-import { profileOf } from "../routing/model-slots.js";
-import type { IrtRouterOptions } from "../contracts/options.js";
+import { profileOf } from "../bridge/chat-model-slots.js";
+import type { IrtRouterOptions } from "../bridge/options.js";
 import { IrtRouter } from "../model/router.js";
-import { taskOf } from "../routing/task-hint.js";
+import { taskOf } from "../../core/routing/task-hint.js";
 import { langchainPackage } from "./langchain-package.js";
+import type { ChatSlot } from "../bridge/chat-engine.js";
 
 /** The config of the running LangGraph step (what `getConfig()` of @langchain/langgraph returns, without that package). */
 const getConfig = () => AsyncLocalStorageProviderSingleton.getRunnableConfig() as RunnableConfig | undefined;
@@ -80,7 +80,7 @@ export function agentTask(): string | undefined {
  */
 export function routedRequest<R extends { responseFormat?: unknown }>(
   request: R,
-  slot: ModelSlot,
+  slot: ChatSlot,
   decision: RouteDecision,
   attempt: number,
   witness?: AnswerWitness,

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { RouteDecision } from "../contracts/route-decision.js";
-import { callInOrder, isAbort, isAbortReason } from "../calls/delegate.js";
+import type { RouteDecision } from "../../core/contracts/route-decision.js";
+import { isAbort, isAbortReason } from "../calls/delegate.js";
+import { callInOrder } from "../../core/call-order.js";
 import { engineOf } from "../model/router.js";
 import {
   AnswerWitness,
@@ -18,9 +19,11 @@ import {
   unloggedDecision,
 } from "./agent-step.js";
 import { AttemptBound, attemptMs, usableUsage } from "../calls/attempt.js";
-import type { ModelSlot } from "../routing/model-slots.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
 import { langchainPackage } from "./langchain-package.js";
+import type { ChatSlot } from "../bridge/chat-engine.js";
+import { toRouteMessages } from "../bridge/route-messages.js";
+import { tokenUsage } from "../bridge/chat-engine.js";
 
 export type { IrtRouterMiddlewareOptions };
 
@@ -45,7 +48,7 @@ const stateSchema = z.object({
  * @example
  * ```ts
  * import { createAgent } from "langchain";
- * import { IrtRouter, irtRouterMiddleware } from "irt-router";
+ * import { IrtRouter, irtRouterMiddleware } from "irt-router/langchain";
  *
  * const router = new IrtRouter({ models: { "gpt-4-1106-preview": gpt4, "mistralai/mistral-7b-chat": mistral } });
  * const agent = createAgent({ model: gpt4, tools, middleware: [irtRouterMiddleware({ router })] });
@@ -75,9 +78,9 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       // before this one) is honoured as it is, and the step has no decision of the router's
       const handed = HANDED.get(request.messages);
       if (handed !== undefined && request.model !== handed) return handler(request);
-      engine.noteToolErrors(request.messages);
+      engine.noteToolErrors(toRouteMessages(request.messages));
       const system = request.systemMessage?.text ? [request.systemMessage as BaseMessage] : [];
-      const plan = await engine.plan([...system, ...request.messages], {
+      const plan = await engine.plan(toRouteMessages([...system, ...request.messages]), {
         toolsBound: (request.tools?.length ?? 0) > 0,
         bindsTools: true,
         runId: request.state.irtRouterRunId,
@@ -90,7 +93,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       const routerMs = attemptMs(undefined, engine.attemptTimeout);
       const ms = () => (deadline === undefined ? routerMs : Math.max(1, Math.min(routerMs, deadline - Date.now())));
       const pastDeadline = () => deadline !== undefined && Date.now() >= deadline;
-      const call = async (slot: ModelSlot, i: number) => {
+      const call = async (slot: ChatSlot, i: number) => {
         const bound = new AttemptBound(slot.id, ms(), request.runtime?.signal);
         try {
           const out = await bound.race(
@@ -101,7 +104,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
           bound.dispose();
         }
       };
-      let routed: { out: Awaited<ReturnType<typeof handler>>; slot: ModelSlot };
+      let routed: { out: Awaited<ReturnType<typeof handler>>; slot: ChatSlot };
       try {
         routed = await callInOrder(plan, call, {
           cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error) || pastDeadline(),
@@ -115,7 +118,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       const { out, slot } = routed;
       if (!witness?.answered) markSubstituted(plan.decision, slot.id);
       const usage = usableUsage(aiMessageOf(out)?.usage_metadata, slot.id, (k, m) => engine.warnOnce(k, m));
-      engine.recordSpend(plan, slot.id, witness?.answered ? usage : undefined);
+      engine.recordSpend(plan, slot.id, witness?.answered ? tokenUsage(usage) : undefined);
       return responseWithDecision(out, plan.decision);
     },
     afterModel: (state) => {

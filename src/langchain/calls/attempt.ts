@@ -4,7 +4,7 @@
  */
 import { isBaseMessage } from "@langchain/core/messages";
 import { ModelFaultError } from "../../errors.js";
-import type { CallUsage } from "../routing/run-spend.js";
+import type { CallUsage } from "../bridge/chat-engine.js";
 
 /** Key of the call's `timeout` between `stream()` and `_streamIterator` (Runnable's config would turn it into a signal). */
 export const ATTEMPT_TIMEOUT = Symbol("irt-router.attempt-timeout");

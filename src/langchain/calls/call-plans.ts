@@ -7,11 +7,11 @@ import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseChatModelCallOptions } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { CallNeeds } from "../routing/model-slots.js";
+import type { CallNeeds } from "../../core/routing/model-slots.js";
 import { runIdOf } from "./delegate.js";
-import { taskOf } from "../routing/task-hint.js";
+import { taskOf } from "../../core/routing/task-hint.js";
+import type { ChatEngine, ChatPlan } from "../bridge/chat-engine.js";
+import { toRouteMessages } from "../bridge/route-messages.js";
 
 /**
  * Key of the plans on the call options. A symbol, so that no serializer, cache key or child sees it: BaseChatModel
@@ -20,7 +20,7 @@ import { taskOf } from "../routing/task-hint.js";
  */
 export const PLANNED = Symbol("irt-router.planned");
 
-export type PlanOrError = { plan: RoutePlan } | { error: unknown };
+export type PlanOrError = { plan: ChatPlan } | { error: unknown };
 
 /** The plans of one call, one per prompt (or the error planning gave), and what the call gives each attempt. */
 export interface Planned {
@@ -39,15 +39,16 @@ export type WithPlanned<T> = T & { [PLANNED]?: Planned };
 
 /** Plans every prompt (the errors kept per prompt, so each fails inside its own run). */
 export async function planPrompts(
-  engine: RouteEngine,
+  engine: ChatEngine,
   prompts: readonly (readonly BaseMessage[])[],
   needs: CallNeeds,
   runId: string | undefined,
   task?: string,
 ): Promise<PlanOrError[]> {
-  for (const prompt of prompts) engine.noteToolErrors(prompt);
+  const routed = prompts.map(toRouteMessages);
+  for (const prompt of routed) engine.noteToolErrors(prompt);
   return Promise.all(
-    prompts.map((prompt) =>
+    routed.map((prompt) =>
       engine.plan(prompt, { ...needs, runId, task }).then(
         (plan) => ({ plan }),
         (error: unknown) => ({ error }),
@@ -57,7 +58,7 @@ export async function planPrompts(
 }
 
 /** Drops from the decision log the plans no `_generate` took (prompts a cache served, or a call that failed first). */
-export function dropUntaken(engine: RouteEngine, planned: Planned): void {
+export function dropUntaken(engine: ChatEngine, planned: Planned): void {
   planned.plans.forEach((p, i) => {
     if (!planned.taken[i] && "plan" in p) engine.log.remove(p.plan.decision.decisionId);
   });
@@ -127,7 +128,7 @@ export function childCallbacks(runManager?: CallbackManagerForLLMRun): CallbackM
  * packs the plans with what every attempt of the call needs.
  */
 export async function planCall(
-  engine: RouteEngine,
+  engine: ChatEngine,
   prompts: BaseMessage[][],
   options: Partial<BaseChatModelCallOptions>,
   call: { needs: CallNeeds; ownMetadata?: Record<string, unknown>; timeout?: number },

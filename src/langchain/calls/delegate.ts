@@ -1,9 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
-import { snapshot, type RouteDecision } from "../contracts/route-decision.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { ModelSlot } from "../routing/model-slots.js";
-import { capErrorText, describeError } from "../contracts/error-text.js";
+import { snapshot, type RouteDecision } from "../../core/contracts/route-decision.js";
 
 /** Metadata key under which a call's run id is read (`config.metadata.irtRouterRunId`). */
 export const RUN_ID_METADATA_KEY = "irtRouterRunId";
@@ -36,49 +33,6 @@ export function childConfig<C extends Partial<RunnableConfig>>(
   out.tags = [...(config?.tags ?? []), "irt-router", `irt-router:${modelId}`];
   if (attempt > 0) delete out.runId;
   return out as C;
-}
-
-/**
- * Calls the plan's models best-first until one succeeds, recording each try in the decision. A failure the
- * caller calls a cancellation (`cancelled`), or one `fallbackOn` refuses, is not retried; when no try succeeds,
- * the last error is rethrown with the decision as `error.irtRouter`. An aborted `signal` stops before the next try.
- */
-export async function callInOrder<T>(
-  plan: RoutePlan,
-  call: (slot: ModelSlot, attempt: number) => Promise<T>,
-  rules: { signal?: AbortSignal; cancelled: (error: unknown) => boolean; fallbackOn: (error: unknown) => boolean },
-): Promise<{ out: T; slot: ModelSlot }> {
-  const { decision } = plan;
-  let lastError: unknown;
-  for (const [i, slot] of plan.order.entries()) {
-    // a cancellation while the query was being encoded, or during a failed attempt, stops here (not every
-    // provider checks an already-aborted signal)
-    if (rules.signal?.aborted) {
-      lastError = rules.signal.reason;
-      break;
-    }
-    const t0 = performance.now();
-    decision.chosen = slot.id;
-    try {
-      const out = await call(slot, i);
-      decision.attempts.push({ id: slot.id, ok: true, ms: performance.now() - t0 });
-      return { out, slot };
-    } catch (error) {
-      decision.attempts.push({
-        id: slot.id,
-        ok: false,
-        error: capErrorText(describeError(error)),
-        ms: performance.now() - t0,
-      });
-      lastError = error;
-      if (rules.cancelled(error) || !rules.fallbackOn(error)) break;
-    }
-  }
-  decision.chosen = decision.attempts[0]?.id ?? decision.chosen;
-  if (lastError instanceof Error) {
-    Object.defineProperty(lastError, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
-  }
-  throw lastError;
 }
 
 /**

@@ -2,16 +2,17 @@
  * The router's calls of its children: the child prepared for the call (tools bound, or the structured-output schema
  * replayed), and the planned models tried best first, each attempt bounded (attempt.ts).
  */
-import { taskOf } from "../routing/task-hint.js";
+import { taskOf } from "../../core/routing/task-hint.js";
 import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import { AttemptBound, attemptMs, checkReply } from "./attempt.js";
-import { callInOrder, childConfig, isAbort } from "./delegate.js";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
+import { childConfig, isAbort } from "./delegate.js";
+import { callInOrder } from "../../core/call-order.js";
 import type { PlanOrError } from "./call-plans.js";
-import type { CallNeeds, ModelSlot } from "../routing/model-slots.js";
+import type { CallNeeds } from "../../core/routing/model-slots.js";
+import type { ChatEngine, ChatPlan, ChatSlot } from "../bridge/chat-engine.js";
+import { toRouteMessages } from "../bridge/route-messages.js";
 
 /** What one call gives its attempts: how to call a child, and the plan and timeout when the call has them. */
 export interface AttemptHow<T> {
@@ -25,7 +26,7 @@ export interface AttemptHow<T> {
 
 /** The child as a router uses it: with the bound tools or the structured-output schema replayed. */
 export function prepareChild(
-  slot: ModelSlot,
+  slot: ChatSlot,
   bound: { tools: BindToolsInput[]; kwargs?: Partial<BaseChatModelCallOptions> } | undefined,
   structured: [unknown, unknown] | undefined,
 ): Runnable {
@@ -48,28 +49,29 @@ export function prepareChild(
  */
 export async function attemptInOrder<T>(
   parts: {
-    engine: RouteEngine;
+    engine: ChatEngine;
     needs: CallNeeds;
     attemptTimeout?: number;
     structured: boolean;
-    prepare: (slot: ModelSlot) => Runnable;
+    prepare: (slot: ChatSlot) => Runnable;
   },
   messages: BaseMessage[],
   config: Partial<BaseChatModelCallOptions> | undefined,
   how: AttemptHow<T>,
-): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot; bound: AttemptBound }> {
+): Promise<{ out: T; plan: ChatPlan; slot: ChatSlot; bound: AttemptBound }> {
   const { engine } = parts;
-  let plan: RoutePlan;
+  let plan: ChatPlan;
   if (how.planned && "error" in how.planned) throw how.planned.error;
   else if (how.planned) plan = how.planned.plan;
   else {
     config?.signal?.throwIfAborted();
-    engine.noteToolErrors(messages);
-    plan = await engine.plan(messages, { ...parts.needs, runId: how.runId, task: taskOf(config) });
+    const routed = toRouteMessages(messages);
+    engine.noteToolErrors(routed);
+    plan = await engine.plan(routed, { ...parts.needs, runId: how.runId, task: taskOf(config) });
   }
   const ms = attemptMs(how.timeout ?? config?.timeout, parts.attemptTimeout);
   const signal = config?.signal;
-  const attempt = async (slot: ModelSlot, i: number) => {
+  const attempt = async (slot: ChatSlot, i: number) => {
     const bound = new AttemptBound(slot.id, ms, signal);
     try {
       const cfg = { ...childConfig(config, plan.decision, slot.id, i), signal: bound.signal };

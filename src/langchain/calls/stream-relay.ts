@@ -9,14 +9,12 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import type { ChildRuns } from "./child-runs.js";
-import type { RouteDecision } from "../contracts/route-decision.js";
-import { snapshot } from "../contracts/route-decision.js";
+import type { RouteDecision } from "../../core/contracts/route-decision.js";
+import { snapshot } from "../../core/contracts/route-decision.js";
 import { attachDecision } from "./delegate.js";
-import { capErrorText, describeError } from "../contracts/error-text.js";
+import { capErrorText, describeError } from "../../core/contracts/error-text.js";
 import { ATTEMPT_TIMEOUT, StreamUsage, type AttemptBound } from "./attempt.js";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { ModelSlot } from "../routing/model-slots.js";
+import { tokenUsage, type ChatEngine, type ChatPlan, type ChatSlot } from "../bridge/chat-engine.js";
 
 export interface StartedStream {
   it: AsyncIterator<any>;
@@ -63,7 +61,7 @@ export function failAnswered(decision: RouteDecision, slotId: string, error: unk
  */
 export async function* relayChunks(
   started: StartedStream,
-  parts: { plan: RoutePlan; slot: ModelSlot; bound: AttemptBound; engine: RouteEngine },
+  parts: { plan: ChatPlan; slot: ChatSlot; bound: AttemptBound; engine: ChatEngine },
 ): AsyncGenerator<any> {
   const { plan, slot, bound, engine } = parts;
   const usage = new StreamUsage();
@@ -84,7 +82,7 @@ export async function* relayChunks(
     bound.dispose();
     // not awaited: a child stuck in its stream would hold the consumer up
     started.it.return?.()?.catch(() => undefined);
-    engine.recordSpend(plan, slot.id, usage.total);
+    engine.recordSpend(plan, slot.id, tokenUsage(usage.total));
   }
 }
 

@@ -9,8 +9,8 @@ import {
   type Probe,
 } from "../../learning/new-model-calibration.js";
 import { OnlineLearner } from "../../learning/learner.js";
-import type { RouteEngine } from "../engine.js";
-import { messageText } from "../routing/routing-text.js";
+import { messageText } from "../bridge/route-messages.js";
+import type { ChatEngine } from "../bridge/chat-engine.js";
 
 /**
  * Options of `router.calibrate()`: the probe bank, how to pose and grade a probe (`multipleChoiceProbes(scorer)` from
@@ -39,7 +39,7 @@ const wrapperOptionsSchema = z
  * `OnlineLearner`: the `learner` option, or (with neither `learner` nor `store`) the router's in-memory learner.
  */
 export async function calibrateRoutedModel(
-  engine: RouteEngine,
+  engine: ChatEngine,
   modelId: string,
   options: RouterCalibrateOptions,
 ): Promise<CalibrationResult> {

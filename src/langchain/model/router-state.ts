@@ -4,8 +4,8 @@
  */
 import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { BaseCache } from "@langchain/core/caches";
-import type { RouteEngine } from "../engine.js";
-import type { IrtRouterOptions, ParsedRouterOptions } from "../contracts/options.js";
+import type { IrtRouterOptions, ParsedLangChainOptions } from "../bridge/options.js";
+import type { ChatEngine } from "../bridge/chat-engine.js";
 
 export const INTERNAL = Symbol("irt-router.internal");
 
@@ -15,7 +15,7 @@ export interface OwnSettings extends Pick<IrtRouterOptions, "callbacks" | "tags"
 }
 
 export interface DerivedState {
-  engine: RouteEngine;
+  engine: ChatEngine;
   own: OwnSettings;
   bound?: { tools: BindToolsInput[]; kwargs?: Partial<BaseChatModelCallOptions> };
   structured?: [unknown, unknown];
@@ -28,7 +28,7 @@ export const NOT_BOTH =
   "plain router; for tools and a structured final answer, use createAgent({ tools, responseFormat }).";
 
 /** The router's own settings from its parsed options. */
-export function ownSettings(parsed: ParsedRouterOptions): OwnSettings {
+export function ownSettings(parsed: ParsedLangChainOptions): OwnSettings {
   const { callbacks, tags, metadata, verbose, cache } = parsed;
   return { callbacks, tags, metadata, verbose, cache };
 }

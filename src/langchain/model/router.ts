@@ -19,16 +19,15 @@ import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import { ValidationError } from "../../errors.js";
 import type { FeedbackEvent } from "../../learning/events.js";
 import { parseWith } from "../../util/validate.js";
-import { snapshot, type RouteDecision } from "../contracts/route-decision.js";
+import { snapshot, type RouteDecision } from "../../core/contracts/route-decision.js";
 import { attachDecision } from "../calls/delegate.js";
-import { TASK_METADATA_KEY, taskOf } from "../routing/task-hint.js";
+import { TASK_METADATA_KEY, taskOf } from "../../core/routing/task-hint.js";
 import type { RouterCalibrateOptions } from "./calibrate.js";
-import type { FeedbackOptions } from "../feedback/outcome-events.js";
+import type { FeedbackOptions } from "../../core/feedback/outcome-events.js";
 import type { CalibrationResult } from "../../learning/new-model-calibration.js";
-import { RouteEngine } from "../engine.js";
-import { MemoryFeedbackSink } from "../feedback/recorder.js";
-import type { CallNeeds, ModelSlot } from "../routing/model-slots.js";
-import { irtRouterOptionsSchema, type IrtRouterOptions } from "../contracts/options.js";
+import { MemoryFeedbackSink } from "../../core/feedback/recorder.js";
+import type { CallNeeds } from "../../core/routing/model-slots.js";
+import { irtRouterOptionsSchema, type IrtRouterOptions } from "../bridge/options.js";
 import { ATTEMPT_TIMEOUT, usableUsage, type AttemptBound } from "../calls/attempt.js";
 import { PLANNED, delegated, dropUntaken, planCall } from "../calls/call-plans.js";
 import { relayChunks, reportChunks, startStream, streamKeepingTimeout } from "../calls/stream-relay.js";
@@ -40,9 +39,11 @@ import { asChunk, cacheKeyOptions, cacheLookup, cacheStore, mergeResults } from 
 import { keepTimeouts } from "./batch-timeouts.js";
 import { RunRoutedChatModel } from "./run-surface.js";
 import { INTERNAL, NOT_BOTH, ownSettings, type DerivedState, type OwnSettings } from "./router-state.js";
+import { chatEngine, tokenUsage, type ChatEngine, type ChatSlot } from "../bridge/chat-engine.js";
+import { toRouteMessages } from "../bridge/route-messages.js";
 
 /** Each router's routing core, for {@link engineOf}. */
-const ENGINES = new WeakMap<IrtRouter, RouteEngine>();
+const ENGINES = new WeakMap<IrtRouter, ChatEngine>();
 
 /**
  * A LangChain chat model that, on every call, sends the request to the wrapped model most likely
@@ -60,7 +61,7 @@ const ENGINES = new WeakMap<IrtRouter, RouteEngine>();
  * ```ts
  * import { ChatOpenAI } from "@langchain/openai";
  * import { ChatAnthropic } from "@langchain/anthropic";
- * import { IrtRouter, routeDecisionOf } from "irt-router";
+ * import { IrtRouter, routeDecisionOf } from "irt-router/langchain";
  *
  * const router = new IrtRouter({
  *   models: {
@@ -81,7 +82,7 @@ export class IrtRouter extends RunRoutedChatModel {
   }
   override lc_serializable = false;
 
-  protected readonly engine: RouteEngine;
+  protected readonly engine: ChatEngine;
   private readonly own: OwnSettings;
   private readonly bound?: DerivedState["bound"];
   private readonly structured?: DerivedState["structured"];
@@ -93,7 +94,7 @@ export class IrtRouter extends RunRoutedChatModel {
     const own = derived ? derived.own : ownSettings(parsed!);
     super({ callbacks: own.callbacks, tags: own.tags, metadata: own.metadata, verbose: own.verbose, cache: own.cache });
     this.own = own;
-    this.engine = derived ? derived.engine : new RouteEngine(parsed!);
+    this.engine = derived ? derived.engine : chatEngine(parsed!);
     ENGINES.set(this, this.engine);
     this.bound = derived?.bound;
     this.structured = derived?.structured;
@@ -150,7 +151,7 @@ export class IrtRouter extends RunRoutedChatModel {
    *
    * @example
    * ```ts
-   * import { routeDecisionOf } from "irt-router";
+   * import { routeDecisionOf } from "irt-router/langchain";
    *
    * const reply = await router.invoke("What is 17 * 23?");
    * await router.feedback(routeDecisionOf(reply)!.decisionId, reply.text.includes("391"));
@@ -200,7 +201,8 @@ export class IrtRouter extends RunRoutedChatModel {
     const messages = IrtRouter._convertInputToPromptValue(input).toChatMessages();
     const { toolsBound = this.needs.toolsBound, runId } = options;
     const task = taskOf({ metadata: { [TASK_METADATA_KEY]: options.task } });
-    return snapshot((await this.engine.plan(messages, { ...this.needs, toolsBound, runId, task })).decision);
+    const routed = toRouteMessages(messages);
+    return snapshot((await this.engine.plan(routed, { ...this.needs, toolsBound, runId, task })).decision);
   }
 
   // ---------------------------------------------------------------- model surface
@@ -264,7 +266,7 @@ export class IrtRouter extends RunRoutedChatModel {
   }
 
   /** The child as this router uses it: with the bound tools or the structured-output schema replayed (cached). */
-  private prepare(slot: ModelSlot): Runnable {
+  private prepare(slot: ChatSlot): Runnable {
     let child = this.prepared.get(slot.id);
     if (!child) this.prepared.set(slot.id, (child = prepareChild(slot, this.bound, this.structured)));
     return child;
@@ -405,7 +407,7 @@ export class IrtRouter extends RunRoutedChatModel {
     this.engine.recordSpend(
       plan,
       slot.id,
-      usableUsage((out as AIMessage).usage_metadata, slot.id, (k, m) => this.engine.warnOnce(k, m)),
+      tokenUsage(usableUsage((out as AIMessage).usage_metadata, slot.id, (k, m) => this.engine.warnOnce(k, m))),
     );
     const message = attachDecision(out as BaseMessage, plan.decision); // with the realized cost
     return { generations: [{ message, text: message.text }] };
@@ -439,7 +441,7 @@ export class IrtRouter extends RunRoutedChatModel {
  * @internal The routing core of a router (used by the middleware): registered by the constructor, so every router,
  * derived ones included (`bindTools`, `withStructuredOutput` share their parent's), has one.
  */
-export function engineOf(router: IrtRouter): RouteEngine {
+export function engineOf(router: IrtRouter): ChatEngine {
   const engine = ENGINES.get(router);
   if (!engine) throw new TypeError("engineOf() needs an IrtRouter made by its constructor.");
   return engine;

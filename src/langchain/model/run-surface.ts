@@ -7,11 +7,11 @@ import { ValidationError } from "../../errors.js";
 import type { RunDecision, RunRouter } from "../../runs/run-router.js";
 import type { EscalateOptions, RouteRunOptions, RunTask } from "../../runs/options.js";
 import type { EscalationResult, RunCheck, RunFunction } from "../../runs/escalate.js";
-import type { RouteEngine } from "../engine.js";
+import type { ChatEngine } from "../bridge/chat-engine.js";
 
 /** A chat model with run-level routing over its engine's models (the base of {@link IrtRouter}). */
 export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCallOptions> {
-  protected abstract readonly engine: RouteEngine;
+  protected abstract readonly engine: ChatEngine;
 
   /**
    * The run-level router over these models (their prices, option `runs`): one model per agent run, learned from run

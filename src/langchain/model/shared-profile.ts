@@ -5,9 +5,10 @@
 import type { BaseChatModel, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { snapshot } from "../contracts/route-decision.js";
+import { snapshot } from "../../core/contracts/route-decision.js";
 import { PLANNED, type WithPlanned } from "../calls/call-plans.js";
-import { profileOf, type ModelSlot } from "../routing/model-slots.js";
+import { profileOf } from "../bridge/chat-model-slots.js";
+import type { ChatSlot } from "../bridge/chat-engine.js";
 
 /**
  * Conservative intersection of the children's profiles: a capability is claimed only when every child has it
@@ -102,7 +103,7 @@ export function boundTools(bound: { tools: BindToolsInput[]; kwargs?: unknown } 
  */
 export function plannedLsParams(
   options: unknown,
-  slots: readonly ModelSlot[],
+  slots: readonly ChatSlot[],
 ): ReturnType<BaseChatModel["getLsParams"]> {
   const plans = (options as WithPlanned<object> | undefined)?.[PLANNED]?.plans ?? [];
   const first = plans.map((p) => ("plan" in p ? p.plan.order[0] : undefined));

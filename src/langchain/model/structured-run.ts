@@ -15,16 +15,14 @@ import { ChildRuns } from "../calls/child-runs.js";
 import { attachDecision, runIdOf } from "../calls/delegate.js";
 import { usableUsage, type AttemptBound } from "../calls/attempt.js";
 import type { AttemptHow } from "../calls/fallback-chain.js";
-import type { RouteEngine } from "../engine.js";
-import type { RoutePlan } from "../routing/route-plan.js";
-import type { ModelSlot } from "../routing/model-slots.js";
 import { relayChunks, startStream, type StartedStream } from "../calls/stream-relay.js";
+import { tokenUsage, type ChatEngine, type ChatPlan, type ChatSlot } from "../bridge/chat-engine.js";
 
 type Options = Partial<BaseChatModelCallOptions>;
 
 /** What the structured path needs of its router. */
 export interface StructuredHost {
-  readonly engine: RouteEngine;
+  readonly engine: ChatEngine;
   readonly name: string;
   /** The router's own `callbacks`, `tags`, `metadata`, `verbose` (constructor fields). */
   readonly own: { callbacks?: Callbacks; tags?: string[]; metadata?: Record<string, unknown>; verbose?: boolean };
@@ -34,7 +32,7 @@ export interface StructuredHost {
     messages: BaseMessage[],
     config: Options | undefined,
     how: AttemptHow<T>,
-  ): Promise<{ out: T; plan: RoutePlan; slot: ModelSlot; bound: AttemptBound }>;
+  ): Promise<{ out: T; plan: ChatPlan; slot: ChatSlot; bound: AttemptBound }>;
 }
 
 /**
@@ -101,7 +99,7 @@ export async function invokeStructured(
     host.engine.recordSpend(
       plan,
       slot.id,
-      usableUsage(raw?.usage_metadata, slot.id, (k, m) => host.engine.warnOnce(k, m)),
+      tokenUsage(usableUsage(raw?.usage_metadata, slot.id, (k, m) => host.engine.warnOnce(k, m))),
     );
     const output = attachDecision(out, plan.decision); // with the realized cost
     await run?.handleChainEnd({ output });
@@ -134,7 +132,7 @@ export async function streamStructured(
 /** The relay, ending the router's own run with what was streamed or the error that stopped it. */
 async function* relayRun(
   host: StructuredHost,
-  started: { out: StartedStream; plan: RoutePlan; slot: ModelSlot; bound: AttemptBound },
+  started: { out: StartedStream; plan: ChatPlan; slot: ChatSlot; bound: AttemptBound },
   run?: CallbackManagerForChainRun,
   attempts?: ChildRuns,
 ): AsyncGenerator<unknown> {

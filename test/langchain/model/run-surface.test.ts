@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { IrtRouter } from "../../../src/index.js";
+import { IrtRouter } from "../../../src/langchain/index.js";
 import { RunRouter } from "../../../src/runs/index.js";
 import { ValidationError } from "../../../src/errors.js";
 import { quietLogger } from "../helpers.js";
