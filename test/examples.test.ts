@@ -28,6 +28,17 @@ describe("examples", () => {
     expect(out).toMatch(/feedback: 2 event\(s\) recorded for run quickstart-run-1/);
   });
 
+  it("ai-sdk: a generateText tool loop routed per step over HTTP by @ai-sdk/openai, with a fallback and cache reads", async () => {
+    const out = await example("ai-sdk");
+    const steps = out.split("\n").filter((l) => l.startsWith("step "));
+    expect(steps).toHaveLength(3); // two tool calls, then the answer
+    expect(steps[0]).toMatch(/^step 0 -> gpt-4o \(fell back from gpt-4o-mini\)/); // the server's first answer is a 503
+    expect(out).toMatch(/step 2 -> (\S+): .*\(cache read [1-9]\d* of \d+ tokens\)/);
+    expect(out).toMatch(/http requests: gpt-4o-mini, gpt-4o, /);
+    expect(out).toContain("answer: It is 21°C in Paris and 19°C in Lyon.");
+    expect(out).toMatch(/feedback: 3 event\(s\) recorded for run ai-sdk-run-1/);
+  });
+
   it("cost-aware: one row per policy and a budget trail", async () => {
     const out = await example("cost-aware");
     for (const name of [

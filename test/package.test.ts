@@ -192,6 +192,12 @@ describe("the LangChain entry point", () => {
     expect(pkg.exports["./langchain"]).toEqual({ types: "./dist/langchain.d.ts", import: "./dist/langchain.js" });
     expect(pkg.peerDependenciesMeta["@langchain/core"]).toEqual({ optional: true });
     expect(pkg.dependencies["@langchain/core"]).toBeUndefined();
+    // the AI SDK face: its own entry, and the AI SDK optional peers it needs the types of
+    expect(pkg.exports["./ai-sdk"]).toEqual({ types: "./dist/ai-sdk.d.ts", import: "./dist/ai-sdk.js" });
+    for (const name of ["ai", "@ai-sdk/provider"]) {
+      expect(pkg.peerDependenciesMeta[name], name).toEqual({ optional: true });
+      expect(pkg.dependencies[name], name).toBeUndefined();
+    }
   });
 });
 

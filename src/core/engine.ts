@@ -159,7 +159,7 @@ export class RouteEngine<M = unknown> {
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false, budget);
     const sink = this.binding?.sink ?? options.feedbackSink ?? new MemoryFeedbackSink();
     const limits = feedbackLimitsSchema.parse(options.feedbackLimits ?? {});
-    const learnerFor = memory ? () => memory.start() : () => this.configuredLearner;
+    const learnerFor = memory ? () => memory.start(this.catalogIds()) : () => this.configuredLearner;
     const ledger = this.binding?.store.budget;
     this.recorder = new FeedbackRecorder(this.log, sink, learnerFor, this.logger, this.warnings, limits, ledger);
   }
@@ -175,7 +175,12 @@ export class RouteEngine<M = unknown> {
   /** The learner outcomes go to, after loading the scorer (starts the in-memory learner of a router without one). */
   async learnerForOutcomes(): Promise<AbilityLearner | undefined> {
     await this.loader.load();
-    return this.memoryLearning ? this.memoryLearning.start() : this.configuredLearner;
+    return this.memoryLearning ? this.memoryLearning.start(this.catalogIds()) : this.configuredLearner;
+  }
+
+  /** The registered models' catalog ids (once the scorer has loaded). */
+  private catalogIds(): string[] {
+    return Object.values(this.loader.loaded?.catalogIds ?? {});
   }
 
   /** The sink feedback events are written to (a {@link MemoryFeedbackSink} when none was configured). */

@@ -62,7 +62,11 @@ describe("the root entry point without LangChain", () => {
     dir = mkdtempSync(join(ROOT, ".cache", "no-langchain-"));
     await build({
       ...bundleOptions(ROOT),
-      entryPoints: { index: join(ROOT, "index.ts"), langchain: join(ROOT, "langchain.ts") },
+      entryPoints: {
+        index: join(ROOT, "index.ts"),
+        langchain: join(ROOT, "langchain.ts"),
+        "ai-sdk": join(ROOT, "ai-sdk.ts"),
+      },
       outdir: dir,
       sourcemap: false,
       logLevel: "error",
@@ -75,14 +79,18 @@ describe("the root entry point without LangChain", () => {
         `register(${JSON.stringify(hooks)}, import.meta.url, { data: { log: process.env.NO_TFJS_LOG, blocked: ${JSON.stringify(FRAMEWORK.source)} } });\n`,
     );
     writeFileSync(join(dir, "probe.mjs"), PROBE);
+    writeFileSync(join(dir, "probe-ai-sdk.mjs"), PROBE_AI_SDK);
   }, 120_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs the probe on one built entry in a process where every framework package fails to resolve. */
-  function probe(entry: string): { status: number | null; stdout: string; stderr: string; imported: string[] } {
+  function probe(
+    entry: string,
+    script = "probe.mjs",
+  ): { status: number | null; stdout: string; stderr: string; imported: string[] } {
     const log = join(dir, `${entry}.log`);
-    const r = spawnSync(process.execPath, ["--import", hook, join(dir, "probe.mjs"), join(dir, `${entry}.js`)], {
+    const r = spawnSync(process.execPath, ["--import", hook, join(dir, script), join(dir, `${entry}.js`)], {
       cwd: dir,
       encoding: "utf8",
       timeout: 120_000,
@@ -102,6 +110,13 @@ describe("the root entry point without LangChain", () => {
       cost: "usage",
       events: 1,
     });
+  });
+
+  it("the built AI SDK entry loads and routes a call too: it needs the AI SDK's types only", () => {
+    const r = probe("ai-sdk", "probe-ai-sdk.mjs");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.imported).toEqual([]);
+    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!)).toEqual({ text: "4", chosen: expect.any(String) });
   });
 
   it("the same process cannot load the LangChain entry (the hook does block @langchain/*)", () => {
@@ -143,4 +158,41 @@ const plan = await router.route({ messages: [{ role: "user", text: "What is 2+2?
 const cost = router.served(plan, plan.models[0], { inputTokens: 12, outputTokens: 3 });
 const events = await router.feedback("r1", true, { source: "probe" });
 console.log(JSON.stringify({ models: router.modelIds, chosen: plan.decision.chosen, cost: cost.source, events: events.length }));
+`;
+
+/** Loads the AI SDK entry named by argv[2] and routes one doGenerate call between two minimal LanguageModelV3s. */
+const PROBE_AI_SDK = `
+const { createIrtRouterModel } = await import(process.argv[2]);
+const child = (modelId) => ({
+  specificationVersion: "v3",
+  provider: "probe",
+  modelId,
+  supportedUrls: {},
+  doGenerate: async () => ({
+    content: [{ type: "text", text: "4" }],
+    finishReason: { unified: "stop", raw: undefined },
+    usage: { inputTokens: { total: 5 }, outputTokens: { total: 1 } },
+    warnings: [],
+  }),
+  doStream: async () => { throw new Error("not used"); },
+});
+const ability = { strong: Float32Array.from([2]), cheap: Float32Array.from([0.2]) };
+const scorer = {
+  abilityDim: 1,
+  models: [
+    { id: "strong", aliases: [], ability: ability.strong },
+    { id: "cheap", aliases: [], ability: ability.cheap },
+  ],
+  itemParams: async () => ({ alpha: Float32Array.from([1]), beta: 0.5 }),
+  predict: async (_text, ids) => ids.map((model) => ({ model, p: 0.5 })),
+  ability: (id) => ability[id],
+};
+const model = createIrtRouterModel({
+  models: { strong: child("strong"), cheap: child("cheap") },
+  scorer,
+  tracing: false,
+  logger: { warn: () => {} },
+});
+const out = await model.doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "2+2?" }] }] });
+console.log(JSON.stringify({ text: out.content[0].text, chosen: out.providerMetadata["irt-router"].chosen }));
 `;

@@ -128,3 +128,20 @@ describe("RouterCore", () => {
     expect(first.weight ?? 1).toBe(1); // a tool-error step keeps full weight
   });
 });
+
+describe("RouterCore's in-memory learner", () => {
+  it("takes feedback for a model the scorer lacks (it starts with every registered model)", async () => {
+    const router = new RouterCore({
+      models: [{ id: "gpt-4" }, { id: "claude-sonnet-4-5" }],
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+      tracing: false,
+      policy: { kind: "quality" },
+    });
+    const plan = await router.route({ messages: ask("Summarise this text."), runId: "r9" });
+    router.served(plan, "claude-sonnet-4-5");
+    const events = await router.feedback("r9", true, { source: "grader" });
+    expect(events.map((e) => e.model)).toEqual(["claude-sonnet-4-5"]);
+    expect(router.learner?.has("claude-sonnet-4-5")).toBe(true);
+  });
+});

@@ -23,8 +23,12 @@ export class InMemoryLearning {
     return this.inner;
   }
 
-  /** The learner, started now if it was not (the scorer must have loaded: an outcome follows a routed call). */
-  start(): OnlineLearner {
+  /**
+   * The learner, started now if it was not (the scorer must have loaded: an outcome follows a routed call), with the
+   * router's `models` (catalog ids) that the scorer lacks added at the new-model prior, as the planner adds them to a
+   * learner it routes with.
+   */
+  start(models: readonly string[] = []): OnlineLearner {
     if (!this.inner) {
       const scorer = this.scorer;
       if (!scorer)
@@ -33,6 +37,7 @@ export class InMemoryLearning {
         );
       this.inner = OnlineLearner.forScorer(scorer);
     }
+    for (const id of models) if (!this.inner.has(id) && !this.inner.isRemoved(id)) this.inner.addModel(id);
     return this.inner;
   }
 }

@@ -1,0 +1,25 @@
+/**
+ * The Vercel AI SDK face, `irt-router/ai-sdk` (ai 6, `LanguageModelV3`): a router model for any AI SDK call
+ * (`createIrtRouterModel`), per-step routing of a tool loop (`irtPrepareStep`) and feedback from a finished run
+ * (`irtFeedback`, `irtOnFinish`), over the framework-neutral core (`irt-router`). Loads no `ai` or `@ai-sdk/*`
+ * module at run time (their types only).
+ */
+export {
+  createIrtRouterModel,
+  IrtRouterModel,
+  RUN_ID_HEADER,
+  type IrtRouterModelOptions,
+  type AiSdkModelConfig,
+  type IrtRouterCallOptions,
+} from "./router-model.js";
+export {
+  irtPrepareStep,
+  irtFeedback,
+  irtOnFinish,
+  routedRunOf,
+  type IrtPrepareStepOptions,
+  type PrepareStepInput,
+  type RoutedResult,
+} from "./prepare-step.js";
+export { toRouteMessages, PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
+export { decisionMetadata, tokenUsage } from "./route-metadata.js";

@@ -1,0 +1,137 @@
+/**
+ * Per-step routing of an AI SDK tool loop ({@link irtPrepareStep}, a `prepareStep` for `generateText`, `streamText`
+ * and `ToolLoopAgent`), and feedback from a finished run ({@link irtFeedback}, {@link irtOnFinish}).
+ */
+import { randomUUID } from "node:crypto";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { FeedbackEvent } from "../learning/events.js";
+import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
+import { PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
+import type { IrtRouterModel } from "./router-model.js";
+
+/** Options of {@link irtPrepareStep}. */
+export interface IrtPrepareStepOptions {
+  /**
+   * The run's id (feedback by run, the prompt cache of each model, the budget's spend). Default: one id per
+   * `generateText`/`streamText` call, made at its first step (its `providerMetadata["irt-router"].runId`).
+   */
+  readonly runId?: string;
+  /** A task hint for every step. */
+  readonly task?: string;
+  /** What every step needs of a model (e.g. `{ tools: true }` when the loop binds tools). */
+  readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean };
+}
+
+/** What `prepareStep` receives, as far as routing reads it. */
+export interface PrepareStepInput {
+  readonly stepNumber: number;
+  readonly messages: readonly AiMessage[];
+}
+
+/** Run ids made for calls without one, by the call's first message (the same object at every step of a call). */
+const RUNS = new WeakMap<object, string>();
+
+function runIdOf(options: IrtPrepareStepOptions, messages: readonly AiMessage[]): string | undefined {
+  if (options.runId !== undefined) return options.runId;
+  const first = messages[0];
+  if (first === undefined) return undefined;
+  let id = RUNS.get(first);
+  if (id === undefined) RUNS.set(first, (id = randomUUID()));
+  return id;
+}
+
+/**
+ * A `prepareStep` that routes each step of a tool loop: the step's messages hold the previous steps' replies (each
+ * tagged with the model that wrote it, so the model that served the run keeps its prompt cache priced), their tool
+ * calls and tool results (a tool error marks that step for feedback and, with the `escalation` option, passes its
+ * model over for the next step). The step gets a model that serves it with the plan's order (falling back when a
+ * child throws) and records its usage; the decision is in the step's `providerMetadata["irt-router"]`.
+ *
+ * @example
+ * ```ts
+ * import { generateText, stepCountIs, tool } from "ai";
+ * import { z } from "zod";
+ * import { createIrtRouterModel, irtPrepareStep, irtFeedback } from "irt-router/ai-sdk";
+ *
+ * declare const strong: import("@ai-sdk/provider").LanguageModelV3;
+ * declare const cheap: import("@ai-sdk/provider").LanguageModelV3;
+ * const router = createIrtRouterModel({ models: { "gpt-4o": strong, "gpt-4o-mini": cheap }, escalation: true });
+ * const result = await generateText({
+ *   model: router,
+ *   tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `21C in ${city}` }) },
+ *   prompt: "Weather in Paris?",
+ *   stopWhen: stepCountIs(5),
+ *   prepareStep: irtPrepareStep(router, { needs: { tools: true } }),
+ * });
+ * await irtFeedback(router, result, true, { source: "grader" });
+ * ```
+ */
+export function irtPrepareStep(
+  router: IrtRouterModel,
+  options: IrtPrepareStepOptions = {},
+): (input: PrepareStepInput) => Promise<{ model: LanguageModelV3 }> {
+  return async ({ messages }) => {
+    const runId = runIdOf(options, messages);
+    const plan = await router.plan(messages, {
+      ...(runId !== undefined ? { runId } : {}),
+      ...(options.task !== undefined ? { task: options.task } : {}),
+      ...(options.needs ? { needs: options.needs } : {}),
+    });
+    return { model: router.planned(plan) };
+  };
+}
+
+/** A finished `generateText`/`streamText` result (or `onFinish` event), as far as feedback reads it. */
+export interface RoutedResult {
+  readonly steps?: readonly { readonly providerMetadata?: Record<string, unknown> }[];
+  readonly providerMetadata?: Record<string, unknown>;
+}
+
+/** The run id and the decision ids of a finished call's routed steps (their `providerMetadata["irt-router"]`). */
+export function routedRunOf(result: RoutedResult): { runId?: string; decisionIds: string[] } {
+  const metas = [...(result.steps ?? []).map((s) => s.providerMetadata), result.providerMetadata]
+    .map((m) => m?.[PROVIDER_KEY] as { runId?: unknown; decisionId?: unknown } | undefined)
+    .filter((m) => m !== undefined);
+  const runId = metas.map((m) => m.runId).find((r): r is string => typeof r === "string");
+  const decisionIds = [...new Set(metas.map((m) => m.decisionId).filter((d): d is string => typeof d === "string"))];
+  return { ...(runId !== undefined ? { runId } : {}), decisionIds };
+}
+
+/**
+ * Records the outcome of a finished call routed by `router`: by its run id when its steps had one (the outcome
+ * spread over the run's steps as `options.attribution` says), else for each routed step's decision. Returns the
+ * events written.
+ */
+export async function irtFeedback(
+  router: IrtRouterModel,
+  result: RoutedResult,
+  outcome: boolean | number,
+  options: FeedbackOptions = {},
+): Promise<FeedbackEvent[]> {
+  const { runId, decisionIds } = routedRunOf(result);
+  if (runId !== undefined) return router.feedback(runId, outcome, options);
+  const events: FeedbackEvent[] = [];
+  for (const id of decisionIds) events.push(...(await router.feedback(id, outcome, options)));
+  return events;
+}
+
+/**
+ * An `onFinish` callback that grades the finished call (`grade` returns true/false, a grade in [0, 1], or undefined
+ * for no outcome) and records it with {@link irtFeedback}. A feedback error goes to `onError` (default: rethrown).
+ */
+export function irtOnFinish<E extends RoutedResult = RoutedResult & { readonly text: string }>(
+  router: IrtRouterModel,
+  grade: (event: E) => boolean | number | undefined | Promise<boolean | number | undefined>,
+  options: FeedbackOptions & { readonly onError?: (error: unknown) => void } = {},
+): (event: E) => Promise<void> {
+  const { onError, ...feedback } = options;
+  return async (event) => {
+    try {
+      const outcome = await grade(event);
+      if (outcome !== undefined) await irtFeedback(router, event, outcome, feedback);
+    } catch (error) {
+      if (!onError) throw error;
+      onError(error);
+    }
+  };
+}

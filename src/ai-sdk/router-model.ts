@@ -1,0 +1,256 @@
+/**
+ * {@link createIrtRouterModel}: an AI SDK `LanguageModelV3` that routes every call among child AI SDK models with
+ * the framework-neutral {@link RouterCore}: the prompt becomes {@link RouteMessage}s, the chosen child is called,
+ * a child that throws (before any stream output) falls back to the next, the reported usage becomes the realized
+ * cost, and the decision rides in `providerMetadata["irt-router"]`.
+ */
+import { z } from "zod";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamResult,
+} from "@ai-sdk/provider";
+import type { ModelPrice } from "../data/types.js";
+import type { FeedbackEvent } from "../learning/events.js";
+import type { RunRouter } from "../runs/run-router.js";
+import { parseWith } from "../util/validate.js";
+import { RouterCore, type CorePlan } from "../core/router-core.js";
+import type { ModelCapabilities, RoutingOptions } from "../core/contracts/options.js";
+import type { RouteDecision } from "../core/contracts/route-decision.js";
+import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
+import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
+import { decisionMetadata, tokenUsage } from "./route-metadata.js";
+import { openStream, relayStream } from "./stream-relay.js";
+
+/** The header that carries a call's run id when `providerOptions` cannot (it is removed before the child's call). */
+export const RUN_ID_HEADER = "x-irt-router-run-id";
+
+/** One child model with what the router must know of it. */
+export interface AiSdkModelConfig {
+  readonly model: LanguageModelV3;
+  /** List price; default: the catalogs' price for the id, else unknown (cost 0, warned once). */
+  readonly price?: ModelPrice;
+  /** What the model can do (tools, structured output, context window); calls that need more are not routed to it. */
+  readonly capabilities?: ModelCapabilities;
+  /** Output tokens expected per call, for the cost estimate. */
+  readonly expectedOutputTokens?: number;
+}
+
+/** Options of {@link createIrtRouterModel}: the child models, and every routing option of the core. */
+export interface IrtRouterModelOptions extends RoutingOptions {
+  /**
+   * The children, keyed by model id (a catalog id such as `gpt-4o` starts from its prior and price), or a list whose
+   * entries are a model (its `modelId` is its id) or `{ id?, model, price?, capabilities? }`.
+   */
+  readonly models:
+    | Readonly<Record<string, LanguageModelV3 | AiSdkModelConfig>>
+    | readonly (LanguageModelV3 | (AiSdkModelConfig & { readonly id?: string }))[];
+}
+
+/** The router's per-call options, read from `providerOptions["irt-router"]`. */
+export interface IrtRouterCallOptions {
+  /** The agent run the call belongs to (feedback by run, the run's prompt cache, the budget's spend). */
+  readonly runId?: string;
+  /** A task hint for the call. */
+  readonly task?: string;
+}
+
+const isLanguageModel = (v: unknown): v is LanguageModelV3 =>
+  typeof v === "object" &&
+  v !== null &&
+  (v as { specificationVersion?: unknown }).specificationVersion === "v3" &&
+  typeof (v as LanguageModelV3).doGenerate === "function" &&
+  typeof (v as LanguageModelV3).doStream === "function";
+
+const languageModel = z.custom<LanguageModelV3>(isLanguageModel, {
+  message: "must be an AI SDK LanguageModelV3 (e.g. openai.chat('gpt-4o'); specificationVersion 'v3')",
+});
+const entry = z.union([languageModel, z.looseObject({ id: z.string().optional(), model: languageModel })]);
+const modelsSchema = z.union([z.record(z.string(), entry), z.array(entry).min(1)]);
+
+/** The children as the core's models (ids, prices, capabilities) and the AI SDK models by id. */
+function childrenOf(options: IrtRouterModelOptions): {
+  core: Record<string, unknown>[];
+  models: Map<string, LanguageModelV3>;
+} {
+  const parsed = parseWith(z.object({ models: modelsSchema }), { models: options.models }, "options");
+  const list = Array.isArray(parsed.models)
+    ? parsed.models.map((e) =>
+        isLanguageModel(e) ? { id: e.modelId, model: e } : { id: e.id ?? e.model.modelId, ...e },
+      )
+    : Object.entries(parsed.models).map(([id, e]) => (isLanguageModel(e) ? { id, model: e } : { ...e, id }));
+  const models = new Map(list.map((e) => [e.id, e.model]));
+  const core = list.map(({ model: _model, ...rest }) => rest);
+  return { core, models };
+}
+
+/** A string field of the router's `providerOptions` entry. */
+function callOption(options: LanguageModelV3CallOptions, key: keyof IrtRouterCallOptions): string | undefined {
+  const value = (options.providerOptions?.[PROVIDER_KEY] as Record<string, unknown> | undefined)?.[key];
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/**
+ * An AI SDK model that routes each call among its children (see {@link createIrtRouterModel}). Besides the
+ * `LanguageModelV3` methods it has the router's own: `feedback`, `decisions`, `runs`, and `plan`/`planned` for
+ * {@link irtPrepareStep}.
+ */
+export class IrtRouterModel implements LanguageModelV3 {
+  readonly specificationVersion = "v3" as const;
+  readonly provider = "irt-router";
+  readonly modelId: string;
+  /** None: the AI SDK downloads URL parts itself, and every child accepts the data. */
+  readonly supportedUrls: Record<string, RegExp[]> = {};
+  /** The framework-neutral router the children are routed with. */
+  readonly core: RouterCore;
+  private readonly children: Map<string, LanguageModelV3>;
+
+  constructor(options: IrtRouterModelOptions) {
+    const { core, models } = childrenOf(options);
+    const { models: _models, ...routing } = options;
+    this.core = new RouterCore({ ...routing, models: core as never });
+    this.children = models;
+    this.modelId = `irt-router(${[...models.keys()].join(",")})`;
+  }
+
+  /** Routes the call, calls the chosen child (falling back on a throw) and returns its result with the decision. */
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    return this.generate(await this.planCall(options), options);
+  }
+
+  /** As {@link doGenerate}, streaming: a child that fails before any output falls back to the next. */
+  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    return this.stream(await this.planCall(options), options);
+  }
+
+  /** Plans a call from AI SDK messages (a prompt, or a step's `ModelMessage`s). */
+  plan(
+    messages: readonly AiMessage[],
+    call: IrtRouterCallOptions & { readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean } },
+  ): Promise<CorePlan> {
+    return this.core.route({ messages: toRouteMessages(messages), ...call });
+  }
+
+  /** A model that serves one call with this plan (falling back in its order); a second call is routed anew. */
+  planned(plan: CorePlan): LanguageModelV3 {
+    let used = false;
+    const take = () => !used && (used = true);
+    return {
+      specificationVersion: "v3",
+      provider: this.provider,
+      modelId: this.modelId,
+      supportedUrls: this.supportedUrls,
+      doGenerate: (options) => (take() ? this.generate(plan, options) : this.doGenerate(options)),
+      doStream: (options) => (take() ? this.stream(plan, options) : this.doStream(options)),
+    };
+  }
+
+  /** Records a run's or a decision's outcome (see `RouterCore.feedback`). */
+  feedback(id: string, outcome: boolean | number, options: FeedbackOptions = {}): Promise<FeedbackEvent[]> {
+    return this.core.feedback(id, outcome, options);
+  }
+
+  /** Recent decisions (oldest first), JSON-safe. */
+  decisions(limit?: number): RouteDecision[] {
+    return this.core.decisions(limit);
+  }
+
+  /** The run-level router over the same models. */
+  get runs(): RunRouter {
+    return this.core.runs;
+  }
+
+  private planCall(options: LanguageModelV3CallOptions): Promise<CorePlan> {
+    const runId = callOption(options, "runId") ?? options.headers?.[RUN_ID_HEADER];
+    const task = callOption(options, "task");
+    const tools = (options.tools?.length ?? 0) > 0 && options.toolChoice?.type !== "none";
+    return this.plan(options.prompt, {
+      ...(runId !== undefined ? { runId } : {}),
+      ...(task !== undefined ? { task } : {}),
+      needs: { tools, structuredOutput: options.responseFormat?.type === "json" },
+    });
+  }
+
+  private async generate(plan: CorePlan, options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    const child = childOptions(options);
+    for (let id: string | undefined = plan.models[0]; id !== undefined;) {
+      const t0 = performance.now();
+      let result: LanguageModelV3GenerateResult;
+      try {
+        result = await this.children.get(id)!.doGenerate(child);
+      } catch (error) {
+        const cancelled = options.abortSignal?.aborted === true;
+        id = this.core.failed(plan, id, error, { ms: performance.now() - t0, cancelled });
+        if (id === undefined) throw error;
+        continue;
+      }
+      this.core.served(plan, id, tokenUsage(result.usage), performance.now() - t0);
+      const tag = partTag(id, plan.decision.decisionId);
+      return {
+        ...result,
+        content: result.content.map((part) => tagged(part, tag)),
+        providerMetadata: { ...result.providerMetadata, [PROVIDER_KEY]: decisionMetadata(plan.decision) },
+      };
+    }
+    throw new Error("irt-router: a plan has at least one model"); // unreachable: route() throws NO_CANDIDATES first
+  }
+
+  private async stream(plan: CorePlan, options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    const child = childOptions(options);
+    for (let id: string | undefined = plan.models[0]; id !== undefined;) {
+      const t0 = performance.now();
+      try {
+        const opened = await openStream(this.children.get(id)!, child);
+        return { ...opened.result, stream: relayStream(this.core, plan, id, opened, t0) };
+      } catch (error) {
+        const cancelled = options.abortSignal?.aborted === true;
+        id = this.core.failed(plan, id, error, { ms: performance.now() - t0, cancelled });
+        if (id === undefined) throw error;
+      }
+    }
+    throw new Error("irt-router: a plan has at least one model");
+  }
+}
+
+/** The call as a child receives it: the router's own header and provider options removed. */
+function childOptions(options: LanguageModelV3CallOptions): LanguageModelV3CallOptions {
+  const { [PROVIDER_KEY]: _own, ...providerOptions } = options.providerOptions ?? {};
+  const { [RUN_ID_HEADER]: _run, ...headers } = options.headers ?? {};
+  return {
+    ...options,
+    ...(options.providerOptions ? { providerOptions } : {}),
+    ...(options.headers ? { headers } : {}),
+  };
+}
+
+/**
+ * An AI SDK language model that routes every call among `models` (any `LanguageModelV3`: `openai.chat(...)`,
+ * `anthropic(...)`, ...): usable anywhere an AI SDK model is (`generateText`, `streamText`, `ToolLoopAgent`). The
+ * options are the router's (policy, learner or store, tracing, decisionSink, shadow, cacheAware, escalation, ...),
+ * validated into a ValidationError naming the field. A call's run id is `providerOptions["irt-router"].runId` (or
+ * the `x-irt-router-run-id` header); its decision is `providerMetadata["irt-router"]`.
+ *
+ * @example
+ * ```ts
+ * import { generateText } from "ai";
+ * import { createOpenAI } from "@ai-sdk/openai";
+ * import { createIrtRouterModel } from "irt-router/ai-sdk";
+ *
+ * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY });
+ * const model = createIrtRouterModel({
+ *   models: { "gpt-4o": openai.chat("gpt-4o"), "gpt-4o-mini": openai.chat("gpt-4o-mini") },
+ *   policy: { kind: "cost-aware", lambda: 20 },
+ * });
+ * const result = await generateText({
+ *   model,
+ *   prompt: "What is 17 * 23?",
+ *   providerOptions: { "irt-router": { runId: "run-1" } },
+ * });
+ * console.log(result.providerMetadata?.["irt-router"]?.chosen);
+ * await model.feedback("run-1", result.text.includes("391"), { source: "grader" });
+ * ```
+ */
+export function createIrtRouterModel(options: IrtRouterModelOptions): IrtRouterModel {
+  return new IrtRouterModel(options);
+}
