@@ -36,6 +36,8 @@ export interface LoopbackOpenAI {
   readonly baseURL: string;
   /** The requests answered so far, oldest first. */
   readonly requests: readonly LoopbackRequest[];
+  /** The failing model ids and their HTTP status; change it to make a model fail or recover. */
+  readonly failing: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -197,6 +199,7 @@ export async function startLoopbackOpenAI(options: LoopbackOptions = {}): Promis
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    failing,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -54,6 +54,11 @@ export interface IrtRouterCallOptions {
   readonly runId?: string;
   /** A task hint for the call. */
   readonly task?: string;
+  /**
+   * Serve this child (its registered id), without fallback, whatever the router would choose (the choice is kept as
+   * the decision's `shadow.chosen`): for a call whose conversation state lives at one provider.
+   */
+  readonly model?: string;
 }
 
 const isLanguageModel = (v: unknown): v is LanguageModelV3 =>
@@ -129,7 +134,12 @@ export class IrtRouterModel implements LanguageModelV3 {
     messages: readonly AiMessage[],
     call: IrtRouterCallOptions & { readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean } },
   ): Promise<CorePlan> {
-    return this.core.route({ messages: toRouteMessages(messages), ...call });
+    const { model, ...rest } = call;
+    return this.core.route({
+      messages: toRouteMessages(messages),
+      ...rest,
+      ...(model !== undefined ? { serve: model } : {}),
+    });
   }
 
   /** A model that serves one call with this plan (falling back in its order); a second call is routed anew. */
@@ -164,10 +174,12 @@ export class IrtRouterModel implements LanguageModelV3 {
   private planCall(options: LanguageModelV3CallOptions): Promise<CorePlan> {
     const runId = callOption(options, "runId") ?? options.headers?.[RUN_ID_HEADER];
     const task = callOption(options, "task");
+    const serve = callOption(options, "model");
     const tools = (options.tools?.length ?? 0) > 0 && options.toolChoice?.type !== "none";
     return this.plan(options.prompt, {
       ...(runId !== undefined ? { runId } : {}),
       ...(task !== undefined ? { task } : {}),
+      ...(serve !== undefined ? { model: serve } : {}),
       needs: { tools, structuredOutput: options.responseFormat?.type === "json" },
     });
   }
