@@ -39,6 +39,15 @@ describe("examples", () => {
     expect(out).toMatch(/feedback: 3 event\(s\) recorded for run ai-sdk-run-1/);
   });
 
+  it("openai-agents: a Runner run routed per turn over HTTP, a conversation pinned to the model that holds it", async () => {
+    const out = await example("openai-agents");
+    expect(out).toMatch(/answer: \[gpt-4o-mini\] It is 21°C and sunny in Rome\./);
+    expect(out).toMatch(/answer: \[gpt-4o-mini\] It is 21°C and sunny in Paris\./); // pinned: gpt-4o is back
+    expect(out).toMatch(/answer: \[gpt-4o\] It is 21°C and sunny in Oslo\./); // no server-side state: routed
+    expect(out).toMatch(/turn -> gpt-4o-mini after gpt-4o failed/);
+    expect(out).toMatch(/turn -> gpt-4o-mini \(pinned; the router's choice: gpt-4o\)/);
+  });
+
   it("cost-aware: one row per policy and a budget trail", async () => {
     const out = await example("cost-aware");
     for (const name of [

@@ -1,11 +1,10 @@
 /**
- * The Vercel AI SDK face, `irt-router/ai-sdk` (ai 6, `LanguageModelV3`): a router model for any AI SDK call
+ * The Vercel AI SDK face, `irt-router/ai-sdk` (ai 6, `LanguageModelV3`; ai 7, `LanguageModelV4`): a router model for any AI SDK call
  * (`createIrtRouterModel`), per-step routing of a tool loop (`irtPrepareStep`) and feedback from a finished run
  * (`irtFeedback`, `irtOnFinish`), over the framework-neutral core (`irt-router`). Loads no `ai` or `@ai-sdk/*`
  * module at run time (their types only).
  */
 export {
-  createIrtRouterModel,
   IrtRouterModel,
   RUN_ID_HEADER,
   type IrtRouterModelOptions,
@@ -13,11 +12,19 @@ export {
   type IrtRouterCallOptions,
 } from "./router-model.js";
 export {
+  createIrtRouterModel,
+  IrtRouterModelV4,
+  type IrtRouterModelV4Options,
+  type AiSdkModelConfigV4,
+  type LanguageModelV4Like,
+} from "./model-v4.js";
+export {
   irtPrepareStep,
   irtFeedback,
   irtOnFinish,
   routedRunOf,
   type IrtPrepareStepOptions,
+  type RoutingModel,
   type PrepareStepInput,
   type RoutedResult,
 } from "./prepare-step.js";

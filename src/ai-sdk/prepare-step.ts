@@ -7,6 +7,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import { PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
+import type { CorePlan } from "../core/router-core.js";
 import type { IrtRouterModel } from "./router-model.js";
 
 /** Options of {@link irtPrepareStep}. */
@@ -20,6 +21,15 @@ export interface IrtPrepareStepOptions {
   readonly task?: string;
   /** What every step needs of a model (e.g. `{ tools: true }` when the loop binds tools). */
   readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean };
+}
+
+/**
+ * What {@link irtPrepareStep} needs of the router: {@link IrtRouterModel} (ai 6), or the `LanguageModelV4` face
+ * `IrtRouterModelV4` (ai 7), whose `planned` models are of the children's version.
+ */
+export interface RoutingModel<M> {
+  plan: IrtRouterModel["plan"];
+  planned(plan: CorePlan): M;
 }
 
 /** What `prepareStep` receives, as far as routing reads it. */
@@ -67,10 +77,10 @@ function runIdOf(options: IrtPrepareStepOptions, step: PrepareStepInput): string
  * await irtFeedback(router, result, true, { source: "grader" });
  * ```
  */
-export function irtPrepareStep(
-  router: IrtRouterModel,
+export function irtPrepareStep<M = LanguageModelV3>(
+  router: RoutingModel<M>,
   options: IrtPrepareStepOptions = {},
-): (input: PrepareStepInput) => Promise<{ model: LanguageModelV3 }> {
+): (input: PrepareStepInput) => Promise<{ model: M }> {
   return async (step) => {
     const { messages } = step;
     const runId = runIdOf(options, step);
@@ -105,7 +115,7 @@ export function routedRunOf(result: RoutedResult): { runId?: string; decisionIds
  * events written.
  */
 export async function irtFeedback(
-  router: IrtRouterModel,
+  router: Pick<IrtRouterModel, "feedback">,
   result: RoutedResult,
   outcome: boolean | number,
   options: FeedbackOptions = {},
@@ -122,7 +132,7 @@ export async function irtFeedback(
  * for no outcome) and records it with {@link irtFeedback}. A feedback error goes to `onError` (default: rethrown).
  */
 export function irtOnFinish<E extends RoutedResult = RoutedResult & { readonly text: string }>(
-  router: IrtRouterModel,
+  router: Pick<IrtRouterModel, "feedback">,
   grade: (event: E) => boolean | number | undefined | Promise<boolean | number | undefined>,
   options: FeedbackOptions & { readonly onError?: (error: unknown) => void } = {},
 ): (event: E) => Promise<void> {

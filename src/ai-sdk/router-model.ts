@@ -37,7 +37,7 @@ export interface AiSdkModelConfig {
   readonly expectedOutputTokens?: number;
 }
 
-/** Options of {@link createIrtRouterModel}: the child models, and every routing option of the core. */
+/** Options of `createIrtRouterModel` (LanguageModelV3 children): the child models, and every routing option of the core. */
 export interface IrtRouterModelOptions extends RoutingOptions {
   /**
    * The children, keyed by model id (a catalog id such as `gpt-4o` starts from its prior and price), or a list whose
@@ -54,6 +54,11 @@ export interface IrtRouterCallOptions {
   readonly runId?: string;
   /** A task hint for the call. */
   readonly task?: string;
+  /**
+   * Serve this child (its registered id), without fallback, whatever the router would choose (the choice is kept as
+   * the decision's `shadow.chosen`): for a call whose conversation state lives at one provider.
+   */
+  readonly model?: string;
 }
 
 const isLanguageModel = (v: unknown): v is LanguageModelV3 =>
@@ -129,7 +134,12 @@ export class IrtRouterModel implements LanguageModelV3 {
     messages: readonly AiMessage[],
     call: IrtRouterCallOptions & { readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean } },
   ): Promise<CorePlan> {
-    return this.core.route({ messages: toRouteMessages(messages), ...call });
+    const { model, ...rest } = call;
+    return this.core.route({
+      messages: toRouteMessages(messages),
+      ...rest,
+      ...(model !== undefined ? { serve: model } : {}),
+    });
   }
 
   /** A model that serves one call with this plan (falling back in its order); a second call is routed anew. */
@@ -164,10 +174,12 @@ export class IrtRouterModel implements LanguageModelV3 {
   private planCall(options: LanguageModelV3CallOptions): Promise<CorePlan> {
     const runId = callOption(options, "runId") ?? options.headers?.[RUN_ID_HEADER];
     const task = callOption(options, "task");
+    const serve = callOption(options, "model");
     const tools = (options.tools?.length ?? 0) > 0 && options.toolChoice?.type !== "none";
     return this.plan(options.prompt, {
       ...(runId !== undefined ? { runId } : {}),
       ...(task !== undefined ? { task } : {}),
+      ...(serve !== undefined ? { model: serve } : {}),
       needs: { tools, structuredOutput: options.responseFormat?.type === "json" },
     });
   }
@@ -222,35 +234,4 @@ function childOptions(options: LanguageModelV3CallOptions): LanguageModelV3CallO
     ...(options.providerOptions ? { providerOptions } : {}),
     ...(options.headers ? { headers } : {}),
   };
-}
-
-/**
- * An AI SDK language model that routes every call among `models` (any `LanguageModelV3`: `openai.chat(...)`,
- * `anthropic(...)`, ...): usable anywhere an AI SDK model is (`generateText`, `streamText`, `ToolLoopAgent`). The
- * options are the router's (policy, learner or store, tracing, decisionSink, shadow, cacheAware, escalation, ...),
- * validated into a ValidationError naming the field. A call's run id is `providerOptions["irt-router"].runId` (or
- * the `x-irt-router-run-id` header); its decision is `providerMetadata["irt-router"]`.
- *
- * @example
- * ```ts
- * import { generateText } from "ai";
- * import { createOpenAI } from "@ai-sdk/openai";
- * import { createIrtRouterModel } from "irt-router/ai-sdk";
- *
- * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY });
- * const model = createIrtRouterModel({
- *   models: { "gpt-4o": openai.chat("gpt-4o"), "gpt-4o-mini": openai.chat("gpt-4o-mini") },
- *   policy: { kind: "cost-aware", lambda: 20 },
- * });
- * const result = await generateText({
- *   model,
- *   prompt: "What is 17 * 23?",
- *   providerOptions: { "irt-router": { runId: "run-1" } },
- * });
- * console.log(result.providerMetadata?.["irt-router"]?.chosen);
- * await model.feedback("run-1", result.text.includes("391"), { source: "grader" });
- * ```
- */
-export function createIrtRouterModel(options: IrtRouterModelOptions): IrtRouterModel {
-  return new IrtRouterModel(options);
 }

@@ -203,7 +203,7 @@ export class RouteEngine<M = unknown> {
    */
   async plan(
     messages: readonly RouteMessage[],
-    call: CallNeeds & { runId?: string; task?: string },
+    call: CallNeeds & { runId?: string; task?: string; serve?: string },
   ): Promise<RoutePlan<M>> {
     const route = await this.tracer?.begin();
     const plan = (await this.planner.plan(messages, call)) as RoutePlan<M>;

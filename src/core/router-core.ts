@@ -26,6 +26,11 @@ export interface RouteCall {
   readonly task?: string;
   /** What the call needs of a model: models that lack it (by their `capabilities`) are not candidates. */
   readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean };
+  /**
+   * Serve this registered model, without fallback, whatever the router would choose (its choice is kept as the
+   * decision's `shadow.chosen`, as in shadow mode): for a call whose conversation state lives at one provider.
+   */
+  readonly serve?: string;
 }
 
 /** The plan of one routed call: its decision, and the models to try in order (the first is the choice). */
@@ -118,10 +123,15 @@ export class RouterCore {
    * model can serve the call.
    */
   async route(call: RouteCall): Promise<CorePlan> {
-    const { messages, runId, task, needs } = call;
+    const { messages, runId, task, needs, serve } = call;
     if (!Array.isArray(messages)) {
       throw new ValidationError("route(call): call.messages must be an array of RouteMessage.", {
         path: "call.messages",
+      });
+    }
+    if (serve !== undefined && !this.modelIds.includes(serve)) {
+      throw new ValidationError(`route(call): call.serve "${serve}" is not a registered model.`, {
+        path: "call.serve",
       });
     }
     this.engine.noteToolErrors(messages);
@@ -130,6 +140,7 @@ export class RouterCore {
       ...(needs?.structuredOutput ? { structuredOutput: true } : {}),
       ...(runId !== undefined ? { runId } : {}),
       ...(task !== undefined ? { task } : {}),
+      ...(serve !== undefined ? { serve } : {}),
     });
     const out: CorePlan = { decision: plan.decision, models: plan.order.map((s) => s.id) };
     this.plans.set(out, plan);

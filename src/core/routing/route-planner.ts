@@ -63,7 +63,7 @@ export class RoutePlanner {
    */
   async plan(
     messages: readonly RouteMessage[],
-    call: CallNeeds & { runId?: string; task?: string },
+    call: CallNeeds & { runId?: string; task?: string; serve?: string },
   ): Promise<RoutePlan> {
     const { slots, policy, log } = this.parts;
     const shape = promptShape(messages);
@@ -129,7 +129,7 @@ export class RoutePlanner {
       ...(task !== undefined ? { task } : {}),
       ...(escalated ? { escalated } : {}),
     };
-    const order = this.order(ranked, eligible, decision);
+    const order = this.order(ranked, eligible, decision, call.serve);
     const logged: LoggedDecision = {
       decision,
       alpha: item.alpha,
@@ -167,11 +167,17 @@ export class RoutePlanner {
   }
 
   /**
-   * The models to try, best first, at most `maxAttempts`. In shadow mode (option `shadow`) the fixed model alone, and
-   * the decision keeps the router's own choice as `shadow.chosen`.
+   * The models to try, best first, at most `maxAttempts`. In shadow mode (option `shadow`), or for a call that names
+   * the model to serve (`serve`, e.g. a run whose state lives at one provider), that model alone, and the decision
+   * keeps the router's own choice as `shadow.chosen`.
    */
-  private order(ranked: readonly RankedCandidate[], eligible: readonly ModelSlot[], decision: RouteDecision) {
-    const serve = this.parts.shadow;
+  private order(
+    ranked: readonly RankedCandidate[],
+    eligible: readonly ModelSlot[],
+    decision: RouteDecision,
+    pinned?: string,
+  ) {
+    const serve = pinned ?? this.parts.shadow;
     if (serve !== undefined) {
       Object.assign(decision, { chosen: serve, shadow: { chosen: decision.chosen } });
       return [this.parts.slots.find((s) => s.id === serve)!];

@@ -1,0 +1,231 @@
+/**
+ * {@link IrtRouterProcessor}: irt-router as a Mastra processor. It routes each step of an agent run in
+ * `processInputStep` (the step's model becomes the routed one), records the step's usage and realized cost in
+ * `processOutputStep`, and on an API error escalates in `processAPIError` (the router's next model for that call,
+ * retried by Mastra). Every routing rule is the core's ({@link RouterCore}); this file only maps Mastra's hooks.
+ *
+ * The agent's own fallback models are left alone: once Mastra moves a step to one of the agent's fallback entries,
+ * the processor no longer replaces the model, and when the agent has fallback entries an API error goes to them
+ * (the processor records the failure and does not ask for a retry).
+ */
+import type {
+  ProcessInputArgs,
+  ProcessAPIErrorArgs,
+  ProcessAPIErrorResult,
+  ProcessInputStepArgs,
+  ProcessInputStepResult,
+  ProcessOutputStepArgs,
+  Processor,
+} from "@mastra/core/processors";
+import type { MessageList } from "@mastra/core/agent";
+import type { MastraModelConfig } from "@mastra/core/llm";
+import { z } from "zod";
+import { randomUUID } from "node:crypto";
+import type { CoreModelConfig, RouterCoreOptions } from "../core/contracts/options.js";
+import type { TokenUsage } from "../core/contracts/route-decision.js";
+import { RouterCore, type CorePlan } from "../core/router-core.js";
+import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
+import type { FeedbackEvent } from "../learning/events.js";
+import { parseWith } from "../util/validate.js";
+import { routeMessagesOf, type AiSdkMessage } from "./messages.js";
+
+/** A model the processor may give a step: any model a Mastra agent accepts (an AI SDK model, a model id string). */
+export type MastraStepModel = MastraModelConfig;
+
+/** One routed model: the Mastra model that serves it, and what the router knows of it (price, capabilities). */
+export interface MastraRoutedModel extends Omit<CoreModelConfig, "id"> {
+  readonly model: MastraStepModel;
+}
+
+/** Options of {@link IrtRouterProcessor}: the models by registered id, and the router's options. */
+export interface IrtRouterProcessorOptions extends Omit<RouterCoreOptions, "models"> {
+  /** The models to route between, by the id the router knows them under (a catalog id gets catalog priors). */
+  readonly models: Readonly<Record<string, MastraRoutedModel>>;
+}
+
+/** The request context key holding the run id the processor routes and records under (set it, or read it after). */
+export const MASTRA_RUN_ID_KEY = "irtRouterRunId";
+
+const STATE_KEY = "irtRouter";
+/** State key: whether the agent has fallback models of its own (found in `processInput`, where Mastra gives it). */
+const FALLBACKS_KEY = "irtRouterAgentFallbacks";
+
+/** What the processor keeps for one agent request (in the processor state Mastra gives each request). */
+interface RunState {
+  readonly runId: string;
+  /** The agent's model entry the request started on; another entry means Mastra fell back to the agent's own. */
+  readonly primary: string;
+  /** The step being served: its plan, the model it was given, and the model to retry with after an API error. */
+  call?: { readonly plan: CorePlan; modelId: string; readonly stepNumber: number; retryWith?: string };
+}
+
+const optionsShape = z.looseObject({
+  models: z.record(
+    z.string().min(1),
+    z.looseObject({ model: z.custom<MastraStepModel>((v) => v !== undefined && v !== null, "a Mastra model") }),
+  ),
+});
+
+/** `provider/modelId` of a Mastra model entry (or the model string itself). */
+function entryKey(model: unknown): string {
+  if (typeof model === "string") return model;
+  const m = model as { provider?: unknown; modelId?: unknown; id?: unknown };
+  return `${String(m.provider ?? "")}/${String(m.modelId ?? m.id ?? "")}`;
+}
+
+/** Mastra's step usage as the core's token usage (`inputTokens` includes the cached tokens). */
+function usageOf(usage: ProcessOutputStepArgs["usage"] | undefined): TokenUsage {
+  const u = (usage ?? {}) as Record<string, number | undefined>;
+  return {
+    ...(u.inputTokens !== undefined ? { inputTokens: u.inputTokens } : {}),
+    ...(u.outputTokens !== undefined ? { outputTokens: u.outputTokens } : {}),
+    ...(u.cachedInputTokens !== undefined ? { cacheReadTokens: u.cachedInputTokens } : {}),
+    ...(u.cacheCreationInputTokens !== undefined ? { cacheWriteTokens: u.cacheCreationInputTokens } : {}),
+  };
+}
+
+/**
+ * irt-router as a Mastra processor: give it to an agent as an input, output and error processor.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@mastra/core/agent";
+ * import { createOpenAI } from "@ai-sdk/openai";
+ * import { IrtRouterProcessor } from "irt-router/mastra";
+ *
+ * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY });
+ * const router = new IrtRouterProcessor({
+ *   models: {
+ *     "gpt-4o": { model: openai.chat("gpt-4o"), price: { inputPer1M: 2.5, outputPer1M: 10 } },
+ *     "gpt-4o-mini": { model: openai.chat("gpt-4o-mini"), price: { inputPer1M: 0.15, outputPer1M: 0.6 } },
+ *   },
+ *   policy: { kind: "cost-aware", lambda: 20 },
+ * });
+ * const agent = new Agent({
+ *   id: "support",
+ *   name: "support",
+ *   instructions: "Answer briefly.",
+ *   model: openai.chat("gpt-4o"), // the entry the router replaces per step
+ *   inputProcessors: [router],
+ *   outputProcessors: [router],
+ *   errorProcessors: [router],
+ *   maxProcessorRetries: 2,
+ * });
+ * ```
+ */
+export class IrtRouterProcessor implements Processor<"irt-router"> {
+  readonly id = "irt-router";
+  readonly name = "irt-router";
+  /** The routing core (decisions, learner, run router); feedback goes through {@link IrtRouterProcessor.feedback}. */
+  readonly router: RouterCore;
+  private readonly models: ReadonlyMap<string, MastraStepModel>;
+
+  constructor(options: IrtRouterProcessorOptions) {
+    const parsed = parseWith(optionsShape, options, "options") as unknown as IrtRouterProcessorOptions;
+    const { models, ...routing } = parsed;
+    this.models = new Map(Object.entries(models).map(([id, m]) => [id, m.model]));
+    this.router = new RouterCore({
+      ...routing,
+      models: Object.entries(models).map(([id, m]) => {
+        const { model: _model, ...known } = m;
+        return { ...known, id };
+      }),
+    });
+  }
+
+  /**
+   * Notes whether the agent has fallback models of its own (Mastra gives the agent to this hook only); messages
+   * pass unchanged.
+   */
+  async processInput(args: ProcessInputArgs): Promise<MessageList> {
+    const list = await args.agent?.getModelList(args.requestContext);
+    args.state[FALLBACKS_KEY] = Array.isArray(list) && list.filter((entry) => entry.enabled !== false).length > 1;
+    return args.messageList;
+  }
+
+  /** Routes the step: the router's choice serves it, unless Mastra has moved to one of the agent's fallbacks. */
+  async processInputStep(args: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
+    const run = this.runOf(args);
+    if (entryKey(args.model) !== run.primary) {
+      this.close(run);
+      return undefined;
+    }
+    const call = run.call;
+    if (call?.retryWith !== undefined && call.stepNumber === args.stepNumber) {
+      call.modelId = call.retryWith;
+      call.retryWith = undefined;
+      return this.serve(call.modelId);
+    }
+    this.close(run);
+    const system = args.systemMessages.map((m) => ({ role: "system", content: m.content }) as AiSdkMessage);
+    const messages = routeMessagesOf([...system, ...(args.messageList.get.all.aiV5.model() as AiSdkMessage[])]);
+    const plan = await this.router.route({
+      messages,
+      runId: run.runId,
+      needs: { tools: Object.keys(args.tools ?? {}).length > 0 },
+    });
+    run.call = { plan, modelId: plan.models[0]!, stepNumber: args.stepNumber };
+    return this.serve(plan.models[0]!);
+  }
+
+  /** Records the step's usage (cache reads included) as the decision's realized cost. */
+  processOutputStep(args: ProcessOutputStepArgs): MessageList {
+    const run = args.state[STATE_KEY] as RunState | undefined;
+    const call = run?.call;
+    if (run && call && call.stepNumber === args.stepNumber && call.retryWith === undefined) {
+      this.router.served(call.plan, call.modelId, usageOf(args.usage));
+      run.call = undefined;
+    }
+    return args.messageList;
+  }
+
+  /**
+   * The routed model's call was rejected: records the failure; escalates to the router's next model for the call
+   * (Mastra retries the step, within `maxProcessorRetries`), unless the agent has fallback models of its own, which
+   * then serve as configured.
+   */
+  async processAPIError(args: ProcessAPIErrorArgs): Promise<ProcessAPIErrorResult | undefined> {
+    const run = args.state[STATE_KEY] as RunState | undefined;
+    const call = run?.call;
+    if (!run || !call || call.stepNumber !== args.stepNumber || call.retryWith !== undefined) return undefined;
+    const ownFallbacks = args.state[FALLBACKS_KEY] === true;
+    const next = this.router.failed(call.plan, call.modelId, args.error, { cancelled: ownFallbacks });
+    if (next === undefined) {
+      run.call = undefined;
+      return undefined;
+    }
+    call.retryWith = next;
+    return { retry: true };
+  }
+
+  /**
+   * Records whether a run's answer was right (or a grade in [0, 1]): every routed step of the run is credited.
+   * The run id is the request context's `irtRouterRunId` ({@link MASTRA_RUN_ID_KEY}), set by you or by the processor.
+   */
+  feedback(runId: string, outcome: boolean | number, options: FeedbackOptions = {}): Promise<FeedbackEvent[]> {
+    return this.router.feedback(runId, outcome, options);
+  }
+
+  private runOf(args: ProcessInputStepArgs): RunState {
+    const existing = args.state[STATE_KEY] as RunState | undefined;
+    if (existing) return existing;
+    const context = args.requestContext;
+    const given = context?.get(MASTRA_RUN_ID_KEY);
+    const runId = typeof given === "string" && given.length > 0 ? given : randomUUID();
+    if (context && given !== runId) context.set(MASTRA_RUN_ID_KEY, runId);
+    const run: RunState = { runId, primary: entryKey(args.model) };
+    args.state[STATE_KEY] = run;
+    return run;
+  }
+
+  /** The step input that gives the step model `id` (Mastra resolves any model config it accepts for an agent). */
+  private serve(id: string): ProcessInputStepResult {
+    return { model: this.models.get(id) as ProcessInputStepResult["model"] };
+  }
+
+  /** Settles a step that neither answered nor failed through the processor (e.g. the agent fell back). */
+  private close(run: RunState): void {
+    if (run.call) this.router.settle(run.call.plan);
+    run.call = undefined;
+  }
+}

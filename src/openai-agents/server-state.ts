@@ -1,0 +1,114 @@
+/**
+ * {@link pinServerState}: the one rule the OpenAI Agents face adds to `aisdk(createIrtRouterModel(...))`. A `Runner`
+ * run with `previousResponseId` or `conversationId` keeps its conversation on the provider's server, which only the
+ * provider that wrote it can read: while a run holds such state, every turn is served by the model that served the
+ * turn the state points at (no provider switch, no fallback to another). Turns without server-side state are routed
+ * as usual.
+ */
+import type { Model, ModelRequest, ModelResponse, StreamEvent } from "@openai/agents";
+
+/** The key of the router's entry in `providerOptions` and in an output item's `providerData`. */
+const PROVIDER_KEY = "irt-router";
+
+/** Options of {@link pinServerState}. */
+export interface PinServerStateOptions {
+  /** How many response and conversation ids to remember (oldest forgotten first). Default 10,000. */
+  readonly maxIds?: number;
+}
+
+/** The registered id of the child that served a response, from the router's entries on its output items. */
+function servedBy(output: readonly unknown[] | undefined): string | undefined {
+  for (const item of output ?? []) {
+    // a message carries the decision (`chosen`), a tool call the router's part tag (`model`)
+    const entry = (item as { providerData?: Record<string, unknown> } | undefined)?.providerData?.[PROVIDER_KEY];
+    const { chosen, model } = (entry ?? {}) as { chosen?: unknown; model?: unknown };
+    if (typeof chosen === "string") return chosen;
+    if (typeof model === "string") return model;
+  }
+  return undefined;
+}
+
+/** A bounded map: the oldest entry goes first when full. */
+class Recent {
+  private readonly map = new Map<string, string>();
+  constructor(private readonly max: number) {}
+  get(key: string | undefined): string | undefined {
+    return key === undefined ? undefined : this.map.get(key);
+  }
+  set(key: string | undefined, value: string): void {
+    if (key === undefined) return;
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+  }
+}
+
+/**
+ * Wraps an OpenAI Agents model made with `aisdk(createIrtRouterModel(...))` so that a run holding server-side state
+ * stays on one model: a request with `conversationId` or `previousResponseId` whose conversation or previous
+ * response was served by a child of this router is pinned to that child (`providerOptions["irt-router"].model`:
+ * served without fallback; the router's own choice is kept in the decision as `shadow.chosen`). A request whose id
+ * this wrapper has not seen (state made elsewhere) is routed, and pinned from then on. Requests without server-side
+ * state pass through: each turn is routed.
+ *
+ * Note that `aisdk()` does not send `previousResponseId`/`conversationId` to the AI SDK model: with server-side
+ * state the Runner sends only the turn's new items, so the child sees the history only if its provider keeps it.
+ *
+ * @example
+ * ```ts
+ * import { Agent, run } from "@openai/agents";
+ * import { aisdk } from "@openai/agents-extensions/ai-sdk";
+ * import { createOpenAI } from "@ai-sdk/openai";
+ * import { createIrtRouterModel } from "irt-router/ai-sdk";
+ * import { pinServerState } from "irt-router/openai-agents";
+ *
+ * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY });
+ * const router = createIrtRouterModel({ models: { "gpt-4o": openai("gpt-4o"), "gpt-4o-mini": openai("gpt-4o-mini") } });
+ * const agent = new Agent({ name: "assistant", model: pinServerState(aisdk(router)) });
+ * const first = await run(agent, "Hello");
+ * await run(agent, "And then?", { previousResponseId: first.lastResponseId }); // served by the same model
+ * ```
+ */
+export function pinServerState(model: Model, options: PinServerStateOptions = {}): Model {
+  const byResponse = new Recent(options.maxIds ?? 10_000);
+  const byConversation = new Recent(options.maxIds ?? 10_000);
+
+  const pinned = (request: ModelRequest): ModelRequest => {
+    const child = byConversation.get(request.conversationId) ?? byResponse.get(request.previousResponseId);
+    if (child === undefined) return request;
+    const providerData = request.modelSettings.providerData ?? {};
+    const providerOptions = (providerData.providerOptions ?? {}) as Record<string, Record<string, unknown>>;
+    return {
+      ...request,
+      modelSettings: {
+        ...request.modelSettings,
+        providerData: {
+          ...providerData,
+          providerOptions: { ...providerOptions, [PROVIDER_KEY]: { ...providerOptions[PROVIDER_KEY], model: child } },
+        },
+      },
+    };
+  };
+
+  const remember = (request: ModelRequest, responseId: string | undefined, output: readonly unknown[] | undefined) => {
+    const child = servedBy(output);
+    if (child === undefined) return;
+    byResponse.set(responseId, child);
+    byConversation.set(request.conversationId, child);
+  };
+
+  return {
+    ...(model.getRetryAdvice ? { getRetryAdvice: (args) => model.getRetryAdvice!(args) } : {}),
+    async getResponse(request: ModelRequest): Promise<ModelResponse> {
+      const response = await model.getResponse(pinned(request));
+      remember(request, response.responseId, response.output);
+      return response;
+    },
+    async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+      for await (const event of model.getStreamedResponse(pinned(request))) {
+        if (event.type === "response_done") remember(request, event.response.id, event.response.output);
+        yield event;
+      }
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import { Agent } from "@mastra/core/agent";
+import { RequestContext } from "@mastra/core/request-context";
+import { createTool } from "@mastra/core/tools";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startLoopbackOpenAI, type LoopbackOpenAI } from "../../examples/loopback-openai.js";
+import { IrtRouterProcessor, MASTRA_RUN_ID_KEY } from "../../src/mastra/index.js";
+import { ToyScorer, quietLogger } from "../langchain/helpers.js";
+
+/**
+ * The Mastra processor on a real Mastra `Agent` (Node 22: @mastra/core needs it), its models real `@ai-sdk/openai`
+ * chat models talking HTTP to the loopback server. The toy scorer with the quality policy ranks gpt-4 first, then
+ * mixtral, then mistral.
+ */
+describe("IrtRouterProcessor on a Mastra Agent", () => {
+  let server: LoopbackOpenAI | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  const weather = createTool({
+    id: "weather",
+    description: "Current weather of a city",
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }) => `It is 21°C and sunny in ${city}.`,
+  });
+
+  async function setup(failing: Record<string, number> = {}) {
+    server = await startLoopbackOpenAI({ failing });
+    const openai = createOpenAI({ baseURL: server.baseURL, apiKey: "loopback" });
+    const processor = new IrtRouterProcessor({
+      models: {
+        "gpt-4": { model: openai.chat("gpt-4"), price: { inputPer1M: 10, outputPer1M: 30 } },
+        mixtral: { model: openai.chat("mixtral"), price: { inputPer1M: 0.6, outputPer1M: 0.6 } },
+        mistral: { model: openai.chat("mistral"), price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
+      },
+      scorer: new ToyScorer(),
+      policy: { kind: "quality" },
+      logger: quietLogger(),
+      tracing: false,
+    });
+    return { openai, processor };
+  }
+
+  function agent(model: unknown, processor: IrtRouterProcessor) {
+    return new Agent({
+      id: "weather-agent",
+      name: "weather-agent",
+      instructions: "Answer briefly.",
+      model: model as ConstructorParameters<typeof Agent>[0]["model"],
+      tools: { weather },
+      inputProcessors: [processor],
+      outputProcessors: [processor],
+      errorProcessors: [processor],
+      maxProcessorRetries: 2,
+    });
+  }
+
+  it("routes every step of a tool loop, records each step's realized cost with the cache it read, and takes feedback by run", async () => {
+    const { openai, processor } = await setup();
+    const requestContext = new RequestContext();
+    requestContext.set(MASTRA_RUN_ID_KEY, "mastra-run-1");
+    const result = await agent(openai.chat("configured"), processor).generate("What's the weather in Lisbon?", {
+      maxSteps: 4,
+      requestContext,
+    });
+    expect(result.text).toBe("[gpt-4] It is 21°C and sunny in Lisbon.");
+    // the configured model never served: each step went to the routed one
+    expect(server!.requests.map((r) => `${r.model}:${r.toolCall ?? "answer"}`)).toEqual([
+      "gpt-4:weather",
+      "gpt-4:answer",
+    ]);
+    const decisions = processor.router.decisions();
+    expect(decisions.map((d) => [d.runId, d.chosen])).toEqual([
+      ["mastra-run-1", "gpt-4"],
+      ["mastra-run-1", "gpt-4"],
+    ]);
+    const second = decisions[1]!.realized!;
+    expect(second.source).toBe("usage");
+    expect(second.inputTokens).toBe(server!.requests[1]!.promptTokens);
+    expect(second.cacheReadTokens).toBe(server!.requests[1]!.cachedTokens);
+    expect(second.cacheReadTokens).toBeGreaterThan(0);
+    const events = await processor.feedback("mastra-run-1", true, { source: "grader" });
+    expect(events).toHaveLength(2);
+  });
+
+  it("escalates in processAPIError: the rejected model's step is retried on the router's next model", async () => {
+    const { openai, processor } = await setup({ "gpt-4": 400 });
+    const requestContext = new RequestContext();
+    const result = await agent(openai.chat("configured"), processor).generate("What's the weather in Oslo?", {
+      maxSteps: 4,
+      requestContext,
+    });
+    expect(result.text).toBe("[mixtral] It is 21°C and sunny in Oslo.");
+    expect(server!.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
+      "gpt-4:400",
+      "mixtral:200",
+      "gpt-4:400",
+      "mixtral:200",
+    ]);
+    const [first] = processor.router.decisions();
+    expect(first!.chosen).toBe("mixtral");
+    expect(first!.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mixtral", true],
+    ]);
+    // the processor named the run it made up in the request context
+    expect(first!.runId).toBe(requestContext.get(MASTRA_RUN_ID_KEY));
+  });
+
+  it("leaves the agent's own fallback models alone: they serve after the routed model fails, unreplaced", async () => {
+    const { openai, processor } = await setup({ "gpt-4": 400 });
+    const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
+    const result = await agent(model, processor).generate("What's the weather in Rome?", { maxSteps: 4 });
+    expect(result.text).toBe("[secondary] It is 21°C and sunny in Rome.");
+    expect(server!.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
+      "gpt-4:400",
+      "secondary:200",
+      "secondary:200",
+    ]);
+    const decisions = processor.router.decisions();
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
+  });
+});
