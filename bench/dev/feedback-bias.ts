@@ -17,7 +17,7 @@
 import { parseArgs } from "node:util";
 import { OnlineLearner } from "../../src/learning/index.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
-import type { AbilityLearner } from "../../src/langchain/contracts/options.js";
+import type { AbilityLearner } from "../../src/core/contracts/options.js";
 import { callCostUsd } from "../agent/cached-pricing.js";
 import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "../agent/run-model.js";
 import { greedyView, makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
