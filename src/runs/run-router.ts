@@ -5,7 +5,7 @@
 import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
-import { fitRuns, type FitResult, type RunObservation } from "./fit.js";
+import { fitRuns, hintKey, type FitResult, type RunObservation } from "./fit.js";
 import { moments, predictive, priorWeights, successCurve, updated, type Ability } from "./grid.js";
 import { best, type PlanCandidate } from "./plan.js";
 import { difficultyPrior, textVector, type KnownTask, type TextVector } from "./text-prior.js";
@@ -63,6 +63,8 @@ export class RunRouter {
   private readonly priors: Required<NonNullable<RunRouterOptions["priors"]>>;
   private readonly observations: RunObservation[] = [];
   private readonly vectors = new Map<string, TextVector>();
+  /** The hint of each task fed back with one. */
+  private readonly hints = new Map<string, string>();
   private fitted?: FitResult;
   private dirty = true;
 
@@ -116,8 +118,11 @@ export class RunRouter {
     const abilities = this.decisionAbilities(fit);
     const ref = this.reference(fit);
     const key = t.id;
+    const hint = t.hint ?? this.hints.get(key);
     let weights = this.difficultyPrior(key, t.text, fit);
-    const curves = new Map(this.models.map((m) => [m.id, successCurve(abilities.get(m.id)!)]));
+    const curves = new Map(
+      this.models.map((m) => [m.id, successCurve(withHint(abilities.get(m.id)!, fit, m.id, hint))]),
+    );
     const history = [
       ...this.observations.filter((x) => x.task === key).map((x) => ({ modelId: x.model, outcome: x.outcome })),
       ...(o.outcomes ?? []),
@@ -193,7 +198,9 @@ export class RunRouter {
       throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
     }
     if (!this.vectors.has(t.id)) this.vectors.set(t.id, textVector(t.text));
-    this.observations.push({ task: t.id, model: modelId, outcome: y, weight });
+    const hint = t.hint ?? this.hints.get(t.id);
+    if (t.hint !== undefined) this.hints.set(t.id, t.hint);
+    this.observations.push({ task: t.id, model: modelId, outcome: y, weight, ...(hint !== undefined && { hint }) });
     this.dirty = true;
   }
 
@@ -290,7 +297,14 @@ export class RunRouter {
   }
 }
 
-function taskOf(task: RunTask | string): { id: string; text: string } {
+function taskOf(task: RunTask | string): { id: string; text: string; hint?: string } {
   const t = parseWith(runTaskSchema, task, "task");
-  return typeof t === "string" ? { id: t, text: t } : { id: t.id ?? t.text, text: t.text };
+  if (typeof t === "string") return { id: t, text: t };
+  return { id: t.id ?? t.text, text: t.text, ...(t.hint !== undefined && { hint: t.hint }) };
+}
+
+/** A model's ability on a task of this hint: its ability plus its fitted offset on the hint's tasks (if any). */
+function withHint(ability: Ability, fit: FitResult, modelId: string, hint: string | undefined): Ability {
+  const o = hint === undefined ? undefined : fit.hintOffsets.get(hintKey(modelId, hint));
+  return o ? { mean: ability.mean + o.mean, variance: ability.variance + o.variance } : ability;
 }

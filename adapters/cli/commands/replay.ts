@@ -23,6 +23,7 @@ const schema = z
     "data-root": z.string().min(1, "must name a data root folder").optional(),
     seeds: count("cross-fit seeds, default 5"),
     "online-seeds": count("online seeds, default 20"),
+    hints: z.boolean().optional(),
     json: z.boolean().optional(),
   })
   .strict();
@@ -77,14 +78,16 @@ export const command: CliCommand<typeof schema> = {
     "Replay real agent-run outcomes (a folder whose items are runs): the run-level router's single choice, escalation " +
     "after a failed run and online learning against the best fixed model, Thompson sampling and the oracle.",
   usage:
-    "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--data-root D] [--json]\n" +
+    "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--hints] [--data-root D] [--json]\n" +
     "  --seeds N         cross-fit seeds (default 5; 5 folds each)\n" +
-    "  --online-seeds N  online streams (default 20)",
+    "  --online-seeds N  online streams (default 20)\n" +
+    "  --hints           give the router each item's category (items.csv `category`) as its task hint",
   options: {
     dataset: { type: "string" },
     "data-root": { type: "string" },
     seeds: { type: "string" },
     "online-seeds": { type: "string" },
+    hints: { type: "boolean" },
     json: { type: "boolean" },
   },
   schema,
@@ -97,6 +100,7 @@ export const command: CliCommand<typeof schema> = {
     const result = await replayRuns(table, {
       crossFitSeeds: args.seeds,
       onlineSeeds: args["online-seeds"],
+      hints: args.hints ?? false,
       onProgress: (m) => process.stderr.write(`${m}\n`),
     });
     process.stderr.write(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);

@@ -81,6 +81,11 @@ export interface ReplayOptions {
   readonly priors?: RunRouterOptions["priors"];
   /** The online router's exploration (default: {@link DEFAULT_ONLINE_EXPLORATION}). */
   readonly onlineExploration?: number;
+  /**
+   * Whether each item's category (where the folder has one) is given to the router as its task hint (default false:
+   * on Terminal-Bench's training items the hints gave no gain; docs/agents.md).
+   */
+  readonly hints?: boolean;
   /** Progress messages (e.g. to stderr). */
   readonly onProgress?: (message: string) => void;
 }
@@ -121,6 +126,12 @@ function modelsConfig(table: RunTable, names: ReadonlyMap<string, string>): Reco
   return Object.fromEntries(table.models.map((m, k) => [names.get(m)!, { runCost: table.runCost[k]! }]));
 }
 
+/** The task of item `i` as the router sees it: id, text and (with hints) its category. */
+function taskAt(table: RunTable, i: number, hints: boolean): { id: string; text: string; hint?: string } {
+  const hint = hints ? table.hints?.[i] : undefined;
+  return { id: table.ids[i]!, text: table.texts[i]!, ...(hint !== undefined && { hint }) };
+}
+
 function rateOr0(table: RunTable, item: number, model: number): number {
   const r = table.rate[item]![model]!;
   return Number.isFinite(r) ? r : 0;
@@ -147,14 +158,14 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       const refCost = table.runCost[ref]!;
       const router = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
       for (const i of train) {
-        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        const task = taskAt(table, i, options.hints ?? false);
         table.models.forEach((m, k) => {
           const r = table.rate[i]![k]!;
           if (Number.isFinite(r)) router.feedback(task, names.get(m)!, r);
         });
       }
       for (const i of test) {
-        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        const task = taskAt(table, i, options.hints ?? false);
         n++;
         sums.ref.s += rateOr0(table, i, ref);
         sums.ref.item[i]! += rateOr0(table, i, ref);
@@ -167,7 +178,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
         });
         for (let k = 0; k < settings.length; k++) {
           const setting = settings[k]!;
-          const { success, cost, attempts } = await escalationOutcome(router, table, i, index, {
+          const { success, cost, attempts } = await escalationOutcome(router, table, i, task, index, {
             ...setting,
             maxAttempts,
             refCost,
@@ -219,11 +230,12 @@ async function escalationOutcome(
   router: RunRouter,
   table: RunTable,
   i: number,
+  task: { id: string; text: string; hint?: string },
   index: ReadonlyMap<string, number>,
   s: EscalationSetting & { maxAttempts: number; refCost: number },
 ): Promise<{ success: number; cost: number; attempts: number }> {
   const result = await router.escalate(
-    { id: table.ids[i]!, text: table.texts[i]! },
+    task,
     async (modelId) => modelId,
     () => false,
     {
@@ -291,7 +303,7 @@ function onlineStream(table: RunTable, options: ReplayOptions, progress: (m: str
       });
       const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
       order.forEach((i, pos) => {
-        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        const task = taskAt(table, i, options.hints ?? false);
         const chosen = router.route(task).chosen;
         const m = index.get(chosen)!;
         const y = outcome(i, m);
