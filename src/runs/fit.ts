@@ -46,6 +46,15 @@ export interface FitInput {
   readonly priors: FitPriors;
   /** Starting point (the previous fit), for warm starts. */
   readonly start?: FitResult;
+  /**
+   * Trained priors (a run prior, `irt-router train --runs`): a model's ability prior N(mean, variance) replaces its
+   * price-tier prior, and a (model, hint) offset's prior mean replaces 0.
+   */
+  readonly trained?: {
+    readonly abilities: ReadonlyMap<string, Ability>;
+    readonly hintOffsets: ReadonlyMap<string, Ability>;
+    readonly hintVariance?: number;
+  };
   readonly iterations?: number;
 }
 
@@ -73,13 +82,17 @@ export function fitRuns(input: FitInput): FitResult {
   const tasks = [...new Set(observations.map((o) => o.task))];
   const tIndex = new Map(tasks.map((t, i) => [t, i]));
   const { hKeys, obs } = indexObservations(observations, mIndex, tIndex);
-  const d = hKeys.map((k) => input.start?.hintOffsets.get(k)?.mean ?? 0);
+  // trained offsets without outcomes here are kept (at their prior mean)
+  for (const k of input.trained?.hintOffsets.keys() ?? []) if (!hKeys.includes(k)) hKeys.push(k);
+  const dPrior = hKeys.map((k) => input.trained?.hintOffsets.get(k)?.mean ?? 0);
+  const d = hKeys.map((k, h) => input.start?.hintOffsets.get(k)?.mean ?? dPrior[h]!);
   // the offsets' prior variance, estimated from the data (EM), at most hintSd^2: hints that say nothing shrink to 0
-  let vd = input.start?.hintVariance ?? priors.hintSd ** 2;
+  let vd = input.start?.hintVariance ?? input.trained?.hintVariance ?? priors.hintSd ** 2;
   const hD = new Float64Array(hKeys.length);
   const off = (h: number) => (h >= 0 ? d[h]! : 0);
   const x = models.map((m) => logCost.get(m)!);
-  const a = models.map((m) => input.start?.abilities.get(m)?.mean ?? 0);
+  const aPrior = models.map((m) => input.trained?.abilities.get(m));
+  const a = models.map((m, i) => input.start?.abilities.get(m)?.mean ?? aPrior[i]?.mean ?? 0);
   const bPrior = tasks.map((t) => input.taskPrior?.(t) ?? 0);
   const b = tasks.map((t, i) => input.start?.difficulties.get(t)?.mean ?? bPrior[i]!);
   let tier = input.start?.tier ?? { level: 0, slope: priors.priceSlope };
@@ -91,6 +104,9 @@ export function fitRuns(input: FitInput): FitResult {
   const hB = new Float64Array(tasks.length);
   const seen = new Float64Array(models.length);
   for (const o of obs) seen[o.m]! += o.w;
+  aPrior.forEach((p, m) => {
+    if (p) seen[m]! += 5; // a trained model counts fully in the price-tier fit
+  });
   const iterations = input.iterations ?? 40;
   for (let it = 0; it < iterations; it++) {
     tier = fitTier(a, x, seen, priors, tier);
@@ -102,8 +118,10 @@ export function fitRuns(input: FitInput): FitResult {
       hA[o.m]! += o.w * p * (1 - p);
     }
     for (let m = 0; m < models.length; m++) {
-      const mean = tier.level + tier.slope * x[m]!;
-      a[m]! += (gA[m]! - (a[m]! - mean) / va) / (hA[m]! + 1 / va);
+      const p = aPrior[m];
+      const mean = p?.mean ?? tier.level + tier.slope * x[m]!;
+      const v = p ? p.variance + TRAINED_DRIFT : va;
+      a[m]! += (gA[m]! - (a[m]! - mean) / v) / (hA[m]! + 1 / v);
     }
     gB.fill(0);
     hB.fill(0);
@@ -113,7 +131,7 @@ export function fitRuns(input: FitInput): FitResult {
       hB[o.t]! += o.w * p * (1 - p);
     }
     for (let t = 0; t < tasks.length; t++) b[t]! += (gB[t]! - (b[t]! - bPrior[t]!) / vb) / (hB[t]! + 1 / vb);
-    if (hKeys.length > 0) vd = stepHintOffsets(obs, a, b, d, vd, priors.hintSd ** 2);
+    if (hKeys.length > 0) vd = stepHintOffsets(obs, a, b, d, dPrior, vd, priors.hintSd ** 2);
   }
   // Laplace variances at the optimum.
   hA.fill(0);
@@ -126,7 +144,12 @@ export function fitRuns(input: FitInput): FitResult {
     if (o.h >= 0) hD[o.h]! += o.w * p * (1 - p);
   }
   return {
-    abilities: new Map(models.map((m, i) => [m, { mean: a[i]!, variance: 1 / (hA[i]! + 1 / va) }])),
+    abilities: new Map(
+      models.map((m, i) => {
+        const v = aPrior[i] ? aPrior[i].variance + TRAINED_DRIFT : va;
+        return [m, { mean: a[i]!, variance: 1 / (hA[i]! + 1 / v) }];
+      }),
+    ),
     difficulties: new Map(tasks.map((t, i) => [t, { mean: b[i]!, variance: 1 / (hB[i]! + 1 / vb) }])),
     hintOffsets: new Map(hKeys.map((k, h) => [k, { mean: d[h]!, variance: 1 / (hD[h]! + 1 / vd) }])),
     hintVariance: vd,
@@ -169,6 +192,9 @@ function indexObservations(
   return { hKeys, obs };
 }
 
+/** Variance added to a trained ability's prior, so that new outcomes can move it (abilities drift between releases). */
+const TRAINED_DRIFT = 0.05;
+
 /** Floor of the hint offsets' prior variance (sd 0.05): a hint is never fully ignored once its data says otherwise. */
 const MIN_HINT_VARIANCE = 0.0025;
 
@@ -181,6 +207,7 @@ function stepHintOffsets(
   a: readonly number[],
   b: readonly number[],
   d: number[],
+  dPrior: readonly number[],
   vd: number,
   maxVd: number,
 ): number {
@@ -194,8 +221,8 @@ function stepHintOffsets(
   }
   let second = 0;
   for (let h = 0; h < d.length; h++) {
-    d[h]! += (g[h]! - d[h]! / vd) / (h2[h]! + 1 / vd);
-    second += d[h]! ** 2 + 1 / (h2[h]! + 1 / vd);
+    d[h]! += (g[h]! - (d[h]! - dPrior[h]!) / vd) / (h2[h]! + 1 / vd);
+    second += (d[h]! - dPrior[h]!) ** 2 + 1 / (h2[h]! + 1 / vd);
   }
   return Math.min(maxVd, Math.max(MIN_HINT_VARIANCE, second / d.length));
 }

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
+import { runPriorSchema, type RunPrior } from "./run-prior.js";
 
 /** Tokens one agent run is assumed to spend when a model's run cost is not given (no cached input). */
 export const DEFAULT_RUN_TOKENS = { input: 400_000, output: 40_000 } as const;
@@ -68,6 +69,12 @@ export interface RunRouterOptions {
   /** Seed of the exploration draws (default 1). */
   readonly seed?: number;
   readonly priors?: RunPriors;
+  /**
+   * A trained run prior (`irt-router train --runs`, loaded with `loadRunPrior`, or another router's `toPrior()`): the
+   * abilities of its models replace their price-tier prior, and its past tasks inform new tasks' difficulty. Models
+   * it does not know keep the price-tier prior.
+   */
+  readonly prior?: RunPrior;
 }
 
 const nonNegative = z.number().finite().nonnegative();
@@ -87,6 +94,7 @@ export const runRouterOptionsSchema = z.strictObject({
   costWeight: nonNegative.optional(),
   exploration: nonNegative.optional(),
   seed: z.number().int().optional(),
+  prior: runPriorSchema.optional(),
   priors: z
     .strictObject({
       abilitySd: z.number().finite().positive().optional(),

@@ -24,6 +24,7 @@ const schema = z
     seeds: count("cross-fit seeds, default 5"),
     "online-seeds": count("online seeds, default 20"),
     hints: z.boolean().optional(),
+    "via-prior": z.boolean().optional(),
     json: z.boolean().optional(),
   })
   .strict();
@@ -78,16 +79,18 @@ export const command: CliCommand<typeof schema> = {
     "Replay real agent-run outcomes (a folder whose items are runs): the run-level router's single choice, escalation " +
     "after a failed run and online learning against the best fixed model, Thompson sampling and the oracle.",
   usage:
-    "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--hints] [--data-root D] [--json]\n" +
+    "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--hints] [--via-prior] [--data-root D] [--json]\n" +
     "  --seeds N         cross-fit seeds (default 5; 5 folds each)\n" +
     "  --online-seeds N  online streams (default 20)\n" +
-    "  --hints           give the router each item's category (items.csv `category`) as its task hint",
+    "  --hints           give the router each item's category (items.csv `category`) as its task hint\n" +
+    "  --via-prior       cross-fit through a run prior trained on the training folds (what train --runs writes)",
   options: {
     dataset: { type: "string" },
     "data-root": { type: "string" },
     seeds: { type: "string" },
     "online-seeds": { type: "string" },
     hints: { type: "boolean" },
+    "via-prior": { type: "boolean" },
     json: { type: "boolean" },
   },
   schema,
@@ -101,6 +104,7 @@ export const command: CliCommand<typeof schema> = {
       crossFitSeeds: args.seeds,
       onlineSeeds: args["online-seeds"],
       hints: args.hints ?? false,
+      crossFitVia: args["via-prior"] ? "prior" : "feedback",
       onProgress: (m) => process.stderr.write(`${m}\n`),
     });
     process.stderr.write(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);

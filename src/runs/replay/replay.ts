@@ -86,6 +86,12 @@ export interface ReplayOptions {
    * on Terminal-Bench's training items the hints gave no gain; docs/agents.md).
    */
   readonly hints?: boolean;
+  /**
+   * How the cross-fit's router learns the training folds: `"feedback"` (default), every training outcome fed back
+   * to the router that routes the test fold; `"prior"`, a router fed them is saved as a run prior (`toPrior`, what
+   * `irt-router train --runs` writes) and a fresh router started from that prior routes the test fold.
+   */
+  readonly crossFitVia?: "feedback" | "prior";
   /** Progress messages (e.g. to stderr). */
   readonly onProgress?: (message: string) => void;
 }
@@ -156,14 +162,18 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       if (test.length === 0) continue;
       const ref = bestFixed(table.rate, train, table.runCost);
       const refCost = table.runCost[ref]!;
-      const router = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
+      const fed = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
       for (const i of train) {
         const task = taskAt(table, i, options.hints ?? false);
         table.models.forEach((m, k) => {
           const r = table.rate[i]![k]!;
-          if (Number.isFinite(r)) router.feedback(task, names.get(m)!, r);
+          if (Number.isFinite(r)) fed.feedback(task, names.get(m)!, r);
         });
       }
+      const router =
+        options.crossFitVia === "prior"
+          ? new RunRouter({ models: modelsConfig(table, names), priors: options.priors, prior: fed.toPrior() })
+          : fed;
       for (const i of test) {
         const task = taskAt(table, i, options.hints ?? false);
         n++;
