@@ -3,7 +3,11 @@
  * route decisions, feedback and calibration; the router's default scorer is registered by the package root.
  */
 export { IrtRouter } from "./model/router.js";
-export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./agent/irt-router-middleware.js";
+export {
+  irtRouterMiddleware,
+  type IrtRouterMiddlewareOptions,
+  type MiddlewareRoutingOptions,
+} from "./agent/irt-router-middleware.js";
 export type {
   IrtRouterOptions,
   RoutedModelConfig,
