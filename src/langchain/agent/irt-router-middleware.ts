@@ -73,7 +73,9 @@ const stateSchema = z.object({
  *
  * // One model per run, chosen from the task text and pinned (prices needed: the run's cost is from them)
  * const pinned = irtRouterMiddleware({ router, routing: "run", runCostWeight: 0.1 });
- * const run = await createAgent({ model: gpt4, tools, middleware: [pinned] }).invoke({ messages });
+ * const run = await createAgent({ model: gpt4, tools, middleware: [pinned] }).invoke({
+ *   messages: [{ role: "user", content: "Make the failing test pass." }],
+ * });
  * console.log(run.irtRouterRun?.chosen, run.irtRouterRun?.reason);
  * router.runs.feedback(run.irtRouterRunTask!, run.irtRouterRun!.chosen, true);
  * ```
