@@ -12,3 +12,4 @@ export {
   type LoadPretrainedOptions,
 } from "./load.js";
 export { loadPredictCalibration, PREDICT_CALIBRATION_FILE } from "./interval-calibration.js";
+export { saveRunPrior, loadRunPrior, RUN_PRIOR_FILE } from "./run-prior-file.js";

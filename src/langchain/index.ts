@@ -4,7 +4,11 @@
  * router's default scorer is registered by the entry point (langchain.ts).
  */
 export { IrtRouter } from "./model/router.js";
-export { irtRouterMiddleware, type IrtRouterMiddlewareOptions } from "./agent/irt-router-middleware.js";
+export {
+  irtRouterMiddleware,
+  type IrtRouterMiddlewareOptions,
+  type MiddlewareRoutingOptions,
+} from "./agent/irt-router-middleware.js";
 export type { IrtRouterOptions, RoutedModelConfig } from "./bridge/options.js";
 export { irtRouterOptionsSchema } from "./bridge/options.js";
 export type { FeedbackSink, RouterLogger, AbilityLearner, RoutingTextOptions } from "../core/contracts/options.js";

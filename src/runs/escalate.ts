@@ -47,7 +47,7 @@ export interface EscalationResult<R> {
 
 export async function escalateTask<R>(
   router: EscalationRouter,
-  task: { id: string; text: string },
+  task: { id: string; text: string; hint?: string },
   run: RunFunction<R>,
   check: RunCheck<R>,
   options: EscalateOptions,

@@ -17,6 +17,8 @@ export { DEFAULT_RUN_TOKENS, DEFAULT_RUN_PRIORS } from "./options.js";
 export type { EscalationResult, EscalationAttempt, EscalationStop, RunFunction, RunCheck } from "./escalate.js";
 export type { RunObservation } from "./fit.js";
 export { runRouterOf } from "./registered.js";
+export { RUN_PRIOR_FORMAT, type RunPrior } from "./run-prior.js";
+export { trainRunPrior, type TrainRunPriorOptions } from "./train-prior.js";
 export type { RunRoutingOptions } from "./options.js";
 
 // The run-level replay benchmark (../shared/BENCHMARK.md, "Agent runs with real outcomes")

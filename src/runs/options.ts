@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
+import { runPriorSchema, type RunPrior } from "./run-prior.js";
 
 /** Tokens one agent run is assumed to spend when a model's run cost is not given (no cached input). */
 export const DEFAULT_RUN_TOKENS = { input: 400_000, output: 40_000 } as const;
@@ -17,6 +18,7 @@ export const DEFAULT_RUN_PRIORS = {
   tierStrength: 3,
   neighbours: 10,
   textWeight: 0.5,
+  hintSd: 1,
 } as const;
 
 /** One model of a {@link RunRouter}: its list price (the run cost follows the token assumption) or its run cost. */
@@ -40,6 +42,11 @@ export interface RunPriors {
   readonly neighbours?: number;
   /** Weight in [0, 1] of the similar tasks against the mean of all past tasks (0: ignore the text). */
   readonly textWeight?: number;
+  /**
+   * Prior sd of a model's ability offset on the tasks of one hint (a task's category, {@link RunTask.hint}), around 0:
+   * how far a model's standing on one kind of task may depart from its standing overall.
+   */
+  readonly hintSd?: number;
 }
 
 /** Options of {@link RunRouter}. */
@@ -62,6 +69,12 @@ export interface RunRouterOptions {
   /** Seed of the exploration draws (default 1). */
   readonly seed?: number;
   readonly priors?: RunPriors;
+  /**
+   * A trained run prior (`irt-router train --runs`, loaded with `loadRunPrior`, or another router's `toPrior()`): the
+   * abilities of its models replace their price-tier prior, and its past tasks inform new tasks' difficulty. Models
+   * it does not know keep the price-tier prior.
+   */
+  readonly prior?: RunPrior;
 }
 
 const nonNegative = z.number().finite().nonnegative();
@@ -81,6 +94,7 @@ export const runRouterOptionsSchema = z.strictObject({
   costWeight: nonNegative.optional(),
   exploration: nonNegative.optional(),
   seed: z.number().int().optional(),
+  prior: runPriorSchema.optional(),
   priors: z
     .strictObject({
       abilitySd: z.number().finite().positive().optional(),
@@ -89,19 +103,30 @@ export const runRouterOptionsSchema = z.strictObject({
       tierStrength: nonNegative.optional(),
       neighbours: z.number().int().positive().optional(),
       textWeight: z.number().min(0).max(1).optional(),
+      hintSd: z.number().finite().positive().optional(),
     })
     .optional(),
 });
 
-/** A task as the run-level router sees it: its text and, optionally, a stable id (default: the text). */
+/**
+ * A task as the run-level router sees it: its text, optionally a stable id (default: the text) and a hint, the kind of
+ * task (e.g. its category: "security", "data-science"). With hints, the router learns how each model does on each
+ * kind of task (an ability offset per model and hint), beside its standing overall.
+ */
 export interface RunTask {
   readonly id?: string;
   readonly text: string;
+  /** The task's category (at most 200 characters); tasks with the same hint share each model's offset. */
+  readonly hint?: string;
 }
 
 export const runTaskSchema = z.union([
   z.string().min(1),
-  z.strictObject({ id: z.string().min(1).optional(), text: z.string().min(1) }),
+  z.strictObject({
+    id: z.string().min(1).optional(),
+    text: z.string().min(1),
+    hint: z.string().trim().min(1).max(200).optional(),
+  }),
 ]);
 
 /** Options of one routing decision. */

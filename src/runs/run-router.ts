@@ -5,7 +5,8 @@
 import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
-import { fitRuns, type FitResult, type RunObservation } from "./fit.js";
+import { fitRuns, hintKey, type FitInput, type FitResult, type RunObservation } from "./fit.js";
+import { RUN_PRIOR_FORMAT, type RunPrior } from "./run-prior.js";
 import { moments, predictive, priorWeights, successCurve, updated, type Ability } from "./grid.js";
 import { best, type PlanCandidate } from "./plan.js";
 import { difficultyPrior, textVector, type KnownTask, type TextVector } from "./text-prior.js";
@@ -63,8 +64,13 @@ export class RunRouter {
   private readonly priors: Required<NonNullable<RunRouterOptions["priors"]>>;
   private readonly observations: RunObservation[] = [];
   private readonly vectors = new Map<string, TextVector>();
+  /** The hint of each task fed back with one. */
+  private readonly hints = new Map<string, string>();
   private fitted?: FitResult;
   private dirty = true;
+  private readonly prior?: RunPrior;
+  private readonly trained?: FitInput["trained"];
+  private readonly priorTasks: KnownTask[] = [];
 
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
@@ -80,6 +86,21 @@ export class RunRouter {
     this.exploration = parsed.exploration ?? 0;
     this.rng = seededRng(parsed.seed ?? 1);
     this.priors = { ...DEFAULT_RUN_PRIORS, ...parsed.priors };
+    if (parsed.prior) {
+      const prior = parsed.prior as RunPrior;
+      this.prior = prior;
+      const known = new Set(this.models.map((m) => m.id));
+      this.trained = {
+        abilities: new Map(Object.entries(prior.models).flatMap(([id, m]) => (known.has(id) ? [[id, m.ability]] : []))),
+        hintOffsets: new Map(
+          Object.entries(prior.hintOffsets).flatMap(([id, byHint]) =>
+            known.has(id) ? Object.entries(byHint).map(([h, o]) => [hintKey(id, h), o] as const) : [],
+          ),
+        ),
+        hintVariance: prior.hintVariance,
+      };
+      for (const t of prior.tasks) this.priorTasks.push({ vector: new Map(t.vector), difficulty: t.difficulty });
+    }
   }
 
   /** The model ids, in the order given. */
@@ -116,8 +137,11 @@ export class RunRouter {
     const abilities = this.decisionAbilities(fit);
     const ref = this.reference(fit);
     const key = t.id;
+    const hint = t.hint ?? this.hints.get(key);
     let weights = this.difficultyPrior(key, t.text, fit);
-    const curves = new Map(this.models.map((m) => [m.id, successCurve(abilities.get(m.id)!)]));
+    const curves = new Map(
+      this.models.map((m) => [m.id, successCurve(withHint(abilities.get(m.id)!, fit, m.id, hint))]),
+    );
     const history = [
       ...this.observations.filter((x) => x.task === key).map((x) => ({ modelId: x.model, outcome: x.outcome })),
       ...(o.outcomes ?? []),
@@ -193,7 +217,9 @@ export class RunRouter {
       throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
     }
     if (!this.vectors.has(t.id)) this.vectors.set(t.id, textVector(t.text));
-    this.observations.push({ task: t.id, model: modelId, outcome: y, weight });
+    const hint = t.hint ?? this.hints.get(t.id);
+    if (t.hint !== undefined) this.hints.set(t.id, t.hint);
+    this.observations.push({ task: t.id, model: modelId, outcome: y, weight, ...(hint !== undefined && { hint }) });
     this.dirty = true;
   }
 
@@ -223,6 +249,45 @@ export class RunRouter {
     return escalateTask(this, taskOf(task), run, check, options);
   }
 
+  /**
+   * What this router has learned, as a run prior to start another router from (`new RunRouter({ models, prior })`):
+   * abilities, hint offsets, and each task's difficulty and hashed word vector (no text, id or outcome). The tasks of
+   * the prior it was made from are carried over.
+   *
+   * @example
+   * ```ts
+   * const prior = trained.toPrior({ dataset: "my-agent-runs" });
+   * const fresh = new RunRouter({ models, prior });
+   * ```
+   */
+  toPrior(source?: Record<string, string | number>): RunPrior {
+    const fit = this.fit();
+    const round = (x: number) => Math.round(x * 1e4) / 1e4;
+    const hintOffsets: Record<string, Record<string, { mean: number; variance: number }>> = {};
+    for (const [key, o] of fit.hintOffsets) {
+      const [model, hint] = key.split("\u0000") as [string, string];
+      (hintOffsets[model] ??= {})[hint] = { mean: o.mean, variance: o.variance };
+    }
+    const tasks = [...fit.difficulties].map(([id, d]) => {
+      const hint = this.hints.get(id);
+      return {
+        difficulty: d.mean,
+        vector: [...this.vectors.get(id)!].map(([k, v]) => [k, round(v)] as [number, number]),
+        ...(hint !== undefined && { hint }),
+      };
+    });
+    return {
+      format: RUN_PRIOR_FORMAT,
+      models: Object.fromEntries(
+        this.models.map((m) => [m.id, { ability: { ...fit.abilities.get(m.id)! }, runCost: m.runCost }]),
+      ),
+      hintOffsets,
+      hintVariance: fit.hintVariance,
+      tasks: [...(this.prior?.tasks ?? []), ...tasks],
+      ...(source && { source: { ...source } }),
+    };
+  }
+
   // ------------------------------------------------------------------ internals
 
   private entry(modelId: string): ModelEntry {
@@ -240,6 +305,7 @@ export class RunRouter {
         priors: p,
         start: this.fitted,
         iterations: this.fitted ? 15 : 40,
+        ...(this.trained && { trained: this.trained }),
       });
       this.dirty = false;
     }
@@ -270,7 +336,7 @@ export class RunRouter {
    * shrunk to `difficultySd` as if that were the spread of 10 tasks.
    */
   private spread(fit: FitResult): number {
-    const d = [...fit.difficulties.values()];
+    const d = [...fit.difficulties.values(), ...this.priorTasks.map((t) => ({ mean: t.difficulty, variance: 0 }))];
     const prior = this.priors.difficultySd;
     if (d.length < 2) return prior;
     const mean = d.reduce((s, x) => s + x.mean, 0) / d.length;
@@ -281,7 +347,7 @@ export class RunRouter {
 
   /** Difficulty prior of a task: from the fitted difficulties of similar past tasks (the task itself left out). */
   private difficultyPrior(key: string, text: string, fit: FitResult): Float64Array {
-    const known: KnownTask[] = [];
+    const known: KnownTask[] = [...this.priorTasks];
     for (const [task, d] of fit.difficulties) {
       if (task !== key) known.push({ vector: this.vectors.get(task)!, difficulty: d.mean });
     }
@@ -290,7 +356,14 @@ export class RunRouter {
   }
 }
 
-function taskOf(task: RunTask | string): { id: string; text: string } {
+function taskOf(task: RunTask | string): { id: string; text: string; hint?: string } {
   const t = parseWith(runTaskSchema, task, "task");
-  return typeof t === "string" ? { id: t, text: t } : { id: t.id ?? t.text, text: t.text };
+  if (typeof t === "string") return { id: t, text: t };
+  return { id: t.id ?? t.text, text: t.text, ...(t.hint !== undefined && { hint: t.hint }) };
+}
+
+/** A model's ability on a task of this hint: its ability plus its fitted offset on the hint's tasks (if any). */
+function withHint(ability: Ability, fit: FitResult, modelId: string, hint: string | undefined): Ability {
+  const o = hint === undefined ? undefined : fit.hintOffsets.get(hintKey(modelId, hint));
+  return o ? { mean: ability.mean + o.mean, variance: ability.variance + o.variance } : ability;
 }

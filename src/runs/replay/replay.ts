@@ -81,6 +81,17 @@ export interface ReplayOptions {
   readonly priors?: RunRouterOptions["priors"];
   /** The online router's exploration (default: {@link DEFAULT_ONLINE_EXPLORATION}). */
   readonly onlineExploration?: number;
+  /**
+   * Whether each item's category (where the folder has one) is given to the router as its task hint (default false:
+   * on Terminal-Bench's training items the hints gave no gain; docs/agents.md).
+   */
+  readonly hints?: boolean;
+  /**
+   * How the cross-fit's router learns the training folds: `"feedback"` (default), every training outcome fed back
+   * to the router that routes the test fold; `"prior"`, a router fed them is saved as a run prior (`toPrior`, what
+   * `irt-router train --runs` writes) and a fresh router started from that prior routes the test fold.
+   */
+  readonly crossFitVia?: "feedback" | "prior";
   /** Progress messages (e.g. to stderr). */
   readonly onProgress?: (message: string) => void;
 }
@@ -121,6 +132,12 @@ function modelsConfig(table: RunTable, names: ReadonlyMap<string, string>): Reco
   return Object.fromEntries(table.models.map((m, k) => [names.get(m)!, { runCost: table.runCost[k]! }]));
 }
 
+/** The task of item `i` as the router sees it: id, text and (with hints) its category. */
+function taskAt(table: RunTable, i: number, hints: boolean): { id: string; text: string; hint?: string } {
+  const hint = hints ? table.hints?.[i] : undefined;
+  return { id: table.ids[i]!, text: table.texts[i]!, ...(hint !== undefined && { hint }) };
+}
+
 function rateOr0(table: RunTable, item: number, model: number): number {
   const r = table.rate[item]![model]!;
   return Number.isFinite(r) ? r : 0;
@@ -145,16 +162,20 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       if (test.length === 0) continue;
       const ref = bestFixed(table.rate, train, table.runCost);
       const refCost = table.runCost[ref]!;
-      const router = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
+      const fed = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
       for (const i of train) {
-        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        const task = taskAt(table, i, options.hints ?? false);
         table.models.forEach((m, k) => {
           const r = table.rate[i]![k]!;
-          if (Number.isFinite(r)) router.feedback(task, names.get(m)!, r);
+          if (Number.isFinite(r)) fed.feedback(task, names.get(m)!, r);
         });
       }
+      const router =
+        options.crossFitVia === "prior"
+          ? new RunRouter({ models: modelsConfig(table, names), priors: options.priors, prior: fed.toPrior() })
+          : fed;
       for (const i of test) {
-        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        const task = taskAt(table, i, options.hints ?? false);
         n++;
         sums.ref.s += rateOr0(table, i, ref);
         sums.ref.item[i]! += rateOr0(table, i, ref);
@@ -167,7 +188,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
         });
         for (let k = 0; k < settings.length; k++) {
           const setting = settings[k]!;
-          const { success, cost, attempts } = await escalationOutcome(router, table, i, index, {
+          const { success, cost, attempts } = await escalationOutcome(router, table, i, task, index, {
             ...setting,
             maxAttempts,
             refCost,
@@ -219,11 +240,12 @@ async function escalationOutcome(
   router: RunRouter,
   table: RunTable,
   i: number,
+  task: { id: string; text: string; hint?: string },
   index: ReadonlyMap<string, number>,
   s: EscalationSetting & { maxAttempts: number; refCost: number },
 ): Promise<{ success: number; cost: number; attempts: number }> {
   const result = await router.escalate(
-    { id: table.ids[i]!, text: table.texts[i]! },
+    task,
     async (modelId) => modelId,
     () => false,
     {
@@ -291,7 +313,7 @@ function onlineStream(table: RunTable, options: ReplayOptions, progress: (m: str
       });
       const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
       order.forEach((i, pos) => {
-        const task = { id: table.ids[i]!, text: table.texts[i]! };
+        const task = taskAt(table, i, options.hints ?? false);
         const chosen = router.route(task).chosen;
         const m = index.get(chosen)!;
         const y = outcome(i, m);

@@ -1,0 +1,47 @@
+/**
+ * A run prior: what a run-level router learned from run outcomes, saved to start another router from it
+ * (`irt-router train --runs`, `new RunRouter({ models, prior })`). It holds each model's ability (mean, variance), the
+ * (model, hint) offsets, and per past task its fitted difficulty and the hashed word vector of its text (no text, no
+ * id, no outcome), which the text prior of a new task's difficulty averages over.
+ */
+import { z } from "zod";
+import type { Ability } from "./grid.js";
+
+/** Format tag of a run prior. */
+export const RUN_PRIOR_FORMAT = "irt-router/run-prior@1";
+
+/** A saved run prior (see the module comment). */
+export interface RunPrior {
+  readonly format: typeof RUN_PRIOR_FORMAT;
+  /** Each model's fitted ability (logits, p = sigmoid(ability + offset - difficulty)) and the run cost it was fitted at. */
+  readonly models: Readonly<Record<string, { readonly ability: Ability; readonly runCost: number }>>;
+  /** Offsets by model, then hint. */
+  readonly hintOffsets: Readonly<Record<string, Readonly<Record<string, Ability>>>>;
+  /** Prior variance of the hint offsets as estimated. */
+  readonly hintVariance: number;
+  /** Past tasks: fitted difficulty, hashed word vector ([index, value] pairs), hint. */
+  readonly tasks: readonly {
+    readonly difficulty: number;
+    readonly vector: readonly (readonly [number, number])[];
+    readonly hint?: string;
+  }[];
+  /** Where it was trained: free-form (dataset name, item and outcome counts, split). */
+  readonly source?: Readonly<Record<string, string | number>>;
+}
+
+const ability = z.strictObject({ mean: z.number().finite(), variance: z.number().finite().positive() });
+
+export const runPriorSchema = z.strictObject({
+  format: z.literal(RUN_PRIOR_FORMAT),
+  models: z.record(z.string().min(1), z.strictObject({ ability, runCost: z.number().finite().nonnegative() })),
+  hintOffsets: z.record(z.string().min(1), z.record(z.string().min(1), ability)),
+  hintVariance: z.number().finite().positive(),
+  tasks: z.array(
+    z.strictObject({
+      difficulty: z.number().finite(),
+      vector: z.array(z.tuple([z.number().int().nonnegative(), z.number().finite()])),
+      hint: z.string().min(1).optional(),
+    }),
+  ),
+  source: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+});

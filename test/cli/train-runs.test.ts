@@ -1,0 +1,105 @@
+/** `irt-router train --runs` on a generated run-level folder: a run prior a RunRouter starts from. */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { command } from "../../adapters/cli/commands/train.js";
+import { loadRunPrior } from "../../adapters/artifact/run-prior-file.js";
+import { loadRunTable } from "../../adapters/data/run-dataset.js";
+import { splitIndices } from "../../src/data/split.js";
+import { ArtifactError } from "../../src/errors.js";
+import { RunRouter, trainRunPrior } from "../../src/runs/index.js";
+import { parseWith } from "../../src/util/validate.js";
+
+// 60 agent runs x 3 models, success rates as labels (soft): "mid" (middle price) is the best on "code" tasks
+// (rate 0.8 against 0.4), "top" (dearest) on "math" tasks (0.9 against 0.3); "low" passes 0.1 of everything.
+const tmp = mkdtempSync(join(tmpdir(), "irt-router-train-runs-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+const folder = join(tmp, "agent-runs");
+mkdirSync(folder);
+const ids = Array.from({ length: 60 }, (_, i) => `task-${i}`);
+const kind = (i: number) => (i % 2 === 0 ? "code" : "math");
+writeFileSync(
+  join(folder, "items.csv"),
+  "item_id,text,category\n" + ids.map((id, i) => `${id},Solve ${id} in the repository,${kind(i)}`).join("\n") + "\n",
+);
+const rates = (i: number) => (kind(i) === "code" ? { top: 0.4, mid: 0.8, low: 0.1 } : { top: 0.9, mid: 0.3, low: 0.1 });
+writeFileSync(
+  join(folder, "labels.csv"),
+  "item_id,model,correct\n" +
+    ids.flatMap((id, i) => Object.entries(rates(i)).map(([m, r]) => `${id},${m},${r}`)).join("\n") +
+    "\n",
+);
+writeFileSync(join(folder, "models.csv"), "model,input_usd_per_1m,output_usd_per_1m\ntop,5,25\nmid,1,8\nlow,0.1,0.4\n");
+
+describe("irt-router train --runs", () => {
+  it("validates its flags, naming the flag", () => {
+    const parse = (a: Record<string, unknown>) => parseWith(command.schema, a, "options");
+    expect(() => parse({ runs: true, pretrained: true })).toThrow(/options\.dataset/);
+    expect(() => parse({ runs: true, dataset: [folder, folder + "2"], out: tmp })).toThrow(/options\.dataset/);
+    expect(() => parse({ dataset: [folder], out: tmp, hints: true })).toThrow(/options\.hints.*--runs/);
+  });
+
+  it("writes a run prior from the train split's rates (soft labels) that a new router starts from", async () => {
+    const out = join(tmp, "prior");
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const code = await command.run(
+      parseWith(command.schema, { runs: true, hints: true, dataset: [folder], out }, "options"),
+      [],
+    );
+    expect(code).toBe(0);
+    expect(String(stdout.mock.calls.at(-1)![0])).toMatch(/wrote .*run-prior\.json/);
+    const prior = await loadRunPrior(out);
+    const train = splitIndices("agent-runs", ids).train;
+    expect(prior.tasks).toHaveLength(train.length);
+    expect(prior.source).toMatchObject({ dataset: "agent-runs", items: train.length, outcomes: 3 * train.length });
+    // soft labels: overall top 0.65, mid 0.55, low 0.1 -> abilities in that order
+    const a = (m: string) => prior.models[m]!.ability.mean;
+    expect(a("top")).toBeGreaterThan(a("mid"));
+    expect(a("mid")).toBeGreaterThan(a("low") + 1);
+    // the prior holds no text: word vectors and difficulties only
+    expect(readFileSync(join(out, "run-prior.json"), "utf8")).not.toContain("repository");
+    // a fresh router from the prior: per hint, the model the rates say (no feedback of its own)
+    const router = new RunRouter({
+      models: { top: { runCost: 3 }, mid: { runCost: 0.72 }, low: { runCost: 0.056 } },
+      prior,
+    });
+    expect(router.feedbackCount).toBe(0);
+    expect(router.route({ text: "Solve a new task", hint: "code" }).chosen).toBe("mid");
+    expect(router.route({ text: "Solve a new task", hint: "math" }).chosen).toBe("top");
+    const p = router.route({ text: "Solve a new task", hint: "code" }).candidates.find((c) => c.modelId === "mid")!.p;
+    expect(p).toBeGreaterThan(0.6);
+    expect(p).toBeLessThan(0.95);
+    // a model the prior does not know keeps its price-tier prior
+    const wider = new RunRouter({ models: { top: { runCost: 3 }, newcomer: { runCost: 3 } }, prior });
+    expect(wider.route("Solve a new task").candidates.map((c) => c.modelId)).toContain("newcomer");
+  });
+
+  it("a router from the prior decides as the router that was fed the same outcomes", async () => {
+    const table = await loadRunTable(folder);
+    const items = splitIndices(table.name, table.ids).train;
+    const prior = trainRunPrior(table, { items });
+    const models = Object.fromEntries(table.models.map((m, k) => [m, { runCost: table.runCost[k]! }]));
+    const fed = new RunRouter({ models });
+    for (const i of items)
+      table.models.forEach((m, k) => fed.feedback({ id: ids[i]!, text: table.texts[i]! }, m, table.rate[i]![k]!));
+    const fresh = new RunRouter({ models, prior });
+    for (const w of [0, 0.1, 0.3, 1]) {
+      const a = fed.route("Solve task-x in the repository", { costWeight: w });
+      const b = fresh.route("Solve task-x in the repository", { costWeight: w });
+      expect(b.chosen).toBe(a.chosen);
+      for (const c of a.candidates) {
+        expect(b.candidates.find((x) => x.modelId === c.modelId)!.p).toBeCloseTo(c.p, 1);
+      }
+    }
+  });
+
+  it("loadRunPrior names a file that is not a run prior", async () => {
+    const bad = join(tmp, "bad.json");
+    writeFileSync(bad, JSON.stringify({ format: "something-else" }));
+    await expect(loadRunPrior(bad)).rejects.toThrow(ArtifactError);
+    await expect(loadRunPrior(bad)).rejects.toThrow(/bad\.json is not a run prior/);
+  });
+});
