@@ -81,7 +81,9 @@ export const learnerOptionsSchema = z
  * population covariance plus the placement's uncertainty; see `placedModelPrior`).
  */
 export interface ModelStart {
+  /** The starting ability (the prior mean). */
   readonly ability: ArrayLike<number>;
+  /** How sure that ability is, along the scale's strength direction (absent: a known model's `knownScale` prior). */
   readonly placement?: AbilityPlacement;
 }
 
