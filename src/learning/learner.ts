@@ -96,7 +96,7 @@ export class OnlineLearner {
     for (const k of known) {
       if (this.entries.has(k.id))
         throw new FeedbackError(`Duplicate model id "${k.id}" in the known abilities`, { path: "known" });
-      const prior = modelStartPrior({ ability: k.ability }, this.population, this.opts.knownScale);
+      const prior = this.startPrior({ ability: k.ability });
       this.entries.set(k.id, this.entry(new AbilityPosterior(prior, this.postOpts())));
     }
   }
@@ -134,7 +134,7 @@ export class OnlineLearner {
     }
     let prior;
     if (init.ability) {
-      prior = modelStartPrior({ ...init, ability: init.ability }, this.population, this.opts.knownScale);
+      prior = this.startPrior({ ...init, ability: init.ability });
     } else if (init.like && init.like.length > 0) {
       prior = similarModelsPrior(
         init.like.map((id) => this.posterior(id).priorMeanVector()),
@@ -408,11 +408,15 @@ export class OnlineLearner {
   newModelPrior(modelId?: string): GaussianPrior {
     const start = modelId === undefined ? undefined : this.opts.modelPriors?.(modelId);
     if (start) checkAddModelArgs(modelId, start, this.dim, (id) => this.entries.has(id));
-    if (start) return modelStartPrior(start, this.population, this.opts.knownScale);
+    if (start) return this.startPrior(start);
     return {
       mean: this.population.mean,
       covariance: Float64Array.from(this.population.covariance, (v) => v * this.opts.inflate),
     };
+  }
+
+  private startPrior(start: ModelStart): GaussianPrior {
+    return modelStartPrior(start, this.population, this.opts.knownScale, () => this.newModelPrior());
   }
 
   private newPosterior(modelId: string): AbilityPosterior {

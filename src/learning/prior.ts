@@ -117,8 +117,9 @@ export interface AbilityPlacement {
 
 /**
  * Prior of a model placed by its strength alone (a catalog prior from published results, or the family and
- * price-tier rule), with no measured profile: mean `ability`, covariance the population's (its profile is as unknown
- * as a random catalog model's) plus `sd^2 direction direction^T` (the placement's own uncertainty).
+ * price-tier rule), with no measured profile: mean `ability`, covariance that of `population` (the learner passes its
+ * new-model prior: the model's profile is as unknown as a new model's, so exploration tries it as it would a new model)
+ * plus `sd^2 direction direction^T` (the placement's own uncertainty about its strength).
  *
  * @example
  * ```ts
@@ -147,15 +148,17 @@ export function placedModelPrior(
 
 /**
  * @internal The prior of a model's explicit start (`OnlineLearner.addModel(id, { ability, placement })`): placed by
- * its strength ({@link placedModelPrior}) with a placement, else treated like a catalogued model's ability.
+ * its strength around the new-model prior's spread ({@link placedModelPrior}) with a placement, else treated like a
+ * catalogued model's ability.
  */
 export function modelStartPrior(
   start: { readonly ability: ArrayLike<number>; readonly placement?: AbilityPlacement | undefined },
   population: GaussianPrior,
   knownScale: number,
+  newModel: () => GaussianPrior,
 ): GaussianPrior {
   return start.placement
-    ? placedModelPrior(start.ability, population, start.placement)
+    ? placedModelPrior(start.ability, newModel(), start.placement)
     : knownModelPrior(start.ability, population, knownScale);
 }
 

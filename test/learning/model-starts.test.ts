@@ -23,10 +23,10 @@ describe("a learner starts a model at a placed prior (a catalog prior with its u
   it("addModel(id, { ability, placement }): mean the ability, covariance population + sd^2 v v^T", () => {
     const learner = new OnlineLearner(known);
     const post = learner.addModel("new", start);
-    const want = placedModelPrior(start.ability, learner.population, start.placement);
+    const want = placedModelPrior(start.ability, learner.newModelPrior(), start.placement);
     expect(Array.from(post.priorMeanVector())).toEqual(Array.from(want.mean));
     Array.from(post.covariance).forEach((v, k) => expect(v).toBeCloseTo(want.covariance[k]!, 10));
-    // wider than a known model's prior along the placement's direction, narrower than the new-model prior
+    // wider than a known model's prior and than the new-model prior along the placement's direction (its sd adds)
     const v = start.placement.direction;
     const along = (c: ArrayLike<number>) => {
       let s = 0;
@@ -34,7 +34,7 @@ describe("a learner starts a model at a placed prior (a catalog prior with its u
       return s;
     };
     expect(along(post.covariance)).toBeGreaterThan(along(learner.posterior("a").covariance));
-    expect(along(post.covariance)).toBeLessThan(along(learner.newModelPrior().covariance));
+    expect(along(post.covariance)).toBeGreaterThan(along(learner.newModelPrior().covariance));
   });
 
   it("the modelPriors option starts a model added by id, by feedback, and by a journal replay, at the same prior", () => {
@@ -45,7 +45,7 @@ describe("a learner starts a model at a placed prior (a catalog prior with its u
     const replayed = OnlineLearner.restore({ events }, known, { modelPriors });
     const added = new OnlineLearner(known, { modelPriors });
     added.addModel("new");
-    const want = Array.from(placedModelPrior(start.ability, live.population, start.placement).mean);
+    const want = Array.from(placedModelPrior(start.ability, live.newModelPrior(), start.placement).mean);
     for (const l of [live, replayed, added]) expect(Array.from(l.posterior("new").priorMeanVector())).toEqual(want);
     expect(Array.from(replayed.posterior("new").mean)).toEqual(Array.from(live.posterior("new").mean));
     // without the option, the replay starts it at the new-model prior: a different posterior

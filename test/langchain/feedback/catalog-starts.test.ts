@@ -33,7 +33,7 @@ type Learnerish = { posterior(id: string): { priorMeanVector(): Float64Array; co
 
 /**
  * Each registered model that is not a scorer row starts in `learner` at its catalog prior (or, unknown, its family and
- * price-tier prior) with that prior's uncertainty: N(ability, population covariance + sd^2 direction direction^T).
+ * price-tier prior) with that prior's uncertainty: N(ability, new-model covariance + sd^2 direction direction^T).
  */
 async function expectCatalogStarts(router: IrtRouter, learner: Learnerish & OnlineLearner): Promise<void> {
   const ctx = await engineOf(router).scoring();
@@ -42,7 +42,10 @@ async function expectCatalogStarts(router: IrtRouter, learner: Learnerish & Onli
   for (const id of ["gpt-5", "gpt-5-mini", UNKNOWN]) {
     const prior = ctx.priors.get(id)!;
     const post = learner.posterior(id);
-    const want = placedModelPrior(prior.ability, learner.population, { sd: prior.sd, direction: prior.direction! });
+    const want = placedModelPrior(prior.ability, learner.newModelPrior(), {
+      sd: prior.sd,
+      direction: prior.direction!,
+    });
     const mean = post.priorMeanVector();
     for (let k = 0; k < mean.length; k++) expect(mean[k]).toBeCloseTo(want.mean[k]!, 5);
     // not the new-model prior (the population mean the learner would otherwise use)
@@ -57,7 +60,10 @@ function expectPriorCovariance(router: IrtRouter, learner: OnlineLearner, id: st
     .scoring()
     .then((ctx) => {
       const prior = ctx.priors.get(id)!;
-      const want = placedModelPrior(prior.ability, learner.population, { sd: prior.sd, direction: prior.direction! });
+      const want = placedModelPrior(prior.ability, learner.newModelPrior(), {
+        sd: prior.sd,
+        direction: prior.direction!,
+      });
       const got = learner.posterior(id).covariance;
       for (let k = 0; k < got.length; k += 97) expect(got[k]).toBeCloseTo(want.covariance[k]!, 6);
     });
