@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { Progress } from "../../adapters/progress.js";
 import { UseLiteEncoder } from "../../adapters/encoders/use-lite.js";
 import { getDatasetEmbeddings, predictedDefaultEncoder } from "../../adapters/data/dataset-embeddings.js";
-import { peekCachedEmbeddings } from "../../adapters/data/embedding-cache.js";
+import { embedDataset, peekCachedEmbeddings } from "../../adapters/data/embedding-cache.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 
 /** The bench/ folder (this study's entry sits one level below it). */
@@ -25,7 +25,16 @@ export interface DatasetEmbeddings {
   readonly source: string;
 }
 
-export async function embeddingsFor(ds: CorrectnessDataset, log: (s: string) => void): Promise<DatasetEmbeddings> {
+/**
+ * The dataset's query vectors. `encoderChoice: "static"` embeds with the shipped static encoder (what a router gets by
+ * default; seconds for a whole dataset, cached in the embedding cache) instead of USE-lite (the benchmark's default).
+ */
+export async function embeddingsFor(
+  ds: CorrectnessDataset,
+  log: (s: string) => void,
+  encoderChoice: "use-lite" | "static" = "use-lite",
+): Promise<DatasetEmbeddings> {
+  if (encoderChoice === "static") return staticEmbeddings(ds);
   const predicted = await predictedDefaultEncoder();
   const hit = predicted ? await peekCachedEmbeddings(ds, predicted) : undefined;
   if (hit) return { X: hit.vectors, dim: hit.dim, source: `${hit.encoder.id} (project embedding cache)` };
@@ -71,6 +80,12 @@ export async function embeddingsFor(ds: CorrectnessDataset, log: (s: string) => 
   writeFileSync(file, Buffer.from(X.buffer, X.byteOffset, X.byteLength));
   writeFileSync(`${file}.json`, JSON.stringify({ source }));
   return { X, dim, source };
+}
+
+async function staticEmbeddings(ds: CorrectnessDataset): Promise<DatasetEmbeddings> {
+  const { StaticEncoder } = await import("../../adapters/encoders/static.js");
+  const got = await embedDataset(ds, await StaticEncoder.load());
+  return { X: got.vectors, dim: got.dim, source: `${got.encoder.id} (static encoder, embedding cache)` };
 }
 
 async function tryPrelim(

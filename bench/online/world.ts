@@ -162,6 +162,7 @@ export async function buildWorld(
   seed: number,
   log: (s: string) => void,
   evalRows: readonly number[] = split.test,
+  fitKnownPrior = true,
 ): Promise<SimWorld> {
   const heldOut = parseLeaveOut(leaveOut, ds, split.train, seed);
   const keep = ds.models.map((_, m) => m).filter((m) => !heldOut.includes(m));
@@ -180,7 +181,7 @@ export async function buildWorld(
   );
   const knownTheta = new Map<number, Float32Array>();
   keep.forEach((m, k) => knownTheta.set(m, trained.weights.theta.slice(k * d, (k + 1) * d)));
-  const knownPrior = fitWorldKnownPrior(ds, split.train, knownTheta, alphas, betas, d, log);
+  const knownPrior = fitKnownPrior ? fitWorldKnownPrior(ds, split.train, knownTheta, alphas, betas, d, log) : undefined;
   return {
     models: ds.models,
     d,
@@ -236,11 +237,13 @@ function fitWorldKnownPrior(
 export async function validationWorld(
   tf: Tf,
   ds: CorrectnessDataset,
-  emb: { X: Float32Array; dim: number },
+  emb: { X: Float32Array; dim: number; source?: string },
   split: { train: readonly number[]; val: readonly number[]; test: readonly number[] },
   leaveOut: string,
   seed: number,
   log: (s: string) => void,
+  /** Fit the known-model prior (minutes on MMLU-Pro); calibration studies, which never use it, skip it. */
+  fitKnownPrior = true,
 ): Promise<SimWorld> {
   type Cached = {
     d: number;
@@ -251,7 +254,18 @@ export async function validationWorld(
     knownPrior?: KnownPrior | null;
   };
   const key = createHash("sha256")
-    .update(JSON.stringify({ v: 1, data: ds.source.sha256, lo: leaveOut, config: SIM_SCORER_CONFIG, seed }))
+    .update(
+      JSON.stringify({
+        v: 1,
+        data: ds.source.sha256,
+        lo: leaveOut,
+        config: SIM_SCORER_CONFIG,
+        seed,
+        // USE-lite worlds keep their earlier key (no encoder field); any other encoder's vectors are keyed by its id.
+        ...(emb.source && !emb.source.startsWith("use-lite") ? { emb: emb.source.replace(/ \(.*$/, "") } : {}),
+        ...(fitKnownPrior ? {} : { noKnownPrior: true }),
+      }),
+    )
     .digest("hex")
     .slice(0, 16);
   const file = join(
@@ -278,7 +292,7 @@ export async function validationWorld(
   });
   if (existsSync(file)) {
     const j = JSON.parse(readFileSync(file, "utf8")) as Cached;
-    if (j.knownPrior === undefined) {
+    if (j.knownPrior === undefined && fitKnownPrior) {
       // Cached before worlds kept their known-model prior: fit it on the cached item model (train split only).
       const w = fromCache(j);
       j.knownPrior = fitWorldKnownPrior(ds, split.train, w.knownTheta, w.alphas, w.betas, w.d, log) ?? null;
@@ -286,7 +300,7 @@ export async function validationWorld(
     }
     return fromCache(j);
   }
-  const w = await buildWorld(tf, ds, emb, split, leaveOut, SIM_SCORER_CONFIG, seed, log, split.val);
+  const w = await buildWorld(tf, ds, emb, split, leaveOut, SIM_SCORER_CONFIG, seed, log, split.val, fitKnownPrior);
   mkdirSync(dirname(file), { recursive: true });
   const cached: Cached = {
     d: w.d,

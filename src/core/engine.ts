@@ -124,7 +124,9 @@ export class RouteEngine<M = unknown> {
       options,
       this.slots,
       this.warnings,
-      binding ? (scorer) => binding.init(scorer) : memory && ((scorer) => Promise.resolve(memory.onScorer(scorer))),
+      binding
+        ? (scorer, starts) => binding.init(scorer, starts)
+        : memory && ((scorer, starts) => Promise.resolve(memory.onScorer(scorer, starts))),
     );
     const budget =
       store?.spend && this.policy.kind === "budget"

@@ -9,7 +9,14 @@ export { idHasher, pseudonymizeEvent, pseudonymizeState } from "./pseudonymize.j
 export type { HashRunIds } from "./pseudonymize.js";
 export { AbilityPosterior, FULL_COVARIANCE_MAX_DIM, predictiveP } from "./posterior.js";
 export type { CovarianceMode, GaussianPrior, LogitMoments, PosteriorOptions, PosteriorState } from "./posterior.js";
-export { DEFAULT_SHRINKAGE, populationPrior, knownModelPrior, similarModelsPrior } from "./prior.js";
+export {
+  DEFAULT_SHRINKAGE,
+  populationPrior,
+  knownModelPrior,
+  placedModelPrior,
+  similarModelsPrior,
+  type AbilityPlacement,
+} from "./prior.js";
 export type { PopulationPrior, PopulationPriorOptions } from "./prior.js";
 export { OnlineLearner } from "./learner.js";
 export type {
@@ -19,6 +26,7 @@ export type {
   LearnerItem,
   LearnerOptions,
   LearnerState,
+  ModelStart,
   ObserveResult,
   RestoreMembership,
   RestoreSource,

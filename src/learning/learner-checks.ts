@@ -22,7 +22,7 @@ export function checkAddModelArgs(
     bad("modelId", "must be a non-empty string (the model's id)");
   if (typeof init !== "object" || init === null || Array.isArray(init))
     return bad("init", "must be an object such as { ability } or { like }");
-  const { ability, like } = init as { ability?: unknown; like?: unknown };
+  const { ability, like, placement } = init as { ability?: unknown; like?: unknown; placement?: unknown };
   if (ability !== undefined) {
     const a = ability as ArrayLike<unknown> | null;
     if (typeof a !== "object" || a === null || typeof a.length !== "number")
@@ -30,6 +30,18 @@ export function checkAddModelArgs(
     if (a!.length !== dim) bad("ability", `has length ${a!.length}, expected ${dim}`);
     for (let i = 0; i < dim; i++)
       if (!Number.isFinite(a![i])) bad(`ability.${i}`, `is ${String(a![i])}, must be a finite number`);
+  }
+  if (placement !== undefined) {
+    if (ability === undefined) bad("placement", "needs an ability to place");
+    const pl = placement as { sd?: unknown; direction?: ArrayLike<unknown> } | null;
+    if (typeof pl !== "object" || pl === null) bad("placement", "must be an object { sd, direction }");
+    if (typeof pl!.sd !== "number" || !Number.isFinite(pl!.sd) || pl!.sd < 0)
+      bad("placement.sd", `is ${String(pl!.sd)}, must be a finite number >= 0`);
+    const v = pl!.direction;
+    if (typeof v !== "object" || v === null || v.length !== dim)
+      bad("placement.direction", `must be an array of ${dim} finite numbers`);
+    for (let i = 0; i < dim; i++)
+      if (!Number.isFinite(v![i])) bad(`placement.direction.${i}`, `is ${String(v![i])}, must be a finite number`);
   }
   if (like !== undefined) {
     if (!Array.isArray(like)) bad("like", `must be an array of tracked model ids, got ${typeof like}`);

@@ -7,7 +7,7 @@ import { DEFAULT_ITEM_BOUNDS, itemBoundsSchema } from "./event-check.js";
 import type { FeedbackEvent } from "./events.js";
 import type { KnownPrior } from "./known-prior.js";
 import type { AbilityPosterior, PosteriorState } from "./posterior.js";
-import { DEFAULT_SHRINKAGE } from "./prior.js";
+import { DEFAULT_SHRINKAGE, type AbilityPlacement } from "./prior.js";
 import type { TaskOffsetsState } from "./task-offsets.js";
 
 /** Exploration rule used when choosing among candidates. */
@@ -64,8 +64,31 @@ export const learnerOptionsSchema = z
      * FeedbackError (default `DEFAULT_ITEM_BOUNDS`, derived from the pretrained scorer: see docs/online.md).
      */
     itemBounds: itemBoundsSchema.default(DEFAULT_ITEM_BOUNDS),
+    /**
+     * Where a model the learner does not track starts, by id, whenever it is added without an explicit start
+     * (`addModel(id)`, feedback for it with `unknownModels: "add"`, a journal replayed by {@link OnlineLearner.restore}):
+     * a start (e.g. its current-models catalog prior, as a router gives it), or undefined for the new-model prior.
+     * The same function on restore gives the same priors as live.
+     */
+    modelPriors: z
+      .custom<(modelId: string) => ModelStart | undefined>((v) => typeof v === "function", {
+        message: "must be a function (modelId) => { ability, placement? } or undefined",
+      })
+      .optional(),
   })
   .strict();
+
+/**
+ * Where a model starts in {@link OnlineLearner.addModel}: a given `ability` (treated like a catalogued model,
+ * `knownScale` x the population covariance), or, with `placement`, an ability placed by its strength alone (the
+ * population covariance plus the placement's uncertainty; see `placedModelPrior`).
+ */
+export interface ModelStart {
+  /** The starting ability (the prior mean). */
+  readonly ability: ArrayLike<number>;
+  /** How sure that ability is, along the scale's strength direction (absent: a known model's `knownScale` prior). */
+  readonly placement?: AbilityPlacement;
+}
 
 export type LearnerOptions = z.input<typeof learnerOptionsSchema>;
 
@@ -122,6 +145,7 @@ export interface RestoreMembership {
   readonly added?: readonly {
     readonly id: string;
     readonly ability?: ArrayLike<number>;
+    readonly placement?: AbilityPlacement;
     readonly like?: readonly string[];
   }[];
   /** Models removed with `removeModel`. */

@@ -7,7 +7,7 @@ import { FeedbackError, IrtRouterError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 import { AbilityPosterior, type CovarianceMode, type GaussianPrior, predictiveP, sigmoid } from "./posterior.js";
-import { knownModelPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
+import { modelStartPrior, populationPrior, similarModelsPrior, type PopulationPrior } from "./prior.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { TaskOffsets } from "./task-offsets.js";
 import { planForgetting } from "./forgetting.js";
@@ -22,6 +22,7 @@ import {
   type LearnerOptions,
   type LearnerState,
   type ModelEntry,
+  type ModelStart,
   type ObserveResult,
   type RestoreMembership,
   type RestoreSource,
@@ -35,6 +36,7 @@ export type {
   LearnerItem,
   LearnerOptions,
   LearnerState,
+  ModelStart,
   ObserveResult,
   RestoreMembership,
   RestoreSource,
@@ -94,12 +96,8 @@ export class OnlineLearner {
     for (const k of known) {
       if (this.entries.has(k.id))
         throw new FeedbackError(`Duplicate model id "${k.id}" in the known abilities`, { path: "known" });
-      this.entries.set(
-        k.id,
-        this.entry(
-          new AbilityPosterior(knownModelPrior(k.ability, this.population, this.opts.knownScale), this.postOpts()),
-        ),
-      );
+      const prior = this.startPrior({ ability: k.ability });
+      this.entries.set(k.id, this.entry(new AbilityPosterior(prior, this.postOpts())));
     }
   }
 
@@ -113,15 +111,16 @@ export class OnlineLearner {
   }
 
   /**
-   * Adds a model: from a given ability (treated like a catalogued model), from the mean of
-   * declared similar models (`like`), or from the population prior.
+   * Adds a model: from a given ability (treated like a catalogued model; with `placement`, an ability placed by its
+   * strength alone, such as a current-models catalog prior), from the mean of declared similar models (`like`), or,
+   * with none of these, from the `modelPriors` option's start for the id, else the new-model prior.
    *
    * A removed model cannot be added back under the same id (FeedbackError, path `modelId`, `details.removed`): events
    * carry only the model id, and neither they nor the store record when the model was removed and re-added, so a
    * restore would replay the events from before the removal into the new posterior. Add it under a new id instead
    * (the old id's journaled events stay no-ops).
    */
-  addModel(modelId: string, init: { ability?: ArrayLike<number>; like?: readonly string[] } = {}): AbilityPosterior {
+  addModel(modelId: string, init: Partial<ModelStart> & { like?: readonly string[] } = {}): AbilityPosterior {
     checkAddModelArgs(modelId, init, this.dim, (id) => this.entries.has(id));
     if (this.entries.has(modelId))
       throw new FeedbackError(`Model "${modelId}" is already tracked`, { path: "modelId" });
@@ -135,13 +134,13 @@ export class OnlineLearner {
     }
     let prior;
     if (init.ability) {
-      prior = knownModelPrior(init.ability, this.population, this.opts.knownScale);
+      prior = this.startPrior({ ...init, ability: init.ability });
     } else if (init.like && init.like.length > 0) {
       prior = similarModelsPrior(
         init.like.map((id) => this.posterior(id).priorMeanVector()),
         this.newModelPrior(),
       );
-    } else prior = this.newModelPrior();
+    } else prior = this.newModelPrior(modelId);
     const post = new AbilityPosterior(prior, this.postOpts());
     this.entries.set(modelId, this.entry(post));
     return post;
@@ -205,7 +204,7 @@ export class OnlineLearner {
       if (this.opts.unknownModels === "error") throw this.unknown(event.model);
     }
     this.wrapUpdateError(event, () =>
-      (e?.posterior ?? this.newPosterior()).checkUpdate(event.alpha, event.beta, event.y, event.weight ?? 1),
+      (e?.posterior ?? this.newPosterior(event.model)).checkUpdate(event.alpha, event.beta, event.y, event.weight ?? 1),
     );
     return "applied";
   }
@@ -218,7 +217,7 @@ export class OnlineLearner {
     if (!e) {
       if (this.removed.has(event.model)) return "removed-model";
       if (!addUnknown) throw this.unknown(event.model);
-      e = this.entry(this.newPosterior());
+      e = this.entry(this.newPosterior(event.model));
     }
     // Forgetting, planned without touching the entry.
     const { weight, pending, clock } = planForgetting(e, event, this.opts.forgetting);
@@ -405,16 +404,23 @@ export class OnlineLearner {
     return learner;
   }
 
-  /** Prior of a model the catalog does not know: population mean, `inflate` x population covariance. */
-  newModelPrior(): GaussianPrior {
+  /** Prior of a model added without a start: `modelPriors`' for `modelId`, else the population's, `inflate` x wider. */
+  newModelPrior(modelId?: string): GaussianPrior {
+    const start = modelId === undefined ? undefined : this.opts.modelPriors?.(modelId);
+    if (start) checkAddModelArgs(modelId, start, this.dim, (id) => this.entries.has(id));
+    if (start) return this.startPrior(start);
     return {
       mean: this.population.mean,
       covariance: Float64Array.from(this.population.covariance, (v) => v * this.opts.inflate),
     };
   }
 
-  private newPosterior(): AbilityPosterior {
-    return new AbilityPosterior(this.newModelPrior(), this.postOpts());
+  private startPrior(start: ModelStart): GaussianPrior {
+    return modelStartPrior(start, this.population, this.opts.knownScale, () => this.newModelPrior());
+  }
+
+  private newPosterior(modelId: string): AbilityPosterior {
+    return new AbilityPosterior(this.newModelPrior(modelId), this.postOpts());
   }
 
   private entry(posterior: AbilityPosterior): ModelEntry {

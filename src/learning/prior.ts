@@ -105,6 +105,64 @@ export function knownModelPrior(
 }
 
 /**
+ * How sure a placed ability is: the sd of the model's strength along `direction` (the change of the ability per
+ * unit of strength), e.g. a current-models catalog prior placed on a scorer (`ModelPrior.sd`, `direction`).
+ */
+export interface AbilityPlacement {
+  /** Sd of the strength (logits on an average item). */
+  readonly sd: number;
+  /** Ability change per unit of strength (length = the ability's). */
+  readonly direction: ArrayLike<number>;
+}
+
+/**
+ * Prior of a model placed by its strength alone (a catalog prior from published results, or the family and
+ * price-tier rule), with no measured profile: mean `ability`, covariance that of `population` (the learner passes its
+ * new-model prior: the model's profile is as unknown as a new model's, so exploration tries it as it would a new model)
+ * plus `sd^2 direction direction^T` (the placement's own uncertainty about its strength).
+ *
+ * @example
+ * ```ts
+ * const prior = placedModelPrior(catalogPrior.ability, population, { sd: catalogPrior.sd, direction: catalogPrior.direction });
+ * ```
+ */
+export function placedModelPrior(
+  ability: ArrayLike<number>,
+  population: GaussianPrior,
+  placement: AbilityPlacement,
+): GaussianPrior {
+  const d = population.mean.length;
+  if (ability.length !== d || placement.direction.length !== d) {
+    throw new RangeError(
+      `placedModelPrior: ability has length ${ability.length}, direction ${placement.direction.length}, the population prior ${d}`,
+    );
+  }
+  if (!(placement.sd >= 0) || !Number.isFinite(placement.sd))
+    throw new RangeError(`placedModelPrior: sd must be a finite number >= 0, got ${placement.sd}`);
+  const v = placement.direction;
+  const s2 = placement.sd * placement.sd;
+  const covariance = Float64Array.from(population.covariance);
+  for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) covariance[i * d + j] += s2 * v[i]! * v[j]!;
+  return { mean: Float64Array.from(ability), covariance };
+}
+
+/**
+ * @internal The prior of a model's explicit start (`OnlineLearner.addModel(id, { ability, placement })`): placed by
+ * its strength around the new-model prior's spread ({@link placedModelPrior}) with a placement, else treated like a
+ * catalogued model's ability.
+ */
+export function modelStartPrior(
+  start: { readonly ability: ArrayLike<number>; readonly placement?: AbilityPlacement | undefined },
+  population: GaussianPrior,
+  knownScale: number,
+  newModel: () => GaussianPrior,
+): GaussianPrior {
+  return start.placement
+    ? placedModelPrior(start.ability, newModel(), start.placement)
+    : knownModelPrior(start.ability, population, knownScale);
+}
+
+/**
  * Prior of a new model declared similar to some known ones: the mean of their abilities, and the covariance of
  * `base`, the prior the new model would get without the declaration (the declaration moves the guess, it does not
  * make it more certain). `OnlineLearner.addModel(id, { like })` passes its new-model prior as `base` (population

@@ -50,6 +50,12 @@ export interface ModelPrior {
   readonly mmluEquivalent?: number;
   /** Uncertainty of the strength on the scorer's logit scale. */
   readonly sd: number;
+  /**
+   * Ability change per unit of strength on the scorer (the scale's direction), for priors placed by strength; with
+   * `sd`, what an online learner needs to start the model at this prior with its uncertainty. Absent for the
+   * population average.
+   */
+  readonly direction?: Float32Array;
   /** Human-readable source: benchmark and where it is published, the dataset column, or the rule. */
   readonly source: string;
 }
@@ -224,6 +230,7 @@ export class ModelCatalog {
       ability,
       mmluEquivalent,
       sd: Math.sqrt(scale.anchorSd ** 2 + (scale.slope * logitSd) ** 2),
+      direction: Float32Array.from(scale.direction),
     };
   }
 }

@@ -4,6 +4,7 @@ import type { QueryEncoder } from "../../encoders/types.js";
 import type { Scorer } from "../../scorer/types.js";
 import type { PolicyConfig } from "../../policy/types.js";
 import type { FeedbackEvent } from "../../learning/events.js";
+import type { ModelStart } from "../../learning/learner-types.js";
 import { policySchema } from "../../policy/schema.js";
 import { modelPriceSchema } from "../../policy/price-schema.js";
 import { functionSchema } from "../../util/validate.js";
@@ -367,7 +368,11 @@ export const routerCoreOptionsSchema = z.strictObject({
  */
 export interface AbilityLearner {
   has(modelId: string): boolean;
-  addModel(modelId: string): unknown;
+  /**
+   * Adds a model; `start`, when given, is where the router's catalog places it (its catalog prior or family and
+   * price-tier prior, with its uncertainty: `OnlineLearner.addModel` takes it as `{ ability, placement }`).
+   */
+  addModel(modelId: string, start?: ModelStart): unknown;
   score(
     item: { readonly alpha: ArrayLike<number>; readonly beta: number; readonly task?: string },
     modelIds: readonly string[],

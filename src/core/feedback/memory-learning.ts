@@ -7,15 +7,21 @@
 import { FeedbackError } from "../../errors.js";
 import { OnlineLearner } from "../../learning/learner.js";
 import type { Scorer } from "../../scorer/types.js";
+import type { ModelStart } from "../../learning/learner-types.js";
 
 /** Holds the scorer once it has loaded and the learner once the first outcome is recorded. */
 export class InMemoryLearning {
   private scorer?: Scorer;
+  private starts?: ReadonlyMap<string, ModelStart>;
   private inner?: OnlineLearner;
 
-  /** Called when the scorer loads (the learner's prior is the scorer's catalog). */
-  onScorer(scorer: Scorer): void {
+  /**
+   * Called when the scorer loads (the learner's prior is the scorer's catalog), with where the registered models that
+   * are not rows of the scorer start (their catalog or family and price-tier priors).
+   */
+  onScorer(scorer: Scorer, starts: ReadonlyMap<string, ModelStart>): void {
     this.scorer = scorer;
+    this.starts = starts;
   }
 
   /** The learner, once started (undefined before the first recorded outcome: routing uses the scorer's p). */
@@ -35,7 +41,13 @@ export class InMemoryLearning {
         throw new FeedbackError(
           "The router's in-memory learner starts from the scorer, which loads on the first call; route a call first.",
         );
-      this.inner = OnlineLearner.forScorer(scorer);
+      const starts = this.starts;
+      // Feedback can name a registered model routing has not added yet (the learner starts after routing): it is added
+      // at its catalog start, else the new-model prior, as a store's restore adds it.
+      this.inner = OnlineLearner.forScorer(scorer, {
+        unknownModels: "add",
+        ...(starts ? { modelPriors: (id: string) => starts.get(id) } : {}),
+      });
     }
     for (const id of models) if (!this.inner.has(id) && !this.inner.isRemoved(id)) this.inner.addModel(id);
     return this.inner;

@@ -8,6 +8,7 @@ import type { FeedbackEvent } from "../../learning/events.js";
 import { OnlineLearner } from "../../learning/learner.js";
 import type { AppendResult } from "../../learning/store.js";
 import type { Scorer } from "../../scorer/types.js";
+import type { LearnerOptions, ModelStart } from "../../learning/learner-types.js";
 import type { AbilityLearner, FeedbackSink, RouterLogger } from "../contracts/options.js";
 import {
   isFollowable,
@@ -26,8 +27,8 @@ class BoundLearner implements AbilityLearner {
   has(modelId: string): boolean {
     return this.inner.has(modelId);
   }
-  addModel(modelId: string): unknown {
-    return this.inner.addModel(modelId);
+  addModel(modelId: string, start?: ModelStart): unknown {
+    return this.inner.addModel(modelId, start);
   }
   score(item: { readonly alpha: ArrayLike<number>; readonly beta: number }, modelIds: readonly string[]) {
     return this.inner.score(item, modelIds);
@@ -55,6 +56,8 @@ export class StoreBinding {
   private inner?: OnlineLearner;
   private initialising?: Promise<void>;
   private scorer?: Scorer;
+  /** Where the registered models that are not rows of the scorer start (their catalog priors), by learner id. */
+  private starts: ReadonlyMap<string, ModelStart> = new Map();
   /** Sequence number of the last event applied to the learner. */
   private applied = 0;
   private subscription?: StoreSubscription;
@@ -85,8 +88,13 @@ export class StoreBinding {
     return this.applied;
   }
 
-  /** Restores the learner for `scorer` (once; a failure is retried by the next call) and starts following. */
-  init(scorer: Scorer): Promise<void> {
+  /**
+   * Restores the learner for `scorer` (once; a failure is retried by the next call) and starts following. `starts`:
+   * where the registered models that are not rows of the scorer start, so a journal replays into the same priors the
+   * live router gave them.
+   */
+  init(scorer: Scorer, starts: ReadonlyMap<string, ModelStart> = new Map()): Promise<void> {
+    this.starts = starts;
     this.initialising ??= this.restore(scorer).catch((error: unknown) => {
       this.initialising = undefined;
       throw error;
@@ -97,7 +105,7 @@ export class StoreBinding {
   private async restore(scorer: Scorer): Promise<void> {
     this.scorer = scorer;
     const loaded = await this.store.load();
-    this.inner = OnlineLearner.restore(loaded, scorer.models, OnlineLearner.optionsForScorer(scorer));
+    this.inner = OnlineLearner.restore(loaded, scorer.models, this.learnerOptions(scorer));
     this.applied = loaded.seq;
     if (isFollowable(this.store) && !this.subscription) {
       // A wiped store republishes what this router holds; a reset (by any process) restores every router from it.
@@ -116,6 +124,12 @@ export class StoreBinding {
           ),
       });
     }
+  }
+
+  /** The restored learner's options: the scorer's fitted prior, and the registered models' catalog starts. */
+  private learnerOptions(scorer: Scorer): LearnerOptions {
+    const starts = this.starts;
+    return OnlineLearner.optionsForScorer(scorer, { modelPriors: (id) => starts.get(id) });
   }
 
   /** Stops following the store (the store's `close()` stops it too). */
@@ -145,8 +159,8 @@ export class StoreBinding {
         this.reload(seq);
         return;
       }
-      // As a restore does: an event for a model the learner does not track (nor removed) was for a model added at
-      // the new-model prior by the process that routed it.
+      // As a restore does: an event for a model the learner does not track (nor removed) was for a model added by the
+      // process that routed it, at its catalog start (the learner's modelPriors) or the new-model prior.
       if (!learner.has(event.model) && !learner.isRemoved(event.model)) learner.addModel(event.model);
       try {
         learner.observe(event);
@@ -174,7 +188,7 @@ export class StoreBinding {
     this.reloading = this.store
       .load()
       .then((loaded) => {
-        this.inner = OnlineLearner.restore(loaded, this.scorer!.models, OnlineLearner.optionsForScorer(this.scorer!));
+        this.inner = OnlineLearner.restore(loaded, this.scorer!.models, this.learnerOptions(this.scorer!));
         this.applied = loaded.seq;
       })
       .catch((error: unknown) =>

@@ -216,8 +216,9 @@ export class RoutePlanner {
 
   /**
    * With a learner: each eligible model's exploration score (its predictive p when exploration is off) and its
-   * predictive p, by catalog id; models the learner has not seen are added at its new-model prior (a model it removed
-   * is no longer eligible, see {@link RoutePlanner.excludeRemoved}). Undefined without a learner.
+   * predictive p, by catalog id; models the learner has not seen are added at their catalog start (`ctx.starts`: the
+   * catalog or family and price-tier prior with its uncertainty), else at its new-model prior (a model it removed is no
+   * longer eligible, see {@link RoutePlanner.excludeRemoved}). Undefined without a learner.
    */
   private learnerScores(
     item: ItemParams & { readonly task?: string },
@@ -227,7 +228,7 @@ export class RoutePlanner {
     const learner = this.parts.learner();
     if (!learner) return undefined;
     const ids = eligible.map((slot) => ctx.catalogIds[slot.id] ?? slot.id);
-    for (const id of ids) if (!learner.has(id)) learner.addModel(id);
+    for (const id of ids) if (!learner.has(id)) learner.addModel(id, ctx.starts.get(id));
     return learner.score(item, ids).map((s) => ({ score: s.score, p: s.p }));
   }
 }

@@ -12,6 +12,7 @@ import { listPrice } from "../../policy/prices.js";
 import { withCachedInputPrice } from "../../policy/cached-input.js";
 import type { ItemParams, Scorer } from "../../scorer/types.js";
 import { currentModels, type ModelPrior } from "../../scorer/model-catalog.js";
+import type { ModelStart } from "../../learning/learner-types.js";
 import { loadDefaultScorer } from "../contracts/default-scorer.js";
 import { missingScorerParts, type ParsedRoutingOptions } from "../contracts/options.js";
 import type { ModelSlot } from "./model-slots.js";
@@ -33,6 +34,13 @@ export interface ScoringContext {
    * catalog prior (src/scorer/model-catalog.ts) or, for a model the catalog does not know, a rule's prior.
    */
   priors: Map<string, ModelPrior>;
+  /**
+   * Learner id (catalog id) -> where an online learner starts that model: its catalog prior or, for a name the catalog
+   * does not know, its family and price-tier prior, with the prior's uncertainty (see {@link learnerStarts}). Models
+   * the scorer has rows for are absent (the learner starts them from their rows), and so are models with only the
+   * population average (the learner's new-model prior).
+   */
+  starts: ReadonlyMap<string, ModelStart>;
   /** Registered key -> price (the user's, else the catalog's), `cachedInputPer1M` filled in by its family default. */
   prices: Map<string, ModelPrice | undefined>;
 }
@@ -58,8 +66,11 @@ export class ScoringContextLoader {
     private readonly options: Pick<ParsedRoutingOptions, "scorer" | "encoder" | "cacheSize" | "policy">,
     private readonly slots: readonly ModelSlot[],
     private readonly warnings: OnceWarnings,
-    /** Awaited once the scorer has loaded, before the context is used (the `store` option restores its learner then). */
-    private readonly onScorer?: (scorer: Scorer) => Promise<void>,
+    /**
+     * Awaited once the scorer has loaded, before the context is used (the `store` option restores its learner then),
+     * with the registered models' learner starts.
+     */
+    private readonly onScorer?: (scorer: Scorer, starts: ReadonlyMap<string, ModelStart>) => Promise<void>,
   ) {
     this.cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
   }
@@ -136,8 +147,9 @@ export class ScoringContextLoader {
         );
       }
     }
-    await this.onScorer?.(scorer);
-    this.current = { scorer, encoder, meanTheta, theta, catalogIds, prices, priors };
+    const starts = learnerStarts(priors, catalogIds);
+    await this.onScorer?.(scorer, starts);
+    this.current = { scorer, encoder, meanTheta, theta, catalogIds, prices, priors, starts };
     return this.current;
   }
 
@@ -173,6 +185,27 @@ export class ScoringContextLoader {
     const warning = new UnknownModelWarning(id, report, calibrateCommand(id), suggestions, catalogId);
     this.warnings.warn(`unknown:${id}`, warning.message, warning);
   }
+}
+
+/**
+ * Where an online learner starts each registered model that is not a row of the scorer, by learner id: the model's
+ * prior placed by strength (its catalog prior, or the family and price-tier rule for a name the catalog does not
+ * know), with the prior's sd along the scale's direction. The one place a router's learner (the `learner` option, the
+ * one `store` restores, or the in-memory one) gets a new model's prior from.
+ */
+export function learnerStarts(
+  priors: ReadonlyMap<string, ModelPrior>,
+  catalogIds: Readonly<Record<string, string>>,
+): Map<string, ModelStart> {
+  const starts = new Map<string, ModelStart>();
+  for (const [key, prior] of priors) {
+    if (!prior.direction || !Number.isFinite(prior.sd)) continue;
+    starts.set(catalogIds[key] ?? key, {
+      ability: prior.ability,
+      placement: { sd: prior.sd, direction: prior.direction },
+    });
+  }
+  return starts;
 }
 
 /** The prior of a model on a scorer the catalog has no scale for: the average ability of the scorer's models. */

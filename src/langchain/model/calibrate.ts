@@ -59,12 +59,15 @@ export async function calibrateRoutedModel(
       { path: "options.learner" },
     );
   }
-  const { catalogIds } = await engine.scoring();
+  const { catalogIds, starts } = await engine.scoring();
+  const id = catalogIds[slot.id] ?? slot.id;
+  // Calibration starts from the model's catalog prior (or family and price-tier prior), as routing would add it.
+  if (!learner.has(id) && !learner.isRemoved(id)) learner.addModel(id, starts.get(id));
   const { prompt, grade, ...rest } = options;
   return calibrateModel({
     ...rest,
     learner,
-    modelId: catalogIds[slot.id] ?? slot.id,
+    modelId: id,
     ask: async (probe) => grade(messageText(await slot.model.invoke(await prompt(probe))), probe),
     // Stored and applied in turn with feedback() (so the router's snapshots stay exact); the learner then finds the
     // event already applied when calibrateModel observes it. calibrateModel has just checked it (learner.check).

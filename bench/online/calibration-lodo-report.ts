@@ -1,0 +1,167 @@
+/** The leave-one-dataset-out calibration study: its result type, the choice rule and its markdown. */
+import { mdTable } from "../perf/section.js";
+import { seededRng } from "../../src/util/random.js";
+
+/** One (dataset, seed, held-out model) pair: probes to within 3 points, per rule and per random order. */
+export interface CalibrationPair {
+  dataset: string;
+  seed: number;
+  model: string;
+  val: Record<string, number>;
+  test: Record<string, number>;
+  randomVal: number[];
+  randomTest: number[];
+}
+
+export interface CalibrationLodoResult {
+  datasets: string[];
+  seeds: number[];
+  orders: number;
+  encoder: string;
+  rules: { id: string; label: string }[];
+  pairs: CalibrationPair[];
+  seconds: number;
+}
+
+const RESAMPLES = 2000;
+const BOOTSTRAP_SEED = 12345;
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** Median probes of `rule` over the pairs, divided by the median of the pooled random orders (split: val or test). */
+export function ratio(pairs: readonly CalibrationPair[], rule: string, split: "val" | "test"): number {
+  const r = median(pairs.map((p) => p[split][rule]!));
+  const q = median(pairs.flatMap((p) => (split === "val" ? p.randomVal : p.randomTest)));
+  return q > 0 ? r / q : r > 0 ? Infinity : 1;
+}
+
+/** The rule with the best worst validation ratio over `datasets` (ties: the earlier rule). */
+export function chooseRule(r: CalibrationLodoResult, datasets: readonly string[]): string {
+  let best = r.rules[0]!.id;
+  let bestV = Infinity;
+  for (const { id } of r.rules) {
+    const v = Math.max(
+      ...datasets.map((d) =>
+        ratio(
+          r.pairs.filter((p) => p.dataset === d),
+          id,
+          "val",
+        ),
+      ),
+    );
+    if (v < bestV) {
+      bestV = v;
+      best = id;
+    }
+  }
+  return best;
+}
+
+/**
+ * Test-split comparison of `rule` with random probing on the pairs: the medians, their ratio with a 95% bootstrap
+ * interval over the pairs (random orders resampled with their pair), and the mean paired difference (the rule's
+ * probes minus the mean of the pair's random orders) with its interval.
+ */
+export function versusRandom(pairs: readonly CalibrationPair[], rule: string, split: "val" | "test" = "test") {
+  const rand = (p: CalibrationPair) => (split === "val" ? p.randomVal : p.randomTest);
+  const diff = (ps: readonly CalibrationPair[]) =>
+    ps.reduce((a, p) => a + p[split][rule]! - rand(p).reduce((x, y) => x + y, 0) / rand(p).length, 0) / ps.length;
+  const rng = seededRng(BOOTSTRAP_SEED);
+  const ratios: number[] = [];
+  const diffs: number[] = [];
+  for (let b = 0; b < RESAMPLES; b++) {
+    const sample = pairs.map(() => pairs[Math.floor(rng.next() * pairs.length)]!);
+    ratios.push(ratio(sample, rule, split));
+    diffs.push(diff(sample));
+  }
+  const ci = (xs: number[]): [number, number] => {
+    const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    return [s[Math.floor(0.025 * (s.length - 1))]!, s[Math.ceil(0.975 * (s.length - 1))]!];
+  };
+  return {
+    pairs: pairs.length,
+    rule: median(pairs.map((p) => p[split][rule]!)),
+    random: median(pairs.flatMap(rand)),
+    ratio: ratio(pairs, rule, split),
+    ratioCi: ci(ratios),
+    meanDiff: diff(pairs),
+    meanDiffCi: ci(diffs),
+  };
+}
+
+const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(100 * v)}%` : "inf");
+const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+
+export function renderCalibrationLodo(r: CalibrationLodoResult): string {
+  const ds = r.datasets;
+  const of = (d: string) => r.pairs.filter((p) => p.dataset === d);
+  const label = (id: string) => r.rules.find((x) => x.id === id)!.label;
+  const overall = chooseRule(r, ds);
+  const grid = mdTable(
+    ["rule", ...ds.map((d) => `${d}: median (of random's)`), "worst ratio"],
+    [
+      ...r.rules.map(({ id }) => [
+        id === overall ? `**${label(id)}** (best worst case)` : label(id),
+        ...ds.map((d) => `${num(median(of(d).map((p) => p.val[id]!)))} (${pct(ratio(of(d), id, "val"))})`),
+        pct(Math.max(...ds.map((d) => ratio(of(d), id, "val")))),
+      ]),
+      [`random order (${r.orders} per pair)`, ...ds.map((d) => num(median(of(d).flatMap((p) => p.randomVal)))), ""],
+    ],
+  );
+  const lodo = mdTable(
+    [
+      "held-out dataset",
+      "pairs",
+      "rule chosen on the others (validation)",
+      "test: median probes, rule / random",
+      "ratio [95% CI]",
+      "mean paired difference, probes [95% CI]",
+    ],
+    ds.map((held) => {
+      const rule = chooseRule(
+        r,
+        ds.filter((d) => d !== held),
+      );
+      const v = versusRandom(of(held), rule);
+      return [
+        held,
+        String(v.pairs),
+        label(rule),
+        `${num(v.rule)} / ${num(v.random)}`,
+        `${pct(v.ratio)} [${pct(v.ratioCi[0])}, ${pct(v.ratioCi[1])}]`,
+        `${v.meanDiff.toFixed(1)} [${v.meanDiffCi[0].toFixed(1)}, ${v.meanDiffCi[1].toFixed(1)}]`,
+      ];
+    }),
+  );
+  const perPair = ds
+    .map(
+      (d) =>
+        `${d}: ` +
+        of(d)
+          .map(
+            (p) =>
+              `${p.model} (seed ${p.seed}) ${r.rules.map(({ id }) => p.test[id]).join("/")} vs ${p.randomTest.join(",")}`,
+          )
+          .join("; "),
+    )
+    .join("\n\n");
+  return [
+    `Seeds ${r.seeds.join(", ")}; ${r.encoder} encoder; item model per seed as in \`npm run bench:online\` (each dataset at its leave-out); ` +
+      `probes until the predicted accuracy is first within 3 points of the true one (cap 300; 301 = never). ` +
+      `Reproduce: \`npm run bench:calibration-lodo\` (this run: ${Math.round(r.seconds)} s; worlds and pairs cached in .cache/online-bench).`,
+    "",
+    "**Validation split** (the rule is chosen here), median probes over the (held-out model, seed) pairs and as a share of random probing's median:",
+    "",
+    grid,
+    "",
+    "**Leave one dataset out**: the rule with the best worst validation ratio on the other datasets, scored on the held-out dataset's TEST split against random probing (bootstrap over its pairs, 2,000 resamples; a paired difference below 0 means fewer probes than random):",
+    "",
+    lodo,
+    "",
+    `Per pair, test split (rules in the order of the table, then the random orders):\n\n${perPair}`,
+  ].join("\n");
+}

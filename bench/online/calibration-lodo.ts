@@ -1,0 +1,279 @@
+/**
+ * `npm run bench:calibration-lodo [-- --datasets a,b --seeds 1,2,3 --orders 5 --encoder static|use-lite --rules a,b --print]`
+ * (about 35 minutes from cold caches on the shared 2-core machine, most of it training the worlds; about 1 minute cached)
+ *
+ * New-model calibration against random probing, leave one dataset out (docs/online.md, "Calibration on data it
+ * was not tuned on"). Worlds as in `npm run bench:online` (an item model trained per seed without the dataset's
+ * left-out models; each held-out model calibrated from the new-model prior on a 2,000-probe sample of its train-split
+ * items, answered by replaying its recorded correctness), with the probes counted twice per run: until its predicted
+ * VALIDATION accuracy, and until its predicted TEST accuracy, is first within 3 points of the true one (cap 300;
+ * 301 = never). For each held-out dataset, the probe rule is the one with the best worst validation ratio (median
+ * probes / median random probes) over the OTHER datasets; it is then scored on the held-out dataset's test split
+ * against random probing (`orders` seeded orders per pair), with a bootstrap over the (model, seed) pairs.
+ * Writes bench/results/calibration-lodo.json and the generated block of docs/online.md (unless --print).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { loadDataset } from "../../adapters/data/index.js";
+import { getTf } from "../../adapters/tf.js";
+import { splitIndices } from "../../src/data/split.js";
+import { calibrateModel, ItemTracker, OnlineLearner, type CalibrationOptions } from "../../src/learning/index.js";
+import { parseWith } from "../../src/util/validate.js";
+import { embeddingsFor } from "./embeddings.js";
+import { calibrationSetup, type SimWorld } from "./sim.js";
+import { defaultLeaveOut, validationWorld } from "./world.js";
+import { renderCalibrationLodo, type CalibrationLodoResult, type CalibrationPair } from "./calibration-lodo-report.js";
+
+/** The bench/ folder (this study's entry sits one level below it). */
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+const list = (what: string) =>
+  z
+    .string()
+    .regex(/^[^,]+(,[^,]+)*$/, `${what}: a comma-separated list`)
+    .transform((s) => s.split(","));
+
+const DATASETS = [
+  "mmlu-pro-29models",
+  "routerdc-7models",
+  "routerbench-subset-11models",
+  "terminal-bench-2-32models",
+] as const;
+
+const argsSchema = z
+  .object({
+    datasets: list("datasets").default([...DATASETS]),
+    seeds: list("seeds")
+      .transform((xs) => xs.map(Number))
+      .pipe(z.array(z.number().int().min(1).max(20)))
+      .default([1, 2, 3]),
+    orders: z.coerce.number().int().min(1).max(50).default(5),
+    encoder: z.enum(["static", "use-lite"]).default("static"),
+    rules: list("rules").optional(),
+    "data-root": z.string().optional(),
+    print: z.boolean().default(false),
+  })
+  .strict();
+
+type RuleOptions = Pick<CalibrationOptions, "strategy" | "randomShare" | "mixRandom">;
+
+/** The candidate probe rules (calibrateModel options); "random" is the baseline, run in `orders` seeded orders. */
+export const RULES: Readonly<Record<string, { label: string; options: RuleOptions }>> = {
+  accuracy: { label: "accuracy-targeted (the default)", options: { strategy: "accuracy" } },
+  fisher: { label: "Fisher about theta", options: { strategy: "fisher" } },
+  "accuracy-mix50": {
+    label: "accuracy-targeted, 50% random from the start",
+    options: { strategy: "accuracy", randomShare: 0.5, mixRandom: "always" },
+  },
+  "accuracy-mix25": {
+    label: "accuracy-targeted, 25% random from the start",
+    options: { strategy: "accuracy", randomShare: 0.25, mixRandom: "always" },
+  },
+  "accuracy-conflict50": {
+    label: "accuracy-targeted, 50% random once the answers contradict the prior",
+    options: { strategy: "accuracy", randomShare: 0.5, mixRandom: "on-conflict" },
+  },
+};
+
+type PairResult = CalibrationPair;
+
+const CAP = 300;
+const TOLERANCE = 0.03;
+const BANK = 2000;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      datasets: { type: "string" },
+      seeds: { type: "string" },
+      orders: { type: "string" },
+      encoder: { type: "string" },
+      rules: { type: "string" },
+      "data-root": { type: "string" },
+      print: { type: "boolean" },
+    },
+    strict: true,
+  });
+  const args = parseWith(argsSchema, values, "bench:calibration-lodo");
+  const rules = args.rules ?? Object.keys(RULES);
+  for (const r of rules)
+    if (!RULES[r]) throw new Error(`--rules: unknown rule "${r}" (${Object.keys(RULES).join(", ")})`);
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const t0 = performance.now();
+  const { tf } = await getTf();
+  const pairs: PairResult[] = [];
+  const dataRoot = args["data-root"] ? { dataRoot: args["data-root"] } : {};
+  for (const name of args.datasets) {
+    const ds = await loadDataset(name, dataRoot);
+    const split = splitIndices(
+      ds.name,
+      ds.items.map((it) => it.id),
+    );
+    const emb = await embeddingsFor(ds, log, args.encoder);
+    for (const seed of args.seeds) {
+      const w = await validationWorld(tf, ds, emb, split, defaultLeaveOut(ds.name), seed, log, false);
+      for (const m of w.heldOut) {
+        const key = { v: 1, data: ds.source.sha256, emb: emb.source, seed, m, orders: args.orders, cap: CAP };
+        const pair = await cachedPair(key, rules, async (missing) =>
+          runPair(w, split.test, m, seed, missing, args.orders),
+        );
+        pairs.push({ dataset: ds.name, seed, model: w.models[m]!, ...pair });
+        log(
+          `${ds.name} seed ${seed} ${w.models[m]}: ` +
+            rules.map((r) => `${r} ${pair.val[r]}/${pair.test[r]}`).join(", ") +
+            `; random val ${pair.randomVal.join(",")} test ${pair.randomTest.join(",")}`,
+        );
+      }
+    }
+  }
+  const result: CalibrationLodoResult = {
+    datasets: [...new Set(pairs.map((p) => p.dataset))],
+    seeds: args.seeds,
+    orders: args.orders,
+    encoder: args.encoder,
+    rules: rules.map((r) => ({ id: r, label: RULES[r]!.label })),
+    pairs,
+    seconds: (performance.now() - t0) / 1000,
+  };
+  const md = renderCalibrationLodo(result);
+  process.stdout.write(`${md}\n`);
+  if (args.print) return;
+  writeFileSync(join(here, "results", "calibration-lodo.json"), `${JSON.stringify(result, null, 2)}\n`);
+  const docPath = join(here, "..", "docs", "online.md");
+  const doc = readFileSync(docPath, "utf8");
+  const start = "<!-- calibration-lodo:start -->";
+  const end = "<!-- calibration-lodo:end -->";
+  if (!doc.includes(start)) {
+    log(
+      `bench:calibration-lodo: docs/online.md has no ${start} marker; wrote bench/results/calibration-lodo.json only`,
+    );
+    return;
+  }
+  writeFileSync(
+    docPath,
+    doc.slice(0, doc.indexOf(start)) + `${start}\n${md}\n${end}` + doc.slice(doc.indexOf(end) + end.length),
+  );
+  log("bench:calibration-lodo: wrote bench/results/calibration-lodo.json and its block of docs/online.md");
+}
+
+type PairCounts = Omit<PairResult, "dataset" | "seed" | "model"> & { hash?: Record<string, string> };
+
+/** One pair's counts, cached per rule (so adding a rule reruns only that rule). */
+async function cachedPair(
+  key: object,
+  rules: readonly string[],
+  compute: (missing: readonly string[] | "random") => Promise<Partial<PairCounts>>,
+): Promise<PairCounts> {
+  const file = join(
+    here,
+    "..",
+    ".cache",
+    "online-bench",
+    `calib-lodo-${createHash("sha256").update(JSON.stringify(key)).digest("hex").slice(0, 16)}.json`,
+  );
+  const have: PairCounts = existsSync(file)
+    ? (JSON.parse(readFileSync(file, "utf8")) as PairCounts)
+    : { val: {}, test: {}, randomVal: [], randomTest: [] };
+  if (have.randomVal.length === 0) Object.assign(have, await compute("random"));
+  const missing = rules.filter((r) => have.val[r] === undefined || ruleChanged(have, r));
+  if (missing.length > 0) {
+    const got = await compute(missing);
+    Object.assign(have.val, got.val);
+    Object.assign(have.test, got.test);
+  }
+  have.hash = { ...(have.hash ?? {}), ...Object.fromEntries(rules.map((r) => [r, ruleHash(r)])) };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(have));
+  return {
+    val: pick(have.val, rules),
+    test: pick(have.test, rules),
+    randomVal: have.randomVal,
+    randomTest: have.randomTest,
+  };
+}
+
+const ruleHash = (r: string) => JSON.stringify(RULES[r]!.options);
+const ruleChanged = (have: PairCounts, r: string) => have.hash?.[r] !== ruleHash(r);
+const pick = (o: Record<string, number>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]!]));
+
+/** Runs the missing rules (or the random orders) for held-out model `m` of world `w`. */
+async function runPair(
+  w: SimWorld,
+  testRows: readonly number[],
+  m: number,
+  seed: number,
+  what: readonly string[] | "random",
+  orders: number,
+): Promise<Partial<PairCounts>> {
+  const setup = calibrationSetup(w, m, seed, BANK);
+  const evalSets = { val: evalSet(w, m, w.test), test: evalSet(w, m, testRows) };
+  const known = [...w.knownTheta.entries()].map(([k, theta]) => ({ id: w.models[k]!, ability: theta }));
+  const run = async (options: RuleOptions, s: number) => {
+    const learner = new OnlineLearner(known);
+    const modelId = w.models[m]!;
+    learner.addModel(modelId);
+    const trackers = {
+      val: new ItemTracker(learner.posterior(modelId), evalSets.val.alphas, evalSets.val.betas),
+      test: new ItemTracker(learner.posterior(modelId), evalSets.test.alphas, evalSets.test.betas),
+    };
+    const first = { val: -1, test: -1 };
+    const check = (asked: number) => {
+      for (const k of ["val", "test"] as const)
+        if (first[k] < 0 && Math.abs(trackers[k].predictedAccuracy() - evalSets[k].acc) <= TOLERANCE) first[k] = asked;
+    };
+    check(0);
+    await calibrateModel({
+      learner,
+      modelId,
+      probes: setup.bank,
+      budget: CAP,
+      ...options,
+      seed: s,
+      targetSd: 0,
+      ask: async (probe) => setup.label.get(Number(probe.id))!,
+      onProgress: (p) => check(p.asked),
+    });
+    trackers.val.dispose();
+    trackers.test.dispose();
+    return { val: first.val < 0 ? CAP + 1 : first.val, test: first.test < 0 ? CAP + 1 : first.test };
+  };
+  if (what === "random") {
+    const randomVal: number[] = [];
+    const randomTest: number[] = [];
+    for (let o = 0; o < orders; o++) {
+      const r = await run({ strategy: "random" }, seed * 101 + m + 7777 * o);
+      randomVal.push(r.val);
+      randomTest.push(r.test);
+    }
+    return { randomVal, randomTest };
+  }
+  const val: Record<string, number> = {};
+  const test: Record<string, number> = {};
+  for (const r of what) {
+    const got = await run(RULES[r]!.options, seed * 101 + m);
+    val[r] = got.val;
+    test[r] = got.test;
+  }
+  return { val, test };
+}
+
+/** Held-out model m's items among `rows`, with their parameters and its true accuracy on them. */
+function evalSet(w: SimWorld, m: number, rows: readonly number[]) {
+  const items: number[] = [];
+  let sum = 0;
+  for (const i of rows)
+    for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++)
+      if (w.model[j] === m) {
+        items.push(i);
+        sum += w.y[j]!;
+      }
+  const alphas = new Float32Array(items.length * w.d);
+  items.forEach((i, k) => alphas.set(w.alphas.subarray(i * w.d, (i + 1) * w.d), k * w.d));
+  return { alphas, betas: Float32Array.from(items, (i) => w.betas[i]!), acc: sum / items.length };
+}
+
+await main();
