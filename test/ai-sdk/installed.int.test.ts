@@ -6,15 +6,14 @@
  * esbuild, nothing bundled): a routed tool loop over real HTTP against the example's loopback server. About 1.5-3
  * minutes (the build and the install), hence an int test (`npm run test:int`).
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { transformSync } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPackedApp, repo } from "../packed-app.js";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DEPS = ["ai@6.0.333", "@ai-sdk/openai@3.0.141", "zod@4.6.7"];
 
 const root = mkdtempSync(join(tmpdir(), "irt-router-ai-sdk-app-"));
@@ -22,29 +21,7 @@ const app = join(root, "app");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 beforeAll(() => {
-  mkdirSync(app);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
-  const packed = JSON.parse(
-    execFileSync("npm", ["pack", "--json", "--pack-destination", root], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      maxBuffer: 1 << 26,
-    }),
-  ) as { filename: string }[];
-  execFileSync(
-    "npm",
-    [
-      "install",
-      "--prefer-offline",
-      "--no-audit",
-      "--no-fund",
-      "--loglevel=error",
-      join(root, packed[0]!.filename),
-      ...DEPS,
-    ],
-    { cwd: app, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  installPackedApp(root, DEPS);
   // The example as a user's app has it: the package import instead of the repository's entry file.
   const source = readFileSync(join(repo, "examples", "ai-sdk.ts"), "utf8");
   const imported = source.replace(/from "\.\.\/ai-sdk\.js"/, 'from "irt-router/ai-sdk"');

