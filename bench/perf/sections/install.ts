@@ -30,7 +30,7 @@ if (mode === "baseline") {
   console.log(JSON.stringify({ ms: performance.now(), marks, chosen: "-", reply: reply.content }));
   process.exit(0);
 }
-const { IrtRouter } = await import("irt-router");
+const { IrtRouter } = await import("irt-router/langchain");
 mark("root");
 let options = {};
 if (mode !== "default") {
@@ -133,7 +133,7 @@ function firstCallVerdict(baseline: Run[], routed: Run[]): string {
 function phases(rs: Run[]): (string | number)[][] {
   const steps: [string, string | undefined, string][] = [
     ["Node start + import @langchain/core (the application's own)", undefined, "core"],
-    ["import irt-router (root: router and middleware; langchain is an optional peer, tried once)", "core", "root"],
+    ["import irt-router/langchain (the router and middleware, over the root core)", "core", "root"],
     ["import irt-router/adapters", "root", "adapters"],
     ["StaticEncoder.load() (read, sha256, tokenizer, table)", "adapters", "encoder"],
     ["loadPretrained() (read, sha256, decode)", "encoder", "scorer"],
