@@ -176,9 +176,13 @@ describe("documentation examples", () => {
   it("every TypeScript example in README.md and docs/*.md and every @example of the routing code compiles under --strict", () => {
     const examples = [
       ...docFiles().flatMap(markdownExamples),
-      ...["src/langchain", "src/core"].filter((dir) => existsSync(join(root, dir))).flatMap(tsdocExamples),
+      ...["src/langchain", "src/core", "src/ai-sdk", "src/mastra", "src/openai-agents"]
+        .filter((dir) => existsSync(join(root, dir)))
+        .flatMap(tsdocExamples),
     ];
     expect(examples.length).toBeGreaterThanOrEqual(40);
+    const aiSdk = examples.filter((e) => e.where.startsWith("docs/ai-sdk.md") || e.where.startsWith("src/ai-sdk/"));
+    expect(aiSdk.length).toBeGreaterThanOrEqual(5);
     expect(typeCheck(examples)).toEqual([]);
   }, 600_000);
 });
