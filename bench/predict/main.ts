@@ -12,14 +12,13 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { embedForEval } from "../../adapters/eval/embed.js";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
-import { parseWith } from "../../src/util/validate.js";
+import { listFlag, parseFlags, positiveIntFlag } from "../flags.js";
 import { categoryFolds } from "./category-folds.js";
 import { fitPredictCalibration } from "./calibrate.js";
 import { PROBE_COUNTS, runFold, type FoldResult } from "./fold-run.js";
@@ -30,9 +29,9 @@ const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = join(here, "..");
 const ALL = ["mmlu-pro-29models", "routerdc-7models"];
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
+const args = parseFlags(
+  "bench:predict",
+  {
     datasets: { type: "string" },
     seeds: { type: "string" },
     epochs: { type: "string" },
@@ -40,38 +39,16 @@ const { values } = parseArgs({
     json: { type: "boolean" },
     "report-only": { type: "boolean" },
   },
-  strict: true,
-});
-const args = parseWith(
   z
     .object({
-      datasets: z
-        .string()
-        .transform((s) =>
-          s
-            .split(",")
-            .map((x) => x.trim())
-            .filter(Boolean),
-        )
-        .pipe(z.array(z.string().min(1)).min(1))
-        .optional(),
-      seeds: z
-        .string()
-        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-        .transform(Number)
-        .default(3),
-      epochs: z
-        .string()
-        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-        .transform(Number)
-        .default(3),
+      datasets: listFlag(z.string().min(1)).optional(),
+      seeds: positiveIntFlag.default(3),
+      epochs: positiveIntFlag.default(3),
       "data-root": z.string().min(1).optional(),
       json: z.boolean().default(false),
       "report-only": z.boolean().default(false),
     })
     .strict(),
-  values,
-  "options",
 );
 
 /**
