@@ -18,6 +18,7 @@ import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
+import { embeddedLabelsOf } from "../../src/scorer/dataset.js";
 import { listFlag, parseFlags, positiveIntFlag } from "../flags.js";
 import { categoryFolds } from "./category-folds.js";
 import { fitPredictCalibration } from "./calibrate.js";
@@ -104,16 +105,7 @@ async function runDataset(name: string): Promise<FoldResult[]> {
   const pending = todo.filter((t) => !readCached(t.file));
   if (pending.length > 0) {
     const { X, dim } = await embedForEval(ds, process.stderr);
-    const data = {
-      X,
-      dim,
-      nItems: ds.items.length,
-      nModels: ds.models.length,
-      offsets: ds.labels.offsets,
-      model: ds.labels.model,
-      y: ds.labels.y,
-      models: ds.models,
-    };
+    const data = embeddedLabelsOf(ds, X, dim);
     const { tf } = await getTf();
     const started = Date.now();
     let done = 0;
