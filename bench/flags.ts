@@ -1,7 +1,7 @@
 /**
  * The flags of a study's entry script: node's `util.parseArgs` (strict) as the CLI runs it, then a zod schema; every
  * problem (an unknown or repeated flag, a missing or bad value) is a ValidationError naming the flag
- * (`options.<flag>`), as the `irt-router` command's are. The flag schemas the studies share are here too.
+ * (`options.<flag>`), as the `irt-router` command's are; with the command's flag schemas (positive integer, list).
  */
 import { z } from "zod";
 import { parseWith } from "../src/util/validate.js";
@@ -16,7 +16,7 @@ export type FlagSpecs = Record<string, { type: "string" | "boolean" }>;
  *
  * @example
  * ```ts
- * const args = parseFlags("eval:all", { seeds: { type: "string" } }, z.object({ seeds: positiveIntFlag.optional() }));
+ * const args = parseFlags("eval:all", { seeds: { type: "string" } }, z.object({ seeds: positiveIntFlag().optional() }));
  * ```
  */
 export function parseFlags<S extends z.ZodType>(
@@ -29,20 +29,4 @@ export function parseFlags<S extends z.ZodType>(
   return parseWith(schema, values, "options");
 }
 
-/** A flag whose value is a positive integer (`--seeds 3`). */
-export const positiveIntFlag = z
-  .string()
-  .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-  .transform(Number);
-
-/** A flag whose value is a comma-separated list of at least one `item` (`--datasets a,b`), blanks dropped. */
-export const listFlag = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(item).min(1));
+export { listFlag, positiveIntFlag } from "../adapters/cli/flag-schemas.js";

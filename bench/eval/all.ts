@@ -40,7 +40,7 @@ const args = parseFlags(
   z
     .object({
       datasets: listFlag(z.enum(ALL as [string, ...string[]])).optional(),
-      seeds: positiveIntFlag.optional(),
+      seeds: positiveIntFlag().optional(),
       "data-root": z.string().min(1).optional(),
       "report-only": z.boolean().optional(),
     })

@@ -43,8 +43,8 @@ const args = parseFlags(
   z
     .object({
       datasets: listFlag(z.string().min(1)).optional(),
-      seeds: positiveIntFlag.default(3),
-      epochs: positiveIntFlag.default(3),
+      seeds: positiveIntFlag().default(3),
+      epochs: positiveIntFlag().default(3),
       "data-root": z.string().min(1).optional(),
       json: z.boolean().default(false),
       "report-only": z.boolean().default(false),

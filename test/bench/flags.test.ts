@@ -9,7 +9,7 @@ const specs = { datasets: { type: "string" }, seeds: { type: "string" }, json: {
 const schema = z
   .object({
     datasets: listFlag(z.enum(["a", "b"])).optional(),
-    seeds: positiveIntFlag.default(3),
+    seeds: positiveIntFlag().default(3),
     json: z.boolean().default(false),
   })
   .strict();
