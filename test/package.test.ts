@@ -151,20 +151,23 @@ describe("bin/irt-router.js", () => {
   });
 });
 
+/** The names (types included) an entry file exports, as the TypeScript compiler resolves them. */
+function exportedNames(file: string): string[] {
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    noEmit: true,
+    skipLibCheck: true,
+  });
+  const checker = program.getTypeChecker();
+  return checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!).map((s) => s.name);
+}
+
 describe("the root entry point", () => {
   it("exports at most 40 names, types included (the rest lives in the subpaths)", () => {
     const file = join(root, "index.ts");
-    const program = ts.createProgram([file], {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      noEmit: true,
-      skipLibCheck: true,
-    });
-    const checker = program.getTypeChecker();
-    const names = checker
-      .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!)
-      .map((s) => s.name);
+    const names = exportedNames(file);
     expect(names).toContain("RouterCore");
     expect(names).toContain("IrtRouterError");
     expect(names).not.toContain("IrtRouter"); // the LangChain face is irt-router/langchain
@@ -175,17 +178,7 @@ describe("the root entry point", () => {
 describe("the LangChain entry point", () => {
   it("irt-router/langchain exports the LangChain router and middleware, and @langchain/core is an optional peer", () => {
     const file = join(root, "langchain.ts");
-    const program = ts.createProgram([file], {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      noEmit: true,
-      skipLibCheck: true,
-    });
-    const checker = program.getTypeChecker();
-    const names = checker
-      .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!)
-      .map((s) => s.name);
+    const names = exportedNames(file);
     for (const name of ["IrtRouter", "irtRouterMiddleware", "routeDecisionOf", "routingText", "MemoryFeedbackSink"])
       expect(names).toContain(name);
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));

@@ -13,12 +13,24 @@ export interface ParsedCli {
   positionals: string[];
 }
 
-/** Parses `args` for `command`; every problem is a ValidationError with the flag's path. */
+/**
+ * Parses `args` for `command`; every problem is a ValidationError with the flag's path. Messages point at
+ * `irt-router <name> --help`; a script other than the CLI gives its `program` name instead, and its messages list
+ * the flags.
+ */
 export function parseCliArgs(
-  command: Pick<CliCommand, "name" | "options" | "allowPositionals">,
+  command: Pick<CliCommand, "name" | "options" | "allowPositionals"> & { readonly program?: string },
   args: string[],
 ): ParsedCli {
   const flags = Object.keys(command.options);
+  const help =
+    command.program === undefined
+      ? {
+          program: `irt-router ${command.name}`,
+          list: `irt-router ${command.name} --help lists the options`,
+          brief: `irt-router ${command.name} --help`,
+        }
+      : { program: command.program, list: flagList(flags), brief: flagList(flags) };
   let parsed;
   try {
     parsed = parseArgs({
@@ -29,7 +41,7 @@ export function parseCliArgs(
       tokens: true,
     });
   } catch (error) {
-    throw fromParseError(error, command.name, flags);
+    throw fromParseError(error, help, flags);
   }
   const seen = new Map<string, string>();
   for (const token of parsed.tokens) {
@@ -49,7 +61,14 @@ export function parseCliArgs(
   return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
 }
 
-function fromParseError(error: unknown, command: string, flags: string[]): Error {
+/** The flags as a message lists them, for a script without `--help`. */
+const flagList = (flags: readonly string[]): string => `the options are ${flags.map((f) => `--${f}`).join(", ")}`;
+
+function fromParseError(
+  error: unknown,
+  help: { program: string; list: string; brief: string },
+  flags: string[],
+): Error {
   const e = error as Error & { code?: string };
   const message = e?.message ?? String(error);
   const flag = /'(-{1,2}[^'\s]+)/.exec(message)?.[1];
@@ -58,7 +77,7 @@ function fromParseError(error: unknown, command: string, flags: string[]): Error
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
       const hint = name ? closestMatch(name, flags) : undefined;
       return new ValidationError(
-        `unknown option ${flag ?? ""}${hint ? `; did you mean --${hint}?` : ""} (irt-router ${command} --help lists the options)`,
+        `unknown option ${flag ?? ""}${hint ? `; did you mean --${hint}?` : ""} (${help.list})`,
         { path: `options.${name ?? "?"}` },
       );
     }
@@ -80,7 +99,7 @@ function fromParseError(error: unknown, command: string, flags: string[]): Error
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
       const arg = /'([^']*)'/.exec(message)?.[1];
       return new ValidationError(
-        `unexpected argument "${arg ?? "?"}": irt-router ${command} takes only --options (irt-router ${command} --help)`,
+        `unexpected argument "${arg ?? "?"}": ${help.program} takes only --options (${help.brief})`,
         {
           path: "options",
         },

@@ -21,6 +21,7 @@ import type { RoutingMethod } from "../../src/eval/types.js";
 import { loadScorer, loadPretrained } from "../artifact/load.js";
 import { datasetModelNames } from "../../src/scorer/catalog.js";
 import { irtMoeConfigSchema, type IrtMoeConfig } from "../../src/scorer/config.js";
+import { embeddedLabelsOf } from "../../src/scorer/dataset.js";
 import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { parseWith } from "../../src/util/validate.js";
 import { Progress } from "../progress.js";
@@ -105,16 +106,7 @@ export async function runEvaluation(
     `eval: ${ds.name}: ${ds.items.length} items, ${ds.models.length} models; split train ${split.train.length} / val ${split.val.length} / test ${split.test.length}\n`,
   );
   const embeddings = options.embed ? await options.embed(ds) : await embedForEval(ds, log, encoder);
-  const data = {
-    X: embeddings.X,
-    dim: embeddings.dim,
-    nItems: ds.items.length,
-    nModels: ds.models.length,
-    offsets: ds.labels.offsets,
-    model: ds.labels.model,
-    y: ds.labels.y,
-    models: ds.models,
-  };
+  const data = embeddedLabelsOf(ds, embeddings.X, embeddings.dim);
   const cost = ds.labels.cost ? expectedCosts(ds, data, split.train) : undefined;
   const methods = await evalMethods(wanted, { saved, model: options.model, ds, embeddings, irtMoeConfig });
   const seeds = Array.from({ length: options.seeds ?? 3 }, (_, k) => k + 1);

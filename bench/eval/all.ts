@@ -10,12 +10,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { IRT_MOE, type EvalReport, type MethodReport } from "../../src/eval/evaluate.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
-import { parseWith } from "../../src/util/validate.js";
 import { runEvaluation } from "../../adapters/eval/run.js";
+import { listFlag, parseFlags, positiveIntFlag } from "../flags.js";
 
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -30,40 +29,22 @@ const TARGETS: Record<string, { kind: "win"; reference: number } | { kind: "near
   "routellm-2models": { kind: "near", points: 0.005 },
 };
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
+const args = parseFlags(
+  "eval:all",
+  {
     datasets: { type: "string" },
     seeds: { type: "string" },
     "data-root": { type: "string" },
     "report-only": { type: "boolean" },
   },
-  strict: true,
-});
-const args = parseWith(
   z
     .object({
-      datasets: z
-        .string()
-        .transform((s) =>
-          s
-            .split(",")
-            .map((x) => x.trim())
-            .filter(Boolean),
-        )
-        .pipe(z.array(z.enum(ALL as [string, ...string[]])).min(1))
-        .optional(),
-      seeds: z
-        .string()
-        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-        .transform(Number)
-        .optional(),
+      datasets: listFlag(z.enum(ALL as [string, ...string[]])).optional(),
+      seeds: positiveIntFlag().optional(),
       "data-root": z.string().min(1).optional(),
       "report-only": z.boolean().optional(),
     })
     .strict(),
-  values,
-  "options",
 );
 const datasets = args["report-only"] ? [] : (args.datasets ?? ALL);
 const seeds = args.seeds ?? 3;

@@ -12,14 +12,14 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { embedForEval } from "../../adapters/eval/embed.js";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
-import { parseWith } from "../../src/util/validate.js";
+import { embeddedLabelsOf } from "../../src/scorer/dataset.js";
+import { listFlag, parseFlags, positiveIntFlag } from "../flags.js";
 import { categoryFolds } from "./category-folds.js";
 import { fitPredictCalibration } from "./calibrate.js";
 import { PROBE_COUNTS, runFold, type FoldResult } from "./fold-run.js";
@@ -30,9 +30,9 @@ const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = join(here, "..");
 const ALL = ["mmlu-pro-29models", "routerdc-7models"];
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
+const args = parseFlags(
+  "bench:predict",
+  {
     datasets: { type: "string" },
     seeds: { type: "string" },
     epochs: { type: "string" },
@@ -40,38 +40,16 @@ const { values } = parseArgs({
     json: { type: "boolean" },
     "report-only": { type: "boolean" },
   },
-  strict: true,
-});
-const args = parseWith(
   z
     .object({
-      datasets: z
-        .string()
-        .transform((s) =>
-          s
-            .split(",")
-            .map((x) => x.trim())
-            .filter(Boolean),
-        )
-        .pipe(z.array(z.string().min(1)).min(1))
-        .optional(),
-      seeds: z
-        .string()
-        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-        .transform(Number)
-        .default(3),
-      epochs: z
-        .string()
-        .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-        .transform(Number)
-        .default(3),
+      datasets: listFlag(z.string().min(1)).optional(),
+      seeds: positiveIntFlag().default(3),
+      epochs: positiveIntFlag().default(3),
       "data-root": z.string().min(1).optional(),
       json: z.boolean().default(false),
       "report-only": z.boolean().default(false),
     })
     .strict(),
-  values,
-  "options",
 );
 
 /**
@@ -127,16 +105,7 @@ async function runDataset(name: string): Promise<FoldResult[]> {
   const pending = todo.filter((t) => !readCached(t.file));
   if (pending.length > 0) {
     const { X, dim } = await embedForEval(ds, process.stderr);
-    const data = {
-      X,
-      dim,
-      nItems: ds.items.length,
-      nModels: ds.models.length,
-      offsets: ds.labels.offsets,
-      model: ds.labels.model,
-      y: ds.labels.y,
-      models: ds.models,
-    };
+    const data = embeddedLabelsOf(ds, X, dim);
     const { tf } = await getTf();
     const started = Date.now();
     let done = 0;

@@ -13,6 +13,7 @@ import type { CorePlan, RouterCore } from "../core/router-core.js";
 import type { RouteDecision } from "../core/contracts/route-decision.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import { ValidationError } from "../errors.js";
+import { childEntries, childVersions } from "./children.js";
 import type { AiMessage } from "./prompt-messages.js";
 import {
   IrtRouterModel,
@@ -46,18 +47,6 @@ export interface IrtRouterModelV4Options extends Omit<IrtRouterModelOptions, "mo
     | readonly (LanguageModelV4Like | (AiSdkModelConfigV4 & { readonly id?: string }))[];
 }
 
-type Child = { readonly specificationVersion?: unknown; readonly model?: { readonly specificationVersion?: unknown } };
-
-/** The `specificationVersion`s of the children (a bare model, or a config's `model`). */
-function versionsOf(models: unknown): Set<unknown> {
-  const list = Array.isArray(models) ? models : Object.values((models ?? {}) as Record<string, unknown>);
-  return new Set(
-    (list as Child[]).map((c) =>
-      c && typeof c === "object" && "model" in c ? c.model?.specificationVersion : c?.specificationVersion,
-    ),
-  );
-}
-
 /** The V4 child as the V3 router calls it: the same object's methods under the V3 version tag. */
 function asV3(model: LanguageModelV4Like): LanguageModelV3 {
   return {
@@ -72,19 +61,12 @@ function asV3(model: LanguageModelV4Like): LanguageModelV3 {
   };
 }
 
-const isModel = (c: unknown): c is LanguageModelV4Like =>
-  typeof c === "object" && c !== null && (c as Child).specificationVersion === "v4";
+const isModel = (c: LanguageModelV4Like | AiSdkModelConfigV4): c is LanguageModelV4Like =>
+  typeof c === "object" && c !== null && (c as { specificationVersion?: unknown }).specificationVersion === "v4";
 
+/** The V4 children as V3 children: each entry with its id, its model seen through {@link asV3}. */
 function v3Children(models: IrtRouterModelV4Options["models"]): IrtRouterModelOptions["models"] {
-  const wrap = (c: LanguageModelV4Like | AiSdkModelConfigV4) =>
-    isModel(c) ? { id: c.modelId, model: asV3(c) } : { ...c, model: asV3(c.model) };
-  if (Array.isArray(models)) return models.map(wrap);
-  return Object.fromEntries(
-    Object.entries(models as Record<string, LanguageModelV4Like | AiSdkModelConfigV4>).map(([id, c]) => {
-      const { id: _id, ...config } = wrap(c) as { id?: string; model: LanguageModelV3 };
-      return [id, config];
-    }),
-  );
+  return childEntries(models, isModel).map((e) => ({ ...e, model: asV3(e.model) }));
 }
 
 /**
@@ -190,7 +172,7 @@ export function createIrtRouterModel(options: IrtRouterModelOptions): IrtRouterM
 export function createIrtRouterModel(
   options: IrtRouterModelOptions | IrtRouterModelV4Options,
 ): IrtRouterModel | IrtRouterModelV4 {
-  const versions = versionsOf((options as { models?: unknown } | undefined)?.models);
+  const versions = childVersions((options as { models?: unknown } | undefined)?.models);
   if (!versions.has("v4")) return new IrtRouterModel(options as IrtRouterModelOptions);
   if (versions.size > 1) {
     throw new ValidationError(

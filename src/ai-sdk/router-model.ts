@@ -19,6 +19,7 @@ import { RouterCore, type CorePlan } from "../core/router-core.js";
 import type { ModelCapabilities, RoutingOptions } from "../core/contracts/options.js";
 import type { RouteDecision } from "../core/contracts/route-decision.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
+import { childEntries } from "./children.js";
 import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { openStream, relayStream } from "./stream-relay.js";
@@ -80,11 +81,7 @@ function childrenOf(options: IrtRouterModelOptions): {
   models: Map<string, LanguageModelV3>;
 } {
   const parsed = parseWith(z.object({ models: modelsSchema }), { models: options.models }, "options");
-  const list = Array.isArray(parsed.models)
-    ? parsed.models.map((e) =>
-        isLanguageModel(e) ? { id: e.modelId, model: e } : { id: e.id ?? e.model.modelId, ...e },
-      )
-    : Object.entries(parsed.models).map(([id, e]) => (isLanguageModel(e) ? { id, model: e } : { ...e, id }));
+  const list = childEntries(parsed.models, isLanguageModel);
   const models = new Map(list.map((e) => [e.id, e.model]));
   const core = list.map(({ model: _model, ...rest }) => rest);
   return { core, models };

@@ -49,6 +49,31 @@ export interface JoinOptions {
 }
 
 /**
+ * One dataset's labels with its embeddings as training data, its models as the dataset lists them (no joining by
+ * canonical id: see {@link joinDatasets} for that).
+ *
+ * @example
+ * const data = embeddedLabelsOf(dataset, vectors, 512);
+ * const trained = await trainIrtMoe(tf, data, split);
+ */
+export function embeddedLabelsOf(
+  dataset: CorrectnessDataset,
+  X: Float32Array,
+  dim: number,
+): EmbeddedLabels & { readonly models: readonly string[] } {
+  return {
+    X,
+    dim,
+    nItems: dataset.items.length,
+    nModels: dataset.models.length,
+    offsets: dataset.labels.offsets,
+    model: dataset.labels.model,
+    y: dataset.labels.y,
+    models: dataset.models,
+  };
+}
+
+/**
  * Joins datasets into one training problem. Model columns map to canonical ids through the alias
  * table, so the same model in two datasets shares one ability vector (unless `shareAbilities` is false).
  *

@@ -3,36 +3,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
-import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleOptions } from "../../scripts/bundle.js";
-import { resolveImport, ROOT } from "../structure/import-graph.js";
+import { resolveImport, ROOT, specifiersOf } from "../structure/import-graph.js";
 
 /** Packages of the framework faces: the root entry must load none of them, at run time or in its types. */
 const FRAMEWORK = /^(langchain|@langchain\/[^/]+|ai|@ai-sdk\/[^/]+)(\/|$)/;
-
-/** Every module specifier a file names in code (comments aside): imports, exports, `import()` and `import("...")` types. */
-function specifiersOf(file: string): string[] {
-  const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), "utf8"), ts.ScriptTarget.Latest);
-  const specs: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      if (ts.isStringLiteral(node.moduleSpecifier)) specs.push(node.moduleSpecifier.text);
-    } else if (
-      ts.isCallExpression(node) &&
-      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      ts.isStringLiteral(node.arguments[0]!)
-    ) {
-      specs.push((node.arguments[0] as ts.StringLiteral).text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      const lit = node.argument.literal;
-      if (ts.isStringLiteral(lit)) specs.push(lit.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return specs;
-}
 
 /** The bare (package) specifiers of every project file reachable from `entry` through relative imports. */
 function packagesReachedFrom(entry: string): Map<string, string[]> {

@@ -6,16 +6,14 @@ import { z } from "zod";
 import { createIrtRouterModel, irtPrepareStep, IrtRouterModelV4 } from "../../src/ai-sdk/index.js";
 import { stepCostUsd } from "../../src/policy/index.js";
 import { ValidationError } from "../../src/errors.js";
-import { ToyScorer, quietLogger } from "../langchain/helpers.js";
+import { PRICES, toyRouting } from "./helpers.js";
 
 /**
  * The AI SDK 7 face (Node 22: `ai` 7 needs it): `createIrtRouterModel` over `MockLanguageModelV4` children returns a
  * `LanguageModelV4` that `ai` 7's `generateText` runs. The toy scorer with the quality policy ranks gpt-4 first,
  * then mixtral, then mistral.
  */
-const GPT4 = { inputPer1M: 10, outputPer1M: 30, cachedInputPer1M: 1 };
-const MIXTRAL = { inputPer1M: 0.6, outputPer1M: 0.6 };
-const MISTRAL = { inputPer1M: 0.2, outputPer1M: 0.2 };
+const GPT4 = { ...PRICES["gpt-4"], cachedInputPer1M: 1 };
 
 const usage = (input: number, output: number, cacheRead = 0): LanguageModelV4Usage => ({
   inputTokens: { total: input, noCache: input - cacheRead, cacheRead, cacheWrite: 0 },
@@ -59,13 +57,10 @@ function script(failing: ReadonlySet<string> = new Set()) {
   const router = createIrtRouterModel({
     models: {
       "gpt-4": { model: child("gpt-4"), price: GPT4 },
-      mixtral: { model: child("mixtral"), price: MIXTRAL },
-      mistral: { model: child("mistral"), price: MISTRAL },
+      mixtral: { model: child("mixtral"), price: PRICES.mixtral },
+      mistral: { model: child("mistral"), price: PRICES.mistral },
     },
-    scorer: new ToyScorer(),
-    policy: { kind: "quality" },
-    logger: quietLogger(),
-    tracing: false,
+    ...toyRouting(),
   });
   return { router, served, prompts };
 }

@@ -1,16 +1,11 @@
-import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, stepCountIs, streamText, tool } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startLoopbackOpenAI, type LoopbackOpenAI } from "../../examples/loopback-openai.js";
+import { loopbackPerTest } from "./helpers.js";
 
 /** The examples' loopback server, driven by the real `@ai-sdk/openai` provider over HTTP. */
 describe("loopback OpenAI-compatible server", () => {
-  let server: LoopbackOpenAI | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const loopback = loopbackPerTest();
 
   const weather = tool({
     description: "Current weather of a city",
@@ -19,8 +14,7 @@ describe("loopback OpenAI-compatible server", () => {
   });
 
   it("serves a tool loop: a tool call, then the answer from its result, with cached tokens on the second call", async () => {
-    server = await startLoopbackOpenAI();
-    const openai = createOpenAI({ baseURL: server.baseURL, apiKey: "loopback" });
+    const { server, openai } = await loopback.start();
     const result = await generateText({
       model: openai.chat("gpt-4o-mini"),
       tools: { weather },
@@ -37,8 +31,7 @@ describe("loopback OpenAI-compatible server", () => {
   });
 
   it("streams with usage in the last chunk", async () => {
-    server = await startLoopbackOpenAI();
-    const openai = createOpenAI({ baseURL: server.baseURL, apiKey: "loopback" });
+    const { server, openai } = await loopback.start();
     const result = streamText({
       model: openai.chat("gpt-4o"),
       tools: { weather },
@@ -53,8 +46,7 @@ describe("loopback OpenAI-compatible server", () => {
   });
 
   it("fails the models it is told to, with their HTTP status", async () => {
-    server = await startLoopbackOpenAI({ failing: { "gpt-4o": 503 } });
-    const openai = createOpenAI({ baseURL: server.baseURL, apiKey: "loopback" });
+    const { server, openai } = await loopback.start({ failing: { "gpt-4o": 503 } });
     await expect(generateText({ model: openai.chat("gpt-4o"), prompt: "hi", maxRetries: 0 })).rejects.toThrow(
       /unavailable/,
     );

@@ -1,12 +1,10 @@
-import { createOpenAI } from "@ai-sdk/openai";
 import { Agent } from "@mastra/core/agent";
 import { RequestContext } from "@mastra/core/request-context";
 import { createTool } from "@mastra/core/tools";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startLoopbackOpenAI, type LoopbackOpenAI } from "../../examples/loopback-openai.js";
 import { IrtRouterProcessor, MASTRA_RUN_ID_KEY } from "../../src/mastra/index.js";
-import { ToyScorer, quietLogger } from "../langchain/helpers.js";
+import { loopbackPerTest, PRICES, toyRouting } from "./helpers.js";
 
 /**
  * The Mastra processor on a real Mastra `Agent` (Node 22: @mastra/core needs it), its models real `@ai-sdk/openai`
@@ -14,11 +12,7 @@ import { ToyScorer, quietLogger } from "../langchain/helpers.js";
  * mixtral, then mistral.
  */
 describe("IrtRouterProcessor on a Mastra Agent", () => {
-  let server: LoopbackOpenAI | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const loopback = loopbackPerTest();
 
   const weather = createTool({
     id: "weather",
@@ -28,20 +22,16 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
   });
 
   async function setup(failing: Record<string, number> = {}) {
-    server = await startLoopbackOpenAI({ failing });
-    const openai = createOpenAI({ baseURL: server.baseURL, apiKey: "loopback" });
+    const { server, openai } = await loopback.start({ failing });
     const processor = new IrtRouterProcessor({
       models: {
-        "gpt-4": { model: openai.chat("gpt-4"), price: { inputPer1M: 10, outputPer1M: 30 } },
-        mixtral: { model: openai.chat("mixtral"), price: { inputPer1M: 0.6, outputPer1M: 0.6 } },
-        mistral: { model: openai.chat("mistral"), price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
+        "gpt-4": { model: openai.chat("gpt-4"), price: PRICES["gpt-4"] },
+        mixtral: { model: openai.chat("mixtral"), price: PRICES.mixtral },
+        mistral: { model: openai.chat("mistral"), price: PRICES.mistral },
       },
-      scorer: new ToyScorer(),
-      policy: { kind: "quality" },
-      logger: quietLogger(),
-      tracing: false,
+      ...toyRouting(),
     });
-    return { openai, processor };
+    return { server, openai, processor };
   }
 
   function agent(model: unknown, processor: IrtRouterProcessor) {
@@ -59,7 +49,7 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
   }
 
   it("routes every step of a tool loop, records each step's realized cost with the cache it read, and takes feedback by run", async () => {
-    const { openai, processor } = await setup();
+    const { server, openai, processor } = await setup();
     const requestContext = new RequestContext();
     requestContext.set(MASTRA_RUN_ID_KEY, "mastra-run-1");
     const result = await agent(openai.chat("configured"), processor).generate("What's the weather in Lisbon?", {
@@ -68,7 +58,7 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     });
     expect(result.text).toBe("[gpt-4] It is 21°C and sunny in Lisbon.");
     // the configured model never served: each step went to the routed one
-    expect(server!.requests.map((r) => `${r.model}:${r.toolCall ?? "answer"}`)).toEqual([
+    expect(server.requests.map((r) => `${r.model}:${r.toolCall ?? "answer"}`)).toEqual([
       "gpt-4:weather",
       "gpt-4:answer",
     ]);
@@ -79,22 +69,22 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     ]);
     const second = decisions[1]!.realized!;
     expect(second.source).toBe("usage");
-    expect(second.inputTokens).toBe(server!.requests[1]!.promptTokens);
-    expect(second.cacheReadTokens).toBe(server!.requests[1]!.cachedTokens);
+    expect(second.inputTokens).toBe(server.requests[1]!.promptTokens);
+    expect(second.cacheReadTokens).toBe(server.requests[1]!.cachedTokens);
     expect(second.cacheReadTokens).toBeGreaterThan(0);
     const events = await processor.feedback("mastra-run-1", true, { source: "grader" });
     expect(events).toHaveLength(2);
   });
 
   it("escalates in processAPIError: the rejected model's step is retried on the router's next model", async () => {
-    const { openai, processor } = await setup({ "gpt-4": 400 });
+    const { server, openai, processor } = await setup({ "gpt-4": 400 });
     const requestContext = new RequestContext();
     const result = await agent(openai.chat("configured"), processor).generate("What's the weather in Oslo?", {
       maxSteps: 4,
       requestContext,
     });
     expect(result.text).toBe("[mixtral] It is 21°C and sunny in Oslo.");
-    expect(server!.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
+    expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
       "gpt-4:400",
       "mixtral:200",
       "gpt-4:400",
@@ -111,11 +101,11 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
   });
 
   it("leaves the agent's own fallback models alone: they serve after the routed model fails, unreplaced", async () => {
-    const { openai, processor } = await setup({ "gpt-4": 400 });
+    const { server, openai, processor } = await setup({ "gpt-4": 400 });
     const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
     const result = await agent(model, processor).generate("What's the weather in Rome?", { maxSteps: 4 });
     expect(result.text).toBe("[secondary] It is 21°C and sunny in Rome.");
-    expect(server!.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
+    expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
       "gpt-4:400",
       "secondary:200",
       "secondary:200",

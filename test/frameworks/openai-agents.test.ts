@@ -1,23 +1,17 @@
-import { createOpenAI } from "@ai-sdk/openai";
 import { Agent, Runner, tool } from "@openai/agents";
 import { aisdk } from "@openai/agents-extensions/ai-sdk";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startLoopbackOpenAI, type LoopbackOpenAI } from "../../examples/loopback-openai.js";
 import { createIrtRouterModel } from "../../src/ai-sdk/index.js";
 import { pinServerState } from "../../src/openai-agents/index.js";
-import { ToyScorer, quietLogger } from "../langchain/helpers.js";
+import { loopbackPerTest, PRICES, toyRouting } from "./helpers.js";
 
 /**
  * OpenAI Agents JS: a real `Runner` over `aisdk(createIrtRouterModel(...))`, the children real `@ai-sdk/openai` chat
  * models talking HTTP to the loopback server. The toy scorer with the quality policy ranks gpt-4 first, then mixtral.
  */
 describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => {
-  let server: LoopbackOpenAI | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const loopback = loopbackPerTest();
 
   const weather = tool({
     name: "weather",
@@ -27,34 +21,30 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
   });
 
   async function setup() {
-    server = await startLoopbackOpenAI();
-    const openai = createOpenAI({ baseURL: server.baseURL, apiKey: "loopback" });
+    const { server, openai } = await loopback.start();
     const router = createIrtRouterModel({
       models: {
-        "gpt-4": { model: openai.chat("gpt-4"), price: { inputPer1M: 10, outputPer1M: 30 } },
-        mixtral: { model: openai.chat("mixtral"), price: { inputPer1M: 0.6, outputPer1M: 0.6 } },
+        "gpt-4": { model: openai.chat("gpt-4"), price: PRICES["gpt-4"] },
+        mixtral: { model: openai.chat("mixtral"), price: PRICES.mixtral },
       },
-      scorer: new ToyScorer(),
-      policy: { kind: "quality" },
-      logger: quietLogger(),
-      tracing: false,
+      ...toyRouting(),
     });
     const runner = new Runner({ tracingDisabled: true });
-    return { router, runner };
+    /** The models that answered (HTTP 200), in order. */
+    const served = () => server.requests.filter((r) => r.status === 200).map((r) => r.model);
+    return { server, router, runner, served };
   }
 
-  const served = () => server!.requests.filter((r) => r.status === 200).map((r) => r.model);
-
   it("routes every turn of a run (tool call, then answer), falling back when the first choice fails", async () => {
-    const { router, runner } = await setup();
+    const { server, router, runner } = await setup();
     const agent = new Agent({ name: "weather", instructions: "Be brief.", model: aisdk(router), tools: [weather] });
-    server!.failing["gpt-4"] = 503;
+    server.failing["gpt-4"] = 503;
     const first = await runner.run(agent, "What's the weather in Rome?");
     expect(first.finalOutput).toBe("[mixtral] It is 21°C and sunny in Rome.");
-    delete server!.failing["gpt-4"];
+    delete server.failing["gpt-4"];
     const second = await runner.run(agent, "What's the weather in Oslo?");
     expect(second.finalOutput).toBe("[gpt-4] It is 21°C and sunny in Oslo.");
-    expect(server!.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
+    expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
       "gpt-4:503",
       "mixtral:200",
       "gpt-4:503",
@@ -72,16 +62,16 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
   });
 
   it("pins the run to one model while it holds server-side state (conversationId, previousResponseId)", async () => {
-    const { router, runner } = await setup();
+    const { server, router, runner, served } = await setup();
     const agent = new Agent({
       name: "weather",
       instructions: "Be brief.",
       model: pinServerState(aisdk(router)),
       tools: [weather],
     });
-    server!.failing["gpt-4"] = 503; // the conversation starts on mixtral (fallback)
+    server.failing["gpt-4"] = 503; // the conversation starts on mixtral (fallback)
     await runner.run(agent, "What's the weather in Rome?", { conversationId: "conv-1" });
-    delete server!.failing["gpt-4"]; // gpt-4 is back and the router's first choice again
+    delete server.failing["gpt-4"]; // gpt-4 is back and the router's first choice again
     const next = await runner.run(agent, "And in Paris?", { conversationId: "conv-1" });
     expect(next.finalOutput).toBe("[mixtral] It is 21°C and sunny in Paris.");
     const chained = await runner.run(agent, "And in Nice?", { previousResponseId: next.lastResponseId });
@@ -96,11 +86,11 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
   });
 
   it("without the guard, the same conversation would switch provider mid-state", async () => {
-    const { router, runner } = await setup();
+    const { server, router, runner } = await setup();
     const agent = new Agent({ name: "weather", instructions: "Be brief.", model: aisdk(router), tools: [weather] });
-    server!.failing["gpt-4"] = 503;
+    server.failing["gpt-4"] = 503;
     await runner.run(agent, "What's the weather in Rome?", { conversationId: "conv-2" });
-    delete server!.failing["gpt-4"];
+    delete server.failing["gpt-4"];
     const next = await runner.run(agent, "And in Paris?", { conversationId: "conv-2" });
     expect(next.finalOutput).toBe("[gpt-4] It is 21°C and sunny in Paris.");
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { buildCatalog, datasetModelNames, ModelResolver } from "../../src/scorer/catalog.js";
-import { joinDatasets } from "../../src/scorer/dataset.js";
+import { embeddedLabelsOf, joinDatasets } from "../../src/scorer/dataset.js";
 
 /** A tiny dataset: `n` items, every model observed on every item, label = (item + model) % 2. */
 function tiny(name: string, models: string[], n: number): CorrectnessDataset {
@@ -70,5 +70,15 @@ describe("joinDatasets + buildCatalog", () => {
     const resolver = new ModelResolver(catalog);
     expect(resolver.indexOf("gpt-4-1106-preview")).toBe(joined.parts[1]!.modelIndex[0]);
     expect(catalog.map((e) => e.id)).toContain("gpt-4-1106-preview@narrow");
+  });
+});
+
+describe("embeddedLabelsOf", () => {
+  it("is one dataset as training data: its labels, and its models as the dataset lists them", () => {
+    const ds = tiny("aliased", ["gpt-4-1106-preview", "gpt-4"], 5);
+    const X = new Float32Array(5 * 2);
+    const data = embeddedLabelsOf(ds, X, 2);
+    expect(data).toMatchObject({ X, dim: 2, nItems: 5, nModels: 2, models: ["gpt-4-1106-preview", "gpt-4"] });
+    expect([data.offsets, data.model, data.y]).toEqual([ds.labels.offsets, ds.labels.model, ds.labels.y]);
   });
 });

@@ -14,6 +14,31 @@ beforeAll(async () => {
 
 const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
 
+/**
+ * Checks the gradient `g` of `loss` against central finite differences (step 1e-2, two decimals), moving one
+ * parameter of `input` (as `read()` lists them) at a time.
+ */
+function expectFiniteDifferences(
+  input: { read(): Float32Array; write(values: Float32Array): void },
+  loss: () => { dataSync(): ArrayLike<number>; dispose(): void },
+  g: ArrayLike<number>,
+): void {
+  const base = input.read();
+  const h = 1e-2;
+  base.forEach((_, k) => {
+    const at = (d: number) => {
+      const v = base.slice();
+      v[k]! += d;
+      input.write(v);
+      const t = loss();
+      const out = t.dataSync()[0]!;
+      t.dispose();
+      return out;
+    };
+    expect(g[k]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 2);
+  });
+}
+
 function randomTable(rows: number, dim: number, seed: number): StaticTable {
   const rng = trainingRng(seed);
   return quantizeTable(
@@ -68,20 +93,7 @@ describe("pieceWeightInput", () => {
     const loss = () => tf.sum(tf.mul(input.forward([0, 1, 2]), target)) as any;
     const { grads } = tf.variableGrads(loss, [...input.variables]);
     const g = grads[input.variables[0]!.name]!.dataSync();
-    const base = input.read();
-    const h = 1e-2;
-    base.forEach((_, k) => {
-      const at = (d: number) => {
-        const v = base.slice();
-        v[k]! += d;
-        input.write(v);
-        const t = loss();
-        const out = t.dataSync()[0]!;
-        t.dispose();
-        return out;
-      };
-      expect(g[k]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 2);
-    });
+    expectFiniteDifferences(input, loss, g);
     input.dispose();
   });
 
@@ -157,20 +169,7 @@ describe("pieceWeightInput", () => {
     const loss = () => tf.sum(tf.mul(input.forward([0, 1, 2]), target)) as any;
     const { grads } = tf.variableGrads(loss, [...input.variables]);
     const g = [...grads[input.variables[0]!.name]!.dataSync(), ...grads[input.variables[1]!.name]!.dataSync()];
-    const base = input.read();
-    const h = 1e-2;
-    base.forEach((_, k) => {
-      const at = (d: number) => {
-        const v = base.slice();
-        v[k]! += d;
-        input.write(v);
-        const t = loss();
-        const out = t.dataSync()[0]!;
-        t.dispose();
-        return out;
-      };
-      expect(g[k]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 2);
-    });
+    expectFiniteDifferences(input, loss, g);
     input.dispose();
   });
 });

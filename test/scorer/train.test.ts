@@ -14,6 +14,31 @@ beforeAll(async () => {
 
 const rows = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
 
+/** The scorer the ranking tests train on 700 simulated items (train 0-550, val 550-620, test 620-700). */
+const RANKING_CONFIG = {
+  experts: 2,
+  hidden: 16,
+  out: 8,
+  abilityDim: 2,
+  batchItems: 32,
+  maxEpochs: 40,
+  patience: 5,
+  learningRate: 3e-3,
+  dropout: 0,
+  inputNoise: 0,
+};
+
+/** Each of the `nModels` models' mean p over the test items (rows 620-700). */
+function meanPOnTest(
+  trained: Parameters<typeof predictItems>[0],
+  X: Parameters<typeof predictItems>[1],
+  nModels: number,
+) {
+  const test = rows(620, 700);
+  const p = predictItems(trained, X, test);
+  return Array.from({ length: nModels }, (_, m) => test.reduce((s, _i, r) => s + p[r * nModels + m]!, 0) / test.length);
+}
+
 describe("trainIrtMoe", () => {
   it("is deterministic: same seed => identical weights; another seed => different", async () => {
     const { data } = simulateIrt({ nItems: 120, dim: 6, nModels: 4, seed: 1 });
@@ -56,28 +81,8 @@ describe("trainIrtMoe", () => {
     const M = 10;
     const { data, theta } = simulateIrt({ nItems: 700, dim: 8, nModels: M, seed: 3 });
     const split = { train: rows(0, 550), val: rows(550, 620) };
-    const trained = await trainIrtMoe(
-      tf,
-      data,
-      split,
-      {
-        experts: 2,
-        hidden: 16,
-        out: 8,
-        abilityDim: 2,
-        batchItems: 32,
-        maxEpochs: 40,
-        patience: 5,
-        learningRate: 3e-3,
-        dropout: 0,
-        inputNoise: 0,
-      },
-      { seed: 1 },
-    );
-    const test = rows(620, 700);
-    const p = predictItems(trained, data.X, test);
-    const meanP = Array.from({ length: M }, (_, m) => test.reduce((s, _i, r) => s + p[r * M + m]!, 0) / test.length);
-    expect(spearman(meanP, theta)).toBeGreaterThanOrEqual(0.95);
+    const trained = await trainIrtMoe(tf, data, split, RANKING_CONFIG, { seed: 1 });
+    expect(spearman(meanPOnTest(trained, data.X, M), theta)).toBeGreaterThanOrEqual(0.95);
     expect(trained.val.auc).toBeGreaterThan(0.7);
     expect(trained.history.length).toBeGreaterThan(0);
     expect(trained.bestEpoch).toBeGreaterThan(0);
@@ -87,25 +92,11 @@ describe("trainIrtMoe", () => {
     const M = 10;
     const { data, theta } = simulateIrt({ nItems: 700, dim: 8, nModels: M, seed: 3 });
     const split = { train: rows(0, 550), val: rows(550, 620) };
-    const cfg = {
-      experts: 2,
-      hidden: 16,
-      out: 8,
-      abilityDim: 2,
-      batchItems: 32,
-      maxEpochs: 40,
-      patience: 5,
-      learningRate: 3e-3,
-      dropout: 0,
-      inputNoise: 0,
-    };
+    const cfg = RANKING_CONFIG;
     const plain = await trainIrtMoe(tf, data, split, cfg, { seed: 1 });
     const averaged = await trainIrtMoe(tf, data, split, { ...cfg, emaDecay: 0.9 }, { seed: 1 });
     expect(Array.from(averaged.weights.theta)).not.toEqual(Array.from(plain.weights.theta));
-    const test = rows(620, 700);
-    const p = predictItems(averaged, data.X, test);
-    const meanP = Array.from({ length: M }, (_, m) => test.reduce((s, _i, r) => s + p[r * M + m]!, 0) / test.length);
-    expect(spearman(meanP, theta)).toBeGreaterThanOrEqual(0.95);
+    expect(spearman(meanPOnTest(averaged, data.X, M), theta)).toBeGreaterThanOrEqual(0.95);
     // a decay this close to 1 keeps the average near the initial weights: the fit is no better than chance
     const frozen = await trainIrtMoe(tf, data, split, { ...cfg, emaDecay: 0.99999, maxEpochs: 2 }, { seed: 1 });
     expect(frozen.val.auc).toBeLessThan(plain.val.auc - 0.05);

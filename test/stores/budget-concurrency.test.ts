@@ -8,7 +8,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { FileStore } from "../../adapters/stores/file.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { RedisStore } from "../../adapters/stores/redis.js";
@@ -16,18 +15,14 @@ import { IrtRouter, type RouteDecision } from "../../src/langchain/index.js";
 import { FeedbackBudgetError } from "../../src/errors.js";
 import { MemoryBudgetLedger, type FeedbackBudgetLedger } from "../../src/learning/budget.js";
 import type { RouterStore } from "../../src/core/contracts/router-store.js";
-import { ToyScorer, quietLogger } from "../langchain/helpers.js";
+import { quietLogger } from "../langchain/helpers.js";
+import { toyRouter } from "../langchain/toy-router.js";
 import { redisSkipReason, sharedRedis, uniquePrefix } from "./redis-server.js";
 
 const BUDGET = { weight: 50, windowMs: 3_600_000 };
 
 function router(store?: RouterStore): IrtRouter {
-  return new IrtRouter({
-    models: {
-      mistral: new FakeListChatModel({ responses: ["a"] }),
-      "gpt-4": new FakeListChatModel({ responses: ["b"] }),
-    },
-    scorer: new ToyScorer(),
+  return toyRouter({
     logger: quietLogger(),
     feedbackLimits: { sourceBudget: BUDGET },
     ...(store ? { store } : {}),

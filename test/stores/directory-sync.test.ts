@@ -1,8 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 /** Directories fsynced through node:fs/promises (FileStore opens a directory read-only and syncs it). */
 const synced = vi.hoisted(() => [] as string[]);
@@ -24,12 +23,9 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 });
 
 let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "irt-store-dirsync-"));
+tempDirEachTest("irt-store-dirsync-", (d) => (root = d));
+beforeEach(() => {
   synced.length = 0;
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
 });
 
 describe.skipIf(process.platform === "win32")("FileStore: directory creation is durable", () => {

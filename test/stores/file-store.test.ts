@@ -1,34 +1,22 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { encodeLine, encodeRecord, journalHeader } from "../../adapters/stores/format.js";
 import { StoreCorruptedError, StoreError, StoreLockedError } from "../../src/errors.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner, type LearnerState } from "../../src/learning/learner.js";
 import { rejectedWith } from "../errors.js";
-import { crashEvent, KNOWN, LEARNER_OPTIONS } from "./fixtures/events.js";
+import { crashEvent, KNOWN, LEARNER_OPTIONS, numberedEvent as ev } from "./fixtures/events.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "store-child.ts");
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "irt-filestore-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+tempDirEachTest("irt-filestore-", (d) => (dir = d));
 
-const ev = (i: number): FeedbackEvent => ({
-  id: `e${i}`,
-  model: "m",
-  alpha: [0.5, -1],
-  beta: 0.25,
-  y: i % 2,
-  at: 1000 + i,
-});
 const journal = () => join(dir, "journal.jsonl");
 
 /** A store holding e1..en, one append (one journal line) each: line k + 1 holds event k. */

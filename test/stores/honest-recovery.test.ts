@@ -1,28 +1,15 @@
-import { mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { StoreCorruptedError } from "../../src/errors.js";
-import type { FeedbackEvent } from "../../src/learning/events.js";
 import { rejectedWith } from "../errors.js";
+import { numberedEvent as ev } from "./fixtures/events.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "irt-recovery-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+tempDirEachTest("irt-recovery-", (d) => (dir = d));
 
-const ev = (i: number): FeedbackEvent => ({
-  id: `e${i}`,
-  model: "m",
-  alpha: [0.5, -1],
-  beta: 0.25,
-  y: i % 2,
-  at: 1000 + i,
-});
 const journal = () => join(dir, "journal.jsonl");
 
 /** A store holding e1..e40, one append each, closed cleanly (every event acknowledged). */

@@ -1,18 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { StoreLockedError } from "../../src/errors.js";
 import { rejectedWith } from "../errors.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "irt-lock-reuse-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+tempDirEachTest("irt-lock-reuse-", (d) => (dir = d));
 
 /** The LOCK an earlier process with this very pid left when it was killed (a container restarted as pid 1 again). */
 async function lockOfEarlierProcessWithMyPid(): Promise<void> {

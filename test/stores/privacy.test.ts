@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { ValidationError } from "../../src/errors.js";
@@ -9,14 +8,10 @@ import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import { capErrorText, MAX_ERROR_TEXT } from "../../src/core/contracts/error-text.js";
 import { thrownBy } from "../errors.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "irt-privacy-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+tempDirEachTest("irt-privacy-", (d) => (dir = d));
 
 const EMAIL = "alice@example.com";
 const known = [

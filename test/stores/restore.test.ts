@@ -1,8 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { FeedbackError } from "../../src/errors.js";
@@ -12,14 +11,10 @@ import { OnlineLearner, type LearnerOptions } from "../../src/learning/learner.j
 import type { AbilityPosterior } from "../../src/learning/posterior.js";
 import type { ItemParams } from "../../src/scorer/types.js";
 import { quietLogger, ToyScorer } from "../langchain/helpers.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "irt-restore-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+tempDirEachTest("irt-restore-", (d) => (dir = d));
 
 const fake = () => new FakeListChatModel({ responses: ["ok"] });
 

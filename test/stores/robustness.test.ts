@@ -1,7 +1,6 @@
-import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { FeedbackError, StoreError, ValidationError } from "../../src/errors.js";
@@ -9,14 +8,10 @@ import type { FeedbackEvent } from "../../src/learning/events.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import type { AbilityStore } from "../../src/learning/store.js";
 import { rejectedWith, thrownBy } from "../errors.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "irt-store-robust-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+tempDirEachTest("irt-store-robust-", (d) => (dir = d));
 
 const ev = (i: number, patch: Record<string, unknown> = {}): FeedbackEvent =>
   ({

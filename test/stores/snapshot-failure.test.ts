@@ -1,12 +1,12 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { FileStore } from "../../adapters/stores/file.js";
 import { StoreError } from "../../src/errors.js";
-import type { FeedbackEvent } from "../../src/learning/events.js";
 import { rejectedWith } from "../errors.js";
 import { snapshotNeedsReopen } from "../../src/learning/store.js";
+import { numberedEvent as ev } from "./fixtures/events.js";
+import { tempDirEachTest } from "./fixtures/temp-dir.js";
 
 /** Injected failures of node:fs/promises: `open` of a temp file whose name starts with a prefix, `rename` onto a name. */
 const failing = vi.hoisted(() => ({
@@ -30,22 +30,10 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 });
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "irt-snapfail-"));
+tempDirEachTest("irt-snapfail-", (d) => (dir = d));
+beforeEach(() => {
   failing.openTemp = undefined;
   failing.renameTo = undefined;
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const ev = (i: number): FeedbackEvent => ({
-  id: `e${i}`,
-  model: "m",
-  alpha: [0.5, -1],
-  beta: 0.25,
-  y: i % 2,
-  at: 1000 + i,
 });
 
 /** A store holding e1..e3, snapshot due after every event. */

@@ -1,7 +1,8 @@
 /**
  * The import graph of the project's TypeScript sources as the TypeScript compiler sees it: every `import`,
  * `import type`, `export ... from` and literal `import()` of a relative module, resolved to a file. Used by the
- * structure tests (no cycles, maps that list exactly the files present).
+ * structure tests (no cycles, maps that list exactly the files present) and by `test/core/no-langchain.test.ts`
+ * (no framework package reached from the root entry).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -23,8 +24,11 @@ export function tsFilesBelow(dir: string): string[] {
   return out;
 }
 
-/** The relative module specifiers one file imports (type-only imports included). */
-export function importsOf(file: string): string[] {
+/**
+ * Every module specifier one file names in code (comments aside), relative or bare: imports (type-only included),
+ * `export ... from`, `import("...")` calls (with or without an options argument) and `import("...")` types.
+ */
+export function specifiersOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), "utf8");
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const specs: string[] = [];
@@ -34,7 +38,7 @@ export function importsOf(file: string): string[] {
     } else if (
       ts.isCallExpression(node) &&
       node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments.length === 1 &&
+      node.arguments.length > 0 &&
       ts.isStringLiteral(node.arguments[0]!)
     ) {
       specs.push((node.arguments[0] as ts.StringLiteral).text);
@@ -45,7 +49,12 @@ export function importsOf(file: string): string[] {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return specs.filter((s) => s.startsWith("."));
+  return specs;
+}
+
+/** The relative module specifiers one file imports (type-only imports included). */
+export function importsOf(file: string): string[] {
+  return specifiersOf(file).filter((s) => s.startsWith("."));
 }
 
 /** Resolves a relative specifier of `from` to a project file (`.js` written for `.ts`, or a folder's index). */

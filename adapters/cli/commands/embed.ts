@@ -3,6 +3,7 @@
  * vectors (see adapters/data/embedding-cache.ts). A rerun is served from the cache.
  */
 import { z } from "zod";
+import { positiveIntFlag } from "../flag-schemas.js";
 import type { QueryEncoder } from "../../../src/encoders/types.js";
 import { predictedDefaultEncoder } from "../../data/dataset-embeddings.js";
 import { dirname } from "node:path";
@@ -25,12 +26,7 @@ const schema = z
       .string({ error: "is required: a dataset name (e.g. routerbench-subset-11models) or a your-own-data folder" })
       .min(1),
     "data-root": z.string().min(1).optional(),
-    batch: z
-      .string()
-      .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-      .transform(Number)
-      .pipe(z.number().max(4096, "at most 4096"))
-      .optional(),
+    batch: positiveIntFlag().pipe(z.number().max(4096, "at most 4096")).optional(),
     "cache-dir": z.string().min(1).optional(),
   })
   .strict();

@@ -3,6 +3,7 @@
  * baseline, in one run, on one split and one set of embeddings.
  */
 import { z } from "zod";
+import { listFlag, positiveIntFlag } from "../flag-schemas.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../../src/eval/format.js";
 import { EVAL_METHODS, runEvaluation } from "../../eval/run.js";
 import { ENCODER_NAMES } from "../../encoders/choice.js";
@@ -12,27 +13,13 @@ import type { CliCommand } from "../command.js";
 const schema = z
   .object({
     dataset: z.string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder" }).min(1),
-    seeds: z
-      .string()
-      .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-      .transform(Number)
-      .pipe(z.number().max(20, "at most 20 seeds"))
-      .optional(),
+    seeds: positiveIntFlag().pipe(z.number().max(20, "at most 20 seeds")).optional(),
     json: z.boolean().optional(),
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),
     labels: z.enum(["binary", "soft"]).optional(),
     encoder: z.enum(ENCODER_NAMES).optional(),
-    methods: z
-      .string()
-      .transform((s) =>
-        s
-          .split(",")
-          .map((x) => x.trim())
-          .filter(Boolean),
-      )
-      .pipe(z.array(z.enum(EVAL_METHODS)).min(1, "needs at least one method"))
-      .optional(),
+    methods: listFlag(z.enum(EVAL_METHODS), "needs at least one method").optional(),
   })
   .strict()
   .refine((a) => a.model === undefined || a.methods === undefined || a.methods.includes("irt-moe"), {

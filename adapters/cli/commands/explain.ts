@@ -4,6 +4,7 @@
  * entry: the p of the id to register, then its other datasets' rows.
  */
 import { z } from "zod";
+import { positiveIntFlag } from "../flag-schemas.js";
 import { ValidationError } from "../../../src/errors.js";
 import { groupModelScores } from "../../../src/scorer/model-groups.js";
 import { ENCODER_FLAG_USAGE, ENCODER_NEEDS, encoderFlag, loadCommandScorer, withOptionalPackages } from "../scorer.js";
@@ -12,11 +13,7 @@ import type { CliCommand } from "../command.js";
 const schema = z
   .object({
     model: z.string().min(1).optional(),
-    top: z
-      .string()
-      .regex(/^[1-9][0-9]*$/, "must be a positive integer")
-      .transform(Number)
-      .optional(),
+    top: positiveIntFlag().optional(),
     json: z.boolean().optional(),
     encoder: encoderFlag,
   })

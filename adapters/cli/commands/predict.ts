@@ -5,6 +5,7 @@
  */
 import { dirname } from "node:path";
 import { z } from "zod";
+import { listFlag } from "../flag-schemas.js";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { IrtRouterError, ValidationError } from "../../../src/errors.js";
 import { predictAccuracy, type AccuracyPrediction, type ProbeOutcome } from "../../../src/learning/predict.js";
@@ -33,16 +34,7 @@ const schema = z
     dataset: z
       .string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder (docs/your-own-data.md)" })
       .min(1),
-    models: z
-      .string()
-      .transform((s) =>
-        s
-          .split(",")
-          .map((x) => x.trim())
-          .filter(Boolean),
-      )
-      .pipe(z.array(z.string()).min(1, "needs at least one model id (comma-separated)"))
-      .optional(),
+    models: listFlag(z.string(), "needs at least one model id (comma-separated)").optional(),
     probes: z
       .string()
       .regex(/^\d+$/, "must be a non-negative integer (probe results per model; 0: the scorer alone)")

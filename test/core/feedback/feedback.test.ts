@@ -8,14 +8,10 @@ import { attributeRun, DEFAULT_ATTRIBUTION_DISCOUNT, stepEventId } from "../../.
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { rejectedWith } from "../../errors.js";
 import { ToyScorer } from "../../langchain/helpers.js";
+import { toyRouter } from "../../langchain/toy-router.js";
 
 function makeRouter(sink?: { append(events: readonly FeedbackEvent[]): unknown }, maxRunWeight?: number) {
-  return new IrtRouter({
-    models: {
-      mistral: new FakeListChatModel({ responses: ["a"] }),
-      "gpt-4": new FakeListChatModel({ responses: ["b"] }),
-    },
-    scorer: new ToyScorer(),
+  return toyRouter({
     // These tests check the events' shapes: an unattributed outcome at full weight (the default scales it by 0.1).
     feedbackLimits: { unattributedWeight: 1, ...(maxRunWeight ? { maxRunWeight } : {}) },
     ...(sink ? { feedbackSink: sink } : {}),

@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { IrtRouter, type RouteDecision } from "../../../src/langchain/index.js";
 import { boundRunWeight } from "../../../src/core/feedback/influence-limits.js";
 import { FeedbackBudgetError, FeedbackError } from "../../../src/errors.js";
 import { OnlineLearner } from "../../../src/learning/learner.js";
 import { rejectedWith, thrownBy } from "../../errors.js";
 import { ToyScorer } from "../../langchain/helpers.js";
-
-function makeRouter(extra: Record<string, unknown> = {}) {
-  return new IrtRouter({
-    models: {
-      mistral: new FakeListChatModel({ responses: ["a"] }),
-      "gpt-4": new FakeListChatModel({ responses: ["b"] }),
-    },
-    scorer: new ToyScorer(),
-    ...extra,
-  });
-}
+import { toyRouter } from "../../langchain/toy-router.js";
 
 async function steps(router: IrtRouter, runId: string, n: number): Promise<string[]> {
   const ids: string[] = [];
@@ -29,7 +18,7 @@ async function steps(router: IrtRouter, runId: string, n: number): Promise<strin
 
 describe("bounded feedback influence", () => {
   it("one run's outcome carries a bounded total weight however many steps it has; the mode's shape is kept", async () => {
-    const router = makeRouter();
+    const router = toyRouter();
     await steps(router, "r-every", 40);
     // an attributed source: full weight (an unattributed outcome is scaled further, see unattributed.test.ts)
     const every = await router.feedback("r-every", false, { attribution: { mode: "every" }, source: "alice" });
@@ -53,7 +42,7 @@ describe("bounded feedback influence", () => {
   });
 
   it("a source that spent its budget gets a FeedbackBudgetError naming options.source; nothing is stored, the outcome can be retried", async () => {
-    const router = makeRouter({ feedbackLimits: { sourceBudget: { weight: 3, windowMs: 3_600_000 } } });
+    const router = toyRouter({ feedbackLimits: { sourceBudget: { weight: 3, windowMs: 3_600_000 } } });
     const ids = await steps(router, "run", 4);
     for (const id of ids.slice(0, 3)) await router.feedback(id, false, { source: "mallory" });
     const err = await rejectedWith(FeedbackBudgetError, router.feedback(ids[3]!, false, { source: "mallory" }));
@@ -68,7 +57,7 @@ describe("bounded feedback influence", () => {
   });
 
   it("a blank source is refused naming options.source", async () => {
-    const router = makeRouter();
+    const router = toyRouter();
     const [id] = await steps(router, "run", 1);
     expect((await rejectedWith(FeedbackError, router.feedback(id!, true, { source: " " }))).path).toBe(
       "options.source",

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import {
   DEFAULT_UNATTRIBUTED_WEIGHT,
   IrtRouter,
@@ -8,18 +7,7 @@ import {
 } from "../../../src/langchain/index.js";
 import { FeedbackBudgetError, ValidationError } from "../../../src/errors.js";
 import { rejectedWith } from "../../errors.js";
-import { ToyScorer } from "../../langchain/helpers.js";
-
-function makeRouter(extra: Record<string, unknown> = {}) {
-  return new IrtRouter({
-    models: {
-      mistral: new FakeListChatModel({ responses: ["a"] }),
-      "gpt-4": new FakeListChatModel({ responses: ["b"] }),
-    },
-    scorer: new ToyScorer(),
-    ...extra,
-  });
-}
+import { toyRouter } from "../../langchain/toy-router.js";
 
 async function decision(router: IrtRouter, text: string, runId: string): Promise<string> {
   const r = await router.invoke(text, { metadata: { irtRouterRunId: runId } });
@@ -28,7 +16,7 @@ async function decision(router: IrtRouter, text: string, runId: string): Promise
 
 describe("feedback without an explicit source", () => {
   it("is recorded under the one shared default source, its weight scaled by unattributedWeight", async () => {
-    const router = makeRouter();
+    const router = toyRouter();
     const a = await decision(router, "first question", "run-a");
     const b = await decision(router, "second question", "run-b");
     const [ea] = await router.feedback(a, false);
@@ -44,7 +32,7 @@ describe("feedback without an explicit source", () => {
 
   it("charges every run id to one budget: fresh run ids do not get fresh budgets", async () => {
     // a budget of 0.25 = 2.5 unattributed outcomes at the default factor 0.1
-    const router = makeRouter({ feedbackLimits: { sourceBudget: { weight: 0.25, windowMs: 3_600_000 } } });
+    const router = toyRouter({ feedbackLimits: { sourceBudget: { weight: 0.25, windowMs: 3_600_000 } } });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await decision(router, `question ${i}`, `fresh-run-${i}`));
     await router.feedback(ids[0]!, false);
@@ -59,7 +47,7 @@ describe("feedback without an explicit source", () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       const err = (() => {
         try {
-          makeRouter({ feedbackLimits: { unattributedWeight: bad } });
+          toyRouter({ feedbackLimits: { unattributedWeight: bad } });
         } catch (error) {
           return error;
         }
