@@ -145,8 +145,10 @@ export class StaticEncoder implements QueryEncoder {
 
   /**
    * Reads the table and vocabulary (about 2 MB, a few milliseconds; no network) and checks their sha256 against
-   * the manifest. Throws a ValidationError for bad options and an {@link EncoderUnavailableError} naming the file
-   * when a file is missing, malformed or does not match its checksum.
+   * the manifest; the shipped encoder restores its tokenizer from the tables the build saved for its vocabulary
+   * (static-tokenizer.ts) and reads the vocabulary only when they are missing or do not match. Throws a
+   * ValidationError for bad options and an {@link EncoderUnavailableError} naming the file when a file is missing,
+   * malformed or does not match its checksum.
    *
    * @example
    * ```ts
