@@ -14,6 +14,7 @@ import { checkTexts } from "../../src/encoders/text.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
 import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../package-root.js";
+import { readPrebuiltTokenizer } from "./static-tokenizer.js";
 
 /** `format` of a static encoder's manifest.json. */
 export const STATIC_FORMAT = "irt-router-static-encoder";
@@ -144,8 +145,10 @@ export class StaticEncoder implements QueryEncoder {
 
   /**
    * Reads the table and vocabulary (about 2 MB, a few milliseconds; no network) and checks their sha256 against
-   * the manifest. Throws a ValidationError for bad options and an {@link EncoderUnavailableError} naming the file
-   * when a file is missing, malformed or does not match its checksum.
+   * the manifest; the shipped encoder restores its tokenizer from the tables the build saved for its vocabulary
+   * (static-tokenizer.ts) and reads the vocabulary only when they are missing or do not match. Throws a
+   * ValidationError for bad options and an {@link EncoderUnavailableError} naming the file when a file is missing,
+   * malformed or does not match its checksum.
    *
    * @example
    * ```ts
@@ -157,28 +160,12 @@ export class StaticEncoder implements QueryEncoder {
     const dir = resolved.dir ?? defaultStaticDir();
     const manifestFile = join(dir, "manifest.json");
     const manifest = parseManifest(await readOrFail(manifestFile), manifestFile);
-    const [tableBytes, vocabBytes] = await Promise.all([
+    const [tableBytes, { tokenizer, longest }] = await Promise.all([
       readChecked(join(dir, manifest.table.file), manifest.table),
-      readChecked(join(dir, manifest.vocabulary.file), manifest.vocabulary),
+      loadTokenizer(dir, manifest, manifestFile, resolved.dir === undefined),
     ]);
-    const vocabulary = parseVocabulary(vocabBytes, join(dir, manifest.vocabulary.file));
-    if (vocabulary.length !== manifest.rows) {
-      throw new EncoderUnavailableError(
-        `${manifestFile} says ${manifest.rows} rows but the vocabulary has ${vocabulary.length} pieces.`,
-        {
-          file: manifestFile,
-        },
-      );
-    }
     const table = decodeStaticTable(tableBytes, manifest.rows, manifest.dim, manifest.dtype);
-    const longest = vocabulary.reduce((m, [piece]) => Math.max(m, piece.length), 1);
-    return new StaticEncoder(
-      manifest,
-      table,
-      new SentencePieceTokenizer(vocabulary),
-      longest * resolved.maxTokens,
-      resolved,
-    );
+    return new StaticEncoder(manifest, table, tokenizer, longest * resolved.maxTokens, resolved);
   }
 
   /** Tokens read per text. */
@@ -212,6 +199,34 @@ export class StaticEncoder implements QueryEncoder {
     const checked = checkTexts(texts, { loneSurrogates: this.options.loneSurrogates, encoder: "StaticEncoder" });
     return checked.map((text) => staticEmbed(this.tokenize(text), this.table, UNKNOWN_ID));
   }
+}
+
+/**
+ * The tokenizer of the manifest's vocabulary and its longest piece's length. For the shipped encoder (`shipped`),
+ * restored from the tables the build saved when they were built from this vocabulary (static-tokenizer.ts); else,
+ * and for a folder of the caller's, read, checked and built from the vocabulary.
+ */
+async function loadTokenizer(
+  dir: string,
+  manifest: StaticManifest,
+  manifestFile: string,
+  shipped: boolean,
+): Promise<{ tokenizer: SentencePieceTokenizer; longest: number }> {
+  const prebuilt = shipped ? await readPrebuiltTokenizer(manifest.vocabulary.sha256, manifest.rows) : undefined;
+  if (prebuilt) return prebuilt;
+  const vocabFile = join(dir, manifest.vocabulary.file);
+  const vocabulary = parseVocabulary(await readChecked(vocabFile, manifest.vocabulary), vocabFile);
+  if (vocabulary.length !== manifest.rows) {
+    throw new EncoderUnavailableError(
+      `${manifestFile} says ${manifest.rows} rows but the vocabulary has ${vocabulary.length} pieces.`,
+      {
+        file: manifestFile,
+      },
+    );
+  }
+  let longest = 1;
+  for (let id = 0; id < vocabulary.length; id++) longest = Math.max(longest, vocabulary[id]![0].length);
+  return { tokenizer: new SentencePieceTokenizer(vocabulary), longest };
 }
 
 async function readOrFail(file: string): Promise<Buffer> {

@@ -35,7 +35,7 @@ export interface SentencePieceOptions {
  * densely, and the edges live in one open-addressing hash table keyed by (node, symbol), so a step of the Viterbi
  * walk is a few integer operations instead of a Map lookup per node (about 2x faster tokenization).
  */
-interface PieceTrie {
+export interface PieceTrie {
   /** Token id ending at each node, or -1. */
   readonly idOf: Int32Array;
   readonly scoreOf: Float64Array;
@@ -52,9 +52,11 @@ interface PieceTrie {
   readonly highSymbol: Map<number, number>;
 }
 
-const LOW_CODE_POINTS = 0x3000;
+/** Code points below this have a dense symbol array in the trie ({@link PieceTrie.lowSymbol}). */
+export const LOW_CODE_POINTS = 0x3000;
 
-const edgeSlot = (parent: number, symbol: number, mask: number) =>
+/** The first slot probed for the edge (parent, symbol) in an edge table of `mask + 1` slots. */
+export const edgeSlot = (parent: number, symbol: number, mask: number) =>
   (Math.imul(parent, 0x9e3779b1) ^ Math.imul(symbol + 1, 0x85ebca77)) & mask;
 
 /** The trie of the pieces of ids `reserved` and up (empty pieces skipped; a piece listed twice keeps its last id). */
@@ -85,7 +87,10 @@ function buildTrie(vocabulary: SentencePieceVocabulary, reserved: number): Piece
     highSymbol,
   };
   for (let id = reserved; id < vocabulary.length; id++) {
-    const [piece, score] = vocabulary[id]!;
+    // Indexing, not destructuring: this loop runs once per process, cold, and destructuring an array goes through
+    // the iterator protocol there (a few milliseconds of a fresh process's first call).
+    const entry = vocabulary[id]!;
+    const piece = entry[0];
     if (piece.length === 0) continue;
     let node = 0;
     for (let i = 0; i < piece.length; i++) {
@@ -109,7 +114,7 @@ function buildTrie(vocabulary: SentencePieceVocabulary, reserved: number): Piece
       node = child;
     }
     idOf[node] = id;
-    scoreOf[node] = score ?? 0;
+    scoreOf[node] = entry[1] ?? 0;
   }
   const rootChild = new Int32Array(symbols).fill(-1);
   for (let slot = 0; slot < size; slot++) if (edgeParent[slot] === 0) rootChild[edgeSymbol[slot]!] = edgeChild[slot]!;
@@ -136,6 +141,35 @@ function step(trie: PieceTrie, node: number, symbol: number): number {
 /** Id emitted for a symbol no piece covers. */
 export const UNKNOWN_ID = 0;
 
+/** What a tokenizer builds from its vocabulary: the piece trie and each id's piece length. */
+export interface PieceTables {
+  readonly trie: PieceTrie;
+  /** UTF-16 length of each id's piece (its length is the vocabulary's size). */
+  readonly stepOf: Int32Array;
+}
+
+/** The tables of a vocabulary, as {@link SentencePieceTokenizer}'s constructor builds them. */
+function buildTables(vocabulary: SentencePieceVocabulary, reserved: number): PieceTables {
+  const stepOf = new Int32Array(vocabulary.length);
+  for (let id = 0; id < vocabulary.length; id++) stepOf[id] = vocabulary[id]![0].length;
+  return { trie: buildTrie(vocabulary, reserved), stepOf };
+}
+
+/** A tokenizer's tables, to save them (piece-tables.ts) and restore the same tokenizer without its vocabulary. */
+export function pieceTablesOf(tokenizer: SentencePieceTokenizer): PieceTables {
+  const { trie, stepOf } = tokenizer as unknown as PieceTables;
+  return { trie, stepOf };
+}
+
+/**
+ * The tokenizer of saved tables (from {@link pieceTablesOf}): the same ids as the tokenizer they were taken from,
+ * without reading or building from the vocabulary (what a fresh process's first call otherwise spends on it).
+ */
+export function tokenizerFromTables(tables: PieceTables): SentencePieceTokenizer {
+  const tokenizer = Object.create(SentencePieceTokenizer.prototype) as { size: number } & PieceTables;
+  return Object.assign(tokenizer, { size: tables.stepOf.length, ...tables }) as unknown as SentencePieceTokenizer;
+}
+
 /**
  * A unigram SentencePiece tokenizer over a `[piece, score]` vocabulary.
  *
@@ -153,10 +187,8 @@ export class SentencePieceTokenizer {
   private readonly stepOf: Int32Array;
 
   constructor(vocabulary: SentencePieceVocabulary, options: SentencePieceOptions = {}) {
-    const reserved = options.reservedIds ?? 6;
     this.size = vocabulary.length;
-    this.stepOf = Int32Array.from(vocabulary, ([piece]) => piece.length);
-    this.trie = buildTrie(vocabulary, reserved);
+    ({ trie: this.trie, stepOf: this.stepOf } = buildTables(vocabulary, options.reservedIds ?? 6));
   }
 
   /** NFKC, spaces to "▁", and a leading "▁" (empty stays empty). */

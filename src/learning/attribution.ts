@@ -85,7 +85,7 @@ export const attributionSchema = z.strictObject({
 export type Attribution = z.output<typeof attributionSchema>;
 
 /** The attribution used when none is given: "posterior", tool errors as step failures. */
-export const DEFAULT_ATTRIBUTION: Attribution = attributionSchema.parse({});
+export const DEFAULT_ATTRIBUTION: Attribution = attributionSchema.parse({}, { jitless: true }); // parsed once: no fast path to compile
 
 export type RunOutcome = z.input<typeof runSchema>;
 export type RunStep = z.input<typeof stepSchema>;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ModelPrice } from "../data/types.js";
 import { parseWith } from "../util/validate.js";
 import { withCachedInputPrice } from "./cached-input.js";
@@ -29,10 +30,11 @@ export const ROUTERBENCH_PRICES: Readonly<Record<string, ModelPrice>> = withCach
 
 /** A frozen price table with every price checked ({@link modelPriceSchema}) and its cached-input default filled in. */
 function withCachedInputPrices(table: Record<string, ModelPrice>): Readonly<Record<string, ModelPrice>> {
+  // One parse of the whole table: parsing each price with parseWith would compile the price schema's fast path at
+  // import (on its second parse), a cost every process pays before it routes.
+  const checked = parseWith(z.record(z.string(), modelPriceSchema), table, "price table");
   const out: Record<string, ModelPrice> = {};
-  for (const [id, price] of Object.entries(table)) {
-    out[id] = Object.freeze(withCachedInputPrice(id, parseWith(modelPriceSchema, price, `price of ${id}`)));
-  }
+  for (const [id, price] of Object.entries(checked)) out[id] = Object.freeze(withCachedInputPrice(id, price));
   return Object.freeze(out);
 }
 

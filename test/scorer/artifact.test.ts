@@ -297,6 +297,25 @@ describe("scorer artifact", () => {
       });
     });
 
+    it("refuses a tensor holding a non-finite value, naming the tensor and the index", async () => {
+      const dir = await saved("nan-tensor");
+      const weightsFile = join(dir, "weights.bin");
+      const manifestFile = join(dir, "manifest.json");
+      const m = JSON.parse(readFileSync(manifestFile, "utf8"));
+      const tensor = m.weights.tensors[1];
+      const bytes = readFileSync(weightsFile);
+      bytes.writeFloatLE(Number.NaN, tensor.offset + 3 * 4);
+      writeFileSync(weightsFile, bytes);
+      m.weights.sha256 = sha256Hex(bytes);
+      m.manifestSha256 = manifestChecksum(m);
+      writeFileSync(manifestFile, JSON.stringify(m));
+      await expect(loadScorer(dir)).rejects.toMatchObject({
+        code: "ARTIFACT_FORMAT",
+        file: weightsFile,
+        message: expect.stringContaining(`tensor "${tensor.name}" holds a non-finite value at index 3`),
+      });
+    });
+
     it("refuses a catalog with one id on two rows", async () => {
       const dir = await edited("dup-id", (_m, c) => (c.models[2].id = c.models[0].id));
       await expect(loadScorer(dir)).rejects.toMatchObject({
