@@ -12,64 +12,80 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { formatCsv } from "../../src/data/csv.js";
 import { unitHash } from "../../src/data/split.js";
+import type { CorrectnessDataset } from "../../src/data/types.js";
 
-const { values } = parseArgs({
-  options: {
-    out: { type: "string" },
-    dataset: { type: "string", default: "routerbench-subset-11models" },
-    steps: { type: "string", default: "5" },
-  },
-  strict: true,
-});
-if (!values.out) throw new Error("--out <dir> is required");
-const steps = Number(values.steps);
-const ds = await loadDataset(values.dataset!);
-const byCategory = new Map<string, number[]>();
-ds.items.forEach((it, i) => {
-  const c = it.category ?? "none";
-  (byCategory.get(c) ?? byCategory.set(c, []).get(c)!).push(i);
-});
-const items: string[][] = [];
-const labels: string[][] = [];
-for (const [category, list] of [...byCategory].sort()) {
-  const order = list
-    .slice()
-    .sort((a, b) => unitHash(`${ds.name}/${ds.items[a]!.id}`) - unitHash(`${ds.name}/${ds.items[b]!.id}`));
-  for (let g = 0; g + steps <= order.length; g += steps) {
-    const group = order.slice(g, g + steps);
-    const id = `${category}-${g / steps}`;
-    items.push([id, group.map((i) => ds.items[i]!.text).join("\n\n"), category]);
-    ds.models.forEach((model, m) => {
-      let y = 0;
-      let cost = 0;
-      let n = 0;
-      for (const i of group) {
-        for (let k = ds.labels.offsets[i]!; k < ds.labels.offsets[i + 1]!; k++) {
-          if (ds.labels.model[k] !== m) continue;
-          y += ds.labels.y[k]! >= 0.5 ? 1 : 0;
-          cost += ds.labels.cost?.[k] ?? Number.NaN;
-          n++;
+/**
+ * Write the synthetic run-level folder of `ds` to `out` (see the module comment): `steps` questions of one category a
+ * run. Returns the number of runs written and whether every label had a recorded cost.
+ */
+export function writeSyntheticRuns(
+  ds: CorrectnessDataset,
+  steps: number,
+  out: string,
+): { runs: number; hasCost: boolean } {
+  const byCategory = new Map<string, number[]>();
+  ds.items.forEach((it, i) => {
+    const c = it.category ?? "none";
+    (byCategory.get(c) ?? byCategory.set(c, []).get(c)!).push(i);
+  });
+  const items: string[][] = [];
+  const labels: string[][] = [];
+  for (const [category, list] of [...byCategory].sort()) {
+    const order = list
+      .slice()
+      .sort((a, b) => unitHash(`${ds.name}/${ds.items[a]!.id}`) - unitHash(`${ds.name}/${ds.items[b]!.id}`));
+    for (let g = 0; g + steps <= order.length; g += steps) {
+      const group = order.slice(g, g + steps);
+      const id = `${category}-${g / steps}`;
+      items.push([id, group.map((i) => ds.items[i]!.text).join("\n\n"), category]);
+      ds.models.forEach((model, m) => {
+        let y = 0;
+        let cost = 0;
+        let n = 0;
+        for (const i of group) {
+          for (let k = ds.labels.offsets[i]!; k < ds.labels.offsets[i + 1]!; k++) {
+            if (ds.labels.model[k] !== m) continue;
+            y += ds.labels.y[k]! >= 0.5 ? 1 : 0;
+            cost += ds.labels.cost?.[k] ?? Number.NaN;
+            n++;
+          }
         }
-      }
-      if (n === steps) labels.push([id, model, String(y / n), ...(Number.isFinite(cost) ? [cost.toFixed(6)] : [])]);
-    });
+        if (n === steps) labels.push([id, model, String(y / n), ...(Number.isFinite(cost) ? [cost.toFixed(6)] : [])]);
+      });
+    }
   }
+  const hasCost = labels.every((r) => r.length === 4);
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, "items.csv"), formatCsv(["item_id", "text", "category"], items));
+  writeFileSync(
+    join(out, "labels.csv"),
+    formatCsv(["item_id", "model", "correct", ...(hasCost ? ["cost_usd"] : [])], labels),
+  );
+  writeFileSync(
+    join(out, "SOURCE.md"),
+    `SYNTHETIC run-level set built by bench/dev/synthetic-runs.ts from ${ds.name} (${steps} questions of one category per "run"; rate = mean label; cost = sum of recorded costs). Not agent data.\n`,
+  );
+  return { runs: items.length, hasCost };
 }
-const hasCost = labels.every((r) => r.length === 4);
-mkdirSync(values.out, { recursive: true });
-writeFileSync(join(values.out, "items.csv"), formatCsv(["item_id", "text", "category"], items));
-writeFileSync(
-  join(values.out, "labels.csv"),
-  formatCsv(["item_id", "model", "correct", ...(hasCost ? ["cost_usd"] : [])], labels),
-);
-writeFileSync(
-  join(values.out, "SOURCE.md"),
-  `SYNTHETIC run-level set built by bench/dev/synthetic-runs.ts from ${ds.name} (${steps} questions of one category per "run"; rate = mean label; cost = sum of recorded costs). Not agent data.\n`,
-);
-process.stderr.write(
-  `wrote ${items.length} runs x ${ds.models.length} models to ${values.out}${hasCost ? "" : " (no recorded costs: add models.csv prices)"}\n`,
-);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      out: { type: "string" },
+      dataset: { type: "string", default: "routerbench-subset-11models" },
+      steps: { type: "string", default: "5" },
+    },
+    strict: true,
+  });
+  if (!values.out) throw new Error("--out <dir> is required");
+  const ds = await loadDataset(values.dataset!);
+  const { runs, hasCost } = writeSyntheticRuns(ds, Number(values.steps), values.out);
+  process.stderr.write(
+    `wrote ${runs} runs x ${ds.models.length} models to ${values.out}${hasCost ? "" : " (no recorded costs: add models.csv prices)"}\n`,
+  );
+}

@@ -71,6 +71,8 @@ export class RunRouter {
   private readonly prior?: RunPrior;
   private readonly trained?: FitInput["trained"];
   private readonly priorTasks: KnownTask[] = [];
+  /** Difficulty-prior means per task (id and text) under one fit, and that fit's spread (see difficultyPrior). */
+  private priorCache?: { readonly fit: FitResult; readonly sd: number; readonly means: Map<string, number> };
 
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
@@ -345,14 +347,25 @@ export class RunRouter {
     return Math.sqrt((ss + k * prior * prior) / (d.length + k));
   }
 
-  /** Difficulty prior of a task: from the fitted difficulties of similar past tasks (the task itself left out). */
+  /**
+   * Difficulty prior of a task: from the fitted difficulties of similar past tasks (the task itself left out). The
+   * prior's mean and sd are kept per task until the next fit, so the several decisions of one escalation or of a
+   * cost-weight sweep on a task compare its text with the past tasks once.
+   */
   private difficultyPrior(key: string, text: string, fit: FitResult): Float64Array {
-    const known: KnownTask[] = [...this.priorTasks];
-    for (const [task, d] of fit.difficulties) {
-      if (task !== key) known.push({ vector: this.vectors.get(task)!, difficulty: d.mean });
+    if (this.priorCache?.fit !== fit) this.priorCache = { fit, sd: this.spread(fit), means: new Map() };
+    const cache = this.priorCache;
+    const cacheKey = `${key}\u0000${text}`;
+    let mean = cache.means.get(cacheKey);
+    if (mean === undefined) {
+      const known: KnownTask[] = [...this.priorTasks];
+      for (const [task, d] of fit.difficulties) {
+        if (task !== key) known.push({ vector: this.vectors.get(task)!, difficulty: d.mean });
+      }
+      mean = difficultyPrior(textVector(text), known, this.priors.neighbours, this.priors.textWeight);
+      cache.means.set(cacheKey, mean);
     }
-    const mean = difficultyPrior(textVector(text), known, this.priors.neighbours, this.priors.textWeight);
-    return priorWeights(mean, this.spread(fit));
+    return priorWeights(mean, cache.sd);
   }
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/evaluate.js";
-import { taskHintedPair, withTaskHints } from "../../src/eval/task-hinted.js";
+import { offsetSd, taskHintedPair, withTaskHints } from "../../src/eval/task-hinted.js";
 import type { EmbeddedLabelData, RoutingMethod } from "../../src/eval/types.js";
 import { fitTaskOffset } from "../../src/learning/task-offsets.js";
 import { createRng } from "../../src/util/random.js";
@@ -106,6 +106,60 @@ describe("withTaskHints", () => {
     expect(row("train-accuracy+task").routingAccuracy).toBeGreaterThanOrEqual(row("best-per-task").routingAccuracy);
     expect(row("train-accuracy+task").routingAccuracy).toBeGreaterThan(row("train-accuracy").routingAccuracy + 0.2);
     expect(base.fits).toBe(2); // one fit per seed, shared by both rows
+  });
+
+  it("shrinks the offsets to about 0 when the categories do not separate the models", async () => {
+    // 12 models, 8 categories; every model right 60% of the time whatever the category: the offsets are val noise.
+    const rng = createRng(11);
+    const n = 800;
+    const nModels = 12;
+    const categories = Array.from({ length: n }, (_, i) => `c${i % 8}`);
+    const offsets = [0];
+    const model: number[] = [];
+    const y: number[] = [];
+    for (let i = 0; i < n; i++) {
+      for (let m = 0; m < nModels; m++) {
+        model.push(m);
+        y.push(rng.next() < 0.6 ? 1 : 0);
+      }
+      offsets.push(model.length);
+    }
+    const data: EmbeddedLabelData = {
+      X: new Float32Array(n * 4).map(() => rng.normal()),
+      dim: 4,
+      nItems: n,
+      nModels,
+      offsets: Int32Array.from(offsets),
+      model: Int32Array.from(model),
+      y: Float32Array.from(y),
+    };
+    const split = { train: [] as number[], val: [] as number[], test: [] as number[] };
+    for (let i = 0; i < n; i++) (i % 10 < 6 ? split.train : i % 10 < 8 ? split.val : split.test).push(i);
+    const hinted = await withTaskHints(trainAccuracyMethod(), categories).fit(data, split, { seed: 1 });
+    const plain = await trainAccuracyMethod().fit(data, split, { seed: 1 });
+    const a = await hinted.predict(data.X, split.test);
+    const b = await plain.predict(data.X, split.test);
+    const logit = (p: number) => Math.log(p / (1 - p));
+    let largest = 0;
+    for (let k = 0; k < a.length; k++) largest = Math.max(largest, Math.abs(logit(a[k]!) - logit(b[k]!)));
+    // With a fixed prior sd of 1, 20 val calls a pair (SE about 0.46 logit) would move the largest of 96 offsets by ~1.
+    expect(largest).toBeLessThan(0.2);
+    expect(hinted.description).toMatch(/prior sd 0\.[01]\d\d\)/);
+  });
+
+  it("estimates the offsets' prior sd: near the true spread when the categories matter, at most the cap", () => {
+    const rng = createRng(5);
+    const pairs = Array.from({ length: 60 }, () => {
+      const delta = rng.normal() * 0.8; // true spread 0.8
+      const logits = Array(200).fill(0);
+      const ys = logits.map(() => (rng.next() < 1 / (1 + Math.exp(-delta)) ? 1 : 0));
+      return { logits, ys };
+    });
+    const sd = offsetSd(pairs, 2);
+    expect(sd).toBeGreaterThan(0.6);
+    expect(sd).toBeLessThan(1);
+    expect(offsetSd(pairs, 0.5)).toBe(0.5);
+    expect(offsetSd([], 1)).toBe(1);
   });
 
   it("keeps the method's p for items without a category", async () => {

@@ -44,6 +44,21 @@ describe("RunRouter.route", () => {
     expect(after.reason).toContain("after 1 outcome(s) on this task");
   });
 
+  it("a new task's difficulty prior follows feedback on similar tasks given after an earlier decision on it", () => {
+    const router = trained();
+    const task = { id: "probe", text: "compile the kernel module with custom flags" };
+    const before = router.route(task).difficulty.mean;
+    expect(router.route(task, { costWeight: 0.2 }).difficulty.mean).toBe(before); // same fit, same prior
+    for (let t = 0; t < 6; t++) {
+      const similar = { id: `kernel-${t}`, text: `compile the kernel module with custom flags, variant ${t}` };
+      for (const m of ["strong", "middle", "weak"]) router.feedback(similar, m, false);
+    }
+    expect(router.route(task).difficulty.mean).toBeGreaterThan(before + 0.5);
+    // The same id with another text is another text prior (the similar tasks' words are not in it).
+    const other = router.route({ id: "probe", text: "write a haiku about spring rain" }).difficulty.mean;
+    expect(other).toBeLessThan(router.route(task).difficulty.mean);
+  });
+
   it("learns from feedback: a model that keeps passing overtakes the price-tier prior", () => {
     const router = new RunRouter({ models: MODELS });
     expect(router.route("first task").chosen).toBe("strong"); // the dearest is presumed the ablest before any outcome

@@ -96,7 +96,11 @@ export interface ReplayOptions {
   readonly onProgress?: (message: string) => void;
 }
 
-export const DEFAULT_COST_WEIGHTS: readonly number[] = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5];
+/**
+ * Cost weights of the single-choice curve, fixed a priori. Finer near 0 (0.01, 0.02), where a cost weight only
+ * breaks near-ties between the top models: on Terminal-Bench the curve is a step there (docs/agents.md).
+ */
+export const DEFAULT_COST_WEIGHTS: readonly number[] = [0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5];
 export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
   { costWeight: 0.3, cap: 0.25 },
   { costWeight: 0.2, cap: 0.35 },

@@ -1,0 +1,226 @@
+/**
+ * `npx tsx bench/dev/run-robustness.ts [--draws 5] [--quick]`
+ *
+ * Do the run-level defaults (chosen on Terminal-Bench's training items) hold on agent sets of the same shape that the
+ * project does not have? The replay (src/runs/replay, the defaults untouched) on:
+ * - random halves of Terminal-Bench's models (16 of 32, `draws` draws by u("D/models/d/M")),
+ * - random two-thirds of its tasks (60 of 89, by u("D/tasks/d/ID")),
+ * - synthetic run folders from RouterBench (bench/dev/synthetic-runs.ts: 5 questions of one category a "run", rate =
+ *   mean label, cost = the recorded costs summed; the only other folder with costs): all 632 runs, and 89-run draws.
+ * For each, issue 36's targets, relative to the set's own best fixed model: escalation >= best fixed at <= 35% of its
+ * cost, escalation >= best fixed + 0.06 at <= 60%, single choice >= best fixed at <= 100%, online (models anonymous)
+ * >= 0.9 x the best fixed model in hindsight. A target counts as met by the best point of the default curve under its
+ * cost cap (as on Terminal-Bench); its paired-bootstrap interval against the best fixed model is printed beside it.
+ * Writes bench/results/run-robustness.json and prints a markdown table.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadDataset } from "../../adapters/data/load-dataset.js";
+import { loadRunTable } from "../../adapters/data/run-dataset.js";
+import { replayRuns, type CrossFitPoint, type ReplayResult } from "../../src/runs/replay/index.js";
+import { foldOf, u, type RunTable } from "../../src/runs/replay/protocol.js";
+import { bestFixed } from "../../src/runs/replay/references.js";
+import { writeSyntheticRuns } from "./synthetic-runs.js";
+
+const { values } = parseArgs({
+  options: { draws: { type: "string", default: "5" }, quick: { type: "boolean", default: false } },
+  strict: true,
+});
+const draws = Number(values.draws);
+const onlineSeeds = values.quick ? 5 : 20;
+
+/** The table restricted to some items and some models (in their order). */
+function subset(table: RunTable, items: readonly number[], models: readonly number[]): RunTable {
+  return {
+    ...table,
+    ids: items.map((i) => table.ids[i]!),
+    texts: items.map((i) => table.texts[i]!),
+    hints: items.map((i) => table.hints?.[i]),
+    models: models.map((m) => table.models[m]!),
+    rate: items.map((i) => Float64Array.from(models, (m) => table.rate[i]![m]!)),
+    runCost: Float64Array.from(models, (m) => table.runCost[m]!),
+  };
+}
+
+/** The first `n` indices of `keys` in the order of u(prefix/key). */
+function draw(prefix: string, keys: readonly string[], n: number): number[] {
+  return keys
+    .map((k, i) => ({ i, h: u(`${prefix}/${k}`) }))
+    .sort((a, b) => a.h - b.h)
+    .slice(0, n)
+    .map((x) => x.i)
+    .sort((a, b) => a - b);
+}
+
+const all = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+interface Variant {
+  readonly name: string;
+  readonly table: RunTable;
+}
+
+const tb = await loadRunTable("terminal-bench-2-32models");
+const variants: Variant[] = [{ name: "terminal-bench (all)", table: tb }];
+for (let d = 1; d <= draws; d++) {
+  const models = draw(`${tb.name}/models/${d}`, tb.models, 16);
+  variants.push({ name: `tb 16 models #${d}`, table: subset(tb, all(tb.ids.length), models) });
+}
+for (let d = 1; d <= draws; d++) {
+  const items = draw(`${tb.name}/tasks/${d}`, tb.ids, 60);
+  variants.push({ name: `tb 60 tasks #${d}`, table: subset(tb, items, all(tb.models.length)) });
+}
+const dir = mkdtempSync(join(tmpdir(), "irt-router-synthetic-runs-"));
+try {
+  const rb = await loadDataset("routerbench-subset-11models");
+  writeSyntheticRuns(rb, 5, dir);
+  const syn = { ...(await loadRunTable(dir)), name: "routerbench-synthetic-runs" };
+  variants.push({ name: `routerbench runs (all ${syn.ids.length})`, table: syn });
+  for (let d = 1; d <= Math.min(draws, 3); d++) {
+    const items = draw(`${syn.name}/tasks/${d}`, syn.ids, tb.ids.length);
+    variants.push({ name: `routerbench runs 89 #${d}`, table: subset(syn, items, all(syn.models.length)) });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+interface Target {
+  readonly met: boolean;
+  readonly point?: CrossFitPoint & { costWeight: number; cap?: number | null };
+}
+
+/** The best point under `maxCost` and whether its success reaches `bar`. */
+function target(
+  points: readonly (CrossFitPoint & { costWeight: number; cap?: number | null })[],
+  maxCost: number,
+  bar: number,
+): Target {
+  const under = points.filter((p) => p.costRatio <= maxCost + 1e-9).sort((a, b) => b.success - a.success);
+  const point = under[0];
+  return point ? { met: point.success >= bar - 1e-9, point } : { met: false };
+}
+
+/**
+ * BENCHMARK.md's simple escalation reference on the same folds: one fixed order of up to 3 distinct models for all
+ * tasks, the most successful on the four training folds whose mean cost there is within `cap` x the training folds'
+ * best fixed model's; scored on the fifth. Success and cost ratio over the 5 seeds x 5 folds.
+ */
+function fixedOrder(table: RunTable, cap: number): { success: number; costRatio: number } {
+  const M = table.models.length;
+  const r = (i: number, m: number) => (Number.isFinite(table.rate[i]![m]!) ? table.rate[i]![m]! : 0);
+  const score = (order: readonly number[], items: readonly number[]) => {
+    let s = 0;
+    let c = 0;
+    for (const i of items) {
+      let fail = 1;
+      for (const m of order) {
+        c += fail * table.runCost[m]!;
+        fail *= 1 - r(i, m);
+      }
+      s += 1 - fail;
+    }
+    return { s, c };
+  };
+  const orders: number[][] = [];
+  for (let a = 0; a < M; a++) {
+    orders.push([a]);
+    for (let b = 0; b < M; b++) {
+      if (b === a) continue;
+      orders.push([a, b]);
+      for (let c = 0; c < M; c++) if (c !== a && c !== b) orders.push([a, b, c]);
+    }
+  }
+  let S = 0;
+  let C = 0;
+  let refC = 0;
+  let n = 0;
+  for (let seed = 1; seed <= 5; seed++) {
+    const fold = table.ids.map((id) => foldOf(table.name, id, seed, 5));
+    for (let f = 0; f < 5; f++) {
+      const train = fold.flatMap((g, i) => (g !== f ? [i] : []));
+      const test = fold.flatMap((g, i) => (g === f ? [i] : []));
+      const ref = bestFixed(table.rate, train, table.runCost);
+      let best: readonly number[] = [ref];
+      let bestS = -1;
+      for (const o of orders) {
+        const e = score(o, train);
+        if (e.c <= cap * table.runCost[ref]! * train.length + 1e-9 && e.s > bestS) [best, bestS] = [o, e.s];
+      }
+      const t = score(best, test);
+      S += t.s;
+      C += t.c;
+      refC += table.runCost[ref]! * test.length;
+      n += test.length;
+    }
+  }
+  return { success: S / n, costRatio: C / refC };
+}
+
+const rows: {
+  name: string;
+  runs: number;
+  models: number;
+  seconds: number;
+  result: ReplayResult;
+  targets: Record<string, Target>;
+  fixedOrder: Record<"cap35" | "cap60", { success: number; costRatio: number }>;
+}[] = [];
+const started = performance.now();
+for (const v of variants) {
+  const t0 = performance.now();
+  const result = await replayRuns(v.table, { onlineSeeds });
+  const seconds = (performance.now() - t0) / 1000;
+  const cf = result.crossFit;
+  const bf = cf.bestFixed.success;
+  const online = result.online.anonymous;
+  const targets: Record<string, Target> = {
+    esc35: target(cf.escalation, 0.35, bf),
+    esc60: target(cf.escalation, 0.6, bf + 0.06),
+    single100: target(cf.single, 1, bf),
+    online: { met: online.router.success >= 0.9 * online.bestFixedHindsight.success },
+  };
+  const fixed = { cap35: fixedOrder(v.table, 0.35), cap60: fixedOrder(v.table, 0.6) };
+  rows.push({
+    name: v.name,
+    runs: v.table.ids.length,
+    models: v.table.models.length,
+    seconds,
+    result,
+    targets,
+    fixedOrder: fixed,
+  });
+  process.stderr.write(`${v.name}: ${seconds.toFixed(1)} s\n`);
+}
+const totalSeconds = (performance.now() - started) / 1000;
+
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const ci = (c: [number, number]) =>
+  `[${c[0] >= 0 ? "+" : ""}${c[0].toFixed(3)}, ${c[1] >= 0 ? "+" : ""}${c[1].toFixed(3)}]`;
+const cell = (t: Target) =>
+  t.point
+    ? `${t.met ? "yes" : "**no**"}: ${t.point.success.toFixed(3)} at ${pct(t.point.costRatio)} ${ci(t.point.vsBestFixedCi)}`
+    : "**no** (no point under the cap)";
+console.log(
+  `Run-level defaults on other sets (${onlineSeeds} online seeds, 5 cross-fit seeds; ${totalSeconds.toFixed(0)} s). ` +
+    "Targets against each set's own best fixed model; cells: met, the best default point under the cap, its " +
+    "95% paired-bootstrap interval against the best fixed model. Fixed order: BENCHMARK.md's simple escalation " +
+    "reference (one order of up to 3 models chosen on the training folds under the cap) on the same folds.\n",
+);
+console.log(
+  "| set | runs x models | best fixed | escalation >= bf at <= 35% | escalation >= bf + 0.06 at <= 60% | fixed order, cap 35% / 60% | single >= bf at <= 100% | online >= 0.9 x bf hindsight |",
+);
+console.log("|---|---|---|---|---|---|---|---|");
+const fo = (p: { success: number; costRatio: number }) => `${p.success.toFixed(3)} at ${pct(p.costRatio)}`;
+for (const r of rows) {
+  const o = r.result.online.anonymous;
+  console.log(
+    `| ${r.name} | ${r.runs} x ${r.models} | ${r.result.crossFit.bestFixed.success.toFixed(3)} | ${cell(r.targets.esc35!)} | ` +
+      `${cell(r.targets.esc60!)} | ${fo(r.fixedOrder.cap35)} / ${fo(r.fixedOrder.cap60)} | ${cell(r.targets.single100!)} | ${r.targets.online!.met ? "yes" : "**no**"}: ` +
+      `${o.router.success.toFixed(3)} vs ${o.bestFixedHindsight.success.toFixed(3)} (${(o.router.success / o.bestFixedHindsight.success).toFixed(2)}) |`,
+  );
+}
+writeFileSync(
+  "bench/results/run-robustness.json",
+  `${JSON.stringify({ onlineSeeds, draws, totalSeconds, rows: rows.map(({ result, ...r }) => ({ ...r, crossFit: result.crossFit, online: result.online })) }, null, 1)}\n`,
+);
