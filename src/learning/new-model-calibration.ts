@@ -30,7 +30,7 @@ import { ItemTracker } from "./tracker.js";
 import { bankAccuracy, ProbePicker } from "./probe-picker.js";
 import type { Probe, ProbeBank } from "./probe-bank.js";
 
-export { DEFAULT_MIX_RANDOM, DEFAULT_RANDOM_SHARE, shuffledIndices } from "./probe-picker.js";
+export { DEFAULT_ADAPTIVE_PROBES, DEFAULT_MIX_RANDOM, DEFAULT_RANDOM_SHARE, shuffledIndices } from "./probe-picker.js";
 export type { Probe, ProbeBank } from "./probe-bank.js";
 
 export interface CalibrationProgress {
@@ -73,6 +73,12 @@ const optionsSchema = z
      * when asked, after at least 3 answers). Default `DEFAULT_MIX_RANDOM`.
      */
     mixRandom: z.enum(["always", "on-conflict"]).optional(),
+    /**
+     * Probes the adaptive strategy picks; the rest follow the seeded random order, so the answers the posterior
+     * rests on are, beyond these first few, a random sample of the bank ("all": the strategy picks every probe).
+     * Default `DEFAULT_ADAPTIVE_PROBES`. Ignored by strategy "random".
+     */
+    adaptiveProbes: z.union([z.number().int().nonnegative(), z.literal("all")]).optional(),
     /** Stop once the sd of the predicted bank accuracy is below this (default 0.015; 0 disables). */
     targetSd: z.number().min(0).max(1).default(0.015),
     minProbes: z.number().int().nonnegative().default(10),
@@ -232,7 +238,7 @@ function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema>
   parseWith(argsSchema, args, "calibrate");
   const { learner, probes } = args;
   const { modelId, budget, strategy, randomShare, mixRandom, targetSd, minProbes, maxConsecutiveFailures } = args;
-  const { seed, eventPrefix } = args;
+  const { seed, eventPrefix, adaptiveProbes } = args;
   const o = parseWith(
     optionsSchema,
     {
@@ -246,6 +252,7 @@ function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema>
       maxConsecutiveFailures,
       seed,
       eventPrefix,
+      adaptiveProbes,
     },
     "calibrate",
   );
