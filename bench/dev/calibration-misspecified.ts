@@ -70,7 +70,7 @@ async function run(options: Partial<CalibrationOptions>, seed: number): Promise<
 
 const rules: Record<string, Partial<CalibrationOptions>> = {
   random: { strategy: "random" },
-  "accuracy-targeted throughout (the 0.3 default)": { adaptiveProbes: "all" },
+  "accuracy-targeted throughout (the earlier default)": { adaptiveProbes: "all" },
   "accuracy, 50% random from the start": { adaptiveProbes: "all", randomShare: 0.5 },
   "accuracy, 50% random on conflict": { adaptiveProbes: "all", randomShare: 0.5, mixRandom: "on-conflict" },
   ...Object.fromEntries([1, 2, 3, 5, 10].map((k) => [`accuracy for ${k}, then random order`, { adaptiveProbes: k }])),

@@ -22,7 +22,7 @@ export const DEFAULT_MIX_RANDOM: MixRandom = "always";
  * Default of calibrateModel's `adaptiveProbes`: the adaptive rule picks this many probes, the rest follow the seeded
  * random order (chosen by leave-one-dataset-out validation: docs/online.md).
  */
-export const DEFAULT_ADAPTIVE_PROBES: number | "all" = 2;
+export const DEFAULT_ADAPTIVE_PROBES: number | "all" = 1;
 
 /** |z| of the prior-conflict score test above which "on-conflict" mixing starts. */
 const CONFLICT_Z = 2;

@@ -169,7 +169,7 @@ describe("calibrateModel: the adaptive rule hands over to the seeded random orde
     const random = await misledError({ strategy: "random" }, 50);
     const adaptive = await misledError({ adaptiveProbes: "all" }, 50);
     const byDefault = await misledError({}, 50);
-    // measured: random 6.3 points, adaptive throughout 11.6, the default (2 adaptive probes) 6.8
+    // measured (seeds 1-20): random 6.3 points, adaptive throughout 11.6, 1 adaptive probe then random order 6.4
     expect(adaptive - random).toBeGreaterThan(2);
     expect(byDefault - random).toBeLessThan(1);
   });

@@ -102,12 +102,11 @@ describe("calibrateModel", () => {
     let byDefault = 0;
     let random = 0;
     for (const m of [10, 11])
-      for (const seed of [1, 2, 3, 4, 5]) {
+      for (let seed = 1; seed <= 10; seed++) {
         byDefault += await errorAfter(m, k, "accuracy", seed, undefined);
         random += await errorAfter(m, k, "random", seed);
       }
-    // measured (k = 2): 12.5 points against 17.6, mean over the 10 runs
-    expect(byDefault).toBeLessThan(0.85 * random);
+    expect(byDefault).toBeLessThan(0.9 * random);
   });
 
   it("a second calibration of the same model never re-asks a probe it already answered", async () => {
