@@ -17,7 +17,13 @@
  *   spends probes on directions of theta that barely move the predicted accuracy.
  *
  * The default was chosen on a validation-only development run (bench/dev/calibration.ts, docs/online.md).
- * Strategy "random" asks probes in a seeded random order (the benchmark's baseline). Stopping: `budget` probes, or the standard deviation of the predicted
+ * Strategy "random" asks probes in a seeded random order (the benchmark's baseline).
+ *
+ * Hand-over: the strategy picks the first `adaptiveProbes` probes (default 1); the rest follow the seeded random
+ * order, so beyond them the answers are a random sample of the bank. The criteria trust the bank's item parameters;
+ * on a bank that misleads about the model they keep asking items whose answers agree with it where asked, and the
+ * posterior drifts from the truth (bench/dev/calibration-misspecified.ts). The default was chosen by
+ * leave-one-dataset-out validation (`npm run bench:calibration-lodo`, docs/online.md). Stopping: `budget` probes, or the standard deviation of the predicted
  * probe-bank accuracy (delta method: g^T Sigma g, g = mean_i p_i (1 - p_i) alpha_i) falls below
  * `targetSd` after at least `minProbes` answers, or the bank is exhausted.
  */

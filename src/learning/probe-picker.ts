@@ -1,7 +1,8 @@
 /**
  * How calibration picks its next probe (the rules of `calibrateModel`, src/learning/new-model-calibration.ts): the adaptive
- * criteria, the seeded random order, the mixing of random probes into an adaptive rule, and the bank's predicted
- * accuracy with its delta-method standard deviation (which the "accuracy" rule targets).
+ * criteria, the seeded random order, the mixing of random probes into an adaptive rule, the hand-over to the random
+ * order after `adaptiveProbes` probes, and the bank's predicted accuracy with its delta-method standard deviation
+ * (which the "accuracy" rule targets).
  */
 import type { AbilityPosterior } from "./posterior.js";
 import { predictiveP } from "./posterior.js";
