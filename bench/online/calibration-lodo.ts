@@ -1,15 +1,18 @@
 /**
  * `npm run bench:calibration-lodo [-- --datasets a,b --seeds 1,2,3 --orders 5 --encoder static|use-lite --rules a,b --print]`
- * (about 35 minutes from cold caches on the shared 2-core machine, most of it training the worlds; about 1 minute cached)
+ * (about 35 minutes from cold caches on the shared 2-core machine, most of it training the worlds, then about 25 minutes
+ * for the rules' runs; about 1 minute cached)
  *
  * New-model calibration against random probing, leave one dataset out (docs/online.md, "Calibration on data it
  * was not tuned on"). Worlds as in `npm run bench:online` (an item model trained per seed without the dataset's
  * left-out models; each held-out model calibrated from the new-model prior on a 2,000-probe sample of its train-split
  * items, answered by replaying its recorded correctness), with the probes counted twice per run: until its predicted
  * VALIDATION accuracy, and until its predicted TEST accuracy, is first within 3 points of the true one (cap 300;
- * 301 = never). For each held-out dataset, the probe rule is the one with the best worst validation ratio (median
- * probes / median random probes) over the OTHER datasets; it is then scored on the held-out dataset's test split
- * against random probing (`orders` seeded orders per pair), with a bootstrap over the (model, seed) pairs.
+ * 301 = never). A rule that draws on the random order runs in the same `orders` seeded orders as the random baseline
+ * (paired with them). For each held-out dataset, the probe rule is the candidate (adaptive for k probes, then the
+ * random order) with the best worst validation ratio (median probes / median random probes) over the OTHER datasets;
+ * it is then scored on the held-out dataset's test split against random probing, with a bootstrap over the (model,
+ * seed) pairs.
  * Writes bench/results/calibration-lodo.json and the generated block of docs/online.md (unless --print).
  */
 import { createHash } from "node:crypto";
@@ -59,25 +62,41 @@ const argsSchema = z
   })
   .strict();
 
-type RuleOptions = Pick<CalibrationOptions, "strategy" | "randomShare" | "mixRandom">;
+type RuleOptions = Pick<CalibrationOptions, "strategy" | "randomShare" | "mixRandom" | "adaptiveProbes">;
 
 /** The candidate probe rules (calibrateModel options); "random" is the baseline, run in `orders` seeded orders. */
-export const RULES: Readonly<Record<string, { label: string; options: RuleOptions }>> = {
-  accuracy: { label: "accuracy-targeted (the default)", options: { strategy: "accuracy" } },
-  fisher: { label: "Fisher about theta", options: { strategy: "fisher" } },
+export const RULES: Readonly<Record<string, { label: string; options: RuleOptions; bounded?: boolean }>> = {
+  accuracy: { label: "accuracy-targeted", options: { strategy: "accuracy", adaptiveProbes: "all" } },
+  fisher: { label: "Fisher about theta", options: { strategy: "fisher", adaptiveProbes: "all" } },
   "accuracy-mix50": {
     label: "accuracy-targeted, 50% random from the start",
-    options: { strategy: "accuracy", randomShare: 0.5, mixRandom: "always" },
+    options: { strategy: "accuracy", randomShare: 0.5, mixRandom: "always", adaptiveProbes: "all" },
   },
   "accuracy-mix25": {
     label: "accuracy-targeted, 25% random from the start",
-    options: { strategy: "accuracy", randomShare: 0.25, mixRandom: "always" },
+    options: { strategy: "accuracy", randomShare: 0.25, mixRandom: "always", adaptiveProbes: "all" },
   },
   "accuracy-conflict50": {
     label: "accuracy-targeted, 50% random once the answers contradict the prior",
-    options: { strategy: "accuracy", randomShare: 0.5, mixRandom: "on-conflict" },
+    options: { strategy: "accuracy", randomShare: 0.5, mixRandom: "on-conflict", adaptiveProbes: "all" },
   },
+  ...Object.fromEntries(
+    [1, 2, 3, 5].map((k) => [
+      `accuracy-head${k}`,
+      {
+        label: `accuracy-targeted for ${k} probe${k > 1 ? "s" : ""}, then random order`,
+        options: { strategy: "accuracy", adaptiveProbes: k } as RuleOptions,
+        bounded: true,
+      },
+    ]),
+  ),
 };
+
+/**
+ * The rules a run compares by default: adaptive throughout, and the candidates (adaptive for k probes, then the random
+ * order). The mixing rules and "fisher" run with `--rules` (they lost to these in earlier runs: docs/online.md).
+ */
+const DEFAULT_RULES = ["accuracy", "accuracy-head1", "accuracy-head2", "accuracy-head3"];
 
 type PairResult = CalibrationPair;
 
@@ -99,7 +118,7 @@ async function main(): Promise<void> {
     strict: true,
   });
   const args = parseWith(argsSchema, values, "bench:calibration-lodo");
-  const rules = args.rules ?? Object.keys(RULES);
+  const rules = args.rules ?? DEFAULT_RULES;
   for (const r of rules)
     if (!RULES[r]) throw new Error(`--rules: unknown rule "${r}" (${Object.keys(RULES).join(", ")})`);
   const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -118,13 +137,13 @@ async function main(): Promise<void> {
       const w = await validationWorld(tf, ds, emb, split, defaultLeaveOut(ds.name), seed, log, false);
       for (const m of w.heldOut) {
         const key = { v: 1, data: ds.source.sha256, emb: emb.source, seed, m, orders: args.orders, cap: CAP };
-        const pair = await cachedPair(key, rules, async (missing) =>
+        const pair = await cachedPair(key, rules, args.orders, async (missing) =>
           runPair(w, split.test, m, seed, missing, args.orders),
         );
         pairs.push({ dataset: ds.name, seed, model: w.models[m]!, ...pair });
         log(
           `${ds.name} seed ${seed} ${w.models[m]}: ` +
-            rules.map((r) => `${r} ${pair.val[r]}/${pair.test[r]}`).join(", ") +
+            rules.map((r) => `${r} ${pair.val[r]!.join(",")}/${pair.test[r]!.join(",")}`).join(", ") +
             `; random val ${pair.randomVal.join(",")} test ${pair.randomTest.join(",")}`,
         );
       }
@@ -135,7 +154,7 @@ async function main(): Promise<void> {
     seeds: args.seeds,
     orders: args.orders,
     encoder: args.encoder,
-    rules: rules.map((r) => ({ id: r, label: RULES[r]!.label })),
+    rules: rules.map((r) => ({ id: r, label: RULES[r]!.label, bounded: RULES[r]!.bounded === true })),
     pairs,
     seconds: (performance.now() - t0) / 1000,
   };
@@ -166,6 +185,7 @@ type PairCounts = Omit<PairResult, "dataset" | "seed" | "model"> & { hash?: Reco
 async function cachedPair(
   key: object,
   rules: readonly string[],
+  orders: number,
   compute: (missing: readonly string[] | "random") => Promise<Partial<PairCounts>>,
 ): Promise<PairCounts> {
   const file = join(
@@ -179,13 +199,13 @@ async function cachedPair(
     ? (JSON.parse(readFileSync(file, "utf8")) as PairCounts)
     : { val: {}, test: {}, randomVal: [], randomTest: [] };
   if (have.randomVal.length === 0) Object.assign(have, await compute("random"));
-  const missing = rules.filter((r) => have.val[r] === undefined || ruleChanged(have, r));
+  const missing = rules.filter((r) => have.val[r] === undefined || ruleChanged(have, r, orders));
   if (missing.length > 0) {
     const got = await compute(missing);
     Object.assign(have.val, got.val);
     Object.assign(have.test, got.test);
   }
-  have.hash = { ...(have.hash ?? {}), ...Object.fromEntries(rules.map((r) => [r, ruleHash(r)])) };
+  have.hash = { ...(have.hash ?? {}), ...Object.fromEntries(rules.map((r) => [r, ruleHash(r, orders)])) };
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(have));
   return {
@@ -196,9 +216,14 @@ async function cachedPair(
   };
 }
 
-const ruleHash = (r: string) => JSON.stringify(RULES[r]!.options);
-const ruleChanged = (have: PairCounts, r: string) => have.hash?.[r] !== ruleHash(r);
-const pick = (o: Record<string, number>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]!]));
+/** A rule's cache identity: its options, and for a rule that draws on the random order the number of orders it is run in. */
+const ruleHash = (r: string, orders: number) =>
+  `counts-v2:${JSON.stringify(RULES[r]!.options)}` + (usesOrder(RULES[r]!.options) ? `:orders${orders}` : "");
+
+/** Whether a rule draws on the seeded random order (then it is run in the baseline's orders, one count each). */
+const usesOrder = (o: RuleOptions) => (o.randomShare ?? 0) > 0 || typeof o.adaptiveProbes === "number";
+const ruleChanged = (have: PairCounts, r: string, orders: number) => have.hash?.[r] !== ruleHash(r, orders);
+const pick = (o: Record<string, number[]>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]!]));
 
 /** Runs the missing rules (or the random orders) for held-out model `m` of world `w`. */
 async function runPair(
@@ -251,12 +276,18 @@ async function runPair(
     }
     return { randomVal, randomTest };
   }
-  const val: Record<string, number> = {};
-  const test: Record<string, number> = {};
+  const val: Record<string, number[]> = {};
+  const test: Record<string, number[]> = {};
   for (const r of what) {
-    const got = await run(RULES[r]!.options, seed * 101 + m);
-    val[r] = got.val;
-    test[r] = got.test;
+    // a rule that draws on the random order runs in the baseline's orders (paired with them); others once
+    const runs = usesOrder(RULES[r]!.options) ? orders : 1;
+    val[r] = [];
+    test[r] = [];
+    for (let o = 0; o < runs; o++) {
+      const got = await run(RULES[r]!.options, seed * 101 + m + 7777 * o);
+      val[r].push(got.val);
+      test[r].push(got.test);
+    }
   }
   return { val, test };
 }

@@ -299,6 +299,11 @@ export async function probesToTolerance(args: {
   randomShare?: number;
   /** When the random probes start (calibrateModel's `mixRandom`). */
   mixRandom?: "always" | "on-conflict";
+  /**
+   * Probes the strategy picks before the seeded random order takes over (calibrateModel's `adaptiveProbes`; default
+   * "all": this benchmark measures the strategies themselves, the shipped default is measured by bench:calibration-lodo).
+   */
+  adaptiveProbes?: number | "all";
   seed: number;
   cap: number;
   tolerance: number;
@@ -336,6 +341,7 @@ export async function probesToTolerance(args: {
       strategy,
       ...(args.randomShare !== undefined ? { randomShare: args.randomShare } : {}),
       ...(args.mixRandom !== undefined ? { mixRandom: args.mixRandom } : {}),
+      adaptiveProbes: args.adaptiveProbes ?? "all",
       seed: args.seed,
       targetSd: 0,
       ask: async (probe) => setup.label.get(Number(probe.id))!,

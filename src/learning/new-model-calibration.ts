@@ -17,7 +17,13 @@
  *   spends probes on directions of theta that barely move the predicted accuracy.
  *
  * The default was chosen on a validation-only development run (bench/dev/calibration.ts, docs/online.md).
- * Strategy "random" asks probes in a seeded random order (the benchmark's baseline). Stopping: `budget` probes, or the standard deviation of the predicted
+ * Strategy "random" asks probes in a seeded random order (the benchmark's baseline).
+ *
+ * Hand-over: the strategy picks the first `adaptiveProbes` probes (default 1); the rest follow the seeded random
+ * order, so beyond them the answers are a random sample of the bank. The criteria trust the bank's item parameters;
+ * on a bank that misleads about the model they keep asking items whose answers agree with it where asked, and the
+ * posterior drifts from the truth (bench/dev/calibration-misspecified.ts). The default was chosen by
+ * leave-one-dataset-out validation (`npm run bench:calibration-lodo`, docs/online.md). Stopping: `budget` probes, or the standard deviation of the predicted
  * probe-bank accuracy (delta method: g^T Sigma g, g = mean_i p_i (1 - p_i) alpha_i) falls below
  * `targetSd` after at least `minProbes` answers, or the bank is exhausted.
  */
@@ -30,7 +36,7 @@ import { ItemTracker } from "./tracker.js";
 import { bankAccuracy, ProbePicker } from "./probe-picker.js";
 import type { Probe, ProbeBank } from "./probe-bank.js";
 
-export { DEFAULT_MIX_RANDOM, DEFAULT_RANDOM_SHARE, shuffledIndices } from "./probe-picker.js";
+export { DEFAULT_ADAPTIVE_PROBES, DEFAULT_MIX_RANDOM, DEFAULT_RANDOM_SHARE, shuffledIndices } from "./probe-picker.js";
 export type { Probe, ProbeBank } from "./probe-bank.js";
 
 export interface CalibrationProgress {
@@ -73,6 +79,12 @@ const optionsSchema = z
      * when asked, after at least 3 answers). Default `DEFAULT_MIX_RANDOM`.
      */
     mixRandom: z.enum(["always", "on-conflict"]).optional(),
+    /**
+     * Probes the adaptive strategy picks; the rest follow the seeded random order, so the answers the posterior
+     * rests on are, beyond these first few, a random sample of the bank ("all": the strategy picks every probe).
+     * Default `DEFAULT_ADAPTIVE_PROBES`. Ignored by strategy "random".
+     */
+    adaptiveProbes: z.union([z.number().int().nonnegative(), z.literal("all")]).optional(),
     /** Stop once the sd of the predicted bank accuracy is below this (default 0.015; 0 disables). */
     targetSd: z.number().min(0).max(1).default(0.015),
     minProbes: z.number().int().nonnegative().default(10),
@@ -232,7 +244,7 @@ function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema>
   parseWith(argsSchema, args, "calibrate");
   const { learner, probes } = args;
   const { modelId, budget, strategy, randomShare, mixRandom, targetSd, minProbes, maxConsecutiveFailures } = args;
-  const { seed, eventPrefix } = args;
+  const { seed, eventPrefix, adaptiveProbes } = args;
   const o = parseWith(
     optionsSchema,
     {
@@ -246,6 +258,7 @@ function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema>
       maxConsecutiveFailures,
       seed,
       eventPrefix,
+      adaptiveProbes,
     },
     "calibrate",
   );

@@ -1,7 +1,8 @@
 /**
  * How calibration picks its next probe (the rules of `calibrateModel`, src/learning/new-model-calibration.ts): the adaptive
- * criteria, the seeded random order, the mixing of random probes into an adaptive rule, and the bank's predicted
- * accuracy with its delta-method standard deviation (which the "accuracy" rule targets).
+ * criteria, the seeded random order, the mixing of random probes into an adaptive rule, the hand-over to the random
+ * order after `adaptiveProbes` probes, and the bank's predicted accuracy with its delta-method standard deviation
+ * (which the "accuracy" rule targets).
  */
 import type { AbilityPosterior } from "./posterior.js";
 import { predictiveP } from "./posterior.js";
@@ -18,6 +19,12 @@ export const DEFAULT_RANDOM_SHARE = 0;
 /** Default of calibrateModel's `mixRandom` (chosen with {@link DEFAULT_RANDOM_SHARE}). */
 export const DEFAULT_MIX_RANDOM: MixRandom = "always";
 
+/**
+ * Default of calibrateModel's `adaptiveProbes`: the adaptive rule picks this many probes, the rest follow the seeded
+ * random order (chosen by leave-one-dataset-out validation: docs/online.md).
+ */
+export const DEFAULT_ADAPTIVE_PROBES: number | "all" = 1;
+
 /** |z| of the prior-conflict score test above which "on-conflict" mixing starts. */
 const CONFLICT_Z = 2;
 
@@ -29,6 +36,8 @@ export interface PickerOptions {
   readonly strategy: "accuracy" | "fisher" | "random";
   readonly randomShare?: number | undefined;
   readonly mixRandom?: MixRandom | undefined;
+  /** Probes the adaptive rule picks before the rest follow the seeded random order ("all": never switch). */
+  readonly adaptiveProbes?: number | "all" | undefined;
   readonly seed: number;
 }
 
@@ -38,6 +47,10 @@ export class ProbePicker {
   private readonly order: number[];
   private readonly share: number;
   private cursor = 0;
+  /** Probes picked so far. */
+  private picked = 0;
+  /** Probes picked by the strategy (and its mixing) before the seeded random order takes over. */
+  private readonly head: number;
   /** Probes picked since mixing started (the interleave counter). */
   private mixed = 0;
   /** Whether random probes are being mixed in (from the start, or since the answers contradicted the prior). */
@@ -54,7 +67,9 @@ export class ProbePicker {
     const n = probes.ids.length;
     this.asked = new Uint8Array(n);
     this.share = o.strategy === "random" ? 1 : (o.randomShare ?? DEFAULT_RANDOM_SHARE);
-    this.order = this.share > 0 ? shuffledIndices(n, o.seed) : [];
+    const head = o.adaptiveProbes ?? DEFAULT_ADAPTIVE_PROBES;
+    this.head = head === "all" ? Infinity : head;
+    this.order = this.share > 0 || Number.isFinite(this.head) ? shuffledIndices(n, o.seed) : [];
     this.mixing = o.strategy === "random" || (o.mixRandom ?? DEFAULT_MIX_RANDOM) === "always";
   }
 
@@ -75,13 +90,14 @@ export class ProbePicker {
   /**
    * The next probe (marked asked), or undefined when every probe was: "random" takes them in a seeded order;
    * "information" the one whose answer most narrows the ability, "accuracy" the one that most narrows the predicted
-   * accuracy over the bank (`g`: that accuracy's gradient in the ability).
+   * accuracy over the bank (`g`: that accuracy's gradient in the ability). After the first `adaptiveProbes` probes,
+   * every probe follows the seeded random order.
    */
   next(g: Float64Array): Probe | undefined {
     // Once mixing, probe k (0-based, counted from the start of mixing) is a random one when the running count of
     // random probes, floor((k + 1) share), steps up.
-    let random = false;
-    if (this.mixing) {
+    let random = this.picked++ >= this.head;
+    if (!random && this.mixing) {
       const k = this.mixed++;
       random = Math.floor((k + 1) * this.share) > Math.floor(k * this.share);
     }

@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
 import { calibrateModel, OnlineLearner, probeBankFrom, type ProbeBank } from "../../src/learning/index.js";
-import { DEFAULT_RANDOM_SHARE } from "../../src/learning/new-model-calibration.js";
+import {
+  DEFAULT_ADAPTIVE_PROBES,
+  DEFAULT_RANDOM_SHARE,
+  shuffledIndices,
+  type CalibrationOptions,
+} from "../../src/learning/new-model-calibration.js";
+import { ItemTracker } from "../../src/learning/tracker.js";
+import { seededRng } from "../../src/util/random.js";
 import { rejectedWith } from "../errors.js";
 import { alphaOf, makeWorld } from "./synthetic.js";
 
-// Random probes mixed into an adaptive rule (calibrateModel's randomShare and mixRandom).
+// Random probes mixed into an adaptive rule (calibrateModel's randomShare and mixRandom), and the hand-over from the
+// adaptive rule to the seeded random order after `adaptiveProbes` probes (the default).
 const w = makeWorld(41, 8, 400, 8, 1.3);
 const bank: ProbeBank = probeBankFrom(
   "synthetic",
@@ -15,7 +23,12 @@ const known = w.thetas.map((t, i) => ({ id: `m${i}`, ability: t }));
 
 /** The probe ids a calibration asks, in order, with `answer` grading each. */
 async function asked(
-  options: { strategy?: "accuracy" | "random"; randomShare?: number; mixRandom?: "always" | "on-conflict" },
+  options: {
+    strategy?: "accuracy" | "random";
+    randomShare?: number;
+    mixRandom?: "always" | "on-conflict";
+    adaptiveProbes?: number | "all";
+  },
   answer: (probe: { alpha: Float32Array; beta: number }, learner: OnlineLearner) => number = () => 1,
   budget = 30,
 ): Promise<string[]> {
@@ -27,6 +40,7 @@ async function asked(
     budget,
     targetSd: 0,
     seed: 7,
+    adaptiveProbes: "all",
     ...options,
     ask: async (probe) => answer(probe, learner),
   });
@@ -86,5 +100,84 @@ describe("calibrateModel: random probes mixed into the adaptive rule", () => {
     expect(e1.message).toMatch(/randomShare/);
     const e2 = await rejectedWith(ValidationError, asked({ mixRandom: "sometimes" as never }));
     expect(e2.message).toMatch(/mixRandom/);
+  });
+});
+
+/**
+ * A bank whose parameters mislead about the model (bench/dev/calibration-misspecified.ts): its most discriminating
+ * half is answered at 50% whatever the difficulty, its weakly discriminating easy half at 95%.
+ */
+function misleading() {
+  const rng = seededRng(7);
+  const items = [
+    ...Array.from({ length: 200 }, (_, i) => ({ id: `x${i}`, alpha: [3, 0], beta: 2 * rng.next() - 1, q: 0.5 })),
+    ...Array.from({ length: 200 }, (_, i) => ({ id: `y${i}`, alpha: [0.3, 0.3], beta: -1, q: 0.95 })),
+  ];
+  return { items, bank: probeBankFrom("misleading", items), truth: items.reduce((a, it) => a + it.q, 0) / 400 };
+}
+const misled = misleading();
+const misledKnown = [
+  { id: "a", ability: [0.5, 0] },
+  { id: "b", ability: [-0.5, 0.2] },
+  { id: "c", ability: [0, -0.3] },
+  { id: "d", ability: [0.2, 0.4] },
+];
+
+/** Mean error (points) of the predicted bank accuracy after `budget` probes over seeds 1..20 (answers drawn per seed). */
+async function misledError(options: Partial<CalibrationOptions>, budget: number): Promise<number> {
+  let sum = 0;
+  for (let seed = 1; seed <= 20; seed++) {
+    const learner = new OnlineLearner(misledKnown);
+    learner.addModel("new");
+    const tracker = new ItemTracker(learner.posterior("new"), misled.bank.alphas, misled.bank.betas);
+    const draws = seededRng(1000 + seed);
+    const y = new Map(misled.items.map((it) => [it.id, draws.next() < it.q ? 1 : 0]));
+    await calibrateModel({
+      learner,
+      modelId: "new",
+      probes: misled.bank,
+      budget,
+      targetSd: 0,
+      seed,
+      ...options,
+      ask: async (probe) => y.get(probe.id)!,
+    });
+    sum += 100 * Math.abs(tracker.predictedAccuracy() - misled.truth);
+    tracker.dispose();
+  }
+  return sum / 20;
+}
+
+describe("calibrateModel: the adaptive rule hands over to the seeded random order", () => {
+  it("by default, the first DEFAULT_ADAPTIVE_PROBES probes are the adaptive rule's, the rest the random order's", async () => {
+    expect(typeof DEFAULT_ADAPTIVE_PROBES).toBe("number");
+    const k = DEFAULT_ADAPTIVE_PROBES as number;
+    const adaptive = await asked({ adaptiveProbes: "all" });
+    const byDefault = await asked({ adaptiveProbes: undefined });
+    expect(byDefault).toEqual(await asked({ adaptiveProbes: k }));
+    expect(byDefault.slice(0, k)).toEqual(adaptive.slice(0, k));
+    const head = new Set(byDefault.slice(0, k));
+    const order = shuffledIndices(400, 7)
+      .map((i) => `q${i}`)
+      .filter((id) => !head.has(id));
+    expect(byDefault.slice(k)).toEqual(order.slice(0, 30 - k));
+    // strategy "random" ignores it; 0 is the random order from the first probe
+    expect(await asked({ adaptiveProbes: 0 })).toEqual(await asked({ strategy: "random" }));
+  });
+
+  it("on a bank that misleads about the model, the adaptive rule loses to random order and the default does not", async () => {
+    const random = await misledError({ strategy: "random" }, 50);
+    const adaptive = await misledError({ adaptiveProbes: "all" }, 50);
+    const byDefault = await misledError({}, 50);
+    // measured (seeds 1-20): random 6.3 points, adaptive throughout 11.6, 1 adaptive probe then random order 6.4
+    expect(adaptive - random).toBeGreaterThan(2);
+    expect(byDefault - random).toBeLessThan(1);
+  });
+
+  it("refuses a negative, fractional or unknown adaptiveProbes, naming the option", async () => {
+    for (const bad of [-1, 1.5, "some"]) {
+      const e = await rejectedWith(ValidationError, asked({ adaptiveProbes: bad as never }));
+      expect(e.message).toMatch(/adaptiveProbes/);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FeedbackError, ValidationError } from "../../src/errors.js";
 import { calibrateModel, OnlineLearner, probeBankFrom, seededRng, type ProbeBank } from "../../src/learning/index.js";
+import { DEFAULT_ADAPTIVE_PROBES } from "../../src/learning/new-model-calibration.js";
 import { rejectedWith } from "../errors.js";
 import { alphaOf, makeWorld, trueAccuracy, trueP } from "./synthetic.js";
 
@@ -24,6 +25,8 @@ async function errorAfter(
   budget: number,
   strategy: "fisher" | "accuracy" | "random",
   seed: number,
+  // the strategies themselves by default (the shipped default hands over to the random order after a few probes)
+  adaptiveProbes: number | "all" | undefined = "all",
 ): Promise<number> {
   const learner = new OnlineLearner(known);
   await calibrateModel({
@@ -32,6 +35,7 @@ async function errorAfter(
     probes: bank,
     budget,
     strategy,
+    adaptiveProbes,
     seed,
     targetSd: 0,
     ask: replay(m),
@@ -91,6 +95,18 @@ describe("calibrateModel", () => {
       random += await errorAfter(m, 60, "random", 1);
     }
     expect(targeted).toBeLessThan(random);
+  });
+
+  it("where the bank is right, the default keeps the adaptive rule's lead over its adaptive probes", async () => {
+    const k = DEFAULT_ADAPTIVE_PROBES as number;
+    let byDefault = 0;
+    let random = 0;
+    for (const m of [10, 11])
+      for (let seed = 1; seed <= 10; seed++) {
+        byDefault += await errorAfter(m, k, "accuracy", seed, undefined);
+        random += await errorAfter(m, k, "random", seed);
+      }
+    expect(byDefault).toBeLessThan(0.9 * random);
   });
 
   it("a second calibration of the same model never re-asks a probe it already answered", async () => {
