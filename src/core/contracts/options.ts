@@ -145,7 +145,9 @@ export interface RoutingOptions {
    * without learning) and scales lambda as it goes so that the expected cost of its choices stays level with that
    * router's: what it learns moves the spend between calls (the learner may find a cheap model worse than the scorer
    * said, so that the strong model is worth buying on more calls, and others where it is not) instead of raising it.
-   * Other policies are unchanged. See docs/agents.md, "Learning at the scorer's spend".
+   * Calls with a model whose ability the scorer and the catalog place only by rule (family and price tier, or the
+   * population average) do not move the scale. Other policies are unchanged. See docs/agents.md, "Learning at the
+   * scorer's spend".
    */
   readonly holdSpend?: boolean;
   /**

@@ -109,7 +109,8 @@ export class RoutePlanner {
     });
     const hold = learned && this.parts.hold && SpendHold.applies(policy) ? this.parts.hold : undefined;
     const { ranked, escalated } = await this.rank(messages, shape, candidates, call.runId, excluded, hold);
-    if (hold && !escalated) this.holdSpend(hold, item, ctx, eligible, candidates, ranked[0]!, call.runId);
+    if (hold && !escalated && eligible.every((slot) => measuredAbility(ctx, slot.id)))
+      this.holdSpend(hold, item, ctx, eligible, candidates, ranked[0]!, call.runId);
     const scoreMs = itemMs + (performance.now() - t2);
 
     const decision: RouteDecision = {
@@ -265,6 +266,17 @@ export class RoutePlanner {
 function priorRecord(ctx: ScoringContext, id: string): { prior?: { method: string; source: string } } {
   const prior = ctx.priors.get(id);
   return prior ? { prior: { method: prior.method, source: prior.source } } : {};
+}
+
+/**
+ * Whether the router without learning knows the model's ability from measurements: a row of the scorer, or a catalog
+ * prior from published or Terminal-Bench scores. A model placed by a rule (family and price tier, or the population
+ * average) is not: the scorer's p of it says nothing, so the spend the scorer's p would buy is no reference
+ * (option `holdSpend` leaves such calls out).
+ */
+function measuredAbility(ctx: ScoringContext, id: string): boolean {
+  const method = ctx.priors.get(id)?.method;
+  return method === undefined || method === "published" || method === "terminal-bench";
 }
 
 /** The scorer's p that a model of ability `theta` answers an item: sigmoid(alpha . theta - beta). */

@@ -41,7 +41,7 @@ describe("SpendHold", () => {
   });
 });
 
-/** A learner that finds the cheap model much worse than the scorer says (p 0.05) and the strong one as good. */
+/** A learner that finds every model but GPT-4 much worse than the scorer says (p 0.05), and GPT-4 as good. */
 function pessimistAboutMistral(): AbilityLearner {
   const ids = new Set<string>();
   return {
@@ -49,7 +49,7 @@ function pessimistAboutMistral(): AbilityLearner {
     addModel: (id) => ids.add(id),
     score: (_item, modelIds) =>
       modelIds.map((model) => {
-        const p = model === "mistral-7b-chat" ? 0.05 : 0.99;
+        const p = model === "gpt-4-1106-preview" ? 0.99 : 0.05;
         return { model, p, score: p };
       }),
     observe: () => undefined,
@@ -98,6 +98,22 @@ describe("RouterCore option holdSpend", () => {
     expect(held[0]).toBe("gpt-4");
     expect(held.filter((m) => m === "gpt-4").length).toBeLessThanOrEqual(2);
     expect(held.slice(-10)).toEqual(Array(10).fill("mistral"));
+  });
+
+  it("leaves out calls with a model placed only by rule: the scorer's p of it is no reference", async () => {
+    const withUnknown = new RouterCore({
+      models: [
+        { id: "gpt-4", price: { inputPer1M: 10, outputPer1M: 30 } },
+        { id: "acme-private-model", price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
+      ],
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+      tracing: false,
+      learner: pessimistAboutMistral(),
+      policy: { kind: "cost-aware", lambda: 100 },
+      holdSpend: true,
+    });
+    expect(await choices(withUnknown, 10)).toEqual(Array(10).fill("gpt-4"));
   });
 
   it("changes nothing under a policy without a lambda, and is validated", async () => {
