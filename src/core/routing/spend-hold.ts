@@ -15,14 +15,9 @@ export const HOLD_MAX_SCALE = 8;
 
 /**
  * The lambda scale of one router: an integral controller on the log of the scale, driven by the gap between the
- * learned choice's expected cost and the scorer's choice's, relative to the scorer's mean expected cost per call.
- *
- * @example
- * ```ts
- * const hold = new SpendHold();
- * hold.record(0.02, 0.01); // the learned choice was dearer: lambda rises
- * hold.policy({ kind: "cost-aware", lambda: 1 }); // { kind: "cost-aware", lambda: 1.05... }
- * ```
+ * learned choice's expected cost and the scorer's choice's, relative to the scorer's mean expected cost per call
+ * (internal: the router option `holdSpend` is its public face). After `record(0.02, 0.01)` (the learned choice was
+ * dearer) `policy({ kind: "cost-aware", lambda: 1 })` has a lambda above 1.
  */
 export class SpendHold {
   private logScale = 0;
