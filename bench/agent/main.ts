@@ -1,5 +1,5 @@
 /**
- * `npm run bench:agent -- --dataset <name-or-folder> [--json] [--seeds 5] [--quick] [--fresh]`
+ * `npm run bench:agent -- --dataset <name-or-folder> [--json] [--seeds 5] [--quick] [--fresh] [--encoder static]`
  *
  * Agent runs replayed from a correctness dataset with prices (issue 20; docs/agents.md): runs of several steps with
  * a growing, cached context, retries after visible failures and run-level feedback, played through the real
@@ -46,7 +46,7 @@ import { attributionStudy } from "./attribution.js";
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Bump when the library's learning from run feedback changes (the learning rows' cached results are then stale). */
-const LEARNER_VERSION = "unrecovered-tool-error-explains";
+const LEARNER_VERSION = "hold-spend-measured";
 /** Bump when the harness changes what a cached result would hold. */
 const CACHE_VERSION = 2;
 
@@ -65,6 +65,7 @@ const argsSchema = z
     fresh: z.boolean().default(false),
     attribution: z.boolean().default(false),
     "cached-prices": z.enum(["current", "historical"]).default("current"),
+    encoder: z.enum(["use-lite", "static"]).default("use-lite"),
   })
   .strict();
 
@@ -84,6 +85,7 @@ function parse() {
       fresh: { type: "boolean" },
       attribution: { type: "boolean" },
       "cached-prices": { type: "string" },
+      encoder: { type: "string" },
     },
     strict: true,
   });
@@ -154,6 +156,7 @@ async function main(): Promise<void> {
   const setup = await loadAgentSetup(args.dataset, log, {
     dataRoot: args["data-root"],
     cachedPricing: args["cached-prices"],
+    encoder: args.encoder,
   });
   const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
   const features = routerFeatures(replay);
@@ -268,7 +271,7 @@ async function main(): Promise<void> {
     rows.push(
       rowFigures(
         `online:${l.scenario}`,
-        `${describePolicy(choice.costAware)}, learner from ${last.runs} runs`,
+        `${describePolicy(choice.costAware)}, holdSpend, learner from ${last.runs} runs`,
         last.results,
         checkWeights,
         baseCheck,
@@ -461,8 +464,9 @@ async function learningRows(
     // every step carries its item's category as the task hint; the learner learns per-task offsets from the runs
     ...(features.hintMetadata ? [{ scenario: "known+hints", unknown: [] as number[], hinted: true }] : []),
   ];
-  // Cache-blind, as the per-step:cost-aware row: the learning curves measure learning, not the cache discount.
-  const options = features.cacheBlind;
+  // Cache-blind, as the per-step:cost-aware row: the learning curves measure learning, not the cache discount. With
+  // holdSpend: the learner re-allocates the spend of the router without learning instead of raising it (issue 36).
+  const options = { ...features.cacheBlind, holdSpend: true };
   const out: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[] = [];
   for (const s of scenarios) {
     const bySeed: Awaited<ReturnType<typeof learningCurve>>[] = [];

@@ -5,6 +5,7 @@
 import { basename } from "node:path";
 import { loadDataset, getDatasetEmbeddings } from "../../adapters/data/index.js";
 import { loadPretrained } from "../../adapters/artifact/index.js";
+import { StaticEncoder } from "../../adapters/encoders/static.js";
 import { readRouterBenchPrompts } from "../../adapters/policy/full-prompts.js";
 import type { CorrectnessDataset, ModelPrice } from "../../src/data/types.js";
 import { splitIndices } from "../../src/data/split.js";
@@ -60,9 +61,9 @@ export function modelPrices(ds: CorrectnessDataset, cached: CachedPricing = "cur
 export async function loadAgentSetup(
   dataset: string,
   log: (s: string) => void,
-  options: { dataRoot?: string; cachedPricing?: CachedPricing } = {},
+  options: { dataRoot?: string; cachedPricing?: CachedPricing; encoder?: "use-lite" | "static" } = {},
 ): Promise<AgentSetup> {
-  const { dataRoot, cachedPricing = "current" } = options;
+  const { dataRoot, cachedPricing = "current", encoder: encoderName = "use-lite" } = options;
   const ds = await loadDataset(dataset, dataRoot ? { dataRoot } : {});
   const split = splitIndices(
     ds.name,
@@ -72,7 +73,11 @@ export async function loadAgentSetup(
     basename(ds.source.dir) === "routerbench-subset-11models" ? await readRouterBenchPrompts(ds.source.dir) : undefined;
   const world = buildAgentWorld(ds, modelPrices(ds, cachedPricing), billed);
   let last = 0;
+  // The static encoder (option `encoder: "static"`) embeds a large dataset in seconds; its scorer is the one trained
+  // on its vectors (pretrained/static).
+  const staticEncoder = encoderName === "static" ? await StaticEncoder.load() : undefined;
   const emb = await getDatasetEmbeddings(ds, {
+    ...(staticEncoder ? { encoder: staticEncoder } : {}),
     onProgress: (p) => {
       if (Date.now() - last > 10_000 || p.done === p.total) {
         last = Date.now();
@@ -80,7 +85,7 @@ export async function loadAgentSetup(
       }
     },
   });
-  const scorer = await loadPretrained({ encoder: null });
+  const scorer = await loadPretrained(staticEncoder ? { encoder: staticEncoder } : { encoder: null });
   const encoder = new VectorTableEncoder(emb.encoder.id, emb.dim, world.texts, emb.vectors);
   const keys = datasetModelNames(scorer.models, ds.models, ds.name);
   return {
@@ -88,8 +93,7 @@ export async function loadAgentSetup(
     world,
     split,
     scorer,
-    scorerNote:
-      "the shipped pretrained scorer (trained on the train splits of the four datasets, early-stopped on their val splits; never saw a test item)",
+    scorerNote: `the shipped pretrained scorer${staticEncoder ? " on the static encoder (pretrained/static)" : ""} (trained on the train splits of the four datasets, early-stopped on their val splits; never saw a test item)`,
     encoder,
     keys,
     embeddingsNote: `${emb.encoder.id}${emb.fromCache ? " (embedding cache)" : " (computed and cached)"}`,

@@ -24,6 +24,7 @@ import { RoutePlanner } from "./routing/route-planner.js";
 import type { RoutePlan } from "./routing/route-plan.js";
 import { ScoringContextLoader, type ScoringContext } from "./routing/scoring-context.js";
 import { modelSlots, type CallNeeds, type ModelSlot, type SlotSpec } from "./routing/model-slots.js";
+import { SpendHold } from "./routing/spend-hold.js";
 import { SharedBudget, SpendRecorder } from "./routing/run-spend.js";
 import { StoreBinding } from "./feedback/store-binding.js";
 import { InMemoryLearning } from "./feedback/memory-learning.js";
@@ -157,6 +158,7 @@ export class RouteEngine<M = unknown> {
         ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } }
         : {}),
       budget,
+      ...(options.holdSpend ? { hold: new SpendHold() } : {}),
     });
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false, budget);
     const sink = this.binding?.sink ?? options.feedbackSink ?? new MemoryFeedbackSink();

@@ -140,6 +140,17 @@ export interface RoutingOptions {
    */
   readonly learner?: AbilityLearner;
   /**
+   * Learning that does not raise the spend (default false). With an online learner (`learner`, `store`, or the
+   * in-memory one) and the cost-aware policy, the router also ranks each call on the scorer's p alone (the same router
+   * without learning) and scales lambda as it goes so that the expected cost of its choices stays level with that
+   * router's: what it learns moves the spend between calls (the learner may find a cheap model worse than the scorer
+   * said, so that the strong model is worth buying on more calls, and others where it is not) instead of raising it.
+   * Calls with a model whose ability the scorer and the catalog place only by rule (family and price tier, or the
+   * population average) do not move the scale. Other policies are unchanged. See docs/agents.md, "Learning at the
+   * scorer's spend".
+   */
+  readonly holdSpend?: boolean;
+  /**
    * Bounds on the influence of feedback (docs/langchain.md, "Bounded influence"): `maxRunWeight`, the total weight of
    * one run's outcome (default 1), and `sourceBudget`, the event weight one source may give per window (default
    * `{ weight: 50, windowMs: 3600000 }`; `false` for none), and `unattributedWeight`, the factor on the weight of an
@@ -312,6 +323,7 @@ export const routingOptionsShape = {
       { message: "must be an online learner with has, addModel, score and observe methods (e.g. an OnlineLearner)" },
     )
     .optional(),
+  holdSpend: z.boolean().optional(),
   cacheAware: z
     .union([
       z.boolean(),

@@ -21,6 +21,7 @@ import type { ScoringContext, ScoringContextLoader } from "./scoring-context.js"
 import type { SharedBudget } from "./run-spend.js";
 import { exclusionReason, type CallNeeds, type ModelSlot } from "./model-slots.js";
 import type { OnceWarnings } from "../contracts/warnings.js";
+import { SpendHold } from "./spend-hold.js";
 
 import type { RoutePlan } from "./route-plan.js";
 
@@ -51,6 +52,8 @@ export interface PlannerParts {
   readonly shadow?: string;
   /** The budget policy's spend shared across processes (router option `store` with a shared store). */
   readonly budget?: SharedBudget;
+  /** Holds the spend of a learning router at the scorer's (option `holdSpend`); off when undefined. */
+  readonly hold?: SpendHold;
 }
 
 /** Plans routed calls (see {@link RoutePlanner.plan}). */
@@ -104,7 +107,10 @@ export class RoutePlanner {
         : 0;
       return { id: slot.id, p, expectedCost };
     });
-    const { ranked, escalated } = await this.rank(messages, shape, candidates, call.runId, excluded);
+    const hold = learned && this.parts.hold && SpendHold.applies(policy) ? this.parts.hold : undefined;
+    const { ranked, escalated } = await this.rank(messages, shape, candidates, call.runId, excluded, hold);
+    if (hold && !escalated && eligible.every((slot) => measuredAbility(ctx, slot.id)))
+      this.holdSpend(hold, item, ctx, eligible, candidates, ranked[0]!, call.runId);
     const scoreMs = itemMs + (performance.now() - t2);
 
     const decision: RouteDecision = {
@@ -143,6 +149,27 @@ export class RoutePlanner {
   }
 
   /**
+   * Option `holdSpend`: records the expected cost of the learned choice beside that of the choice the same policy
+   * makes on the scorer's p (the router without learning), at the user's lambda.
+   */
+  private holdSpend(
+    hold: SpendHold,
+    item: ItemParams,
+    ctx: ScoringContext,
+    eligible: readonly ModelSlot[],
+    candidates: readonly Candidate[],
+    chosen: RankedCandidate,
+    runId: string | undefined,
+  ): void {
+    const scorerChoice = rankCandidates(
+      this.parts.policy,
+      candidates.map((c, i) => ({ ...c, p: scorerP(item, ctx.theta.get(eligible[i]!.id)!) })),
+      { spentUsd: this.parts.log.spent(runId) },
+    )[0]!;
+    hold.record(chosen.expectedCost, scorerChoice.expectedCost);
+  }
+
+  /**
    * Ranks the candidates with the policy; with escalation on and a visible failure of this step, the failed models
    * are passed over (moved to `excluded`) and the stronger bar applies (see {@link rankEscalated}).
    */
@@ -152,8 +179,10 @@ export class RoutePlanner {
     candidates: readonly Candidate[],
     runId: string | undefined,
     excluded: ExclusionRecord[],
+    hold?: SpendHold,
   ): Promise<{ ranked: RankedCandidate[]; escalated?: EscalationRecord }> {
-    const { policy, log, escalation, memory, budget } = this.parts;
+    const { log, escalation, memory, budget } = this.parts;
+    const policy = hold ? hold.policy(this.parts.policy) : this.parts.policy;
     const failure = escalation ? visibleFailure(messages, shape, memory.lastServed(runId)) : undefined;
     // A budget shared across processes ranks with the run's shared spend (an escalated step: with this process's own).
     if (!failure && budget) return { ranked: await budget.rank(policy, candidates, runId) };
@@ -237,6 +266,17 @@ export class RoutePlanner {
 function priorRecord(ctx: ScoringContext, id: string): { prior?: { method: string; source: string } } {
   const prior = ctx.priors.get(id);
   return prior ? { prior: { method: prior.method, source: prior.source } } : {};
+}
+
+/**
+ * Whether the router without learning knows the model's ability from measurements: a row of the scorer, or a catalog
+ * prior from published or Terminal-Bench scores. A model placed by a rule (family and price tier, or the population
+ * average) is not: the scorer's p of it says nothing, so the spend the scorer's p would buy is no reference
+ * (option `holdSpend` leaves such calls out).
+ */
+function measuredAbility(ctx: ScoringContext, id: string): boolean {
+  const method = ctx.priors.get(id)?.method;
+  return method === undefined || method === "published" || method === "terminal-bench";
 }
 
 /** The scorer's p that a model of ability `theta` answers an item: sigmoid(alpha . theta - beta). */

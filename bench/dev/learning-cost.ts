@@ -1,0 +1,136 @@
+/**
+ * `npx tsx bench/dev/learning-cost.ts [--dataset routerbench-subset-11models] [--runs 2000] [--eval-runs 400]
+ *  [--lambda 1] [--steps-ahead 6] [--seed 1] [--checkpoints 0,1000,2000] [--eval-lambdas 0.75,1.25] [--hold]`
+ *
+ * Why the `online:known` router of `npm run bench:agent` costs more than the same router without a learner (issue 36
+ * item 5). The learner, router and learning runs of that scenario (train items, Thompson sampling while learning,
+ * run feedback); at each checkpoint the first VAL runs are played greedily by the router reading the learner's p in
+ * two ways: its predictive p (the posterior integrated over the logit's uncertainty, which is shrunk towards 0.5 by
+ * the prior's variance and less so as the variance falls) and the p at its mean logit (the static scorer's p before
+ * any feedback). Beside them the router without a learner. Per router it prints success and cost per run, the mean
+ * over first attempts of the run factor max(p)^stepsAhead the policy weighs a step's success by, the share of steps
+ * each model answered, and GPT-4's mean p. `--eval-lambdas` plays the same routers at other lambdas (where the learned
+ * router sits on the static router's success-vs-cost curve); `--hold` gives the learning and learned routers the
+ * router option `holdSpend` (and plays the learned router without it too). Val runs only.
+ */
+import { parseArgs } from "node:util";
+import { OnlineLearner, type LearnerItem } from "../../src/learning/index.js";
+import { sigmoid } from "../../src/learning/posterior.js";
+import type { AbilityLearner } from "../../src/core/contracts/options.js";
+import { callCostUsd } from "../agent/cached-pricing.js";
+import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "../agent/run-model.js";
+import { greedyView, makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
+import { readReplayAnswer } from "../agent/replay-models.js";
+import { loadAgentSetup } from "../agent/setup.js";
+
+const { values } = parseArgs({
+  options: {
+    dataset: { type: "string", default: "routerbench-subset-11models" },
+    runs: { type: "string", default: "2000" },
+    "eval-runs": { type: "string", default: "400" },
+    lambda: { type: "string", default: "1" },
+    "steps-ahead": { type: "string", default: "6" },
+    seed: { type: "string", default: "1" },
+    checkpoints: { type: "string", default: "0,1000,2000" },
+    "eval-lambdas": { type: "string", default: "" },
+    hold: { type: "boolean", default: false },
+  },
+  strict: true,
+});
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const setup = await loadAgentSetup(values.dataset!, log);
+const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
+const { world, split, scorer } = setup;
+const seed = Number(values.seed);
+const stepsAhead = Number(values["steps-ahead"]);
+const policy = {
+  kind: "cost-aware" as const,
+  lambda: Number(values.lambda),
+  ...(stepsAhead > 0 ? { stepsAhead } : {}),
+};
+const options = { cacheAware: false, ...(values.hold ? { holdSpend: true } : {}) };
+const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed });
+const learning = makeRouter(replay, { policy, options, learner });
+const learnRuns = drawRuns(world, split.train, Number(values.runs), 1000 * seed + 2, replay.ctx.shape, `learn${seed}`);
+const evalRuns = drawRuns(world, split.val, Number(values["eval-runs"]), 9001, replay.ctx.shape, "val");
+const strongest = world.models.reduce(
+  (a, _, m) => (world.prices[m]!.inputPer1M > world.prices[a]!.inputPer1M ? m : a),
+  0,
+);
+
+/** The learner read at its mean logit: p = sigmoid(mean), no integration over the logit's uncertainty. */
+const atMean: AbilityLearner = {
+  ...greedyView(learner as never),
+  score: (item, ids) =>
+    learner
+      .score(item as LearnerItem, ids, "none")
+      .map((s) => ({ ...s, p: sigmoid(s.logitMean), score: sigmoid(s.logitMean) })),
+};
+
+/** Plays the val runs through a router; returns its summary line. */
+async function evaluate(
+  name: string,
+  learnerView?: AbilityLearner,
+  lambda = policy.lambda,
+  routerOptions: typeof options = options,
+): Promise<string> {
+  const router = makeRouter(replay, {
+    policy: { ...policy, lambda },
+    options: routerOptions,
+    ...(learnerView ? { learner: learnerView } : {}),
+  });
+  const caller = routerCaller(router);
+  let factor = 0;
+  let firsts = 0;
+  let strongP = 0;
+  const shares = new Map<number, number>();
+  let steps = 0;
+  const results: RunResult[] = await playRuns(replay, evalRuns, async (messages, call) => {
+    const reply = await caller(messages, call);
+    const d = router.decisions(1)[0]!;
+    if (call.attempt === 0) {
+      const maxP = Math.max(...d.candidates.map((c) => c.p));
+      factor += maxP ** stepsAhead;
+      strongP += d.candidates.find((c) => c.id === setup.keys[strongest])?.p ?? Number.NaN;
+      firsts++;
+    }
+    const m = readReplayAnswer(reply).model;
+    shares.set(m, (shares.get(m) ?? 0) + 1);
+    steps++;
+    return reply;
+  });
+  const success = results.filter((r) => r.success).length / results.length;
+  const cost = results.reduce((t, r) => t + r.costUsd, 0) / results.length;
+  const top = [...shares]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([m, n]) => `${world.models[m]} ${((100 * n) / steps).toFixed(0)}%`)
+    .join(", ");
+  return `| ${name} | ${success.toFixed(3)} | ${cost.toFixed(4)} | ${(factor / firsts).toFixed(3)} | ${(strongP / firsts).toFixed(3)} | ${top} |`;
+}
+
+console.log(
+  `seed ${seed}, ${JSON.stringify(policy)}, ${evalRuns.length} val runs; strongest-priced ${world.models[strongest]}`,
+);
+console.log("| router | success | cost/run | mean max(p)^k | mean p strongest | steps by model |");
+console.log("|---|---|---|---|---|---|");
+const evalLambdas = values["eval-lambdas"] ? values["eval-lambdas"].split(",").map(Number) : [];
+console.log(await evaluate("no learner"));
+for (const l of evalLambdas) console.log(await evaluate(`no learner, lambda ${l}`, undefined, l));
+let done = 0;
+for (const target of values.checkpoints!.split(",").map(Number)) {
+  await playRuns(replay, learnRuns.slice(done, target), routerCaller(learning), async (r) => {
+    await learning.feedback(r.id, r.success ? 1 : 0, { source: "benchmark-grader" });
+  });
+  done = target;
+  console.log(await evaluate(`predictive p after ${target}`, greedyView(learner as never)));
+  console.log(await evaluate(`mean-logit p after ${target}`, atMean));
+  if (values.hold)
+    console.log(
+      await evaluate(`predictive p after ${target}, without holdSpend`, greedyView(learner as never), policy.lambda, {
+        cacheAware: false,
+      }),
+    );
+  for (const l of evalLambdas)
+    console.log(await evaluate(`predictive p after ${target}, lambda ${l}`, greedyView(learner as never), l));
+}
