@@ -79,34 +79,38 @@ export interface RunRouterOptions {
 
 const nonNegative = z.number().finite().nonnegative();
 
-export const runRouterOptionsSchema = z.strictObject({
-  models: z
-    .record(
-      z.string().min(1),
-      z
-        .strictObject({ price: modelPriceSchema.optional(), runCost: nonNegative.optional() })
-        .refine((m) => m.price !== undefined || m.runCost !== undefined, {
-          message: "needs a price or a runCost (USD per run)",
-        }),
-    )
-    .refine((m) => Object.keys(m).length > 0, { message: "needs at least one model" }),
-  runTokens: z.strictObject({ input: nonNegative, output: nonNegative }).optional(),
-  costWeight: nonNegative.optional(),
-  exploration: nonNegative.optional(),
-  seed: z.number().int().optional(),
-  prior: runPriorSchema.optional(),
-  priors: z
-    .strictObject({
-      abilitySd: z.number().finite().positive().optional(),
-      difficultySd: z.number().finite().positive().optional(),
-      priceSlope: z.number().finite().optional(),
-      tierStrength: nonNegative.optional(),
-      neighbours: z.number().int().positive().optional(),
-      textWeight: z.number().min(0).max(1).optional(),
-      hintSd: z.number().finite().positive().optional(),
-    })
-    .optional(),
-});
+// The schemas below are built on their first parse (z.lazy), not at import: an IrtRouter imports them with its engine
+// and parses with them only when run-level routing is used (issue 37: a fresh process's first routed call).
+export const runRouterOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    models: z
+      .record(
+        z.string().min(1),
+        z
+          .strictObject({ price: modelPriceSchema.optional(), runCost: nonNegative.optional() })
+          .refine((m) => m.price !== undefined || m.runCost !== undefined, {
+            message: "needs a price or a runCost (USD per run)",
+          }),
+      )
+      .refine((m) => Object.keys(m).length > 0, { message: "needs at least one model" }),
+    runTokens: z.strictObject({ input: nonNegative, output: nonNegative }).optional(),
+    costWeight: nonNegative.optional(),
+    exploration: nonNegative.optional(),
+    seed: z.number().int().optional(),
+    prior: runPriorSchema.optional(),
+    priors: z
+      .strictObject({
+        abilitySd: z.number().finite().positive().optional(),
+        difficultySd: z.number().finite().positive().optional(),
+        priceSlope: z.number().finite().optional(),
+        tierStrength: nonNegative.optional(),
+        neighbours: z.number().int().positive().optional(),
+        textWeight: z.number().min(0).max(1).optional(),
+        hintSd: z.number().finite().positive().optional(),
+      })
+      .optional(),
+  }),
+);
 
 /**
  * A task as the run-level router sees it: its text, optionally a stable id (default: the text) and a hint, the kind of
@@ -120,14 +124,16 @@ export interface RunTask {
   readonly hint?: string;
 }
 
-export const runTaskSchema = z.union([
-  z.string().min(1),
-  z.strictObject({
-    id: z.string().min(1).optional(),
-    text: z.string().min(1),
-    hint: z.string().trim().min(1).max(200).optional(),
-  }),
-]);
+export const runTaskSchema = z.lazy(() =>
+  z.union([
+    z.string().min(1),
+    z.strictObject({
+      id: z.string().min(1).optional(),
+      text: z.string().min(1),
+      hint: z.string().trim().min(1).max(200).optional(),
+    }),
+  ]),
+);
 
 /** Options of one routing decision. */
 export interface RouteRunOptions {
@@ -145,14 +151,16 @@ export interface RouteRunOptions {
   readonly allowRetry?: boolean;
 }
 
-export const routeRunOptionsSchema = z.strictObject({
-  costWeight: nonNegative.optional(),
-  outcomes: z.array(z.strictObject({ modelId: z.string().min(1), outcome: z.number().min(0).max(1) })).optional(),
-  exclude: z.array(z.string()).optional(),
-  attemptsLeft: z.number().int().positive().optional(),
-  budget: nonNegative.optional(),
-  allowRetry: z.boolean().optional(),
-});
+export const routeRunOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    costWeight: nonNegative.optional(),
+    outcomes: z.array(z.strictObject({ modelId: z.string().min(1), outcome: z.number().min(0).max(1) })).optional(),
+    exclude: z.array(z.string()).optional(),
+    attemptsLeft: z.number().int().positive().optional(),
+    budget: nonNegative.optional(),
+    allowRetry: z.boolean().optional(),
+  }),
+);
 
 /** Options of {@link RunRouter.escalate}. */
 export interface EscalateOptions {
@@ -168,15 +176,17 @@ export interface EscalateOptions {
   readonly learn?: boolean;
 }
 
-export const escalateOptionsSchema = z.strictObject({
-  maxAttempts: z.number().int().positive().optional(),
-  costCap: nonNegative.optional(),
-  costWeight: nonNegative.optional(),
-  allowRetry: z.boolean().optional(),
-  learn: z.boolean().optional(),
-});
+export const escalateOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    maxAttempts: z.number().int().positive().optional(),
+    costCap: nonNegative.optional(),
+    costWeight: nonNegative.optional(),
+    allowRetry: z.boolean().optional(),
+    learn: z.boolean().optional(),
+  }),
+);
 
 /** Run-level settings of an `IrtRouter` (its `runs` option): those of {@link RunRouterOptions} but the models. */
 export type RunRoutingOptions = Omit<RunRouterOptions, "models">;
 
-export const runRoutingSchema = runRouterOptionsSchema.omit({ models: true });
+export const runRoutingSchema = z.lazy(() => runRouterOptionsSchema.unwrap().omit({ models: true }));
