@@ -79,38 +79,34 @@ export interface RunRouterOptions {
 
 const nonNegative = z.number().finite().nonnegative();
 
-// The schemas below are built on their first parse (z.lazy), not at import: an IrtRouter imports them with its engine
-// and parses with them only when run-level routing is used (issue 37: a fresh process's first routed call).
-export const runRouterOptionsSchema = z.lazy(() =>
-  z.strictObject({
-    models: z
-      .record(
-        z.string().min(1),
-        z
-          .strictObject({ price: modelPriceSchema.optional(), runCost: nonNegative.optional() })
-          .refine((m) => m.price !== undefined || m.runCost !== undefined, {
-            message: "needs a price or a runCost (USD per run)",
-          }),
-      )
-      .refine((m) => Object.keys(m).length > 0, { message: "needs at least one model" }),
-    runTokens: z.strictObject({ input: nonNegative, output: nonNegative }).optional(),
-    costWeight: nonNegative.optional(),
-    exploration: nonNegative.optional(),
-    seed: z.number().int().optional(),
-    prior: runPriorSchema.optional(),
-    priors: z
-      .strictObject({
-        abilitySd: z.number().finite().positive().optional(),
-        difficultySd: z.number().finite().positive().optional(),
-        priceSlope: z.number().finite().optional(),
-        tierStrength: nonNegative.optional(),
-        neighbours: z.number().int().positive().optional(),
-        textWeight: z.number().min(0).max(1).optional(),
-        hintSd: z.number().finite().positive().optional(),
-      })
-      .optional(),
-  }),
-);
+export const runRouterOptionsSchema = z.strictObject({
+  models: z
+    .record(
+      z.string().min(1),
+      z
+        .strictObject({ price: modelPriceSchema.optional(), runCost: nonNegative.optional() })
+        .refine((m) => m.price !== undefined || m.runCost !== undefined, {
+          message: "needs a price or a runCost (USD per run)",
+        }),
+    )
+    .refine((m) => Object.keys(m).length > 0, { message: "needs at least one model" }),
+  runTokens: z.strictObject({ input: nonNegative, output: nonNegative }).optional(),
+  costWeight: nonNegative.optional(),
+  exploration: nonNegative.optional(),
+  seed: z.number().int().optional(),
+  prior: runPriorSchema.optional(),
+  priors: z
+    .strictObject({
+      abilitySd: z.number().finite().positive().optional(),
+      difficultySd: z.number().finite().positive().optional(),
+      priceSlope: z.number().finite().optional(),
+      tierStrength: nonNegative.optional(),
+      neighbours: z.number().int().positive().optional(),
+      textWeight: z.number().min(0).max(1).optional(),
+      hintSd: z.number().finite().positive().optional(),
+    })
+    .optional(),
+});
 
 /**
  * A task as the run-level router sees it: its text, optionally a stable id (default: the text) and a hint, the kind of
@@ -124,6 +120,8 @@ export interface RunTask {
   readonly hint?: string;
 }
 
+// Built on their first parse (z.lazy), not at import: an IrtRouter imports them with its engine and parses with them
+// only when run-level routing is used (issue 37: a fresh process's first routed call).
 export const runTaskSchema = z.lazy(() =>
   z.union([
     z.string().min(1),
@@ -189,4 +187,4 @@ export const escalateOptionsSchema = z.lazy(() =>
 /** Run-level settings of an `IrtRouter` (its `runs` option): those of {@link RunRouterOptions} but the models. */
 export type RunRoutingOptions = Omit<RunRouterOptions, "models">;
 
-export const runRoutingSchema = z.lazy(() => runRouterOptionsSchema.unwrap().omit({ models: true }));
+export const runRoutingSchema = runRouterOptionsSchema.omit({ models: true });

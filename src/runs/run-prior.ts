@@ -29,21 +29,19 @@ export interface RunPrior {
   readonly source?: Readonly<Record<string, string | number>>;
 }
 
-// Built on its first parse (z.lazy), not at import (issue 37: a fresh process's first routed call).
-export const runPriorSchema = z.lazy(() => {
-  const ability = z.strictObject({ mean: z.number().finite(), variance: z.number().finite().positive() });
-  return z.strictObject({
-    format: z.literal(RUN_PRIOR_FORMAT),
-    models: z.record(z.string().min(1), z.strictObject({ ability, runCost: z.number().finite().nonnegative() })),
-    hintOffsets: z.record(z.string().min(1), z.record(z.string().min(1), ability)),
-    hintVariance: z.number().finite().positive(),
-    tasks: z.array(
-      z.strictObject({
-        difficulty: z.number().finite(),
-        vector: z.array(z.tuple([z.number().int().nonnegative(), z.number().finite()])),
-        hint: z.string().min(1).optional(),
-      }),
-    ),
-    source: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-  });
+const ability = z.strictObject({ mean: z.number().finite(), variance: z.number().finite().positive() });
+
+export const runPriorSchema = z.strictObject({
+  format: z.literal(RUN_PRIOR_FORMAT),
+  models: z.record(z.string().min(1), z.strictObject({ ability, runCost: z.number().finite().nonnegative() })),
+  hintOffsets: z.record(z.string().min(1), z.record(z.string().min(1), ability)),
+  hintVariance: z.number().finite().positive(),
+  tasks: z.array(
+    z.strictObject({
+      difficulty: z.number().finite(),
+      vector: z.array(z.tuple([z.number().int().nonnegative(), z.number().finite()])),
+      hint: z.string().min(1).optional(),
+    }),
+  ),
+  source: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
 });
