@@ -4,10 +4,9 @@
  * learner and, when the store says so, snapshotted.
  */
 import type { RouteMessage } from "../contracts/route-message.js";
-import { FeedbackError, IrtRouterError } from "../../errors.js";
+import { FeedbackError, IrtRouterError, snapshotNeedsReopen } from "../../errors.js";
 import type { FeedbackBudgetLedger } from "../../learning/budget.js";
 import type { FeedbackEvent } from "../../learning/events.js";
-import { snapshotNeedsReopen } from "../../learning/store.js";
 import { DEFAULT_ATTRIBUTION } from "../../learning/attribution.js";
 import type { DecisionLog, LoggedDecision } from "../routing/decision-log.js";
 import {
