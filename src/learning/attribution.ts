@@ -19,42 +19,48 @@ import { ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import type { FeedbackEvent } from "./events.js";
 
-const finite = z.number().refine(Number.isFinite, "must be a finite number");
+// The schemas are built on their first parse (z.lazy), not at import: a router imports this module but parses with
+// them only on feedback, and a fresh process's first routed call should not build them (issue 37).
+const finite = () => z.number().refine(Number.isFinite, "must be a finite number");
 
-const stepSchema = z
-  .object({
-    decisionId: z.string().min(1),
-    model: z.string().min(1),
-    /** alpha_q of the step's query: a plain array or a typed array (as `scorer.itemParams` returns); events get a plain copy. */
-    alpha: z
-      .union([
-        z.custom<readonly number[]>((a) => Array.isArray(a), "expected an array"),
-        // typed as any Float32Array / Float64Array (ItemParams.alpha's type), not only one over a plain ArrayBuffer
-        z.custom<Float32Array | Float64Array>(
-          (a) => a instanceof Float32Array || a instanceof Float64Array,
-          "expected a Float32Array or Float64Array",
-        ),
-      ])
-      .transform((a): number[] => Array.from(a))
-      .pipe(z.array(finite).min(1)),
-    beta: finite,
-    /** The step's tool call failed. */
-    toolError: z.boolean().optional(),
-    /** The answering model's predicted p(correct) for the step, in (0, 1): needed by mode "posterior". */
-    p: finite.pipe(z.number().gt(0).lt(1)).optional(),
-    at: finite.optional(),
-  })
-  .strict();
+const stepSchema = z.lazy(() =>
+  z
+    .object({
+      decisionId: z.string().min(1),
+      model: z.string().min(1),
+      /** alpha_q of the step's query: a plain array or a typed array (as `scorer.itemParams` returns); events get a plain copy. */
+      alpha: z
+        .union([
+          z.custom<readonly number[]>((a) => Array.isArray(a), "expected an array"),
+          // typed as any Float32Array / Float64Array (ItemParams.alpha's type), not only one over a plain ArrayBuffer
+          z.custom<Float32Array | Float64Array>(
+            (a) => a instanceof Float32Array || a instanceof Float64Array,
+            "expected a Float32Array or Float64Array",
+          ),
+        ])
+        .transform((a): number[] => Array.from(a))
+        .pipe(z.array(finite()).min(1)),
+      beta: finite(),
+      /** The step's tool call failed. */
+      toolError: z.boolean().optional(),
+      /** The answering model's predicted p(correct) for the step, in (0, 1): needed by mode "posterior". */
+      p: finite().pipe(z.number().gt(0).lt(1)).optional(),
+      at: finite().optional(),
+    })
+    .strict(),
+);
 
-const runSchema = z
-  .object({
-    runId: z.string().min(1),
-    /** Run outcome in [0, 1] (1 = success). */
-    outcome: finite.pipe(z.number().min(0).max(1)),
-    steps: z.array(stepSchema),
-    at: finite.optional(),
-  })
-  .strict();
+const runSchema = z.lazy(() =>
+  z
+    .object({
+      runId: z.string().min(1),
+      /** Run outcome in [0, 1] (1 = success). */
+      outcome: finite().pipe(z.number().min(0).max(1)),
+      steps: z.array(stepSchema),
+      at: finite().optional(),
+    })
+    .strict(),
+);
 
 /** The per-step discount of mode "discounted" when none is given (here and in `router.feedback`). */
 export const DEFAULT_ATTRIBUTION_DISCOUNT = 0.7;
@@ -63,29 +69,35 @@ export const DEFAULT_ATTRIBUTION_DISCOUNT = 0.7;
  * How a run's outcome is spread over its steps: the one schema of run attribution, used by {@link attributeRun} and by
  * `router.feedback(runId, ...)` alike. Each option left out takes its default, {@link DEFAULT_ATTRIBUTION}.
  */
-export const attributionSchema = z.strictObject({
-  /**
-   * "every" step with weight 1, the "last" step only, "discounted": step k of n gets discount^(n-1-k), or
-   * "posterior" (default): a success credits every step, a failure blames each step by its chance of being the one
-   * that failed, from the p predicted for it (see {@link posteriorCredit}; each step needs its `p`). "posterior" is the
-   * default because it learned best on the agent benchmark's val runs and is the only mode under which a router that
-   * already knows its models does not drift (docs/agents.md, "Run attribution": after 1,000 runs 0.460 against
-   * 0.255-0.375 for the others on RouterBench's known-models scenario).
-   */
-  mode: z.enum(["every", "last", "discounted", "posterior"]).default("posterior"),
-  /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
-  discount: finite
-    .refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]")
-    .default(DEFAULT_ATTRIBUTION_DISCOUNT),
-  /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default true. */
-  toolErrorsAsFailures: z.boolean().default(true),
-});
+export const attributionSchema = z.lazy(() =>
+  z.strictObject({
+    /**
+     * "every" step with weight 1, the "last" step only, "discounted": step k of n gets discount^(n-1-k), or
+     * "posterior" (default): a success credits every step, a failure blames each step by its chance of being the one
+     * that failed, from the p predicted for it (see {@link posteriorCredit}; each step needs its `p`). "posterior" is the
+     * default because it learned best on the agent benchmark's val runs and is the only mode under which a router that
+     * already knows its models does not drift (docs/agents.md, "Run attribution": after 1,000 runs 0.460 against
+     * 0.255-0.375 for the others on RouterBench's known-models scenario).
+     */
+    mode: z.enum(["every", "last", "discounted", "posterior"]).default("posterior"),
+    /** Per-step discount of mode "discounted", in (0, 1] (default {@link DEFAULT_ATTRIBUTION_DISCOUNT}, 0.7). */
+    discount: finite()
+      .refine((d) => d > 0 && d <= 1, "discount must be a number in (0, 1]")
+      .default(DEFAULT_ATTRIBUTION_DISCOUNT),
+    /** A step whose tool call returned an error counts as a failure of that step (y = 0, weight 1). Default true. */
+    toolErrorsAsFailures: z.boolean().default(true),
+  }),
+);
 
 /** A run's attribution with every option set. */
 export type Attribution = z.output<typeof attributionSchema>;
 
 /** The attribution used when none is given: "posterior", tool errors as step failures. */
-export const DEFAULT_ATTRIBUTION: Attribution = attributionSchema.parse({}, { jitless: true }); // parsed once: no fast path to compile
+export const DEFAULT_ATTRIBUTION: Attribution = {
+  mode: "posterior",
+  discount: DEFAULT_ATTRIBUTION_DISCOUNT,
+  toolErrorsAsFailures: true,
+};
 
 export type RunOutcome = z.input<typeof runSchema>;
 export type RunStep = z.input<typeof stepSchema>;

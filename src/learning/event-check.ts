@@ -2,11 +2,10 @@
  * The one check of a {@link FeedbackEvent}, shared by the online learner (`observe`, `check`) and every store
  * (`append`): the same rules, the same bounds and the same field paths, so an event one accepts the other accepts.
  */
-import { MAX_TASK_LENGTH } from "./task-offsets.js";
+import { MAX_TASK_LENGTH, type FeedbackEvent } from "./events.js";
 import { z } from "zod";
 import { FeedbackError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
-import type { FeedbackEvent } from "./events.js";
 
 /**
  * Largest plausible item parameters of a feedback event: the Euclidean norm of `alpha` and the magnitude of `beta`.

@@ -1,3 +1,6 @@
+/** Longest accepted task label (an event's `task`, a call's task hint). */
+export const MAX_TASK_LENGTH = 200;
+
 /**
  * A feedback event: one observed outcome of one model on one query, with the item parameters
  * the scorer computed for that query at decision time. Events are what the online learner

@@ -13,70 +13,74 @@ import type { TaskOffsetsState } from "./task-offsets.js";
 /** Exploration rule used when choosing among candidates. */
 export type Exploration = "none" | "thompson" | "ucb";
 
-const forgettingSchema = z.union([
-  z.object({ halfLifeEvents: z.number().positive() }).strict(),
-  z.object({ halfLifeMs: z.number().positive() }).strict(),
-]);
-
-export const learnerOptionsSchema = z
-  .object({
-    /** Forgetting half-life, per model: in that model's events, or in milliseconds of event time. Off by default. */
-    forgetting: forgettingSchema.optional(),
-    /**
-     * Known-model covariance as a fraction of the population covariance (default 0.05; {@link OnlineLearner.forScorer}
-     * uses the scale the scorer's artifact fitted on its training labels).
-     */
-    knownScale: z.number().positive().default(0.05),
-    /** Shrinkage of the population covariance toward a scaled identity (default 0.2). */
-    shrinkage: z.number().min(0).max(1).default(DEFAULT_SHRINKAGE),
-    /**
-     * Multiplier on the population covariance for a model the catalog does not know (default 10, chosen with
-     * `explore` by leave-one-dataset-out validation: docs/online.md). The known models are an older
-     * cohort: a new model is more likely than a random known one to lie outside their range (usually above it), and a
-     * prior as narrow as the cohort makes exploration too timid to try it.
-     */
-    inflate: z.number().positive().default(10),
-    /** What feedback for a model the learner does not know does: "error" (default) or "add" (start it at the population prior). */
-    unknownModels: z.enum(["error", "add"]).default("error"),
-    /** Covariance form; default full for d <= 64, diagonal above. */
-    mode: z.enum(["full", "diagonal"]).optional(),
-    /** Forgetting is applied in batches once the pending factor falls below 1 - decayTolerance (default 0.02). */
-    decayTolerance: z.number().gt(0).lt(1).default(0.02),
-    /**
-     * How many event ids are remembered for dedupe (oldest forgotten first; default 10,000, the stores' `dedupeWindow`):
-     * they are part of the exported state, so a snapshot's size does not grow with the events seen.
-     */
-    maxRememberedIds: z.number().int().positive().default(10_000),
-    /**
-     * Default exploration for {@link OnlineLearner.choose} and {@link OnlineLearner.score} (default "thompson": a model
-     * whose estimate fell is still sampled in proportion to its chance of being best, so it can come back when the
-     * feedback that lowered it was wrong; with "none", and with "ucb" once its optimistic p falls below another model's,
-     * it may never be routed to again. Thompson at `inflate` 10 had the best worst case of the rules that keep that
-     * floor in leave-one-dataset-out validation; docs/online.md gives the table).
-     */
-    explore: z.enum(["none", "thompson", "ucb"]).default("thompson"),
-    /** UCB width in logit standard deviations (default 2). */
-    ucbKappa: z.number().nonnegative().default(2),
-    /** Seed of the exploration generator (default 0). */
-    seed: z.number().int().default(0),
-    /**
-     * Largest plausible item parameters of an event (`|alpha|` and `|beta|`); an event beyond them is refused with a
-     * FeedbackError (default `DEFAULT_ITEM_BOUNDS`, derived from the pretrained scorer: see docs/online.md).
-     */
-    itemBounds: itemBoundsSchema.default(DEFAULT_ITEM_BOUNDS),
-    /**
-     * Where a model the learner does not track starts, by id, whenever it is added without an explicit start
-     * (`addModel(id)`, feedback for it with `unknownModels: "add"`, a journal replayed by {@link OnlineLearner.restore}):
-     * a start (e.g. its current-models catalog prior, as a router gives it), or undefined for the new-model prior.
-     * The same function on restore gives the same priors as live.
-     */
-    modelPriors: z
-      .custom<(modelId: string) => ModelStart | undefined>((v) => typeof v === "function", {
-        message: "must be a function (modelId) => { ability, placement? } or undefined",
-      })
-      .optional(),
-  })
-  .strict();
+// Built on the first learner's construction (z.lazy), not at import: a router imports the learner with its engine but
+// makes one only on the first feedback, after its first routed call (issue 37).
+export const learnerOptionsSchema = z.lazy(() =>
+  z
+    .object({
+      /** Forgetting half-life, per model: in that model's events, or in milliseconds of event time. Off by default. */
+      forgetting: z
+        .union([
+          z.object({ halfLifeEvents: z.number().positive() }).strict(),
+          z.object({ halfLifeMs: z.number().positive() }).strict(),
+        ])
+        .optional(),
+      /**
+       * Known-model covariance as a fraction of the population covariance (default 0.05; {@link OnlineLearner.forScorer}
+       * uses the scale the scorer's artifact fitted on its training labels).
+       */
+      knownScale: z.number().positive().default(0.05),
+      /** Shrinkage of the population covariance toward a scaled identity (default 0.2). */
+      shrinkage: z.number().min(0).max(1).default(DEFAULT_SHRINKAGE),
+      /**
+       * Multiplier on the population covariance for a model the catalog does not know (default 10, chosen with
+       * `explore` by leave-one-dataset-out validation: docs/online.md). The known models are an older
+       * cohort: a new model is more likely than a random known one to lie outside their range (usually above it), and a
+       * prior as narrow as the cohort makes exploration too timid to try it.
+       */
+      inflate: z.number().positive().default(10),
+      /** What feedback for a model the learner does not know does: "error" (default) or "add" (start it at the population prior). */
+      unknownModels: z.enum(["error", "add"]).default("error"),
+      /** Covariance form; default full for d <= 64, diagonal above. */
+      mode: z.enum(["full", "diagonal"]).optional(),
+      /** Forgetting is applied in batches once the pending factor falls below 1 - decayTolerance (default 0.02). */
+      decayTolerance: z.number().gt(0).lt(1).default(0.02),
+      /**
+       * How many event ids are remembered for dedupe (oldest forgotten first; default 10,000, the stores' `dedupeWindow`):
+       * they are part of the exported state, so a snapshot's size does not grow with the events seen.
+       */
+      maxRememberedIds: z.number().int().positive().default(10_000),
+      /**
+       * Default exploration for {@link OnlineLearner.choose} and {@link OnlineLearner.score} (default "thompson": a model
+       * whose estimate fell is still sampled in proportion to its chance of being best, so it can come back when the
+       * feedback that lowered it was wrong; with "none", and with "ucb" once its optimistic p falls below another model's,
+       * it may never be routed to again. Thompson at `inflate` 10 had the best worst case of the rules that keep that
+       * floor in leave-one-dataset-out validation; docs/online.md gives the table).
+       */
+      explore: z.enum(["none", "thompson", "ucb"]).default("thompson"),
+      /** UCB width in logit standard deviations (default 2). */
+      ucbKappa: z.number().nonnegative().default(2),
+      /** Seed of the exploration generator (default 0). */
+      seed: z.number().int().default(0),
+      /**
+       * Largest plausible item parameters of an event (`|alpha|` and `|beta|`); an event beyond them is refused with a
+       * FeedbackError (default `DEFAULT_ITEM_BOUNDS`, derived from the pretrained scorer: see docs/online.md).
+       */
+      itemBounds: itemBoundsSchema.default(DEFAULT_ITEM_BOUNDS),
+      /**
+       * Where a model the learner does not track starts, by id, whenever it is added without an explicit start
+       * (`addModel(id)`, feedback for it with `unknownModels: "add"`, a journal replayed by {@link OnlineLearner.restore}):
+       * a start (e.g. its current-models catalog prior, as a router gives it), or undefined for the new-model prior.
+       * The same function on restore gives the same priors as live.
+       */
+      modelPriors: z
+        .custom<(modelId: string) => ModelStart | undefined>((v) => typeof v === "function", {
+          message: "must be a function (modelId) => { ability, placement? } or undefined",
+        })
+        .optional(),
+    })
+    .strict(),
+);
 
 /**
  * Where a model starts in {@link OnlineLearner.addModel}: a given `ability` (treated like a catalogued model,

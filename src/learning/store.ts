@@ -75,20 +75,8 @@ export interface AbilityStore {
   readonly budget?: FeedbackBudgetLedger;
 }
 
-/**
- * Whether a failed `snapshot()` left the store unable to take more events until it is reopened (FileStore says so with
- * `details.reopen: true`, after a failed journal compaction). Otherwise the events are in the journal, appends go on and
- * a later due snapshot retries: the caller warns and continues.
- *
- * @example
- * ```ts
- * try { await store.snapshot(seq, learner.exportState()); }
- * catch (error) { if (snapshotNeedsReopen(error)) throw error; console.warn(`snapshot failed, will retry: ${error}`); }
- * ```
- */
-export function snapshotNeedsReopen(error: unknown): boolean {
-  return (error as { details?: { reopen?: unknown } } | null | undefined)?.details?.reopen === true;
-}
+// Defined beside the errors (a router imports it without this module: issue 37, the first call).
+export { snapshotNeedsReopen } from "../errors.js";
 
 /** How a store checks events: the item-parameter bounds (its `itemBounds` option) and an optional pseudonymiser. */
 export interface PrepareOptions {

@@ -7,12 +7,13 @@
  * ability says); without hints nothing changes.
  */
 import { FeedbackError, ValidationError } from "../errors.js";
+import { MAX_TASK_LENGTH } from "./events.js";
 import { sigmoid } from "./posterior.js";
 
 /** Prior standard deviation of a task offset on the logit scale (a small offset: 1 logit moves p = 0.5 to 0.73). */
 export const DEFAULT_TASK_OFFSET_SD = 1;
-/** Longest accepted task label. */
-export const MAX_TASK_LENGTH = 200;
+// Defined with the event's `task` field, so a router checks task hints without importing this module (issue 37).
+export { MAX_TASK_LENGTH } from "./events.js";
 
 /** One offset's posterior. */
 export interface TaskOffset {

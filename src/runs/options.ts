@@ -120,14 +120,18 @@ export interface RunTask {
   readonly hint?: string;
 }
 
-export const runTaskSchema = z.union([
-  z.string().min(1),
-  z.strictObject({
-    id: z.string().min(1).optional(),
-    text: z.string().min(1),
-    hint: z.string().trim().min(1).max(200).optional(),
-  }),
-]);
+// Built on their first parse (z.lazy), not at import: an IrtRouter imports them with its engine and parses with them
+// only when run-level routing is used (issue 37: a fresh process's first routed call).
+export const runTaskSchema = z.lazy(() =>
+  z.union([
+    z.string().min(1),
+    z.strictObject({
+      id: z.string().min(1).optional(),
+      text: z.string().min(1),
+      hint: z.string().trim().min(1).max(200).optional(),
+    }),
+  ]),
+);
 
 /** Options of one routing decision. */
 export interface RouteRunOptions {
@@ -145,14 +149,16 @@ export interface RouteRunOptions {
   readonly allowRetry?: boolean;
 }
 
-export const routeRunOptionsSchema = z.strictObject({
-  costWeight: nonNegative.optional(),
-  outcomes: z.array(z.strictObject({ modelId: z.string().min(1), outcome: z.number().min(0).max(1) })).optional(),
-  exclude: z.array(z.string()).optional(),
-  attemptsLeft: z.number().int().positive().optional(),
-  budget: nonNegative.optional(),
-  allowRetry: z.boolean().optional(),
-});
+export const routeRunOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    costWeight: nonNegative.optional(),
+    outcomes: z.array(z.strictObject({ modelId: z.string().min(1), outcome: z.number().min(0).max(1) })).optional(),
+    exclude: z.array(z.string()).optional(),
+    attemptsLeft: z.number().int().positive().optional(),
+    budget: nonNegative.optional(),
+    allowRetry: z.boolean().optional(),
+  }),
+);
 
 /** Options of {@link RunRouter.escalate}. */
 export interface EscalateOptions {
@@ -168,13 +174,15 @@ export interface EscalateOptions {
   readonly learn?: boolean;
 }
 
-export const escalateOptionsSchema = z.strictObject({
-  maxAttempts: z.number().int().positive().optional(),
-  costCap: nonNegative.optional(),
-  costWeight: nonNegative.optional(),
-  allowRetry: z.boolean().optional(),
-  learn: z.boolean().optional(),
-});
+export const escalateOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    maxAttempts: z.number().int().positive().optional(),
+    costCap: nonNegative.optional(),
+    costWeight: nonNegative.optional(),
+    allowRetry: z.boolean().optional(),
+    learn: z.boolean().optional(),
+  }),
+);
 
 /** Run-level settings of an `IrtRouter` (its `runs` option): those of {@link RunRouterOptions} but the models. */
 export type RunRoutingOptions = Omit<RunRouterOptions, "models">;

@@ -52,7 +52,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 
 }
 
 /**
- * The keys of the object schema at `path` inside `schema`, if it is one: through optional, default and similar
+ * The keys of the object schema at `path` inside `schema`, if it is one: through optional, default, lazy and similar
  * wrappers, the input side of a transform (pipe), and, in a union, the object option that fits the value best
  * (its discriminator, else the most keys in common).
  */
@@ -76,7 +76,8 @@ function resolve(schema: z.ZodType | undefined, value: unknown): z.ZodType | und
       options?: z.ZodType[];
       discriminator?: string;
     };
-    if (def.innerType) node = def.innerType;
+    if (node instanceof z.ZodLazy) node = node.unwrap() as z.ZodType;
+    else if (def.innerType) node = def.innerType;
     else if (def.in && !(node instanceof z.ZodObject)) node = def.in;
     else if (def.options) node = bestOption(def.options, def.discriminator, value);
     else break;

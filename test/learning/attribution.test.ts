@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../adapters/stores/memory.js";
 import { FeedbackError, ValidationError } from "../../src/errors.js";
 import { attributeRun, OnlineLearner } from "../../src/learning/index.js";
-import { DEFAULT_ATTRIBUTION } from "../../src/learning/attribution.js";
+import { attributionSchema, DEFAULT_ATTRIBUTION } from "../../src/learning/attribution.js";
 
 const alpha = [0.5, -0.2];
 const steps = [
@@ -54,6 +54,8 @@ describe("attributeRun", () => {
 
   it("defaults to the router's attribution, posterior, which needs each step's p and says so", () => {
     expect(DEFAULT_ATTRIBUTION).toEqual({ mode: "posterior", discount: 0.7, toolErrorsAsFailures: true });
+    // written out (not parsed at import): it must stay what the schema's defaults give
+    expect(attributionSchema.parse({})).toEqual(DEFAULT_ATTRIBUTION);
     expect(() => attributeRun({ runId: "r", outcome: 0, steps })).toThrow(/run\.steps\.0\.p is required/);
     const withP = steps.map((s) => ({ ...s, p: 0.5 }));
     const ev = attributeRun({ runId: "r", outcome: 1, steps: withP });

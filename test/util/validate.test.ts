@@ -23,6 +23,14 @@ describe("parseWith", () => {
     expect(error.message).toContain('unknown key "snapshotEvry"; did you mean "snapshotEvery"?');
   });
 
+  it("finds the closest known key through a schema built on first use (z.lazy), at the top and nested", () => {
+    const lazy = z.lazy(() => z.strictObject({ retry: z.lazy(() => schema.shape.retry), costWeight: z.number() }));
+    const top = thrownBy(ValidationError, () => parseWith(lazy, { costWieght: 1 }, "options"));
+    expect(top.message).toContain('unknown key "costWieght"; did you mean "costWeight"?');
+    const nested = thrownBy(ValidationError, () => parseWith(lazy, { costWeight: 1, retry: { atempts: 2 } }, "o"));
+    expect(nested.message).toContain('o.retry.atempts: unknown key "atempts"; did you mean "attempts"?');
+  });
+
   it("lists the known keys when no key is close, for nested objects too, and reports every unknown key", () => {
     const error = thrownBy(ValidationError, () =>
       parseWith(schema, { retry: { attempts: 2, backoffMs: 5, jitter: true }, verbose: 1 }, "opts"),

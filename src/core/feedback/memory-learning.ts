@@ -3,11 +3,22 @@
  * catalog, as `store: new MemoryStore()` would restore it, started by the first outcome the router records (feedback
  * or a calibration probe). Until then routing is exactly the scorer's; from then on p is the learner's predictive p,
  * so feedback always moves p. Lost when the process ends (give a `store` to keep it).
+ *
+ * The learner's module is imported on the first outcome ({@link loadLearnerModule}), not with the router: a fresh
+ * process's first routed call does not load or compile it (issue 37).
  */
 import { FeedbackError } from "../../errors.js";
-import { OnlineLearner } from "../../learning/learner.js";
+import type { OnlineLearner } from "../../learning/learner.js";
 import type { Scorer } from "../../scorer/types.js";
 import type { ModelStart } from "../../learning/learner-types.js";
+
+type LearnerModule = typeof import("../../learning/learner.js");
+let learnerModule: Promise<LearnerModule> | undefined;
+
+/** The online learner's module, imported on first use (an outcome to learn from, a store to restore), once. */
+export function loadLearnerModule(): Promise<LearnerModule> {
+  return (learnerModule ??= import("../../learning/learner.js"));
+}
 
 /** Holds the scorer once it has loaded and the learner once the first outcome is recorded. */
 export class InMemoryLearning {
@@ -34,7 +45,8 @@ export class InMemoryLearning {
    * router's `models` (catalog ids) that the scorer lacks added at the new-model prior, as the planner adds them to a
    * learner it routes with.
    */
-  start(models: readonly string[] = []): OnlineLearner {
+  async start(models: readonly string[] = []): Promise<OnlineLearner> {
+    const { OnlineLearner } = await loadLearnerModule();
     if (!this.inner) {
       const scorer = this.scorer;
       if (!scorer)

@@ -4,10 +4,9 @@
  * learner and, when the store says so, snapshotted.
  */
 import type { RouteMessage } from "../contracts/route-message.js";
-import { FeedbackError, IrtRouterError } from "../../errors.js";
+import { FeedbackError, IrtRouterError, snapshotNeedsReopen } from "../../errors.js";
 import type { FeedbackBudgetLedger } from "../../learning/budget.js";
 import type { FeedbackEvent } from "../../learning/events.js";
-import { snapshotNeedsReopen } from "../../learning/store.js";
 import { DEFAULT_ATTRIBUTION } from "../../learning/attribution.js";
 import type { DecisionLog, LoggedDecision } from "../routing/decision-log.js";
 import {
@@ -50,8 +49,11 @@ export class FeedbackRecorder {
   constructor(
     private readonly log: DecisionLog,
     readonly sink: FeedbackSink,
-    /** The learner outcomes are applied to (called when an outcome is recorded: an in-memory learner starts then). */
-    private readonly learnerFor: () => AbilityLearner | undefined,
+    /**
+     * The learner outcomes are applied to (called when an outcome is recorded: an in-memory learner starts then, once
+     * its module has loaded, hence the promise).
+     */
+    private readonly learnerFor: () => AbilityLearner | undefined | Promise<AbilityLearner | undefined>,
     private readonly logger: RouterLogger,
     private readonly warnings: OnceWarnings,
     private readonly limits: FeedbackLimits = feedbackLimitsSchema.parse({}),
@@ -204,7 +206,7 @@ export class FeedbackRecorder {
     events: readonly FeedbackEvent[],
     { onStored, checked = false }: RecordOptions,
   ): Promise<void> {
-    const learner = this.learnerFor();
+    const learner = await this.learnerFor();
     if (learner?.check && !checked) for (const event of events) learner.check(event);
     let appended: unknown;
     try {
@@ -231,7 +233,7 @@ export class FeedbackRecorder {
   /** Snapshots the learner's state at `seq` in the sink; a failure is a warning (the journal keeps the events). */
   private async snapshot(seq: number): Promise<void> {
     const { sink } = this;
-    const learner = this.learnerFor();
+    const learner = await this.learnerFor();
     const { snapshot } = sink;
     if (typeof snapshot !== "function" || typeof learner?.exportState !== "function") {
       this.warnings.warn(

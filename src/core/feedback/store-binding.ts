@@ -5,7 +5,7 @@
  */
 import { StoreError } from "../../errors.js";
 import type { FeedbackEvent } from "../../learning/events.js";
-import { OnlineLearner } from "../../learning/learner.js";
+import type { OnlineLearner } from "../../learning/learner.js";
 import type { AppendResult } from "../../learning/store.js";
 import type { Scorer } from "../../scorer/types.js";
 import type { LearnerOptions, ModelStart } from "../../learning/learner-types.js";
@@ -17,6 +17,7 @@ import {
   type StoreSubscription,
 } from "../contracts/router-store.js";
 import type { OnceWarnings } from "../contracts/warnings.js";
+import { loadLearnerModule } from "./memory-learning.js";
 
 /** The learner a store-wired router uses: the store's restored `OnlineLearner` once the scorer has loaded. */
 class BoundLearner implements AbilityLearner {
@@ -54,6 +55,8 @@ export class StoreBinding {
   readonly sink: FeedbackSink;
   readonly shared: boolean;
   private inner?: OnlineLearner;
+  /** The learner's module, imported by the first restore (not with the router: issue 37, the first call). */
+  private learning?: Awaited<ReturnType<typeof loadLearnerModule>>;
   private initialising?: Promise<void>;
   private scorer?: Scorer;
   /** Where the registered models that are not rows of the scorer start (their catalog priors), by learner id. */
@@ -104,8 +107,9 @@ export class StoreBinding {
 
   private async restore(scorer: Scorer): Promise<void> {
     this.scorer = scorer;
-    const loaded = await this.store.load();
-    this.inner = OnlineLearner.restore(loaded, scorer.models, this.learnerOptions(scorer));
+    const [loaded, learning] = await Promise.all([this.store.load(), loadLearnerModule()]);
+    this.learning = learning;
+    this.inner = learning.OnlineLearner.restore(loaded, scorer.models, this.learnerOptions(scorer));
     this.applied = loaded.seq;
     if (isFollowable(this.store) && !this.subscription) {
       // A wiped store republishes what this router holds; a reset (by any process) restores every router from it.
@@ -129,7 +133,7 @@ export class StoreBinding {
   /** The restored learner's options: the scorer's fitted prior, and the registered models' catalog starts. */
   private learnerOptions(scorer: Scorer): LearnerOptions {
     const starts = this.starts;
-    return OnlineLearner.optionsForScorer(scorer, { modelPriors: (id) => starts.get(id) });
+    return this.learning!.OnlineLearner.optionsForScorer(scorer, { modelPriors: (id) => starts.get(id) });
   }
 
   /** Stops following the store (the store's `close()` stops it too). */
@@ -188,7 +192,11 @@ export class StoreBinding {
     this.reloading = this.store
       .load()
       .then((loaded) => {
-        this.inner = OnlineLearner.restore(loaded, this.scorer!.models, this.learnerOptions(this.scorer!));
+        this.inner = this.learning!.OnlineLearner.restore(
+          loaded,
+          this.scorer!.models,
+          this.learnerOptions(this.scorer!),
+        );
         this.applied = loaded.seq;
       })
       .catch((error: unknown) =>

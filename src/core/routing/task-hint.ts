@@ -4,7 +4,7 @@
  * from feedback (src/learning/task-offsets.ts) that the call's p includes.
  */
 import { ValidationError } from "../../errors.js";
-import { MAX_TASK_LENGTH } from "../../learning/task-offsets.js";
+import { MAX_TASK_LENGTH } from "../../learning/events.js";
 
 /** Metadata key under which a call's task hint is read (`config.metadata.irtRouterTask`). */
 export const TASK_METADATA_KEY = "irtRouterTask";
