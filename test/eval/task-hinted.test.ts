@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/evaluate.js";
+import { summarise } from "../../src/eval/format.js";
 import { chooseHintedCategories, offsetSd, taskHintedPair, withTaskHints } from "../../src/eval/task-hinted.js";
 import type { EmbeddedLabelData, RoutingMethod } from "../../src/eval/types.js";
 import { fitTaskOffset } from "../../src/learning/task-offsets.js";
@@ -275,5 +276,6 @@ describe("irt-router eval on a folder whose categories matter", async () => {
     const row = (name: string) => report.methods.find((m) => m.name === name)!.routingAccuracy;
     expect(row("irt-moe+task")).toBeGreaterThanOrEqual(row("best-per-task") - 1e-9);
     expect(row("irt-moe+task")).toBeGreaterThan(row("irt-moe") + 0.1);
+    expect(summarise(report)).toMatch(/irt-moe\+task vs best-per-task: [+-−]?\d\.\d+, paired 95% CI \[/);
   });
 });
