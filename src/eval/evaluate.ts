@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseWith } from "../util/validate.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "../stats/bootstrap.js";
 import { bestPerTaskScores } from "./best-per-task.js";
+import { TASK_HINTED_SUFFIX } from "./task-hinted.js";
 import { defaultLambdaGrid, type CostLabelMatrix, type CurvePoint } from "./cost.js";
 import { checkDataset, checkPredictions, costGaps } from "./dataset-checks.js";
 import { correctnessMetrics, meanSd, nanMean, type CorrectnessMetrics } from "../stats/metrics.js";
@@ -299,10 +300,16 @@ function referenceRows(dataset: EvalDataset, figures: ReferenceFigures): Row[] {
 /** Adds each row's bootstrap interval, its paired difference from the scorer's row and the gap it closes. */
 function compareRows(rows: readonly Row[], plan: BootstrapPlan, figures: ReferenceFigures): MethodReport[] {
   const irt = rows.find((r) => r.report.name === IRT_MOE);
+  const perTask = rows.find((r) => r.report.name === "best-per-task");
   return rows.map(({ report, perItem }) => {
     const diff = irt ? nanMean(perItem) - nanMean(irt.perItem) : null;
     return {
       ...report,
+      ...(perTask &&
+        report.name.endsWith(TASK_HINTED_SUFFIX) && {
+          diffVsBestPerTask: nanMean(perItem) - nanMean(perTask.perItem),
+          diffVsBestPerTaskCi95: bootstrapDiffCi(perItem, perTask.perItem, plan),
+        }),
       routingCi95: bootstrapMeanCi(perItem, plan),
       diffVsIrtMoe: irt ? (report.name === IRT_MOE ? 0 : diff) : null,
       diffVsIrtMoeCi95: irt ? (report.name === IRT_MOE ? [0, 0] : bootstrapDiffCi(perItem, irt.perItem, plan)) : null,

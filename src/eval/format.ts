@@ -80,6 +80,12 @@ export function summarise(report: EvalReport): string {
       `vs ${m.name}: ${signed(-(m.diffVsIrtMoe ?? NaN))} for irt-moe, CI of ${m.name} - irt-moe ${ci(m.diffVsIrtMoeCi95)}: ${verdict(m)}.`,
     );
   }
+  for (const m of report.methods) {
+    if (m.diffVsBestPerTask === undefined || !m.diffVsBestPerTaskCi95) continue;
+    lines.push(
+      `${m.name} vs best-per-task: ${signed(m.diffVsBestPerTask)}, paired 95% CI ${ci(m.diffVsBestPerTaskCi95)}.`,
+    );
+  }
   const withAuc = report.methods.filter((m) => m.auc !== null && Number.isFinite(m.auc));
   const bestAuc = withAuc.reduce((a, b) => ((b.auc ?? 0) > (a.auc ?? 0) ? b : a), withAuc[0]!);
   if (bestAuc) {

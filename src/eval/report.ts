@@ -115,6 +115,10 @@ export interface MethodReport {
   readonly routingCi95: [number, number];
   readonly diffVsIrtMoe: number | null;
   readonly diffVsIrtMoeCi95: [number, number] | null;
+  /** Task-hinted rows (`+task`) on datasets with categories: mean of this row minus `best-per-task`, paired by item. */
+  readonly diffVsBestPerTask?: number;
+  /** Paired bootstrap 95% interval of {@link MethodReport.diffVsBestPerTask}. */
+  readonly diffVsBestPerTaskCi95?: [number, number];
   /** Correctness-prediction figures (means over seeds; null for rows without predictions). */
   readonly accuracy: number | null;
   readonly auc: number | null;

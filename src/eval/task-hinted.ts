@@ -1,6 +1,8 @@
 import { DEFAULT_TASK_OFFSET_SD, fitTaskOffset, type TaskOffset } from "../learning/task-offsets.js";
 import { sigmoid } from "../util/maths.js";
-import type { FittedMethod, RoutingMethod } from "./types.js";
+import { modelAccuracies, routeByPrediction } from "../stats/routing-scores.js";
+import { bestPerTaskModels } from "./best-per-task.js";
+import type { EmbeddedLabelData, FittedMethod, PredictionBlock, RoutingMethod } from "./types.js";
 
 /** Suffix of the row of a method that uses the items' categories as task hints. */
 export const TASK_HINTED_SUFFIX = "+task";
@@ -24,9 +26,10 @@ export const TASK_HINTED_SUFFIX = "+task";
 export function withTaskHints(
   method: RoutingMethod,
   categories: readonly (string | undefined)[],
-  options: { name?: string; priorSd?: number } = {},
+  options: { name?: string; priorSd?: number; margin?: number } = {},
 ): RoutingMethod {
   const name = options.name ?? `${method.name}${TASK_HINTED_SUFFIX}`;
+  const maxSd = options.priorSd ?? DEFAULT_TASK_OFFSET_SD;
   return {
     name,
     seeded: method.seeded,
@@ -37,30 +40,26 @@ export function withTaskHints(
       const fitted = await method.fit(data, split, fitOptions);
       const nM = data.nModels;
       const valPred = await fitted.predict(data.X, split.val);
-      // (model, category) -> logits and labels of the val calls
-      const calls = new Map<string, { logits: number[]; ys: number[] }>();
-      split.val.forEach((item, r) => {
-        const c = categories[item];
-        if (c === undefined) return;
-        for (let k = data.offsets[item]!; k < data.offsets[item + 1]!; k++) {
-          const m = data.model[k]!;
-          const key = `${m}\u0000${c}`;
-          let entry = calls.get(key);
-          if (!entry) calls.set(key, (entry = { logits: [], ys: [] }));
-          entry.logits.push(logit(valPred[r * nM + m]!));
-          entry.ys.push(data.y[k]!);
-        }
-      });
-      const sd = offsetSd([...calls.values()], options.priorSd ?? DEFAULT_TASK_OFFSET_SD);
-      const offsets = new Map<string, TaskOffset>();
-      for (const [key, { logits, ys }] of calls) offsets.set(key, fitTaskOffset(logits, ys, sd));
+      const valRows = split.val.map((_, r) => r);
+      const { offsets, sd } = fitOffsets(data, split.val, valRows, valPred, categories, maxSd);
+      const best = bestPerTaskModels(data, split.train, categories, nM);
+      const hinted = crossFittedHintedScores(data, split.val, valPred, categories, maxSd);
+      const useHints = chooseHintedCategories(data, split.val, hinted, categories, best.byTask, options.margin);
+      const rates = categoryRates(data, split.train, categories, nM);
       return {
-        description: `${fitted.description}; task offsets of ${offsets.size} (model, category) pairs fitted on val (prior sd ${sd.toFixed(3)})`,
+        description:
+          `${fitted.description}; task offsets of ${offsets.size} (model, category) pairs fitted on val (prior sd ${sd.toFixed(3)}); ` +
+          `hints kept in ${useHints.size} of ${best.byTask.size} categories, the category's best train model in the others`,
         async predict(X, rows) {
           const p = Float32Array.from(await fitted.predict(X, rows));
           rows.forEach((item, r) => {
             const c = categories[item];
             if (c === undefined) return;
+            const b = best.byTask.get(c);
+            if (b !== undefined && !useHints.has(c)) {
+              writeCategoryRates(p, r * nM, rates.get(c)!, b, nM);
+              return;
+            }
             for (let m = 0; m < nM; m++) {
               const o = offsets.get(`${m}\u0000${c}`);
               if (o) p[r * nM + m] = sigmoid(logit(p[r * nM + m]!) + o.mean);
@@ -124,6 +123,159 @@ export function offsetSd(
     sd = next;
   }
   return sd;
+}
+
+/** Folds of the val items in the cross-fitted choice between the hints and the category's best model. */
+const CHOICE_FOLDS = 5;
+/** Default margin of that choice, in standard errors of the paired difference (see {@link chooseHintedCategories}). */
+export const DEFAULT_HINT_MARGIN = 1;
+
+/**
+ * The task offsets of every (model, category) pair seen on `items` (rows `rows` of `pred`), each the MAP under
+ * N(0, s^2) with s estimated by EM ({@link offsetSd}, at most `maxSd`).
+ */
+function fitOffsets(
+  data: EmbeddedLabelData,
+  items: readonly number[],
+  rows: readonly number[],
+  pred: PredictionBlock,
+  categories: readonly (string | undefined)[],
+  maxSd: number,
+): { offsets: Map<string, TaskOffset>; sd: number } {
+  const nM = data.nModels;
+  const calls = new Map<string, { logits: number[]; ys: number[] }>();
+  for (const r of rows) {
+    const item = items[r]!;
+    const c = categories[item];
+    if (c === undefined) continue;
+    for (let k = data.offsets[item]!; k < data.offsets[item + 1]!; k++) {
+      const m = data.model[k]!;
+      const key = `${m}\u0000${c}`;
+      let entry = calls.get(key);
+      if (!entry) calls.set(key, (entry = { logits: [], ys: [] }));
+      entry.logits.push(logit(pred[r * nM + m]!));
+      entry.ys.push(data.y[k]!);
+    }
+  }
+  const sd = offsetSd([...calls.values()], maxSd);
+  const offsets = new Map<string, TaskOffset>();
+  for (const [key, { logits, ys }] of calls) offsets.set(key, fitTaskOffset(logits, ys, sd));
+  return { offsets, sd };
+}
+
+/**
+ * Cross-fitted score of the hinted method on each val item: the val items are cut into 5 folds, and each fold is
+ * routed with the offsets fitted on the other four (so no item is scored by offsets fitted on its own labels). NaN
+ * where the item has no observed model.
+ */
+export function crossFittedHintedScores(
+  data: EmbeddedLabelData,
+  val: readonly number[],
+  valPred: PredictionBlock,
+  categories: readonly (string | undefined)[],
+  maxSd: number,
+): Float64Array {
+  const nM = data.nModels;
+  const score = new Float64Array(val.length).fill(NaN);
+  for (let f = 0; f < CHOICE_FOLDS; f++) {
+    const fitRows = val.map((_, r) => r).filter((r) => r % CHOICE_FOLDS !== f);
+    const heldOut = val.map((_, r) => r).filter((r) => r % CHOICE_FOLDS === f);
+    const { offsets } = fitOffsets(data, val, fitRows, valPred, categories, maxSd);
+    const p = new Float32Array(heldOut.length * nM);
+    heldOut.forEach((r, h) => {
+      const c = categories[val[r]!];
+      for (let m = 0; m < nM; m++) {
+        const o = c === undefined ? undefined : offsets.get(`${m}\u0000${c}`);
+        p[h * nM + m] = o ? sigmoid(logit(valPred[r * nM + m]!) + o.mean) : valPred[r * nM + m]!;
+      }
+    });
+    const routed = routeByPrediction(
+      data,
+      heldOut.map((r) => val[r]!),
+      p,
+      nM,
+    ).score;
+    heldOut.forEach((r, h) => (score[r] = routed[h]!));
+  }
+  return score;
+}
+
+/**
+ * The categories where the task hints are kept: per category, on its val items where both are observed, the paired
+ * difference d_i = (hinted method right) - (the category's best train model right), with the hinted score
+ * cross-fitted ({@link crossFittedHintedScores}). The hints are kept only when sum(d) > margin * sqrt(sum(d^2)),
+ * i.e. they beat the best model by more than `margin` standard errors of the sum (default 1); with thin or even
+ * evidence the category goes to its best model, the `best-per-task` choice, so the row is never below it beyond
+ * noise. A category without val evidence goes to its best model too; a margin of -Infinity keeps every category's hints.
+ *
+ * @example
+ * ```ts
+ * const kept = chooseHintedCategories(data, split.val, hintedScores, categories, best.byTask); // Set { "code" }
+ * ```
+ */
+export function chooseHintedCategories(
+  labels: EmbeddedLabelData,
+  val: readonly number[],
+  hintedScores: ArrayLike<number>,
+  categories: readonly (string | undefined)[],
+  bestByTask: ReadonlyMap<string, number>,
+  margin: number = DEFAULT_HINT_MARGIN,
+): Set<string> {
+  const sum = new Map<string, { d: number; d2: number }>();
+  val.forEach((item, r) => {
+    const c = categories[item];
+    const b = c === undefined ? undefined : bestByTask.get(c);
+    if (b === undefined || !Number.isFinite(hintedScores[r]!)) return;
+    for (let k = labels.offsets[item]!; k < labels.offsets[item + 1]!; k++) {
+      if (labels.model[k] !== b) continue;
+      const d = hintedScores[r]! - labels.y[k]!;
+      const acc = sum.get(c!) ?? { d: 0, d2: 0 };
+      sum.set(c!, { d: acc.d + d, d2: acc.d2 + d * d });
+    }
+  });
+  const kept = new Set<string>();
+  for (const [c, { d, d2 }] of sum) if (margin === -Infinity || d > margin * Math.sqrt(d2)) kept.add(c);
+  return kept;
+}
+
+/** Per category: each model's train accuracy on it (NaN where unobserved), the p of a category routed to its best. */
+function categoryRates(
+  labels: EmbeddedLabelData,
+  train: readonly number[],
+  categories: readonly (string | undefined)[],
+  nModels: number,
+): Map<string, { rates: Float64Array; overall: Float64Array }> {
+  const rowsOf = new Map<string, number[]>();
+  for (const i of train) {
+    const c = categories[i];
+    if (c === undefined) continue;
+    let rows = rowsOf.get(c);
+    if (!rows) rowsOf.set(c, (rows = []));
+    rows.push(i);
+  }
+  const overall = modelAccuracies(labels, train, nModels);
+  const out = new Map<string, { rates: Float64Array; overall: Float64Array }>();
+  for (const [c, rows] of rowsOf) out.set(c, { rates: modelAccuracies(labels, rows, nModels), overall });
+  return out;
+}
+
+/**
+ * Writes a category's train accuracies as the p of one item (so it routes to `best`, the category's best train
+ * model, as best-per-task does); a model unobserved on the category gets its overall train accuracy, kept below
+ * the best model's.
+ */
+function writeCategoryRates(
+  p: Float32Array,
+  at: number,
+  { rates, overall }: { rates: Float64Array; overall: Float64Array },
+  best: number,
+  nModels: number,
+): void {
+  const top = rates[best]!;
+  for (let m = 0; m < nModels; m++) {
+    const r = rates[m]!;
+    p[at + m] = Number.isFinite(r) ? r : Math.min(Number.isFinite(overall[m]!) ? overall[m]! : 0, top) * 0.999;
+  }
 }
 
 /** log(p / (1 - p)), with p kept inside (1e-6, 1 - 1e-6). */

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/evaluate.js";
-import { offsetSd, taskHintedPair, withTaskHints } from "../../src/eval/task-hinted.js";
+import { summarise } from "../../src/eval/format.js";
+import { chooseHintedCategories, offsetSd, taskHintedPair, withTaskHints } from "../../src/eval/task-hinted.js";
 import type { EmbeddedLabelData, RoutingMethod } from "../../src/eval/types.js";
 import { fitTaskOffset } from "../../src/learning/task-offsets.js";
 import { createRng } from "../../src/util/random.js";
@@ -75,6 +76,58 @@ function trainAccuracyMethod(): RoutingMethod & { fits: number } {
   return method;
 }
 
+/** A method whose p is noise of sd 4 logits per (item, model), the same at every fit: argmax is a coin toss. */
+function noisyMethod(): RoutingMethod {
+  return {
+    name: "noisy",
+    seeded: true,
+    async fit(data: EmbeddedLabelData) {
+      return {
+        description: "noise",
+        predict: (_X: Float32Array, rows: readonly number[]) => {
+          const out = new Float32Array(rows.length * data.nModels);
+          rows.forEach((item, r) => {
+            const rng = createRng(1000 + item);
+            for (let m = 0; m < data.nModels; m++) out[r * data.nModels + m] = 1 / (1 + Math.exp(-4 * rng.normal()));
+          });
+          return out;
+        },
+      };
+    },
+  };
+}
+
+describe("chooseHintedCategories", () => {
+  // 3 val items per category a (hints right, best wrong on all) and b (one win, one loss, one tie)
+  const labels = {
+    offsets: Int32Array.from([0, 1, 2, 3, 4, 5, 6]),
+    model: Int32Array.from([0, 0, 0, 1, 1, 1]),
+    y: Float32Array.from([0, 0, 0, 1, 0, 1]),
+  } as unknown as EmbeddedLabelData;
+  const val = [0, 1, 2, 3, 4, 5];
+  const categories = ["a", "a", "a", "b", "b", "b"];
+  const best = new Map([
+    ["a", 0],
+    ["b", 1],
+  ]);
+  it("keeps the hints only where they beat the best model by more than the margin", () => {
+    const hinted = [1, 1, 1, 0, 1, 1];
+    expect([...chooseHintedCategories(labels, val, hinted, categories, best)]).toEqual(["a"]);
+    // a: sum d = 3 > 1 * sqrt(3) but not > 2 * sqrt(3)
+    expect(chooseHintedCategories(labels, val, hinted, categories, best, 2).size).toBe(0);
+    // no evidence (NaN hinted scores): the best model
+    expect(
+      chooseHintedCategories(
+        labels,
+        val,
+        hinted.map(() => NaN),
+        categories,
+        best,
+      ).size,
+    ).toBe(0);
+  });
+});
+
 describe("fitTaskOffset", () => {
   it("is the prior without calls and moves the logit toward the labels with them", () => {
     expect(fitTaskOffset([], [], 1)).toEqual({ mean: 0, variance: 1 });
@@ -135,7 +188,10 @@ describe("withTaskHints", () => {
     };
     const split = { train: [] as number[], val: [] as number[], test: [] as number[] };
     for (let i = 0; i < n; i++) (i % 10 < 6 ? split.train : i % 10 < 8 ? split.val : split.test).push(i);
-    const hinted = await withTaskHints(trainAccuracyMethod(), categories).fit(data, split, { seed: 1 });
+    // margin -Infinity: keep the hints in every category, to see the offsets themselves
+    const hinted = await withTaskHints(trainAccuracyMethod(), categories, { margin: -Infinity }).fit(data, split, {
+      seed: 1,
+    });
     const plain = await trainAccuracyMethod().fit(data, split, { seed: 1 });
     const a = await hinted.predict(data.X, split.test);
     const b = await plain.predict(data.X, split.test);
@@ -145,6 +201,23 @@ describe("withTaskHints", () => {
     // With a fixed prior sd of 1, 20 val calls a pair (SE about 0.46 logit) would move the largest of 96 offsets by ~1.
     expect(largest).toBeLessThan(0.2);
     expect(hinted.description).toMatch(/prior sd 0\.[01]\d\d\)/);
+  });
+
+  it("falls back to each category's best model where the hinted scorer routes worse, matching best-per-task", async () => {
+    const { data, categories, split } = hiddenCategories(900);
+    const [shared, hinted] = taskHintedPair(noisyMethod(), categories);
+    const forced = withTaskHints(noisyMethod(), categories, { name: "forced", margin: -Infinity });
+    const report = await evaluate(
+      { name: "hidden", models: ["m0", "m1", "m2"], data, split, categories },
+      { methods: [shared, hinted, forced], seeds: [1] },
+    );
+    const row = (name: string) => report.methods.find((m) => m.name === name)!;
+    // Offsets cannot undo per-item noise of sd 4 logits: the hints alone route below best-per-task ...
+    expect(row("forced").routingAccuracy).toBeLessThan(row("best-per-task").routingAccuracy - 0.1);
+    // ... and the cross-fitted choice sends every category to its best train model instead.
+    expect(row("noisy+task").routingAccuracy).toBeCloseTo(row("best-per-task").routingAccuracy, 9);
+    expect(row("noisy+task").diffVsBestPerTaskCi95).toEqual([0, 0]); // the same model on every test item
+    expect(row("forced").diffVsBestPerTask).toBeUndefined(); // only +task rows carry it
   });
 
   it("estimates the offsets' prior sd: near the true spread when the categories matter, at most the cap", () => {
@@ -203,5 +276,6 @@ describe("irt-router eval on a folder whose categories matter", async () => {
     const row = (name: string) => report.methods.find((m) => m.name === name)!.routingAccuracy;
     expect(row("irt-moe+task")).toBeGreaterThanOrEqual(row("best-per-task") - 1e-9);
     expect(row("irt-moe+task")).toBeGreaterThan(row("irt-moe") + 0.1);
+    expect(summarise(report)).toMatch(/irt-moe\+task vs best-per-task: [+-−]?\d\.\d+, paired 95% CI \[/);
   });
 });
