@@ -12,6 +12,22 @@ export interface BestPerTask {
   readonly fallback: number;
 }
 
+/** The given rows grouped by their category, in row order; rows without a category are left out. */
+export function rowsByCategory(
+  rows: readonly number[],
+  categories: readonly (string | undefined)[],
+): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const i of rows) {
+    const c = categories[i];
+    if (c === undefined) continue;
+    let group = out.get(c);
+    if (!group) out.set(c, (group = []));
+    group.push(i);
+  }
+  return out;
+}
+
 /**
  * The best model of each category on `trainRows` (highest mean observed label; ties to the lower index). A category
  * with no observed train label, and an item without a category, use the best single model.
@@ -28,14 +44,7 @@ export function bestPerTaskModels(
   categories: readonly (string | undefined)[],
   nModels: number,
 ): BestPerTask {
-  const rowsOf = new Map<string, number[]>();
-  for (const i of trainRows) {
-    const c = categories[i];
-    if (c === undefined) continue;
-    let rows = rowsOf.get(c);
-    if (!rows) rowsOf.set(c, (rows = []));
-    rows.push(i);
-  }
+  const rowsOf = rowsByCategory(trainRows, categories);
   const byTask = new Map<string, number>();
   for (const [task, rows] of rowsOf) {
     const best = bestSingleModel(labels, rows, nModels);

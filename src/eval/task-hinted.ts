@@ -1,7 +1,7 @@
 import { DEFAULT_TASK_OFFSET_SD, fitTaskOffset, type TaskOffset } from "../learning/task-offsets.js";
 import { sigmoid } from "../util/maths.js";
 import { modelAccuracies, routeByPrediction } from "../stats/routing-scores.js";
-import { bestPerTaskModels } from "./best-per-task.js";
+import { bestPerTaskModels, rowsByCategory } from "./best-per-task.js";
 import type { EmbeddedLabelData, FittedMethod, PredictionBlock, RoutingMethod } from "./types.js";
 
 /** Suffix of the row of a method that uses the items' categories as task hints. */
@@ -245,14 +245,7 @@ function categoryRates(
   categories: readonly (string | undefined)[],
   nModels: number,
 ): Map<string, { rates: Float64Array; overall: Float64Array }> {
-  const rowsOf = new Map<string, number[]>();
-  for (const i of train) {
-    const c = categories[i];
-    if (c === undefined) continue;
-    let rows = rowsOf.get(c);
-    if (!rows) rowsOf.set(c, (rows = []));
-    rows.push(i);
-  }
+  const rowsOf = rowsByCategory(train, categories);
   const overall = modelAccuracies(labels, train, nModels);
   const out = new Map<string, { rates: Float64Array; overall: Float64Array }>();
   for (const [c, rows] of rowsOf) out.set(c, { rates: modelAccuracies(labels, rows, nModels), overall });
