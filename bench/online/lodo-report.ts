@@ -105,7 +105,7 @@ export function renderLodo(r: LodoResult): string {
     ["rule", ...ds.map((d) => `${d}: median probes (of random's)`), "worst ratio"],
     [
       ...r.calibrationSettings.map((label, k) => [
-        k === cal ? `**${label}** (default)` : label,
+        k === cal ? `**${label}** (best worst ratio)` : label,
         ...ds.map((d) => `${r.calibration[d]!.medians[k]} (${share(r.calibration[d]!.ratio[k]!)})`),
         share(Math.max(...ds.map((d) => r.calibration[d]!.ratio[k]!))),
       ]),
@@ -152,6 +152,8 @@ export function renderLodo(r: LodoResult): string {
       "), and that median as a share of random probing's:",
     "",
     calTable,
+    "",
+    "Every rule here asks all its probes by its criterion. The library's default since 0.4.0 asks only the first by it and the rest in random order (`adaptiveProbes: 1`), chosen by `npm run bench:calibration-lodo` (the next section).",
     "",
     "Leave one dataset out (the rule with the best worst ratio on the other datasets, its ratio on the held-out one):",
     "",
