@@ -361,6 +361,14 @@ export async function learningCurve(
   return { scenario, seed, checkpoints };
 }
 
+/** The cost-aware policy at `lambda`, valuing each step by the `stepsAhead` steps of its run (0: each step alone). */
+export function costAwarePolicy(
+  lambda: number,
+  stepsAhead: number,
+): PolicyConfig & { kind: "cost-aware"; lambda: number; stepsAhead?: number } {
+  return { kind: "cost-aware", lambda, ...(stepsAhead > 0 ? { stepsAhead } : {}) };
+}
+
 /** One point of a success-vs-cost curve: a router setting played on every seed's test runs. */
 export interface CurvePoint {
   readonly router: "cost-aware" | "cache-aware";
@@ -388,7 +396,7 @@ export async function costCurves(
     const options = router === "cache-aware" ? features.cacheAware : features.cacheBlind;
     if (!options) continue;
     for (const lambda of lambdas) {
-      const policy: PolicyConfig = { kind: "cost-aware", lambda, ...(stepsAhead > 0 ? { stepsAhead } : {}) };
+      const policy = costAwarePolicy(lambda, stepsAhead);
       const results: RunResult[] = [];
       for (const seed of seeds)
         results.push(

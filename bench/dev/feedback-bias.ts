@@ -22,6 +22,7 @@ import { callCostUsd } from "../agent/cached-pricing.js";
 import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "../agent/run-model.js";
 import { greedyView, makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
 import { readReplayAnswer } from "../agent/replay-models.js";
+import { costAwarePolicy } from "../agent/experiment.js";
 import { loadAgentSetup } from "../agent/setup.js";
 import { labelOf } from "../agent/world.js";
 
@@ -45,11 +46,7 @@ const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
 const { world, split, scorer } = setup;
 const seed = Number(values.seed);
 const stepsAhead = Number(values["steps-ahead"]);
-const policy = {
-  kind: "cost-aware" as const,
-  lambda: Number(values.lambda),
-  ...(stepsAhead > 0 ? { stepsAhead } : {}),
-};
+const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
 const options = { cacheAware: values["cache-aware"]! };
 const extra = JSON.parse(values["learner-options"]!) as Record<string, unknown>;
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...extra });

@@ -21,6 +21,7 @@ import { callCostUsd } from "../agent/cached-pricing.js";
 import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "../agent/run-model.js";
 import { greedyView, makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
 import { readReplayAnswer } from "../agent/replay-models.js";
+import { costAwarePolicy } from "../agent/experiment.js";
 import { loadAgentSetup } from "../agent/setup.js";
 
 const { values } = parseArgs({
@@ -43,11 +44,7 @@ const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
 const { world, split, scorer } = setup;
 const seed = Number(values.seed);
 const stepsAhead = Number(values["steps-ahead"]);
-const policy = {
-  kind: "cost-aware" as const,
-  lambda: Number(values.lambda),
-  ...(stepsAhead > 0 ? { stepsAhead } : {}),
-};
+const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
 const options = { cacheAware: false, ...(values.hold ? { holdSpend: true } : {}) };
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed });
 const learning = makeRouter(replay, { policy, options, learner });
