@@ -57,19 +57,22 @@ function pessimistAboutMistral(): AbilityLearner {
 }
 
 describe("RouterCore option holdSpend", () => {
-  const router = (holdSpend: boolean, policy: PolicyConfig) =>
+  /** gpt-4 and a cheap model (`cheap`, default "mistral") over the toy scorer, with the learner and hold given. */
+  const core = (policy: PolicyConfig, extra: { learner?: AbilityLearner; holdSpend?: boolean; cheap?: string } = {}) =>
     new RouterCore({
       models: [
         { id: "gpt-4", price: { inputPer1M: 10, outputPer1M: 30 } },
-        { id: "mistral", price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
+        { id: extra.cheap ?? "mistral", price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
       ],
       scorer: new ToyScorer(),
       logger: quietLogger(),
       tracing: false,
-      learner: pessimistAboutMistral(),
       policy,
-      holdSpend,
+      ...(extra.learner ? { learner: extra.learner } : {}),
+      ...(extra.holdSpend !== undefined ? { holdSpend: extra.holdSpend } : {}),
     });
+  const router = (holdSpend: boolean, policy: PolicyConfig) =>
+    core(policy, { learner: pessimistAboutMistral(), holdSpend });
   const choices = async (r: RouterCore, n: number) => {
     const out: string[] = [];
     for (let k = 0; k < n; k++) {
@@ -82,16 +85,7 @@ describe("RouterCore option holdSpend", () => {
   it("keeps a learning router's spend at the scorer's: the learner's dearer choice is bought only until lambda rises", async () => {
     // At lambda 100 the scorer's p (gpt-4 0.99, mistral 0.54) choose mistral; the learner's (mistral 0.05) gpt-4.
     const policy: PolicyConfig = { kind: "cost-aware", lambda: 100 };
-    const scorerOnly = new RouterCore({
-      models: [
-        { id: "gpt-4", price: { inputPer1M: 10, outputPer1M: 30 } },
-        { id: "mistral", price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
-      ],
-      scorer: new ToyScorer(),
-      logger: quietLogger(),
-      tracing: false,
-      policy,
-    });
+    const scorerOnly = core(policy);
     expect(await choices(scorerOnly, 3)).toEqual(["mistral", "mistral", "mistral"]);
     expect(await choices(router(false, policy), 20)).toEqual(Array(20).fill("gpt-4"));
     const held = await choices(router(true, policy), 20);
@@ -101,18 +95,10 @@ describe("RouterCore option holdSpend", () => {
   });
 
   it("leaves out calls with a model placed only by rule: the scorer's p of it is no reference", async () => {
-    const withUnknown = new RouterCore({
-      models: [
-        { id: "gpt-4", price: { inputPer1M: 10, outputPer1M: 30 } },
-        { id: "acme-private-model", price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
-      ],
-      scorer: new ToyScorer(),
-      logger: quietLogger(),
-      tracing: false,
-      learner: pessimistAboutMistral(),
-      policy: { kind: "cost-aware", lambda: 100 },
-      holdSpend: true,
-    });
+    const withUnknown = core(
+      { kind: "cost-aware", lambda: 100 },
+      { cheap: "acme-private-model", learner: pessimistAboutMistral(), holdSpend: true },
+    );
     expect(await choices(withUnknown, 10)).toEqual(Array(10).fill("gpt-4"));
   });
 
