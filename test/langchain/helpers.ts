@@ -1,6 +1,8 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
 import { IrtRouterError } from "../../src/errors.js";
 import type { CatalogEntry, ItemParams, ModelScore, Scorer } from "../../src/scorer/types.js";
 
@@ -144,4 +146,17 @@ export class ToolCallingFake extends BaseChatModel {
     });
     return { generations: [{ message, text: "" }] };
   }
+}
+
+/** A `get_weather` tool that answers "Sunny in <city>" and records in `calls` each city it was called for. */
+export function recordingWeatherTool() {
+  const calls: string[] = [];
+  const weather = tool(
+    async ({ city }: { city: string }) => {
+      calls.push(city);
+      return `Sunny in ${city}`;
+    },
+    { name: "get_weather", description: "Weather of a city", schema: z.object({ city: z.string() }) },
+  );
+  return { weather, calls };
 }

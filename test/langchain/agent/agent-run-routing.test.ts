@@ -3,19 +3,10 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { tool } from "@langchain/core/tools";
-import { z } from "zod";
 import { IrtRouter, irtRouterMiddleware } from "../../../src/langchain/index.js";
-import { ToyScorer } from "../helpers.js";
+import { recordingWeatherTool, ToyScorer } from "../helpers.js";
 
-const calls: string[] = [];
-const weather = tool(
-  async ({ city }: { city: string }) => {
-    calls.push(city);
-    return `Sunny in ${city}`;
-  },
-  { name: "get_weather", description: "Weather of a city", schema: z.object({ city: z.string() }) },
-);
+const { weather, calls } = recordingWeatherTool();
 
 const BIG = { inputPer1M: 5, outputPer1M: 25 };
 const SMALL = { inputPer1M: 0.5, outputPer1M: 3 };

@@ -8,16 +8,9 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouter, irtRouterMiddleware, NoCandidatesError, type RouteDecision } from "../../../src/langchain/index.js";
-import { SlowModel, ToolCallingFake, ToyScorer, quietLogger } from "../helpers.js";
+import { recordingWeatherTool, SlowModel, ToolCallingFake, ToyScorer, quietLogger } from "../helpers.js";
 
-const calls: string[] = [];
-const weather = tool(
-  async ({ city }: { city: string }) => {
-    calls.push(city);
-    return `Sunny in ${city}`;
-  },
-  { name: "get_weather", description: "Weather of a city", schema: z.object({ city: z.string() }) },
-);
+const { weather, calls } = recordingWeatherTool();
 
 function withProfile<T extends BaseChatModel>(model: T, profile: Record<string, unknown>): T {
   Object.defineProperty(model, "profile", { value: profile, configurable: true });
