@@ -80,7 +80,7 @@ function tieRule(t: RunTable, ks: readonly number[]): string {
       const [top, second] = t.models.map((_, m) => m).sort((x, y) => a(y).mean - a(x).mean);
       const z = (a(top!).mean - a(second!).mean) / Math.sqrt(a(top!).variance + a(second!).variance);
       const cheaper = t.runCost[second!]! < t.runCost[top!]! ? second! : top!;
-      const ref = bestFixed(t.rate, train, t.runCost);
+      const ref = bestFixed(t.rate, train);
       ks.forEach((k, j) => {
         const m = z < k ? cheaper : top!;
         for (const i of test) {

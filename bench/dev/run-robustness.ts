@@ -140,7 +140,7 @@ function fixedOrder(table: RunTable, cap: number): { success: number; costRatio:
     for (let f = 0; f < 5; f++) {
       const train = fold.flatMap((g, i) => (g !== f ? [i] : []));
       const test = fold.flatMap((g, i) => (g === f ? [i] : []));
-      const ref = bestFixed(table.rate, train, table.runCost);
+      const ref = bestFixed(table.rate, train);
       let best: readonly number[] = [ref];
       let bestS = -1;
       for (const o of orders) {

@@ -13,14 +13,19 @@ function finiteMean(xs: Iterable<number>): number {
   return n > 0 ? s / n : Number.NaN;
 }
 
-/** The model with the highest mean rate over `items` (ties: the cheaper, then the first). */
-export function bestFixed(rate: readonly Float64Array[], items: readonly number[], runCost: Float64Array): number {
+/**
+ * The model with the highest mean rate over `items`; ties (equal means, as happen with rates that are fractions of a
+ * few trials) go to the first in the folder's model order, as an argmax over its columns would. BENCHMARK.md's
+ * reference figures were made that way (claude-opus-4-6, listed first, on every Terminal-Bench fold); breaking ties
+ * to the cheaper model instead picks gpt-5.3-codex on the 2 of 25 folds where the two tie exactly.
+ */
+export function bestFixed(rate: readonly Float64Array[], items: readonly number[]): number {
+  const models = rate[0]?.length ?? 0;
   let best = 0;
   let bestRate = -Infinity;
-  for (let m = 0; m < runCost.length; m++) {
+  for (let m = 0; m < models; m++) {
     const r = finiteMean(items.map((i) => rate[i]![m]!));
-    if (!Number.isFinite(r)) continue;
-    if (r > bestRate + 1e-12 || (Math.abs(r - bestRate) <= 1e-12 && runCost[m]! < runCost[best]!)) {
+    if (Number.isFinite(r) && r > bestRate) {
       best = m;
       bestRate = r;
     }

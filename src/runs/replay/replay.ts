@@ -164,7 +164,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       const train = fold.flatMap((g, i) => (g !== f ? [i] : []));
       const test = fold.flatMap((g, i) => (g === f ? [i] : []));
       if (test.length === 0) continue;
-      const ref = bestFixed(table.rate, train, table.runCost);
+      const ref = bestFixed(table.rate, train);
       const refCost = table.runCost[ref]!;
       const fed = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
       for (const i of train) {
@@ -291,7 +291,7 @@ function onlineStream(table: RunTable, options: ReplayOptions, progress: (m: str
   const anon = anonymousNames(table.models);
   const named = new Map(table.models.map((m) => [m, m]));
   const all = table.ids.map((_, i) => i);
-  const refCost = table.runCost[bestFixed(table.rate, all, table.runCost)]!;
+  const refCost = table.runCost[bestFixed(table.rate, all)]!;
   const tallies = {
     router: new Tally(),
     named: new Tally(),

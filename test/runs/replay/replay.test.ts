@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RunRouter } from "../../../src/runs/index.js";
-import { foldOf, replayRuns, type RunTable } from "../../../src/runs/replay/index.js";
+import { bestFixed, foldOf, replayRuns, type RunTable } from "../../../src/runs/replay/index.js";
 
 /** 20 tasks x 3 models: "good" passes 80% of tasks, "mid" 50%, "bad" never; costs 3, 1 and 0.1 USD per run. */
 function table(): RunTable {
@@ -67,5 +67,25 @@ describe("replayRuns", () => {
     expect(online.thompson.success).toBeGreaterThanOrEqual(0);
     expect(online.router.success).toBeGreaterThan(online.thompson.success);
     expect(result.online.named.router.lastThird.success).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("bestFixed", () => {
+  const rates = [
+    [1, 1, 0],
+    [0, 0, 1],
+    [1, 1, 0],
+  ].map((r) => Float64Array.from(r));
+
+  it("breaks an exact tie of mean rates towards the first model in the folder's order, as an argmax does", () => {
+    expect(bestFixed(rates, [0, 1, 2])).toBe(0); // models 0 and 1 tie at 2/3; model 0 is listed first
+    const swapped = rates.map((r) => Float64Array.from([r[1]!, r[0]!, r[2]!]));
+    expect(bestFixed(swapped, [0, 1, 2])).toBe(0);
+  });
+
+  it("takes the higher mean over the given items only, skipping models without a label there", () => {
+    expect(bestFixed(rates, [1])).toBe(2);
+    const unlabelled = rates.map((r) => Float64Array.from([Number.NaN, r[1]!, r[2]!]));
+    expect(bestFixed(unlabelled, [0, 2])).toBe(1);
   });
 });
