@@ -4,7 +4,7 @@
  */
 import { DatasetFormatError } from "../../src/errors.js";
 import { closestMatch } from "../../src/util/edit-distance.js";
-import { columnIndex, parseCsv, parseCsvText, type CsvRecord } from "../../src/data/csv.js";
+import { columnCountError, columnIndex, parseCsv, parseCsvText, type CsvRecord } from "../../src/data/csv.js";
 import { parseCostCell, parseDecimal } from "./matrix.js";
 import { COLUMNS, type TableName } from "./own-data-folder.js";
 import type { SourceFiles, StreamedLine } from "./source-files.js";
@@ -198,7 +198,7 @@ export async function* streamTable(src: SourceFiles, name: string, table: TableN
         }
         continue;
       }
-      if (record.fields.length !== width) throw columnCount(file, record, Object.keys(col));
+      if (record.fields.length !== width) throw columnCountError(file, record, Object.keys(col));
       const at = col;
       const fields = record.fields;
       out.push({ line: record.line, get: (column) => (at[column] === undefined ? undefined : fields[at[column]!]) });
@@ -208,15 +208,6 @@ export async function* streamTable(src: SourceFiles, name: string, table: TableN
   }
   if (!col) throw new DatasetFormatError(`${file} is empty: expected a header row.`, { file, line: 1 });
   if (rows === 0) throw emptyTable(file, table, "has a header row but no data rows");
-}
-
-/** The message of {@link parseCsv} for a record of the wrong width. */
-function columnCount(file: string, record: CsvRecord, header: readonly string[]): DatasetFormatError {
-  return new DatasetFormatError(
-    `${file} line ${record.line}: expected ${header.length} columns (${header.join(",")}) but found ${record.fields.length}. ` +
-      `Quote fields that contain commas or newlines ("...").`,
-    { file, line: record.line },
-  );
 }
 
 /**

@@ -12,6 +12,7 @@ import type { CorrectnessDataset } from "../../src/data/types.js";
 import { probeBankFrom, type ProbeBank } from "../../src/learning/new-model-calibration.js";
 import type { IrtMoeScorer } from "../../src/scorer/scorer.js";
 import { encodeWeights, sha256Hex } from "../../src/scorer/serialize.js";
+import { mulberry32 } from "../../src/util/random.js";
 import { parseWith } from "../../src/util/validate.js";
 import { defaultCacheRoot } from "../data/cache-dir.js";
 import { peekCachedEmbeddings } from "../data/embedding-cache.js";
@@ -38,15 +39,8 @@ export type ProbeBankOptions = z.input<typeof optionsSchema>;
 /** Indices of the sampled items, in dataset order. */
 export function sampleItems(n: number, size: number, seed: number, filter?: (i: number) => boolean): number[] {
   const pool = Array.from({ length: n }, (_, i) => i).filter((i) => !filter || filter(i));
-  // seeded partial Fisher-Yates (mulberry32)
-  let state = (seed ^ 0x9e3779b9) >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  // seeded partial Fisher-Yates
+  const next = mulberry32(seed ^ 0x9e3779b9);
   const k = Math.min(size, pool.length);
   for (let i = 0; i < k; i++) {
     const j = i + Math.floor(next() * (pool.length - i));

@@ -8,8 +8,9 @@ import type { FeedbackOptions } from "../../src/core/feedback/outcome-events.js"
 import { OnlineLearner } from "../../src/learning/index.js";
 import type { PolicyConfig } from "../../src/policy/types.js";
 import { describePolicy } from "../../src/policy/schema.js";
-import { drawRuns, type RunResult, type RunSpec } from "./run-model.js";
+import type { RunResult, RunSpec } from "./run-model.js";
 import {
+  benchRuns,
   directCaller,
   greedyView,
   makeRouter,
@@ -152,8 +153,8 @@ export async function tuneOnVal(
   cached: Cached,
   log: Progress,
 ): Promise<ValChoice> {
-  const { world, split } = replay.setup;
-  const valRuns = drawRuns(world, split.val, params.valRuns, 9001, replay.ctx.shape, "val");
+  const { world } = replay.setup;
+  const valRuns = benchRuns.val(replay, params.valRuns);
   const order = byTrainAccuracy(replay);
   const strongest = order[0]!;
   const trial = async (name: string, play: (runs: readonly RunSpec[]) => Promise<RunResult[]>): Promise<ValTrial> => {
@@ -324,19 +325,12 @@ export async function learningCurve(
   log: Progress,
   hint?: (category: string) => Record<string, unknown>,
 ): Promise<LearningSeed> {
-  const { world, split, scorer } = replay.setup;
+  const { world, scorer } = replay.setup;
   const keys = replay.setup.keys.map((k, m) => (unknown.includes(m) ? `${world.models[m]} (unseen)` : k));
   const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed });
   const learning = makeRouter(replay, { policy, options, keys, learner });
   const greedy = greedyView(learner as never);
-  const learnRuns = drawRuns(
-    world,
-    split.train,
-    params.learningRuns,
-    1000 * seed + 2,
-    replay.ctx.shape,
-    `learn${seed}-${scenario}`,
-  );
+  const learnRuns = benchRuns.learning(replay, params.learningRuns, seed, `learn${seed}-${scenario}`);
   const evalRuns = testRuns.slice(0, params.checkpointRuns);
   const checkpoints: LearningSeed["checkpoints"] = [];
   let done = 0;

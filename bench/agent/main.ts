@@ -16,10 +16,8 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseWith } from "../../src/util/validate.js";
 import { describePolicy } from "../../src/policy/schema.js";
-import { callCostUsd } from "./cached-pricing.js";
-import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "./run-model.js";
-import { makeReplay, type Replay } from "./rows.js";
-import { loadAgentSetup } from "./setup.js";
+import type { RunResult, RunSpec } from "./run-model.js";
+import { benchRuns, loadReplay, type Replay } from "./rows.js";
 import {
   byTrainAccuracy,
   costCurves,
@@ -153,12 +151,12 @@ async function main(): Promise<void> {
       `${params.learningRuns} learning runs per scenario. A full run takes about 10-20 minutes on 2 shared cores (RouterBench; RouteLLM less); ` +
       `results are cached under .cache/agent-bench, so a rerun takes seconds.`,
   );
-  const setup = await loadAgentSetup(args.dataset, log, {
+  const replay = await loadReplay(args.dataset, log, {
     dataRoot: args["data-root"],
     cachedPricing: args["cached-prices"],
     encoder: args.encoder,
   });
-  const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
+  const { setup } = replay;
   const features = routerFeatures(replay);
   const { world, split } = setup;
   log(
@@ -191,12 +189,7 @@ async function main(): Promise<void> {
     log,
   );
   const strongest = choice.strongest;
-  const testBySeed = new Map(
-    params.seeds.map((seed) => [
-      seed,
-      drawRuns(world, split.test, params.testRuns, 1000 * seed + 1, replay.ctx.shape, `test${seed}`),
-    ]),
-  );
+  const testBySeed = new Map(params.seeds.map((seed) => [seed, benchRuns.test(replay, params.testRuns, seed)]));
   const results = new Map<string, RunResult[]>();
   for (const row of choice.rows) {
     const t = performance.now();
@@ -451,7 +444,7 @@ async function learningRows(
   features: RouterFeatures,
   params: ExperimentParams,
   policy: Parameters<typeof learningCurve>[3],
-  testBySeed: Map<number, ReturnType<typeof drawRuns>>,
+  testBySeed: Map<number, RunSpec[]>,
   cached: <T>(key: string, extra: unknown, compute: () => Promise<T>) => Promise<T>,
   log: (s: string) => void,
 ) {

@@ -1,13 +1,17 @@
 /**
- * The callers the agent-run benchmark plays runs through: the real `IrtRouter` (per step, per run, with a learner),
- * or one model called directly (`always:<model>`). Nothing here routes: every choice is the router's.
+ * The replay of a dataset, the runs drawn from its splits, and the callers the agent-run benchmark plays runs
+ * through: the real `IrtRouter` (per step, per run, with a learner), or one model called directly
+ * (`always:<model>`). Nothing here routes: every choice is the router's.
  */
 import type { AIMessage } from "@langchain/core/messages";
 import { IrtRouter, type IrtRouterOptions } from "../../src/langchain/index.js";
 import type { AbilityLearner } from "../../src/core/contracts/options.js";
 import type { PolicyConfig } from "../../src/policy/types.js";
+import { callCostUsd } from "./cached-pricing.js";
 import { ReplayChatModel, readReplayAnswer, TokenLedger } from "./replay-models.js";
 import {
+  DEFAULT_RUN_SHAPE,
+  drawRuns,
   playRun,
   prefixMessage,
   SimClock,
@@ -18,7 +22,7 @@ import {
   type StepCaller,
 } from "./run-model.js";
 import type { CallPricing } from "./price-types.js";
-import type { AgentSetup } from "./setup.js";
+import { loadAgentSetup, type AgentSetup } from "./setup.js";
 
 /** One dataset's replay: the setup, the run context and one replay model per dataset model. */
 export interface Replay {
@@ -39,6 +43,32 @@ export function makeReplay(setup: AgentSetup, shape: RunShape, pricing: CallPric
   };
   return { setup, ctx, children: setup.world.models.map((_, m) => new ReplayChatModel(setup.world, m, ledger)) };
 }
+
+/**
+ * A dataset's replay as `npm run bench:agent` plays it: its set-up (loaded with `options`, progress to `log`) under
+ * the default run shape, each call billed by `callCostUsd`. The entry and the dev studies start here.
+ */
+export async function loadReplay(
+  dataset: string,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  options: Parameters<typeof loadAgentSetup>[2] = {},
+): Promise<Replay> {
+  return makeReplay(await loadAgentSetup(dataset, log, options), DEFAULT_RUN_SHAPE, callCostUsd);
+}
+
+/**
+ * The runs the benchmark draws from each split, with their fixed seeds: `val` (seed 9001, where settings are chosen),
+ * `test` of a seed (1000 seed + 1) and the `learning` runs of a seed (1000 seed + 2, train items; `idPrefix` names
+ * their runs).
+ */
+export const benchRuns = {
+  val: (replay: Replay, n: number): RunSpec[] =>
+    drawRuns(replay.setup.world, replay.setup.split.val, n, 9001, replay.ctx.shape, "val"),
+  test: (replay: Replay, n: number, seed: number): RunSpec[] =>
+    drawRuns(replay.setup.world, replay.setup.split.test, n, 1000 * seed + 1, replay.ctx.shape, `test${seed}`),
+  learning: (replay: Replay, n: number, seed: number, idPrefix = `learn${seed}`): RunSpec[] =>
+    drawRuns(replay.setup.world, replay.setup.split.train, n, 1000 * seed + 2, replay.ctx.shape, idPrefix),
+};
 
 /** How a row's router is made: its policy, router options beyond the defaults, and the keys of its models. */
 export interface RouterSpec {

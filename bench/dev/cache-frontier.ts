@@ -9,10 +9,8 @@
  * claim uses is read off the val columns; the test columns only report.
  */
 import { parseArgs } from "node:util";
-import { callCostUsd } from "../agent/cached-pricing.js";
-import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult, type RunSpec } from "../agent/run-model.js";
-import { makeReplay, makeRouter, playRuns, routerCaller, directCaller } from "../agent/rows.js";
-import { loadAgentSetup } from "../agent/setup.js";
+import type { RunResult, RunSpec } from "../agent/run-model.js";
+import { benchRuns, loadReplay, makeRouter, playRuns, routerCaller, directCaller } from "../agent/rows.js";
 import { routerFeatures } from "../agent/features.js";
 import { byTrainAccuracy } from "../agent/experiment.js";
 import { pairedDiff, runWeights, testPlan } from "../agent/stats.js";
@@ -28,17 +26,13 @@ const { values } = parseArgs({
   },
   strict: true,
 });
-const log = (s: string) => process.stderr.write(`${s}\n`);
-const setup = await loadAgentSetup(values.dataset!, log);
-const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
+const replay = await loadReplay(values.dataset!);
 const features = routerFeatures(replay);
-const { world, split } = setup;
+const { world, split } = replay.setup;
 const lambdas = values.lambdas!.split(",").map(Number);
-const valRuns = drawRuns(world, split.val, Number(values["val-runs"]), 9001, replay.ctx.shape, "val");
+const valRuns = benchRuns.val(replay, Number(values["val-runs"]));
 const seeds = Array.from({ length: Number(values.seeds) }, (_, k) => k + 1);
-const testRuns: RunSpec[] = seeds.flatMap((seed) =>
-  drawRuns(world, split.test, Number(values["test-runs"]), 1000 * seed + 1, replay.ctx.shape, `test${seed}`),
-);
+const testRuns: RunSpec[] = seeds.flatMap((seed) => benchRuns.test(replay, Number(values["test-runs"]), seed));
 const success = (rs: readonly RunResult[]) => rs.filter((r) => r.success).length / rs.length;
 const cost = (rs: readonly RunResult[]) => rs.reduce((t, r) => t + r.costUsd, 0) / rs.length;
 const switches = (rs: readonly RunResult[]) => rs.reduce((t, r) => t + r.switches, 0) / rs.length;

@@ -18,12 +18,10 @@ import { parseArgs } from "node:util";
 import { OnlineLearner } from "../../src/learning/index.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import type { AbilityLearner } from "../../src/core/contracts/options.js";
-import { callCostUsd } from "../agent/cached-pricing.js";
-import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "../agent/run-model.js";
-import { greedyView, makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
+import type { RunResult } from "../agent/run-model.js";
+import { benchRuns, greedyView, loadReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
 import { readReplayAnswer } from "../agent/replay-models.js";
 import { costAwarePolicy } from "../agent/experiment.js";
-import { loadAgentSetup } from "../agent/setup.js";
 import { labelOf } from "../agent/world.js";
 
 const { values } = parseArgs({
@@ -40,10 +38,9 @@ const { values } = parseArgs({
   },
   strict: true,
 });
-const log = (s: string) => process.stderr.write(`${s}\n`);
-const setup = await loadAgentSetup(values.dataset!, log);
-const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
-const { world, split, scorer } = setup;
+const replay = await loadReplay(values.dataset!);
+const { setup } = replay;
+const { world, scorer } = setup;
 const seed = Number(values.seed);
 const stepsAhead = Number(values["steps-ahead"]);
 const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
@@ -51,8 +48,8 @@ const options = { cacheAware: values["cache-aware"]! };
 const extra = JSON.parse(values["learner-options"]!) as Record<string, unknown>;
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...extra });
 const oracle = OnlineLearner.forScorer(scorer, { ...extra });
-const learnRuns = drawRuns(world, split.train, Number(values.runs), 1000 * seed + 2, replay.ctx.shape, `learn${seed}`);
-const evalRuns = drawRuns(world, split.val, Number(values["eval-runs"]), 9001, replay.ctx.shape, "val");
+const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
+const evalRuns = benchRuns.val(replay, Number(values["eval-runs"]));
 
 /** Every call of the learning router: its decision id, item and answering model. */
 const calls = new Map<string, { item: number; model: number; run: string; alpha: number[]; beta: number }>();

@@ -17,12 +17,10 @@ import { parseArgs } from "node:util";
 import { OnlineLearner, type LearnerItem } from "../../src/learning/index.js";
 import { sigmoid } from "../../src/learning/posterior.js";
 import type { AbilityLearner } from "../../src/core/contracts/options.js";
-import { callCostUsd } from "../agent/cached-pricing.js";
-import { DEFAULT_RUN_SHAPE, drawRuns, type RunResult } from "../agent/run-model.js";
-import { greedyView, makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
+import type { RunResult } from "../agent/run-model.js";
+import { benchRuns, greedyView, loadReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
 import { readReplayAnswer } from "../agent/replay-models.js";
 import { costAwarePolicy } from "../agent/experiment.js";
-import { loadAgentSetup } from "../agent/setup.js";
 
 const { values } = parseArgs({
   options: {
@@ -38,18 +36,17 @@ const { values } = parseArgs({
   },
   strict: true,
 });
-const log = (s: string) => process.stderr.write(`${s}\n`);
-const setup = await loadAgentSetup(values.dataset!, log);
-const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
-const { world, split, scorer } = setup;
+const replay = await loadReplay(values.dataset!);
+const { setup } = replay;
+const { world, scorer } = setup;
 const seed = Number(values.seed);
 const stepsAhead = Number(values["steps-ahead"]);
 const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
 const options = { cacheAware: false, ...(values.hold ? { holdSpend: true } : {}) };
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed });
 const learning = makeRouter(replay, { policy, options, learner });
-const learnRuns = drawRuns(world, split.train, Number(values.runs), 1000 * seed + 2, replay.ctx.shape, `learn${seed}`);
-const evalRuns = drawRuns(world, split.val, Number(values["eval-runs"]), 9001, replay.ctx.shape, "val");
+const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
+const evalRuns = benchRuns.val(replay, Number(values["eval-runs"]));
 const strongest = world.models.reduce(
   (a, _, m) => (world.prices[m]!.inputPer1M > world.prices[a]!.inputPer1M ? m : a),
   0,

@@ -14,10 +14,7 @@ import { parseArgs } from "node:util";
 import { OnlineLearner, type LearnerItem } from "../../src/learning/index.js";
 import { sigmoid } from "../../src/learning/posterior.js";
 import type { AbilityLearner } from "../../src/core/contracts/options.js";
-import { callCostUsd } from "../agent/cached-pricing.js";
-import { DEFAULT_RUN_SHAPE, drawRuns } from "../agent/run-model.js";
-import { makeReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
-import { loadAgentSetup } from "../agent/setup.js";
+import { benchRuns, loadReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
 import { labelOf } from "../agent/world.js";
 
 const { values } = parseArgs({
@@ -32,17 +29,15 @@ const { values } = parseArgs({
   },
   strict: true,
 });
-const log = (s: string) => process.stderr.write(`${s}\n`);
-const setup = await loadAgentSetup(values.dataset!, log);
-const replay = makeReplay(setup, DEFAULT_RUN_SHAPE, callCostUsd);
-const { world, split, scorer, keys } = setup;
+const replay = await loadReplay(values.dataset!);
+const { world, scorer, keys } = replay.setup;
 const seed = Number(values.seed);
 const policy = { kind: "cost-aware" as const, lambda: Number(values.lambda) };
 const extra = JSON.parse(values["learner-options"]!) as Record<string, unknown>;
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...extra });
 const prior = OnlineLearner.forScorer(scorer, { ...extra });
-const learnRuns = drawRuns(world, split.train, Number(values.runs), 1000 * seed + 2, replay.ctx.shape, `learn${seed}`);
-const evalRuns = drawRuns(world, split.val, Number(values["eval-runs"]), 9001, replay.ctx.shape, "val");
+const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
+const evalRuns = benchRuns.val(replay, Number(values["eval-runs"]));
 const learning = makeRouter(replay, { policy, options: { cacheAware: false }, learner });
 // The learner knows the models by the scorer's ids (a router key may be one of its aliases).
 const keyOf = new Map<string, number>();

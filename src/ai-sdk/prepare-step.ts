@@ -19,7 +19,12 @@ export interface IrtPrepareStepOptions {
   readonly runId?: string;
   /** A task hint for every step. */
   readonly task?: string;
-  /** What every step needs of a model (e.g. `{ tools: true }` when the loop binds tools). */
+  /**
+   * What every step needs of a model: `tools` when the loop binds tools, `structuredOutput` when it asks for JSON.
+   * A `prepareStep` does not see the call's tools or response format (the router reads them itself only when it is
+   * the call's `model`), so tell it here: a model whose `capabilities` lack it (e.g. `{ tools: false }`) is then not
+   * chosen for any step (the decision lists it in `excluded`). Without it, every model is a candidate.
+   */
   readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean };
 }
 

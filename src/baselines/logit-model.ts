@@ -18,12 +18,6 @@ export interface LogitModel {
   backward(x: Float32Array, gLogit: Float64Array, grads: Float32Array[]): void;
 }
 
-/** Logit of a probability clipped to [1e-4, 1 - 1e-4]. */
-export function logit(p: number): number {
-  const q = Math.min(1 - 1e-4, Math.max(1e-4, p));
-  return Math.log(q / (1 - q));
-}
-
 /** Dot product of `a[aOff..aOff+n)` and `b[bOff..bOff+n)`. */
 export function dot(a: Float32Array, aOff: number, b: Float32Array, bOff: number, n: number): number {
   let s0 = 0;

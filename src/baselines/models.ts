@@ -1,5 +1,9 @@
 import type { Rng } from "../util/random.js";
-import { axpy, dot, logit, type LogitModel } from "./logit-model.js";
+import { logit as clippedLogit } from "../util/maths.js";
+import { axpy, dot, type LogitModel } from "./logit-model.js";
+
+/** The logit of a model's prior accuracy, clipped to [1e-4, 1 - 1e-4]: where the baselines' fits start. */
+const logit = (p: number) => clippedLogit(p, 1e-4);
 
 /**
  * Per-model logistic regression on the query embedding: logit_m = w_m . x + b_m

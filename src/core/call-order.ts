@@ -20,6 +20,15 @@ export function recordFailed(decision: RouteDecision, modelId: string, error: un
 }
 
 /**
+ * Turns the last answered try of `modelId` into a failed one with `errorText` (capped), when the answer turns out
+ * not to be the model's or not to be whole: no model is credited for it. No answered try: nothing changes.
+ */
+export function revokeAnswer(decision: RouteDecision, modelId: string, errorText: string): void {
+  const i = decision.attempts.findLastIndex((a) => a.id === modelId && a.ok);
+  if (i >= 0) decision.attempts[i] = { ...decision.attempts[i]!, ok: false, error: capErrorText(errorText) };
+}
+
+/**
  * After every try failed: `chosen` goes back to the first choice, and the decision is attached to the last error as
  * `error.irtRouter` (a JSON-safe copy).
  */

@@ -39,15 +39,18 @@ export function parseCsv(text: string, file: string): CsvTable {
   const [head, ...records] = rows;
   const header = head!.fields;
   for (const record of records) {
-    if (record.fields.length !== header.length) {
-      throw new DatasetFormatError(
-        `${file} line ${record.line}: expected ${header.length} columns (${header.join(",")}) but found ${record.fields.length}. ` +
-          `Quote fields that contain commas or newlines ("...").`,
-        { file, line: record.line },
-      );
-    }
+    if (record.fields.length !== header.length) throw columnCountError(file, record, header);
   }
   return { header: [...header], records };
+}
+
+/** The error of a record whose width is not the header's (of {@link parseCsv}, and of the streamed tables). */
+export function columnCountError(file: string, record: CsvRecord, header: readonly string[]): DatasetFormatError {
+  return new DatasetFormatError(
+    `${file} line ${record.line}: expected ${header.length} columns (${header.join(",")}) but found ${record.fields.length}. ` +
+      `Quote fields that contain commas or newlines ("...").`,
+    { file, line: record.line },
+  );
 }
 
 /**

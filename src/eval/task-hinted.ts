@@ -1,8 +1,11 @@
 import { DEFAULT_TASK_OFFSET_SD, fitTaskOffset, type TaskOffset } from "../learning/task-offsets.js";
-import { sigmoid } from "../util/maths.js";
+import { logit as clippedLogit, sigmoid } from "../util/maths.js";
 import { modelAccuracies, routeByPrediction } from "../stats/routing-scores.js";
 import { bestPerTaskModels, rowsByCategory } from "./best-per-task.js";
 import type { EmbeddedLabelData, FittedMethod, PredictionBlock, RoutingMethod } from "./types.js";
+
+/** log(p / (1 - p)), with p kept inside [1e-6, 1 - 1e-6]. */
+const logit = (p: number) => clippedLogit(p, 1e-6);
 
 /** Suffix of the row of a method that uses the items' categories as task hints. */
 export const TASK_HINTED_SUFFIX = "+task";
@@ -269,10 +272,4 @@ function writeCategoryRates(
     const r = rates[m]!;
     p[at + m] = Number.isFinite(r) ? r : Math.min(Number.isFinite(overall[m]!) ? overall[m]! : 0, top) * 0.999;
   }
-}
-
-/** log(p / (1 - p)), with p kept inside (1e-6, 1 - 1e-6). */
-function logit(p: number): number {
-  const q = Math.min(1 - 1e-6, Math.max(1e-6, p));
-  return Math.log(q / (1 - q));
 }

@@ -4,9 +4,8 @@
  */
 import { z } from "zod";
 import { ArtifactError } from "../errors.js";
-import { parseArtifactJson } from "./artifact-json.js";
+import { parseArtifactJson, parseArtifactWith } from "./artifact-json.js";
 import { firstRepeat } from "../util/repeats.js";
-import { parseWith } from "../util/validate.js";
 import { CATALOG_FILE, CATALOG_FORMAT_VERSION, WEIGHTS_FILE } from "./artifact-names.js";
 import type { CatalogEntry } from "./types.js";
 
@@ -45,16 +44,7 @@ export function parseCatalog(
   file = CATALOG_FILE,
 ): CatalogEntry[] {
   const json = parseArtifactJson(text, file);
-  let parsed;
-  try {
-    parsed = parseWith(catalogSchema, json, "catalog", file);
-  } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, {
-      file,
-      path: (error as { path?: string }).path,
-      cause: error,
-    });
-  }
+  const parsed = parseArtifactWith(catalogSchema, json, "catalog", file);
   const twice = firstRepeat(parsed.models.map((e) => e.id));
   if (twice)
     throw new ArtifactError(

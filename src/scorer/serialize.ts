@@ -13,8 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { ArtifactError } from "../errors.js";
-import { parseArtifactJson } from "./artifact-json.js";
-import { parseWith } from "../util/validate.js";
+import { parseArtifactJson, parseArtifactWith } from "./artifact-json.js";
 import { manifestSchema, type ScorerManifest } from "./manifest-schema.js";
 
 import { ARTIFACT_FORMAT, MANIFEST_CHECKSUM_FIELD, MANIFEST_FILE, READABLE_FORMAT_VERSIONS } from "./artifact-names.js";
@@ -128,16 +127,7 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
       { file, details: { formatVersion: head.formatVersion, supported: [...READABLE_FORMAT_VERSIONS] } },
     );
   checkManifestChecksum(head, file, "required");
-  let manifest: ScorerManifest;
-  try {
-    manifest = parseWith(manifestSchema, json, "manifest", file);
-  } catch (error) {
-    throw new ArtifactError("ARTIFACT_FORMAT", `${file}: ${(error as Error).message}`, {
-      file,
-      path: (error as { path?: string }).path,
-      cause: error,
-    });
-  }
+  const manifest: ScorerManifest = parseArtifactWith(manifestSchema, json, "manifest", file);
   const { architecture: arch, hyperparameters: hp } = manifest;
   if (manifest.encoder.dim !== arch.inDim)
     throw new ArtifactError(

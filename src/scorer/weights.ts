@@ -1,3 +1,4 @@
+import { logit } from "../util/maths.js";
 import { type Rng } from "../util/random.js";
 
 /** A dense layer y = x W + b; `W` is `inDim x outDim`, row-major, little-endian float32 when saved. */
@@ -78,8 +79,7 @@ export function initWeights(
   const gate = dense(rng, inDim, experts, 0.1);
   const alpha = dense(rng, out, abilityDim);
   const beta = dense(rng, out, 1);
-  const rate = Math.min(0.99, Math.max(0.01, baseRate));
-  beta.b[0] = -Math.log(rate / (1 - rate));
+  beta.b[0] = -logit(baseRate, 0.01);
   const theta = new Float32Array(models.length * abilityDim);
   const s = 1 / Math.sqrt(abilityDim);
   for (let i = 0; i < theta.length; i++) theta[i] = rng.normal() * s;

@@ -77,6 +77,41 @@ describe("irtPrepareStep", () => {
     expect(events.find((e) => e.decisionId === steps[0]!.decisionId)!.y).toBe(0);
     expect(events.filter((e) => e.y === 1)).toHaveLength(3);
   });
+
+  it("needs: a prepareStep cannot see the call's tools, so a model that cannot call tools is excluded only when told", async () => {
+    const script = new Script([{ content: [toolCall("c1", "Paris")] }, { content: [{ type: "text", text: "21C." }] }]);
+    const router = createIrtRouterModel({
+      models: {
+        "gpt-4": { model: script.child("gpt-4"), capabilities: { tools: false } },
+        mistral: script.child("mistral"),
+      },
+      scorer: new ToyScorer(),
+      policy: { kind: "quality" },
+      logger: quietLogger(),
+      tracing: false,
+    });
+    const messages = [{ role: "user", content: [{ type: "text", text: "Weather in Paris?" }] }];
+    // untold, the best model is chosen though it cannot call tools (the step's tools are not in prepareStep's input)
+    await irtPrepareStep(router)({ stepNumber: 0, messages });
+    expect(router.decisions().at(-1)!.chosen).toBe("gpt-4");
+    await irtPrepareStep(router, { needs: { tools: true } })({ stepNumber: 0, messages });
+    const told = router.decisions().at(-1)!;
+    expect(told.chosen).toBe("mistral");
+    expect(told.excluded).toEqual([{ id: "gpt-4", reason: expect.stringMatching(/cannot call tools/) }]);
+    // the same exclusion the model applies itself when it is the call's model (it reads the call's tools)
+    const weather = tool({
+      inputSchema: z.object({ city: z.string() }),
+      execute: async ({ city }) => `21C in ${city}`,
+    });
+    const result = await generateText({
+      model: router,
+      tools: { weather },
+      prompt: "Weather in Paris?",
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe("21C.");
+    expect(script.served).toEqual(["mistral", "mistral"]);
+  });
 });
 
 describe("streaming", () => {

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../adapters/cli/args.js";
 import { command as calibrate, catalogIdentity } from "../../adapters/cli/commands/calibrate.js";
 import { command as evalCommand } from "../../adapters/cli/commands/eval.js";
+import { command as predict } from "../../adapters/cli/commands/predict.js";
+import { command as replay } from "../../adapters/cli/commands/replay.js";
 import { command as train, trainOutDir } from "../../adapters/cli/commands/train.js";
 import { packageRoot } from "../../adapters/data/data-root.js";
 import { ValidationError } from "../../src/errors.js";
@@ -107,6 +109,36 @@ describe("CLI option rules", () => {
       "target-sd": 0.005,
     });
     expect(rejection(parse(calibrate, { model: "m", replay: "x" })).message).toMatch(/is required/);
+  });
+
+  it("calibrate, replay, predict and train: integer flags take the shared rules, and an error names the flag", () => {
+    const cases: [{ schema: Parameters<typeof parseWith>[0] }, Record<string, unknown>, string, RegExp][] = [
+      [calibrate, { model: "m", budget: "0", replay: "x" }, "budget", /positive integer \(the maximum number of probe/],
+      [calibrate, { model: "m", budget: "5", replay: "x", "bank-size": "1.5" }, "bank-size", /positive integer/],
+      [calibrate, { model: "m", budget: "5", replay: "x", seed: "-1" }, "seed", /non-negative integer/],
+      [replay, { dataset: "d", seeds: "0" }, "seeds", /positive integer \(cross-fit seeds/],
+      [replay, { dataset: "d", "online-seeds": "2x" }, "online-seeds", /positive integer \(online seeds/],
+      [predict, { dataset: "d", probes: "-2" }, "probes", /non-negative integer \(probe results per model/],
+      [train, { pretrained: true, seed: "one" }, "seed", /non-negative integer/],
+    ];
+    for (const [command, values, flag, message] of cases) {
+      const e = rejection(parse(command, values));
+      expect(e.path).toBe(`options.${flag}`);
+      expect(e.message).toMatch(message);
+    }
+    expect(rejection(parse(calibrate, { model: "m", replay: "x" })).message).toMatch(
+      /budget: is required: the maximum number of probe questions/,
+    );
+    expect(parse(calibrate, { model: "m", budget: "40", replay: "x", seed: "0" })()).toMatchObject({
+      budget: 40,
+      seed: 0,
+    });
+    expect(parse(replay, { dataset: "d", seeds: "3", "online-seeds": "7" })()).toMatchObject({
+      seeds: 3,
+      "online-seeds": 7,
+    });
+    expect(parse(predict, { dataset: "d", probes: "0" })()).toMatchObject({ probes: 0, seed: 0 });
+    expect(parse(train, { pretrained: true, seed: "12" })()).toMatchObject({ seed: 12 });
   });
 
   it("calibrate: an alias resolves to its catalog id; an unknown id is a new model, with the close known ids named", () => {

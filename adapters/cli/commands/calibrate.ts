@@ -27,19 +27,14 @@ import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { CatalogEntry } from "../../../src/scorer/types.js";
 import { FileStore } from "../../stores/file.js";
 import type { CliCommand } from "../command.js";
+import { nonNegativeIntFlag, positiveIntFlag } from "../flag-schemas.js";
 import { Progress } from "../../progress.js";
 import { loadCommandScorer, USE_LITE_INSTALL } from "../scorer.js";
-
-const positiveInt = (what: string) =>
-  z
-    .string({ error: `is required: ${what}` })
-    .regex(/^[1-9][0-9]*$/, `must be a positive integer (${what})`)
-    .transform(Number);
 
 const schema = z
   .object({
     model: z.string({ error: "is required: the id of the model to calibrate" }).min(1),
-    budget: positiveInt("the maximum number of probe questions"),
+    budget: positiveIntFlag("the maximum number of probe questions"),
     probes: z.string().min(1).default("mmlu-pro-29models"),
     "data-root": z.string().min(1).optional(),
     scorer: z.string().min(1).optional(),
@@ -65,8 +60,8 @@ const schema = z
       .transform(Number)
       .pipe(z.number().min(0).max(1))
       .optional(),
-    "bank-size": positiveInt("probe items to sample").default(1000),
-    seed: z.string().regex(/^\d+$/, "must be a non-negative integer").transform(Number).default(0),
+    "bank-size": positiveIntFlag("probe items to sample").default(1000),
+    seed: nonNegativeIntFlag().default(0),
     store: z.string().min(1).optional(),
     json: z.boolean().default(false),
   })

@@ -5,7 +5,7 @@
  */
 import { dirname } from "node:path";
 import { z } from "zod";
-import { listFlag } from "../flag-schemas.js";
+import { listFlag, nonNegativeIntFlag } from "../flag-schemas.js";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { IrtRouterError, ValidationError } from "../../../src/errors.js";
 import { predictAccuracy, type AccuracyPrediction, type ProbeOutcome } from "../../../src/learning/predict.js";
@@ -35,12 +35,8 @@ const schema = z
       .string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder (docs/your-own-data.md)" })
       .min(1),
     models: listFlag(z.string(), "needs at least one model id (comma-separated)").optional(),
-    probes: z
-      .string()
-      .regex(/^\d+$/, "must be a non-negative integer (probe results per model; 0: the scorer alone)")
-      .transform(Number)
-      .default(0),
-    seed: z.string().regex(/^\d+$/, "must be a non-negative integer").transform(Number).default(0),
+    probes: nonNegativeIntFlag("probe results per model; 0: the scorer alone").default(0),
+    seed: nonNegativeIntFlag().default(0),
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),

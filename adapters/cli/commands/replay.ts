@@ -7,13 +7,7 @@ import { z } from "zod";
 import { replayRuns, type CrossFitPoint, type ReplayResult } from "../../../src/runs/replay/index.js";
 import { loadRunTable } from "../../data/run-dataset.js";
 import type { CliCommand } from "../command.js";
-
-const count = (what: string) =>
-  z
-    .string()
-    .regex(/^[1-9][0-9]*$/, `must be a positive integer (${what})`)
-    .transform(Number)
-    .optional();
+import { positiveIntFlag } from "../flag-schemas.js";
 
 const schema = z
   .object({
@@ -21,8 +15,8 @@ const schema = z
       .string({ error: "is required: a folder of agent runs (items, labels, models) or a dataset name" })
       .min(1),
     "data-root": z.string().min(1, "must name a data root folder").optional(),
-    seeds: count("cross-fit seeds, default 5"),
-    "online-seeds": count("online seeds, default 20"),
+    seeds: positiveIntFlag("cross-fit seeds, default 5").optional(),
+    "online-seeds": positiveIntFlag("online seeds, default 20").optional(),
     hints: z.boolean().optional(),
     "via-prior": z.boolean().optional(),
     json: z.boolean().optional(),

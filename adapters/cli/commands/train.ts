@@ -17,6 +17,7 @@ import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
 import { ENCODER_NAMES, encoderByName, type EncoderName } from "../../encoders/choice.js";
 import { USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
+import { nonNegativeIntFlag } from "../flag-schemas.js";
 import { formatSeconds, Progress } from "../../progress.js";
 import { loadRunTable } from "../../data/run-dataset.js";
 import { saveRunPrior } from "../../artifact/run-prior-file.js";
@@ -36,11 +37,7 @@ const schema = z
     dataset: z.array(z.string().min(1)).optional(),
     pretrained: z.boolean().optional(),
     out: z.string().min(1).optional(),
-    seed: z
-      .string()
-      .regex(/^[0-9]+$/, "must be a non-negative integer")
-      .transform(Number)
-      .optional(),
+    seed: nonNegativeIntFlag().optional(),
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),
     config: z.string().min(1).optional(),

@@ -11,6 +11,7 @@ import { profileOf } from "../bridge/chat-model-slots.js";
 import type { IrtRouterOptions } from "../bridge/options.js";
 import { IrtRouter } from "../model/router.js";
 import { taskOf } from "../../core/routing/task-hint.js";
+import { revokeAnswer } from "../../core/call-order.js";
 import { langchainPackage } from "./langchain-package.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
 import { z } from "zod";
@@ -155,15 +156,11 @@ export class AnswerWitness extends BaseCallbackHandler {
  * a failed one, so `feedback()` credits no model for the step.
  */
 export function markSubstituted(decision: RouteDecision, slotId: string): void {
-  const i = decision.attempts.findLastIndex((a) => a.id === slotId && a.ok);
-  if (i >= 0) {
-    decision.attempts[i] = {
-      ...decision.attempts[i]!,
-      ok: false,
-      error:
-        "answered by another middleware's model (e.g. modelFallbackMiddleware inside irtRouterMiddleware), not credited",
-    };
-  }
+  revokeAnswer(
+    decision,
+    slotId,
+    "answered by another middleware's model (e.g. modelFallbackMiddleware inside irtRouterMiddleware), not credited",
+  );
 }
 
 /**

@@ -12,7 +12,8 @@ import type { ChildRuns } from "./child-runs.js";
 import type { RouteDecision } from "../../core/contracts/route-decision.js";
 import { snapshot } from "../../core/contracts/route-decision.js";
 import { attachDecision } from "./delegate.js";
-import { capErrorText, describeError } from "../../core/contracts/error-text.js";
+import { describeError } from "../../core/contracts/error-text.js";
+import { revokeAnswer } from "../../core/call-order.js";
 import { ATTEMPT_TIMEOUT, StreamUsage, type AttemptBound } from "./attempt.js";
 import { tokenUsage, type ChatEngine, type ChatPlan, type ChatSlot } from "../bridge/chat-engine.js";
 
@@ -42,13 +43,7 @@ export async function startStream(
  * `feedback()` refuses the decision, which has no answer), and the error carries the decision as `error.irtRouter`.
  */
 export function failAnswered(decision: RouteDecision, slotId: string, error: unknown): void {
-  const i = decision.attempts.findLastIndex((a) => a.id === slotId && a.ok);
-  if (i >= 0)
-    decision.attempts[i] = {
-      ...decision.attempts[i]!,
-      ok: false,
-      error: capErrorText(`${describeError(error)} (after the stream had started)`),
-    };
+  revokeAnswer(decision, slotId, `${describeError(error)} (after the stream had started)`);
   if (error instanceof Error) {
     Object.defineProperty(error, "irtRouter", { value: snapshot(decision), enumerable: false, configurable: true });
   }

@@ -1,57 +1,30 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatOpenAI } from "@langchain/openai";
 import { IrtRouter, routeDecisionOf } from "../../../src/langchain/index.js";
 import { ValidationError } from "../../../src/errors.js";
+import { startLoopbackOpenAI, type LoopbackOpenAI } from "../../../examples/loopback-openai.js";
 import { rejectedWith } from "../../errors.js";
 import { ToyScorer, quietLogger } from "../helpers.js";
 
-/**
- * A loopback OpenAI-compatible server: /failing answers every request 500, /working answers a chat completion.
- * Counts the requests each path received.
- */
-let server: Server;
-let base = "";
-const hits = { failing: 0, working: 0 };
-
+/** The loopback OpenAI-compatible server: model "failing" answers every request 500, model "working" answers. */
+let server: LoopbackOpenAI;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      if (req.url?.startsWith("/failing/")) {
-        hits.failing++;
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: "internal error", type: "server_error" } }));
-        return;
-      }
-      hits.working++;
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          id: "chatcmpl-1",
-          object: "chat.completion",
-          created: 0,
-          model: "gpt-4o-mini",
-          choices: [{ index: 0, message: { role: "assistant", content: "391" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startLoopbackOpenAI({ failing: { failing: 500 } });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
-/** A real ChatOpenAI with its default settings (maxRetries included), pointed at one path of the loopback server. */
-const openai = (path: "failing" | "working", fields: { maxRetries?: number } = {}) =>
-  new ChatOpenAI({
-    model: "gpt-4o-mini",
-    apiKey: "sk-test",
-    configuration: { baseURL: `${base}/${path}/v1` },
-    ...fields,
-  });
+/** The requests each model received since `from` (an index into the server's requests). */
+const hitsSince = (from: number) => {
+  const hits = { failing: 0, working: 0 };
+  for (const r of server.requests.slice(from)) hits[r.model as keyof typeof hits]++;
+  return hits;
+};
+
+/** A real ChatOpenAI with its default settings (maxRetries included), asking the loopback server for one model. */
+const openai = (model: "failing" | "working", fields: { maxRetries?: number } = {}) =>
+  new ChatOpenAI({ model, apiKey: "sk-test", configuration: { baseURL: server.baseURL }, ...fields });
+
+const ANSWER = "[working] What is 17 * 23?";
 
 /** The retries of the model's own caller and of the chat-completions model it delegates to. */
 const callerRetries = (model: ChatOpenAI) => {
@@ -71,9 +44,9 @@ describe("a child's own retries are bounded, so a failing provider falls back in
       logger: quietLogger(),
     });
     expect(callerRetries(failing)).toBe(1);
-    hits.failing = hits.working = 0;
+    const from = server.requests.length;
     const reply = await router.invoke("What is 17 * 23?");
-    expect(reply.content).toBe("391");
+    expect(reply.content).toBe(ANSWER);
     const decision = routeDecisionOf(reply)!;
     expect(decision.attempts.map((a) => [a.id, a.ok])).toEqual([
       ["gpt-4", false],
@@ -81,7 +54,7 @@ describe("a child's own retries are bounded, so a failing provider falls back in
     ]);
     expect(decision.attempts[0]!.error).toMatch(/500/);
     // the request and its one retry (a 1-2 s backoff), not 7 requests over 1.5 minutes
-    expect(hits).toEqual({ failing: 2, working: 1 });
+    expect(hitsSince(from)).toEqual({ failing: 2, working: 1 });
   });
 
   it("childMaxRetries: 0 falls back at the first error; a child's own maxRetries and `false` are left as they are", async () => {
@@ -98,9 +71,9 @@ describe("a child's own retries are bounded, so a failing provider falls back in
       scorer: new ToyScorer(),
       logger: quietLogger(),
     });
-    hits.failing = hits.working = 0;
-    expect((await router.invoke("What is 17 * 23?")).content).toBe("391");
-    expect(hits).toEqual({ failing: 1, working: 1 });
+    const from = server.requests.length;
+    expect((await router.invoke("What is 17 * 23?")).content).toBe(ANSWER);
+    expect(hitsSince(from)).toEqual({ failing: 1, working: 1 });
   });
 
   it("rejects a bad childMaxRetries, naming the option", async () => {

@@ -107,26 +107,32 @@ describe("IrtRouter as a LangChain chat model", () => {
     expect(metadata[0]).toMatchObject({ ls_provider: "FakeListChatModel", ls_stop: ["END"] });
   });
 
-  it("streamEvents v2: start first, end last, tokens between, and the end's output is the tokens joined", async () => {
-    const models = {
-      a: new FakeListChatModel({ responses: ["Hello there"] }),
-      b: new FakeListChatModel({ responses: ["Hi"] }),
+  it("streamEvents v2: the router's events are its chosen child's own, in order, with the decision on the end's output", async () => {
+    type Event = { event: string; data: Record<string, unknown> };
+    const eventsOf = async (model: BaseChatModel, callOptions: Record<string, unknown>) => {
+      const events: Event[] = [];
+      for await (const e of model.streamEvents("Hello", { ...callOptions, version: "v2" })) events.push(e);
+      const chunks = events
+        .filter((e) => e.event === "on_chat_model_stream")
+        .map((e) => String((e.data.chunk as AIMessageChunk).content));
+      return { kinds: events.map((e) => e.event), chunks, output: events.at(-1)!.data.output as AIMessageChunk };
     };
     for (const callOptions of [{}, { metadata: { irtRouterRunId: "run-1" }, tags: ["t"], stop: ["\n\n"] }]) {
-      const events: { event: string; data: Record<string, unknown> }[] = [];
-      for await (const e of router(models).streamEvents("Hello", { ...callOptions, version: "v2" })) events.push(e);
-      expect(events.length).toBeGreaterThanOrEqual(3);
-      expect(events[0]!.event).toBe("on_chat_model_start");
-      expect(events.at(-1)!.event).toBe("on_chat_model_end");
-      expect(events[Math.floor(events.length / 2)]!.event).toBe("on_chat_model_stream");
-      const streamed = events
-        .filter((e) => e.event === "on_chat_model_stream")
-        .map((e) => String((e.data.chunk as AIMessageChunk).content))
-        .join("");
-      const output = events.at(-1)!.data.output as AIMessageChunk;
-      expect(AIMessageChunk.isInstance(output)).toBe(true);
-      expect([output.text, streamed]).toEqual(["Hello there", "Hello there"]);
-      expect(routeDecisionOf(output)?.chosen).toBe("a");
+      // the reference: the same LangChain chat model, called alone
+      const bare = await eventsOf(new FakeListChatModel({ responses: ["Hello there"] }), callOptions);
+      const models = {
+        a: new FakeListChatModel({ responses: ["Hello there"] }),
+        b: new FakeListChatModel({ responses: ["Hi"] }),
+      };
+      const routed = await eventsOf(router(models), callOptions);
+      expect(routed.kinds[0]).toBe("on_chat_model_start");
+      expect(routed.kinds.at(-1)).toBe("on_chat_model_end");
+      expect(routed.kinds).toEqual(bare.kinds);
+      expect(routed.chunks).toEqual(bare.chunks);
+      expect(routed.chunks.length).toBeGreaterThan(1);
+      expect(AIMessageChunk.isInstance(routed.output)).toBe(true);
+      expect([routed.output.text, routed.chunks.join("")]).toEqual(["Hello there", "Hello there"]);
+      expect(routeDecisionOf(routed.output)?.chosen).toBe("a");
     }
   });
 
