@@ -21,7 +21,7 @@ import {
 } from "./agent-step.js";
 import { AttemptBound, attemptMs, usableUsage } from "../calls/attempt.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
-import { langchainPackage } from "./langchain-package.js";
+import { assertLangchainInstalled, createMiddleware } from "./langchain-package.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
 import { toRouteMessages } from "../bridge/route-messages.js";
 import { tokenUsage } from "../bridge/chat-engine.js";
@@ -89,7 +89,7 @@ const stateSchema = z.object({
  * @returns The middleware, with the router it uses as `.router`.
  */
 export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
-  const { createMiddleware } = langchainPackage("irtRouterMiddleware");
+  assertLangchainInstalled("irtRouterMiddleware");
   const router = routerOf(options);
   const { routing = "step", runCostWeight } = middlewareRouting(options as unknown as Record<string, unknown>);
   const engine = engineOf(router);
@@ -127,7 +127,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         const bound = new AttemptBound(slot.id, ms(), request.runtime?.signal);
         try {
           const out = await bound.race(
-            Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))),
+            routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())).then(handler),
           );
           return checkStepReply(out, slot.id);
         } finally {
