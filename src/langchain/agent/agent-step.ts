@@ -34,10 +34,13 @@ export interface MiddlewareRoutingOptions {
 
 export const MIDDLEWARE_ROUTING_KEYS = ["routing", "runCostWeight"] as const;
 
-const routingSchema = z.strictObject({
-  routing: z.enum(["step", "run"]).optional(),
-  runCostWeight: z.number().finite().nonnegative().optional(),
-});
+// built on its first parse (z.lazy), not when irt-router/langchain is imported
+const routingSchema = z.lazy(() =>
+  z.strictObject({
+    routing: z.enum(["step", "run"]).optional(),
+    runCostWeight: z.number().finite().nonnegative().optional(),
+  }),
+);
 
 /** The middleware's routing options, validated (the router's own options are checked by the router). */
 export function middlewareRouting(options: Record<string, unknown>): MiddlewareRoutingOptions {
