@@ -39,7 +39,7 @@ export async function loadDefaultScorer(
     const [{ StaticEncoder }, { join }] = await Promise.all([import("./encoders/static.js"), import("node:path")]);
     const loading = StaticEncoder.load();
     const dir = join(artifact.pretrainedDir(), artifact.STATIC_PRETRAINED_SUBDIR);
-    const [encoder, scorer] = await Promise.all([loading, artifact.loadScorer(dir, { encoder: () => loading })]);
+    const [encoder, scorer] = await Promise.all([loading, artifact.loadShippedScorer(dir, { encoder: () => loading })]);
     return { scorer, encoder };
   }
   const encoder: QueryEncoder = await (await import("./encoders/use-lite.js")).UseLiteEncoder.load();

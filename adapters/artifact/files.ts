@@ -3,7 +3,13 @@ import { renameSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ArtifactError } from "../../src/errors.js";
-import { artifactFiles, decodeArtifact, type DecodedArtifact, type ScorerArtifact } from "../../src/scorer/artifact.js";
+import {
+  artifactFiles,
+  decodeArtifact,
+  decodeShippedArtifact,
+  type DecodedArtifact,
+  type ScorerArtifact,
+} from "../../src/scorer/artifact.js";
 import { CATALOG_FILE, MANIFEST_FILE, WEIGHTS_FILE } from "../../src/scorer/serialize.js";
 
 /**
@@ -55,13 +61,25 @@ async function readOne(dir: string, name: string): Promise<Uint8Array> {
 
 /** Reads and verifies the files of an artifact directory (checksums, lengths, format version, shapes). */
 export async function readArtifact(dir: string): Promise<DecodedArtifact> {
+  return readArtifactFiles(dir, decodeArtifact);
+}
+
+/**
+ * {@link readArtifact} of an artifact shipped inside the package: every check but the files' sha256, which the test
+ * suite checks instead (see `decodeShippedArtifact`).
+ */
+export async function readShippedArtifact(dir: string): Promise<DecodedArtifact> {
+  return readArtifactFiles(dir, decodeShippedArtifact);
+}
+
+async function readArtifactFiles(dir: string, decode: typeof decodeShippedArtifact): Promise<DecodedArtifact> {
   const abs = resolve(dir);
   const [manifest, weights, catalog] = await Promise.all([
     readOne(abs, MANIFEST_FILE),
     readOne(abs, WEIGHTS_FILE),
     readOne(abs, CATALOG_FILE),
   ]);
-  return decodeArtifact({ manifest, weights, catalog }, (f) => join(abs, f));
+  return decode({ manifest, weights, catalog }, (f) => join(abs, f));
 }
 
 /** Removes an artifact's three files (not the directory). */

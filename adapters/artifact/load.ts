@@ -7,7 +7,7 @@ import { MANIFEST_FILE } from "../../src/scorer/serialize.js";
 import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../package-root.js";
 import { defaultStaticInfo, isStaticId, StaticEncoder } from "../encoders/static.js";
-import { readArtifact } from "./files.js";
+import { readArtifact, readShippedArtifact } from "./files.js";
 
 /** Options of {@link loadScorer} / {@link loadPretrained}. */
 export interface LoadScorerOptions {
@@ -46,8 +46,24 @@ const optionsSchema = z
  * const vectorsOnly = await loadScorer("./scorer-built-with-a-remote-encoder", { encoder: null });
  */
 export async function loadScorer(dir: string, options: LoadScorerOptions = {}): Promise<IrtMoeScorer> {
+  return loadScorerFrom(dir, options, readArtifact);
+}
+
+/**
+ * {@link loadScorer} of an artifact shipped inside the package (`pretrained/`, as {@link loadPretrained} and the
+ * router's default scorer load them): the same checks but the files' sha256, which the test suite checks instead.
+ */
+export async function loadShippedScorer(dir: string, options: LoadScorerOptions = {}): Promise<IrtMoeScorer> {
+  return loadScorerFrom(dir, options, readShippedArtifact);
+}
+
+async function loadScorerFrom(
+  dir: string,
+  options: LoadScorerOptions,
+  read: typeof readArtifact,
+): Promise<IrtMoeScorer> {
   const opts = parseWith(optionsSchema, options, "options");
-  const { manifest, weights, catalog } = await readArtifact(dir);
+  const { manifest, weights, catalog } = await read(dir);
   const manifestFile = join(resolve(dir), MANIFEST_FILE);
   let encoder: EncoderSource | undefined;
   if (opts.encoder === null) encoder = undefined;
@@ -118,9 +134,12 @@ export interface LoadPretrainedOptions extends Omit<LoadScorerOptions, "encoder"
  */
 export async function loadPretrained(options: LoadPretrainedOptions = {}): Promise<IrtMoeScorer> {
   const { encoder, ...rest } = options;
-  if (encoder === "static") return loadScorer(join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR), rest);
+  if (encoder === "static") return loadShippedScorer(join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR), rest);
   // A static table's encoder gets the scorer trained on its vectors.
   if (encoder && typeof encoder === "object" && isStaticId(encoder.id))
-    return loadScorer(join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR), { ...rest, encoder });
-  return loadScorer(pretrainedDir(), encoder === "use-lite" || encoder === undefined ? rest : { ...rest, encoder });
+    return loadShippedScorer(join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR), { ...rest, encoder });
+  return loadShippedScorer(
+    pretrainedDir(),
+    encoder === "use-lite" || encoder === undefined ? rest : { ...rest, encoder },
+  );
 }

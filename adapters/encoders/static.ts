@@ -144,8 +144,9 @@ export class StaticEncoder implements QueryEncoder {
   }
 
   /**
-   * Reads the table and vocabulary (about 2 MB, a few milliseconds; no network) and checks their sha256 against
-   * the manifest; the shipped encoder restores its tokenizer from the tables the build saved for its vocabulary
+   * Reads the table and vocabulary (about 2 MB, a few milliseconds; no network) and checks them against the manifest:
+   * a `dir` of yours by length and sha256, the shipped encoder (part of the install like the code, its sha256 checked
+   * by the test suite) by length. The shipped encoder restores its tokenizer from the tables the build saved for its vocabulary
    * (static-tokenizer.ts) and reads the vocabulary only when they are missing or do not match. Throws a
    * ValidationError for bad options and an {@link EncoderUnavailableError} naming the file when a file is missing,
    * malformed or does not match its checksum.
@@ -160,9 +161,12 @@ export class StaticEncoder implements QueryEncoder {
     const dir = resolved.dir ?? defaultStaticDir();
     const manifestFile = join(dir, "manifest.json");
     const manifest = parseManifest(await readOrFail(manifestFile), manifestFile);
+    // The shipped table is part of the install like the code: its length is checked here, its sha256 by the test
+    // suite (test/encoders/static.test.ts); a table of yours is checked in full.
+    const shipped = resolved.dir === undefined;
     const [tableBytes, { tokenizer, longest }] = await Promise.all([
-      readChecked(join(dir, manifest.table.file), manifest.table),
-      loadTokenizer(dir, manifest, manifestFile, resolved.dir === undefined),
+      readChecked(join(dir, manifest.table.file), manifest.table, !shipped),
+      loadTokenizer(dir, manifest, manifestFile, shipped),
     ]);
     const table = decodeStaticTable(tableBytes, manifest.rows, manifest.dim, manifest.dtype);
     return new StaticEncoder(manifest, table, tokenizer, longest * resolved.maxTokens, resolved);
@@ -215,7 +219,7 @@ async function loadTokenizer(
   const prebuilt = shipped ? await readPrebuiltTokenizer(manifest.vocabulary.sha256, manifest.rows) : undefined;
   if (prebuilt) return prebuilt;
   const vocabFile = join(dir, manifest.vocabulary.file);
-  const vocabulary = parseVocabulary(await readChecked(vocabFile, manifest.vocabulary), vocabFile);
+  const vocabulary = parseVocabulary(await readChecked(vocabFile, manifest.vocabulary, !shipped), vocabFile);
   if (vocabulary.length !== manifest.rows) {
     throw new EncoderUnavailableError(
       `${manifestFile} says ${manifest.rows} rows but the vocabulary has ${vocabulary.length} pieces.`,
@@ -261,9 +265,14 @@ function parseManifest(bytes: Buffer, file: string): StaticManifest {
   return parsed.data;
 }
 
-async function readChecked(file: string, expected: { bytes: number; sha256: string }): Promise<Uint8Array> {
+/** A file of the encoder, checked against its manifest entry: its length, and its sha256 when `checksum`. */
+async function readChecked(
+  file: string,
+  expected: { bytes: number; sha256: string },
+  checksum: boolean,
+): Promise<Uint8Array> {
   const bytes = await readOrFail(file);
-  const sha = createHash("sha256").update(bytes).digest("hex");
+  const sha = bytes.byteLength === expected.bytes && !checksum ? expected.sha256 : sha256(bytes);
   if (bytes.byteLength !== expected.bytes || sha !== expected.sha256) {
     throw new EncoderUnavailableError(
       `${file} does not match its manifest (${bytes.byteLength} bytes, sha256 ${sha.slice(0, 12)}..., expected ${expected.bytes} bytes, ` +
@@ -287,3 +296,5 @@ function parseVocabulary(bytes: Uint8Array, file: string): SentencePieceVocabula
   if (!ok) throw new EncoderUnavailableError(`${file} is not a vocabulary: expected [[piece, score], ...].`, { file });
   return parsed as SentencePieceVocabulary;
 }
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

@@ -69,12 +69,11 @@ describe("readPrebuiltTokenizer", () => {
     for (const text of texts.slice(0, 40)) expect(got!.tokenizer.encode(text)).toEqual(built.encode(text));
   });
 
-  it("gives nothing (the caller builds from the vocabulary) for another vocabulary, size, a corrupt or no file", async () => {
+  it("gives nothing (the caller builds from the vocabulary) for another vocabulary, size, a truncated or no file", async () => {
     expect(await readPrebuiltTokenizer("0".repeat(64), vocabulary.length, file)).toBeUndefined();
     expect(await readPrebuiltTokenizer(vocabSha, vocabulary.length + 1, file)).toBeUndefined();
-    const corrupt = new Uint8Array(readFileSync(file));
-    corrupt[corrupt.length - 1]! ^= 1;
-    expect(await readPrebuiltTokenizer(vocabSha, vocabulary.length, save("corrupt.bin", corrupt))).toBeUndefined();
+    const truncated = new Uint8Array(readFileSync(file)).subarray(0, -8);
+    expect(await readPrebuiltTokenizer(vocabSha, vocabulary.length, save("truncated.bin", truncated))).toBeUndefined();
     expect(
       await readPrebuiltTokenizer(vocabSha, vocabulary.length, save("junk.bin", new Uint8Array(10))),
     ).toBeUndefined();

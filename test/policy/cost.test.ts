@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectedCostUsd } from "../../src/policy/expected-cost.js";
 import { ROUTERBENCH_PRICES, listPrice } from "../../src/policy/prices.js";
+import { modelPriceSchema } from "../../src/policy/price-schema.js";
 import { ValidationError } from "../../src/errors.js";
 
 describe("expectedCostUsd", () => {
@@ -44,6 +45,14 @@ describe("RouterBench list prices", () => {
       expect(p.inputPer1M).toBeGreaterThan(0);
       expect(p.outputPer1M).toBeGreaterThanOrEqual(p.inputPer1M);
     }
+  });
+
+  it("every price is a valid price (the table is code, checked here rather than parsed at import)", () => {
+    for (const [id, price] of Object.entries(ROUTERBENCH_PRICES)) {
+      expect(modelPriceSchema.safeParse(price).success, id).toBe(true);
+      expect(Object.isFrozen(price), id).toBe(true);
+    }
+    expect(modelPriceSchema.safeParse({ inputPer1M: -1, outputPer1M: 1 }).success).toBe(false);
   });
 
   it("looks prices up by id, case-insensitively and by the name after the provider", () => {

@@ -7,7 +7,7 @@ import { OnlineLearner } from "../../src/learning/index.js";
 
 describe("the shipped pretrained artifact", () => {
   it("loads offline with a known-model prior fitted on its training labels", async () => {
-    const scorer = await loadPretrained(); // verifies checksums and shapes; the encoder is not loaded
+    const scorer = await loadPretrained(); // verifies lengths and shapes; the encoder is not loaded
     expect(scorer.models.length).toBe(49);
     const record = scorer.manifest!.knownPrior!;
     expect(scorer.knownPrior).toEqual({ scale: record.scale, shrinkage: record.shrinkage });

@@ -11,7 +11,7 @@ import { EncoderInputError, IrtRouterError, UnknownModelWarning, ValidationError
 import { listPrice } from "../../policy/prices.js";
 import { withCachedInputPrice } from "../../policy/cached-input.js";
 import type { ItemParams, Scorer } from "../../scorer/types.js";
-import { currentModels, type ModelPrior } from "../../scorer/model-catalog.js";
+import type { ModelCatalog, ModelPrior } from "../../scorer/model-catalog.js";
 import type { ModelStart } from "../../learning/learner-types.js";
 import { loadDefaultScorer } from "../contracts/default-scorer.js";
 import { missingScorerParts, type ParsedRoutingOptions } from "../contracts/options.js";
@@ -122,15 +122,19 @@ export class ScoringContextLoader {
     const catalogIds: Record<string, string> = {};
     const prices = new Map<string, ModelPrice | undefined>();
     const priors = new Map<string, ModelPrior>();
-    const current = await currentModels();
+    // the current-models catalog (its module, schema and data) is loaded only for a model the scorer has no row for
+    let catalog: ModelCatalog | undefined;
     for (const slot of this.slots) {
       const entry = catalogEntry(scorer, slot.id);
       const known = abilityOf(scorer, slot.id);
-      const model = known.theta ? undefined : current.resolve(slot.id);
+      const current = known.theta
+        ? undefined
+        : (catalog ??= await (await import("../../scorer/model-catalog.js")).currentModels());
+      const model = current?.resolve(slot.id);
       const id = known.theta ? (entry?.id ?? slot.id) : (model?.id ?? slot.id);
       const price = withCachedInputPrice(id, slot.price ?? entry?.price ?? model?.price ?? listPrice(id));
-      let prior = model ? current.priorOn(model, scorer) : undefined;
-      if (!known.theta && (!prior || prior.method === "family-tier")) {
+      let prior = model ? current!.priorOn(model, scorer) : undefined;
+      if (current && (!prior || prior.method === "family-tier")) {
         prior ??= current.unknownPriorOn(slot.id, price, scorer) ?? populationPrior(slot.id, meanTheta, scorer);
         this.warnUnknown(slot.id, model ? [] : known.suggestions, prior, model?.id);
       }

@@ -12,7 +12,7 @@ import type { IrtRouterOptions } from "../bridge/options.js";
 import { IrtRouter } from "../model/router.js";
 import { taskOf } from "../../core/routing/task-hint.js";
 import { revokeAnswer } from "../../core/call-order.js";
-import { langchainPackage } from "./langchain-package.js";
+import { loadLangchain } from "./langchain-package.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
 import { z } from "zod";
 import { parseWith } from "../../util/validate.js";
@@ -35,10 +35,13 @@ export interface MiddlewareRoutingOptions {
 
 export const MIDDLEWARE_ROUTING_KEYS = ["routing", "runCostWeight"] as const;
 
-const routingSchema = z.strictObject({
-  routing: z.enum(["step", "run"]).optional(),
-  runCostWeight: z.number().finite().nonnegative().optional(),
-});
+// built on its first parse (z.lazy), not when irt-router/langchain is imported
+const routingSchema = z.lazy(() =>
+  z.strictObject({
+    routing: z.enum(["step", "run"]).optional(),
+    runCostWeight: z.number().finite().nonnegative().optional(),
+  }),
+);
 
 /** The middleware's routing options, validated (the router's own options are checked by the router). */
 export function middlewareRouting(options: Record<string, unknown>): MiddlewareRoutingOptions {
@@ -121,20 +124,20 @@ export function agentTask(): string | undefined {
  * The request of one attempt: the candidate's model, carrying the decision in its run's metadata and tags as the
  * router's children do (see {@link childConfig}), with the agent's response format kept as it would be for that model.
  */
-export function routedRequest<R extends { responseFormat?: unknown }>(
+export async function routedRequest<R extends { responseFormat?: unknown }>(
   request: R,
   slot: ChatSlot,
   decision: RouteDecision,
   attempt: number,
   witness?: AnswerWitness,
-): R & { model: BaseChatModel } {
+): Promise<R & { model: BaseChatModel }> {
   const { metadata, tags } = childConfig<RunnableConfig>({}, decision, slot.id, attempt);
   const model = slot.model.withConfig({
     metadata,
     tags,
     ...(witness ? { callbacks: [witness] } : {}),
   }) as unknown as BaseChatModel;
-  return { ...request, model, responseFormat: nativeIfSupported(request.responseFormat, slot.model) };
+  return { ...request, model, responseFormat: await nativeIfSupported(request.responseFormat, slot.model) };
 }
 
 /**
@@ -169,11 +172,12 @@ export function markSubstituted(decision: RouteDecision, slotId: string): void {
  * Needed because the model is passed wrapped (`withConfig`, for the trace metadata), which hides its
  * profile from the agent.
  */
-export function nativeIfSupported<T>(responseFormat: T, model: BaseChatModel): T {
+export async function nativeIfSupported<T>(responseFormat: T, model: BaseChatModel): Promise<T> {
   if (responseFormat === undefined || responseFormat === null || Array.isArray(responseFormat)) return responseFormat;
   const read = profileOf(model);
   if (!("profile" in read) || read.profile.structuredOutput !== true) return responseFormat;
-  const { providerStrategy, ProviderStrategy, ToolStrategy } = langchainPackage("irtRouterMiddleware");
+  // the agent that calls this step was made by langchain's createAgent: the module is loaded, the import is a lookup
+  const { providerStrategy, ProviderStrategy, ToolStrategy } = await loadLangchain("irtRouterMiddleware");
   if (responseFormat instanceof ToolStrategy || responseFormat instanceof ProviderStrategy) return responseFormat;
   return providerStrategy(responseFormat as never) as unknown as T;
 }

@@ -21,7 +21,7 @@ import {
 } from "./agent-step.js";
 import { AttemptBound, attemptMs, usableUsage } from "../calls/attempt.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
-import { langchainPackage } from "./langchain-package.js";
+import { assertLangchainInstalled, createMiddleware } from "./langchain-package.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
 import { toRouteMessages } from "../bridge/route-messages.js";
 import { tokenUsage } from "../bridge/chat-engine.js";
@@ -35,18 +35,22 @@ export type { MiddlewareRoutingOptions } from "./agent-step.js";
 /** The model a step's request carried when all the router's candidates failed, by the step's message list. */
 const HANDED = new WeakMap<object, unknown>();
 
-const stateSchema = z.object({
-  /** Id of the current agent run; pass it to `router.feedback(runId, outcome)`. */
-  irtRouterRunId: z.string().optional(),
-  /** Decision of every model call of the run, in order. */
-  irtRouterRoutes: z.array(z.custom<RouteDecision>()).default([]),
-  /** With `routing: "run"`: the run's decision (p per model, run cost, policy, reason). */
-  irtRouterRun: z.custom<RunDecision>().optional(),
-  /** With `routing: "run"`: the task the run was routed on; `router.runs.feedback(irtRouterRunTask, model, passed)`. */
-  irtRouterRunTask: z.custom<RunTask>().optional(),
-  /** With `routing: "run"`: the model that answered each model call (the pinned one unless it threw). */
-  irtRouterRunModels: z.array(z.string()).default([]),
-});
+// Built by the first irtRouterMiddleware() call, not at import (an app that only routes never builds it).
+let stateSchema: ReturnType<typeof buildStateSchema> | undefined;
+
+const buildStateSchema = () =>
+  z.object({
+    /** Id of the current agent run; pass it to `router.feedback(runId, outcome)`. */
+    irtRouterRunId: z.string().optional(),
+    /** Decision of every model call of the run, in order. */
+    irtRouterRoutes: z.array(z.custom<RouteDecision>()).default([]),
+    /** With `routing: "run"`: the run's decision (p per model, run cost, policy, reason). */
+    irtRouterRun: z.custom<RunDecision>().optional(),
+    /** With `routing: "run"`: the task the run was routed on; `router.runs.feedback(irtRouterRunTask, model, passed)`. */
+    irtRouterRunTask: z.custom<RunTask>().optional(),
+    /** With `routing: "run"`: the model that answered each model call (the pinned one unless it threw). */
+    irtRouterRunModels: z.array(z.string()).default([]),
+  });
 
 /**
  * Agent middleware that picks the model for every step of a `createAgent` run with an {@link IrtRouter}.
@@ -89,14 +93,14 @@ const stateSchema = z.object({
  * @returns The middleware, with the router it uses as `.router`.
  */
 export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
-  const { createMiddleware } = langchainPackage("irtRouterMiddleware");
+  assertLangchainInstalled("irtRouterMiddleware");
   const router = routerOf(options);
   const { routing = "step", runCostWeight } = middlewareRouting(options as unknown as Record<string, unknown>);
   const engine = engineOf(router);
   const pinned = routing === "run" ? pinnedRuns(router, runCostWeight) : undefined;
   const middleware = createMiddleware({
     name: "IrtRouterMiddleware",
-    stateSchema,
+    stateSchema: (stateSchema ??= buildStateSchema()),
     beforeAgent: (state) => {
       const irtRouterRunId = agentRunId();
       noteDeadline(irtRouterRunId);
@@ -127,7 +131,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         const bound = new AttemptBound(slot.id, ms(), request.runtime?.signal);
         try {
           const out = await bound.race(
-            Promise.resolve(handler(routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())))),
+            routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())).then(handler),
           );
           return checkStepReply(out, slot.id);
         } finally {

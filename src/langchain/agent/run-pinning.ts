@@ -63,7 +63,7 @@ export async function callPinned<Req extends { model: unknown; responseFormat?: 
       const out = await handler({
         ...request,
         model: slot.model,
-        responseFormat: nativeIfSupported(request.responseFormat, slot.model),
+        responseFormat: await nativeIfSupported(request.responseFormat, slot.model),
       });
       return { out, modelId: slot.id };
     } catch (error) {

@@ -1,0 +1,77 @@
+/**
+ * The files shipped inside the package (the pretrained scorers and the static encoder's table) are loaded without
+ * hashing them (they are part of the install like the code; see decodeShippedArtifact and StaticEncoder.load): this
+ * suite checks their sha256 against their manifests instead, and that the shipped load path still refuses a truncated
+ * file.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../adapters/artifact/index.js";
+import { defaultStaticDir } from "../../adapters/encoders/static.js";
+import { decodeArtifact, decodeShippedArtifact } from "../../src/scorer/artifact.js";
+import { ArtifactError } from "../../src/errors.js";
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+const read = (dir: string, file: string) => new Uint8Array(readFileSync(join(dir, file)));
+
+describe("the files shipped inside the package", () => {
+  for (const dir of [pretrainedDir(), join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR)]) {
+    it(`${dir.slice(dir.indexOf("pretrained"))}: weights.bin and catalog.json match their manifest's sha256`, () => {
+      const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Record<
+        "weights" | "catalog",
+        { byteLength: number; sha256: string }
+      >;
+      for (const [key, file] of [
+        ["weights", "weights.bin"],
+        ["catalog", "catalog.json"],
+      ] as const) {
+        const bytes = read(dir, file);
+        expect(bytes.byteLength, file).toBe(manifest[key].byteLength);
+        expect(sha256(bytes), file).toBe(manifest[key].sha256);
+      }
+      // and the checking decoder, which hashes them, accepts the artifact
+      const files = {
+        manifest: read(dir, "manifest.json"),
+        weights: read(dir, "weights.bin"),
+        catalog: read(dir, "catalog.json"),
+      };
+      expect(decodeArtifact(files).weights.theta.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("encoders/static: the table and the vocabulary match their manifest's sha256", () => {
+    const dir = defaultStaticDir();
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Record<
+      "table" | "vocabulary",
+      { file: string; bytes: number; sha256: string }
+    >;
+    for (const entry of [manifest.table, manifest.vocabulary]) {
+      const bytes = read(dir, entry.file);
+      expect(bytes.byteLength, entry.file).toBe(entry.bytes);
+      expect(sha256(bytes), entry.file).toBe(entry.sha256);
+    }
+  });
+
+  it("the shipped load path refuses a truncated weights.bin by its length, naming the file", () => {
+    const dir = join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR);
+    const files = {
+      manifest: read(dir, "manifest.json"),
+      weights: read(dir, "weights.bin").subarray(0, -4),
+      catalog: read(dir, "catalog.json"),
+    };
+    const where = (f: string) => join(dir, f);
+    let error: unknown;
+    try {
+      decodeShippedArtifact(files, where);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ArtifactError);
+    expect((error as ArtifactError).code).toBe("ARTIFACT_INTEGRITY");
+    expect((error as ArtifactError).message).toMatch(
+      /weights\.bin is \d+ bytes but manifest\.json records \d+: the file is truncated/,
+    );
+  });
+});
