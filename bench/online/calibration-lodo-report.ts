@@ -276,6 +276,33 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
         ];
       }),
     );
+  const byModel = mdTable(
+    [
+      "held-out dataset",
+      "held-out model",
+      "pairs",
+      "first crossing: mean paired difference, probes",
+      `error after ${AT_K.join(" / ")}: rule - random, points`,
+    ],
+    ds.flatMap((held) => {
+      const rule = chooseRule(
+        r,
+        ds.filter((d) => d !== held),
+      );
+      return [...new Set(of(held).map((p) => p.model))].map((model) => {
+        const ps = of(held).filter((p) => p.model === model);
+        return [
+          held,
+          model,
+          String(ps.length),
+          versusRandom(ps, rule).meanDiff.toFixed(1),
+          AT_K.map((_, ki) =>
+            pts(meanOf(ps.map((p) => atMean(p, "test", rule, "err", ki) - atMean(p, "test", "random", "err", ki)))),
+          ).join(" / "),
+        ];
+      });
+    }),
+  );
   const perPair = ds
     .map(
       (d) =>
@@ -316,6 +343,10 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
     "The same rules, routing score after k probes on the TEST split, in points (each test item of the held-out model goes to it when its predictive p beats the best known model's, else to that model; the mean label of the models picked; above 0: better routing than after random probes):",
     "",
     atKTable("route"),
+    "",
+    "By held-out model, test split, the rule of the first table (a model held out in every seed appears in as many pairs; its pairs share the split's items, so they are not independent draws):",
+    "",
+    byModel,
     "",
     `Per pair, test split (rules in the order of the table, a rule that draws on the random order once per order, then the random orders):\n\n${perPair}`,
   ].join("\n");

@@ -1,18 +1,20 @@
 /**
- * `npm run bench:calibration-lodo [-- --datasets a,b --seeds 1,2,3 --orders 5 --encoder static|use-lite --rules a,b --print]`
- * (about 35 minutes from cold caches on the shared 2-core machine, most of it training the worlds, then about 25 minutes
- * for the rules' runs; about 1 minute cached)
+ * `npm run bench:calibration-lodo [-- --datasets a,b --seeds 1,2,3 --seeds-for name=1,2,... --orders 5 --encoder static|use-lite --rules a,b --print]`
+ * (the documented run, `--orders 10 --seeds-for terminal-bench-2-32models=1,...,10`: about 2 minutes of worlds and
+ * about 40 minutes of rule runs on the shared 2-core machine; about 1 minute cached)
  *
  * New-model calibration against random probing, leave one dataset out (docs/online.md, "Calibration on data it
  * was not tuned on"). Worlds as in `npm run bench:online` (an item model trained per seed without the dataset's
  * left-out models; each held-out model calibrated from the new-model prior on a 2,000-probe sample of its train-split
- * items, answered by replaying its recorded correctness), with the probes counted twice per run: until its predicted
- * VALIDATION accuracy, and until its predicted TEST accuracy, is first within 3 points of the true one (cap 300;
- * 301 = never). A rule that draws on the random order runs in the same `orders` seeded orders as the random baseline
- * (paired with them). For each held-out dataset, the probe rule is the candidate (adaptive for k probes, then the
- * random order) with the best worst validation ratio (median probes / median random probes) over the OTHER datasets;
- * it is then scored on the held-out dataset's test split against random probing, with a bootstrap over the (model,
- * seed) pairs.
+ * items, answered by replaying its recorded correctness), with each run measured twice per split (VALIDATION, for the
+ * choice, and TEST): the probes until its predicted accuracy is first within 3 points of the true one (cap 300;
+ * 301 = never), and, after 5, 10, 20 and 50 probes, the absolute error of its predicted accuracy and the routing
+ * score (each item to the new model when its predictive p beats the best known model's). A rule that draws on the
+ * random order runs in the same `orders` seeded orders as the random baseline (paired with them). For each held-out
+ * dataset, the probe rule is the candidate (adaptive for k probes, then the random order) with the best worst
+ * validation ratio (median probes / median random probes) over the OTHER datasets, and, for the error-after-k tables,
+ * the candidate with the smallest worst validation error excess over them; each is scored on the held-out dataset's
+ * test split against random probing, with a bootstrap over the (model, seed) pairs.
  * Writes bench/results/calibration-lodo.json and the generated block of docs/online.md (unless --print).
  */
 import { createHash } from "node:crypto";
