@@ -1,5 +1,6 @@
 /** The leave-one-dataset-out calibration study: its result type, the choice rule and its markdown. */
 import { mdTable } from "../perf/section.js";
+import { DEFAULT_ADAPTIVE_PROBES } from "../../src/learning/probe-picker.js";
 import { seededRng } from "../../src/util/random.js";
 
 /**
@@ -218,6 +219,15 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
       [`random order (${r.orders} per pair)`, ...ds.map((d) => num(median(of(d).flatMap((p) => p.randomVal)))), ""],
     ],
   );
+  // the rule chosen on the other datasets, and the library's default beside it when the choice differs
+  const shipped = `accuracy-head${String(DEFAULT_ADAPTIVE_PROBES)}`;
+  const withDefault = (rule: string): [string, string][] =>
+    rule === shipped || !r.rules.some((x) => x.id === shipped)
+      ? [[rule, rule === shipped ? " (the default)" : ""]]
+      : [
+          [rule, ""],
+          [shipped, " (the default, not chosen here)"],
+        ];
   const lodo = mdTable(
     [
       "held-out dataset",
@@ -227,21 +237,24 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
       "ratio [95% CI]",
       "mean paired difference, probes [95% CI]",
     ],
-    ds.map((held) => {
-      const rule = chooseRule(
-        r,
-        ds.filter((d) => d !== held),
-      );
-      const v = versusRandom(of(held), rule);
-      return [
-        held,
-        String(v.pairs),
-        label(rule),
-        `${num(v.rule)} / ${num(v.random)}`,
-        `${pct(v.ratio)} [${pct(v.ratioCi[0])}, ${pct(v.ratioCi[1])}]`,
-        `${v.meanDiff.toFixed(1)} [${v.meanDiffCi[0].toFixed(1)}, ${v.meanDiffCi[1].toFixed(1)}]`,
-      ];
-    }),
+    ds.flatMap((held) =>
+      withDefault(
+        chooseRule(
+          r,
+          ds.filter((d) => d !== held),
+        ),
+      ).map(([rule, what]) => {
+        const v = versusRandom(of(held), rule);
+        return [
+          held,
+          String(v.pairs),
+          `${label(rule)}${what}`,
+          `${num(v.rule)} / ${num(v.random)}`,
+          `${pct(v.ratio)} [${pct(v.ratioCi[0])}, ${pct(v.ratioCi[1])}]`,
+          `${v.meanDiff.toFixed(1)} [${v.meanDiffCi[0].toFixed(1)}, ${v.meanDiffCi[1].toFixed(1)}]`,
+        ];
+      }),
+    ),
   );
   const pts = (v: number) => (100 * v).toFixed(1);
   const errGrid = mdTable(
@@ -260,21 +273,22 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
         "rule chosen on the others (validation error)",
         ...AT_K.map((k) => `after ${k}: random; rule - random [95% CI]`),
       ],
-      ds.map((held) => {
-        const rule = chooseRuleByError(
-          r,
-          ds.filter((d) => d !== held),
-        );
-        return [
+      ds.flatMap((held) =>
+        withDefault(
+          chooseRuleByError(
+            r,
+            ds.filter((d) => d !== held),
+          ),
+        ).map(([rule, what]) => [
           held,
           String(of(held).length),
-          label(rule),
+          `${label(rule)}${what}`,
           ...atKVersusRandom(of(held), rule, measure).map(
             (x) =>
               `${pts(x.random)}; ${x.meanDiff >= 0 ? "+" : ""}${pts(x.meanDiff)} [${pts(x.ci[0])}, ${pts(x.ci[1])}]`,
           ),
-        ];
-      }),
+        ]),
+      ),
     );
   const byModel = mdTable(
     [
@@ -285,10 +299,12 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
       `error after ${AT_K.join(" / ")}: rule - random, points`,
     ],
     ds.flatMap((held) => {
-      const rule = chooseRule(
-        r,
-        ds.filter((d) => d !== held),
-      );
+      const rule = r.rules.some((x) => x.id === shipped)
+        ? shipped
+        : chooseRule(
+            r,
+            ds.filter((d) => d !== held),
+          );
       return [...new Set(of(held).map((p) => p.model))].map((model) => {
         const ps = of(held).filter((p) => p.model === model);
         return [
@@ -344,7 +360,7 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
     "",
     atKTable("route"),
     "",
-    "By held-out model, test split, the rule of the first table (a model held out in every seed appears in as many pairs; its pairs share the split's items, so they are not independent draws):",
+    "By held-out model, test split, the default rule (a model held out in every seed appears in as many pairs; its pairs share the split's items, so they are not independent draws):",
     "",
     byModel,
     "",
