@@ -196,6 +196,16 @@ export function chooseRuleByError(r: CalibrationLodoResult, datasets: readonly s
   return best;
 }
 
+/** The command that reruns `r` (its seeds and orders; the defaults left out). */
+function reproduce(r: CalibrationLodoResult): string {
+  const flags = [
+    r.seeds.join(",") === "1,2,3" ? "" : ` --seeds ${r.seeds.join(",")}`,
+    r.orders === 5 ? "" : ` --orders ${r.orders}`,
+    ...Object.entries(r.seedsFor ?? {}).map(([d, xs]) => ` --seeds-for ${d}=${xs.join(",")}`),
+  ].join("");
+  return `npm run bench:calibration-lodo${flags ? ` --${flags}` : ""}`;
+}
+
 const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(100 * v)}%` : "inf");
 const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
 
@@ -338,7 +348,7 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
         "",
       )}; ${r.orders} random orders per pair; ${r.encoder} encoder; item model per seed as in \`npm run bench:online\` (each dataset at its leave-out); ` +
       `probes until the predicted accuracy is first within 3 points of the true one (cap 300; 301 = never). ` +
-      `Reproduce: \`npm run bench:calibration-lodo\` (this run: ${Math.round(r.seconds)} s; worlds and pairs cached in .cache/online-bench).`,
+      `Reproduce: \`${reproduce(r)}\` (this run: ${Math.round(r.seconds)} s; worlds and pairs cached in .cache/online-bench).`,
     "",
     "**Validation split** (the rule is chosen here, among the candidates: the rules that hand over to the random order after a bounded number of adaptive probes), median probes over the (held-out model, seed) pairs and as a share of random probing's median:",
     "",

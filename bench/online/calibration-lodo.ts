@@ -1,7 +1,7 @@
 /**
  * `npm run bench:calibration-lodo [-- --datasets a,b --seeds 1,2,3 --seeds-for name=1,2,... --orders 5 --encoder static|use-lite --rules a,b --print]`
- * (the documented run, `--orders 10 --seeds-for terminal-bench-2-32models=1,...,10`: about 2 minutes of worlds and
- * about 40 minutes of rule runs on the shared 2-core machine; about 1 minute cached)
+ * (the documented run, `--orders 10 --seeds-for terminal-bench-2-32models=1,...,10`: about 12 minutes of worlds from
+ * cold caches and about 50 minutes of rule runs on the shared 2-core machine; about 1 minute cached)
  *
  * New-model calibration against random probing, leave one dataset out (docs/online.md, "Calibration on data it
  * was not tuned on"). Worlds as in `npm run bench:online` (an item model trained per seed without the dataset's
