@@ -1,5 +1,6 @@
 /** The leave-one-dataset-out calibration study: its result type, the choice rule and its markdown. */
 import { mdTable } from "../perf/section.js";
+import { DEFAULT_ADAPTIVE_PROBES } from "../../src/learning/probe-picker.js";
 import { seededRng } from "../../src/util/random.js";
 
 /**
@@ -15,11 +16,29 @@ export interface CalibrationPair {
   test: Record<string, number[]>;
   randomVal: number[];
   randomTest: number[];
+  /**
+   * Per rule (and "random"), one entry per run in the order of the counts: the absolute error of the predicted
+   * accuracy and the routing score, after each of {@link AT_K} probes, on the validation and test splits.
+   */
+  atK: { val: Record<string, AtK[]>; test: Record<string, AtK[]> };
+}
+
+/** Probes after which the error-after-k measures are read. */
+export const AT_K = [5, 10, 20, 50] as const;
+
+/** One run's measures after each of {@link AT_K} probes (same index). */
+export interface AtK {
+  /** |predicted accuracy - true accuracy| on the split's items of the held-out model. */
+  err: number[];
+  /** Mean label of the model a router picks per item: the new model if its predictive p beats the best known one's. */
+  route: number[];
 }
 
 export interface CalibrationLodoResult {
   datasets: string[];
   seeds: number[];
+  /** Datasets run on other seeds than `seeds`. */
+  seedsFor?: Record<string, number[]>;
   orders: number;
   encoder: string;
   /** `bounded`: the rule hands over to the random order after a bounded number of adaptive probes (a candidate). */
@@ -85,27 +104,106 @@ export function versusRandom(pairs: readonly CalibrationPair[], rule: string, sp
   const rand = (p: CalibrationPair) => (split === "val" ? p.randomVal : p.randomTest);
   const diff = (ps: readonly CalibrationPair[]) =>
     ps.reduce((a, p) => a + meanOf(p[split][rule]!) - meanOf(rand(p)), 0) / ps.length;
-  const rng = seededRng(BOOTSTRAP_SEED);
-  const ratios: number[] = [];
-  const diffs: number[] = [];
-  for (let b = 0; b < RESAMPLES; b++) {
-    const sample = pairs.map(() => pairs[Math.floor(rng.next() * pairs.length)]!);
-    ratios.push(ratio(sample, rule, split));
-    diffs.push(diff(sample));
-  }
-  const ci = (xs: number[]): [number, number] => {
-    const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-    return [s[Math.floor(0.025 * (s.length - 1))]!, s[Math.ceil(0.975 * (s.length - 1))]!];
-  };
+  const [ratioCi, meanDiffCi] = bootstrap(pairs, [(s) => ratio(s, rule, split), diff]);
   return {
     pairs: pairs.length,
     rule: median(pairs.flatMap((p) => p[split][rule]!)),
     random: median(pairs.flatMap(rand)),
     ratio: ratio(pairs, rule, split),
-    ratioCi: ci(ratios),
+    ratioCi: ratioCi!,
     meanDiff: diff(pairs),
-    meanDiffCi: ci(diffs),
+    meanDiffCi: meanDiffCi!,
   };
+}
+
+/** 95% percentile intervals of each statistic over {@link RESAMPLES} bootstrap resamples of the pairs. */
+function bootstrap(
+  pairs: readonly CalibrationPair[],
+  stats: readonly ((sample: readonly CalibrationPair[]) => number)[],
+): [number, number][] {
+  const rng = seededRng(BOOTSTRAP_SEED);
+  const draws = stats.map(() => [] as number[]);
+  for (let b = 0; b < RESAMPLES; b++) {
+    const sample = pairs.map(() => pairs[Math.floor(rng.next() * pairs.length)]!);
+    stats.forEach((f, k) => draws[k]!.push(f(sample)));
+  }
+  return draws.map((xs) => {
+    const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    return [s[Math.floor(0.025 * (s.length - 1))]!, s[Math.ceil(0.975 * (s.length - 1))]!];
+  });
+}
+
+type Measure = keyof AtK;
+
+/** A pair's mean over its runs of `measure` after AT_K[ki] probes, for `rule` (or "random"). */
+const atMean = (p: CalibrationPair, split: "val" | "test", rule: string, measure: Measure, ki: number) =>
+  meanOf(p.atK[split][rule]!.map((a) => a[measure][ki]!));
+
+/**
+ * `measure` after each of {@link AT_K} probes: random order's mean over the pairs, and the mean paired difference
+ * (the rule's mean over its runs minus the mean of the pair's random orders) with its bootstrap interval over pairs.
+ */
+export function atKVersusRandom(
+  pairs: readonly CalibrationPair[],
+  rule: string,
+  measure: Measure,
+  split: "val" | "test" = "test",
+) {
+  return AT_K.map((k, ki) => {
+    const diff = (ps: readonly CalibrationPair[]) =>
+      meanOf(ps.map((p) => atMean(p, split, rule, measure, ki) - atMean(p, split, "random", measure, ki)));
+    const [ci] = bootstrap(pairs, [diff]);
+    return {
+      k,
+      random: meanOf(pairs.map((p) => atMean(p, split, "random", measure, ki))),
+      meanDiff: diff(pairs),
+      ci: ci!,
+    };
+  });
+}
+
+/** A rule's validation error excess: mean over AT_K of the mean paired error difference from random order. */
+export function errorExcess(pairs: readonly CalibrationPair[], rule: string): number {
+  return meanOf(
+    AT_K.map((_, ki) =>
+      meanOf(pairs.map((p) => atMean(p, "val", rule, "err", ki) - atMean(p, "val", "random", "err", ki))),
+    ),
+  );
+}
+
+/**
+ * The candidate with the smallest worst validation error excess ({@link errorExcess}) over `datasets` (ties: the
+ * earlier rule): the choice by the error-after-k measure, beside {@link chooseRule}'s by the first crossing.
+ */
+export function chooseRuleByError(r: CalibrationLodoResult, datasets: readonly string[]): string {
+  const candidates = r.rules.some((x) => x.bounded) ? r.rules.filter((x) => x.bounded) : r.rules;
+  let best = candidates[0]!.id;
+  let bestV = Infinity;
+  for (const { id } of candidates) {
+    const v = Math.max(
+      ...datasets.map((d) =>
+        errorExcess(
+          r.pairs.filter((p) => p.dataset === d),
+          id,
+        ),
+      ),
+    );
+    if (v < bestV) {
+      bestV = v;
+      best = id;
+    }
+  }
+  return best;
+}
+
+/** The command that reruns `r` (its seeds and orders; the defaults left out). */
+function reproduce(r: CalibrationLodoResult): string {
+  const flags = [
+    r.seeds.join(",") === "1,2,3" ? "" : ` --seeds ${r.seeds.join(",")}`,
+    r.orders === 5 ? "" : ` --orders ${r.orders}`,
+    ...Object.entries(r.seedsFor ?? {}).map(([d, xs]) => ` --seeds-for ${d}=${xs.join(",")}`),
+  ].join("");
+  return `npm run bench:calibration-lodo${flags ? ` --${flags}` : ""}`;
 }
 
 const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(100 * v)}%` : "inf");
@@ -131,6 +229,15 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
       [`random order (${r.orders} per pair)`, ...ds.map((d) => num(median(of(d).flatMap((p) => p.randomVal)))), ""],
     ],
   );
+  // the rule chosen on the other datasets, and the library's default beside it when the choice differs
+  const shipped = `accuracy-head${String(DEFAULT_ADAPTIVE_PROBES)}`;
+  const withDefault = (rule: string): [string, string][] =>
+    rule === shipped || !r.rules.some((x) => x.id === shipped)
+      ? [[rule, rule === shipped ? " (the default)" : ""]]
+      : [
+          [rule, ""],
+          [shipped, " (the default, not chosen here)"],
+        ];
   const lodo = mdTable(
     [
       "held-out dataset",
@@ -140,20 +247,86 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
       "ratio [95% CI]",
       "mean paired difference, probes [95% CI]",
     ],
-    ds.map((held) => {
-      const rule = chooseRule(
-        r,
-        ds.filter((d) => d !== held),
-      );
-      const v = versusRandom(of(held), rule);
-      return [
-        held,
-        String(v.pairs),
-        label(rule),
-        `${num(v.rule)} / ${num(v.random)}`,
-        `${pct(v.ratio)} [${pct(v.ratioCi[0])}, ${pct(v.ratioCi[1])}]`,
-        `${v.meanDiff.toFixed(1)} [${v.meanDiffCi[0].toFixed(1)}, ${v.meanDiffCi[1].toFixed(1)}]`,
-      ];
+    ds.flatMap((held) =>
+      withDefault(
+        chooseRule(
+          r,
+          ds.filter((d) => d !== held),
+        ),
+      ).map(([rule, what]) => {
+        const v = versusRandom(of(held), rule);
+        return [
+          held,
+          String(v.pairs),
+          `${label(rule)}${what}`,
+          `${num(v.rule)} / ${num(v.random)}`,
+          `${pct(v.ratio)} [${pct(v.ratioCi[0])}, ${pct(v.ratioCi[1])}]`,
+          `${v.meanDiff.toFixed(1)} [${v.meanDiffCi[0].toFixed(1)}, ${v.meanDiffCi[1].toFixed(1)}]`,
+        ];
+      }),
+    ),
+  );
+  const pts = (v: number) => (100 * v).toFixed(1);
+  const errGrid = mdTable(
+    ["rule", ...ds.map((d) => `${d}: error excess, points`), "worst"],
+    r.rules.map(({ id }) => [
+      label(id),
+      ...ds.map((d) => pts(errorExcess(of(d), id))),
+      pts(Math.max(...ds.map((d) => errorExcess(of(d), id)))),
+    ]),
+  );
+  const atKTable = (measure: "err" | "route") =>
+    mdTable(
+      [
+        "held-out dataset",
+        "pairs",
+        "rule chosen on the others (validation error)",
+        ...AT_K.map((k) => `after ${k}: random; rule - random [95% CI]`),
+      ],
+      ds.flatMap((held) =>
+        withDefault(
+          chooseRuleByError(
+            r,
+            ds.filter((d) => d !== held),
+          ),
+        ).map(([rule, what]) => [
+          held,
+          String(of(held).length),
+          `${label(rule)}${what}`,
+          ...atKVersusRandom(of(held), rule, measure).map(
+            (x) =>
+              `${pts(x.random)}; ${x.meanDiff >= 0 ? "+" : ""}${pts(x.meanDiff)} [${pts(x.ci[0])}, ${pts(x.ci[1])}]`,
+          ),
+        ]),
+      ),
+    );
+  const byModel = mdTable(
+    [
+      "held-out dataset",
+      "held-out model",
+      "pairs",
+      "first crossing: mean paired difference, probes",
+      `error after ${AT_K.join(" / ")}: rule - random, points`,
+    ],
+    ds.flatMap((held) => {
+      const rule = r.rules.some((x) => x.id === shipped)
+        ? shipped
+        : chooseRule(
+            r,
+            ds.filter((d) => d !== held),
+          );
+      return [...new Set(of(held).map((p) => p.model))].map((model) => {
+        const ps = of(held).filter((p) => p.model === model);
+        return [
+          held,
+          model,
+          String(ps.length),
+          versusRandom(ps, rule).meanDiff.toFixed(1),
+          AT_K.map((_, ki) =>
+            pts(meanOf(ps.map((p) => atMean(p, "test", rule, "err", ki) - atMean(p, "test", "random", "err", ki)))),
+          ).join(" / "),
+        ];
+      });
     }),
   );
   const perPair = ds
@@ -169,9 +342,13 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
     )
     .join("\n\n");
   return [
-    `Seeds ${r.seeds.join(", ")}; ${r.encoder} encoder; item model per seed as in \`npm run bench:online\` (each dataset at its leave-out); ` +
+    `Seeds ${r.seeds.join(", ")}${Object.entries(r.seedsFor ?? {})
+      .map(([d, xs]) => ` (${d}: ${xs.join(", ")})`)
+      .join(
+        "",
+      )}; ${r.orders} random orders per pair; ${r.encoder} encoder; item model per seed as in \`npm run bench:online\` (each dataset at its leave-out); ` +
       `probes until the predicted accuracy is first within 3 points of the true one (cap 300; 301 = never). ` +
-      `Reproduce: \`npm run bench:calibration-lodo\` (this run: ${Math.round(r.seconds)} s; worlds and pairs cached in .cache/online-bench).`,
+      `Reproduce: \`${reproduce(r)}\` (this run: ${Math.round(r.seconds)} s; worlds and pairs cached in .cache/online-bench).`,
     "",
     "**Validation split** (the rule is chosen here, among the candidates: the rules that hand over to the random order after a bounded number of adaptive probes), median probes over the (held-out model, seed) pairs and as a share of random probing's median:",
     "",
@@ -180,6 +357,22 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
     "**Leave one dataset out**: the candidate with the best worst validation ratio on the other datasets, scored on the held-out dataset's TEST split against random probing (bootstrap over its pairs, 2,000 resamples; a paired difference below 0 means fewer probes than random):",
     "",
     lodo,
+    "",
+    `**Error after k probes** (the measure beside the first crossing: it counts how far off the calibrated model is after a fixed number of probes, not when it first strays within 3 points). Validation split, each candidate's error excess: its mean absolute error of the predicted accuracy after ${AT_K.join(", ")} probes minus random order's, in points, averaged over those k and over the pairs (below 0: closer than random):`,
+    "",
+    errGrid,
+    "",
+    "Leave one dataset out, chosen by the smallest worst error excess on the other datasets' validation splits, scored on the held-out dataset's TEST split: mean absolute error of the predicted accuracy after k probes, in points (random order's mean; the rule's minus random's, paired per (model, seed), bootstrap over the pairs; below 0: closer than random):",
+    "",
+    atKTable("err"),
+    "",
+    "The same rules, routing score after k probes on the TEST split, in points (each test item of the held-out model goes to it when its predictive p beats the best known model's, else to that model; the mean label of the models picked; above 0: better routing than after random probes):",
+    "",
+    atKTable("route"),
+    "",
+    "By held-out model, test split, the default rule (a model held out in every seed appears in as many pairs; its pairs share the split's items, so they are not independent draws):",
+    "",
+    byModel,
     "",
     `Per pair, test split (rules in the order of the table, a rule that draws on the random order once per order, then the random orders):\n\n${perPair}`,
   ].join("\n");

@@ -1,18 +1,20 @@
 /**
- * `npm run bench:calibration-lodo [-- --datasets a,b --seeds 1,2,3 --orders 5 --encoder static|use-lite --rules a,b --print]`
- * (about 35 minutes from cold caches on the shared 2-core machine, most of it training the worlds, then about 25 minutes
- * for the rules' runs; about 1 minute cached)
+ * `npm run bench:calibration-lodo [-- --datasets a,b --seeds 1,2,3 --seeds-for name=1,2,... --orders 5 --encoder static|use-lite --rules a,b --print]`
+ * (the documented run, `--orders 10 --seeds-for terminal-bench-2-32models=1,...,10`: about 12 minutes of worlds from
+ * cold caches and about 50 minutes of rule runs on the shared 2-core machine; about 1 minute cached)
  *
  * New-model calibration against random probing, leave one dataset out (docs/online.md, "Calibration on data it
  * was not tuned on"). Worlds as in `npm run bench:online` (an item model trained per seed without the dataset's
  * left-out models; each held-out model calibrated from the new-model prior on a 2,000-probe sample of its train-split
- * items, answered by replaying its recorded correctness), with the probes counted twice per run: until its predicted
- * VALIDATION accuracy, and until its predicted TEST accuracy, is first within 3 points of the true one (cap 300;
- * 301 = never). A rule that draws on the random order runs in the same `orders` seeded orders as the random baseline
- * (paired with them). For each held-out dataset, the probe rule is the candidate (adaptive for k probes, then the
- * random order) with the best worst validation ratio (median probes / median random probes) over the OTHER datasets;
- * it is then scored on the held-out dataset's test split against random probing, with a bootstrap over the (model,
- * seed) pairs.
+ * items, answered by replaying its recorded correctness), with each run measured twice per split (VALIDATION, for the
+ * choice, and TEST): the probes until its predicted accuracy is first within 3 points of the true one (cap 300;
+ * 301 = never), and, after 5, 10, 20 and 50 probes, the absolute error of its predicted accuracy and the routing
+ * score (each item to the new model when its predictive p beats the best known model's). A rule that draws on the
+ * random order runs in the same `orders` seeded orders as the random baseline (paired with them). For each held-out
+ * dataset, the probe rule is the candidate (adaptive for k probes, then the random order) with the best worst
+ * validation ratio (median probes / median random probes) over the OTHER datasets, and, for the error-after-k tables,
+ * the candidate with the smallest worst validation error excess over them; each is scored on the held-out dataset's
+ * test split against random probing, with a bootstrap over the (model, seed) pairs.
  * Writes bench/results/calibration-lodo.json and the generated block of docs/online.md (unless --print).
  */
 import { createHash } from "node:crypto";
@@ -29,7 +31,15 @@ import { parseWith } from "../../src/util/validate.js";
 import { embeddingsFor } from "./embeddings.js";
 import { calibrationSetup, type SimWorld } from "./sim.js";
 import { defaultLeaveOut, validationWorld } from "./world.js";
-import { renderCalibrationLodo, type CalibrationLodoResult, type CalibrationPair } from "./calibration-lodo-report.js";
+import { predictiveP } from "../../src/learning/posterior.js";
+import { sigmoid } from "../../src/util/maths.js";
+import {
+  AT_K,
+  renderCalibrationLodo,
+  type AtK,
+  type CalibrationLodoResult,
+  type CalibrationPair,
+} from "./calibration-lodo-report.js";
 
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -55,6 +65,11 @@ const argsSchema = z
       .pipe(z.array(z.number().int().min(1).max(20)))
       .default([1, 2, 3]),
     orders: z.coerce.number().int().min(1).max(50).default(5),
+    /** More (or other) seeds for one dataset: `name=1,2,...` (the small sets' pairs are cheap; their counts are few). */
+    "seeds-for": z
+      .array(z.string().regex(/^[^=]+=\d+(,\d+)*$/, "seeds-for: name=1,2,..."))
+      .default([])
+      .transform((xs) => new Map(xs.map((x) => [x.split("=")[0]!, x.split("=")[1]!.split(",").map(Number)]))),
     encoder: z.enum(["static", "use-lite"]).default("static"),
     rules: list("rules").optional(),
     "data-root": z.string().optional(),
@@ -110,6 +125,7 @@ async function main(): Promise<void> {
       datasets: { type: "string" },
       seeds: { type: "string" },
       orders: { type: "string" },
+      "seeds-for": { type: "string", multiple: true },
       encoder: { type: "string" },
       rules: { type: "string" },
       "data-root": { type: "string" },
@@ -133,10 +149,10 @@ async function main(): Promise<void> {
       ds.items.map((it) => it.id),
     );
     const emb = await embeddingsFor(ds, log, args.encoder);
-    for (const seed of args.seeds) {
+    for (const seed of args["seeds-for"].get(name) ?? args.seeds) {
       const w = await validationWorld(tf, ds, emb, split, defaultLeaveOut(ds.name), seed, log, false);
       for (const m of w.heldOut) {
-        const key = { v: 1, data: ds.source.sha256, emb: emb.source, seed, m, orders: args.orders, cap: CAP };
+        const key = { v: 2, data: ds.source.sha256, emb: emb.source, seed, m, orders: args.orders, cap: CAP };
         const pair = await cachedPair(key, rules, args.orders, async (missing) =>
           runPair(w, split.test, m, seed, missing, args.orders),
         );
@@ -152,6 +168,7 @@ async function main(): Promise<void> {
   const result: CalibrationLodoResult = {
     datasets: [...new Set(pairs.map((p) => p.dataset))],
     seeds: args.seeds,
+    ...(args["seeds-for"].size > 0 ? { seedsFor: Object.fromEntries(args["seeds-for"]) } : {}),
     orders: args.orders,
     encoder: args.encoder,
     rules: rules.map((r) => ({ id: r, label: RULES[r]!.label, bounded: RULES[r]!.bounded === true })),
@@ -197,13 +214,20 @@ async function cachedPair(
   );
   const have: PairCounts = existsSync(file)
     ? (JSON.parse(readFileSync(file, "utf8")) as PairCounts)
-    : { val: {}, test: {}, randomVal: [], randomTest: [] };
-  if (have.randomVal.length === 0) Object.assign(have, await compute("random"));
+    : { val: {}, test: {}, randomVal: [], randomTest: [], atK: { val: {}, test: {} } };
+  if (have.randomVal.length === 0) {
+    const got = await compute("random");
+    Object.assign(have, { randomVal: got.randomVal, randomTest: got.randomTest });
+    Object.assign(have.atK.val, got.atK!.val);
+    Object.assign(have.atK.test, got.atK!.test);
+  }
   const missing = rules.filter((r) => have.val[r] === undefined || ruleChanged(have, r, orders));
   if (missing.length > 0) {
     const got = await compute(missing);
     Object.assign(have.val, got.val);
     Object.assign(have.test, got.test);
+    Object.assign(have.atK.val, got.atK!.val);
+    Object.assign(have.atK.test, got.atK!.test);
   }
   have.hash = { ...(have.hash ?? {}), ...Object.fromEntries(rules.map((r) => [r, ruleHash(r, orders)])) };
   mkdirSync(dirname(file), { recursive: true });
@@ -213,17 +237,32 @@ async function cachedPair(
     test: pick(have.test, rules),
     randomVal: have.randomVal,
     randomTest: have.randomTest,
+    atK: { val: pick(have.atK.val, [...rules, "random"]), test: pick(have.atK.test, [...rules, "random"]) },
   };
 }
 
 /** A rule's cache identity: its options, and for a rule that draws on the random order the number of orders it is run in. */
 const ruleHash = (r: string, orders: number) =>
-  `counts-v2:${JSON.stringify(RULES[r]!.options)}` + (usesOrder(RULES[r]!.options) ? `:orders${orders}` : "");
+  `counts-v3:${JSON.stringify(RULES[r]!.options)}` + (usesOrder(RULES[r]!.options) ? `:orders${orders}` : "");
 
 /** Whether a rule draws on the seeded random order (then it is run in the baseline's orders, one count each). */
 const usesOrder = (o: RuleOptions) => (o.randomShare ?? 0) > 0 || typeof o.adaptiveProbes === "number";
 const ruleChanged = (have: PairCounts, r: string, orders: number) => have.hash?.[r] !== ruleHash(r, orders);
-const pick = (o: Record<string, number[]>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]!]));
+const pick = <T>(o: Record<string, T>, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]!]));
+
+type EvalSet = ReturnType<typeof evalSet>;
+
+/**
+ * The routing score on `s` with the new model's current posterior: each item goes to the new model when its predictive
+ * p beats the best known model's p (point abilities), else to that model; the mean of the chosen models' labels.
+ */
+function routingScore(tracker: ItemTracker, s: EvalSet): number {
+  const m = tracker.means();
+  const s2 = tracker.variances();
+  let sum = 0;
+  for (let i = 0; i < s.yNew.length; i++) sum += predictiveP(m[i]!, s2[i]!) > s.knownP[i]! ? s.yNew[i]! : s.knownY[i]!;
+  return sum / s.yNew.length;
+}
 
 /** Runs the missing rules (or the random orders) for held-out model `m` of world `w`. */
 async function runPair(
@@ -246,9 +285,16 @@ async function runPair(
       test: new ItemTracker(learner.posterior(modelId), evalSets.test.alphas, evalSets.test.betas),
     };
     const first = { val: -1, test: -1 };
+    const at: Record<"val" | "test", AtK> = { val: { err: [], route: [] }, test: { err: [], route: [] } };
     const check = (asked: number) => {
-      for (const k of ["val", "test"] as const)
-        if (first[k] < 0 && Math.abs(trackers[k].predictedAccuracy() - evalSets[k].acc) <= TOLERANCE) first[k] = asked;
+      for (const k of ["val", "test"] as const) {
+        const err = Math.abs(trackers[k].predictedAccuracy() - evalSets[k].acc);
+        if (first[k] < 0 && err <= TOLERANCE) first[k] = asked;
+        if ((AT_K as readonly number[]).includes(asked)) {
+          at[k].err.push(err);
+          at[k].route.push(routingScore(trackers[k], evalSets[k]));
+        }
+      }
     };
     check(0);
     await calibrateModel({
@@ -262,19 +308,30 @@ async function runPair(
       ask: async (probe) => setup.label.get(Number(probe.id))!,
       onProgress: (p) => check(p.asked),
     });
+    // a bank smaller than k: the error and score after k probes are those of the whole bank
+    for (const k of ["val", "test"] as const)
+      while (at[k].err.length < AT_K.length) {
+        at[k].err.push(Math.abs(trackers[k].predictedAccuracy() - evalSets[k].acc));
+        at[k].route.push(routingScore(trackers[k], evalSets[k]));
+      }
     trackers.val.dispose();
     trackers.test.dispose();
-    return { val: first.val < 0 ? CAP + 1 : first.val, test: first.test < 0 ? CAP + 1 : first.test };
+    return { val: first.val < 0 ? CAP + 1 : first.val, test: first.test < 0 ? CAP + 1 : first.test, at };
   };
+  const atK: PairCounts["atK"] = { val: {}, test: {} };
   if (what === "random") {
     const randomVal: number[] = [];
     const randomTest: number[] = [];
+    atK.val.random = [];
+    atK.test.random = [];
     for (let o = 0; o < orders; o++) {
       const r = await run({ strategy: "random" }, seed * 101 + m + 7777 * o);
       randomVal.push(r.val);
       randomTest.push(r.test);
+      atK.val.random.push(r.at.val);
+      atK.test.random.push(r.at.test);
     }
-    return { randomVal, randomTest };
+    return { randomVal, randomTest, atK };
   }
   const val: Record<string, number[]> = {};
   const test: Record<string, number[]> = {};
@@ -283,28 +340,61 @@ async function runPair(
     const runs = usesOrder(RULES[r]!.options) ? orders : 1;
     val[r] = [];
     test[r] = [];
+    atK.val[r] = [];
+    atK.test[r] = [];
     for (let o = 0; o < runs; o++) {
       const got = await run(RULES[r]!.options, seed * 101 + m + 7777 * o);
       val[r].push(got.val);
       test[r].push(got.test);
+      atK.val[r].push(got.at.val);
+      atK.test[r].push(got.at.test);
     }
   }
-  return { val, test };
+  return { val, test, atK };
 }
 
-/** Held-out model m's items among `rows`, with their parameters and its true accuracy on them. */
+/**
+ * Held-out model m's items among `rows`, with their parameters, its labels and true accuracy on them, and per item
+ * the known model a router would pick without it (highest p among the known models with a label there): its p and label.
+ */
 function evalSet(w: SimWorld, m: number, rows: readonly number[]) {
   const items: number[] = [];
-  let sum = 0;
-  for (const i of rows)
-    for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++)
-      if (w.model[j] === m) {
-        items.push(i);
-        sum += w.y[j]!;
+  const yNew: number[] = [];
+  const knownP: number[] = [];
+  const knownY: number[] = [];
+  for (const i of rows) {
+    let own: number | undefined;
+    let bestZ = -Infinity;
+    let bestY = 0;
+    for (let j = w.offsets[i]!; j < w.offsets[i + 1]!; j++) {
+      const k = w.model[j]!;
+      if (k === m) own = w.y[j]!;
+      const theta = w.knownTheta.get(k);
+      if (!theta) continue;
+      let z = -w.betas[i]!;
+      for (let c = 0; c < w.d; c++) z += w.alphas[i * w.d + c]! * theta[c]!;
+      if (z > bestZ) {
+        bestZ = z;
+        bestY = w.y[j]!;
       }
+    }
+    if (own === undefined) continue;
+    items.push(i);
+    yNew.push(own);
+    // no known model labelled here: the new model is the only candidate
+    knownP.push(bestZ === -Infinity ? -1 : sigmoid(bestZ));
+    knownY.push(bestY);
+  }
   const alphas = new Float32Array(items.length * w.d);
   items.forEach((i, k) => alphas.set(w.alphas.subarray(i * w.d, (i + 1) * w.d), k * w.d));
-  return { alphas, betas: Float32Array.from(items, (i) => w.betas[i]!), acc: sum / items.length };
+  return {
+    alphas,
+    betas: Float32Array.from(items, (i) => w.betas[i]!),
+    acc: yNew.reduce((a, b) => a + b, 0) / items.length,
+    yNew: Float64Array.from(yNew),
+    knownP: Float64Array.from(knownP),
+    knownY: Float64Array.from(knownY),
+  };
 }
 
 await main();
