@@ -43,7 +43,7 @@ const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...
 const prior = OnlineLearner.forScorer(scorer, { ...extra });
 const learnRuns = drawRuns(world, split.train, Number(values.runs), 1000 * seed + 2, replay.ctx.shape, `learn${seed}`);
 const evalRuns = drawRuns(world, split.val, Number(values["eval-runs"]), 9001, replay.ctx.shape, "val");
-const learning = makeRouter(replay, { policy, options: { cacheAware: false }, learner });
+const learning = makeRouter(replay, { policy, options: { cacheAware: false, holdSpend: false }, learner });
 // The learner knows the models by the scorer's ids (a router key may be one of its aliases).
 const keyOf = new Map<string, number>();
 keys.forEach((k, m) => {
@@ -89,7 +89,7 @@ const recording: AbilityLearner = {
     return got;
   },
 };
-const evalRouter = makeRouter(replay, { policy, options: { cacheAware: false }, learner: recording });
+const evalRouter = makeRouter(replay, { policy, options: { cacheAware: false, holdSpend: false }, learner: recording });
 const caller = routerCaller(evalRouter);
 {
   const fixed = await playRuns(
