@@ -46,7 +46,7 @@ import { attributionStudy } from "./attribution.js";
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Bump when the library's learning from run feedback changes (the learning rows' cached results are then stale). */
-const LEARNER_VERSION = "hold-spend-capped-default";
+const LEARNER_VERSION = "hold-spend-capped-default-2";
 /** Bump when the harness changes what a cached result would hold. */
 const CACHE_VERSION = 2;
 

@@ -152,7 +152,8 @@ export class RoutePlanner {
    * Option `holdSpend`: the choice the same policy makes on the scorer's p (the router without learning) at the user's
    * lambda gives the cap of this call (its expected cost plus the hold's credit); when the learned choice is dearer
    * than the cap, the best-ranked model within it moves to the front (the scorer's choice is always within it). Then
-   * the learned choice's expected cost is recorded beside the scorer's choice's.
+   * the learned choice's expected cost (lambda's scale follows it) and the chosen one's (the credit follows it) are
+   * recorded beside the scorer's choice's.
    */
   private holdSpend(
     hold: SpendHold,
@@ -168,9 +169,10 @@ export class RoutePlanner {
       candidates.map((c, i) => ({ ...c, p: scorerP(item, ctx.theta.get(eligible[i]!.id)!) })),
       { spentUsd: this.parts.log.spent(runId) },
     )[0]!;
+    const learnedCost = ranked[0]!.expectedCost;
     const within = ranked.findIndex((r) => hold.allows(r.expectedCost, scorerChoice.expectedCost));
     if (within > 0) ranked.unshift(...ranked.splice(within, 1));
-    hold.record(ranked[0]!.expectedCost, scorerChoice.expectedCost);
+    hold.record(learnedCost, scorerChoice.expectedCost, ranked[0]!.expectedCost);
   }
 
   /**

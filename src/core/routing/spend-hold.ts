@@ -66,13 +66,17 @@ export class SpendHold {
   }
 
   /**
-   * Records one call: the expected cost (USD) of the model the router chose and of the one the same policy chooses
-   * on the scorer's p. Non-finite or negative costs are ignored.
+   * Records one call: the expected cost (USD) of the learned choice (the policy's first choice on the learner's p,
+   * before the cap), of the one the same policy chooses on the scorer's p, and of the model the router put first
+   * (`chosenCost`, the learned choice or, when the cap bound, the best within it; default `learnedCost`). The lambda
+   * scale follows the learned choice, so that a binding cap does not hide the gap it has to close; the credit follows
+   * what was chosen. Non-finite or negative costs are ignored.
    */
-  record(learnedCost: number, scorerCost: number): void {
-    if (!(learnedCost >= 0 && scorerCost >= 0 && Number.isFinite(learnedCost) && Number.isFinite(scorerCost))) return;
+  record(learnedCost: number, scorerCost: number, chosenCost: number = learnedCost): void {
+    const usable = (c: number) => c >= 0 && Number.isFinite(c);
+    if (!(usable(learnedCost) && usable(scorerCost) && usable(chosenCost))) return;
     this.costSum += scorerCost;
-    this.spentSum += learnedCost;
+    this.spentSum += chosenCost;
     this.calls++;
     const mean = this.costSum / this.calls;
     if (!(mean > 0)) return;

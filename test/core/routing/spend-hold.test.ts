@@ -39,6 +39,11 @@ describe("SpendHold", () => {
     hold.record(0.02, 0.01);
     expect(hold.credit).toBe(0);
     expect(hold.allows(0.01, 0.01)).toBe(true);
+    // a binding cap (the learned choice 0.02 wanted, the scorer's 0.01 chosen) still raises lambda
+    const capped = new SpendHold();
+    capped.record(0.02, 0.01, 0.01);
+    expect(capped.scale).toBeGreaterThan(1);
+    expect(capped.credit).toBe(0);
   });
 
   it("keeps the learned choices' total expected cost at or under the scorer's choices' total, call by call", () => {
