@@ -44,7 +44,7 @@ import { attributionStudy } from "./attribution.js";
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Bump when the library's learning from run feedback changes (the learning rows' cached results are then stale). */
-const LEARNER_VERSION = "hold-spend-measured";
+const LEARNER_VERSION = "hold-spend-capped-default-2";
 /** Bump when the harness changes what a cached result would hold. */
 const CACHE_VERSION = 2;
 
@@ -458,8 +458,9 @@ async function learningRows(
     ...(features.hintMetadata ? [{ scenario: "known+hints", unknown: [] as number[], hinted: true }] : []),
   ];
   // Cache-blind, as the per-step:cost-aware row: the learning curves measure learning, not the cache discount. With
-  // holdSpend: the learner re-allocates the spend of the router without learning instead of raising it (issue 36).
-  const options = { ...features.cacheBlind, holdSpend: true };
+  // holdSpend (the default with a learner): the learner re-allocates the spend of the router without learning instead
+  // of raising it, and never spends more in expectation (issue 36).
+  const options = { ...features.cacheBlind };
   const out: { scenario: string; checkpoints: { runs: number; results: RunResult[] }[] }[] = [];
   for (const s of scenarios) {
     const bySeed: Awaited<ReturnType<typeof learningCurve>>[] = [];

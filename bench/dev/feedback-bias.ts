@@ -44,7 +44,8 @@ const { world, scorer } = setup;
 const seed = Number(values.seed);
 const stepsAhead = Number(values["steps-ahead"]);
 const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
-const options = { cacheAware: values["cache-aware"]! };
+// holdSpend off: the study is of what the learner learns at the user's lambda (as measured before it was the default)
+const options = { cacheAware: values["cache-aware"]!, holdSpend: false };
 const extra = JSON.parse(values["learner-options"]!) as Record<string, unknown>;
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...extra });
 const oracle = OnlineLearner.forScorer(scorer, { ...extra });

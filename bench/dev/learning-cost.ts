@@ -1,6 +1,7 @@
 /**
  * `npx tsx bench/dev/learning-cost.ts [--dataset routerbench-subset-11models] [--runs 2000] [--eval-runs 400]
- *  [--lambda 1] [--steps-ahead 6] [--seed 1] [--checkpoints 0,1000,2000] [--eval-lambdas 0.75,1.25] [--hold]`
+ *  [--lambda 1] [--steps-ahead 6] [--seed 1] [--checkpoints 0,1000,2000] [--eval-lambdas 0.75,1.25] [--hold]
+ *  [--encoder use-lite|static]`
  *
  * Why the `online:known` router of `npm run bench:agent` costs more than the same router without a learner (issue 36
  * item 5). The learner, router and learning runs of that scenario (train items, Thompson sampling while learning,
@@ -11,7 +12,8 @@
  * over first attempts of the run factor max(p)^stepsAhead the policy weighs a step's success by, the share of steps
  * each model answered, and GPT-4's mean p. `--eval-lambdas` plays the same routers at other lambdas (where the learned
  * router sits on the static router's success-vs-cost curve); `--hold` gives the learning and learned routers the
- * router option `holdSpend` (and plays the learned router without it too). Val runs only.
+ * router option `holdSpend` (and plays the learned router without it too; without `--hold` both run with
+ * `holdSpend: false`). Val runs only.
  */
 import { parseArgs } from "node:util";
 import { OnlineLearner, type LearnerItem } from "../../src/learning/index.js";
@@ -33,16 +35,19 @@ const { values } = parseArgs({
     checkpoints: { type: "string", default: "0,1000,2000" },
     "eval-lambdas": { type: "string", default: "" },
     hold: { type: "boolean", default: false },
+    encoder: { type: "string", default: "use-lite" },
   },
   strict: true,
 });
-const replay = await loadReplay(values.dataset!);
+const replay = await loadReplay(values.dataset!, undefined, {
+  encoder: values.encoder === "static" ? "static" : "use-lite",
+});
 const { setup } = replay;
 const { world, scorer } = setup;
 const seed = Number(values.seed);
 const stepsAhead = Number(values["steps-ahead"]);
 const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
-const options = { cacheAware: false, ...(values.hold ? { holdSpend: true } : {}) };
+const options = { cacheAware: false, holdSpend: values.hold === true };
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed });
 const learning = makeRouter(replay, { policy, options, learner });
 const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
@@ -123,6 +128,7 @@ for (const target of values.checkpoints!.split(",").map(Number)) {
     console.log(
       await evaluate(`predictive p after ${target}, without holdSpend`, greedyView(learner as never), policy.lambda, {
         cacheAware: false,
+        holdSpend: false,
       }),
     );
   for (const l of evalLambdas)

@@ -38,7 +38,7 @@ const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...
 const prior = OnlineLearner.forScorer(scorer, { ...extra });
 const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
 const evalRuns = benchRuns.val(replay, Number(values["eval-runs"]));
-const learning = makeRouter(replay, { policy, options: { cacheAware: false }, learner });
+const learning = makeRouter(replay, { policy, options: { cacheAware: false, holdSpend: false }, learner });
 // The learner knows the models by the scorer's ids (a router key may be one of its aliases).
 const keyOf = new Map<string, number>();
 keys.forEach((k, m) => {
@@ -84,7 +84,7 @@ const recording: AbilityLearner = {
     return got;
   },
 };
-const evalRouter = makeRouter(replay, { policy, options: { cacheAware: false }, learner: recording });
+const evalRouter = makeRouter(replay, { policy, options: { cacheAware: false, holdSpend: false }, learner: recording });
 const caller = routerCaller(evalRouter);
 {
   const fixed = await playRuns(

@@ -158,7 +158,8 @@ export class RouteEngine<M = unknown> {
         ? { escalation: { bar: (typeof escalation === "object" ? escalation.bar : undefined) ?? "stronger" } }
         : {}),
       budget,
-      ...(options.holdSpend ? { hold: new SpendHold() } : {}),
+      // On by default: used only with a learner and the cost-aware policy (issue 36 item 5).
+      ...(options.holdSpend !== false ? { hold: new SpendHold() } : {}),
     });
     this.spend = new SpendRecorder(this.slots, this.log, this.loader, options.learnOutputTokens !== false, budget);
     const sink = this.binding?.sink ?? options.feedbackSink ?? new MemoryFeedbackSink();

@@ -140,14 +140,17 @@ export interface RoutingOptions {
    */
   readonly learner?: AbilityLearner;
   /**
-   * Learning that does not raise the spend (default false). With an online learner (`learner`, `store`, or the
-   * in-memory one) and the cost-aware policy, the router also ranks each call on the scorer's p alone (the same router
-   * without learning) and scales lambda as it goes so that the expected cost of its choices stays level with that
-   * router's: what it learns moves the spend between calls (the learner may find a cheap model worse than the scorer
-   * said, so that the strong model is worth buying on more calls, and others where it is not) instead of raising it.
-   * Calls with a model whose ability the scorer and the catalog place only by rule (family and price tier, or the
-   * population average) do not move the scale. Other policies are unchanged. See docs/agents.md, "Learning at the
-   * scorer's spend".
+   * Learning that does not raise the spend (default true; it acts only with a learner and the cost-aware policy). With
+   * an online learner (`learner`, `store`, or the in-memory one) and the cost-aware policy, the router also ranks each
+   * call on the scorer's p alone (the same router without learning) at the user's lambda. A call may cost at most that
+   * choice's expected cost plus what the learned choices so far cost less than the scorer's (when the learned first
+   * choice is dearer, the best-ranked model within the cap goes first), so the learned choices' total expected cost
+   * never exceeds the router's without learning on the same calls; and lambda is scaled as the router goes so that the
+   * two spends stay level and the cap seldom binds. What the learner learns then moves the spend between calls instead
+   * of raising it. Calls with a model whose ability the scorer and the catalog place only by rule (family and price
+   * tier, or the population average) are neither capped nor counted. `false`: at the user's lambda, a learner that
+   * finds the cheap models worse than the scorer says buys the strong one on more calls (more success, more spend).
+   * Other policies are unchanged. See docs/agents.md, "Learning at the scorer's spend".
    */
   readonly holdSpend?: boolean;
   /**

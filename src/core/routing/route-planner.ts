@@ -110,7 +110,7 @@ export class RoutePlanner {
     const hold = learned && this.parts.hold && SpendHold.applies(policy) ? this.parts.hold : undefined;
     const { ranked, escalated } = await this.rank(messages, shape, candidates, call.runId, excluded, hold);
     if (hold && !escalated && eligible.every((slot) => measuredAbility(ctx, slot.id)))
-      this.holdSpend(hold, item, ctx, eligible, candidates, ranked[0]!, call.runId);
+      this.holdSpend(hold, item, ctx, eligible, candidates, ranked, call.runId);
     const scoreMs = itemMs + (performance.now() - t2);
 
     const decision: RouteDecision = {
@@ -149,8 +149,11 @@ export class RoutePlanner {
   }
 
   /**
-   * Option `holdSpend`: records the expected cost of the learned choice beside that of the choice the same policy
-   * makes on the scorer's p (the router without learning), at the user's lambda.
+   * Option `holdSpend`: the choice the same policy makes on the scorer's p (the router without learning) at the user's
+   * lambda gives the cap of this call (its expected cost plus the hold's credit); when the learned choice is dearer
+   * than the cap, the best-ranked model within it moves to the front (the scorer's choice is always within it). Then
+   * the learned choice's expected cost (lambda's scale follows it) and the chosen one's (the credit follows it) are
+   * recorded beside the scorer's choice's.
    */
   private holdSpend(
     hold: SpendHold,
@@ -158,7 +161,7 @@ export class RoutePlanner {
     ctx: ScoringContext,
     eligible: readonly ModelSlot[],
     candidates: readonly Candidate[],
-    chosen: RankedCandidate,
+    ranked: RankedCandidate[],
     runId: string | undefined,
   ): void {
     const scorerChoice = rankCandidates(
@@ -166,7 +169,10 @@ export class RoutePlanner {
       candidates.map((c, i) => ({ ...c, p: scorerP(item, ctx.theta.get(eligible[i]!.id)!) })),
       { spentUsd: this.parts.log.spent(runId) },
     )[0]!;
-    hold.record(chosen.expectedCost, scorerChoice.expectedCost);
+    const learnedCost = ranked[0]!.expectedCost;
+    const within = ranked.findIndex((r) => hold.allows(r.expectedCost, scorerChoice.expectedCost));
+    if (within > 0) ranked.unshift(...ranked.splice(within, 1));
+    hold.record(learnedCost, scorerChoice.expectedCost, ranked[0]!.expectedCost);
   }
 
   /**
