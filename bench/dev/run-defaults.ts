@@ -1,6 +1,7 @@
 /**
  * `npx tsx bench/dev/run-defaults.ts '<json>'` with json keys: trainOnly (bool), hints (bool), priors (RunPriors),
- * seeds, onlineSeeds, costWeights, dataset (default ../shared/data/terminal-bench-2-32models), tieRule (bool).
+ * seeds, onlineSeeds, costWeights, escalation (settings {costWeight, cap}), dataset (default
+ * ../shared/data/terminal-bench-2-32models), tieRule (bool).
  *
  * The run-level replay (src/runs/replay) on a folder of runs, restricted with `trainOnly` to the items whose upstream
  * `split` column is `train` (Terminal-Bench: 69 of 89), where the run-level defaults are chosen: one line per part
@@ -26,6 +27,7 @@ const args = JSON.parse(process.argv[2] ?? "{}") as {
   costWeights?: number[];
   dataset?: string;
   tieRule?: boolean;
+  escalation?: { costWeight: number; cap: number | null }[];
 };
 const folder = args.dataset ?? "../shared/data/terminal-bench-2-32models";
 let table = await loadRunTable(folder);
@@ -47,6 +49,7 @@ const r = await replayRuns(table, {
   hints: args.hints ?? false,
   ...(args.priors && { priors: args.priors }),
   ...(args.costWeights && { costWeights: args.costWeights }),
+  ...(args.escalation && { escalation: args.escalation }),
 });
 const f = (p: ReplayPoint) => `${p.success.toFixed(3)}@${(p.costRatio * 100).toFixed(0)}%`;
 const cf = r.crossFit;

@@ -20,8 +20,9 @@ import { parseArgs } from "node:util";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { replayRuns, type CrossFitPoint, type ReplayResult } from "../../src/runs/replay/index.js";
-import { foldOf, u, type RunTable } from "../../src/runs/replay/protocol.js";
+import { foldOf, type RunTable } from "../../src/runs/replay/protocol.js";
 import { bestFixed } from "../../src/runs/replay/references.js";
+import { all, draw, modelHalf, subset, taskDraw } from "./run-sets.js";
 import { writeSyntheticRuns } from "./synthetic-runs.js";
 
 const { values } = parseArgs({
@@ -31,31 +32,6 @@ const { values } = parseArgs({
 const draws = Number(values.draws);
 const onlineSeeds = values.quick ? 5 : 20;
 
-/** The table restricted to some items and some models (in their order). */
-function subset(table: RunTable, items: readonly number[], models: readonly number[]): RunTable {
-  return {
-    ...table,
-    ids: items.map((i) => table.ids[i]!),
-    texts: items.map((i) => table.texts[i]!),
-    hints: items.map((i) => table.hints?.[i]),
-    models: models.map((m) => table.models[m]!),
-    rate: items.map((i) => Float64Array.from(models, (m) => table.rate[i]![m]!)),
-    runCost: Float64Array.from(models, (m) => table.runCost[m]!),
-  };
-}
-
-/** The first `n` indices of `keys` in the order of u(prefix/key). */
-function draw(prefix: string, keys: readonly string[], n: number): number[] {
-  return keys
-    .map((k, i) => ({ i, h: u(`${prefix}/${k}`) }))
-    .sort((a, b) => a.h - b.h)
-    .slice(0, n)
-    .map((x) => x.i)
-    .sort((a, b) => a - b);
-}
-
-const all = (n: number) => Array.from({ length: n }, (_, i) => i);
-
 interface Variant {
   readonly name: string;
   readonly table: RunTable;
@@ -64,12 +40,10 @@ interface Variant {
 const tb = await loadRunTable("terminal-bench-2-32models");
 const variants: Variant[] = [{ name: "terminal-bench (all)", table: tb }];
 for (let d = 1; d <= draws; d++) {
-  const models = draw(`${tb.name}/models/${d}`, tb.models, 16);
-  variants.push({ name: `tb 16 models #${d}`, table: subset(tb, all(tb.ids.length), models) });
+  variants.push({ name: `tb 16 models #${d}`, table: modelHalf(tb, d) });
 }
 for (let d = 1; d <= draws; d++) {
-  const items = draw(`${tb.name}/tasks/${d}`, tb.ids, 60);
-  variants.push({ name: `tb 60 tasks #${d}`, table: subset(tb, items, all(tb.models.length)) });
+  variants.push({ name: `tb 60 tasks #${d}`, table: taskDraw(tb, d, 60) });
 }
 const dir = mkdtempSync(join(tmpdir(), "irt-router-synthetic-runs-"));
 try {

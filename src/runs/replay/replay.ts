@@ -101,6 +101,12 @@ export interface ReplayOptions {
  * breaks near-ties between the top models: on Terminal-Bench the curve is a step there (docs/agents.md).
  */
 export const DEFAULT_COST_WEIGHTS: readonly number[] = [0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5];
+/**
+ * Escalation settings: cost weights with a per-task cap, and cost weights alone. Without a cap a dear model may follow
+ * a cheap one that failed (its run is paid only when the cheap one fails); a cap of 35% or 60% of the reference's run
+ * cost forbids it on every task. On Terminal-Bench's training items the uncapped 0.4, 0.3 and 0.2 lie above the capped
+ * points at the same mean cost (docs/agents.md, "Do the defaults hold on other sets?").
+ */
 export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
   { costWeight: 0.3, cap: 0.25 },
   { costWeight: 0.2, cap: 0.35 },
@@ -108,6 +114,9 @@ export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
   { costWeight: 0.1, cap: 0.6 },
   { costWeight: 0.05, cap: 1 },
   { costWeight: 0.15, cap: 1.6 },
+  { costWeight: 0.4, cap: null },
+  { costWeight: 0.3, cap: null },
+  { costWeight: 0.2, cap: null },
   { costWeight: 0.15, cap: null },
   { costWeight: 0.05, cap: null },
   { costWeight: 0, cap: null },
