@@ -168,7 +168,8 @@ export class StaticEncoder implements QueryEncoder {
       readChecked(join(dir, manifest.table.file), manifest.table, !shipped),
       loadTokenizer(dir, manifest, manifestFile, shipped),
     ]);
-    const table = decodeStaticTable(tableBytes, manifest.rows, manifest.dim, manifest.dtype);
+    // The bytes were just read for this encoder alone: the table is a view of them, not a second copy.
+    const table = decodeStaticTable(tableBytes, manifest.rows, manifest.dim, manifest.dtype, true);
     return new StaticEncoder(manifest, table, tokenizer, longest * resolved.maxTokens, resolved);
   }
 

@@ -238,13 +238,24 @@ export function encodeStaticTable(table: StaticTable): Uint8Array {
 
 /**
  * The table stored in `bytes` (see {@link encodeStaticTable}). Throws a RangeError when the length does not match.
+ * The table gets its own copy of the bytes, unless `adopt` is true and `bytes` starts at an aligned offset: then it is
+ * a view of them (no copy; for bytes just read from a file that nothing else holds), so later writes to `bytes` would
+ * change the table.
  */
-export function decodeStaticTable(bytes: Uint8Array, rows: number, dim: number, dtype: StaticTableDtype): StaticTable {
+export function decodeStaticTable(
+  bytes: Uint8Array,
+  rows: number,
+  dim: number,
+  dtype: StaticTableDtype,
+  adopt = false,
+): StaticTable {
   const expected = tableByteLength(rows, dim, dtype);
   if (bytes.byteLength !== expected) {
     throw new RangeError(`a ${rows} x ${dim} ${dtype} table takes ${expected} bytes, got ${bytes.byteLength}`);
   }
-  const copy = bytes.slice(); // aligned, owned buffer
+  // An aligned buffer of its own: the bytes themselves when adopted from offset 0, else a copy (a fresh process pays
+  // ~3 ms per MB of new memory on a small VM, so the encoder's load adopts the file it read).
+  const copy = adopt && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
   const view = new DataView(copy.buffer);
   if (dtype === "int8") {
     const scales = LITTLE_ENDIAN

@@ -153,9 +153,11 @@ export function decodeArtifact(
 
 /**
  * {@link decodeArtifact} of an artifact shipped inside the package (`pretrained/`), whose files are as much part of
- * the install as its code: every check but the sha256 of weights.bin and catalog.json, which the test suite checks
- * against the manifests instead (test/scorer/shipped-files.test.ts). A truncated or longer file still fails on its
- * byte length (ARTIFACT_INTEGRITY), a malformed one on its shape.
+ * the install as its code: every check but the sha256 of weights.bin and catalog.json and the scan of the weights for
+ * non-finite values, which the test suite covers by checking the sha256 against the manifests instead
+ * (test/scorer/shipped-files.test.ts). A truncated or longer file still fails on its byte length
+ * (ARTIFACT_INTEGRITY), a malformed one on its shape. The weights are views of `files.weights` (not copied): pass
+ * bytes that nothing else holds.
  */
 export function decodeShippedArtifact(
   files: { manifest: Uint8Array; weights: Uint8Array; catalog: Uint8Array },
@@ -179,6 +181,7 @@ function decodeArtifactFiles(
     manifest,
     catalog.map((e) => e.id),
     where(WEIGHTS_FILE),
+    !checksums,
   );
   checkCatalogAbilities(catalog, weights.theta, dim, where(CATALOG_FILE));
   return { manifest, weights, catalog };

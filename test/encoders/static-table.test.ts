@@ -49,6 +49,22 @@ describe("static table", () => {
     expect(() => decodeStaticTable(new Uint8Array(5), rows, dim, "int8")).toThrow(RangeError);
   });
 
+  it("copies the bytes unless told to adopt them, and adopts only an aligned buffer of their own", () => {
+    const bytes = encodeStaticTable(quantizeTable(values, rows, dim, "int8"));
+    const copied = decodeStaticTable(bytes, rows, dim, "int8");
+    const adopted = decodeStaticTable(bytes, rows, dim, "int8", true);
+    expect(copied.data.buffer).not.toBe(bytes.buffer);
+    expect(adopted.data.buffer).toBe(bytes.buffer);
+    expect(Array.from(adopted.data)).toEqual(Array.from(copied.data));
+    expect(Array.from(adopted.scales!)).toEqual(Array.from(copied.scales!));
+    // a view into a larger buffer (e.g. a pooled Buffer) is copied even when adopted: its offset may be misaligned
+    const padded = new Uint8Array(bytes.byteLength + 1);
+    padded.set(bytes, 1);
+    const inside = decodeStaticTable(padded.subarray(1), rows, dim, "int8", true);
+    expect(inside.data.buffer).not.toBe(padded.buffer);
+    expect(Array.from(inside.scales!)).toEqual(Array.from(copied.scales!));
+  });
+
   it("embeds a sequence as the unit-norm sum of its rows, skipping unknown ids", () => {
     const table = quantizeTable(values, rows, dim, "float32");
     const v = staticEmbed([1, 2, 2, 99, -1], table);

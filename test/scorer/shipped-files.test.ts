@@ -54,6 +54,26 @@ describe("the files shipped inside the package", () => {
     }
   });
 
+  it("the shipped load path keeps the weights where they were read, with the checking decoder's values", () => {
+    const dir = join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR);
+    const files = () => ({
+      manifest: read(dir, "manifest.json"),
+      weights: read(dir, "weights.bin"),
+      catalog: read(dir, "catalog.json"),
+    });
+    const shippedFiles = files();
+    const shipped = decodeShippedArtifact(shippedFiles, (f) => join(dir, f)).weights;
+    const checkedFiles = files();
+    const checked = decodeArtifact(checkedFiles).weights;
+    // views of the bytes read (no second copy) on the shipped path; copies on the checking path (bytes of the user's)
+    expect(shipped.theta.buffer).toBe(shippedFiles.weights.buffer);
+    expect(shipped.experts[0]!.l1.W.buffer).toBe(shippedFiles.weights.buffer);
+    expect(checked.theta.buffer).not.toBe(checkedFiles.weights.buffer);
+    expect(Array.from(shipped.theta)).toEqual(Array.from(checked.theta));
+    expect(Array.from(shipped.gate.W)).toEqual(Array.from(checked.gate.W));
+    expect(Array.from(shipped.experts.at(-1)!.l2.b)).toEqual(Array.from(checked.experts.at(-1)!.l2.b));
+  });
+
   it("the shipped load path refuses a truncated weights.bin by its length, naming the file", () => {
     const dir = join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR);
     const files = {
