@@ -17,7 +17,7 @@ import { mdTable, percentile, type BenchSection } from "../section.js";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const LANGCHAIN_CORE = "@langchain/core@1.4.0";
-const RUNS = 7;
+const RUNS = 15;
 
 /**
  * The application each fresh process runs: route one call, print the time since process start and the choice, and
