@@ -69,21 +69,24 @@ export function ratio(pairs: readonly CalibrationPair[], rule: string, split: "v
 }
 
 /**
- * The rule with the best worst validation ratio over `datasets` (ties: the earlier rule), among the candidates: the
+ * The candidate with the smallest worst `score` over `datasets` (ties: the earlier rule), among the candidates: the
  * rules that hand over to the random order after a bounded number of adaptive probes, when the run has any (the
  * others cannot be kept from losing to random order on a bank that misleads; they are shown for comparison).
  */
-export function chooseRule(r: CalibrationLodoResult, datasets: readonly string[]): string {
+function chooseRuleBy(
+  r: CalibrationLodoResult,
+  datasets: readonly string[],
+  score: (pairs: CalibrationLodoResult["pairs"], id: string) => number,
+): string {
   const candidates = r.rules.some((x) => x.bounded) ? r.rules.filter((x) => x.bounded) : r.rules;
   let best = candidates[0]!.id;
   let bestV = Infinity;
   for (const { id } of candidates) {
     const v = Math.max(
       ...datasets.map((d) =>
-        ratio(
+        score(
           r.pairs.filter((p) => p.dataset === d),
           id,
-          "val",
         ),
       ),
     );
@@ -93,6 +96,11 @@ export function chooseRule(r: CalibrationLodoResult, datasets: readonly string[]
     }
   }
   return best;
+}
+
+/** The rule with the best worst validation ratio of probes to the first crossing over `datasets` ({@link chooseRuleBy}). */
+export function chooseRule(r: CalibrationLodoResult, datasets: readonly string[]): string {
+  return chooseRuleBy(r, datasets, (pairs, id) => ratio(pairs, id, "val"));
 }
 
 /**
@@ -172,28 +180,11 @@ export function errorExcess(pairs: readonly CalibrationPair[], rule: string): nu
 }
 
 /**
- * The candidate with the smallest worst validation error excess ({@link errorExcess}) over `datasets` (ties: the
- * earlier rule): the choice by the error-after-k measure, beside {@link chooseRule}'s by the first crossing.
+ * The rule with the smallest worst validation error excess ({@link errorExcess}) over `datasets`
+ * ({@link chooseRuleBy}): the choice by the error-after-k measure, beside {@link chooseRule}'s by the first crossing.
  */
 export function chooseRuleByError(r: CalibrationLodoResult, datasets: readonly string[]): string {
-  const candidates = r.rules.some((x) => x.bounded) ? r.rules.filter((x) => x.bounded) : r.rules;
-  let best = candidates[0]!.id;
-  let bestV = Infinity;
-  for (const { id } of candidates) {
-    const v = Math.max(
-      ...datasets.map((d) =>
-        errorExcess(
-          r.pairs.filter((p) => p.dataset === d),
-          id,
-        ),
-      ),
-    );
-    if (v < bestV) {
-      bestV = v;
-      best = id;
-    }
-  }
-  return best;
+  return chooseRuleBy(r, datasets, (pairs, id) => errorExcess(pairs, id));
 }
 
 /** The command that reruns `r` (its seeds and orders; the defaults left out). */
