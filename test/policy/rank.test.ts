@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rankCandidates, budgetLambda } from "../../src/policy/rank.js";
 import { ValidationError } from "../../src/errors.js";
+import { thrownBy } from "../errors.js";
 import type { Candidate } from "../../src/policy/types.js";
 
 const gpt4: Candidate = { id: "gpt-4", p: 0.9, expectedCost: 0.005 };
@@ -227,15 +228,9 @@ describe("rankCandidates: bad candidates", () => {
     it(`throws a ValidationError for ${name}`, () => {
       for (const kind of ["quality", "cost-aware"] as const) {
         const policy = kind === "quality" ? { kind } : { kind, lambda: 1 };
-        let error: unknown;
-        try {
-          rankCandidates(policy, candidates);
-        } catch (e) {
-          error = e;
-        }
-        expect(error).toBeInstanceOf(ValidationError);
-        expect((error as ValidationError).message).toMatch(message);
-        expect((error as ValidationError).code).toBe("INVALID_ARGUMENT");
+        const error = thrownBy(ValidationError, () => rankCandidates(policy, candidates));
+        expect(error.message).toMatch(message);
+        expect(error.code).toBe("INVALID_ARGUMENT");
       }
     });
   }
@@ -257,15 +252,9 @@ describe("rankCandidates: bad policy", () => {
   ];
   for (const [name, policy, path] of bad) {
     it(`throws a ValidationError at ${path} for ${name}`, () => {
-      let error: unknown;
-      try {
-        rankCandidates(policy as never, all, { spentUsd: 0 });
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(ValidationError);
-      expect((error as ValidationError).path).toBe(path);
-      expect((error as ValidationError).code).toBe("INVALID_ARGUMENT");
+      const error = thrownBy(ValidationError, () => rankCandidates(policy as never, all, { spentUsd: 0 }));
+      expect(error.path).toBe(path);
+      expect(error.code).toBe("INVALID_ARGUMENT");
     });
   }
 

@@ -12,6 +12,7 @@ import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../adapters/artifact
 import { defaultStaticDir } from "../../adapters/encoders/static.js";
 import { decodeArtifact, decodeShippedArtifact } from "../../src/scorer/artifact.js";
 import { ArtifactError } from "../../src/errors.js";
+import { thrownBy } from "../errors.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const read = (dir: string, file: string) => new Uint8Array(readFileSync(join(dir, file)));
@@ -82,16 +83,8 @@ describe("the files shipped inside the package", () => {
       catalog: read(dir, "catalog.json"),
     };
     const where = (f: string) => join(dir, f);
-    let error: unknown;
-    try {
-      decodeShippedArtifact(files, where);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ArtifactError);
-    expect((error as ArtifactError).code).toBe("ARTIFACT_INTEGRITY");
-    expect((error as ArtifactError).message).toMatch(
-      /weights\.bin is \d+ bytes but manifest\.json records \d+: the file is truncated/,
-    );
+    const error = thrownBy(ArtifactError, () => decodeShippedArtifact(files, where));
+    expect(error.code).toBe("ARTIFACT_INTEGRITY");
+    expect(error.message).toMatch(/weights\.bin is \d+ bytes but manifest\.json records \d+: the file is truncated/);
   });
 });
