@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { renameSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ArtifactError } from "../../src/errors.js";
 import {
@@ -10,6 +10,7 @@ import {
   type DecodedArtifact,
   type ScorerArtifact,
 } from "../../src/scorer/artifact.js";
+import { weightsArena } from "../../src/scorer/dense-kernel.js";
 import { CATALOG_FILE, MANIFEST_FILE, WEIGHTS_FILE } from "../../src/scorer/serialize.js";
 
 /**
@@ -43,10 +44,25 @@ export async function saveScorer(dir: string, artifact: ScorerArtifact): Promise
   return abs;
 }
 
-async function readOne(dir: string, name: string): Promise<Uint8Array> {
+/** A file's bytes: as read (a view, not a copy), or into the memory `into(size)` gives. */
+async function readOne(dir: string, name: string, into?: (size: number) => Uint8Array): Promise<Uint8Array> {
   const path = join(dir, name);
   try {
-    return new Uint8Array(await readFile(path));
+    if (!into) {
+      const read = await readFile(path);
+      return new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
+    }
+    const file = await open(path, "r");
+    try {
+      const { size } = await file.stat();
+      const bytes = into(size);
+      let at = 0;
+      for (let n = 1; at < size && n > 0; at += n) ({ bytesRead: n } = await file.read(bytes, at, size - at, at));
+      // A file cut short while being read keeps what was read; decoding reports it as too short.
+      return at === size ? bytes : bytes.subarray(0, at);
+    } finally {
+      await file.close();
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ArtifactError(
@@ -61,22 +77,27 @@ async function readOne(dir: string, name: string): Promise<Uint8Array> {
 
 /** Reads and verifies the files of an artifact directory (checksums, lengths, format version, shapes). */
 export async function readArtifact(dir: string): Promise<DecodedArtifact> {
-  return readArtifactFiles(dir, decodeArtifact);
+  return readArtifactFiles(dir, decodeArtifact, false);
 }
 
 /**
  * {@link readArtifact} of an artifact shipped inside the package: every check but the files' sha256, which the test
- * suite checks instead (see `decodeShippedArtifact`).
+ * suite checks instead (see `decodeShippedArtifact`). Its weights are read into a WebAssembly arena and used where
+ * they lie, so the scorer's dense layers run in the WebAssembly kernel (src/scorer/dense-kernel.ts).
  */
 export async function readShippedArtifact(dir: string): Promise<DecodedArtifact> {
-  return readArtifactFiles(dir, decodeShippedArtifact);
+  return readArtifactFiles(dir, decodeShippedArtifact, true);
 }
 
-async function readArtifactFiles(dir: string, decode: typeof decodeShippedArtifact): Promise<DecodedArtifact> {
+async function readArtifactFiles(
+  dir: string,
+  decode: typeof decodeShippedArtifact,
+  shipped: boolean,
+): Promise<DecodedArtifact> {
   const abs = resolve(dir);
   const [manifest, weights, catalog] = await Promise.all([
     readOne(abs, MANIFEST_FILE),
-    readOne(abs, WEIGHTS_FILE),
+    readOne(abs, WEIGHTS_FILE, shipped ? weightsArena : undefined),
     readOne(abs, CATALOG_FILE),
   ]);
   return decode({ manifest, weights, catalog }, (f) => join(abs, f));

@@ -52,14 +52,18 @@ export function denseForward(
   return out;
 }
 
-/** One expert at inference: relu(x W1 + b1) W2 + b2 (dropout is a training-time op). */
+/**
+ * One expert at inference: relu(x W1 + b1) W2 + b2 (dropout is a training-time op); `dense` computes each layer
+ * (default {@link denseForward}; the scorer passes its weights' kernel, dense-kernel.ts).
+ */
 export function expertForward(
   expert: ExpertWeights,
   x: Float32Array,
   hidden?: Float32Array,
   out?: Float32Array,
+  dense: (layer: DenseWeights, x: Float32Array, out?: Float32Array) => Float32Array = denseForward,
 ): Float32Array {
-  const h = denseForward(expert.l1, x, hidden);
+  const h = dense(expert.l1, x, hidden);
   for (let j = 0; j < h.length; j++) if (h[j]! < 0) h[j] = 0;
-  return denseForward(expert.l2, h, out);
+  return dense(expert.l2, h, out);
 }

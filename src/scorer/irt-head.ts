@@ -1,12 +1,13 @@
 import type { ItemParams } from "./types.js";
-import { denseForward } from "./expert.js";
+import { denseFor } from "./dense-kernel.js";
 import type { IrtMoeWeights } from "./weights.js";
 import { sigmoid } from "../util/maths.js";
 
-/** alpha_q = mixed W_alpha + b_alpha, beta_q = mixed w_beta + b_beta. */
+/** alpha_q = mixed W_alpha + b_alpha, beta_q = mixed w_beta + b_beta (dense layers by `denseFor`, dense-kernel.ts). */
 export function irtHeads(w: IrtMoeWeights, mixed: Float32Array): ItemParams {
-  const alpha = denseForward(w.alpha, mixed);
-  const beta = denseForward(w.beta, mixed)[0]!;
+  const dense = denseFor(w);
+  const alpha = dense(w.alpha, mixed);
+  const beta = dense(w.beta, mixed)[0]!;
   return { alpha, beta };
 }
 

@@ -1,4 +1,5 @@
-import { denseForward, expertForward } from "./expert.js";
+import { denseFor } from "./dense-kernel.js";
+import { expertForward } from "./expert.js";
 import type { IrtMoeWeights } from "./weights.js";
 
 /** Softmax in place; returns its argument. */
@@ -23,15 +24,16 @@ export interface MixtureOutput {
   readonly mixed: Float32Array;
 }
 
-/** The gated mixture of experts for one embedding (plain typed arrays). */
+/** The gated mixture of experts for one embedding (plain typed arrays; dense layers by `denseFor`, dense-kernel.ts). */
 export function mixtureForward(w: IrtMoeWeights, x: Float32Array): MixtureOutput {
-  const gate = softmaxInPlace(denseForward(w.gate, x));
+  const dense = denseFor(w);
+  const gate = softmaxInPlace(dense(w.gate, x));
   const hidden = new Float32Array(w.shared.l1.outDim);
-  const mixed = expertForward(w.shared, x, hidden);
+  const mixed = expertForward(w.shared, x, hidden, undefined, dense);
   const tmp = new Float32Array(mixed.length);
   for (let k = 0; k < w.experts.length; k++) {
     const g = gate[k]!;
-    expertForward(w.experts[k]!, x, hidden, tmp);
+    expertForward(w.experts[k]!, x, hidden, tmp, dense);
     for (let j = 0; j < mixed.length; j++) mixed[j]! += g * tmp[j]!;
   }
   return { gate, mixed };

@@ -1,0 +1,142 @@
+/**
+ * The scorer's dense layers in WebAssembly, for weights that live in a WebAssembly memory (an arena).
+ *
+ * Why: a fresh process runs its first mixture-of-experts forward (about 210,000 multiply-adds for the shipped scorer)
+ * in V8's interpreter, 14-24 ms on a small VM, and the next one or two before the optimizing compiler takes over; the
+ * same forward through this kernel takes about 1 ms from the first call, and is also a little faster once warm
+ * (docs/benchmarks.md). The kernel adds in the order {@link denseForward} adds, in float64, so both give the same
+ * float32 bits.
+ *
+ * Only weights read into an arena ({@link weightsArena}; the package's shipped scorer) use it, in place: weights built
+ * or trained in the process stay plain typed arrays that their owner may change, and use {@link denseForward}. Where
+ * WebAssembly is missing or may not compile code (some edge runtimes), {@link weightsArena} hands out plain memory
+ * and everything runs in TypeScript, with the same results.
+ *
+ * @module
+ */
+import { DENSE_KERNEL_WASM } from "./dense-kernel-wasm.js";
+import { denseForward } from "./expert.js";
+import type { DenseWeights, IrtMoeWeights } from "./weights.js";
+
+/** y = x W + b for one vector, as {@link denseForward}. */
+export type DenseFn = (layer: DenseWeights, x: Float32Array, out?: Float32Array) => Float32Array;
+
+const PAGE_BYTES = 65_536;
+/** Room an arena keeps after its contents for the kernel's input, output and float64 sums. */
+const SCRATCH_BYTES = PAGE_BYTES;
+
+type DenseExport = (w: number, b: number, x: number, out: number, acc: number, inDim: number, outDim: number) => void;
+
+/** What the kernel uses of the WebAssembly API (typed here: the package's TypeScript lib has no DOM types). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: { env: { memory: WasmMemory } }) => { exports: { dense: DenseExport } };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+}
+
+let compiled: { wasm: WasmApi; module: object } | null | undefined;
+
+/** The compiled kernel, or null where WebAssembly is missing or may not compile code. */
+function kernelModule(): { wasm: WasmApi; module: object } | null {
+  if (compiled === undefined) {
+    compiled = null;
+    const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+    try {
+      if (wasm) {
+        const text = atob(DENSE_KERNEL_WASM);
+        const bytes = new Uint8Array(text.length);
+        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+        compiled = { wasm, module: new wasm.Module(bytes) };
+      }
+    } catch {
+      // Code generation disallowed by the runtime: the TypeScript path, same results.
+    }
+  }
+  return compiled;
+}
+
+/** The memory behind each buffer {@link weightsArena} handed out, and how many bytes it handed out (the kernel's
+ * scratch starts after them: the file read there may hold more than the dense layers, theta for one). */
+const arenas = new WeakMap<ArrayBufferLike, { memory: WasmMemory; used: number }>();
+
+/**
+ * `byteLength` bytes (zeroed) to read a weights file into, at offset 0 of a WebAssembly memory with room for the
+ * kernel after them; plain memory where WebAssembly is unavailable. Tensors decoded as views of these bytes run
+ * through the kernel.
+ *
+ * @example
+ * const bytes = weightsArena(size); // then read the file into `bytes` and decode views of it
+ */
+export function weightsArena(byteLength: number): Uint8Array {
+  const kernel = kernelModule();
+  if (!kernel) return new Uint8Array(byteLength);
+  const memory = new kernel.wasm.Memory({ initial: Math.ceil((byteLength + SCRATCH_BYTES) / PAGE_BYTES) });
+  arenas.set(memory.buffer, { memory, used: byteLength });
+  return new Uint8Array(memory.buffer, 0, byteLength);
+}
+
+const kernels = new WeakMap<IrtMoeWeights, DenseFn>();
+
+/**
+ * The dense-layer function for `weights`: the WebAssembly kernel when every layer is a view of one arena with room
+ * for its scratch, else {@link denseForward}. Cached per weights object.
+ *
+ * @example
+ * const dense = denseFor(weights);
+ * const h = dense(weights.shared.l1, x);
+ */
+export function denseFor(weights: IrtMoeWeights): DenseFn {
+  let dense = kernels.get(weights);
+  if (!dense) {
+    dense = arenaKernel(weights) ?? denseForward;
+    kernels.set(weights, dense);
+  }
+  return dense;
+}
+
+function layersOf(w: IrtMoeWeights): DenseWeights[] {
+  return [w.gate, w.alpha, w.beta, ...[w.shared, ...w.experts].flatMap((e) => [e.l1, e.l2])];
+}
+
+function arenaKernel(weights: IrtMoeWeights): DenseFn | undefined {
+  const kernel = kernelModule();
+  const layers = layersOf(weights);
+  const buffer = layers[0]?.W.buffer;
+  const arena = buffer && arenas.get(buffer);
+  if (!kernel || !arena || arena.memory.buffer !== buffer) return undefined;
+  const { memory, used } = arena;
+  let maxIn = 0;
+  let maxOut = 0;
+  for (const l of layers) {
+    if (l.W.buffer !== buffer || l.b.buffer !== buffer) return undefined;
+    if (l.W.length !== l.inDim * l.outDim || l.b.length !== l.outDim) return undefined;
+    maxIn = Math.max(maxIn, l.inDim);
+    maxOut = Math.max(maxOut, l.outDim);
+  }
+  const accAt = Math.ceil(used / 8) * 8;
+  const xAt = accAt + 8 * maxOut;
+  const outAt = xAt + 4 * maxIn;
+  if (outAt + 4 * maxOut > buffer.byteLength) return undefined;
+  const run = new kernel.wasm.Instance(kernel.module, { env: { memory } }).exports.dense;
+  const heap = new Float32Array(buffer);
+  return (layer, x, out = new Float32Array(layer.outDim)) => {
+    const { inDim, outDim, W, b } = layer;
+    // A layer that is not (or no longer) a view of this arena, or a short input, takes the TypeScript path.
+    if (
+      W.buffer !== buffer ||
+      b.buffer !== buffer ||
+      inDim > maxIn ||
+      outDim > maxOut ||
+      x.length < inDim ||
+      W.length !== inDim * outDim
+    )
+      return denseForward(layer, x, out);
+    heap.set(x.length === inDim ? x : x.subarray(0, inDim), xAt / 4);
+    run(W.byteOffset, b.byteOffset, xAt, outAt, accAt, inDim, outDim);
+    out.set(heap.subarray(outAt / 4, outAt / 4 + outDim));
+    return out;
+  };
+}

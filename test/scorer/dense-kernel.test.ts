@@ -1,0 +1,111 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readShippedArtifact } from "../../adapters/artifact/files.js";
+import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../adapters/artifact/load.js";
+import { assembleDenseKernel } from "../../scripts/dense-kernel.js";
+import { denseFor, weightsArena } from "../../src/scorer/dense-kernel.js";
+import { DENSE_KERNEL_WASM } from "../../src/scorer/dense-kernel-wasm.js";
+import { denseForward } from "../../src/scorer/expert.js";
+import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
+import { initWeights, type DenseWeights, type IrtMoeWeights } from "../../src/scorer/weights.js";
+import { trainingRng } from "../../src/util/random.js";
+
+/** `weights` with every dense layer moved into one arena (as the shipped scorer's are read), theta left as it is. */
+function inArena(weights: IrtMoeWeights): IrtMoeWeights {
+  const layers = (w: IrtMoeWeights): DenseWeights[] => [
+    w.gate,
+    w.alpha,
+    w.beta,
+    ...[w.shared, ...w.experts].flatMap((e) => [e.l1, e.l2]),
+  ];
+  const floats = layers(weights).reduce((n, l) => n + l.W.length + l.b.length, 0);
+  const bytes = weightsArena(floats * 4);
+  let at = 0;
+  const place = (a: Float32Array): Float32Array => {
+    const view = new Float32Array(bytes.buffer, bytes.byteOffset + at * 4, a.length);
+    view.set(a);
+    at += a.length;
+    return view;
+  };
+  const move = (l: DenseWeights): DenseWeights => ({ ...l, W: place(l.W), b: place(l.b) });
+  return {
+    ...weights,
+    gate: move(weights.gate),
+    alpha: move(weights.alpha),
+    beta: move(weights.beta),
+    shared: { l1: move(weights.shared.l1), l2: move(weights.shared.l2) },
+    experts: weights.experts.map((e) => ({ l1: move(e.l1), l2: move(e.l2) })),
+  };
+}
+
+function randomInputs(dim: number, n: number, seed: number): Float32Array[] {
+  const rng = trainingRng(seed);
+  return Array.from({ length: n }, () => Float32Array.from({ length: dim }, () => rng.normal()));
+}
+
+/** Both forwards, element by element, as bits (Object.is: -0 and 0 differ). */
+function expectSameBits(a: IrtMoeWeights, b: IrtMoeWeights, inputs: Float32Array[]): void {
+  for (const x of inputs) {
+    const p = itemParamsOf(a, x);
+    const q = itemParamsOf(b, x);
+    expect(Object.is(p.beta, q.beta)).toBe(true);
+    expect([...p.alpha].every((v, k) => Object.is(v, q.alpha[k]))).toBe(true);
+  }
+}
+
+describe("dense-layer kernel", () => {
+  it("ships the bytes its WebAssembly text assembles to", async () => {
+    expect(Buffer.from(await assembleDenseKernel()).toString("base64")).toBe(DENSE_KERNEL_WASM);
+  });
+
+  it("runs weights held in an arena and gives the TypeScript forward's bits, on and off the 8-row unroll", () => {
+    for (const [shape, seed] of [
+      [{ inDim: 13, experts: 2, hidden: 9, out: 5, abilityDim: 3 }, 1],
+      [{ inDim: 64, experts: 4, hidden: 32, out: 16, abilityDim: 8 }, 2],
+      [{ inDim: 7, experts: 1, hidden: 3, out: 2, abilityDim: 1 }, 3],
+    ] as const) {
+      const plain = initWeights(trainingRng(seed), shape, ["a", "b"], 0.6);
+      const arena = inArena(plain);
+      expect(denseFor(plain)).toBe(denseForward);
+      expect(denseFor(arena)).not.toBe(denseForward);
+      expectSameBits(arena, plain, randomInputs(shape.inDim, 20, seed + 10));
+    }
+  });
+
+  it("runs the shipped scorer's weights where they were read, with the same bits as a copy", async () => {
+    const { weights } = await readShippedArtifact(join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR));
+    expect(denseFor(weights)).not.toBe(denseForward);
+    const copy = structuredClone(weights);
+    expect(denseFor(copy)).toBe(denseForward);
+    const inputs = randomInputs(weights.inDim, 25, 7);
+    expectSameBits(weights, copy, inputs);
+    // Everything else read with the layers (theta) is untouched by the kernel's scratch: the same p for every model.
+    const X = new Float32Array(inputs.length * weights.inDim);
+    inputs.forEach((x, i) => X.set(x, i * weights.inDim));
+    const rows = inputs.map((_, i) => i);
+    const p = predictItems({ weights, temperature: 1 }, X, rows);
+    const q = predictItems({ weights: copy, temperature: 1 }, X, rows);
+    expect([...p].every((v, i) => Object.is(v, q[i]))).toBe(true);
+    expect([...weights.theta]).toEqual([...copy.theta]);
+  });
+
+  it("leaves weights with a layer outside the arena, or too wide for its scratch, to TypeScript", () => {
+    const shape = { inDim: 13, experts: 2, hidden: 9, out: 5, abilityDim: 3 };
+    const arena = inArena(initWeights(trainingRng(4), shape, ["a"], 0.5));
+    const mixed = { ...arena, gate: { ...arena.gate, W: arena.gate.W.slice() } };
+    expect(denseFor(mixed)).toBe(denseForward);
+    // 40,000 inputs need 160 KB of scratch; an arena keeps 64 KB and less than a page of rounding.
+    const wide = inArena(initWeights(trainingRng(5), { ...shape, inDim: 40_000 }, ["a"], 0.5));
+    expect(denseFor(wide)).toBe(denseForward);
+    expectSameBits(arena, mixed, randomInputs(13, 5, 9));
+  });
+
+  it("answers a call on a layer that left the arena after the kernel was built, in TypeScript", () => {
+    const shape = { inDim: 16, experts: 1, hidden: 8, out: 4, abilityDim: 2 };
+    const arena = inArena(initWeights(trainingRng(6), shape, ["a"], 0.5));
+    const dense = denseFor(arena);
+    const moved: DenseWeights = { ...arena.gate, W: arena.gate.W.slice(), b: arena.gate.b.slice() };
+    const [x] = randomInputs(16, 1, 3);
+    expect([...dense(moved, x!)]).toEqual([...denseForward(arena.gate, x!)]);
+  });
+});
