@@ -78,6 +78,36 @@ export function weightsArena(byteLength: number): Uint8Array {
   return new Uint8Array(memory.buffer, 0, byteLength);
 }
 
+/**
+ * A copy of `weights` held in one arena, as a loaded scorer's are, so that its dense layers run in the kernel.
+ *
+ * @example
+ * const fast = inArena(initWeights(rng, shape, ids));
+ */
+export function inArena(weights: IrtMoeWeights): IrtMoeWeights {
+  const layers = layersOf(weights);
+  const floats = layers.reduce((n, l) => n + l.W.length + l.b.length, weights.theta.length);
+  const bytes = weightsArena(floats * 4);
+  let at = 0;
+  const place = (a: Float32Array): Float32Array => {
+    const view = new Float32Array(bytes.buffer, bytes.byteOffset + at * 4, a.length);
+    view.set(a);
+    at += a.length;
+    return view;
+  };
+  const move = (l: DenseWeights): DenseWeights => ({ inDim: l.inDim, outDim: l.outDim, W: place(l.W), b: place(l.b) });
+  return {
+    inDim: weights.inDim,
+    gate: move(weights.gate),
+    alpha: move(weights.alpha),
+    beta: move(weights.beta),
+    shared: { l1: move(weights.shared.l1), l2: move(weights.shared.l2) },
+    experts: weights.experts.map((e) => ({ l1: move(e.l1), l2: move(e.l2) })),
+    models: [...weights.models],
+    theta: place(weights.theta),
+  };
+}
+
 const kernels = new WeakMap<IrtMoeWeights, DenseFn>();
 
 /**

@@ -4,6 +4,7 @@
  */
 import { ArtifactError } from "../errors.js";
 import { CATALOG_FILE, WEIGHTS_FILE } from "./artifact-names.js";
+import { weightsArena } from "./dense-kernel.js";
 import type { ScorerManifest, TensorEntry } from "./manifest-schema.js";
 import type { DenseWeights, ExpertWeights, IrtMoeWeights } from "./weights.js";
 
@@ -103,12 +104,21 @@ class TensorReader {
   private readonly used = new Set<string>();
   private readonly view: DataView;
 
+  private readonly bytes: Uint8Array;
+
   constructor(
-    private readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     private readonly manifest: ScorerManifest,
     private readonly file: string,
     private readonly shipped: boolean,
   ) {
+    // The tensors are views of one arena (dense-kernel.ts), where the kernel runs them: the shipped file was read
+    // into one; any other is copied into one here, once (the caller's bytes stay theirs).
+    if (shipped) this.bytes = bytes;
+    else {
+      this.bytes = weightsArena(bytes.byteLength);
+      this.bytes.set(bytes);
+    }
     for (const [k, t] of manifest.weights.tensors.entries()) {
       if (this.table.has(t.name))
         throw new ArtifactError(
@@ -118,7 +128,7 @@ class TensorReader {
         );
       this.table.set(t.name, t);
     }
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
   }
 
   /** The tensor `name` of shape `shape`; an ArtifactError when it is missing, misshapen, out of bounds or not finite. */
@@ -145,17 +155,17 @@ class TensorReader {
         `${file}: tensor "${name}" (offset ${t.offset}, ${n * 4} bytes) lies outside the file (${bytes.byteLength} bytes).`,
         { file },
       );
-    // A fresh process pays ~3 ms per MB of new memory on a small VM: the shipped file's tensors stay where they were read.
-    if (this.shipped && LITTLE_ENDIAN && (bytes.byteOffset + t.offset) % 4 === 0)
-      return new Float32Array(bytes.buffer, bytes.byteOffset + t.offset, n);
-    const a = new Float32Array(n);
-    if (LITTLE_ENDIAN) {
-      // One copy of the bytes, then one pass that only compares: reading each float through the DataView costs a
-      // fresh process several milliseconds of cold code for the pretrained weights.
-      new Uint8Array(a.buffer).set(bytes.subarray(t.offset, t.offset + n * 4));
+    // Views, not copies (a fresh process pays ~3 ms per MB of new memory on a small VM); a big-endian platform or a
+    // misaligned tensor gets a copy, which runs in TypeScript.
+    let a: Float32Array;
+    if (LITTLE_ENDIAN && (bytes.byteOffset + t.offset) % 4 === 0) {
+      a = new Float32Array(bytes.buffer, bytes.byteOffset + t.offset, n);
+      if (this.shipped) return a;
     } else {
+      a = new Float32Array(n);
       for (let i = 0; i < n; i++) a[i] = this.view.getFloat32(t.offset + i * 4, true);
     }
+    // One pass that only compares (the shipped weights' sha256 test covers theirs).
     for (let i = 0; i < n; i++) {
       if (!Number.isFinite(a[i]!))
         throw new ArtifactError(

@@ -1,42 +1,17 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readShippedArtifact } from "../../adapters/artifact/files.js";
+import { readArtifact, readShippedArtifact } from "../../adapters/artifact/files.js";
 import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../adapters/artifact/load.js";
 import { assembleDenseKernel } from "../../scripts/dense-kernel.js";
-import { denseFor, weightsArena } from "../../src/scorer/dense-kernel.js";
+import { denseFor, inArena } from "../../src/scorer/dense-kernel.js";
 import { DENSE_KERNEL_WASM } from "../../src/scorer/dense-kernel-wasm.js";
 import { denseForward } from "../../src/scorer/expert.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { initWeights, type DenseWeights, type IrtMoeWeights } from "../../src/scorer/weights.js";
 import { trainingRng } from "../../src/util/random.js";
-
-/** `weights` with every dense layer moved into one arena (as the shipped scorer's are read), theta left as it is. */
-function inArena(weights: IrtMoeWeights): IrtMoeWeights {
-  const layers = (w: IrtMoeWeights): DenseWeights[] => [
-    w.gate,
-    w.alpha,
-    w.beta,
-    ...[w.shared, ...w.experts].flatMap((e) => [e.l1, e.l2]),
-  ];
-  const floats = layers(weights).reduce((n, l) => n + l.W.length + l.b.length, 0);
-  const bytes = weightsArena(floats * 4);
-  let at = 0;
-  const place = (a: Float32Array): Float32Array => {
-    const view = new Float32Array(bytes.buffer, bytes.byteOffset + at * 4, a.length);
-    view.set(a);
-    at += a.length;
-    return view;
-  };
-  const move = (l: DenseWeights): DenseWeights => ({ ...l, W: place(l.W), b: place(l.b) });
-  return {
-    ...weights,
-    gate: move(weights.gate),
-    alpha: move(weights.alpha),
-    beta: move(weights.beta),
-    shared: { l1: move(weights.shared.l1), l2: move(weights.shared.l2) },
-    experts: weights.experts.map((e) => ({ l1: move(e.l1), l2: move(e.l2) })),
-  };
-}
+import { saveToyScorer, toyScorerParts } from "./helpers.js";
 
 function randomInputs(dim: number, n: number, seed: number): Float32Array[] {
   const rng = trainingRng(seed);
@@ -87,6 +62,20 @@ describe("dense-layer kernel", () => {
     const q = predictItems({ weights: copy, temperature: 1 }, X, rows);
     expect([...p].every((v, i) => Object.is(v, q[i]))).toBe(true);
     expect([...weights.theta]).toEqual([...copy.theta]);
+  });
+
+  it("runs a saved scorer of yours in an arena of its own, with the bits of the weights it was saved from", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "irt-kernel-"));
+    try {
+      await saveToyScorer(dir, "toy-encoder", ["a", "b", "c"], 11);
+      const { weights } = await readArtifact(dir);
+      const { weights: original } = toyScorerParts(11, ["a", "b", "c"]);
+      expect(denseFor(weights)).not.toBe(denseForward);
+      expect([...weights.theta]).toEqual([...original.theta]);
+      expectSameBits(weights, original, randomInputs(weights.inDim, 10, 12));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("leaves weights with a layer outside the arena, or too wide for its scratch, to TypeScript", () => {

@@ -28,7 +28,7 @@ async function embedTimes(encoder: QueryEncoder, pool: string[], calls: number):
   return timeCalls(() => encoder.embed([pool[i++ % pool.length]!]), calls, 3);
 }
 
-/** A cost-aware router over 50 models scored by an untrained scorer of the default shape (see untrainedScorer). */
+/** A cost-aware router over 50 models scored by an untrained scorer of the default shape, in an arena (see untrainedScorer). */
 function router(encoder: QueryEncoder): IrtRouter {
   const ids = Array.from({ length: N_MODELS }, (_, m) => `model-${m}`);
   const scorer = untrainedScorer(encoder, ids);
@@ -85,7 +85,8 @@ export async function run(): Promise<BenchSection> {
       `Static: ${fast.id} (${fast.dim} dims). USE-lite: ${slow.id} on ${slow.backend}, its cache off. One new text per call ` +
         `(batch 1; no cache answers); ${CALLS.static} calls for the static encoder, 12-30 for USE-lite. The routing decision is ` +
         `\`IrtRouter.decide\` on a router cache miss: encode, the scorer's forward pass, ${N_MODELS} models scored, cost-aware policy ` +
-        "(an untrained scorer of the default shape: the same arithmetic as a trained one). Wall-clock ms; the last column is USE-lite's p50 over " +
+        "(an untrained scorer of the default shape, its weights in a WebAssembly arena as a loaded scorer's: the same arithmetic and kernel as a trained one). " +
+        "Wall-clock ms; the last column is USE-lite's p50 over " +
         `the static encoder's, measured in this process. Load average when the run started: ${load.toFixed(1)} on ${cpus().length} cores ` +
         "(a shared machine inflates both encoders' absolute times; the ratio is the figure to compare).",
       "",
