@@ -2,15 +2,16 @@
  * The scorer's dense layers in WebAssembly, for weights that live in a WebAssembly memory (an arena).
  *
  * Why: a fresh process runs its first mixture-of-experts forward (about 210,000 multiply-adds for the shipped scorer)
- * in V8's interpreter, 14-24 ms on a small VM, and the next one or two before the optimizing compiler takes over; the
- * same forward through this kernel takes about 1 ms from the first call, and is also a little faster once warm
- * (docs/benchmarks.md). The kernel adds in the order {@link denseForward} adds, in float64, so both give the same
- * float32 bits.
+ * in V8's interpreter, 31-38 ms on a loaded 2-core VM, and the next one or two before the optimizing compiler takes
+ * over; the same forward through this kernel takes 3-5 ms on its first call there (most of it compiling and touching
+ * fresh memory), and is no slower once warm. The kernel adds in the order {@link denseForward} adds, in float64, so
+ * both give the same float32 bits.
  *
- * Only weights read into an arena ({@link weightsArena}; the package's shipped scorer) use it, in place: weights built
- * or trained in the process stay plain typed arrays that their owner may change, and use {@link denseForward}. Where
- * WebAssembly is missing or may not compile code (some edge runtimes), {@link weightsArena} hands out plain memory
- * and everything runs in TypeScript, with the same results.
+ * Weights in an arena use it, in place: a loaded scorer's (read or copied into one by weights-file.ts) and
+ * {@link inArena}'s copies. Weights built or trained in the process stay plain typed arrays that their owner may
+ * change, and use {@link denseForward}. Where WebAssembly is missing, may not compile code (some edge runtimes) or
+ * cannot reserve a memory (a tight virtual-memory limit), {@link weightsArena} hands out plain memory and the layers
+ * run in TypeScript, with the same results.
  *
  * @module
  */
@@ -73,7 +74,13 @@ const arenas = new WeakMap<ArrayBufferLike, { memory: WasmMemory; used: number }
 export function weightsArena(byteLength: number): Uint8Array {
   const kernel = kernelModule();
   if (!kernel) return new Uint8Array(byteLength);
-  const memory = new kernel.wasm.Memory({ initial: Math.ceil((byteLength + SCRATCH_BYTES) / PAGE_BYTES) });
+  let memory: WasmMemory;
+  try {
+    memory = new kernel.wasm.Memory({ initial: Math.ceil((byteLength + SCRATCH_BYTES) / PAGE_BYTES) });
+  } catch {
+    // A WebAssembly memory reserves gigabytes of address space; under a virtual-memory limit it cannot: plain memory.
+    return new Uint8Array(byteLength);
+  }
   arenas.set(memory.buffer, { memory, used: byteLength });
   return new Uint8Array(memory.buffer, 0, byteLength);
 }
@@ -150,18 +157,27 @@ function arenaKernel(weights: IrtMoeWeights): DenseFn | undefined {
   const xAt = accAt + 8 * maxOut;
   const outAt = xAt + 4 * maxIn;
   if (outAt + 4 * maxOut > buffer.byteLength) return undefined;
-  const run = new kernel.wasm.Instance(kernel.module, { env: { memory } }).exports.dense;
+  let run: DenseExport;
+  try {
+    run = new kernel.wasm.Instance(kernel.module, { env: { memory } }).exports.dense;
+  } catch {
+    return undefined;
+  }
   const heap = new Float32Array(buffer);
   return (layer, x, out = new Float32Array(layer.outDim)) => {
     const { inDim, outDim, W, b } = layer;
-    // A layer that is not (or no longer) a view of this arena, or a short input, takes the TypeScript path.
+    // A layer that is not (or no longer) a view of this arena, a short bias or output, or an input that is not
+    // float32 (the kernel would round it) or too short takes the TypeScript path.
     if (
       W.buffer !== buffer ||
       b.buffer !== buffer ||
       inDim > maxIn ||
       outDim > maxOut ||
-      x.length < inDim ||
-      W.length !== inDim * outDim
+      W.length !== inDim * outDim ||
+      b.length < outDim ||
+      out.length < outDim ||
+      !(x instanceof Float32Array) ||
+      x.length < inDim
     )
       return denseForward(layer, x, out);
     heap.set(x.length === inDim ? x : x.subarray(0, inDim), xAt / 4);

@@ -4,7 +4,8 @@ import type { ItemParams } from "./types.js";
 import type { IrtMoeWeights } from "./weights.js";
 
 /**
- * Alpha and beta of one query embedding (pure TypeScript; no tfjs).
+ * Alpha and beta of one query embedding (no tfjs: TypeScript, with the dense layers in WebAssembly for weights in an
+ * arena, dense-kernel.ts; the same bits either way).
  *
  * @example
  * const { alpha, beta } = itemParamsOf(trained.weights, embedding);
@@ -16,7 +17,7 @@ export function itemParamsOf(weights: IrtMoeWeights, x: Float32Array): ItemParam
 /**
  * Alpha and beta of the given item rows of `X` (n x inDim) with the temperature folded in (alpha / T, beta / T:
  * what an online learner or a probe bank sees), as an `n x abilityDim` row-major alpha table and an `n` beta
- * vector; rows not listed stay 0. Pure TypeScript.
+ * vector; rows not listed stay 0. No tfjs (as {@link itemParamsOf}).
  *
  * @example
  * const { alphas, betas } = foldedItemParams(trained, data.X, split.train); // alphas[i * d + k]
@@ -42,7 +43,7 @@ export function foldedItemParams(
 
 /**
  * p(model correct) for the given item rows of a row-major embedding matrix `X` (n x inDim):
- * a `rows.length x nModels` row-major matrix. Pure TypeScript.
+ * a `rows.length x nModels` row-major matrix. No tfjs (as {@link itemParamsOf}).
  *
  * @example
  * const p = predictItems(trained, data.X, split.test); // p[r * nModels + m]

@@ -51,10 +51,11 @@ export function encodeWeights(w: IrtMoeWeights): { bytes: Uint8Array; tensors: T
  * (ARTIFACT_FORMAT) naming the file and the tensor when a tensor is missing, misshapen, out of bounds
  * or not finite.
  *
- * `shipped`: the bytes are the package's own `pretrained/` file, just read and held by nothing else. Its tensors are
- * then views of the bytes (no copy where aligned) and are not scanned for non-finite values, since the test suite
- * checks the file's sha256 against its manifest (test/scorer/shipped-files.test.ts); shapes and bounds are checked as
- * always.
+ * The tensors are views of one WebAssembly arena (dense-kernel.ts), so the scorer's dense layers run in its kernel.
+ * `shipped`: the bytes are the package's own `pretrained/` file, just read (into an arena) and held by nothing else:
+ * its tensors are views of them and are not scanned for non-finite values, since the test suite checks the file's
+ * sha256 against its manifest (test/scorer/shipped-files.test.ts). Other bytes are copied into an arena once and
+ * scanned. Shapes and bounds are checked always.
  */
 export function decodeWeights(
   bytes: Uint8Array,
@@ -155,8 +156,8 @@ class TensorReader {
         `${file}: tensor "${name}" (offset ${t.offset}, ${n * 4} bytes) lies outside the file (${bytes.byteLength} bytes).`,
         { file },
       );
-    // Views, not copies (a fresh process pays ~3 ms per MB of new memory on a small VM); a big-endian platform or a
-    // misaligned tensor gets a copy, which runs in TypeScript.
+    // Views, not copies (a fresh process pays ~3 ms per MB of new memory on a small VM); a big-endian platform, or
+    // shipped bytes handed in at an unaligned offset, get a copy, which runs in TypeScript.
     let a: Float32Array;
     if (LITTLE_ENDIAN && (bytes.byteOffset + t.offset) % 4 === 0) {
       a = new Float32Array(bytes.buffer, bytes.byteOffset + t.offset, n);

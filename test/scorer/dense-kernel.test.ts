@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readArtifact, readShippedArtifact } from "../../adapters/artifact/files.js";
 import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../adapters/artifact/load.js";
 import { assembleDenseKernel } from "../../scripts/dense-kernel.js";
-import { denseFor, inArena } from "../../src/scorer/dense-kernel.js";
+import { denseFor, inArena, weightsArena } from "../../src/scorer/dense-kernel.js";
 import { DENSE_KERNEL_WASM } from "../../src/scorer/dense-kernel-wasm.js";
 import { denseForward } from "../../src/scorer/expert.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
@@ -28,7 +28,83 @@ function expectSameBits(a: IrtMoeWeights, b: IrtMoeWeights, inputs: Float32Array
   }
 }
 
+/** The kernel's first scratch word (float64 sums start at the first 8-byte boundary after the bytes handed out). */
+function scratchWord(w: IrtMoeWeights, handedOut: number): number {
+  return new Float64Array(w.gate.W.buffer, Math.ceil(handedOut / 8) * 8, 1)[0]!;
+}
+
 describe("dense-layer kernel", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  it("computes in WebAssembly: its scratch, after every byte of the weights, holds the last layer's sums", () => {
+    const shape = { inDim: 13, experts: 2, hidden: 9, out: 5, abilityDim: 3 };
+    const plain = initWeights(trainingRng(8), shape, ["a", "b"], 0.6);
+    const arena = inArena(plain);
+    const floats = [
+      arena.gate,
+      arena.alpha,
+      arena.beta,
+      ...[arena.shared, ...arena.experts].flatMap((e) => [e.l1, e.l2]),
+    ].reduce((n, l) => n + l.W.length + l.b.length, arena.theta.length);
+    expect(scratchWord(arena, floats * 4)).toBe(0);
+    const [x] = randomInputs(13, 1, 2);
+    const { beta } = itemParamsOf(arena, x!);
+    // The beta head ran last: its one sum, rounded to float32, is beta.
+    expect(Math.fround(scratchWord(arena, floats * 4))).toBe(beta);
+  });
+
+  it("falls back to TypeScript, same bits, where WebAssembly is missing or cannot reserve memory", async () => {
+    const shape = { inDim: 13, experts: 2, hidden: 9, out: 5, abilityDim: 3 };
+    const plain = initWeights(trainingRng(9), shape, ["a"], 0.5);
+    const inputs = randomInputs(13, 5, 4);
+    const reference = inputs.map((x) => itemParamsOf(plain, x));
+    const real = (globalThis as unknown as { WebAssembly: Record<string, unknown> }).WebAssembly;
+    const noMemory = {
+      ...real,
+      Module: real.Module,
+      Instance: real.Instance,
+      Memory: function Memory() {
+        throw new RangeError("WebAssembly.Memory(): could not allocate memory");
+      },
+    };
+    for (const stub of [undefined, noMemory]) {
+      vi.resetModules();
+      vi.stubGlobal("WebAssembly", stub);
+      const kernel = await import("../../src/scorer/dense-kernel.js");
+      const { denseForward: fresh } = await import("../../src/scorer/expert.js");
+      const forward = await import("../../src/scorer/forward.js");
+      const bytes = kernel.weightsArena(64);
+      expect(bytes.byteLength).toBe(64);
+      const moved = kernel.inArena(plain);
+      expect(kernel.denseFor(moved)).toBe(fresh);
+      inputs.forEach((x, i) => {
+        const p = forward.itemParamsOf(moved, x);
+        expect(Object.is(p.beta, reference[i]!.beta)).toBe(true);
+        expect([...p.alpha]).toEqual([...reference[i]!.alpha]);
+      });
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("answers an input that is not float32, or a short output, as TypeScript does", () => {
+    const shape = { inDim: 16, experts: 1, hidden: 8, out: 4, abilityDim: 2 };
+    const arena = inArena(initWeights(trainingRng(10), shape, ["a"], 0.5));
+    const dense = denseFor(arena);
+    const [x] = randomInputs(16, 1, 5);
+    const wide = Float64Array.from(x!, (v) => v + 1e-9);
+    expect([...dense(arena.gate, wide as unknown as Float32Array)]).toEqual([
+      ...denseForward(arena.gate, wide as unknown as Float32Array),
+    ]);
+    const short = new Float32Array(arena.gate.outDim - 1);
+    expect([...dense(arena.gate, x!, short)]).toEqual([
+      ...denseForward(arena.gate, x!, new Float32Array(short.length)),
+    ]);
+    expect(weightsArena(8).byteLength).toBe(8);
+  });
+
   it("ships the bytes its WebAssembly text assembles to", async () => {
     expect(Buffer.from(await assembleDenseKernel()).toString("base64")).toBe(DENSE_KERNEL_WASM);
   });
