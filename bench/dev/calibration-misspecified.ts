@@ -73,7 +73,24 @@ const rules: Record<string, Partial<CalibrationOptions>> = {
   "accuracy-targeted throughout (the earlier default)": { adaptiveProbes: "all" },
   "accuracy, 50% random from the start": { adaptiveProbes: "all", randomShare: 0.5 },
   "accuracy, 50% random on conflict": { adaptiveProbes: "all", randomShare: 0.5, mixRandom: "on-conflict" },
-  ...Object.fromEntries([1, 2, 3, 5, 10].map((k) => [`accuracy for ${k}, then random order`, { adaptiveProbes: k }])),
+  ...Object.fromEntries(
+    [1, 2, 3, 5, 10].map((k) => [
+      `accuracy for ${k} in the random order's first places, then it`,
+      { adaptiveProbes: k, randomFirst: 0 },
+    ]),
+  ),
+  ...Object.fromEntries(
+    [3, 5, 10].map((j) => [
+      `${j} random, then accuracy for 1 in the random order's place, then it${j === 5 ? " (the default)" : ""}`,
+      { adaptiveProbes: 1, randomFirst: j },
+    ]),
+  ),
+  ...Object.fromEntries(
+    [1, 2, 3].map((k) => [
+      `accuracy for ${k}, then random order (inserted before it)`,
+      { adaptiveProbes: k, handOver: "insert" as const, randomFirst: 0 },
+    ]),
+  ),
 };
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

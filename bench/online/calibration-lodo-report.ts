@@ -1,6 +1,6 @@
 /** The leave-one-dataset-out calibration study: its result type, the choice rule and its markdown. */
 import { mdTable } from "../perf/section.js";
-import { DEFAULT_ADAPTIVE_PROBES } from "../../src/learning/probe-picker.js";
+import { DEFAULT_ADAPTIVE_PROBES, DEFAULT_HAND_OVER, DEFAULT_RANDOM_FIRST } from "../../src/learning/probe-picker.js";
 import { seededRng } from "../../src/util/random.js";
 
 /**
@@ -221,7 +221,10 @@ export function renderCalibrationLodo(r: CalibrationLodoResult): string {
     ],
   );
   // the rule chosen on the other datasets, and the library's default beside it when the choice differs
-  const shipped = `accuracy-head${String(DEFAULT_ADAPTIVE_PROBES)}`;
+  const shipped =
+    DEFAULT_RANDOM_FIRST > 0 && DEFAULT_ADAPTIVE_PROBES === 1 && DEFAULT_HAND_OVER === "replace"
+      ? `accuracy-after${DEFAULT_RANDOM_FIRST}`
+      : `accuracy-${DEFAULT_HAND_OVER === "replace" ? "replace" : "head"}${String(DEFAULT_ADAPTIVE_PROBES)}`;
   const withDefault = (rule: string): [string, string][] =>
     rule === shipped || !r.rules.some((x) => x.id === shipped)
       ? [[rule, rule === shipped ? " (the default)" : ""]]

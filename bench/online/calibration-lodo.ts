@@ -11,7 +11,8 @@
  * 301 = never), and, after 5, 10, 20 and 50 probes, the absolute error of its predicted accuracy and the routing
  * score (each item to the new model when its predictive p beats the best known model's). A rule that draws on the
  * random order runs in the same `orders` seeded orders as the random baseline (paired with them). For each held-out
- * dataset, the probe rule is the candidate (adaptive for k probes, then the random order) with the best worst
+ * dataset, the probe rule is the candidate (k adaptive probes before the random order or in its first places, or 1
+ * adaptive probe in its place after its first j) with the best worst
  * validation ratio (median probes / median random probes) over the OTHER datasets, and, for the error-after-k tables,
  * the candidate with the smallest worst validation error excess over them; each is scored on the held-out dataset's
  * test split against random probing, with a bootstrap over the (model, seed) pairs.
@@ -77,7 +78,10 @@ const argsSchema = z
   })
   .strict();
 
-type RuleOptions = Pick<CalibrationOptions, "strategy" | "randomShare" | "mixRandom" | "adaptiveProbes">;
+type RuleOptions = Pick<
+  CalibrationOptions,
+  "strategy" | "randomShare" | "mixRandom" | "adaptiveProbes" | "handOver" | "randomFirst"
+>;
 
 /** The candidate probe rules (calibrateModel options); "random" is the baseline, run in `orders` seeded orders. */
 export const RULES: Readonly<Record<string, { label: string; options: RuleOptions; bounded?: boolean }>> = {
@@ -99,8 +103,28 @@ export const RULES: Readonly<Record<string, { label: string; options: RuleOption
     [1, 2, 3, 5].map((k) => [
       `accuracy-head${k}`,
       {
-        label: `accuracy-targeted for ${k} probe${k > 1 ? "s" : ""}, then random order`,
-        options: { strategy: "accuracy", adaptiveProbes: k } as RuleOptions,
+        label: `accuracy-targeted for ${k} probe${k > 1 ? "s" : ""}, then random order (inserted before it)`,
+        options: { strategy: "accuracy", adaptiveProbes: k, handOver: "insert", randomFirst: 0 } as RuleOptions,
+        bounded: true,
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    [1, 2, 3].map((k) => [
+      `accuracy-replace${k}`,
+      {
+        label: `accuracy-targeted for ${k} probe${k > 1 ? "s" : ""} in the random order's first place${k > 1 ? "s" : ""}, then random order`,
+        options: { strategy: "accuracy", adaptiveProbes: k, handOver: "replace", randomFirst: 0 } as RuleOptions,
+        bounded: true,
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    [3, 5, 10].map((j) => [
+      `accuracy-after${j}`,
+      {
+        label: `${j} probes of the random order, then 1 accuracy-targeted in its place, then random order`,
+        options: { strategy: "accuracy", adaptiveProbes: 1, randomFirst: j, handOver: "replace" } as RuleOptions,
         bounded: true,
       },
     ]),
@@ -108,10 +132,21 @@ export const RULES: Readonly<Record<string, { label: string; options: RuleOption
 };
 
 /**
- * The rules a run compares by default: adaptive throughout, and the candidates (adaptive for k probes, then the random
- * order). The mixing rules and "fisher" run with `--rules` (they lost to these in earlier runs: docs/online.md).
+ * The rules a run compares by default: adaptive throughout, and the candidates (k adaptive probes before the random
+ * order or in its first places, or 1 adaptive probe in its place after its first j). The mixing rules and "fisher" run with `--rules` (they lost to these in earlier runs: docs/online.md).
  */
-const DEFAULT_RULES = ["accuracy", "accuracy-head1", "accuracy-head2", "accuracy-head3"];
+const DEFAULT_RULES = [
+  "accuracy",
+  "accuracy-head1",
+  "accuracy-head2",
+  "accuracy-head3",
+  "accuracy-replace1",
+  "accuracy-replace2",
+  "accuracy-replace3",
+  "accuracy-after3",
+  "accuracy-after5",
+  "accuracy-after10",
+];
 
 type PairResult = CalibrationPair;
 
@@ -243,7 +278,21 @@ async function cachedPair(
 
 /** A rule's cache identity: its options, and for a rule that draws on the random order the number of orders it is run in. */
 const ruleHash = (r: string, orders: number) =>
-  `counts-v3:${JSON.stringify(RULES[r]!.options)}` + (usesOrder(RULES[r]!.options) ? `:orders${orders}` : "");
+  `counts-v3:${JSON.stringify(cacheOptions(RULES[r]!.options))}` +
+  (usesOrder(RULES[r]!.options) ? `:orders${orders}` : "");
+
+/**
+ * A rule's options as cached: `handOver: "insert"` and `randomFirst: 0` left out (the hand-over rules ran so before
+ * these options existed).
+ */
+const cacheOptions = (o: RuleOptions): RuleOptions => {
+  const { handOver, randomFirst, ...rest } = o;
+  return {
+    ...rest,
+    ...(randomFirst !== undefined && randomFirst !== 0 ? { randomFirst } : {}),
+    ...(handOver !== undefined && handOver !== "insert" ? { handOver } : {}),
+  };
+};
 
 /** Whether a rule draws on the seeded random order (then it is run in the baseline's orders, one count each). */
 const usesOrder = (o: RuleOptions) => (o.randomShare ?? 0) > 0 || typeof o.adaptiveProbes === "number";

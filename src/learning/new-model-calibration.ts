@@ -19,8 +19,10 @@
  * The default was chosen on a validation-only development run (bench/dev/calibration.ts, docs/online.md).
  * Strategy "random" asks probes in a seeded random order (the benchmark's baseline).
  *
- * Hand-over: the strategy picks the first `adaptiveProbes` probes (default 1); the rest follow the seeded random
- * order, so beyond them the answers are a random sample of the bank. The criteria trust the bank's item parameters;
+ * Hand-over: the first `randomFirst` probes (default 5) follow the seeded random order, the strategy picks the next
+ * `adaptiveProbes` (default 1) in the order's places, and the rest follow the order again, so all but those are a random
+ * sample of the bank and every probe after the adaptive ones is the one random order with the same seed asks at that
+ * step (`handOver: "insert"` asks the adaptive ones before the order's next probes instead). The criteria trust the bank's item parameters;
  * on a bank that misleads about the model they keep asking items whose answers agree with it where asked, and the
  * posterior drifts from the truth (bench/dev/calibration-misspecified.ts). The default was chosen by
  * leave-one-dataset-out validation (`npm run bench:calibration-lodo`, docs/online.md). Stopping: `budget` probes, or the standard deviation of the predicted
@@ -36,7 +38,15 @@ import { ItemTracker } from "./tracker.js";
 import { bankAccuracy, ProbePicker } from "./probe-picker.js";
 import type { Probe, ProbeBank } from "./probe-bank.js";
 
-export { DEFAULT_ADAPTIVE_PROBES, DEFAULT_MIX_RANDOM, DEFAULT_RANDOM_SHARE, shuffledIndices } from "./probe-picker.js";
+export {
+  DEFAULT_ADAPTIVE_PROBES,
+  DEFAULT_HAND_OVER,
+  DEFAULT_MIX_RANDOM,
+  DEFAULT_RANDOM_FIRST,
+  DEFAULT_RANDOM_SHARE,
+  shuffledIndices,
+} from "./probe-picker.js";
+export type { HandOver } from "./probe-picker.js";
 export type { Probe, ProbeBank } from "./probe-bank.js";
 
 export interface CalibrationProgress {
@@ -85,6 +95,19 @@ const optionsSchema = z
      * Default `DEFAULT_ADAPTIVE_PROBES`. Ignored by strategy "random".
      */
     adaptiveProbes: z.union([z.number().int().nonnegative(), z.literal("all")]).optional(),
+    /**
+     * Where the adaptive probes sit in the seeded random order: "replace" (they take its first `adaptiveProbes`
+     * places, so every later probe is the one random order with the same seed asks at that step; the displaced
+     * probes come after the rest) or "insert" (asked before it, the order's probes one step later per adaptive
+     * probe). Default `DEFAULT_HAND_OVER`. Ignored by strategy "random" and by `adaptiveProbes: "all"`.
+     */
+    handOver: z.enum(["replace", "insert"]).optional(),
+    /**
+     * Probes asked in the seeded random order before the adaptive ones: the adaptive probes then take the order's
+     * places `randomFirst` to `randomFirst + adaptiveProbes - 1`. Default `DEFAULT_RANDOM_FIRST` (5) with a bounded
+     * `adaptiveProbes`, 0 with `adaptiveProbes: "all"` (the strategy picks every probe). Ignored by strategy "random".
+     */
+    randomFirst: z.number().int().nonnegative().optional(),
     /** Stop once the sd of the predicted bank accuracy is below this (default 0.015; 0 disables). */
     targetSd: z.number().min(0).max(1).default(0.015),
     minProbes: z.number().int().nonnegative().default(10),
@@ -244,7 +267,7 @@ function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema>
   parseWith(argsSchema, args, "calibrate");
   const { learner, probes } = args;
   const { modelId, budget, strategy, randomShare, mixRandom, targetSd, minProbes, maxConsecutiveFailures } = args;
-  const { seed, eventPrefix, adaptiveProbes } = args;
+  const { seed, eventPrefix, adaptiveProbes, handOver, randomFirst } = args;
   const o = parseWith(
     optionsSchema,
     {
@@ -259,6 +282,8 @@ function checkedCalibration(args: CalibrateArgs): z.output<typeof optionsSchema>
       seed,
       eventPrefix,
       adaptiveProbes,
+      handOver,
+      randomFirst,
     },
     "calibrate",
   );

@@ -1,7 +1,7 @@
 /**
  * How calibration picks its next probe (the rules of `calibrateModel`, src/learning/new-model-calibration.ts): the adaptive
- * criteria, the seeded random order, the mixing of random probes into an adaptive rule, the hand-over to the random
- * order after `adaptiveProbes` probes, and the bank's predicted accuracy with its delta-method standard deviation
+ * criteria, the seeded random order, the mixing of random probes into an adaptive rule, the `adaptiveProbes` probes
+ * placed in the random order (after its first `randomFirst`), and the bank's predicted accuracy with its delta-method standard deviation
  * (which the "accuracy" rule targets).
  */
 import type { AbilityPosterior } from "./posterior.js";
@@ -25,6 +25,26 @@ export const DEFAULT_MIX_RANDOM: MixRandom = "always";
  */
 export const DEFAULT_ADAPTIVE_PROBES: number | "all" = 1;
 
+/**
+ * Default of calibrateModel's `randomFirst` with a bounded `adaptiveProbes`: probes asked in the seeded random order
+ * before the adaptive ones (chosen by leave-one-dataset-out validation: docs/online.md). With `adaptiveProbes: "all"`
+ * the default is 0 (the strategy picks every probe).
+ */
+export const DEFAULT_RANDOM_FIRST = 5;
+
+/**
+ * Where the adaptive probes sit in the seeded random order: "replace" takes the order's first `adaptiveProbes` places
+ * (probe k after the hand-over is the order's probe k; the displaced ones come after the rest of the order), "insert"
+ * asks them before the order (probe k is the order's probe k - adaptiveProbes).
+ */
+export type HandOver = "replace" | "insert";
+
+/**
+ * Default of calibrateModel's `handOver` (chosen by leave-one-dataset-out validation with
+ * {@link DEFAULT_ADAPTIVE_PROBES}: docs/online.md).
+ */
+export const DEFAULT_HAND_OVER: HandOver = "replace";
+
 /** |z| of the prior-conflict score test above which "on-conflict" mixing starts. */
 const CONFLICT_Z = 2;
 
@@ -38,19 +58,27 @@ export interface PickerOptions {
   readonly mixRandom?: MixRandom | undefined;
   /** Probes the adaptive rule picks before the rest follow the seeded random order ("all": never switch). */
   readonly adaptiveProbes?: number | "all" | undefined;
+  /** Whether the adaptive probes replace the random order's first places or are asked before it. */
+  readonly handOver?: HandOver | undefined;
+  /** Probes asked in the seeded random order before the adaptive ones (default {@link DEFAULT_RANDOM_FIRST}; 0 with "all"). */
+  readonly randomFirst?: number | undefined;
   readonly seed: number;
 }
 
 /** Chooses the next probe by the calibration strategy, each probe at most once. */
 export class ProbePicker {
   private readonly asked: Uint8Array;
-  private readonly order: number[];
+  private order: number[];
   private readonly share: number;
   private cursor = 0;
   /** Probes picked so far. */
   private picked = 0;
   /** Probes picked by the strategy (and its mixing) before the seeded random order takes over. */
   private readonly head: number;
+  /** Probes asked in the seeded random order before the adaptive ones. */
+  private readonly first: number;
+  /** Whether the adaptive probes take the random order's first places (see {@link HandOver}); done once, at the hand-over. */
+  private replaceHead: boolean;
   /** Probes picked since mixing started (the interleave counter). */
   private mixed = 0;
   /** Whether random probes are being mixed in (from the start, or since the answers contradicted the prior). */
@@ -69,7 +97,9 @@ export class ProbePicker {
     this.share = o.strategy === "random" ? 1 : (o.randomShare ?? DEFAULT_RANDOM_SHARE);
     const head = o.adaptiveProbes ?? DEFAULT_ADAPTIVE_PROBES;
     this.head = head === "all" ? Infinity : head;
-    this.order = this.share > 0 || Number.isFinite(this.head) ? shuffledIndices(n, o.seed) : [];
+    this.first = o.strategy === "random" ? 0 : (o.randomFirst ?? (head === "all" ? 0 : DEFAULT_RANDOM_FIRST));
+    this.order = this.share > 0 || Number.isFinite(this.head) || this.first > 0 ? shuffledIndices(n, o.seed) : [];
+    this.replaceHead = o.strategy !== "random" && (o.handOver ?? DEFAULT_HAND_OVER) === "replace";
     this.mixing = o.strategy === "random" || (o.mixRandom ?? DEFAULT_MIX_RANDOM) === "always";
   }
 
@@ -90,13 +120,16 @@ export class ProbePicker {
   /**
    * The next probe (marked asked), or undefined when every probe was: "random" takes them in a seeded order;
    * "information" the one whose answer most narrows the ability, "accuracy" the one that most narrows the predicted
-   * accuracy over the bank (`g`: that accuracy's gradient in the ability). After the first `adaptiveProbes` probes,
-   * every probe follows the seeded random order.
+   * accuracy over the bank (`g`: that accuracy's gradient in the ability). The first `randomFirst` probes and
+   * every probe after the `adaptiveProbes` adaptive ones follow the seeded random order.
    */
   next(g: Float64Array): Probe | undefined {
     // Once mixing, probe k (0-based, counted from the start of mixing) is a random one when the running count of
     // random probes, floor((k + 1) share), steps up.
-    let random = this.picked++ >= this.head;
+    const place = this.picked++;
+    const after = place >= this.first + this.head;
+    let random = after || place < this.first;
+    if (after && this.replaceHead) this.handOverPlaces();
     if (!random && this.mixing) {
       const k = this.mixed++;
       random = Math.floor((k + 1) * this.share) > Math.floor(k * this.share);
@@ -111,6 +144,19 @@ export class ProbePicker {
       alpha: this.probes.alphas.subarray(i * d, (i + 1) * d),
       beta: this.probes.betas[i]!,
     };
+  }
+
+  /**
+   * "replace": from the hand-over on, probe k is the order's probe k (0-based), as in random order with the same seed;
+   * the order's places before the hand-over that the random order has not reached (those the adaptive probes took)
+   * move to its end.
+   */
+  private handOverPlaces(): void {
+    this.replaceHead = false;
+    const end = Math.min(this.first + this.head, this.order.length);
+    if (this.cursor >= end) return;
+    const o = this.order;
+    this.order = [...o.slice(0, this.cursor), ...o.slice(end), ...o.slice(this.cursor, end)];
   }
 
   private nextRandom(): number {

@@ -3,6 +3,8 @@ import { ValidationError } from "../../src/errors.js";
 import { calibrateModel, OnlineLearner, probeBankFrom, type ProbeBank } from "../../src/learning/index.js";
 import {
   DEFAULT_ADAPTIVE_PROBES,
+  DEFAULT_HAND_OVER,
+  DEFAULT_RANDOM_FIRST,
   DEFAULT_RANDOM_SHARE,
   shuffledIndices,
   type CalibrationOptions,
@@ -28,6 +30,8 @@ async function asked(
     randomShare?: number;
     mixRandom?: "always" | "on-conflict";
     adaptiveProbes?: number | "all";
+    handOver?: "replace" | "insert";
+    randomFirst?: number;
   },
   answer: (probe: { alpha: Float32Array; beta: number }, learner: OnlineLearner) => number = () => 1,
   budget = 30,
@@ -149,27 +153,95 @@ async function misledError(options: Partial<CalibrationOptions>, budget: number)
 }
 
 describe("calibrateModel: the adaptive rule hands over to the seeded random order", () => {
-  it("by default, the first DEFAULT_ADAPTIVE_PROBES probes are the adaptive rule's, the rest the random order's", async () => {
+  it("by default, DEFAULT_RANDOM_FIRST probes of the random order, then DEFAULT_ADAPTIVE_PROBES adaptive ones in its places, then the order", async () => {
     expect(typeof DEFAULT_ADAPTIVE_PROBES).toBe("number");
+    expect(DEFAULT_HAND_OVER).toBe("replace");
     const k = DEFAULT_ADAPTIVE_PROBES as number;
-    const adaptive = await asked({ adaptiveProbes: "all" });
-    const byDefault = await asked({ adaptiveProbes: undefined });
-    expect(byDefault).toEqual(await asked({ adaptiveProbes: k }));
-    expect(byDefault.slice(0, k)).toEqual(adaptive.slice(0, k));
-    const head = new Set(byDefault.slice(0, k));
+    const j = DEFAULT_RANDOM_FIRST;
+    const byDefault = await asked({ adaptiveProbes: undefined }, () => 1, 400);
+    expect(byDefault).toEqual(await asked({ adaptiveProbes: k, randomFirst: j, handOver: "replace" }, () => 1, 400));
+    const random = await asked({ strategy: "random" }, () => 1, 400);
+    expect(byDefault.slice(0, j)).toEqual(random.slice(0, j));
+    const head = new Set(byDefault.slice(j, j + k));
+    expect(byDefault.slice(j + k, 30)).toEqual(random.slice(j + k, 30).filter((id) => !head.has(id)));
+    // "all" keeps the strategy for every probe from the first (randomFirst defaults to 0 there)
+    expect(await asked({ adaptiveProbes: "all" })).toEqual(await asked({ adaptiveProbes: "all", randomFirst: 0 }));
+    // strategy "random" ignores it; 0 is the random order from the first probe
+    expect(await asked({ adaptiveProbes: 0 })).toEqual(await asked({ strategy: "random" }));
+    expect(await asked({ adaptiveProbes: 0, handOver: "insert" })).toEqual(await asked({ strategy: "random" }));
+  });
+
+  it('"replace": after the hand-over, probe j is the one random order with the same seed asks j-th', async () => {
+    const random = await asked({ strategy: "random" }, () => 1, 400);
+    for (const k of [1, 2, 3]) {
+      const rule = await asked({ adaptiveProbes: k, handOver: "replace", randomFirst: 0 }, () => 1, 400);
+      const head = new Set(rule.slice(0, k));
+      expect(rule.slice(0, k)).toEqual((await asked({ adaptiveProbes: "all" })).slice(0, k));
+      // every later place holds random order's probe of that place, unless the adaptive rule took it already
+      for (let j = k; j < 400 - k; j++) if (!head.has(random[j]!)) expect(rule.includes(random[j]!)).toBe(true);
+      const tail = random.slice(k).filter((id) => !head.has(id));
+      expect(rule.slice(k, k + tail.length)).toEqual(tail);
+      // the random order's first places, displaced by the adaptive probes, come last; the bank is asked once each
+      expect(rule.slice(k + tail.length)).toEqual(random.slice(0, k).filter((id) => !head.has(id)));
+      expect(new Set(rule).size).toBe(400);
+    }
+  });
+
+  it('"insert": the adaptive probes come before the random order, whose probes move back', async () => {
+    const k = 2;
+    const rule = await asked({ adaptiveProbes: k, handOver: "insert", randomFirst: 0 });
+    const head = new Set(rule.slice(0, k));
     const order = shuffledIndices(400, 7)
       .map((i) => `q${i}`)
       .filter((id) => !head.has(id));
-    expect(byDefault.slice(k)).toEqual(order.slice(0, 30 - k));
-    // strategy "random" ignores it; 0 is the random order from the first probe
-    expect(await asked({ adaptiveProbes: 0 })).toEqual(await asked({ strategy: "random" }));
+    expect(rule.slice(k)).toEqual(order.slice(0, 30 - k));
+  });
+
+  it("handOver changes nothing when the adaptive rule never hands over, nor for strategy random", async () => {
+    for (const handOver of ["replace", "insert"] as const) {
+      expect(await asked({ adaptiveProbes: "all", handOver })).toEqual(await asked({ adaptiveProbes: "all" }));
+      expect(await asked({ strategy: "random", adaptiveProbes: 2, handOver })).toEqual(
+        await asked({ strategy: "random" }),
+      );
+    }
+  });
+
+  it("randomFirst: the random order's first probes, then the adaptive ones in its next places, then the order", async () => {
+    const random = await asked({ strategy: "random" }, () => 1, 400);
+    for (const j of [1, 3, 5]) {
+      const rule = await asked({ adaptiveProbes: 1, randomFirst: j }, () => 1, 400);
+      expect(rule.slice(0, j)).toEqual(random.slice(0, j));
+      const a = rule[j]!;
+      // from the hand-over on, place i holds random order's probe i (the one the adaptive probe took comes last)
+      const tail = random.slice(j + 1).filter((id) => id !== a);
+      expect(rule.slice(j + 1, j + 1 + tail.length)).toEqual(tail);
+      expect(new Set(rule).size).toBe(400);
+    }
+    // DEFAULT_RANDOM_FIRST is the default with a bounded adaptiveProbes; with strategy "random" it changes nothing
+    expect(await asked({ adaptiveProbes: 1 })).toEqual(
+      await asked({ adaptiveProbes: 1, randomFirst: DEFAULT_RANDOM_FIRST }),
+    );
+    expect(await asked({ strategy: "random", randomFirst: 3 })).toEqual(await asked({ strategy: "random" }));
+  });
+
+  it("refuses a negative or fractional randomFirst, naming the option", async () => {
+    for (const bad of [-1, 2.5]) {
+      const e = await rejectedWith(ValidationError, asked({ adaptiveProbes: 1, randomFirst: bad }));
+      expect(e.message).toMatch(/randomFirst/);
+    }
+  });
+
+  it("refuses an unknown handOver, naming the option", async () => {
+    const e = await rejectedWith(ValidationError, asked({ adaptiveProbes: 1, handOver: "after" as never }));
+    expect(e.message).toMatch(/handOver/);
   });
 
   it("on a bank that misleads about the model, the adaptive rule loses to random order and the default does not", async () => {
     const random = await misledError({ strategy: "random" }, 50);
     const adaptive = await misledError({ adaptiveProbes: "all" }, 50);
     const byDefault = await misledError({}, 50);
-    // measured (seeds 1-20): random 6.3 points, adaptive throughout 11.6, 1 adaptive probe then random order 6.4
+    // measured (seeds 1-20): random 6.3 points, adaptive throughout 11.6, the default (5 random probes, 1 adaptive in
+    // the order's 6th place, then the order) 6.3
     expect(adaptive - random).toBeGreaterThan(2);
     expect(byDefault - random).toBeLessThan(1);
   });
