@@ -59,6 +59,18 @@ const median = (xs: readonly number[]): number => {
 const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
+ * The result as bench/results/calibration-lodo.json holds it: indented, but one line per (model, seed) pair (their
+ * per-order probe counts and errors, indented, made a 5 MB file).
+ */
+export function resultJson(r: CalibrationLodoResult): string {
+  const lines = JSON.stringify({ ...r, pairs: [] }, null, 2).split("\n");
+  const at = lines.findIndex((l) => l.startsWith('  "pairs": []'));
+  const comma = lines[at]!.endsWith(",") ? "," : "";
+  lines.splice(at, 1, '  "pairs": [', r.pairs.map((p) => `    ${JSON.stringify(p)}`).join(",\n"), `  ]${comma}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
  * Median probes of `rule` over the pairs (its runs pooled), divided by the median of the pooled random orders (split:
  * val or test).
  */

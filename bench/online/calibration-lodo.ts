@@ -37,6 +37,7 @@ import { sigmoid } from "../../src/util/maths.js";
 import {
   AT_K,
   renderCalibrationLodo,
+  resultJson,
   type AtK,
   type CalibrationLodoResult,
   type CalibrationPair,
@@ -213,7 +214,7 @@ async function main(): Promise<void> {
   const md = renderCalibrationLodo(result);
   process.stdout.write(`${md}\n`);
   if (args.print) return;
-  writeFileSync(join(here, "results", "calibration-lodo.json"), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(here, "results", "calibration-lodo.json"), resultJson(result));
   const docPath = join(here, "..", "docs", "online.md");
   const doc = readFileSync(docPath, "utf8");
   const start = "<!-- calibration-lodo:start -->";
