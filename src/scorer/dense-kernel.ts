@@ -17,7 +17,7 @@
  */
 import { DENSE_KERNEL_WASM } from "./dense-kernel-wasm.js";
 import { denseForward } from "./expert.js";
-import type { DenseWeights, IrtMoeWeights } from "./weights.js";
+import { denseLayersOf, mapTensors, tensorFloats, type DenseWeights, type IrtMoeWeights } from "./weights.js";
 
 /** y = x W + b for one vector, as {@link denseForward}. */
 export type DenseFn = (layer: DenseWeights, x: Float32Array, out?: Float32Array) => Float32Array;
@@ -92,27 +92,14 @@ export function weightsArena(byteLength: number): Uint8Array {
  * const fast = inArena(initWeights(rng, shape, ids));
  */
 export function inArena(weights: IrtMoeWeights): IrtMoeWeights {
-  const layers = layersOf(weights);
-  const floats = layers.reduce((n, l) => n + l.W.length + l.b.length, weights.theta.length);
-  const bytes = weightsArena(floats * 4);
+  const bytes = weightsArena(tensorFloats(weights) * 4);
   let at = 0;
-  const place = (a: Float32Array): Float32Array => {
+  return mapTensors(weights, (a) => {
     const view = new Float32Array(bytes.buffer, bytes.byteOffset + at * 4, a.length);
     view.set(a);
     at += a.length;
     return view;
-  };
-  const move = (l: DenseWeights): DenseWeights => ({ inDim: l.inDim, outDim: l.outDim, W: place(l.W), b: place(l.b) });
-  return {
-    inDim: weights.inDim,
-    gate: move(weights.gate),
-    alpha: move(weights.alpha),
-    beta: move(weights.beta),
-    shared: { l1: move(weights.shared.l1), l2: move(weights.shared.l2) },
-    experts: weights.experts.map((e) => ({ l1: move(e.l1), l2: move(e.l2) })),
-    models: [...weights.models],
-    theta: place(weights.theta),
-  };
+  });
 }
 
 const kernels = new WeakMap<IrtMoeWeights, DenseFn>();
@@ -134,13 +121,9 @@ export function denseFor(weights: IrtMoeWeights): DenseFn {
   return dense;
 }
 
-function layersOf(w: IrtMoeWeights): DenseWeights[] {
-  return [w.gate, w.alpha, w.beta, ...[w.shared, ...w.experts].flatMap((e) => [e.l1, e.l2])];
-}
-
 function arenaKernel(weights: IrtMoeWeights): DenseFn | undefined {
   const kernel = kernelModule();
-  const layers = layersOf(weights);
+  const layers = denseLayersOf(weights);
   const buffer = layers[0]?.W.buffer;
   const arena = buffer && arenas.get(buffer);
   if (!kernel || !arena || arena.memory.buffer !== buffer) return undefined;

@@ -88,7 +88,12 @@ export function initWeights(
 
 /** A deep copy (typed arrays copied). */
 export function cloneWeights(w: IrtMoeWeights): IrtMoeWeights {
-  const d = (x: DenseWeights): DenseWeights => ({ inDim: x.inDim, outDim: x.outDim, W: x.W.slice(), b: x.b.slice() });
+  return mapTensors(w, (a) => a.slice());
+}
+
+/** The same weights with every tensor (each layer's W and b, and theta) replaced by `f` of it. */
+export function mapTensors(w: IrtMoeWeights, f: (tensor: Float32Array) => Float32Array): IrtMoeWeights {
+  const d = (x: DenseWeights): DenseWeights => ({ inDim: x.inDim, outDim: x.outDim, W: f(x.W), b: f(x.b) });
   const e = (x: ExpertWeights): ExpertWeights => ({ l1: d(x.l1), l2: d(x.l2) });
   return {
     inDim: w.inDim,
@@ -98,6 +103,16 @@ export function cloneWeights(w: IrtMoeWeights): IrtMoeWeights {
     alpha: d(w.alpha),
     beta: d(w.beta),
     models: [...w.models],
-    theta: w.theta.slice(),
+    theta: f(w.theta),
   };
+}
+
+/** Every dense layer: the gate, the alpha and beta heads, and each expert's (shared first) two layers. */
+export function denseLayersOf(w: IrtMoeWeights): DenseWeights[] {
+  return [w.gate, w.alpha, w.beta, ...[w.shared, ...w.experts].flatMap((e) => [e.l1, e.l2])];
+}
+
+/** Floats in every tensor (the dense layers and theta). */
+export function tensorFloats(w: IrtMoeWeights): number {
+  return denseLayersOf(w).reduce((n, l) => n + l.W.length + l.b.length, w.theta.length);
 }

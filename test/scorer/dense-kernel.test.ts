@@ -9,7 +9,7 @@ import { denseFor, inArena, weightsArena } from "../../src/scorer/dense-kernel.j
 import { DENSE_KERNEL_WASM } from "../../src/scorer/dense-kernel-wasm.js";
 import { denseForward } from "../../src/scorer/expert.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
-import { initWeights, type DenseWeights, type IrtMoeWeights } from "../../src/scorer/weights.js";
+import { initWeights, tensorFloats, type DenseWeights, type IrtMoeWeights } from "../../src/scorer/weights.js";
 import { trainingRng } from "../../src/util/random.js";
 import { saveToyScorer, toyScorerParts } from "./helpers.js";
 
@@ -43,12 +43,7 @@ describe("dense-layer kernel", () => {
     const shape = { inDim: 13, experts: 2, hidden: 9, out: 5, abilityDim: 3 };
     const plain = initWeights(trainingRng(8), shape, ["a", "b"], 0.6);
     const arena = inArena(plain);
-    const floats = [
-      arena.gate,
-      arena.alpha,
-      arena.beta,
-      ...[arena.shared, ...arena.experts].flatMap((e) => [e.l1, e.l2]),
-    ].reduce((n, l) => n + l.W.length + l.b.length, arena.theta.length);
+    const floats = tensorFloats(arena);
     expect(scratchWord(arena, floats * 4)).toBe(0);
     const [x] = randomInputs(13, 1, 2);
     const { beta } = itemParamsOf(arena, x!);

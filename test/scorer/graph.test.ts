@@ -12,7 +12,7 @@ import {
 } from "../../src/scorer/graph.js";
 import { itemParamsOf, predictItems } from "../../src/scorer/forward.js";
 import { mixtureForward } from "../../src/scorer/mixture.js";
-import { initWeights } from "../../src/scorer/weights.js";
+import { denseLayersOf, initWeights } from "../../src/scorer/weights.js";
 import { trainingRng } from "../../src/util/random.js";
 
 let tf: Tf;
@@ -29,8 +29,7 @@ function randomWeights(seed: number) {
     0.4,
   );
   // Non-zero biases so that they are exercised too.
-  for (const layer of [w.gate, w.alpha, w.beta, w.shared.l1, w.shared.l2, ...w.experts.flatMap((e) => [e.l1, e.l2])])
-    for (let i = 0; i < layer.b.length; i++) layer.b[i] = rng.normal() * 0.3;
+  for (const layer of denseLayersOf(w)) for (let i = 0; i < layer.b.length; i++) layer.b[i] = rng.normal() * 0.3;
   const X = new Float32Array(9 * 12).map(() => rng.normal());
   return { w, X };
 }

@@ -18,7 +18,7 @@ import { predictItems } from "../../../src/scorer/forward.js";
 import { trainingRng, type Rng } from "../../../src/util/random.js";
 import { IrtMoeScorer } from "../../../src/scorer/scorer.js";
 import { trainIrtMoe } from "../../../src/scorer/train.js";
-import { initWeights } from "../../../src/scorer/weights.js";
+import { initWeights, tensorFloats } from "../../../src/scorer/weights.js";
 import { buildCatalog } from "../../../src/scorer/catalog.js";
 import { loadDataset } from "../../../adapters/data/load-dataset.js";
 import { splitIndices } from "../../../src/data/split.js";
@@ -210,14 +210,7 @@ export async function run(): Promise<BenchSection> {
     ids.map((id) => ({ id, names: [id], sources: ["bench"], nLabels: 0, accuracy: 0.5 })),
   );
   const scorer = new IrtMoeScorer({ weights, catalog, encoderInfo: { id: "bench", dim: DIM }, temperature: 1 });
-  const weightBytes = [
-    weights.gate,
-    weights.alpha,
-    weights.beta,
-    weights.shared.l1,
-    weights.shared.l2,
-    ...weights.experts.flatMap((e) => [e.l1, e.l2]),
-  ].reduce((s, l) => s + (l.W.length + l.b.length) * 4, weights.theta.length * 4);
+  const weightBytes = tensorFloats(weights) * 4;
   const heap1 = process.memoryUsage().heapUsed;
   const Xtrain = unitRows(rng, TRAIN_ITEMS, DIM);
   const labels = new Float32Array(TRAIN_ITEMS * MODELS).map(() => (rng.next() < 0.5 ? 1 : 0));
