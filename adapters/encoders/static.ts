@@ -12,7 +12,7 @@ import {
 } from "../../src/encoders/static-table.js";
 import { checkTexts } from "../../src/encoders/text.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
-import { parseWith } from "../../src/util/validate.js";
+import { lazySchema, parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../package-root.js";
 import { readPrebuiltTokenizer } from "./static-tokenizer.js";
 
@@ -26,31 +26,37 @@ export const STATIC_NOTICE =
   "texts (the train-split texts of the datasets named in manifest.json's build.fit), reduced (PCA), weighted and quantized by " +
   "irt-router's `npm run build:static-encoder`.";
 
-const fileSchema = z.object({
-  file: z.string().regex(/^[A-Za-z0-9._-]+$/, "must be a file name in the encoder's folder"),
-  bytes: z.number().int().nonnegative(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 hex digits"),
-});
+const fileSchema = () =>
+  z.object({
+    file: z.string().regex(/^[A-Za-z0-9._-]+$/, "must be a file name in the encoder's folder"),
+    bytes: z.number().int().nonnegative(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 hex digits"),
+  });
 
-/** The manifest.json of a static encoder folder. */
-export const staticManifestSchema = z
-  .object({
-    format: z.literal(STATIC_FORMAT),
-    formatVersion: z.literal(1),
-    id: z.string().min(1),
-    dim: z.number().int().positive(),
-    rows: z.number().int().positive(),
-    dtype: z.enum(["float32", "float16", "int8"]),
-    table: fileSchema,
-    vocabulary: fileSchema,
-    build: z.record(z.string(), z.unknown()),
-    license: z.string().min(1),
-    notice: z.string().min(1),
-  })
-  .strict();
+/**
+ * The manifest.json of a static encoder folder; built on first use ({@link lazySchema}): the shipped encoder's
+ * manifest is checked by the test suite, not at load.
+ */
+export const staticManifestSchema = lazySchema(() =>
+  z
+    .object({
+      format: z.literal(STATIC_FORMAT),
+      formatVersion: z.literal(1),
+      id: z.string().min(1),
+      dim: z.number().int().positive(),
+      rows: z.number().int().positive(),
+      dtype: z.enum(["float32", "float16", "int8"]),
+      table: fileSchema(),
+      vocabulary: fileSchema(),
+      build: z.record(z.string(), z.unknown()),
+      license: z.string().min(1),
+      notice: z.string().min(1),
+    })
+    .strict(),
+);
 
 /** A static encoder's manifest. */
-export type StaticManifest = z.infer<typeof staticManifestSchema>;
+export type StaticManifest = z.infer<ReturnType<typeof staticManifestSchema>>;
 
 /**
  * The id of a static table: its shape and storage, and a digest of its table and vocabulary bytes, so a scorer
@@ -160,10 +166,11 @@ export class StaticEncoder implements QueryEncoder {
     const resolved = parseWith(optionsSchema, options, "StaticEncoderOptions");
     const dir = resolved.dir ?? defaultStaticDir();
     const manifestFile = join(dir, "manifest.json");
-    const manifest = parseManifest(await readOrFail(manifestFile), manifestFile);
-    // The shipped table is part of the install like the code: its length is checked here, its sha256 by the test
-    // suite (test/encoders/static.test.ts); a table of yours is checked in full.
+    // The shipped encoder is part of the install like the code: its table's length is checked here, its manifest's
+    // schema and its files' sha256 by the test suite (test/scorer/shipped-files.test.ts); a folder of yours is
+    // checked in full.
     const shipped = resolved.dir === undefined;
+    const manifest = parseManifest(await readOrFail(manifestFile), manifestFile, !shipped);
     const [tableBytes, { tokenizer, longest }] = await Promise.all([
       readChecked(join(dir, manifest.table.file), manifest.table, !shipped),
       loadTokenizer(dir, manifest, manifestFile, shipped),
@@ -246,14 +253,17 @@ async function readOrFail(file: string): Promise<Buffer> {
   }
 }
 
-function parseManifest(bytes: Buffer, file: string): StaticManifest {
+/** manifest.json of a static encoder; `checked` false (the shipped one): JSON only, its schema is the tests'. */
+function parseManifest(bytes: Buffer, file: string, checked = true): StaticManifest {
   let json: unknown;
   try {
     json = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     throw new EncoderUnavailableError(`${file} is not valid JSON: ${(error as Error).message}`, { file, cause: error });
   }
-  const parsed = staticManifestSchema.safeParse(json);
+  if (!checked) return json as StaticManifest;
+  // parsed once per folder: zod's compiled fast path would cost more than it saves (see parseWith)
+  const parsed = staticManifestSchema().safeParse(json, { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new EncoderUnavailableError(

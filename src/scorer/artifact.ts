@@ -18,6 +18,8 @@ import {
   checkCatalogAbilities,
   parseCatalog,
   parseManifest,
+  parseShippedCatalog,
+  parseShippedManifest,
   serializeCatalog,
   sha256Hex,
   WEIGHTS_FILE,
@@ -153,10 +155,11 @@ export function decodeArtifact(
 
 /**
  * {@link decodeArtifact} of an artifact shipped inside the package (`pretrained/`), whose files are as much part of
- * the install as its code: every check but the sha256 of weights.bin and catalog.json and the scan of the weights for
- * non-finite values, which the test suite covers by checking the sha256 against the manifests instead
- * (test/scorer/shipped-files.test.ts). A truncated or longer file still fails on its byte length
- * (ARTIFACT_INTEGRITY), a malformed one on its shape. The weights are views of `files.weights` (not copied): pass
+ * the install as its code: every check but the sha256 of weights.bin and catalog.json, the manifest's own checksum,
+ * the schemas of manifest.json and catalog.json, and the scan of the weights for non-finite values, which the test
+ * suite covers by checking the sha256 against the manifests and parsing both files instead
+ * (test/scorer/shipped-files.test.ts). A truncated or longer weights.bin or catalog.json still fails on its byte length
+ * (ARTIFACT_INTEGRITY), a manifest that is not JSON or of another format on those. The weights are views of `files.weights` (not copied): pass
  * bytes that nothing else holds.
  */
 export function decodeShippedArtifact(
@@ -171,11 +174,17 @@ function decodeArtifactFiles(
   where: (file: string) => string,
   checksums: boolean,
 ): DecodedArtifact {
-  const manifest = parseManifest(new TextDecoder().decode(files.manifest), where(MANIFEST_FILE));
+  const manifestText = new TextDecoder().decode(files.manifest);
+  const manifest = checksums
+    ? parseManifest(manifestText, where(MANIFEST_FILE))
+    : parseShippedManifest(manifestText, where(MANIFEST_FILE));
   checkFile(files.weights, manifest.weights, where(WEIGHTS_FILE), checksums);
   checkFile(files.catalog, manifest.catalog, where(CATALOG_FILE), checksums);
   const dim = manifest.architecture.abilityDim;
-  const catalog = parseCatalog(new TextDecoder().decode(files.catalog), undefined, dim, where(CATALOG_FILE));
+  const catalogText = new TextDecoder().decode(files.catalog);
+  const catalog = checksums
+    ? parseCatalog(catalogText, undefined, dim, where(CATALOG_FILE))
+    : parseShippedCatalog(catalogText, dim, where(CATALOG_FILE));
   const weights = decodeWeights(
     files.weights,
     manifest,

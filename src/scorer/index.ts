@@ -2,6 +2,8 @@
  * The IRT-MoE scorer: the Scorer interface, the typed-array forward pass (expert, mixture, irt-head, forward),
  * training with tfjs (train, train-loop, graph, weights), calibration, metrics, the artifact format and catalog.
  */
+import { scorerManifestSchema } from "./manifest-schema.js";
+
 export type { Scorer, ItemParams, CatalogEntry, ModelScore } from "./types.js";
 export { DEFAULT_IRT_MOE_CONFIG, resolveIrtMoeConfig, irtMoeConfigSchema, type IrtMoeConfig } from "./config.js";
 export {
@@ -63,7 +65,6 @@ export {
   MANIFEST_FILE,
   WEIGHTS_FILE,
   CATALOG_FILE,
-  manifestSchema,
   tensorLayout,
   encodeWeights,
   decodeWeights,
@@ -72,4 +73,7 @@ export {
   type TensorEntry,
 } from "./serialize.js";
 export { trainingRng, type Rng } from "../util/random.js";
+
+/** The schema of a scorer artifact's `manifest.json`, as {@link parseManifest} checks it. */
+export const manifestSchema = scorerManifestSchema();
 export { ArtifactError, TrainingError } from "../errors.js";

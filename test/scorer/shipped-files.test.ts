@@ -2,7 +2,9 @@
  * The files shipped inside the package (the pretrained scorers and the static encoder's table) are loaded without
  * hashing them (they are part of the install like the code; see decodeShippedArtifact and StaticEncoder.load): this
  * suite checks their sha256 against their manifests instead, and that the shipped load path still refuses a truncated
- * file.
+ * file. Their manifests and catalogs are not checked against their schemas at load either: this suite parses them, and
+ * checks that the parse returns each file's JSON unchanged (no key stripped, no default added), so the shipped path,
+ * which uses the JSON as it is, gives what the checking path gives.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -11,6 +13,10 @@ import { describe, expect, it } from "vitest";
 import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../adapters/artifact/index.js";
 import { defaultStaticDir } from "../../adapters/encoders/static.js";
 import { decodeArtifact, decodeShippedArtifact } from "../../src/scorer/artifact.js";
+import { catalogSchema } from "../../src/scorer/catalog-file.js";
+import { scorerManifestSchema } from "../../src/scorer/manifest-schema.js";
+import { manifestChecksum } from "../../src/scorer/serialize.js";
+import { staticManifestSchema } from "../../adapters/encoders/static.js";
 import { ArtifactError } from "../../src/errors.js";
 import { thrownBy } from "../errors.js";
 
@@ -41,6 +47,31 @@ describe("the files shipped inside the package", () => {
       expect(decodeArtifact(files).weights.theta.length).toBeGreaterThan(0);
     });
   }
+
+  for (const dir of [pretrainedDir(), join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR)]) {
+    it(`${dir.slice(dir.indexOf("pretrained"))}: manifest.json and catalog.json fit their schemas as they are`, () => {
+      const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { manifestSha256: string };
+      expect(manifestChecksum(manifest)).toBe(manifest.manifestSha256);
+      expect(scorerManifestSchema().parse(manifest)).toEqual(manifest);
+      const catalog = JSON.parse(readFileSync(join(dir, "catalog.json"), "utf8")) as unknown;
+      expect(catalogSchema().parse(catalog)).toEqual(catalog);
+      // so the shipped decoder, which skips both parses, reads the same manifest and catalog as the checking one
+      const files = () => ({
+        manifest: read(dir, "manifest.json"),
+        weights: read(dir, "weights.bin"),
+        catalog: read(dir, "catalog.json"),
+      });
+      const shipped = decodeShippedArtifact(files(), (f) => join(dir, f));
+      const checked = decodeArtifact(files());
+      expect(shipped.manifest).toEqual(checked.manifest);
+      expect(shipped.catalog).toEqual(checked.catalog);
+    });
+  }
+
+  it("encoders/static: the manifest fits its schema as it is", () => {
+    const manifest = JSON.parse(readFileSync(join(defaultStaticDir(), "manifest.json"), "utf8")) as unknown;
+    expect(staticManifestSchema().parse(manifest)).toEqual(manifest);
+  });
 
   it("encoders/static: the table and the vocabulary match their manifest's sha256", () => {
     const dir = defaultStaticDir();
