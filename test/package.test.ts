@@ -2,11 +2,11 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { build } from "esbuild";
+import { dirname, join } from "node:path";
+import { rollup } from "rollup";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { bundleOptions, entryPoints } from "../scripts/bundle.js";
+import { bundle, bundleOptions, entryPoints } from "../scripts/bundle.js";
 
 const root = join(import.meta.dirname, "..");
 
@@ -60,15 +60,57 @@ describe("the npm package", () => {
   });
 
   it("the bundled source maps carry their sources (src/ is not shipped)", async () => {
-    // One entry bundled in memory with the build's own esbuild options.
+    // One entry bundled in memory with the build's own options.
     const file = join(root, "src", "errors.ts");
-    const result = await build({ ...bundleOptions(root), entryPoints: { "src/errors": file }, write: false });
-    const map = result.outputFiles.find((f) => f.path.endsWith("errors.js.map"))!;
-    expect(map.path).toBe(join(root, "dist", "src", "errors.js.map"));
-    const json = JSON.parse(map.text) as { sources: string[]; sourcesContent?: string[] };
+    const { output, ...input } = bundleOptions(root, { entries: { "src/errors": file } });
+    const build = await rollup(input);
+    const result = await build.generate(output);
+    await build.close();
+    const map = result.output.find((f) => f.fileName === "src/errors.js.map");
+    expect(map?.type).toBe("asset");
+    const json = JSON.parse(String(map!.type === "asset" ? map!.source : "")) as {
+      sources: string[];
+      sourcesContent?: string[];
+    };
     expect(json.sources).toEqual(["../../src/errors.ts"]);
     expect(json.sourcesContent).toEqual([readFileSync(file, "utf8")]);
   });
+
+  it("bundles what a router's first call needs into one chunk, with no framework package in it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "irt-router-bundle-"));
+    try {
+      await bundle(root, { outDir: dir });
+      // the files of the package's own that importing `from` loads (static imports, followed)
+      const loaded = (from: string): string[] => {
+        const seen = new Set<string>();
+        const visit = (file: string) => {
+          if (seen.has(file)) return;
+          seen.add(file);
+          const code = readFileSync(file, "utf8");
+          for (const [, spec] of code.matchAll(/^(?:import|export)\b[^'";]*?['"](\.{1,2}\/[^'"]+)['"]/gm))
+            visit(join(dirname(file), spec!));
+        };
+        visit(join(dir, from));
+        return [...seen].map((f) => f.slice(dir.length + 1));
+      };
+      const langchain = loaded("langchain.js");
+      const core = langchain.filter((f) => /^chunks\/core-[\w-]+\.js$/.test(f));
+      expect(core).toHaveLength(1);
+      // a handful of files, not the forty a per-entry split gave (each costs the module loader about half a ms)
+      expect(langchain.length).toBeLessThanOrEqual(4);
+      // the default scorer's loading path is in it: the first call starts no second round of module loading
+      const sources = (JSON.parse(readFileSync(join(dir, `${core[0]}.map`), "utf8")) as { sources: string[] }).sources;
+      for (const file of ["adapters/artifact/load.ts", "adapters/encoders/static.ts", "src/core/engine.ts"])
+        expect(sources.some((s) => s.endsWith(file))).toBe(true);
+      // no framework package is imported by it, so the root entry (which loads it too) needs none
+      expect(loaded("index.js")).toContain(core[0]);
+      const code = readFileSync(join(dir, core[0]!), "utf8");
+      expect(code).not.toMatch(/from ['"](langchain|@langchain\/|ai['"/]|@ai-sdk\/)/);
+      expect(code).not.toMatch(/^import ['"](langchain|@langchain\/|ai['"/]|@ai-sdk\/)/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("bundles every export of package.json and the CLI, and tsc writes only their declarations", () => {
     const entries = entryPoints(root);

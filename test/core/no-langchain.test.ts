@@ -2,9 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleOptions } from "../../scripts/bundle.js";
+import { bundle } from "../../scripts/bundle.js";
 import { resolveImport, ROOT, specifiersOf } from "../structure/import-graph.js";
 
 /** Packages of the framework faces: the root entry must load none of them, at run time or in its types. */
@@ -36,16 +35,14 @@ describe("the root entry point without LangChain", () => {
     mkdirSync(join(ROOT, ".cache"), { recursive: true });
     // inside the project, so that the bundles' bare imports (zod, ...) resolve from its node_modules
     dir = mkdtempSync(join(ROOT, ".cache", "no-langchain-"));
-    await build({
-      ...bundleOptions(ROOT),
-      entryPoints: {
+    await bundle(ROOT, {
+      entries: {
         index: join(ROOT, "index.ts"),
         langchain: join(ROOT, "langchain.ts"),
         "ai-sdk": join(ROOT, "ai-sdk.ts"),
       },
-      outdir: dir,
+      outDir: dir,
       sourcemap: false,
-      logLevel: "error",
     });
     hook = join(dir, "no-frameworks.mjs");
     const hooks = pathToFileURL(join(ROOT, "test", "encoders", "fixtures", "no-tfjs-hooks.mjs")).href;
