@@ -7,14 +7,16 @@
  *
  * Shared code goes to `dist/chunks/`. What a router needs for its first routed call (the engine, policy, scorer, the
  * default scorer's loading path and the static encoder: every module the LangChain entry reaches statically, and those
- * the default scorer loads, that needs no framework package) is one chunk, `core`: a fresh process that routes then
+ * the default scorer loads, that imports no peer package) is one chunk, `core`: a fresh process that routes then
  * reads and links a handful of files instead of about forty (each costs Node's module loader about half a
- * millisecond, and the load path's second round of them waited on the first call). Every entry shares that chunk, so no
+ * millisecond, and the default scorer's load path was a second round of them during the first call; a model the
+ * scorer has no row for still loads the current-models catalog then). Every entry shares that chunk, so no
  * module is bundled twice (one class identity for every error and store); an entry that needs only part of it (for
  * example `irt-router/policy`) loads all of it. The rest is split per entry as the bundler finds it shared.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { builtinModules } from "node:module";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { rollup, type ManualChunksOption, type OutputOptions, type Plugin, type RollupOptions } from "rollup";
 import esbuild from "rollup-plugin-esbuild";
@@ -34,8 +36,19 @@ export function entryPoints(root: string): Record<string, string> {
   return entries;
 }
 
-/** Packages a module of the `core` chunk may not import: the framework faces' (the root entry loads none of them). */
-const FRAMEWORK = /^(langchain|@langchain\/[^/]+|ai|@ai-sdk\/[^/]+|@openai\/agents[^/]*|@mastra\/[^/]+)(\/|$)/;
+/**
+ * Whether a module of the `core` chunk may import `specifier` statically: Node's built-ins and the package's own
+ * `dependencies` (zod), never a peer (a framework face's, or an optional one such as ioredis or tfjs). Every entry
+ * loads the chunk, so one peer imported there would be needed by every entry.
+ */
+export function coreMayImport(root: string): (specifier: string) => boolean {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  const allowed = Object.keys(pkg.dependencies ?? {});
+  return (specifier) =>
+    specifier.startsWith("node:") ||
+    builtinModules.includes(specifier) ||
+    allowed.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+}
 
 /** Where the `core` chunk's modules are gathered from: the LangChain entry and what the default scorer loads. */
 const CORE_SEEDS = ["langchain.ts", "adapters/artifact/load.ts", "adapters/encoders/static.ts"];
@@ -55,7 +68,7 @@ function typescriptSources(): Plugin {
 
 /**
  * The `core` chunk (see the module comment): the modules reached by static imports from {@link CORE_SEEDS}, less
- * every module from which a framework package is reached by static imports.
+ * every module from which a peer package is reached by static imports ({@link coreMayImport}).
  */
 function coreChunk(root: string): ManualChunksOption {
   let core: Set<string> | undefined;
@@ -70,10 +83,11 @@ function coreChunk(root: string): ManualChunksOption {
         reached.add(next);
         queue.push(...info.importedIds);
       }
-      // bound to a framework: imports a framework package, or a module that is (propagated up the importers)
+      // bound to a peer: imports one statically, or imports a module that is (propagated up the importers)
+      const may = coreMayImport(root);
       const bound = new Set<string>();
       const pending = [...reached].filter((m) =>
-        getModuleInfo(m)!.importedIds.some((dep) => getModuleInfo(dep)?.isExternal && FRAMEWORK.test(dep)),
+        getModuleInfo(m)!.importedIds.some((dep) => getModuleInfo(dep)?.isExternal && !may(dep)),
       );
       while (pending.length > 0) {
         const next = pending.pop()!;
@@ -95,7 +109,7 @@ export function bundleOptions(
   return {
     input: options.entries ?? entryPoints(root),
     // packages (zod, @langchain/core, node: builtins) stay imports: only the project's own files are bundled
-    external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
+    external: (id) => !id.startsWith(".") && !isAbsolute(id) && !id.startsWith("\0"),
     plugins: [
       typescriptSources(),
       esbuild({ target: "node20", sourceMap: options.sourcemap ?? true, tsconfig: join(root, "tsconfig.build.json") }),

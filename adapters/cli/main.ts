@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { IrtRouterError, MissingDependencyError, ValidationError } from "../../src/errors.js";
+import { isMissingPackage } from "../../src/util/missing-package.js";
 import { parseWith } from "../../src/util/validate.js";
 import { parseCliArgs } from "./args.js";
 import { commands } from "./commands/index.js";
@@ -14,6 +15,14 @@ function usage(): string {
 /** The installed package's version (from its package.json). */
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** The peer package (package.json `peerDependencies`) an import error says is not installed, if it is one. */
+function missingPeer(error: unknown): string | undefined {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as {
+    peerDependencies?: Record<string, string>;
+  };
+  return Object.keys(pkg.peerDependencies ?? {}).find((name) => isMissingPackage(error, name));
 }
 
 /** Entry point of the `irt-router` CLI. Returns the exit code. */
@@ -34,7 +43,21 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`irt-router: unknown command "${name}".\n${usage()}\n`);
     return 2;
   }
-  const command = await load();
+  let command;
+  try {
+    command = await load();
+  } catch (error) {
+    // a command whose code imports a peer that is not installed (e.g. the demo's simulated chat models need
+    // @langchain/core): say which, instead of Node's ERR_MODULE_NOT_FOUND stack
+    const peer = missingPeer(error);
+    if (!peer) throw error;
+    const missing = new MissingDependencyError(
+      [peer],
+      `irt-router ${name} needs the package ${peer}, which is not installed: npm install ${peer}`,
+    );
+    process.stderr.write(`irt-router ${name}: [${missing.code}] ${missing.message}\n`);
+    return 1;
+  }
   // --help counts only before a "--" (after it, "--help" is an argument, e.g. a text to explain)
   const dashes = rest.indexOf("--");
   const flags = dashes >= 0 ? rest.slice(0, dashes) : rest;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { EncoderUnavailableError } from "../../src/errors.js";
+import { EncoderUnavailableError, IrtRouterError } from "../../src/errors.js";
 import { SentencePieceTokenizer, UNKNOWN_ID, type SentencePieceVocabulary } from "../../src/encoders/sentencepiece.js";
 import {
   decodeStaticTable,
@@ -164,16 +164,29 @@ export class StaticEncoder implements QueryEncoder {
    */
   static async load(options: StaticEncoderOptions = {}): Promise<StaticEncoder> {
     const resolved = parseWith(optionsSchema, options, "StaticEncoderOptions");
-    const dir = resolved.dir ?? defaultStaticDir();
-    const manifestFile = join(dir, "manifest.json");
+    if (resolved.dir !== undefined) return StaticEncoder.loadFrom(resolved.dir, resolved, true);
     // The shipped encoder is part of the install like the code: its table's length is checked here, its manifest's
-    // schema and its files' sha256 by the test suite (test/scorer/shipped-files.test.ts); a folder of yours is
-    // checked in full.
-    const shipped = resolved.dir === undefined;
-    const manifest = parseManifest(await readOrFail(manifestFile), manifestFile, !shipped);
+    // schema and its files' sha256 by the test suite (test/scorer/shipped-files.test.ts). A damaged shipped file that
+    // breaks this path otherwise than with a typed error is loaded again with every check, which names it.
+    try {
+      return await StaticEncoder.loadFrom(defaultStaticDir(), resolved, false);
+    } catch (error) {
+      if (error instanceof IrtRouterError) throw error;
+      return StaticEncoder.loadFrom(defaultStaticDir(), resolved, true);
+    }
+  }
+
+  /** The encoder in `dir`; `checked`: its manifest's schema and its files' sha256 too (a folder of yours). */
+  private static async loadFrom(
+    dir: string,
+    resolved: z.output<typeof optionsSchema>,
+    checked: boolean,
+  ): Promise<StaticEncoder> {
+    const manifestFile = join(dir, "manifest.json");
+    const manifest = parseManifest(await readOrFail(manifestFile), manifestFile, checked);
     const [tableBytes, { tokenizer, longest }] = await Promise.all([
-      readChecked(join(dir, manifest.table.file), manifest.table, !shipped),
-      loadTokenizer(dir, manifest, manifestFile, shipped),
+      readChecked(join(dir, manifest.table.file), manifest.table, checked),
+      loadTokenizer(dir, manifest, manifestFile, !checked),
     ]);
     // The bytes were just read for this encoder alone: the table is a view of them, not a second copy.
     const table = decodeStaticTable(tableBytes, manifest.rows, manifest.dim, manifest.dtype, true);

@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { getTf } from "../../adapters/tf.js";
 import { loadDataset } from "../../adapters/data/index.js";
 import { splitIndices } from "../../src/data/split.js";
-import { shuffledIndices } from "../../src/learning/new-model-calibration.js";
+import { shuffledIndices } from "../../src/learning/probe-picker.js";
 import { OnlineLearner, predictiveP, seededRng } from "../../src/learning/index.js";
 import { cholesky, choleskySolve, inverseFromCholesky } from "../../src/learning/linalg.js";
 import { sigmoid } from "../../src/util/maths.js";

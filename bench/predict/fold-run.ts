@@ -6,7 +6,7 @@
  */
 import type { Tf } from "../../adapters/tf.js";
 import { embedLlmMfBaseline } from "../../src/baselines/index.js";
-import { shuffledIndices } from "../../src/learning/new-model-calibration.js";
+import { shuffledIndices } from "../../src/learning/probe-picker.js";
 import { fitKnownPriorOnTraining } from "../../src/learning/known-prior.js";
 import { predictAccuracy } from "../../src/learning/predict.js";
 import type { IrtMoeConfig } from "../../src/scorer/config.js";

@@ -44,7 +44,6 @@ export {
   DEFAULT_MIX_RANDOM,
   DEFAULT_RANDOM_FIRST,
   DEFAULT_RANDOM_SHARE,
-  shuffledIndices,
 } from "./probe-picker.js";
 export type { HandOver } from "./probe-picker.js";
 export type { Probe, ProbeBank } from "./probe-bank.js";

@@ -63,7 +63,7 @@ export class ItemTracker implements PosteriorListener {
     return this.size > 0 ? s / this.size : NaN;
   }
 
-  /** @internal */
+  /** The posterior's rank-1 update (`PosteriorListener`): moves every tracked item's moments with it. */
   rankOne(v: Float64Array, step: number, shrink: number): void {
     if (this.stale) return;
     const d = this.posterior.dim;
@@ -77,7 +77,7 @@ export class ItemTracker implements PosteriorListener {
     }
   }
 
-  /** @internal */
+  /** The posterior changed otherwise (`PosteriorListener`): the moments are recomputed on the next read. */
   invalidate(): void {
     this.stale = true;
   }

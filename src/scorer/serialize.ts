@@ -109,10 +109,10 @@ export function parseManifest(text: string, file = MANIFEST_FILE): ScorerManifes
 }
 
 /**
- * {@link parseManifest} of a manifest shipped inside the package (`pretrained/`): its format name, version and
- * consistency are checked, but not its own checksum nor its schema, which the test suite checks instead
- * (test/scorer/shipped-files.test.ts: both hold, and the schema's parse returns the file's JSON unchanged, so the two
- * paths give the same manifest). The shipped files are part of the install like the code.
+ * {@link parseManifest} of a manifest shipped inside the package (`pretrained/`): its own checksum, format name,
+ * version and consistency are checked, but not its schema. The checksum binds the content to the one the test suite
+ * parses (test/scorer/shipped-files.test.ts: the schema's parse returns the file's JSON unchanged), so the two paths
+ * give the same manifest, and a changed or damaged manifest is still ARTIFACT_INTEGRITY, naming the file.
  */
 export function parseShippedManifest(text: string, file: string): ScorerManifest {
   return manifestOf(parseArtifactJson(text, file), file, false);
@@ -126,7 +126,7 @@ function manifestOf(json: unknown, file: string, checked: boolean): ScorerManife
       { file },
     );
   const head = json as Record<string, unknown>;
-  if (checked) checkManifestChecksum(head, file, "present");
+  checkManifestChecksum(head, file, "present");
   if (head.format !== ARTIFACT_FORMAT)
     throw new ArtifactError(
       "ARTIFACT_FORMAT",
@@ -139,7 +139,7 @@ function manifestOf(json: unknown, file: string, checked: boolean): ScorerManife
       `${file}: formatVersion ${JSON.stringify(head.formatVersion)} is not supported (this irt-router reads versions ${READABLE_FORMAT_VERSIONS.join(" and ")}). Re-train the scorer or use the irt-router version that wrote it.`,
       { file, details: { formatVersion: head.formatVersion, supported: [...READABLE_FORMAT_VERSIONS] } },
     );
-  if (checked) checkManifestChecksum(head, file, "required");
+  checkManifestChecksum(head, file, "required");
   const manifest: ScorerManifest = checked
     ? parseArtifactWith(scorerManifestSchema(), json, "manifest", file)
     : (json as ScorerManifest);

@@ -6,9 +6,9 @@ import {
   DEFAULT_HAND_OVER,
   DEFAULT_RANDOM_FIRST,
   DEFAULT_RANDOM_SHARE,
-  shuffledIndices,
   type CalibrationOptions,
 } from "../../src/learning/new-model-calibration.js";
+import { shuffledIndices } from "../../src/learning/probe-picker.js";
 import { ItemTracker } from "../../src/learning/tracker.js";
 import { seededRng } from "../../src/util/random.js";
 import { rejectedWith } from "../errors.js";

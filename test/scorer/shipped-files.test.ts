@@ -106,6 +106,29 @@ describe("the files shipped inside the package", () => {
     expect(Array.from(shipped.experts.at(-1)!.l2.b)).toEqual(Array.from(checked.experts.at(-1)!.l2.b));
   });
 
+  it("the shipped load path refuses a changed manifest.json or catalog.json (their checksums), naming the file", () => {
+    const dir = join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR);
+    const where = (f: string) => join(dir, f);
+    const edited = (file: string, edit: (json: Record<string, unknown>) => void) => {
+      const json = JSON.parse(readFileSync(join(dir, file), "utf8")) as Record<string, unknown>;
+      edit(json);
+      return new TextEncoder().encode(JSON.stringify(json, null, 1));
+    };
+    const files = {
+      manifest: edited("manifest.json", (m) => (m.temperature = 5)),
+      weights: read(dir, "weights.bin"),
+      catalog: read(dir, "catalog.json"),
+    };
+    const changed = thrownBy(ArtifactError, () => decodeShippedArtifact(files, where));
+    expect(changed.code).toBe("ARTIFACT_INTEGRITY");
+    expect(changed.message).toMatch(/manifest\.json is corrupted: the sha256 of its content/);
+    const catalog = edited("catalog.json", (c) => ((c.models as { aliases: unknown }[])[0]!.aliases = {}));
+    const reformatted = { ...files, manifest: read(dir, "manifest.json"), catalog };
+    const damaged = thrownBy(ArtifactError, () => decodeShippedArtifact(reformatted, where));
+    expect(damaged.code).toBe("ARTIFACT_INTEGRITY");
+    expect(damaged.message).toMatch(/catalog\.json is/);
+  });
+
   it("the shipped load path refuses a truncated weights.bin by its length, naming the file", () => {
     const dir = join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR);
     const files = {
