@@ -114,6 +114,37 @@ describe("the npm package", () => {
     }
   }, 120_000);
 
+  it("the published declarations type-check with skipLibCheck false (none refers to a name stripInternal removed)", () => {
+    mkdirSync(join(root, ".cache"), { recursive: true });
+    // inside the project, so that the declarations' imports (zod, @langchain/core, ...) resolve from its node_modules
+    const dir = mkdtempSync(join(root, ".cache", "dts-check-"));
+    try {
+      const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+      execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", dir], { cwd: root });
+      const entries = Object.keys(entryPoints(root)).filter((name) => name !== "bin/cli");
+      const check = join(dir, "check.ts");
+      writeFileSync(check, entries.map((name, i) => `export * as e${i} from "./${name}.js";\n`).join(""));
+      const r = spawnSync(
+        process.execPath,
+        [tsc, "--noEmit", "--skipLibCheck", "false", "--strict", "--module", "nodenext", "--moduleResolution"].concat([
+          "nodenext",
+          "--target",
+          "es2022",
+          "--types",
+          "node",
+          check,
+        ]),
+        { cwd: root, encoding: "utf8" },
+      );
+      // errors inside dependencies' own types (tfjs has some under skipLibCheck false) are theirs, not ours
+      const ours = r.stdout.split("\n").filter((line) => line.includes(dir.slice(root.length + 1)));
+      expect(ours).toEqual([]);
+      expect(entries.length).toBeGreaterThan(10);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it("bundles every export of package.json and the CLI, and tsc writes only their declarations", () => {
     const entries = entryPoints(root);
     expect(Object.keys(entries)).toEqual(
