@@ -12,17 +12,19 @@ function usage(): string {
   return `Usage: irt-router <command> [options]\n\nCommands: ${names.join(", ")}\nRun "irt-router <command> --help" for a command's options; "irt-router --version" prints the version.`;
 }
 
+/** The installed package's package.json. */
+function packageJson(): { version: string; peerDependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as ReturnType<typeof packageJson>;
+}
+
 /** The installed package's version (from its package.json). */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+  return packageJson().version;
 }
 
 /** The peer package (package.json `peerDependencies`) an import error says is not installed, if it is one. */
 function missingPeer(error: unknown): string | undefined {
-  const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as {
-    peerDependencies?: Record<string, string>;
-  };
-  return Object.keys(pkg.peerDependencies ?? {}).find((name) => isMissingPackage(error, name));
+  return Object.keys(packageJson().peerDependencies ?? {}).find((name) => isMissingPackage(error, name));
 }
 
 /** Entry point of the `irt-router` CLI. Returns the exit code. */

@@ -12,7 +12,7 @@ import {
 } from "../../src/encoders/static-table.js";
 import { checkTexts } from "../../src/encoders/text.js";
 import type { QueryEncoder } from "../../src/encoders/types.js";
-import { lazySchema, parseWith } from "../../src/util/validate.js";
+import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../package-root.js";
 import { readPrebuiltTokenizer } from "./static-tokenizer.js";
 
@@ -34,10 +34,10 @@ const fileSchema = () =>
   });
 
 /**
- * The manifest.json of a static encoder folder; built on first use ({@link lazySchema}): the shipped encoder's
- * manifest is checked by the test suite, not at load.
+ * The manifest.json of a static encoder folder; built on its first parse (z.lazy): the shipped encoder's manifest is
+ * checked by the test suite, not at load.
  */
-export const staticManifestSchema = lazySchema(() =>
+export const staticManifestSchema = z.lazy(() =>
   z
     .object({
       format: z.literal(STATIC_FORMAT),
@@ -56,7 +56,7 @@ export const staticManifestSchema = lazySchema(() =>
 );
 
 /** A static encoder's manifest. */
-export type StaticManifest = z.infer<ReturnType<typeof staticManifestSchema>>;
+export type StaticManifest = z.infer<typeof staticManifestSchema>;
 
 /**
  * The id of a static table: its shape and storage, and a digest of its table and vocabulary bytes, so a scorer
@@ -276,7 +276,7 @@ function parseManifest(bytes: Buffer, file: string, checked = true): StaticManif
   }
   if (!checked) return json as StaticManifest;
   // parsed once per folder: zod's compiled fast path would cost more than it saves (see parseWith)
-  const parsed = staticManifestSchema().safeParse(json, { jitless: true });
+  const parsed = staticManifestSchema.safeParse(json, { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new EncoderUnavailableError(

@@ -158,9 +158,9 @@ export function decodeArtifact(
  * the install as its code: every check but the sha256 of weights.bin (4 MB), the schemas of manifest.json and
  * catalog.json, and the scan of the weights for non-finite values, which the test suite covers by checking the sha256
  * against the manifests and parsing both files instead (test/scorer/shipped-files.test.ts). The manifest's own
- * checksum and the catalog's sha256 are checked (they bind both files to the content the tests parse). A truncated or longer weights.bin or catalog.json still fails on its byte length
- * (ARTIFACT_INTEGRITY), a manifest that is not JSON or of another format on those. The weights are views of `files.weights` (not copied): pass
- * bytes that nothing else holds.
+ * checksum and the catalog's sha256 are checked (they bind both files to the content the tests parse). A truncated
+ * or longer weights.bin still fails on its byte length (ARTIFACT_INTEGRITY), a manifest that is not JSON or of another
+ * format on those. The weights are views of `files.weights` (not copied): pass bytes that nothing else holds.
  */
 export function decodeShippedArtifact(
   files: { manifest: Uint8Array; weights: Uint8Array; catalog: Uint8Array },

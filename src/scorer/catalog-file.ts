@@ -4,14 +4,13 @@
  */
 import { z } from "zod";
 import { ArtifactError } from "../errors.js";
-import { lazySchema } from "../util/validate.js";
 import { parseArtifactJson, parseArtifactWith } from "./artifact-json.js";
 import { firstRepeat } from "../util/repeats.js";
 import { CATALOG_FILE, CATALOG_FORMAT_VERSION, WEIGHTS_FILE } from "./artifact-names.js";
 import type { CatalogEntry } from "./types.js";
 
-/** The schema of catalog.json (built on first use: shipped catalogs are checked by the test suite, not at load). */
-export const catalogSchema = lazySchema(() =>
+/** The schema of catalog.json (built on its first parse, z.lazy: shipped catalogs are checked by the test suite). */
+export const catalogSchema = z.lazy(() =>
   z.object({
     formatVersion: z.literal(CATALOG_FORMAT_VERSION),
     models: z.array(
@@ -48,7 +47,7 @@ export function parseCatalog(
   file = CATALOG_FILE,
 ): CatalogEntry[] {
   const json = parseArtifactJson(text, file);
-  return catalogOf(parseArtifactWith(catalogSchema(), json, "catalog", file), theta, abilityDim, file);
+  return catalogOf(parseArtifactWith(catalogSchema, json, "catalog", file), theta, abilityDim, file);
 }
 
 /**
@@ -60,7 +59,7 @@ export function parseShippedCatalog(text: string, abilityDim: number, file: stri
   return catalogOf(parseArtifactJson(text, file) as CatalogJson, undefined, abilityDim, file);
 }
 
-type CatalogJson = z.output<ReturnType<typeof catalogSchema>>;
+type CatalogJson = z.output<typeof catalogSchema>;
 
 function catalogOf(
   parsed: CatalogJson,

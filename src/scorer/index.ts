@@ -75,5 +75,5 @@ export {
 export { trainingRng, type Rng } from "../util/random.js";
 
 /** The schema of a scorer artifact's `manifest.json`, as {@link parseManifest} checks it. */
-export const manifestSchema = scorerManifestSchema();
+export const manifestSchema = scorerManifestSchema.unwrap();
 export { ArtifactError, TrainingError } from "../errors.js";

@@ -1,16 +1,14 @@
 /** The schema of a scorer artifact's `manifest.json` (the format is described in serialize.ts). */
 import { z } from "zod";
-import { lazySchema } from "../util/validate.js";
 import { ARTIFACT_FORMAT } from "./artifact-names.js";
 import { irtMoeConfigSchema } from "./config.js";
 
-const tensorSchema = lazySchema(() =>
+const tensorSchema = () =>
   z.object({
     name: z.string(),
     shape: z.array(z.number().int().nonnegative()),
     offset: z.number().int().nonnegative(),
-  }),
-);
+  });
 const fileSchema = () =>
   z.object({
     file: z.string(),
@@ -20,10 +18,10 @@ const fileSchema = () =>
 const metricsSchema = () => z.record(z.string(), z.record(z.string(), z.union([z.number(), z.null()])));
 
 /**
- * manifest.json, validated on load; built on first use ({@link lazySchema}): the shipped artifacts' manifests are
- * checked by the test suite, not at load, so a router's first call never builds it.
+ * manifest.json, validated on load; built on its first parse (z.lazy): the shipped artifacts' manifests are checked
+ * by the test suite, not at load, so a router's first call never builds it.
  */
-export const scorerManifestSchema = lazySchema(() =>
+export const scorerManifestSchema = z.lazy(() =>
   z.object({
     format: z.literal(ARTIFACT_FORMAT),
     formatVersion: z.number().int(),
@@ -99,5 +97,5 @@ export const scorerManifestSchema = lazySchema(() =>
     catalog: fileSchema(),
   }),
 );
-export type ScorerManifest = z.infer<ReturnType<typeof scorerManifestSchema>>;
+export type ScorerManifest = z.infer<typeof scorerManifestSchema>;
 export type TensorEntry = z.infer<ReturnType<typeof tensorSchema>>;

@@ -141,7 +141,7 @@ function manifestOf(json: unknown, file: string, checked: boolean): ScorerManife
     );
   checkManifestChecksum(head, file, "required");
   const manifest: ScorerManifest = checked
-    ? parseArtifactWith(scorerManifestSchema(), json, "manifest", file)
+    ? parseArtifactWith(scorerManifestSchema, json, "manifest", file)
     : (json as ScorerManifest);
   const { architecture: arch, hyperparameters: hp } = manifest;
   if (manifest.encoder.dim !== arch.inDim)

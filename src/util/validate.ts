@@ -113,21 +113,6 @@ function bestOption(
   return best;
 }
 
-/**
- * A zod schema built on its first use rather than when its module loads. Building one costs import time and memory
- * (zod binds its methods to every instance), wasted in a process that never parses with it: a fresh process's first
- * routed call imports the artifact and run-level modules but parses none of their files or options. `schema()` gives
- * the same instance every time.
- *
- * @example
- * const pointSchema = lazySchema(() => z.strictObject({ x: z.number(), y: z.number() }));
- * parseWith(pointSchema(), { x: 1, y: 2 }, "point");
- */
-export function lazySchema<S extends z.ZodType>(build: () => S): () => S {
-  let schema: S | undefined;
-  return () => (schema ??= build());
-}
-
 /** A zod schema for a function-valued option; `what` completes the message "must be ...". */
 export const functionSchema = <T>(what: string) =>
   z.custom<T>((v) => typeof v === "function", { message: `must be ${what}` });

@@ -52,9 +52,9 @@ describe("the files shipped inside the package", () => {
     it(`${dir.slice(dir.indexOf("pretrained"))}: manifest.json and catalog.json fit their schemas as they are`, () => {
       const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { manifestSha256: string };
       expect(manifestChecksum(manifest)).toBe(manifest.manifestSha256);
-      expect(scorerManifestSchema().parse(manifest)).toEqual(manifest);
+      expect(scorerManifestSchema.parse(manifest)).toEqual(manifest);
       const catalog = JSON.parse(readFileSync(join(dir, "catalog.json"), "utf8")) as unknown;
-      expect(catalogSchema().parse(catalog)).toEqual(catalog);
+      expect(catalogSchema.parse(catalog)).toEqual(catalog);
       // so the shipped decoder, which skips both parses, reads the same manifest and catalog as the checking one
       const files = () => ({
         manifest: read(dir, "manifest.json"),
@@ -70,7 +70,7 @@ describe("the files shipped inside the package", () => {
 
   it("encoders/static: the manifest fits its schema as it is", () => {
     const manifest = JSON.parse(readFileSync(join(defaultStaticDir(), "manifest.json"), "utf8")) as unknown;
-    expect(staticManifestSchema().parse(manifest)).toEqual(manifest);
+    expect(staticManifestSchema.parse(manifest)).toEqual(manifest);
   });
 
   it("encoders/static: the table and the vocabulary match their manifest's sha256", () => {
