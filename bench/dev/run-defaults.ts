@@ -27,7 +27,7 @@ const args = JSON.parse(process.argv[2] ?? "{}") as {
   costWeights?: number[];
   dataset?: string;
   tieRule?: boolean;
-  escalation?: { costWeight: number; cap: number | null }[];
+  escalation?: { costWeight: number; cap: number | null; spendTarget?: number; paceRate?: number }[];
 };
 const folder = args.dataset ?? "../shared/data/terminal-bench-2-32models";
 let table = await loadRunTable(folder);
@@ -55,7 +55,14 @@ const f = (p: ReplayPoint) => `${p.success.toFixed(3)}@${(p.costRatio * 100).toF
 const cf = r.crossFit;
 console.log(JSON.stringify(args), `${table.ids.length} runs`, "best fixed", f(cf.bestFixed));
 console.log("single", cf.single.map((p) => `${p.costWeight}:${f(p)}`).join(" "));
-console.log("escalation", cf.escalation.map((p) => `${p.costWeight}/${p.cap ?? "none"}:${f(p)}`).join(" "));
+console.log(
+  "escalation",
+  cf.escalation
+    .map(
+      (p) => `${p.spendTarget !== undefined ? `pace${p.spendTarget}/` : ""}${p.costWeight}/${p.cap ?? "none"}:${f(p)}`,
+    )
+    .join(" "),
+);
 console.log("online", f(r.online.anonymous.router), "last third", f(r.online.anonymous.router.lastThird));
 
 /** The fold-level tie rule of the module comment: success and cost ratio per k, over 5 seeds x 5 folds. */

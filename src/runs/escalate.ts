@@ -54,6 +54,7 @@ export async function escalateTask<R>(
 ): Promise<EscalationResult<R>> {
   const o = parseWith(escalateOptionsSchema, options, "options");
   const maxAttempts = o.maxAttempts ?? 3;
+  const costWeight = o.pacer?.costWeight ?? o.costWeight;
   const learn = o.learn ?? true;
   const attempts: EscalationAttempt<R>[] = [];
   let cost = 0;
@@ -64,43 +65,49 @@ export async function escalateTask<R>(
     cost,
     stopReason,
   });
-  while (attempts.length < maxAttempts) {
-    const budget = o.costCap === undefined ? undefined : o.costCap - cost;
-    const tried = attempts.map((a) => a.modelId);
-    const allowRetry = o.allowRetry ?? false;
-    if (!allowRetry && router.modelIds.every((id) => tried.includes(id))) return done("no-model");
-    const decision = router.route(task, {
-      costWeight: o.costWeight,
-      attemptsLeft: maxAttempts - attempts.length,
-      budget: budget === undefined ? undefined : Math.max(0, budget),
-      allowRetry,
-      exclude: allowRetry ? [] : tried,
-      outcomes: learn ? [] : attempts.map((a) => ({ modelId: a.modelId, outcome: a.outcome })),
-    });
-    const runCost = router.runCost(decision.chosen);
-    if (budget !== undefined && runCost > budget + 1e-12) return done(attempts.length === 0 ? "no-model" : "cost-cap");
-    if (attempts.length > 0 && !(decision.value > 0)) return done("not-worth");
-    const attempt = attempts.length + 1;
-    const result = await run(decision.chosen, attempt);
-    const verdict = await check(result, decision.chosen);
-    const outcome = typeof verdict === "boolean" ? Number(verdict) : verdict;
-    if (!Number.isFinite(outcome) || outcome < 0 || outcome > 1) {
-      throw new FeedbackError(`check must return true, false or a number in [0, 1], got ${String(verdict)}`, {
-        path: "check",
+  try {
+    while (attempts.length < maxAttempts) {
+      const budget = o.costCap === undefined ? undefined : o.costCap - cost;
+      const tried = attempts.map((a) => a.modelId);
+      const allowRetry = o.allowRetry ?? false;
+      if (!allowRetry && router.modelIds.every((id) => tried.includes(id))) return done("no-model");
+      const decision = router.route(task, {
+        costWeight,
+        attemptsLeft: maxAttempts - attempts.length,
+        budget: budget === undefined ? undefined : Math.max(0, budget),
+        allowRetry,
+        exclude: allowRetry ? [] : tried,
+        outcomes: learn ? [] : attempts.map((a) => ({ modelId: a.modelId, outcome: a.outcome })),
       });
+      const runCost = router.runCost(decision.chosen);
+      if (budget !== undefined && runCost > budget + 1e-12)
+        return done(attempts.length === 0 ? "no-model" : "cost-cap");
+      if (attempts.length > 0 && !(decision.value > 0)) return done("not-worth");
+      const attempt = attempts.length + 1;
+      const result = await run(decision.chosen, attempt);
+      cost += runCost;
+      const verdict = await check(result, decision.chosen);
+      const outcome = typeof verdict === "boolean" ? Number(verdict) : verdict;
+      if (!Number.isFinite(outcome) || outcome < 0 || outcome > 1) {
+        throw new FeedbackError(`check must return true, false or a number in [0, 1], got ${String(verdict)}`, {
+          path: "check",
+        });
+      }
+      attempts.push({
+        attempt,
+        modelId: decision.chosen,
+        result,
+        passed: outcome >= 0.5,
+        outcome,
+        cost: runCost,
+        decision,
+      });
+      if (learn) router.feedback(task, decision.chosen, outcome);
+      if (outcome >= 0.5) return done("passed");
     }
-    cost += runCost;
-    attempts.push({
-      attempt,
-      modelId: decision.chosen,
-      result,
-      passed: outcome >= 0.5,
-      outcome,
-      cost: runCost,
-      decision,
-    });
-    if (learn) router.feedback(task, decision.chosen, outcome);
-    if (outcome >= 0.5) return done("passed");
+    return done("max-attempts");
+  } finally {
+    // However the escalation ended (a check that threw included), what its finished runs cost counts for the pacer.
+    o.pacer?.record(cost);
   }
-  return done("max-attempts");
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
 import { runPriorSchema, type RunPrior } from "./run-prior.js";
+import { SpendPacer } from "./spend-pacer.js";
 
 /** Tokens one agent run is assumed to spend when a model's run cost is not given (no cached input). */
 export const DEFAULT_RUN_TOKENS = { input: 400_000, output: 40_000 } as const;
@@ -168,6 +169,12 @@ export interface EscalateOptions {
   readonly costCap?: number;
   /** Overrides the router's `costWeight`. */
   readonly costWeight?: number;
+  /**
+   * A spend target instead of a cost weight: the escalation uses the pacer's cost weight and records what it spent
+   * (USD by the router's estimate) with it, so that the mean spend per task over many escalations tracks the pacer's
+   * target (see {@link SpendPacer}). Not with `costWeight`.
+   */
+  readonly pacer?: SpendPacer;
   /** Whether a model that failed may run the task again (default false). */
   readonly allowRetry?: boolean;
   /** Whether each attempt's outcome is fed back to the router (default true). */
@@ -175,13 +182,19 @@ export interface EscalateOptions {
 }
 
 export const escalateOptionsSchema = z.lazy(() =>
-  z.strictObject({
-    maxAttempts: z.number().int().positive().optional(),
-    costCap: nonNegative.optional(),
-    costWeight: nonNegative.optional(),
-    allowRetry: z.boolean().optional(),
-    learn: z.boolean().optional(),
-  }),
+  z
+    .strictObject({
+      maxAttempts: z.number().int().positive().optional(),
+      costCap: nonNegative.optional(),
+      costWeight: nonNegative.optional(),
+      pacer: z.instanceof(SpendPacer, { message: "must be a SpendPacer (new SpendPacer({ target }))" }).optional(),
+      allowRetry: z.boolean().optional(),
+      learn: z.boolean().optional(),
+    })
+    .refine((o) => o.costWeight === undefined || o.pacer === undefined, {
+      message: "give costWeight or pacer, not both: the pacer sets the cost weight",
+      path: ["pacer"],
+    }),
 );
 
 /** Run-level settings of an `IrtRouter` (its `runs` option): those of {@link RunRouterOptions} but the models. */

@@ -41,7 +41,7 @@ interface ModelEntry {
  *
  * @example
  * ```ts
- * import { RunRouter } from "irt-router";
+ * import { RunRouter } from "irt-router/runs";
  *
  * const router = new RunRouter({
  *   models: {
@@ -127,6 +127,9 @@ export class RunRouter {
    *
    * @example
    * ```ts
+   * import { RunRouter } from "irt-router/runs";
+   *
+   * const router = new RunRouter({ models: { big: { runCost: 2 }, small: { runCost: 0.2 } } });
    * const d = router.route("Make the failing test in tests/test_io.py pass.", { costWeight: 0.2 });
    * console.log(d.chosen, d.candidates[0]);
    * ```
@@ -203,6 +206,10 @@ export class RunRouter {
    *
    * @example
    * ```ts
+   * import { RunRouter } from "irt-router/runs";
+   *
+   * const router = new RunRouter({ models: { "big-model": { runCost: 2 }, "small-model": { runCost: 0.2 } } });
+   * const text = "Recover the lost commit in this repository.";
    * router.feedback({ id: "fix-git", text }, "small-model", false);
    * ```
    */
@@ -233,6 +240,14 @@ export class RunRouter {
    *
    * @example
    * ```ts
+   * import { RunRouter } from "irt-router/runs";
+   *
+   * // Your agent run with a model, and the check whether it passed (e.g. the task's tests).
+   * declare function runAgent(modelId: string, task: string): Promise<string>;
+   * declare function runTests(output: string): Promise<{ passed: boolean }>;
+   *
+   * const router = new RunRouter({ models: { big: { runCost: 2 }, small: { runCost: 0.2 } } });
+   * const text = "Recover the lost commit in this repository.";
    * const result = await router.escalate(
    *   { id: "fix-git", text },
    *   (modelId) => runAgent(modelId, text),
@@ -258,6 +273,11 @@ export class RunRouter {
    *
    * @example
    * ```ts
+   * import { RunRouter } from "irt-router/runs";
+   *
+   * const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+   * const trained = new RunRouter({ models });
+   * trained.feedback({ id: "fix-git", text: "Recover the lost commit." }, "small", false);
    * const prior = trained.toPrior({ dataset: "my-agent-runs" });
    * const fresh = new RunRouter({ models, prior });
    * ```

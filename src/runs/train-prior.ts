@@ -23,6 +23,10 @@ export interface TrainRunPriorOptions {
  *
  * @example
  * ```ts
+ * import { loadRunTable } from "irt-router/adapters";
+ * import { splitIndices } from "irt-router/data";
+ * import { RunRouter, trainRunPrior } from "irt-router/runs";
+ *
  * const table = await loadRunTable("./my-agent-runs");
  * const prior = trainRunPrior(table, { items: splitIndices(table.name, table.ids).train });
  * const router = new RunRouter({ models: { a: { runCost: 2 }, b: { runCost: 0.3 } }, prior });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 /**
  * Every TypeScript example of README.md and docs/*.md and every TSDoc `@example` of the routing code (src/langchain,
- * src/core) compiles under `tsc --strict`, against this checkout's sources as the `irt-router` package: `irt-router` and
+ * src/core, src/ai-sdk, src/mastra, src/openai-agents, src/runs) compiles under `tsc --strict`, against this checkout's sources as the `irt-router` package: `irt-router` and
  * each `irt-router/<sub>` resolve to the sources package.json "exports" point at (exportPaths). The names an example
  * takes as given (`gpt4`, `tools`, `router`, `models`, `messages`, ...) and the provider packages it imports, which are
  * not dependencies, are declared in a prelude.
@@ -176,7 +176,7 @@ describe("documentation examples", () => {
   it("every TypeScript example in README.md and docs/*.md and every @example of the routing code compiles under --strict", () => {
     const examples = [
       ...docFiles().flatMap(markdownExamples),
-      ...["src/langchain", "src/core", "src/ai-sdk", "src/mastra", "src/openai-agents"]
+      ...["src/langchain", "src/core", "src/ai-sdk", "src/mastra", "src/openai-agents", "src/runs"]
         .filter((dir) => existsSync(join(root, dir)))
         .flatMap(tsdocExamples),
     ];

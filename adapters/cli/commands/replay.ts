@@ -47,7 +47,9 @@ export function replayTables(r: ReplayResult): string {
     ...cf.single.map((p) => crossRow(`single choice, cost weight ${p.costWeight}`, p)),
     ...cf.escalation.map((p) =>
       crossRow(
-        `escalation, cost weight ${p.costWeight}, cap ${p.cap === null ? "none" : pct(p.cap)} (${p.attempts.toFixed(2)} runs)`,
+        p.spendTarget !== undefined
+          ? `escalation, spend target ${pct(p.spendTarget)} (paced) (${p.attempts.toFixed(2)} runs)`
+          : `escalation, cost weight ${p.costWeight}, cap ${p.cap === null ? "none" : pct(p.cap)} (${p.attempts.toFixed(2)} runs)`,
         p,
       ),
     ),

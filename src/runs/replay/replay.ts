@@ -6,6 +6,7 @@
  * in expectation) or a draw from it (online).
  */
 import { RunRouter } from "../run-router.js";
+import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
 import type { RunModelConfig, RunRouterOptions } from "../options.js";
 import { seededRng } from "../../util/random.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
@@ -44,6 +45,7 @@ export interface ReplayResult {
     readonly escalation: readonly (CrossFitPoint & {
       readonly costWeight: number;
       readonly cap: number | null;
+      readonly spendTarget?: number;
       readonly attempts: number;
     })[];
   };
@@ -61,9 +63,17 @@ export interface ReplayResult {
 
 /** One escalation setting: the cost weight and the cap on a task's spend as a share of the reference model's run cost. */
 export interface EscalationSetting {
+  /** The cost weight (with `spendTarget`: the pacer's starting weight). */
   readonly costWeight: number;
   /** Cap on the spend per task, as a ratio to the reference model's run cost (null: none). */
   readonly cap: number | null;
+  /**
+   * A mean spend per task to aim at, as a ratio to the reference model's run cost: the cost weight is then a
+   * {@link SpendPacer}'s, one per seed, fed each task's expected spend over the test folds in turn.
+   */
+  readonly spendTarget?: number;
+  /** The pacer's rate (default: the pacer's). */
+  readonly paceRate?: number;
 }
 
 export interface ReplayOptions {
@@ -120,6 +130,8 @@ export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
   { costWeight: 0.15, cap: null },
   { costWeight: 0.05, cap: null },
   { costWeight: 0, cap: null },
+  { costWeight: DEFAULT_SPEND_PACER.start, cap: null, spendTarget: 0.33 },
+  { costWeight: DEFAULT_SPEND_PACER.start, cap: null, spendTarget: 0.57 },
 ];
 
 const FOLDS = 5;
@@ -169,24 +181,14 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
   let n = 0;
   for (let seed = 1; seed <= seeds; seed++) {
     const fold = table.ids.map((id) => foldOf(table.name, id, seed, FOLDS));
+    const pacers = settings.map(pacerOf);
     for (let f = 0; f < FOLDS; f++) {
       const train = fold.flatMap((g, i) => (g !== f ? [i] : []));
       const test = fold.flatMap((g, i) => (g === f ? [i] : []));
       if (test.length === 0) continue;
       const ref = bestFixed(table.rate, train);
       const refCost = table.runCost[ref]!;
-      const fed = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
-      for (const i of train) {
-        const task = taskAt(table, i, options.hints ?? false);
-        table.models.forEach((m, k) => {
-          const r = table.rate[i]![k]!;
-          if (Number.isFinite(r)) fed.feedback(task, names.get(m)!, r);
-        });
-      }
-      const router =
-        options.crossFitVia === "prior"
-          ? new RunRouter({ models: modelsConfig(table, names), priors: options.priors, prior: fed.toPrior() })
-          : fed;
+      const router = trainedOn(table, train, names, options);
       for (const i of test) {
         const task = taskAt(table, i, options.hints ?? false);
         n++;
@@ -201,11 +203,14 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
         });
         for (let k = 0; k < settings.length; k++) {
           const setting = settings[k]!;
+          const pacer = pacers[k];
           const { success, cost, attempts } = await escalationOutcome(router, table, i, task, index, {
             ...setting,
+            ...(pacer && { costWeight: pacer.costWeight }),
             maxAttempts,
             refCost,
           });
+          pacer?.record(cost / refCost);
           sums.esc[k]!.s += success;
           sums.esc[k]!.item[i]! += success;
           sums.esc[k]!.c += cost;
@@ -233,10 +238,41 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
     escalation: settings.map((s, k) => ({
       costWeight: s.costWeight,
       cap: s.cap,
+      ...(s.spendTarget !== undefined && { spendTarget: s.spendTarget }),
       ...point(sums.esc[k]!),
       attempts: sums.esc[k]!.a / n,
     })),
   };
+}
+
+/** A setting's pacer, one per cross-fit seed (undefined without a spend target). */
+function pacerOf(s: EscalationSetting): SpendPacer | undefined {
+  if (s.spendTarget === undefined) return undefined;
+  return new SpendPacer({
+    target: s.spendTarget,
+    start: s.costWeight,
+    ...(s.paceRate !== undefined && { rate: s.paceRate }),
+  });
+}
+
+/** The router of one fold: every outcome of the training items fed back (or, with `crossFitVia: "prior"`, its prior). */
+function trainedOn(
+  table: RunTable,
+  train: readonly number[],
+  names: ReadonlyMap<string, string>,
+  options: ReplayOptions,
+): RunRouter {
+  const fed = new RunRouter({ models: modelsConfig(table, names), priors: options.priors });
+  for (const i of train) {
+    const task = taskAt(table, i, options.hints ?? false);
+    table.models.forEach((m, k) => {
+      const r = table.rate[i]![k]!;
+      if (Number.isFinite(r)) fed.feedback(task, names.get(m)!, r);
+    });
+  }
+  return options.crossFitVia === "prior"
+    ? new RunRouter({ models: modelsConfig(table, names), priors: options.priors, prior: fed.toPrior() })
+    : fed;
 }
 
 /** An interval of per-item sums scaled to a per-run mean. */

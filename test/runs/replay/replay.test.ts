@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RunRouter } from "../../../src/runs/index.js";
+import { RunRouter, SpendPacer } from "../../../src/runs/index.js";
 import { bestFixed, foldOf, replayRuns, type RunTable } from "../../../src/runs/replay/index.js";
 
 /** 20 tasks x 3 models: "good" passes 80% of tasks, "mid" 50%, "bad" never; costs 3, 1 and 0.1 USD per run. */
@@ -67,6 +67,30 @@ describe("replayRuns", () => {
     expect(online.thompson.success).toBeGreaterThanOrEqual(0);
     expect(online.router.success).toBeGreaterThan(online.thompson.success);
     expect(result.online.named.router.lastThird.success).toBeGreaterThanOrEqual(0);
+  });
+
+  it("paces an escalation with a spend target: the pacer's weight decides, each task's spend is recorded", async () => {
+    const record = vi.spyOn(SpendPacer.prototype, "record");
+    const escalate = vi.spyOn(RunRouter.prototype, "escalate");
+    const result = await replayRuns(table(), {
+      crossFitSeeds: 1,
+      onlineSeeds: 1,
+      costWeights: [0],
+      escalation: [{ costWeight: 0.05, cap: null, spendTarget: 0.2 }],
+    });
+    const row = result.crossFit.escalation[0]!;
+    expect(row.spendTarget).toBe(0.2);
+    // One pacer over the seed's test folds in turn: every task's spend recorded once, as a share of the reference's
+    // run cost ("good" on every fold), so their mean is the row's cost ratio.
+    expect(record).toHaveBeenCalledTimes(20);
+    const spends = record.mock.calls.map((c) => c[0]);
+    expect(spends.reduce((a, b) => a + b, 0) / 20).toBeCloseTo(row.costRatio, 9);
+    // The first task runs at the start weight; later ones at the weight its spend moved.
+    const weights = escalate.mock.calls.map((c) => c[3]!.costWeight!);
+    expect(weights[0]).toBe(0.05);
+    expect(new Set(weights).size).toBeGreaterThan(1);
+    expect(spends[0]).toBeGreaterThan(0.2);
+    expect(weights[1]).toBeGreaterThan(weights[0]!);
   });
 });
 
