@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/dev/run-defaults.ts '<json>'` with json keys: trainOnly (bool), hints (bool), priors (RunPriors),
- * seeds, onlineSeeds, costWeights, escalation (settings {costWeight, cap}), dataset (default
+ * seeds, onlineSeeds, onlineExploration, costWeights, escalation (settings {costWeight, cap, spendTarget?, paceRate?}), dataset (default
  * ../shared/data/terminal-bench-2-32models), tieRule (bool).
  *
  * The run-level replay (src/runs/replay) on a folder of runs, restricted with `trainOnly` to the items whose upstream
@@ -27,6 +27,7 @@ const args = JSON.parse(process.argv[2] ?? "{}") as {
   costWeights?: number[];
   dataset?: string;
   tieRule?: boolean;
+  onlineExploration?: number;
   escalation?: { costWeight: number; cap: number | null; spendTarget?: number; paceRate?: number }[];
 };
 const folder = args.dataset ?? "../shared/data/terminal-bench-2-32models";
@@ -50,6 +51,7 @@ const r = await replayRuns(table, {
   ...(args.priors && { priors: args.priors }),
   ...(args.costWeights && { costWeights: args.costWeights }),
   ...(args.escalation && { escalation: args.escalation }),
+  ...(args.onlineExploration !== undefined && { onlineExploration: args.onlineExploration }),
 });
 const f = (p: ReplayPoint) => `${p.success.toFixed(3)}@${(p.costRatio * 100).toFixed(0)}%`;
 const cf = r.crossFit;

@@ -84,8 +84,9 @@ export async function escalateTask<R>(
         return done(attempts.length === 0 ? "no-model" : "cost-cap");
       if (attempts.length > 0 && !(decision.value > 0)) return done("not-worth");
       const attempt = attempts.length + 1;
-      const result = await run(decision.chosen, attempt);
+      // A started run is billed, so a run that throws still counts for the pacer (the finally below).
       cost += runCost;
+      const result = await run(decision.chosen, attempt);
       const verdict = await check(result, decision.chosen);
       const outcome = typeof verdict === "boolean" ? Number(verdict) : verdict;
       if (!Number.isFinite(outcome) || outcome < 0 || outcome > 1) {
@@ -107,7 +108,7 @@ export async function escalateTask<R>(
     }
     return done("max-attempts");
   } finally {
-    // However the escalation ended (a check that threw included), what its finished runs cost counts for the pacer.
+    // However the escalation ended (a run or a check that threw included), what its started runs cost counts.
     o.pacer?.record(cost);
   }
 }

@@ -14,7 +14,7 @@ export type {
   EscalateOptions,
 } from "./options.js";
 export { DEFAULT_RUN_TOKENS, DEFAULT_RUN_PRIORS } from "./options.js";
-export { SpendPacer, DEFAULT_SPEND_PACER, type SpendPacerOptions } from "./spend-pacer.js";
+export { SpendPacer, type SpendPacerOptions } from "./spend-pacer.js";
 export type { EscalationResult, EscalationAttempt, EscalationStop, RunFunction, RunCheck } from "./escalate.js";
 export type { RunObservation } from "./fit.js";
 export { runRouterOf } from "./registered.js";

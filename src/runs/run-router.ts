@@ -236,7 +236,8 @@ export class RunRouter {
    * Run `task` with the model the router picks; when `check` says the run failed, run it again from scratch with the
    * model the router picks next knowing what failed, until a run passes, `maxAttempts` runs, or the next run would pass
    * `costCap` (USD) or is not worth its cost. Every attempt's outcome is fed back (unless `learn: false`).
-   * An error thrown by `run` or `check` ends the escalation with that error (after the outcomes so far are fed back).
+   * An error thrown by `run` or `check` ends the escalation with that error (after the outcomes so far are fed back; a
+   * `pacer` records the cost of the runs started, the one that threw included).
    *
    * @example
    * ```ts

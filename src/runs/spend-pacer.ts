@@ -8,11 +8,11 @@ import { z } from "zod";
 
 /** Options of a {@link SpendPacer}. */
 export interface SpendPacerOptions {
-  /** Mean spend per task to aim at, in the unit `record` is given (USD for {@link RunRouter.escalate}). */
+  /** Mean spend per task to aim at (> 0), in the unit `record` is given (USD for {@link RunRouter.escalate}). */
   readonly target: number;
-  /** Cost weight of the first task (default 0.3). */
+  /** Cost weight of the first task (> 0; default 0.3). */
   readonly start?: number;
-  /** Step of the cost weight's log per task, per unit of relative overspend (default 0.2). */
+  /** Step of the cost weight's log per task, per unit of relative overspend (> 0; default 0.2). */
   readonly rate?: number;
 }
 
@@ -28,7 +28,10 @@ const pacerSchema = z.strictObject({
 /** Bounds of the cost weight: below the lower one every plan is the most able one; above the upper, the cheapest. */
 const MIN_WEIGHT = 1e-3;
 const MAX_WEIGHT = 10;
-/** Relative overspend counted per task, at most (one dear escalation moves the weight by a bounded step). */
+/**
+ * Relative overspend counted per task, at most (one dear escalation moves the weight by a bounded step). A stream whose
+ * tasks often cost more than 11 x the target settles above the target.
+ */
 const MAX_OVERSPEND = 10;
 
 /**
@@ -37,9 +40,10 @@ const MAX_OVERSPEND = 10;
  * cost weight and moves it after each task by what was spent: up (dearer models weigh more) when the task cost more
  * than the target, down when it cost less, by `rate` x the relative difference on a log scale. Over a stream of tasks
  * the weight settles where the plans either side of the target alternate, so the mean spend meets it: the standard
- * answer to a mean-cost constraint (a dual variable updated by the constraint's violation), which needs no outcomes
- * and no tuning to a model set. It knows nothing of the router: one pacer can pace several routers (replicas in one
- * process) that share a budget.
+ * answer to a mean-cost constraint (a dual variable updated by the constraint's violation). It needs no outcomes and
+ * nothing about the models (its rate was chosen on Terminal-Bench's training items; docs/agents.md). Where even the
+ * most able plans cost less than the target, it spends less. It knows nothing of the router: one pacer can pace
+ * several routers (replicas in one process) that share a budget.
  *
  * @example
  * ```ts
@@ -60,6 +64,7 @@ const MAX_OVERSPEND = 10;
  * ```
  */
 export class SpendPacer {
+  /** The mean spend per task it aims at. */
   readonly target: number;
   private readonly rate: number;
   private weight: number;

@@ -95,6 +95,25 @@ describe("RunRouter.escalate with a pacer", () => {
     expect(lastHalf).toBeLessThan(1);
   });
 
+  it("bills a run that throws, so an outage does not read as free tasks", async () => {
+    const router = trained();
+    const pacer = new SpendPacer({ target: 0.05 }); // under every model's run cost
+    const before = pacer.costWeight;
+    await expect(
+      router.escalate(
+        "t",
+        async () => {
+          throw new Error("provider down");
+        },
+        () => true,
+        { pacer },
+      ),
+    ).rejects.toThrow("provider down");
+    expect(pacer.taskCount).toBe(1);
+    expect(pacer.meanSpend).toBeGreaterThan(0);
+    expect(pacer.costWeight).toBeGreaterThan(before); // the run it started cost more than the target
+  });
+
   it("records the finished runs when the check throws", async () => {
     const router = trained();
     const pacer = new SpendPacer({ target: 1 });
@@ -117,9 +136,9 @@ describe("RunRouter.escalate with a pacer", () => {
     await expect(router.escalate("t", run, () => true, { pacer, costWeight: 0.2 })).rejects.toThrow(
       /costWeight or pacer, not both/,
     );
-    await expect(router.escalate("t", run, () => true, { pacer: { costWeight: 0.2 } as never })).rejects.toThrow(
-      ValidationError,
-    );
+    const notAPacer = router.escalate("t", run, () => true, { pacer: { costWeight: 0.2 } as never });
+    await expect(notAPacer).rejects.toThrow(ValidationError);
+    await expect(notAPacer).rejects.toThrow(/pacer.*must be a SpendPacer/);
     expect(pacer.taskCount).toBe(0);
   });
 });

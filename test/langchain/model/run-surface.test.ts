@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { IrtRouter } from "../../../src/langchain/index.js";
-import { RunRouter } from "../../../src/runs/index.js";
+import { RunRouter, SpendPacer } from "../../../src/runs/index.js";
 import { ValidationError } from "../../../src/errors.js";
 import { quietLogger } from "../helpers.js";
 
@@ -52,5 +52,20 @@ describe("IrtRouter run-level routing", () => {
     expect(new Set(replies)).toEqual(new Set(["dear", "cheap"])); // a failed model is not run again
     expect(result.passed).toBe(true);
     expect(r.runs.feedbackCount).toBe(2);
+  });
+
+  it("runTask takes a pacer: its cost weight decides, the spend is recorded", async () => {
+    const r = router();
+    const pacer = new SpendPacer({ target: 0.5, start: 2 });
+    const result = await r.runTask(
+      { id: "t9", text: "Fix the failing build." },
+      async (modelId) => modelId,
+      () => true,
+      { pacer },
+    );
+    expect(result.attempts[0]!.decision.policy).toContain("costWeight=2,");
+    expect(result.attempts[0]!.modelId).toBe("cheap"); // a high weight: the cheap model first
+    expect(pacer.taskCount).toBe(1);
+    expect(pacer.meanSpend).toBeCloseTo(r.runs.runCost("cheap"), 12);
   });
 });
