@@ -44,7 +44,14 @@ export function replayTables(r: ReplayResult): string {
     `Cross-fitted (${cf.seeds} seeds x ${cf.folds} folds; reference: the best fixed model on the training folds)`,
     `${"policy".padEnd(56)} success   cost  95% CI (paired bootstrap over items): success, vs best fixed`,
     crossRow("best fixed (training folds)", cf.bestFixed),
-    ...cf.single.map((p) => crossRow(`single choice, cost weight ${p.costWeight}`, p)),
+    ...cf.single.map((p) =>
+      crossRow(
+        p.cap !== undefined
+          ? `single choice, the most able under ${pct(p.cap)} of the cost`
+          : `single choice, cost weight ${p.costWeight}`,
+        p,
+      ),
+    ),
     ...cf.escalation.map((p) =>
       crossRow(
         p.spendTarget !== undefined

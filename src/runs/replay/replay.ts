@@ -41,7 +41,8 @@ export interface ReplayResult {
     readonly seeds: number;
     readonly folds: number;
     readonly bestFixed: CrossFitPoint;
-    readonly single: readonly (CrossFitPoint & { readonly costWeight: number })[];
+    /** The cost-weight curve, then the capped choices (`cap`: the most able model whose run cost is under it). */
+    readonly single: readonly (CrossFitPoint & { readonly costWeight: number; readonly cap?: number })[];
     readonly escalation: readonly (CrossFitPoint & {
       readonly costWeight: number;
       readonly cap: number | null;
@@ -81,6 +82,11 @@ export interface ReplayOptions {
   readonly crossFitSeeds?: number;
   /** Online seeds (default 20). */
   readonly onlineSeeds?: number;
+  /**
+   * Caps on the single choice's run cost, as ratios to the reference model's run cost: for each, the most able model
+   * whose run costs at most that (cost weight 0, `route`'s `budget`). Default {@link DEFAULT_SINGLE_CAPS}.
+   */
+  readonly singleCaps?: readonly number[];
   /** Cost weights of the single-choice curve. */
   readonly costWeights?: readonly number[];
   /** Escalation settings. */
@@ -111,6 +117,11 @@ export interface ReplayOptions {
  * breaks near-ties between the top models: on Terminal-Bench the curve is a step there (docs/agents.md).
  */
 export const DEFAULT_COST_WEIGHTS: readonly number[] = [0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5];
+/**
+ * Caps of the single choice (the most able model whose run costs at most this share of the reference's): a price you
+ * name, beside the cost weights' trade. 0.5 is where issue 36 asks for the best model at that price.
+ */
+export const DEFAULT_SINGLE_CAPS: readonly number[] = [0.25, 0.5];
 /**
  * Escalation settings: cost weights with a per-task cap, and cost weights alone. Without a cap a dear model may follow
  * a cheap one that failed (its run is paid only when the cheap one fails); a cap of 35% or 60% of the reference's run
@@ -177,7 +188,8 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
   const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
   const N = table.ids.length;
   const acc = () => ({ s: 0, c: 0, a: 0, item: new Float64Array(N) });
-  const sums = { ref: acc(), single: weights.map(acc), esc: settings.map(acc) };
+  const caps = options.singleCaps ?? DEFAULT_SINGLE_CAPS;
+  const sums = { ref: acc(), single: [...weights, ...caps].map(acc), esc: settings.map(acc) };
   let n = 0;
   for (let seed = 1; seed <= seeds; seed++) {
     const fold = table.ids.map((id) => foldOf(table.name, id, seed, FOLDS));
@@ -195,8 +207,11 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
         sums.ref.s += rateOr0(table, i, ref);
         sums.ref.item[i]! += rateOr0(table, i, ref);
         sums.ref.c += refCost;
-        weights.forEach((w, k) => {
-          const m = index.get(router.route(task, { costWeight: w }).chosen)!;
+        [
+          ...weights.map((w) => ({ costWeight: w })),
+          ...caps.map((c) => ({ costWeight: 0, budget: c * refCost })),
+        ].forEach((o, k) => {
+          const m = index.get(router.route(task, o).chosen)!;
           sums.single[k]!.s += rateOr0(table, i, m);
           sums.single[k]!.item[i]! += rateOr0(table, i, m);
           sums.single[k]!.c += table.runCost[m]!;
@@ -234,7 +249,10 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
     seeds,
     folds: FOLDS,
     bestFixed: point(sums.ref),
-    single: weights.map((w, k) => ({ costWeight: w, ...point(sums.single[k]!) })),
+    single: [
+      ...weights.map((w, k) => ({ costWeight: w, ...point(sums.single[k]!) })),
+      ...caps.map((cap, k) => ({ costWeight: 0, cap, ...point(sums.single[weights.length + k]!) })),
+    ],
     escalation: settings.map((s, k) => ({
       costWeight: s.costWeight,
       cap: s.cap,

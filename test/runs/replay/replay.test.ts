@@ -54,6 +54,12 @@ describe("replayRuns", () => {
     expect(cf.bestFixed).toMatchObject({ success: 0.8, costRatio: 1, vsBestFixedCi: [0, 0] }); // best on every training set
     expect(cf.single[0]).toMatchObject({ costWeight: 0, success: 0.8, costRatio: 1 });
     expect(cf.single[1]!.costRatio).toBeLessThan(0.5); // a high cost weight picks cheaper models
+    // The capped rows follow the cost weights: the most able model whose run costs at most the cap x the reference's
+    // (good, USD 3): under 50% that is mid (USD 1, passes half the tasks), under 25% bad (USD 0.1).
+    expect(cf.single.slice(2).map((p) => p.cap)).toEqual([0.25, 0.5]);
+    expect(cf.single[3]).toMatchObject({ costWeight: 0, cap: 0.5, success: 0.5 });
+    expect(cf.single[3]!.costRatio).toBeCloseTo(1 / 3, 12);
+    expect(cf.single[2]).toMatchObject({ cap: 0.25, success: 0 }); // bad, USD 0.1
     // Escalation good -> mid -> bad on the all-fail path: success 1 - (1-r_good)(1-r_mid); here 0.9.
     expect(cf.escalation[0]!.success).toBeCloseTo(0.9, 9);
     expect(cf.escalation[0]!.attempts).toBeGreaterThanOrEqual(2);
