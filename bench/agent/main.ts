@@ -58,7 +58,8 @@ const argsSchema = z
     "val-runs": z.coerce.number().int().min(10).max(100_000).default(400),
     "learning-runs": z.coerce.number().int().min(0).max(100_000).default(2000),
     "checkpoint-runs": z.coerce.number().int().min(10).max(100_000).default(200),
-    "learning-seeds": z.coerce.number().int().min(1).max(20).default(2),
+    // Default: every seed, so the learning rows are paired with the static rows on all of their test runs.
+    "learning-seeds": z.coerce.number().int().min(1).max(20).optional(),
     quick: z.boolean().default(false),
     fresh: z.boolean().default(false),
     attribution: z.boolean().default(false),
@@ -95,7 +96,7 @@ function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {
   return {
     seeds: Array.from({ length: args.quick ? 1 : args.seeds }, (_, k) => k + 1),
     learningSeeds: Array.from(
-      { length: args.quick ? 1 : Math.min(args.seeds, args["learning-seeds"]) },
+      { length: args.quick ? 1 : Math.min(args.seeds, args["learning-seeds"] ?? args.seeds) },
       (_, k) => k + 1,
     ),
     testRuns: args.quick ? Math.min(args["test-runs"], 60) : args["test-runs"],
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
   const params = experimentParams(args);
   log(
     `bench:agent: ${args.dataset}; ${params.seeds.length} seed(s) x ${params.testRuns} test runs, ${params.valRuns} val runs per setting, ` +
-      `${params.learningRuns} learning runs per scenario. A full run takes about 10-20 minutes on 2 shared cores (RouterBench; RouteLLM less); ` +
+      `${params.learningRuns} learning runs per scenario. A full run takes about 20-40 minutes on 2 shared cores (RouterBench; RouteLLM less); ` +
       `results are cached under .cache/agent-bench, so a rerun takes seconds.`,
   );
   const replay = await loadReplay(args.dataset, log, {
