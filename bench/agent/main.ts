@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   const params = experimentParams(args);
   log(
     `bench:agent: ${args.dataset}; ${params.seeds.length} seed(s) x ${params.testRuns} test runs, ${params.valRuns} val runs per setting, ` +
-      `${params.learningRuns} learning runs per scenario. A full run takes about 3 minutes on 2 cores once the embeddings are cached (RouterBench, 2026-12-07; embedding its texts first: about 6 minutes more); ` +
+      `${params.learningRuns} learning runs per scenario. RouterBench takes about 3-5 minutes on 2 cores once its embeddings are cached (2.5 min at load 1.8, 2026-12-07; embedding its texts first: about 6 minutes more), RouteLLM up to about 30; ` +
       `results are cached under .cache/agent-bench, so a rerun takes seconds.`,
   );
   const replay = await loadReplay(args.dataset, log, {

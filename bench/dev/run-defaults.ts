@@ -56,7 +56,7 @@ const r = await replayRuns(table, {
 const f = (p: ReplayPoint) => `${p.success.toFixed(3)}@${(p.costRatio * 100).toFixed(0)}%`;
 const cf = r.crossFit;
 console.log(JSON.stringify(args), `${table.ids.length} runs`, "best fixed", f(cf.bestFixed));
-console.log("single", cf.single.map((p) => `${p.costWeight}:${f(p)}`).join(" "));
+console.log("single", cf.single.map((p) => `${p.cap !== undefined ? `cap${p.cap}` : p.costWeight}:${f(p)}`).join(" "));
 console.log(
   "escalation",
   cf.escalation

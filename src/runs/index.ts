@@ -26,6 +26,7 @@ export type { RunRoutingOptions } from "./options.js";
 export {
   replayRuns,
   DEFAULT_COST_WEIGHTS,
+  DEFAULT_SINGLE_CAPS,
   DEFAULT_ESCALATION,
   DEFAULT_ONLINE_EXPLORATION,
   u,

@@ -1,5 +1,11 @@
 /** The run-level replay benchmark (../shared/BENCHMARK.md, "Agent runs with real outcomes"). */
-export { replayRuns, DEFAULT_COST_WEIGHTS, DEFAULT_ESCALATION, DEFAULT_ONLINE_EXPLORATION } from "./replay.js";
+export {
+  replayRuns,
+  DEFAULT_COST_WEIGHTS,
+  DEFAULT_SINGLE_CAPS,
+  DEFAULT_ESCALATION,
+  DEFAULT_ONLINE_EXPLORATION,
+} from "./replay.js";
 export type {
   ReplayResult,
   ReplayOptions,

@@ -5,6 +5,7 @@
  * Replay models answer from the labels: a run's outcome is the item's success rate for that model (cross-fit,
  * in expectation) or a draw from it (online).
  */
+import { ValidationError } from "../../errors.js";
 import { RunRouter } from "../run-router.js";
 import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
 import type { RunModelConfig, RunRouterOptions } from "../options.js";
@@ -151,6 +152,13 @@ export const DEFAULT_ONLINE_EXPLORATION = 0;
 
 /** Run the whole replay on a run table (see the module comment). */
 export async function replayRuns(table: RunTable, options: ReplayOptions = {}): Promise<ReplayResult> {
+  for (const cap of options.singleCaps ?? []) {
+    if (!Number.isFinite(cap) || cap <= 0) {
+      throw new ValidationError(`singleCaps must hold numbers > 0 (shares of the reference's run cost), got ${cap}`, {
+        path: "singleCaps",
+      });
+    }
+  }
   const progress = options.onProgress ?? (() => {});
   const crossFit = await crossFitted(table, options, progress);
   const online = onlineStream(table, options, progress);

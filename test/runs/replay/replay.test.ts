@@ -60,6 +60,7 @@ describe("replayRuns", () => {
     expect(cf.single[3]).toMatchObject({ costWeight: 0, cap: 0.5, success: 0.5 });
     expect(cf.single[3]!.costRatio).toBeCloseTo(1 / 3, 12);
     expect(cf.single[2]).toMatchObject({ cap: 0.25, success: 0 }); // bad, USD 0.1
+    await expect(replayRuns(table(), { singleCaps: [0.5, -1] })).rejects.toThrow(/singleCaps/);
     // Escalation good -> mid -> bad on the all-fail path: success 1 - (1-r_good)(1-r_mid); here 0.9.
     expect(cf.escalation[0]!.success).toBeCloseTo(0.9, 9);
     expect(cf.escalation[0]!.attempts).toBeGreaterThanOrEqual(2);
