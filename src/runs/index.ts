@@ -23,27 +23,4 @@ export { trainRunPrior, type TrainRunPriorOptions } from "./train-prior.js";
 export type { RunRoutingOptions } from "./options.js";
 
 // The run-level replay benchmark (../shared/BENCHMARK.md, "Agent runs with real outcomes")
-export {
-  replayRuns,
-  DEFAULT_COST_WEIGHTS,
-  DEFAULT_SINGLE_CAPS,
-  DEFAULT_ESCALATION,
-  DEFAULT_ONLINE_EXPLORATION,
-  u,
-  foldOf,
-  streamOrder,
-  drawnOutcome,
-  anonymousNames,
-  runTable,
-  BetaThompson,
-  bestFixed,
-  oracleModel,
-} from "./replay/index.js";
-export type {
-  ReplayResult,
-  ReplayOptions,
-  ReplayPoint,
-  OnlinePoint,
-  EscalationSetting,
-  RunTable,
-} from "./replay/index.js";
+export * from "./replay/index.js";

@@ -1,21 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { FeedbackError, UnknownModelError, ValidationError } from "../../src/errors.js";
 import { RunRouter } from "../../src/runs/index.js";
-
-/** Three models: strong and dear, middle, weak and cheap (USD per run). */
-const MODELS = { strong: { runCost: 3 }, middle: { runCost: 1 }, weak: { runCost: 0.1 } };
-
-/** A router fed back outcomes on 30 tasks where strong passes 90%, middle 60%, weak 20% (deterministic pattern). */
-function trained(options: Partial<ConstructorParameters<typeof RunRouter>[0]> = {}): RunRouter {
-  const router = new RunRouter({ models: MODELS, ...options });
-  for (let t = 0; t < 30; t++) {
-    const task = { id: `t${t}`, text: `task number ${t} about files` };
-    router.feedback(task, "strong", t % 10 !== 0);
-    router.feedback(task, "middle", t % 10 < 6);
-    router.feedback(task, "weak", t % 10 < 2);
-  }
-  return router;
-}
+import { MODELS, trained } from "./trained-router.js";
 
 describe("RunRouter.route", () => {
   it("chooses the most likely model at cost weight 0, and a cheaper one as the cost weight grows", () => {

@@ -1,21 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FeedbackError, ValidationError } from "../../src/errors.js";
-import { RunRouter, SpendPacer } from "../../src/runs/index.js";
+import { SpendPacer } from "../../src/runs/index.js";
 import { DEFAULT_SPEND_PACER } from "../../src/runs/spend-pacer.js";
-
-/** Three models: strong and dear, middle, weak and cheap (USD per run). */
-const MODELS = { strong: { runCost: 3 }, middle: { runCost: 1 }, weak: { runCost: 0.1 } };
-
-function trained(): RunRouter {
-  const router = new RunRouter({ models: MODELS });
-  for (let t = 0; t < 30; t++) {
-    const task = { id: `t${t}`, text: `task number ${t} about files` };
-    router.feedback(task, "strong", t % 10 !== 0);
-    router.feedback(task, "middle", t % 10 < 6);
-    router.feedback(task, "weak", t % 10 < 2);
-  }
-  return router;
-}
+import { trained } from "./trained-router.js";
 
 describe("SpendPacer", () => {
   it("raises the cost weight after a task that cost more than the target, lowers it after one that cost less", () => {

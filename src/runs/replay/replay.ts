@@ -5,10 +5,11 @@
  * Replay models answer from the labels: a run's outcome is the item's success rate for that model (cross-fit,
  * in expectation) or a draw from it (online).
  */
-import { ValidationError } from "../../errors.js";
+import { z } from "zod";
+import { parseWith } from "../../util/validate.js";
 import { RunRouter } from "../run-router.js";
 import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
-import type { RunModelConfig, RunRouterOptions } from "../options.js";
+import type { RouteRunOptions, RunModelConfig, RunRouterOptions } from "../options.js";
 import { seededRng } from "../../util/random.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
 import { BetaThompson, bestFixed, oracleModel } from "./references.js";
@@ -146,19 +147,16 @@ export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
   { costWeight: DEFAULT_SPEND_PACER.start, cap: null, spendTarget: 0.57 },
 ];
 
+/** Shares of the reference's run cost: each > 0. */
+const singleCapsSchema = z.array(z.number().finite().positive());
+
 const FOLDS = 5;
 /** Exploration of the online router (see RunRouterOptions.exploration). */
 export const DEFAULT_ONLINE_EXPLORATION = 0;
 
 /** Run the whole replay on a run table (see the module comment). */
 export async function replayRuns(table: RunTable, options: ReplayOptions = {}): Promise<ReplayResult> {
-  for (const cap of options.singleCaps ?? []) {
-    if (!Number.isFinite(cap) || cap <= 0) {
-      throw new ValidationError(`singleCaps must hold numbers > 0 (shares of the reference's run cost), got ${cap}`, {
-        path: "singleCaps",
-      });
-    }
-  }
+  parseWith(singleCapsSchema, options.singleCaps ?? [], "singleCaps");
   const progress = options.onProgress ?? (() => {});
   const crossFit = await crossFitted(table, options, progress);
   const online = onlineStream(table, options, progress);
@@ -209,16 +207,14 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       const ref = bestFixed(table.rate, train);
       const refCost = table.runCost[ref]!;
       const router = trainedOn(table, train, names, options);
+      const singles = singleChoices(weights, caps, refCost);
       for (const i of test) {
         const task = taskAt(table, i, options.hints ?? false);
         n++;
         sums.ref.s += rateOr0(table, i, ref);
         sums.ref.item[i]! += rateOr0(table, i, ref);
         sums.ref.c += refCost;
-        [
-          ...weights.map((w) => ({ costWeight: w })),
-          ...caps.map((c) => ({ costWeight: 0, budget: c * refCost })),
-        ].forEach((o, k) => {
+        singles.forEach((o, k) => {
           const m = index.get(router.route(task, o).chosen)!;
           sums.single[k]!.s += rateOr0(table, i, m);
           sums.single[k]!.item[i]! += rateOr0(table, i, m);
@@ -269,6 +265,11 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       attempts: sums.esc[k]!.a / n,
     })),
   };
+}
+
+/** The `route` options of the single-choice rows: each cost weight, then each cap in USD (cost weight 0). */
+function singleChoices(weights: readonly number[], caps: readonly number[], refCost: number): RouteRunOptions[] {
+  return [...weights.map((w) => ({ costWeight: w })), ...caps.map((c) => ({ costWeight: 0, budget: c * refCost }))];
 }
 
 /** A setting's pacer, one per cross-fit seed (undefined without a spend target). */
