@@ -61,7 +61,8 @@ export function replayTables(r: ReplayResult): string {
       ),
     ),
     "",
-    `Online (${on.seeds} seeds, one run per task; reference: the best fixed model on all runs)   whole stream | last third`,
+    `Online (${on.seeds} seeds, one run per task; reference: the best fixed model on all runs)`,
+    `${"policy".padEnd(56)} success   cost  | last third      | 95% CI (bootstrap over tasks): success, vs best fixed in hindsight`,
     ...(
       [
         ["router, models anonymous", on.anonymous.router],
@@ -71,7 +72,9 @@ export function replayTables(r: ReplayResult): string {
         ["oracle (best model per task)", on.anonymous.oracle],
       ] as const
     ).map(
-      ([name, p]) => `${row(name, p)}  | ${p.lastThird.success.toFixed(3)}  ${pct(p.lastThird.costRatio).padStart(5)}`,
+      ([name, p]) =>
+        `${row(name, p)}  | ${p.lastThird.success.toFixed(3)}  ${pct(p.lastThird.costRatio).padStart(5)}  | ` +
+        `${ci(p.successCi)}  ${ci(p.vsBestFixedHindsightCi, true)}`,
     ),
   ].join("\n");
 }

@@ -1,10 +1,11 @@
 /**
  * The protocol of ../shared/BENCHMARK.md, "Agent runs with real outcomes (run-level)": the hash u(), the folds, the
- * stream order, the outcome draws, the run cost assumption and the anonymous model names.
+ * stream order, the outcome draws, the run cost assumption, the anonymous model names, and what the router is given of
+ * a run table (its models' run costs, a task's id, text and hint).
  */
 import type { CorrectnessDataset } from "../../data/types.js";
 import { unitHash } from "../../data/split.js";
-import { DEFAULT_RUN_TOKENS } from "../options.js";
+import { DEFAULT_RUN_TOKENS, type RunModelConfig } from "../options.js";
 
 /** u(key): the first 8 hex digits of sha256(utf8(key)) as an unsigned 32-bit integer, divided by 2^32. */
 export function u(key: string): number {
@@ -90,4 +91,21 @@ export function runTable(ds: CorrectnessDataset): RunTable {
       ? "run cost = the mean recorded cost_usd of the model's runs in labels"
       : `run cost = ${tokens.input.toLocaleString("en-US")} input + ${tokens.output.toLocaleString("en-US")} output tokens at models.csv prices (no cached input)`,
   };
+}
+
+/** The router's models: each under its name in `names`, with its run cost. */
+export function modelsConfig(table: RunTable, names: ReadonlyMap<string, string>): Record<string, RunModelConfig> {
+  return Object.fromEntries(table.models.map((m, k) => [names.get(m)!, { runCost: table.runCost[k]! }]));
+}
+
+/** The task of item `i` as the router sees it: id, text and (with hints) its category. */
+export function taskAt(table: RunTable, i: number, hints: boolean): { id: string; text: string; hint?: string } {
+  const hint = hints ? table.hints?.[i] : undefined;
+  return { id: table.ids[i]!, text: table.texts[i]!, ...(hint !== undefined && { hint }) };
+}
+
+/** The success rate of `model` on `item`; a missing label counts as 0. */
+export function rateOr0(table: RunTable, item: number, model: number): number {
+  const r = table.rate[item]![model]!;
+  return Number.isFinite(r) ? r : 0;
 }

@@ -9,11 +9,11 @@ import { z } from "zod";
 import { parseWith } from "../../util/validate.js";
 import { RunRouter } from "../run-router.js";
 import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
-import type { RouteRunOptions, RunModelConfig, RunRouterOptions } from "../options.js";
-import { seededRng } from "../../util/random.js";
+import type { RouteRunOptions, RunRouterOptions } from "../options.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
-import { BetaThompson, bestFixed, oracleModel } from "./references.js";
-import { anonymousNames, drawnOutcome, foldOf, streamOrder, type RunTable } from "./protocol.js";
+import { bestFixed } from "./references.js";
+import { anonymousNames, foldOf, modelsConfig, rateOr0, taskAt, type RunTable } from "./protocol.js";
+import { DEFAULT_ONLINE_EXPLORATION, onlineStream, type OnlinePoint } from "./online.js";
 
 /** A success rate and a mean cost as a ratio to the reference model's. */
 export interface ReplayPoint {
@@ -27,11 +27,6 @@ export interface CrossFitPoint extends ReplayPoint {
   readonly successCi: [number, number];
   /** Interval of the success minus the best fixed model's (on the same items and folds). */
   readonly vsBestFixedCi: [number, number];
-}
-
-/** An online policy's figures over the whole stream and over its last third. */
-export interface OnlinePoint extends ReplayPoint {
-  readonly lastThird: ReplayPoint;
 }
 
 export interface ReplayResult {
@@ -151,15 +146,22 @@ export const DEFAULT_ESCALATION: readonly EscalationSetting[] = [
 const singleCapsSchema = z.array(z.number().finite().positive());
 
 const FOLDS = 5;
-/** Exploration of the online router (see RunRouterOptions.exploration). */
-export const DEFAULT_ONLINE_EXPLORATION = 0;
 
 /** Run the whole replay on a run table (see the module comment). */
 export async function replayRuns(table: RunTable, options: ReplayOptions = {}): Promise<ReplayResult> {
   parseWith(singleCapsSchema, options.singleCaps ?? [], "singleCaps");
   const progress = options.onProgress ?? (() => {});
   const crossFit = await crossFitted(table, options, progress);
-  const online = onlineStream(table, options, progress);
+  const online = onlineStream(
+    table,
+    {
+      seeds: options.onlineSeeds ?? 20,
+      exploration: options.onlineExploration ?? DEFAULT_ONLINE_EXPLORATION,
+      hints: options.hints ?? false,
+      ...(options.priors && { priors: options.priors }),
+    },
+    progress,
+  );
   return {
     dataset: table.name,
     runs: table.ids.length,
@@ -168,21 +170,6 @@ export async function replayRuns(table: RunTable, options: ReplayOptions = {}): 
     crossFit,
     online,
   };
-}
-
-function modelsConfig(table: RunTable, names: ReadonlyMap<string, string>): Record<string, RunModelConfig> {
-  return Object.fromEntries(table.models.map((m, k) => [names.get(m)!, { runCost: table.runCost[k]! }]));
-}
-
-/** The task of item `i` as the router sees it: id, text and (with hints) its category. */
-function taskAt(table: RunTable, i: number, hints: boolean): { id: string; text: string; hint?: string } {
-  const hint = hints ? table.hints?.[i] : undefined;
-  return { id: table.ids[i]!, text: table.texts[i]!, ...(hint !== undefined && { hint }) };
-}
-
-function rateOr0(table: RunTable, item: number, model: number): number {
-  const r = table.rate[item]![model]!;
-  return Number.isFinite(r) ? r : 0;
 }
 
 async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m: string) => void) {
@@ -339,97 +326,4 @@ async function escalationOutcome(
     fail *= 1 - rateOr0(table, i, m);
   }
   return { success: 1 - fail, cost, attempts: result.attempts.length };
-}
-
-/** Per-run successes and costs of one policy over the stream of every seed, summarised. */
-class Tally {
-  private readonly all = { s: 0, c: 0, n: 0 };
-  private readonly last = { s: 0, c: 0, n: 0 };
-  add(success: boolean, costRatio: number, inLastThird: boolean): void {
-    for (const t of inLastThird ? [this.all, this.last] : [this.all]) {
-      t.s += Number(success);
-      t.c += costRatio;
-      t.n += 1;
-    }
-  }
-  point(): OnlinePoint {
-    const p = (t: { s: number; c: number; n: number }) => ({ success: t.s / t.n, costRatio: t.c / t.n });
-    return { ...p(this.all), lastThird: p(this.last) };
-  }
-}
-
-function onlineStream(table: RunTable, options: ReplayOptions, progress: (m: string) => void) {
-  const seeds = options.onlineSeeds ?? 20;
-  const anon = anonymousNames(table.models);
-  const named = new Map(table.models.map((m) => [m, m]));
-  const all = table.ids.map((_, i) => i);
-  const refCost = table.runCost[bestFixed(table.rate, all)]!;
-  const tallies = {
-    router: new Tally(),
-    named: new Tally(),
-    thompson: new Tally(),
-    hindsight: new Tally(),
-    oracle: new Tally(),
-  };
-  const M = table.models.length;
-  for (let seed = 1; seed <= seeds; seed++) {
-    const order = streamOrder(table.name, table.ids, seed);
-    const cut = Math.floor((2 * order.length) / 3);
-    const outcome = (i: number, m: number) =>
-      drawnOutcome(table.name, table.ids[i]!, table.models[m]!, seed, rateOr0(table, i, m));
-    for (const [tally, names] of [
-      [tallies.router, anon],
-      [tallies.named, named],
-    ] as const) {
-      const router = new RunRouter({
-        models: modelsConfig(table, names),
-        exploration: options.onlineExploration ?? DEFAULT_ONLINE_EXPLORATION,
-        seed,
-        priors: options.priors,
-      });
-      const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
-      order.forEach((i, pos) => {
-        const task = taskAt(table, i, options.hints ?? false);
-        const chosen = router.route(task).chosen;
-        const m = index.get(chosen)!;
-        const y = outcome(i, m);
-        router.feedback(task, chosen, y);
-        tally.add(y, table.runCost[m]! / refCost, pos >= cut);
-      });
-    }
-    const ts = new BetaThompson(M, seededRng(seed));
-    const labelled = (i: number) => table.models.flatMap((_, m) => (Number.isFinite(table.rate[i]![m]!) ? [m] : []));
-    order.forEach((i, pos) => {
-      const m = ts.choose(labelled(i));
-      const y = outcome(i, m);
-      ts.update(m, y);
-      tallies.thompson.add(y, table.runCost[m]! / refCost, pos >= cut);
-    });
-    // Best fixed in hindsight on this stream's draws.
-    let best = 0;
-    let bestWins = -1;
-    for (let m = 0; m < M; m++) {
-      const wins = order.reduce((s, i) => s + Number(outcome(i, m)), 0);
-      if (wins > bestWins || (wins === bestWins && table.runCost[m]! < table.runCost[best]!)) {
-        best = m;
-        bestWins = wins;
-      }
-    }
-    order.forEach((i, pos) => {
-      tallies.hindsight.add(outcome(i, best), table.runCost[best]! / refCost, pos >= cut);
-      const o = oracleModel(table.rate[i]!, table.runCost);
-      tallies.oracle.add(outcome(i, o), table.runCost[o]! / refCost, pos >= cut);
-    });
-    progress(`online seed ${seed}/${seeds} done`);
-  }
-  return {
-    seeds,
-    anonymous: {
-      router: tallies.router.point(),
-      thompson: tallies.thompson.point(),
-      bestFixedHindsight: tallies.hindsight.point(),
-      oracle: tallies.oracle.point(),
-    },
-    named: { router: tallies.named.point() },
-  };
 }

@@ -71,6 +71,18 @@ describe("replayRuns", () => {
     const online = result.online.anonymous;
     expect(online.oracle.success).toBe(0.9); // the best model per task passes 18 of 20 tasks
     expect(online.bestFixedHindsight).toMatchObject({ success: 0.8, costRatio: 1 });
+    // Intervals over tasks, each task's outcomes averaged over the 3 seeds (rates are 0 or 1 here, so every seed draws
+    // the same): the best fixed model's is that of 16 passes in 20, the oracle passes every task it does and 2 more.
+    const [flo, fhi] = online.bestFixedHindsight.successCi;
+    expect(flo).toBeGreaterThan(0.5);
+    expect(flo).toBeLessThan(0.8);
+    expect(fhi).toBeGreaterThan(0.8);
+    expect(fhi).toBeLessThanOrEqual(1);
+    expect(online.bestFixedHindsight.vsBestFixedHindsightCi).toEqual([0, 0]);
+    const [olo, ohi] = online.oracle.vsBestFixedHindsightCi;
+    expect(olo).toBeGreaterThanOrEqual(0);
+    expect(ohi).toBeGreaterThan(0.1);
+    expect(ohi).toBeLessThan(0.3);
     expect(online.thompson.success).toBeGreaterThanOrEqual(0);
     expect(online.router.success).toBeGreaterThan(online.thompson.success);
     expect(result.online.named.router.lastThird.success).toBeGreaterThanOrEqual(0);

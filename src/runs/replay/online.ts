@@ -1,0 +1,151 @@
+/**
+ * The online part of the replay (../shared/BENCHMARK.md, "Agent runs with real outcomes"): for each seed the runs come
+ * in the stream order, a run's outcome is drawn from the item's rate, and the router (a fresh `RunRouter`, through its
+ * public API: `route`, then `feedback`) learns from each outcome; the references (non-contextual Thompson sampling with
+ * Beta(1,1), the best fixed model in hindsight, the oracle) see the same draws. Each policy's success comes with a 95%
+ * bootstrap interval over tasks, and its difference from the best fixed model in hindsight with a paired one.
+ */
+import { RunRouter } from "../run-router.js";
+import type { RunRouterOptions } from "../options.js";
+import { seededRng } from "../../util/random.js";
+import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "../../stats/bootstrap.js";
+import { BetaThompson, bestFixed, oracleModel } from "./references.js";
+import { anonymousNames, drawnOutcome, modelsConfig, rateOr0, streamOrder, taskAt, type RunTable } from "./protocol.js";
+
+/** An online policy's figures over the whole stream and over its last third, with 95% intervals over tasks. */
+export interface OnlinePoint {
+  /** Mean success over every run of every stream. */
+  readonly success: number;
+  /** Mean run cost as a ratio to the run cost of the best fixed model on all runs. */
+  readonly costRatio: number;
+  /** Interval of the success (bootstrap over tasks, each task's outcomes summed over the seeds). */
+  readonly successCi: [number, number];
+  /** Interval of the success minus the best fixed model's in hindsight on the same draws (paired over tasks). */
+  readonly vsBestFixedHindsightCi: [number, number];
+  /** The same over the last third of each stream (after two thirds of the tasks were learned from). */
+  readonly lastThird: { readonly success: number; readonly costRatio: number };
+}
+
+/** Exploration of the online router (see RunRouterOptions.exploration). */
+export const DEFAULT_ONLINE_EXPLORATION = 0;
+
+/** Settings of the online stream. */
+export interface OnlineSettings {
+  readonly seeds: number;
+  readonly exploration: number;
+  /** Whether each item's category is given to the router as its task hint. */
+  readonly hints: boolean;
+  readonly priors?: RunRouterOptions["priors"];
+}
+
+/** One policy's outcomes and costs over the streams of every seed, per task and in total. */
+class Tally {
+  private readonly all = { s: 0, c: 0, n: 0 };
+  private readonly last = { s: 0, c: 0, n: 0 };
+  /** Successes on each task, summed over the seeds. */
+  readonly item: Float64Array;
+
+  constructor(items: number) {
+    this.item = new Float64Array(items);
+  }
+
+  add(i: number, success: boolean, costRatio: number, inLastThird: boolean): void {
+    this.item[i]! += Number(success);
+    for (const t of inLastThird ? [this.all, this.last] : [this.all]) {
+      t.s += Number(success);
+      t.c += costRatio;
+      t.n += 1;
+    }
+  }
+
+  point(plan: BootstrapPlan, seeds: number, hindsight: Tally): OnlinePoint {
+    const p = (t: { s: number; c: number; n: number }) => ({ success: t.s / t.n, costRatio: t.c / t.n });
+    const perSeed = ([lo, hi]: [number, number]): [number, number] => [lo / seeds, hi / seeds];
+    return {
+      ...p(this.all),
+      successCi: perSeed(bootstrapMeanCi(this.item, plan)),
+      vsBestFixedHindsightCi: perSeed(bootstrapDiffCi(this.item, hindsight.item, plan)),
+      lastThird: p(this.last),
+    };
+  }
+}
+
+/** The online stream of every seed (see the module comment). */
+export function onlineStream(table: RunTable, settings: OnlineSettings, progress: (m: string) => void) {
+  const { seeds } = settings;
+  const anon = anonymousNames(table.models);
+  const named = new Map(table.models.map((m) => [m, m]));
+  const all = table.ids.map((_, i) => i);
+  const refCost = table.runCost[bestFixed(table.rate, all)]!;
+  const N = table.ids.length;
+  const tallies = {
+    router: new Tally(N),
+    named: new Tally(N),
+    thompson: new Tally(N),
+    hindsight: new Tally(N),
+    oracle: new Tally(N),
+  };
+  const M = table.models.length;
+  for (let seed = 1; seed <= seeds; seed++) {
+    const order = streamOrder(table.name, table.ids, seed);
+    const cut = Math.floor((2 * order.length) / 3);
+    const outcome = (i: number, m: number) =>
+      drawnOutcome(table.name, table.ids[i]!, table.models[m]!, seed, rateOr0(table, i, m));
+    for (const [tally, names] of [
+      [tallies.router, anon],
+      [tallies.named, named],
+    ] as const) {
+      const router = new RunRouter({
+        models: modelsConfig(table, names),
+        exploration: settings.exploration,
+        seed,
+        priors: settings.priors,
+      });
+      const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
+      order.forEach((i, pos) => {
+        const task = taskAt(table, i, settings.hints);
+        const chosen = router.route(task).chosen;
+        const m = index.get(chosen)!;
+        const y = outcome(i, m);
+        router.feedback(task, chosen, y);
+        tally.add(i, y, table.runCost[m]! / refCost, pos >= cut);
+      });
+    }
+    const ts = new BetaThompson(M, seededRng(seed));
+    const labelled = (i: number) => table.models.flatMap((_, m) => (Number.isFinite(table.rate[i]![m]!) ? [m] : []));
+    order.forEach((i, pos) => {
+      const m = ts.choose(labelled(i));
+      const y = outcome(i, m);
+      ts.update(m, y);
+      tallies.thompson.add(i, y, table.runCost[m]! / refCost, pos >= cut);
+    });
+    // Best fixed in hindsight on this stream's draws.
+    let best = 0;
+    let bestWins = -1;
+    for (let m = 0; m < M; m++) {
+      const wins = order.reduce((s, i) => s + Number(outcome(i, m)), 0);
+      if (wins > bestWins || (wins === bestWins && table.runCost[m]! < table.runCost[best]!)) {
+        best = m;
+        bestWins = wins;
+      }
+    }
+    order.forEach((i, pos) => {
+      tallies.hindsight.add(i, outcome(i, best), table.runCost[best]! / refCost, pos >= cut);
+      const o = oracleModel(table.rate[i]!, table.runCost);
+      tallies.oracle.add(i, outcome(i, o), table.runCost[o]! / refCost, pos >= cut);
+    });
+    progress(`online seed ${seed}/${seeds} done`);
+  }
+  const plan = bootstrapPlan(N, 1000, 1);
+  const point = (t: Tally) => t.point(plan, seeds, tallies.hindsight);
+  return {
+    seeds,
+    anonymous: {
+      router: point(tallies.router),
+      thompson: point(tallies.thompson),
+      bestFixedHindsight: point(tallies.hindsight),
+      oracle: point(tallies.oracle),
+    },
+    named: { router: point(tallies.named) },
+  };
+}
