@@ -1,18 +1,33 @@
-/** Reading and writing a run prior (`run-prior.json`, written by `irt-router train --runs`). */
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+/**
+ * Reading and writing a run prior (`run-prior.json`, written by `irt-router train --runs`, or a running router's
+ * `toPrior()` saved to restart from).
+ */
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ArtifactError } from "../../src/errors.js";
 import { runPriorSchema, type RunPrior } from "../../src/runs/run-prior.js";
+import { parseWith } from "../../src/util/validate.js";
+import { atomicWrite, makeDirectory } from "../stores/fs-atomic.js";
 
 /** File name of a run prior in its folder. */
 export const RUN_PRIOR_FILE = "run-prior.json";
 
-/** Writes `prior` as `<dir>/run-prior.json`; returns the file's path. */
+/**
+ * Writes `prior` as `<dir>/run-prior.json` and returns the file's path. The write is atomic (a temp file, fsync, then
+ * renamed over the old one), so a process that saves what its router learned every so often, and one that starts
+ * from the file meanwhile or after a crash, read the old prior or the new one, never a part. A prior that is not one
+ * (e.g. edited by hand) is a `ValidationError` naming the field, and nothing is written.
+ *
+ * @example
+ * ```ts
+ * await saveRunPrior("./run-prior", router.runs.toPrior({ service: "agents" }));
+ * ```
+ */
 export async function saveRunPrior(dir: string, prior: RunPrior): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, RUN_PRIOR_FILE);
-  await writeFile(file, `${JSON.stringify(prior)}\n`);
-  return file;
+  parseWith(runPriorSchema, prior, "prior");
+  await makeDirectory(dir);
+  await atomicWrite(dir, RUN_PRIOR_FILE, `${JSON.stringify(prior)}\n`);
+  return join(dir, RUN_PRIOR_FILE);
 }
 
 /**
@@ -26,10 +41,24 @@ export async function saveRunPrior(dir: string, prior: RunPrior): Promise<string
  * ```
  */
 export async function loadRunPrior(dirOrFile: string): Promise<RunPrior> {
-  const file = (await stat(dirOrFile)).isDirectory() ? join(dirOrFile, RUN_PRIOR_FILE) : dirOrFile;
+  let file = dirOrFile;
+  let text: string;
+  try {
+    if ((await stat(dirOrFile)).isDirectory()) file = join(dirOrFile, RUN_PRIOR_FILE);
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ArtifactError(
+      "ARTIFACT_FORMAT",
+      code === "ENOENT"
+        ? `${file} does not exist: a run prior is written by \`irt-router train --runs --out <dir>\` or saveRunPrior(dir, router.toPrior()).`
+        : `${file} could not be read (${(error as Error).message}).`,
+      { file, cause: error },
+    );
+  }
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(file, "utf8"));
+    json = JSON.parse(text);
   } catch (error) {
     throw new ArtifactError("ARTIFACT_FORMAT", `${file} is not JSON: ${(error as Error).message}`, { file });
   }

@@ -1,13 +1,13 @@
 /** `irt-router train --runs` on a generated run-level folder: a run prior a RunRouter starts from. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { command } from "../../adapters/cli/commands/train.js";
-import { loadRunPrior } from "../../adapters/artifact/run-prior-file.js";
+import { loadRunPrior, saveRunPrior } from "../../adapters/artifact/run-prior-file.js";
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { splitIndices } from "../../src/data/split.js";
-import { ArtifactError } from "../../src/errors.js";
+import { ArtifactError, ValidationError } from "../../src/errors.js";
 import { RunRouter, trainRunPrior } from "../../src/runs/index.js";
 import { parseWith } from "../../src/util/validate.js";
 
@@ -94,6 +94,50 @@ describe("irt-router train --runs", () => {
         expect(b.candidates.find((x) => x.modelId === c.modelId)!.p).toBeCloseTo(c.p, 1);
       }
     }
+  });
+
+  it("saveRunPrior writes what a router learned whole; a router restarted from it routes as the one that learned", async () => {
+    const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+    const learned = new RunRouter({ models });
+    for (let i = 0; i < 12; i++) {
+      learned.feedback({ id: `t${i}`, text: `Fix the parser bug number ${i}` }, "small", i % 3 === 0);
+      learned.feedback({ id: `t${i}`, text: `Fix the parser bug number ${i}` }, "big", i % 4 !== 0);
+    }
+    const dir = join(tmp, "saved-prior");
+    const file = await saveRunPrior(dir, learned.toPrior({ service: "test" }));
+    expect(file).toBe(join(dir, "run-prior.json"));
+    // Saved again over the old one: one file, no temp file left behind.
+    await saveRunPrior(dir, learned.toPrior({ service: "test", round: 2 }));
+    expect(readdirSync(dir)).toEqual(["run-prior.json"]);
+    const prior = await loadRunPrior(dir);
+    expect(prior.source).toEqual({ service: "test", round: 2 });
+    const restarted = new RunRouter({ models, prior });
+    const task = { id: "new", text: "Fix the parser bug in the lexer" };
+    const a = learned.route(task, { costWeight: 0.1 });
+    const b = restarted.route(task, { costWeight: 0.1 });
+    expect(b.chosen).toBe(a.chosen);
+    for (const m of ["big", "small"]) {
+      const pa = a.candidates.find((c) => c.modelId === m)!.p;
+      const pb = b.candidates.find((c) => c.modelId === m)!.p;
+      expect(Math.abs(pa - pb)).toBeLessThan(0.05); // the restart adds a little drift variance to each ability
+    }
+  });
+
+  it("saveRunPrior refuses a prior that is not one, naming the field, and writes nothing", async () => {
+    const dir = join(tmp, "not-saved");
+    const prior = new RunRouter({ models: { a: { runCost: 1 } } }).toPrior();
+    const bad = { ...prior, models: { a: { ability: { mean: 0, variance: -1 }, runCost: 1 } } };
+    await expect(saveRunPrior(dir, bad)).rejects.toThrow(ValidationError);
+    await expect(saveRunPrior(dir, bad)).rejects.toThrow(/prior\.models\.a\.ability\.variance/);
+    expect(() => readdirSync(dir)).toThrow(/ENOENT/);
+  });
+
+  it("loadRunPrior says how to make a prior when the path does not exist", async () => {
+    const missing = join(tmp, "no-such-prior");
+    await expect(loadRunPrior(missing)).rejects.toThrow(ArtifactError);
+    await expect(loadRunPrior(missing)).rejects.toThrow(/no-such-prior does not exist: .*train --runs.*saveRunPrior/);
+    mkdirSync(join(tmp, "empty-dir"));
+    await expect(loadRunPrior(join(tmp, "empty-dir"))).rejects.toThrow(/empty-dir\/run-prior\.json does not exist/);
   });
 
   it("loadRunPrior names a file that is not a run prior", async () => {
