@@ -81,9 +81,8 @@ export class RunRouter {
       id,
       runCost: m.runCost ?? (tokens.input * m.price!.inputPer1M + tokens.output * m.price!.outputPer1M) / 1e6,
     }));
-    const logs = this.models.map((m) => Math.log(Math.max(m.runCost, 1e-9))).sort((a, b) => a - b);
-    const median = logs[Math.floor(logs.length / 2)]!;
-    this.logCost = new Map(this.models.map((m) => [m.id, Math.log(Math.max(m.runCost, 1e-9)) - median]));
+    const positions = pricePositions(this.models.map((m) => m.runCost));
+    this.logCost = new Map(this.models.map((m, k) => [m.id, positions[k]!]));
     this.costWeight = parsed.costWeight ?? 0;
     this.exploration = parsed.exploration ?? 0;
     this.rng = seededRng(parsed.seed ?? 1);
@@ -347,11 +346,17 @@ export class RunRouter {
     );
   }
 
-  /** Run cost of the model rated most able (the unit of the cost weight). */
+  /**
+   * Run cost of the model rated most able among those with a price (the unit of the cost weight): a free model is no
+   * unit, or every priced run would cost infinitely many of them. With no priced model, 1 (every cost is 0).
+   */
   private reference(fit: FitResult): number {
-    let bestId = this.models[0]!;
-    for (const m of this.models) if (fit.abilities.get(m.id)!.mean > fit.abilities.get(bestId.id)!.mean) bestId = m;
-    return Math.max(bestId.runCost, 1e-12);
+    let bestId: ModelEntry | undefined;
+    for (const m of this.models) {
+      if (m.runCost <= 0) continue;
+      if (!bestId || fit.abilities.get(m.id)!.mean > fit.abilities.get(bestId.id)!.mean) bestId = m;
+    }
+    return bestId?.runCost ?? 1;
   }
 
   /**
@@ -388,6 +393,21 @@ export class RunRouter {
     }
     return priorWeights(mean, cache.sd);
   }
+}
+
+/**
+ * Each model's place on the price axis of the price-tier prior: log(run cost / the median run cost). A free model
+ * (run cost 0: self-hosted, or a price of 0) sits where the cheapest priced model does, not at log(0): the tier line is
+ * fitted over the prices models have, and a free model's ability is no more predictable from its price than the
+ * cheapest one's. With no priced model every place is 0.
+ */
+function pricePositions(runCosts: readonly number[]): number[] {
+  const priced = runCosts.filter((c) => c > 0);
+  if (priced.length === 0) return runCosts.map(() => 0);
+  const floor = Math.min(...priced);
+  const logs = runCosts.map((c) => Math.log(Math.max(c, floor)));
+  const median = [...logs].sort((a, b) => a - b)[Math.floor(logs.length / 2)]!;
+  return logs.map((x) => x - median);
 }
 
 function taskOf(task: RunTask | string): { id: string; text: string; hint?: string } {

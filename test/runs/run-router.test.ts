@@ -99,6 +99,37 @@ describe("RunRouter.route", () => {
     expect(Math.abs(p("code") - p("math"))).toBeLessThan(0.05);
   });
 
+  it("a free model (run cost 0) starts where the cheapest priced model does, not at log(0)", () => {
+    const router = new RunRouter({ models: { local: { runCost: 0 }, small: { runCost: 0.05 }, big: { runCost: 2 } } });
+    const d = router.route({ id: "a", text: "Fix the failing test" }, { costWeight: 0.5 });
+    const p = (id: string) => d.candidates.find((c) => c.modelId === id)!.p;
+    expect(p("local")).toBeCloseTo(p("small"), 12); // same price-tier prior (it was 0.001 against 0.5)
+    expect(p("big")).toBeGreaterThan(p("small"));
+    // At cost weight 0.5 (big: 0.77 - 0.5 x 1) the free model, as likely as the cheapest and costing nothing, is chosen.
+    expect(d.chosen).toBe("local");
+    expect(d.candidates.find((c) => c.modelId === "local")!.costRatio).toBe(0);
+  });
+
+  it("prices in units of the most able priced model, also when a free model is rated most able", () => {
+    const router = new RunRouter({ models: { local: { runCost: 0 }, small: { runCost: 0.5 }, big: { runCost: 2 } } });
+    for (let i = 0; i < 20; i++) {
+      const task = { id: `t${i}`, text: `Refactor module ${i} of the service` };
+      router.feedback(task, "local", true);
+      router.feedback(task, "big", i % 2 === 0);
+      router.feedback(task, "small", i % 4 === 0);
+    }
+    const d = router.route({ id: "new", text: "Refactor the service" }, { costWeight: 0.1 });
+    expect(d.candidates[0]!.modelId).toBe("local"); // rated most able
+    // The unit is big's run cost (the most able priced model), so the ratios are finite: big 1, small 0.25.
+    expect(d.candidates.find((c) => c.modelId === "big")!.costRatio).toBe(1);
+    expect(d.candidates.find((c) => c.modelId === "small")!.costRatio).toBe(0.25);
+    // With no priced model every cost is 0 and the router still decides.
+    const free = new RunRouter({ models: { a: { runCost: 0 }, b: { runCost: 0 } } });
+    const e = free.route("Fix the build", { costWeight: 0.5 });
+    expect(e.candidates.map((c) => c.costRatio)).toEqual([0, 0]);
+    expect(e.candidates.every((c) => Number.isFinite(c.p))).toBe(true);
+  });
+
   it("validates its options, tasks, models and outcomes, naming the field", () => {
     expect(() => new RunRouter({ models: {} })).toThrow(ValidationError);
     expect(() => new RunRouter({ models: { a: {} } })).toThrow(/options\.models\.a.*price or a runCost/);
