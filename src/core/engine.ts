@@ -97,7 +97,8 @@ export class RouteEngine<M = unknown> {
     this.logger = options.logger ?? { warn: (message: string) => console.warn(message) };
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.attemptTimeout = options.attemptTimeout;
-    this.runOptions = options.runs;
+    // The run-level router traces as the router does unless told otherwise (`runs.tracing`).
+    this.runOptions = options.tracing === undefined ? options.runs : { tracing: options.tracing, ...options.runs };
     this.warnings = new OnceWarnings(this.logger);
     if (store && (options.learner || options.feedbackSink)) {
       throw new ValidationError(

@@ -4,6 +4,7 @@ import { parseWith } from "../util/validate.js";
 import { escalateOptionsSchema, type EscalateOptions } from "./options.js";
 import type { RunDecision } from "./run-decision.js";
 import type { RouteRunOptions, RunTask } from "./options.js";
+import { ATTEMPT_SPAN, ESCALATION_SPAN, type RunTracer, type SpanOutcome } from "../tracing/run-span.js";
 
 /** What the escalation loop needs of a run router ({@link RunRouter} is one). */
 export interface EscalationRouter {
@@ -51,20 +52,77 @@ export async function escalateTask<R>(
   run: RunFunction<R>,
   check: RunCheck<R>,
   options: EscalateOptions,
+  tracer?: RunTracer,
 ): Promise<EscalationResult<R>> {
   const o = parseWith(escalateOptionsSchema, options, "options");
+  if (!tracer) return escalationLoop(router, task, run, check, o, undefined);
+  const attributes = { "irt_router.max_attempts": o.maxAttempts ?? 3 };
+  return tracer.span(ESCALATION_SPAN, attributes, task, (outcome) =>
+    escalationLoop(router, task, run, check, o, { tracer, outcome }),
+  );
+}
+
+/** One run of `modelId` and its check, in an attempt span when tracing: the result and the check's outcome. */
+async function attemptOnce<R>(
+  tracer: RunTracer | undefined,
+  decision: RunDecision,
+  attempt: number,
+  runCost: number,
+  run: RunFunction<R>,
+  check: RunCheck<R>,
+): Promise<{ result: R; outcome: number }> {
+  const body = async (out?: SpanOutcome) => {
+    const result = await run(decision.chosen, attempt);
+    const verdict = await check(result, decision.chosen);
+    const outcome = typeof verdict === "boolean" ? Number(verdict) : verdict;
+    if (!Number.isFinite(outcome) || outcome < 0 || outcome > 1) {
+      throw new FeedbackError(`check must return true, false or a number in [0, 1], got ${String(verdict)}`, {
+        path: "check",
+      });
+    }
+    out?.({ "irt_router.passed": outcome >= 0.5, "irt_router.outcome": outcome });
+    return { result, outcome };
+  };
+  if (!tracer) return body();
+  const p = decision.candidates.find((c) => c.modelId === decision.chosen)?.p;
+  const attributes = {
+    "irt_router.model": decision.chosen,
+    "irt_router.attempt": attempt,
+    "irt_router.expected_cost_usd": runCost,
+    ...(p !== undefined && { "irt_router.p": p }),
+  };
+  return tracer.span(ATTEMPT_SPAN, attributes, undefined, body);
+}
+
+async function escalationLoop<R>(
+  router: EscalationRouter,
+  task: { id: string; text: string; hint?: string },
+  run: RunFunction<R>,
+  check: RunCheck<R>,
+  o: ReturnType<typeof escalateOptionsSchema.parse>,
+  traced: { readonly tracer: RunTracer; readonly outcome: SpanOutcome } | undefined,
+): Promise<EscalationResult<R>> {
   const maxAttempts = o.maxAttempts ?? 3;
   const costWeight = o.pacer?.costWeight ?? o.costWeight;
   const learn = o.learn ?? true;
   const attempts: EscalationAttempt<R>[] = [];
   let cost = 0;
-  const done = (stopReason: EscalationStop): EscalationResult<R> => ({
-    passed: stopReason === "passed",
-    result: attempts[attempts.length - 1]?.result,
-    attempts,
-    cost,
-    stopReason,
-  });
+  const done = (stopReason: EscalationStop): EscalationResult<R> => {
+    traced?.outcome({
+      "irt_router.passed": stopReason === "passed",
+      "irt_router.attempts": attempts.length,
+      "irt_router.cost_usd": cost,
+      "irt_router.stop_reason": stopReason,
+      ...(attempts.length > 0 && { "irt_router.model": attempts[attempts.length - 1]!.modelId }),
+    });
+    return {
+      passed: stopReason === "passed",
+      result: attempts[attempts.length - 1]?.result,
+      attempts,
+      cost,
+      stopReason,
+    };
+  };
   try {
     while (attempts.length < maxAttempts) {
       const budget = o.costCap === undefined ? undefined : o.costCap - cost;
@@ -86,14 +144,7 @@ export async function escalateTask<R>(
       const attempt = attempts.length + 1;
       // A started run is billed, so a run that throws still counts for the pacer (the finally below).
       cost += runCost;
-      const result = await run(decision.chosen, attempt);
-      const verdict = await check(result, decision.chosen);
-      const outcome = typeof verdict === "boolean" ? Number(verdict) : verdict;
-      if (!Number.isFinite(outcome) || outcome < 0 || outcome > 1) {
-        throw new FeedbackError(`check must return true, false or a number in [0, 1], got ${String(verdict)}`, {
-          path: "check",
-        });
-      }
+      const { result, outcome } = await attemptOnce(traced?.tracer, decision, attempt, runCost, run, check);
       attempts.push({
         attempt,
         modelId: decision.chosen,

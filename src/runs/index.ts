@@ -24,3 +24,4 @@ export type { RunRoutingOptions } from "./options.js";
 
 // The run-level replay benchmark (../shared/BENCHMARK.md, "Agent runs with real outcomes")
 export * from "./replay/index.js";
+export type { RouteTracingOptions } from "../tracing/route-span.js";

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
 import { runPriorSchema, type RunPrior } from "./run-prior.js";
+import type { RouteTracingOptions } from "../tracing/route-span.js";
 import { SpendPacer } from "./spend-pacer.js";
 
 /** Tokens one agent run is assumed to spend when a model's run cost is not given (no cached input). */
@@ -76,6 +77,13 @@ export interface RunRouterOptions {
    * it does not know keep the price-tier prior.
    */
   readonly prior?: RunPrior;
+  /**
+   * OpenTelemetry spans of its decisions and escalations (`irt_router.run`, `irt_router.escalation`,
+   * `irt_router.run_attempt`), through `@opentelemetry/api` when installed and an SDK is registered: true (default),
+   * false, or what may go in beyond the decision (`includeRunId`: the task id; `includeText`: the task text).
+   * An `IrtRouter`'s run-level router takes the router's `tracing` unless `runs.tracing` is given.
+   */
+  readonly tracing?: boolean | RouteTracingOptions;
 }
 
 const nonNegative = z.number().finite().nonnegative();
@@ -96,6 +104,9 @@ export const runRouterOptionsSchema = z.strictObject({
   exploration: nonNegative.optional(),
   seed: z.number().int().optional(),
   prior: runPriorSchema.optional(),
+  tracing: z
+    .union([z.boolean(), z.strictObject({ includeRunId: z.boolean().optional(), includeText: z.boolean().optional() })])
+    .optional(),
   priors: z
     .strictObject({
       abilitySd: z.number().finite().positive().optional(),

@@ -22,6 +22,7 @@ import {
   type RunTask,
 } from "./options.js";
 import { escalateTask, type EscalationResult, type RunCheck, type RunFunction } from "./escalate.js";
+import { RunTracer } from "../tracing/run-span.js";
 
 import type { RunDecision } from "./run-decision.js";
 
@@ -73,6 +74,7 @@ export class RunRouter {
   private readonly priorTasks: KnownTask[] = [];
   /** Difficulty-prior means per task (id and text) under one fit, and that fit's spread (see difficultyPrior). */
   private priorCache?: { readonly fit: FitResult; readonly sd: number; readonly means: Map<string, number> };
+  private readonly tracer?: RunTracer;
 
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
@@ -87,6 +89,8 @@ export class RunRouter {
     this.exploration = parsed.exploration ?? 0;
     this.rng = seededRng(parsed.seed ?? 1);
     this.priors = { ...DEFAULT_RUN_PRIORS, ...parsed.priors };
+    const tracing = parsed.tracing ?? true;
+    if (tracing !== false) this.tracer = new RunTracer(tracing === true ? {} : tracing);
     if (parsed.prior) {
       const prior = parsed.prior as RunPrior;
       this.prior = prior;
@@ -135,6 +139,13 @@ export class RunRouter {
    */
   route(task: RunTask | string, options: RouteRunOptions = {}): RunDecision {
     const t = taskOf(task);
+    const decision = this.decide(t, options);
+    this.tracer?.decision(t, decision);
+    return decision;
+  }
+
+  /** {@link RunRouter.route} without its span (an escalation's decisions are traced as its attempts). */
+  private decide(t: { id: string; text: string; hint?: string }, options: RouteRunOptions): RunDecision {
     const o = parseWith(routeRunOptionsSchema, options, "options");
     for (const out of o.outcomes ?? []) this.entry(out.modelId);
     const fit = this.fit();
@@ -263,7 +274,13 @@ export class RunRouter {
     check: RunCheck<R>,
     options: EscalateOptions = {},
   ): Promise<EscalationResult<R>> {
-    return escalateTask(this, taskOf(task), run, check, options);
+    const untraced = {
+      modelIds: this.modelIds,
+      route: (t: RunTask | string, o?: RouteRunOptions) => this.decide(taskOf(t), o ?? {}),
+      runCost: (id: string) => this.runCost(id),
+      feedback: (t: RunTask | string, id: string, y: number) => this.feedback(t, id, y),
+    };
+    return escalateTask(untraced, taskOf(task), run, check, options, this.tracer);
   }
 
   /**

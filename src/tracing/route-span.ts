@@ -56,17 +56,23 @@ const MAX_TEXT = 1000;
 
 type Api = typeof OTel;
 let loading: Promise<Api | undefined> | undefined;
+let loaded: Api | undefined;
 
 /** `@opentelemetry/api`, or undefined when it is not installed (loaded once; a failure inside it is rethrown). */
 export function openTelemetryApi(): Promise<Api | undefined> {
   loading ??= import("@opentelemetry/api").then(
-    (m): Api => m,
+    (m): Api => (loaded = m),
     (error: unknown) => {
       if (isMissingPackage(error, "@opentelemetry/api")) return undefined;
       throw error;
     },
   );
   return loading;
+}
+
+/** `@opentelemetry/api` if {@link openTelemetryApi} has loaded it already, for code that cannot wait (else undefined). */
+export function loadedOpenTelemetryApi(): Api | undefined {
+  return loaded;
 }
 
 /** A routed call's span-to-be: the context it nests under and when it started. */

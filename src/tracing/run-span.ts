@@ -1,0 +1,126 @@
+/**
+ * OpenTelemetry spans of the run-level router, through `@opentelemetry/api` only (an optional peer, loaded lazily; see
+ * route-span.ts): `irt_router.run` for each run-level decision (`RunRouter.route`, `routeRun`), and for an escalation
+ * (`escalate`, `runTask`) one `irt_router.escalation` span with an `irt_router.run_attempt` child per attempt, inside
+ * which the user's run function runs, so the agent's own spans nest under the attempt that ran them. Without the API,
+ * or without an SDK registered by the app, nothing is recorded and the bodies run as they would.
+ *
+ * Attributes name models, policies, probabilities and costs; the task's text and id are user content and go in only
+ * with the `includeText` and `includeRunId` opt-ins (as on the per-call span).
+ */
+import type * as OTel from "@opentelemetry/api";
+import { CANDIDATE_EVENT, loadedOpenTelemetryApi, openTelemetryApi, type RouteTracingOptions } from "./route-span.js";
+
+/** A run-level decision's span. */
+export const RUN_SPAN = "irt_router.run";
+/** An escalation's span (all its attempts). */
+export const ESCALATION_SPAN = "irt_router.escalation";
+/** One attempt's span (the user's run and check of it). */
+export const ATTEMPT_SPAN = "irt_router.run_attempt";
+
+/** Characters of task text an opted-in span carries. */
+const MAX_TEXT = 1000;
+
+/** What a run-level decision's span shows. */
+export interface TracedRunDecision {
+  readonly chosen: string;
+  readonly policy: string;
+  readonly reason: string;
+  readonly candidates: readonly { readonly modelId: string; readonly p: number; readonly expectedCost: number }[];
+}
+
+/** The task as a span may show it (id and text only with the opt-ins). */
+export interface TracedTask {
+  readonly id: string;
+  readonly text: string;
+}
+
+/** Sets a span's closing attributes and status; called once by the body when it knows its outcome. */
+export type SpanOutcome = (attributes: Readonly<Record<string, string | number | boolean>>, ok?: boolean) => void;
+
+type Api = typeof OTel;
+
+/** Spans of one run-level router (see the module comment). */
+export class RunTracer {
+  constructor(private readonly options: RouteTracingOptions = {}) {
+    // Start loading; until the API is here a decision's span is recorded once it is (without a parent).
+    openTelemetryApi().catch(() => undefined);
+  }
+
+  /** Records a run-level decision as one ended span under the active context (sync; never throws). */
+  decision(task: TracedTask, d: TracedRunDecision): void {
+    const record = (api: Api | undefined, parent?: OTel.Context) => {
+      if (!api) return;
+      const span = api.trace.getTracer("irt-router").startSpan(RUN_SPAN, { kind: api.SpanKind.INTERNAL }, parent);
+      if (!span.isRecording()) return span.end();
+      const chosen = d.candidates.find((c) => c.modelId === d.chosen);
+      span.setAttributes({
+        "irt_router.model": d.chosen,
+        "irt_router.policy": d.policy,
+        "irt_router.reason": d.reason,
+        ...(chosen && { "irt_router.p": chosen.p, "irt_router.expected_cost_usd": chosen.expectedCost }),
+        ...this.taskAttributes(task),
+      });
+      for (const c of d.candidates) {
+        span.addEvent(CANDIDATE_EVENT, {
+          "irt_router.model": c.modelId,
+          "irt_router.p": c.p,
+          "irt_router.expected_cost_usd": c.expectedCost,
+        });
+      }
+      span.end();
+    };
+    try {
+      const api = loadedOpenTelemetryApi();
+      if (api) record(api, api.context.active());
+      else
+        openTelemetryApi().then(
+          (later) => record(later),
+          () => undefined,
+        );
+    } catch {
+      // Tracing never fails a decision.
+    }
+  }
+
+  /**
+   * Runs `body` inside a new span `name` (a child of the active context, and the active context while `body` runs),
+   * and ends the span when `body` settles: with `body`'s outcome attributes, or an error status when it throws.
+   */
+  async span<T>(
+    name: typeof ESCALATION_SPAN | typeof ATTEMPT_SPAN,
+    attributes: Readonly<Record<string, string | number | boolean>>,
+    task: TracedTask | undefined,
+    body: (outcome: SpanOutcome) => Promise<T>,
+  ): Promise<T> {
+    const api = loadedOpenTelemetryApi() ?? (await openTelemetryApi().catch(() => undefined));
+    if (!api) return body(() => undefined);
+    const span = api.trace
+      .getTracer("irt-router")
+      .startSpan(name, { kind: api.SpanKind.INTERNAL, attributes: { ...attributes, ...this.taskAttributes(task) } });
+    const outcome: SpanOutcome = (attrs, ok = true) => {
+      span.setAttributes(attrs);
+      if (!ok) span.setStatus({ code: api.SpanStatusCode.ERROR });
+    };
+    try {
+      return await api.context.with(api.trace.setSpan(api.context.active(), span), () => body(outcome));
+    } catch (error) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({
+        code: api.SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private taskAttributes(task: TracedTask | undefined): Record<string, string> {
+    const a: Record<string, string> = {};
+    if (!task) return a;
+    if (this.options.includeRunId) a["irt_router.task_id"] = task.id;
+    if (this.options.includeText) a["irt_router.text"] = task.text.slice(0, MAX_TEXT);
+    return a;
+  }
+}

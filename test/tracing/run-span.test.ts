@@ -1,0 +1,139 @@
+/**
+ * The run-level router's spans (`irt_router.run`, `irt_router.escalation`, `irt_router.run_attempt`) seen by an
+ * in-memory OpenTelemetry exporter behind an AsyncLocalStorage context manager, as an app's SDK sets them up.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { trace, SpanStatusCode } from "@opentelemetry/api";
+import type { InMemorySpanExporter, ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { RunRouter } from "../../src/runs/index.js";
+import { IrtRouter } from "../../src/langchain/index.js";
+import { openTelemetryApi } from "../../src/tracing/route-span.js";
+import { ATTEMPT_SPAN, ESCALATION_SPAN, RUN_SPAN } from "../../src/tracing/run-span.js";
+import { ToyScorer, quietLogger } from "../langchain/helpers.js";
+import { inMemoryTracing } from "./fixtures/als-context.js";
+
+let exporter: InMemorySpanExporter;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  ({ exporter, stop } = inMemoryTracing());
+  await openTelemetryApi();
+});
+afterAll(() => stop());
+beforeEach(() => exporter.reset());
+
+const spans = (name: string) => exporter.getFinishedSpans().filter((s) => s.name === name);
+const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+const task = { id: "fix-git", text: "Recover the lost commit in this repository." };
+const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
+
+describe("run-level spans", () => {
+  it("a decision is one irt_router.run span under the active span, with an event per candidate", async () => {
+    const router = new RunRouter({ models, costWeight: 0.3 });
+    const tracer = trace.getTracer("app");
+    let parentId = "";
+    let chosen = "";
+    await tracer.startActiveSpan("app.handle", async (parent) => {
+      parentId = parent.spanContext().spanId;
+      chosen = router.route(task).chosen;
+      parent.end();
+    });
+    const [run] = spans(RUN_SPAN);
+    expect(spans(RUN_SPAN)).toHaveLength(1);
+    expect(parentOf(run!)).toBe(parentId);
+    expect(run!.attributes["irt_router.model"]).toBe(chosen);
+    expect(run!.attributes["irt_router.policy"]).toBe("run(costWeight=0.3, attemptsLeft=1)");
+    expect(run!.attributes["irt_router.expected_cost_usd"]).toBe(chosen === "big" ? 2 : 0.2);
+    expect(typeof run!.attributes["irt_router.p"]).toBe("number");
+    expect(run!.events.map((e) => e.attributes?.["irt_router.model"]).sort()).toEqual(["big", "small"]);
+    // The task is user content: neither its id nor its text without the opt-ins.
+    expect(run!.attributes["irt_router.task_id"]).toBeUndefined();
+    expect(run!.attributes["irt_router.text"]).toBeUndefined();
+  });
+
+  it("task id and text only when opted in; nothing with tracing: false", () => {
+    new RunRouter({ models, tracing: { includeRunId: true, includeText: true } }).route(task);
+    const [run] = spans(RUN_SPAN);
+    expect(run!.attributes["irt_router.task_id"]).toBe("fix-git");
+    expect(run!.attributes["irt_router.text"]).toBe(task.text);
+    exporter.reset();
+    new RunRouter({ models, tracing: false }).route(task);
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    expect(() => new RunRouter({ models, tracing: { includeTask: true } as never })).toThrow(/options\.tracing/);
+  });
+
+  it("an escalation is one span with a child per attempt, and the agent's own spans nest under its attempt", async () => {
+    const router = new RunRouter({ models, costWeight: 0.3 });
+    const result = await router.escalate(
+      task,
+      async (modelId) => {
+        // What an agent framework does inside the run: its own span under the active context.
+        trace.getTracer("agent").startActiveSpan("agent.run", (s) => s.end());
+        return modelId;
+      },
+      (modelId) => modelId === "big", // small fails, big passes
+      { maxAttempts: 3 },
+    );
+    expect(result.attempts.map((a) => a.modelId)).toEqual(["small", "big"]);
+    const [esc] = spans(ESCALATION_SPAN);
+    const attempts = spans(ATTEMPT_SPAN).sort(
+      (a, b) => Number(a.attributes["irt_router.attempt"]) - Number(b.attributes["irt_router.attempt"]),
+    );
+    expect(esc!.attributes).toMatchObject({
+      "irt_router.passed": true,
+      "irt_router.attempts": 2,
+      "irt_router.cost_usd": 2.2,
+      "irt_router.stop_reason": "passed",
+      "irt_router.model": "big",
+      "irt_router.max_attempts": 3,
+    });
+    expect(attempts.map((a) => [a.attributes["irt_router.model"], a.attributes["irt_router.passed"]])).toEqual([
+      ["small", false],
+      ["big", true],
+    ]);
+    for (const a of attempts) expect(parentOf(a)).toBe(esc!.spanContext().spanId);
+    const agent = spans("agent.run");
+    expect(agent).toHaveLength(2);
+    expect(agent.map(parentOf)).toEqual(attempts.map((a) => a.spanContext().spanId));
+    // The escalation's own decisions are its attempts, not decisions of their own.
+    expect(spans(RUN_SPAN)).toHaveLength(0);
+  });
+
+  it("a run that throws ends its attempt and the escalation with an error status", async () => {
+    const router = new RunRouter({ models });
+    await expect(
+      router.escalate(
+        task,
+        async () => {
+          throw new Error("sandbox died");
+        },
+        () => true,
+      ),
+    ).rejects.toThrow("sandbox died");
+    const [esc] = spans(ESCALATION_SPAN);
+    const [attempt] = spans(ATTEMPT_SPAN);
+    for (const s of [esc!, attempt!]) {
+      expect(s.status).toEqual({ code: SpanStatusCode.ERROR, message: "sandbox died" });
+      expect(s.events.some((e) => e.name === "exception")).toBe(true);
+    }
+  });
+
+  it("an IrtRouter's routeRun is traced as the router's tracing option says", () => {
+    const chat = () => new FakeListChatModel({ responses: ["ok"] });
+    const priced = (tracing?: boolean) =>
+      new IrtRouter({
+        models: {
+          "gpt-4-1106-preview": { model: chat(), price: { inputPer1M: 10, outputPer1M: 30 } },
+          "mistral-7b-chat": { model: chat(), price: { inputPer1M: 0.2, outputPer1M: 0.2 } },
+        },
+        scorer: new ToyScorer(),
+        logger: quietLogger(),
+        ...(tracing !== undefined && { tracing }),
+      });
+    priced().routeRun(task);
+    expect(spans(RUN_SPAN)).toHaveLength(1);
+    exporter.reset();
+    priced(false).routeRun(task);
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+  });
+});
