@@ -169,6 +169,39 @@ describe("createIrtRouterModel", () => {
     expect(events.map((e) => e.decisionId)).toEqual([meta(result.providerMetadata).decisionId]);
   });
 
+  it("escalates a whole run: each attempt a generateText pinned to the model runs.escalate chose", async () => {
+    const script = new Script([{ content: [{ type: "text", text: "patched" }] }]);
+    const model = createIrtRouterModel({
+      models: {
+        big: { model: script.child("big"), price: { inputPer1M: 5, outputPer1M: 25 } },
+        small: { model: script.child("small"), price: { inputPer1M: 0.1, outputPer1M: 0.4 } },
+      },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+      tracing: false,
+      runs: { costWeight: 0.3 },
+    });
+    const task = { id: "fix-git", text: "Recover the lost commit in this repository." };
+    const result = await model.runs.escalate(
+      task,
+      (modelId) =>
+        generateText({
+          model,
+          prompt: task.text,
+          providerOptions: { "irt-router": { model: modelId, runId: modelId } },
+        }),
+      (_reply, modelId) => modelId === "big", // the cheap run fails its check, the dear one passes
+      { maxAttempts: 3 },
+    );
+    expect(result.attempts.map((a) => a.modelId)).toEqual(["small", "big"]);
+    expect(result.stopReason).toBe("passed");
+    // Every call of an attempt was served by the model the escalation chose for it, and only by it.
+    expect(script.served).toEqual(["small", "big"]);
+    expect(meta(result.result!.providerMetadata)).toMatchObject({ chosen: "big", runId: "big" });
+    // Both outcomes were fed back to the run-level router: a new similar task now starts from what it learned.
+    expect(model.runs.feedbackCount).toBe(2);
+  });
+
   it("validates its options into ValidationErrors naming the field", () => {
     const script = new Script(LOOP);
     const path = (options: unknown) => {

@@ -136,4 +136,26 @@ describe("run-level spans", () => {
     priced(false).routeRun(task);
     expect(exporter.getFinishedSpans()).toHaveLength(0);
   });
+
+  it("routed calls made inside an attempt's run have their irt_router.route spans under the attempt", async () => {
+    const r = new IrtRouter({
+      models: {
+        "gpt-4-1106-preview": {
+          model: new FakeListChatModel({ responses: ["ok"] }),
+          price: { inputPer1M: 10, outputPer1M: 30 },
+        },
+      },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+    });
+    await r.runTask(
+      task,
+      () => r.invoke("What changed in the last commit?"),
+      () => true,
+    );
+    const [attempt] = spans(ATTEMPT_SPAN);
+    const routed = spans("irt_router.route");
+    expect(routed).toHaveLength(1);
+    expect(parentOf(routed[0]!)).toBe(attempt!.spanContext().spanId);
+  });
 });
