@@ -97,8 +97,7 @@ export class RouteEngine<M = unknown> {
     this.logger = options.logger ?? { warn: (message: string) => console.warn(message) };
     this.fallbackOn = options.fallbackOn ?? (() => true);
     this.attemptTimeout = options.attemptTimeout;
-    // The run-level router traces as the router does unless told otherwise (`runs.tracing`).
-    this.runOptions = options.tracing === undefined ? options.runs : { tracing: options.tracing, ...options.runs };
+    this.runOptions = runOptionsOf(options);
     this.warnings = new OnceWarnings(this.logger);
     if (store && (options.learner || options.feedbackSink)) {
       throw new ValidationError(
@@ -297,4 +296,10 @@ export class RouteEngine<M = unknown> {
     if (this.binding) await this.loader.load();
     return this.recorder.record(events, options);
   }
+}
+
+/** The run-level router's options: it traces as the router does unless `runs.tracing` says otherwise. */
+function runOptionsOf(options: ParsedRoutingOptions): RunRoutingOptions | undefined {
+  const tracing = options.runs?.tracing ?? options.tracing;
+  return tracing === undefined ? options.runs : { ...options.runs, tracing };
 }

@@ -45,9 +45,12 @@ export interface TracedRoute {
 
 /** What may go into attributes beyond the decision: run ids and user text are left out unless opted in. */
 export interface RouteTracingOptions {
-  /** Add `irt_router.run_id` (default false). */
+  /** Add `irt_router.run_id` to a routed call's span, and `irt_router.task_id` to the run-level spans (default false). */
   readonly includeRunId?: boolean;
-  /** Add `irt_router.text`, the routing text, cut to 1000 characters (default false: it is user content). */
+  /**
+   * Add `irt_router.text`, the routing text (on run-level spans, the task text), cut to 1000 characters (default false:
+   * it is user content).
+   */
   readonly includeText?: boolean;
 }
 

@@ -43,16 +43,19 @@ type Api = typeof OTel;
 /** Spans of one run-level router (see the module comment). */
 export class RunTracer {
   constructor(private readonly options: RouteTracingOptions = {}) {
-    // Start loading; until the API is here a decision's span is recorded once it is (without a parent).
+    // Start loading; a decision made before the API is here is recorded once it is, at the time it was made.
     openTelemetryApi().catch(() => undefined);
   }
 
   /** Records a run-level decision as one ended span under the active context (sync; never throws). */
   decision(task: TracedTask, d: TracedRunDecision): void {
+    const at = Date.now();
     const record = (api: Api | undefined, parent?: OTel.Context) => {
       if (!api) return;
-      const span = api.trace.getTracer("irt-router").startSpan(RUN_SPAN, { kind: api.SpanKind.INTERNAL }, parent);
-      if (!span.isRecording()) return span.end();
+      const span = api.trace
+        .getTracer("irt-router")
+        .startSpan(RUN_SPAN, { kind: api.SpanKind.INTERNAL, startTime: at }, parent);
+      if (!span.isRecording()) return span.end(at);
       const chosen = d.candidates.find((c) => c.modelId === d.chosen);
       span.setAttributes({
         "irt_router.model": d.chosen,
@@ -68,16 +71,17 @@ export class RunTracer {
           "irt_router.expected_cost_usd": c.expectedCost,
         });
       }
-      span.end();
+      span.end(at);
     };
     try {
       const api = loadedOpenTelemetryApi();
       if (api) record(api, api.context.active());
+      // Loaded later: the context active then is the one the decision was made in (an async context manager carries
+      // it into the callback), and a failure inside is dropped like any other.
       else
-        openTelemetryApi().then(
-          (later) => record(later),
-          () => undefined,
-        );
+        openTelemetryApi()
+          .then((later) => record(later))
+          .catch(() => undefined);
     } catch {
       // Tracing never fails a decision.
     }

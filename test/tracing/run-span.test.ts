@@ -2,7 +2,7 @@
  * The run-level router's spans (`irt_router.run`, `irt_router.escalation`, `irt_router.run_attempt`) seen by an
  * in-memory OpenTelemetry exporter behind an AsyncLocalStorage context manager, as an app's SDK sets them up.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { trace, SpanStatusCode } from "@opentelemetry/api";
 import type { InMemorySpanExporter, ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
@@ -49,6 +49,49 @@ describe("run-level spans", () => {
     // The task is user content: neither its id nor its text without the opt-ins.
     expect(run!.attributes["irt_router.task_id"]).toBeUndefined();
     expect(run!.attributes["irt_router.text"]).toBeUndefined();
+  });
+
+  it("a decision made before the API has loaded is recorded once it has, at the time it was made, under its parent", async () => {
+    vi.resetModules(); // a fresh tracing module: the API not loaded yet
+    const fresh = await import("../../src/runs/index.js");
+    const router = new fresh.RunRouter({ models });
+    let parentId = "";
+    let before = 0;
+    let after = 0;
+    await trace.getTracer("app").startActiveSpan("app.handle", async (parent) => {
+      parentId = parent.spanContext().spanId;
+      before = Date.now();
+      router.route(task);
+      after = Date.now();
+      expect(spans(RUN_SPAN)).toHaveLength(0); // not yet: the API is still loading
+      parent.end();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [run] = spans(RUN_SPAN);
+    expect(spans(RUN_SPAN)).toHaveLength(1);
+    expect(parentOf(run!)).toBe(parentId);
+    const ms = ([s, ns]: [number, number]) => s * 1000 + ns / 1e6;
+    expect(ms(run!.startTime)).toBeGreaterThanOrEqual(before);
+    expect(ms(run!.startTime)).toBeLessThanOrEqual(after);
+    expect(ms(run!.endTime)).toBe(ms(run!.startTime));
+  });
+
+  it("an IrtRouter's run-level router follows its tracing option unless runs.tracing says otherwise", () => {
+    const chat = () => new FakeListChatModel({ responses: ["ok"] });
+    const make = (extra: Record<string, unknown>) =>
+      new IrtRouter({
+        models: { "gpt-4-1106-preview": { model: chat(), price: { inputPer1M: 10, outputPer1M: 30 } } },
+        scorer: new ToyScorer(),
+        logger: quietLogger(),
+        ...extra,
+      });
+    make({ tracing: false, runs: { costWeight: 0.1 } }).routeRun(task);
+    expect(spans(RUN_SPAN)).toHaveLength(0);
+    make({ tracing: false, runs: { tracing: true } }).routeRun(task);
+    expect(spans(RUN_SPAN)).toHaveLength(1);
+    exporter.reset();
+    make({ runs: { tracing: false } }).routeRun(task);
+    expect(spans(RUN_SPAN)).toHaveLength(0);
   });
 
   it("task id and text only when opted in; nothing with tracing: false", () => {
