@@ -60,8 +60,19 @@ function continuation(candidates: readonly PlanCandidate[], state: PlanState): n
 }
 
 /**
+ * Work the look-ahead may take, in candidate evaluations (plan steps times the candidates each weighs; about 0.1 s
+ * here): the tree of plans grows as (models)^(attempts), so without a bound 30 models and 5 attempts took 7.5 s and
+ * `allowRetry` with many attempts never ended (or overflowed the stack).
+ */
+export const PLAN_WORK = 2_000_000;
+/** Most attempts the plan looks ahead, whatever the work (the recursion's depth). */
+export const PLAN_DEPTH = 8;
+
+/**
  * The best next model and its value, or undefined when no model is allowed. The plan looks ahead over the models of
- * the first two (p, cost) frontiers (the second: the frontier once the first is removed), which keeps it fast.
+ * the first two (p, cost) frontiers (the second: the frontier once the first is removed), which keeps it fast, and
+ * over as many of the attempts left as {@link planHorizon} allows (every one, unless the tree of plans is large);
+ * later attempts are planned when they come.
  */
 export function best(candidates: readonly PlanCandidate[], state: PlanState): PlanChoice | undefined {
   if (state.attemptsLeft <= 1) return step(candidates, state);
@@ -71,7 +82,25 @@ export function best(candidates: readonly PlanCandidate[], state: PlanState): Pl
     candidates.filter((c) => !firstIds.has(c.id)),
     state,
   ).map((e) => e.c);
-  return step([...first, ...second], state);
+  const planned = [...first, ...second];
+  return step(planned, { ...state, attemptsLeft: planHorizon(planned.length, state.attemptsLeft, state.allowRetry) });
+}
+
+/**
+ * Attempts the plan looks ahead over `width` candidates: all `attemptsLeft` when the whole tree of plans (each step
+ * weighing at most `width` candidates; one fewer per step without `allowRetry`) takes at most {@link PLAN_WORK}
+ * evaluations, else the most that do (at least 1), and never more than {@link PLAN_DEPTH}.
+ */
+export function planHorizon(width: number, attemptsLeft: number, allowRetry: boolean): number {
+  let nodes = 0;
+  let level = 1;
+  for (let h = 1; h <= Math.min(attemptsLeft, PLAN_DEPTH); h++) {
+    level *= allowRetry ? width : Math.max(0, width - (h - 1));
+    nodes += level;
+    if (level === 0) break; // no candidate left: the tree ends here whatever the attempts
+    if (h > 1 && nodes * width > PLAN_WORK) return h - 1;
+  }
+  return Math.min(attemptsLeft, PLAN_DEPTH);
 }
 
 function step(candidates: readonly PlanCandidate[], state: PlanState): PlanChoice | undefined {
