@@ -32,13 +32,13 @@ export interface RunModelConfig {
 
 /** Priors of the run-level model (logits). Defaults: {@link DEFAULT_RUN_PRIORS}. */
 export interface RunPriors {
-  /** Prior sd of a model's ability around its price-tier mean. */
+  /** Prior sd of a model's ability around its price-tier mean (1e-4 to 1e4, as every sd here). */
   readonly abilitySd?: number;
   /** Prior sd of a task's difficulty around its prior from the text. */
   readonly difficultySd?: number;
-  /** Ability per e-fold of run cost before any outcome is seen (the price-tier prior of a new model). */
+  /** Ability per e-fold of run cost before any outcome is seen (the price-tier prior of a new model; |slope| <= 1000). */
   readonly priceSlope?: number;
-  /** How many models' worth of evidence the default price-tier level and slope count for. */
+  /** How many models' worth of evidence the default price-tier level and slope count for (at most 1e6). */
   readonly tierStrength?: number;
   /** Similar past tasks the text prior of a new task's difficulty averages over. */
   readonly neighbours?: number;
@@ -87,6 +87,11 @@ export interface RunRouterOptions {
 }
 
 const nonNegative = z.number().finite().nonnegative();
+/**
+ * A prior sd (logits): bounded so that its square and inverse stay finite in the fit (an abilitySd of 1e308 or 1e-320
+ * made every p NaN); sds past these bounds mean nothing on a logit scale.
+ */
+const priorSd = z.number().min(1e-4).max(1e4);
 
 export const runRouterOptionsSchema = z.strictObject({
   models: z
@@ -109,13 +114,13 @@ export const runRouterOptionsSchema = z.strictObject({
     .optional(),
   priors: z
     .strictObject({
-      abilitySd: z.number().finite().positive().optional(),
-      difficultySd: z.number().finite().positive().optional(),
-      priceSlope: z.number().finite().optional(),
-      tierStrength: nonNegative.optional(),
+      abilitySd: priorSd.optional(),
+      difficultySd: priorSd.optional(),
+      priceSlope: z.number().min(-1000).max(1000).optional(),
+      tierStrength: nonNegative.max(1e6).optional(),
       neighbours: z.number().int().positive().optional(),
       textWeight: z.number().min(0).max(1).optional(),
-      hintSd: z.number().finite().positive().optional(),
+      hintSd: priorSd.optional(),
     })
     .optional(),
 });

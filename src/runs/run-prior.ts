@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { Ability } from "./grid.js";
+import { TEXT_DIM } from "./text-prior.js";
 
 /** Format tag of a run prior. */
 export const RUN_PRIOR_FORMAT = "irt-router/run-prior@1";
@@ -29,7 +30,13 @@ export interface RunPrior {
   readonly source?: Readonly<Record<string, string | number>>;
 }
 
-const ability = z.strictObject({ mean: z.number().finite(), variance: z.number().finite().positive() });
+/**
+ * Most |logit| a prior's abilities, offsets and difficulties may have: far past any real one (|logit| 40 is p = 4e-18),
+ * and small enough that sums and squares over many tasks stay finite (two difficulties of 1e308 made every p NaN).
+ */
+export const MAX_LOGIT = 1000;
+const logit = z.number().min(-MAX_LOGIT).max(MAX_LOGIT);
+const ability = z.strictObject({ mean: logit, variance: z.number().finite().positive() });
 
 export const runPriorSchema = z.strictObject({
   format: z.literal(RUN_PRIOR_FORMAT),
@@ -38,8 +45,9 @@ export const runPriorSchema = z.strictObject({
   hintVariance: z.number().finite().positive(),
   tasks: z.array(
     z.strictObject({
-      difficulty: z.number().finite(),
-      vector: z.array(z.tuple([z.number().int().nonnegative(), z.number().finite()])),
+      difficulty: logit,
+      // a unit vector of hashed word counts (see textVector): indices below TEXT_DIM, values in [-1, 1]
+      vector: z.array(z.tuple([z.number().int().nonnegative().lt(TEXT_DIM), z.number().min(-1).max(1)])),
       hint: z.string().min(1).optional(),
     }),
   ),

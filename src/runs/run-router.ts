@@ -79,10 +79,16 @@ export class RunRouter {
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
     const tokens = parsed.runTokens ?? DEFAULT_RUN_TOKENS;
-    this.models = Object.entries(parsed.models).map(([id, m]) => ({
-      id,
-      runCost: m.runCost ?? (tokens.input * m.price!.inputPer1M + tokens.output * m.price!.outputPer1M) / 1e6,
-    }));
+    this.models = Object.entries(parsed.models).map(([id, m]) => {
+      const runCost = m.runCost ?? (tokens.input * m.price!.inputPer1M + tokens.output * m.price!.outputPer1M) / 1e6;
+      if (!Number.isFinite(runCost)) {
+        throw new ValidationError(
+          `Invalid options: the run cost of model "${id}" (its price times runTokens) is not a finite number of USD.`,
+          { path: `options.models.${id}.price` },
+        );
+      }
+      return { id, runCost };
+    });
     const positions = pricePositions(this.models.map((m) => m.runCost));
     this.logCost = new Map(this.models.map((m, k) => [m.id, positions[k]!]));
     this.costWeight = parsed.costWeight ?? 0;

@@ -4,7 +4,9 @@
  * tasks. With no task seen, the prior is N(0, sd^2).
  */
 
-const DIM = 1 << 14;
+/** Size of the hashed word space: a text vector's indices are below it. */
+export const TEXT_DIM = 1 << 14;
+const DIM = TEXT_DIM;
 
 /** A task text as a sparse unit vector of hashed, log-scaled word counts. */
 export type TextVector = ReadonlyMap<number, number>;

@@ -3,7 +3,8 @@
  * edge of what the schemas accept, callbacks that are no functions. Each case failed before its fix.
  */
 import { describe, expect, it } from "vitest";
-import { RunRouter } from "../../src/runs/index.js";
+import { ValidationError } from "../../src/errors.js";
+import { RunRouter, type RunPrior } from "../../src/runs/index.js";
 import { PLAN_DEPTH, PLAN_WORK, planHorizon } from "../../src/runs/plan.js";
 
 /** `n` models with run costs 0.1, 0.2, ...: before any outcome each is on the (p, cost) frontier. */
@@ -53,5 +54,62 @@ describe("the escalation plan is bounded", () => {
     );
     expect(result.passed).toBe(true);
     expect(result.attempts).toHaveLength(1);
+  });
+});
+
+describe("values that made every p NaN are refused, naming the field", () => {
+  const M = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+  const finite = (router: RunRouter) => {
+    router.feedback({ id: "a", text: "fix the git repo", hint: "sys" }, "big", 0);
+    const d = router.route({ text: "fix the git repo", hint: "sys" });
+    return d.candidates.every((c) => Number.isFinite(c.p)) && Number.isFinite(d.difficulty.mean);
+  };
+  const refused = (make: () => unknown, path: string) => {
+    expect(make).toThrow(ValidationError);
+    expect(make).toThrow(expect.objectContaining({ path }));
+  };
+
+  it("priors: sds, price slope and tier strength out of their bounds", () => {
+    refused(() => new RunRouter({ models: M, priors: { abilitySd: 1e308 } }), "options.priors.abilitySd");
+    refused(() => new RunRouter({ models: M, priors: { difficultySd: 1e-320 } }), "options.priors.difficultySd");
+    refused(() => new RunRouter({ models: M, priors: { hintSd: 1e-320 } }), "options.priors.hintSd");
+    refused(() => new RunRouter({ models: M, priors: { priceSlope: -1e308 } }), "options.priors.priceSlope");
+    refused(() => new RunRouter({ models: M, priors: { tierStrength: 1e308 } }), "options.priors.tierStrength");
+    // at the bounds every p is a number
+    for (const priors of [
+      { abilitySd: 1e-4, difficultySd: 1e-4, hintSd: 1e-4, priceSlope: -1000 },
+      { abilitySd: 1e4, difficultySd: 1e4, hintSd: 1e4, priceSlope: 1000, tierStrength: 1e6 },
+    ]) {
+      expect(finite(new RunRouter({ models: M, priors }))).toBe(true);
+    }
+  });
+
+  it("a run prior with difficulties or vector values past their bounds", () => {
+    const source = new RunRouter({ models: M });
+    source.feedback({ id: "a", text: "fix the git repo" }, "big", 1);
+    source.feedback({ id: "b", text: "compile the kernel" }, "small", 0);
+    const prior = source.toPrior();
+    const edited = (edit: (p: { -readonly [K in keyof RunPrior]: any }) => void): RunPrior => {
+      const p = structuredClone(prior) as { -readonly [K in keyof RunPrior]: any };
+      edit(p);
+      return p as RunPrior;
+    };
+    const huge = edited((p) => p.tasks.forEach((t: { difficulty: number }) => (t.difficulty = 1e308)));
+    refused(() => new RunRouter({ models: M, prior: huge }), "options.prior.tasks.0.difficulty");
+    const vector = edited((p) => (p.tasks[0].vector[0][1] = 1e308));
+    refused(() => new RunRouter({ models: M, prior: vector }), "options.prior.tasks.0.vector.0.1");
+    const index = edited((p) => (p.tasks[0].vector[0][0] = 1 << 14));
+    refused(() => new RunRouter({ models: M, prior: index }), "options.prior.tasks.0.vector.0.0");
+    const mean = edited((p) => (p.models.big.ability.mean = -1e308));
+    refused(() => new RunRouter({ models: M, prior: mean }), "options.prior.models.big.ability.mean");
+    expect(finite(new RunRouter({ models: M, prior: edited((p) => (p.tasks[0].difficulty = 1000)) }))).toBe(true);
+  });
+
+  it("a price whose run cost overflows", () => {
+    refused(
+      () =>
+        new RunRouter({ models: { dear: { price: { inputPer1M: 1e308, outputPer1M: 1 } }, cheap: { runCost: 1 } } }),
+      "options.models.dear.price",
+    );
   });
 });
