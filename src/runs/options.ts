@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
-import { runPriorSchema, type RunPrior } from "./run-prior.js";
+import { hintName, runPriorSchema, type RunPrior } from "./run-prior.js";
 import type { RouteTracingOptions } from "../tracing/route-span.js";
 import { SpendPacer } from "./spend-pacer.js";
 
@@ -94,16 +94,23 @@ const nonNegative = z.number().finite().nonnegative();
 const priorSd = z.number().min(1e-4).max(1e4);
 
 export const runRouterOptionsSchema = z.strictObject({
+  // zod drops a record's "__proto__" key without a word (one model fewer): refused instead
   models: z
-    .record(
-      z.string().min(1),
+    .custom((m) => !(typeof m === "object" && m !== null && Object.hasOwn(m, "__proto__")), {
+      message: '"__proto__" cannot name a model',
+    })
+    .pipe(
       z
-        .strictObject({ price: modelPriceSchema.optional(), runCost: nonNegative.optional() })
-        .refine((m) => m.price !== undefined || m.runCost !== undefined, {
-          message: "needs a price or a runCost (USD per run)",
-        }),
-    )
-    .refine((m) => Object.keys(m).length > 0, { message: "needs at least one model" }),
+        .record(
+          z.string().min(1),
+          z
+            .strictObject({ price: modelPriceSchema.optional(), runCost: nonNegative.optional() })
+            .refine((m) => m.price !== undefined || m.runCost !== undefined, {
+              message: "needs a price or a runCost (USD per run)",
+            }),
+        )
+        .refine((m) => Object.keys(m).length > 0, { message: "needs at least one model" }),
+    ),
   runTokens: z.strictObject({ input: nonNegative, output: nonNegative }).optional(),
   costWeight: nonNegative.optional(),
   exploration: nonNegative.optional(),
@@ -145,7 +152,7 @@ export const runTaskSchema = z.lazy(() =>
     z.strictObject({
       id: z.string().min(1).optional(),
       text: z.string().min(1),
-      hint: z.string().trim().min(1).max(200).optional(),
+      hint: z.string().trim().min(1).max(200).pipe(hintName).optional(),
     }),
   ]),
 );

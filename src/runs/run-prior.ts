@@ -36,6 +36,15 @@ export interface RunPrior {
  */
 export const MAX_LOGIT = 1000;
 const logit = z.number().min(-MAX_LOGIT).max(MAX_LOGIT);
+
+/**
+ * A task's hint, which a run prior keeps as a key of a plain object: "__proto__" is refused, since as a key it sets the
+ * object's prototype instead (toPrior() lost that hint's offsets).
+ */
+export const hintName = z
+  .string()
+  .min(1)
+  .refine((k) => k !== "__proto__", { message: '"__proto__" cannot name a hint' });
 const ability = z.strictObject({ mean: logit, variance: z.number().finite().positive() });
 
 export const runPriorSchema = z.strictObject({
@@ -48,7 +57,7 @@ export const runPriorSchema = z.strictObject({
       difficulty: logit,
       // a unit vector of hashed word counts (see textVector): indices below TEXT_DIM, values in [-1, 1]
       vector: z.array(z.tuple([z.number().int().nonnegative().lt(TEXT_DIM), z.number().min(-1).max(1)])),
-      hint: z.string().min(1).optional(),
+      hint: hintName.optional(),
     }),
   ),
   source: z.record(z.string(), z.union([z.string(), z.number()])).optional(),

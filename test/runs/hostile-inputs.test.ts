@@ -113,3 +113,20 @@ describe("values that made every p NaN are refused, naming the field", () => {
     );
   });
 });
+
+describe('"__proto__" as a model id or a hint', () => {
+  it("is refused as a model id (zod dropped it: one model fewer without a word)", () => {
+    const models = JSON.parse('{"__proto__": {"runCost": 1}, "other": {"runCost": 2}}') as Record<string, object>;
+    expect(() => new RunRouter({ models })).toThrow(expect.objectContaining({ path: "options.models" }));
+  });
+
+  it("is refused as a hint (toPrior() lost its offsets: the key set the object's prototype)", () => {
+    const router = new RunRouter({ models: { big: { runCost: 2 }, small: { runCost: 0.2 } } });
+    const task = { id: "t", text: "a task", hint: "__proto__" };
+    expect(() => router.feedback(task, "big", true)).toThrow(ValidationError);
+    expect(() => router.route(task)).toThrow(expect.objectContaining({ path: "task.hint" }));
+    // "constructor" is an ordinary key: its offsets survive toPrior()
+    for (let t = 0; t < 6; t++) router.feedback({ id: `c${t}`, text: "a task", hint: "constructor" }, "big", true);
+    expect(Object.keys(router.toPrior().hintOffsets.big!)).toEqual(["constructor"]);
+  });
+});
