@@ -1,6 +1,6 @@
 /** The escalation loop of {@link RunRouter.escalate}: run, check, feed back, pick the next model knowing what failed. */
 import { FeedbackError } from "../errors.js";
-import { parseWith } from "../util/validate.js";
+import { functionSchema, parseWith } from "../util/validate.js";
 import { escalateOptionsSchema, type EscalateOptions } from "./options.js";
 import type { RunDecision } from "./run-decision.js";
 import type { RouteRunOptions, RunTask } from "./options.js";
@@ -54,6 +54,9 @@ export async function escalateTask<R>(
   options: EscalateOptions,
   tracer?: RunTracer,
 ): Promise<EscalationResult<R>> {
+  // before any run is billed: a `run` that is no function started nothing, yet a pacer recorded its cost
+  parseWith(functionSchema("a function (modelId, attempt) => Promise of the run's result"), run, "run");
+  parseWith(functionSchema("a function (result, modelId) => true, false or a grade in [0, 1]"), check, "check");
   const o = parseWith(escalateOptionsSchema, options, "options");
   if (!tracer) return escalationLoop(router, task, run, check, o, undefined);
   const attributes = { "irt_router.max_attempts": o.maxAttempts ?? 3 };

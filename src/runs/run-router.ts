@@ -253,7 +253,10 @@ export class RunRouter {
    * model the router picks next knowing what failed, until a run passes, `maxAttempts` runs, or the next run would pass
    * `costCap` (USD) or is not worth its cost. Every attempt's outcome is fed back (unless `learn: false`).
    * An error thrown by `run` or `check` ends the escalation with that error (after the outcomes so far are fed back; a
-   * `pacer` records the cost of the runs started, the one that threw included).
+   * `pacer` records the cost of the runs started, the one that threw included). Bad arguments reject the promise
+   * (a `ValidationError` naming the field); nothing throws synchronously. There is no timeout: a `run` that never
+   * settles holds the escalation, so bound your agent run inside `run` (e.g. `AbortSignal.timeout(ms)`) and throw
+   * when it is exceeded.
    *
    * @example
    * ```ts
@@ -274,7 +277,7 @@ export class RunRouter {
    * console.log(result.passed, result.attempts.map((a) => a.modelId), result.cost);
    * ```
    */
-  escalate<R>(
+  async escalate<R>(
     task: RunTask | string,
     run: RunFunction<R>,
     check: RunCheck<R>,

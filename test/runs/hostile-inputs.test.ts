@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
-import { RunRouter, type RunPrior } from "../../src/runs/index.js";
+import { RunRouter, SpendPacer, type RunPrior, type RunFunction } from "../../src/runs/index.js";
 import { PLAN_DEPTH, PLAN_WORK, planHorizon } from "../../src/runs/plan.js";
 
 /** `n` models with run costs 0.1, 0.2, ...: before any outcome each is on the (p, cost) frontier. */
@@ -128,5 +128,31 @@ describe('"__proto__" as a model id or a hint', () => {
     // "constructor" is an ordinary key: its offsets survive toPrior()
     for (let t = 0; t < 6; t++) router.feedback({ id: `c${t}`, text: "a task", hint: "constructor" }, "big", true);
     expect(Object.keys(router.toPrior().hintOffsets.big!)).toEqual(["constructor"]);
+  });
+});
+
+describe("escalate's arguments", () => {
+  const router = () => new RunRouter({ models: { big: { runCost: 2 }, small: { runCost: 0.2 } } });
+
+  it("a run or check that is no function is a ValidationError naming it, and the pacer bills nothing", async () => {
+    const pacer = new SpendPacer({ target: 1 });
+    const notRun = "agent" as unknown as RunFunction<string>;
+    await expect(router().escalate("t", notRun, () => true, { pacer })).rejects.toMatchObject({ path: "run" });
+    await expect(router().escalate("t", async (m) => m, undefined as never, { pacer })).rejects.toMatchObject({
+      path: "check",
+    });
+    expect(pacer.taskCount).toBe(0); // it recorded a run that never started
+  });
+
+  it("a bad task rejects the promise, as bad options do, instead of throwing synchronously", async () => {
+    let pending: Promise<unknown> | undefined;
+    expect(() => {
+      pending = router().escalate(
+        "",
+        async (m) => m,
+        () => true,
+      );
+    }).not.toThrow();
+    await expect(pending).rejects.toBeInstanceOf(ValidationError);
   });
 });
