@@ -71,4 +71,22 @@ describe("irt-router replay", () => {
       DatasetFormatError,
     );
   });
+
+  it("names a free reference model instead of failing in the pacer (spent NaN)", async () => {
+    const free = join(tmp, "free-best");
+    mkdirSync(free);
+    writeFileSync(join(free, "items.csv"), "item_id,text\n" + ids.map((id) => `${id},Fix ${id}`).join("\n") + "\n");
+    writeFileSync(
+      join(free, "labels.csv"),
+      "item_id,model,correct\n" + ids.flatMap((id, i) => [`${id},local,1`, `${id},cheap,${i % 2}`]).join("\n") + "\n",
+    );
+    writeFileSync(join(free, "models.csv"), "model,input_usd_per_1m,output_usd_per_1m\nlocal,0,0\ncheap,0.5,3\n");
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const run = command.run(
+      parseWith(command.schema, { dataset: free, seeds: "1", "online-seeds": "1" }, "options"),
+      [],
+    );
+    await expect(run).rejects.toThrow(DatasetFormatError);
+    await expect(run).rejects.toMatchObject({ details: { model: "local" } });
+  });
 });

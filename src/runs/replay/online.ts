@@ -9,7 +9,7 @@ import { RunRouter } from "../run-router.js";
 import type { RunRouterOptions } from "../options.js";
 import { seededRng } from "../../util/random.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "../../stats/bootstrap.js";
-import { BetaThompson, bestFixed, oracleModel } from "./references.js";
+import { BetaThompson, bestFixed, oracleModel, referenceCost } from "./references.js";
 import { anonymousNames, drawnOutcome, modelsConfig, rateOr0, streamOrder, taskAt, type RunTable } from "./protocol.js";
 
 /** An online policy's figures over the whole stream and over its last third, with 95% intervals over tasks. */
@@ -76,7 +76,7 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
   const anon = anonymousNames(table.models);
   const named = new Map(table.models.map((m) => [m, m]));
   const all = table.ids.map((_, i) => i);
-  const refCost = table.runCost[bestFixed(table.rate, all)]!;
+  const refCost = referenceCost(table, bestFixed(table.rate, all));
   const N = table.ids.length;
   const tallies = {
     router: new Tally(N),

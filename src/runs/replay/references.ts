@@ -1,5 +1,7 @@
 /** The references of the run-level replay: best fixed model, non-contextual Thompson sampling, oracle. */
+import { DatasetFormatError } from "../../errors.js";
 import type { Rng } from "../../util/random.js";
+import type { RunTable } from "./protocol.js";
 
 /** Mean of the finite values of `xs` (NaN when none). */
 function finiteMean(xs: Iterable<number>): number {
@@ -98,4 +100,23 @@ export class BetaThompson {
     if (success) this.wins[model]! += 1;
     else this.losses[model]! += 1;
   }
+}
+
+/**
+ * The run cost of the reference model `m` (the best fixed one), the unit of every cost the replay reports. A free
+ * reference (price 0, e.g. a self-hosted model) leaves no unit: a {@link DatasetFormatError} naming it, not the pacer's
+ * "spent ... NaN" the replay stopped with.
+ */
+export function referenceCost(table: RunTable, m: number): number {
+  const cost = table.runCost[m]!;
+  if (!(cost > 0)) {
+    const model = table.models[m]!;
+    throw new DatasetFormatError(
+      `${table.name}: the reference model "${model}" (the best fixed model) costs 0 per run, and the replay reports ` +
+        `every cost as a ratio to it. Give it its price in models.csv or a cost_usd on its ` +
+        `labels (e.g. the cost of serving it), or leave it out of the folder.`,
+      { details: { model } },
+    );
+  }
+  return cost;
 }

@@ -11,7 +11,7 @@ import { RunRouter } from "../run-router.js";
 import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
 import type { RouteRunOptions, RunRouterOptions } from "../options.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
-import { bestFixed } from "./references.js";
+import { bestFixed, referenceCost } from "./references.js";
 import { anonymousNames, foldOf, modelsConfig, rateOr0, taskAt, type RunTable } from "./protocol.js";
 import { DEFAULT_ONLINE_EXPLORATION, onlineStream, type OnlinePoint } from "./online.js";
 
@@ -192,7 +192,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       const test = fold.flatMap((g, i) => (g === f ? [i] : []));
       if (test.length === 0) continue;
       const ref = bestFixed(table.rate, train);
-      const refCost = table.runCost[ref]!;
+      const refCost = referenceCost(table, ref);
       const router = trainedOn(table, train, names, options);
       const singles = singleChoices(weights, caps, refCost);
       for (const i of test) {
