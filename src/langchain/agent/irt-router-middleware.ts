@@ -97,7 +97,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
   const router = routerOf(options);
   const { routing = "step", runCostWeight } = middlewareRouting(options as unknown as Record<string, unknown>);
   const engine = engineOf(router);
-  const pinned = routing === "run" ? pinnedRuns(router, runCostWeight) : undefined;
+  const pinned = routing === "run" ? pinnedRuns(router, runCostWeight, engine.attemptTimeout) : undefined;
   const middleware = createMiddleware({
     name: "IrtRouterMiddleware",
     stateSchema: (stateSchema ??= buildStateSchema()),

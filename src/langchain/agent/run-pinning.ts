@@ -1,8 +1,9 @@
 /**
  * Run-level routing inside {@link irtRouterMiddleware} (`routing: "run"`): one model for the whole agent run, chosen
  * once at its start from the task text (the run-level router of src/runs, `IrtRouter.routeRun`), and every model call
- * of the run sent to it, which keeps the provider's prompt cache warm. A call that throws falls back to the next model
- * by the run decision's p, as per-step routing does; the models that answered are recorded for feedback.
+ * of the run sent to it, which keeps the provider's prompt cache warm. A call that throws, or gives no answer within the
+ * router's `attemptTimeout`, falls back to the next model by the run decision's p, as per-step routing does; the models
+ * that answered are recorded for feedback.
  */
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -10,9 +11,10 @@ import { NoCandidatesError, ValidationError } from "../../errors.js";
 import type { RunDecision } from "../../runs/run-decision.js";
 import type { RunTask } from "../../runs/options.js";
 import { isAbort, isAbortReason } from "../calls/delegate.js";
+import { AttemptBound, attemptMs } from "../calls/attempt.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
 import type { IrtRouter } from "../model/router.js";
-import { agentTask, nativeIfSupported } from "./agent-step.js";
+import { agentTask, deadlineOf, nativeIfSupported } from "./agent-step.js";
 
 /** The task of an agent run: the text of its last human message (what the agent was asked), with the call's hint. */
 export function runTaskOf(messages: readonly BaseMessage[], hint: string | undefined): RunTask {
@@ -49,26 +51,34 @@ export function pinnedOrder(router: IrtRouter, decision: RunDecision): ChatSlot[
 
 /**
  * One step of a pinned run: the handler called with the pinned model, then with the next ones while a call throws
- * (never after an abort). Returns the response and the id of the model that gave it.
+ * (never after an abort or past the call's deadline). Each attempt is bounded as per-step routing's are: abandoned
+ * after `ms()` milliseconds (the router's `attemptTimeout`, within the call's `timeout`) whatever the model does, and
+ * then the next model is tried. Returns the response and the id of the model that gave it.
  */
 export async function callPinned<Req extends { model: unknown; responseFormat?: unknown }, Res>(
   request: Req,
   handler: (request: Req) => Res | Promise<Res>,
   order: readonly ChatSlot[],
   signal: AbortSignal | undefined,
+  bound: { ms: () => number; pastDeadline: () => boolean },
 ): Promise<{ out: Res; modelId: string }> {
   let last: unknown;
   for (const slot of order) {
+    const attempt = new AttemptBound(slot.id, bound.ms(), signal);
     try {
-      const out = await handler({
-        ...request,
-        model: slot.model,
-        responseFormat: await nativeIfSupported(request.responseFormat, slot.model),
-      });
+      const call = async () =>
+        handler({
+          ...request,
+          model: slot.model,
+          responseFormat: await nativeIfSupported(request.responseFormat, slot.model),
+        });
+      const out = await attempt.race(call());
       return { out, modelId: slot.id };
     } catch (error) {
-      if (isAbort(error, signal) || isAbortReason(error)) throw error;
+      if (isAbort(error, signal) || isAbortReason(error) || bound.pastDeadline()) throw error;
       last = error;
+    } finally {
+      attempt.dispose();
     }
   }
   throw last;
@@ -94,8 +104,15 @@ export interface PinnedRuns {
   end(runId: string | undefined): void;
 }
 
-/** The run-level hooks of a middleware over `router`, deciding with `costWeight` (default: the router's). */
-export function pinnedRuns(router: IrtRouter, costWeight: number | undefined): PinnedRuns {
+/**
+ * The run-level hooks of a middleware over `router`, deciding with `costWeight` (default: the router's), each model
+ * call bounded by `attemptTimeout` (the router's option; default 10 minutes) as per-step routing's are.
+ */
+export function pinnedRuns(
+  router: IrtRouter,
+  costWeight: number | undefined,
+  attemptTimeout: number | undefined,
+): PinnedRuns {
   void router.runs; // fails now, not at the first run, when a model has no price
   const served = new Map<string, string[]>();
   return {
@@ -110,7 +127,14 @@ export function pinnedRuns(router: IrtRouter, costWeight: number | undefined): P
     async call(request, handler, state, signal) {
       const decision = state.irtRouterRun;
       if (!decision) return handler(request);
-      const { out, modelId } = await callPinned(request, handler, pinnedOrder(router, decision), signal);
+      // bounded as per-step routing's attempts are (irt-router-middleware.ts): the router's attemptTimeout, within
+      // what is left of the call's own timeout
+      const deadline = deadlineOf(state.irtRouterRunId);
+      const routerMs = attemptMs(undefined, attemptTimeout);
+      const { out, modelId } = await callPinned(request, handler, pinnedOrder(router, decision), signal, {
+        ms: () => (deadline === undefined ? routerMs : Math.max(1, Math.min(routerMs, deadline - Date.now()))),
+        pastDeadline: () => deadline !== undefined && Date.now() >= deadline,
+      });
       if (state.irtRouterRunId !== undefined) served.get(state.irtRouterRunId)?.push(modelId);
       return out;
     },

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { ChatResult } from "@langchain/core/outputs";
 import { IrtRouter, irtRouterMiddleware } from "../../../src/langchain/index.js";
 import { recordingWeatherTool, ToyScorer } from "../helpers.js";
 
@@ -104,6 +106,41 @@ describe('irtRouterMiddleware, routing: "run"', () => {
     expect(result.irtRouterRunModels).toEqual(["small"]);
     expect(result.messages.at(-1)!.content).toBe("done by small");
   });
+
+  it("abandons a pinned model that does not answer within attemptTimeout and falls back (it waited forever)", async () => {
+    /** A child that never answers and ignores its abort signal. */
+    class DeafModel extends BaseChatModel {
+      _llmType() {
+        return "deaf";
+      }
+      override bindTools() {
+        return this as never;
+      }
+      async _generate(): Promise<ChatResult> {
+        return new Promise<ChatResult>(() => undefined);
+      }
+    }
+    const small = fakeModel().respond(new AIMessage("done by small"));
+    const router = new IrtRouter({
+      models: { big: { model: new DeafModel({}), price: BIG }, small: { model: small, price: SMALL } },
+      scorer: new ToyScorer(),
+      attemptTimeout: 100,
+    });
+    const agent = createAgent({
+      model: fakeModel(),
+      tools: [],
+      middleware: [irtRouterMiddleware({ router, routing: "run" })],
+    });
+    let hung: ReturnType<typeof setTimeout> | undefined;
+    const result = await Promise.race([
+      agent.invoke({ messages: [{ role: "user", content: "Say done." }] }),
+      new Promise<undefined>((resolve) => (hung = setTimeout(() => resolve(undefined), 10_000))),
+    ]);
+    clearTimeout(hung);
+    expect(result?.irtRouterRun!.chosen).toBe("big");
+    expect(result?.irtRouterRunModels).toEqual(["small"]);
+    expect(result?.messages.at(-1)!.content).toBe("done by small");
+  }, 20_000);
 
   it("validates its options", () => {
     const router = new IrtRouter({
