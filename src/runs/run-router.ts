@@ -295,7 +295,8 @@ export class RunRouter {
   /**
    * What this router has learned, as a run prior to start another router from (`new RunRouter({ models, prior })`):
    * abilities, hint offsets, and each task's difficulty and hashed word vector (no text, id or outcome). The tasks of
-   * the prior it was made from are carried over.
+   * the prior it was made from are carried over. Only the models with an outcome (here or in that prior) have an
+   * ability in it: the others start from the price-tier prior again.
    *
    * @example
    * ```ts
@@ -326,8 +327,12 @@ export class RunRouter {
     });
     return {
       format: RUN_PRIOR_FORMAT,
+      // only the models measured: by an outcome here, or in the prior this router started from. A model with neither
+      // has only its price-tier prior, which a router started from this prior derives again (at its own price).
       models: Object.fromEntries(
-        this.models.map((m) => [m.id, { ability: { ...fit.abilities.get(m.id)! }, runCost: m.runCost }]),
+        this.models
+          .filter((m) => this.trained?.abilities.has(m.id) || this.observations.some((o) => o.model === m.id))
+          .map((m) => [m.id, { ability: { ...fit.abilities.get(m.id)! }, runCost: m.runCost }]),
       ),
       hintOffsets,
       hintVariance: fit.hintVariance,

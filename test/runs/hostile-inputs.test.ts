@@ -156,3 +156,20 @@ describe("escalate's arguments", () => {
     await expect(pending).rejects.toBeInstanceOf(ValidationError);
   });
 });
+
+describe("toPrior()", () => {
+  it("gives no ability to a model without any outcome (it was saved as if measured)", () => {
+    const models = { big: { runCost: 2 }, small: { runCost: 0.2 }, unseen: { runCost: 1 } };
+    const router = new RunRouter({ models });
+    for (let t = 0; t < 8; t++) {
+      router.feedback({ id: `t${t}`, text: `task ${t}` }, "big", t % 2 === 0);
+      router.feedback({ id: `t${t}`, text: `task ${t}` }, "small", false);
+    }
+    const prior = router.toPrior();
+    expect(Object.keys(prior.models).sort()).toEqual(["big", "small"]);
+    // a router started from it keeps the measured models, and from it again nothing is lost
+    const restarted = new RunRouter({ models, prior });
+    expect(Object.keys(restarted.toPrior().models).sort()).toEqual(["big", "small"]);
+    expect(restarted.toPrior().models.big!.ability.mean).toBeCloseTo(prior.models.big!.ability.mean, 9);
+  });
+});

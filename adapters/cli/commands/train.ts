@@ -134,8 +134,15 @@ async function trainRuns(
       .map(([id, m]) => `${id} ${m.ability.mean.toFixed(2)}`)
       .join(", ")}\n`,
   );
+  const unmeasured = table.models.filter((m) => !Object.hasOwn(prior.models, m));
+  if (unmeasured.length > 0) {
+    process.stderr.write(
+      `no label on a train-split run for ${unmeasured.join(", ")}: not in the prior (a router starts them from the ` +
+        `price tier)\n`,
+    );
+  }
   process.stdout.write(
-    `wrote ${file} (${prior.tasks.length} tasks, ${table.models.length} models, ${formatSeconds((performance.now() - t0) / 1000)})\n`,
+    `wrote ${file} (${prior.tasks.length} tasks, ${Object.keys(prior.models).length} models, ${formatSeconds((performance.now() - t0) / 1000)})\n`,
   );
   return 0;
 }
