@@ -66,3 +66,18 @@ export function difficultyPrior(vector: TextVector, known: readonly KnownTask[],
   }
   return sw > 0 ? mean + weight * (sb / sw - mean) : mean;
 }
+
+/**
+ * A string's length and two 32-bit FNV-1a-style hashes (other offsets and primes), as a short key: equal texts, and in
+ * practice only they, match.
+ */
+export function fingerprint(s: string): string {
+  let a = 2166136261;
+  let b = 0x811c9dc5 ^ 0x5bd1e995;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 16777619);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return `${s.length}.${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+}
