@@ -132,7 +132,8 @@ export class RunRouter {
   /**
    * Choose the model for a run of `task` (or, with `attemptsLeft` > 1, the first model of the best escalation plan).
    * Outcomes already fed back for this task (same id) and `options.outcomes` move its difficulty; the models failed in
-   * `options.outcomes` and those in `options.exclude` are not chosen (unless `allowRetry`).
+   * `options.outcomes` and those in `options.exclude` are not chosen (unless `allowRetry`); an id in either that is not
+   * one of the router's models is an `UnknownModelError`.
    *
    * @example
    * ```ts
@@ -154,6 +155,8 @@ export class RunRouter {
   private decide(t: { id: string; text: string; hint?: string }, options: RouteRunOptions): RunDecision {
     const o = parseWith(routeRunOptionsSchema, options, "options");
     for (const out of o.outcomes ?? []) this.entry(out.modelId);
+    // a misspelt id excluded nothing, and the model meant was chosen
+    (o.exclude ?? []).forEach((id, k) => this.entry(id, `options.exclude.${k}`));
     const fit = this.fit();
     const abilities = this.decisionAbilities(fit);
     const ref = this.reference(fit);
@@ -343,9 +346,9 @@ export class RunRouter {
 
   // ------------------------------------------------------------------ internals
 
-  private entry(modelId: string): ModelEntry {
+  private entry(modelId: string, path = "modelId"): ModelEntry {
     const m = this.models.find((x) => x.id === modelId);
-    if (!m) throw new UnknownModelError(modelId, this.modelIds.slice(0, 5), { path: "modelId" });
+    if (!m) throw new UnknownModelError(modelId, this.modelIds.slice(0, 5), { path });
     return m;
   }
 

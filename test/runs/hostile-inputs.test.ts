@@ -5,7 +5,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../src/errors.js";
+import { UnknownModelError, ValidationError } from "../../src/errors.js";
 import { RunRouter, SpendPacer, type RunPrior, type RunFunction } from "../../src/runs/index.js";
 import { PLAN_DEPTH, PLAN_WORK, planHorizon } from "../../src/runs/plan.js";
 
@@ -189,5 +189,16 @@ describe("memory", () => {
     for (let i = 0; i < 2000; i++) router.route({ id: `t${i}`, text: text + i });
     gc();
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(50e6);
+  });
+});
+
+describe("route's exclude", () => {
+  it("a model id the router does not know is an UnknownModelError naming the entry (a typo excluded nothing)", () => {
+    const router = new RunRouter({ models: { big: { runCost: 2 }, small: { runCost: 0.2 } } });
+    expect(router.route("task").chosen).toBe("big");
+    const typo = () => router.route("task", { exclude: ["bgi"] });
+    expect(typo).toThrow(UnknownModelError);
+    expect(typo).toThrow(expect.objectContaining({ path: "options.exclude.0" }));
+    expect(router.route("task", { exclude: ["big"] }).chosen).toBe("small");
   });
 });
