@@ -260,3 +260,18 @@ function fitTier(
   if (det <= 1e-12) return current;
   return { level: (sy * sxx - sx * sxy) / det, slope: (sw * sxy - sx * sy) / det };
 }
+
+/**
+ * Each model's place on the price axis of the price-tier prior: log(run cost / the priced models' median). A free model
+ * (run cost 0: self-hosted, or a price of 0) sits where the cheapest priced model does, not at log(0): the tier line is
+ * fitted over the prices models have, and a free model's ability is no more predictable from its price than the
+ * cheapest one's. With no priced model every place is 0.
+ */
+export function pricePositions(runCosts: readonly number[]): number[] {
+  const priced = runCosts.filter((c) => c > 0);
+  if (priced.length === 0) return runCosts.map(() => 0);
+  const floor = Math.min(...priced);
+  // The median of the priced models only, so that adding a free model moves no priced model's place.
+  const median = Math.log(priced.sort((a, b) => a - b)[Math.floor(priced.length / 2)]!);
+  return runCosts.map((c) => Math.log(Math.max(c, floor)) - median);
+}

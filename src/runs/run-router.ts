@@ -5,7 +5,7 @@
 import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
-import { fitRuns, hintKey, type FitInput, type FitResult, type RunObservation } from "./fit.js";
+import { fitRuns, hintKey, pricePositions, type FitInput, type FitResult, type RunObservation } from "./fit.js";
 import { RUN_PRIOR_FORMAT, type RunPrior } from "./run-prior.js";
 import { moments, predictive, priorWeights, successCurve, updated, type Ability } from "./grid.js";
 import { best, type PlanCandidate } from "./plan.js";
@@ -434,21 +434,6 @@ export class RunRouter {
 
 /** Most (task, text) difficulty-prior means a router keeps between two fits (the oldest is dropped first). */
 const PRIOR_CACHE = 1024;
-
-/**
- * Each model's place on the price axis of the price-tier prior: log(run cost / the priced models' median). A free model
- * (run cost 0: self-hosted, or a price of 0) sits where the cheapest priced model does, not at log(0): the tier line is
- * fitted over the prices models have, and a free model's ability is no more predictable from its price than the
- * cheapest one's. With no priced model every place is 0.
- */
-function pricePositions(runCosts: readonly number[]): number[] {
-  const priced = runCosts.filter((c) => c > 0);
-  if (priced.length === 0) return runCosts.map(() => 0);
-  const floor = Math.min(...priced);
-  // The median of the priced models only, so that adding a free model moves no priced model's place.
-  const median = Math.log(priced.sort((a, b) => a - b)[Math.floor(priced.length / 2)]!);
-  return runCosts.map((c) => Math.log(Math.max(c, floor)) - median);
-}
 
 function taskOf(task: RunTask | string): { id: string; text: string; hint?: string } {
   const t = parseWith(runTaskSchema, task, "task");
