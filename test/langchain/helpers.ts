@@ -1,6 +1,6 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
+import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { IrtRouterError } from "../../src/errors.js";
@@ -71,6 +71,25 @@ function entry(
 export function quietLogger(): { warn: (m: string) => void; messages: string[] } {
   const messages: string[] = [];
   return { messages, warn: (m: string) => void messages.push(m) };
+}
+
+/** A chat model that never settles and ignores its abort signal (a hung connection in a client without timeouts). */
+export class HungModel extends BaseChatModel {
+  calls = 0;
+  _llmType() {
+    return "hung";
+  }
+  override bindTools() {
+    return this as never;
+  }
+  async _generate(): Promise<ChatResult> {
+    this.calls++;
+    return new Promise<ChatResult>(() => undefined);
+  }
+  override async *_streamResponseChunks(): AsyncGenerator<ChatGenerationChunk> {
+    this.calls++;
+    yield await new Promise<never>(() => undefined);
+  }
 }
 
 /**

@@ -3,10 +3,8 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { ChatResult } from "@langchain/core/outputs";
 import { IrtRouter, irtRouterMiddleware } from "../../../src/langchain/index.js";
-import { recordingWeatherTool, ToyScorer } from "../helpers.js";
+import { HungModel, recordingWeatherTool, ToyScorer } from "../helpers.js";
 
 const { weather, calls } = recordingWeatherTool();
 
@@ -108,21 +106,9 @@ describe('irtRouterMiddleware, routing: "run"', () => {
   });
 
   it("abandons a pinned model that does not answer within attemptTimeout and falls back (it waited forever)", async () => {
-    /** A child that never answers and ignores its abort signal. */
-    class DeafModel extends BaseChatModel {
-      _llmType() {
-        return "deaf";
-      }
-      override bindTools() {
-        return this as never;
-      }
-      async _generate(): Promise<ChatResult> {
-        return new Promise<ChatResult>(() => undefined);
-      }
-    }
     const small = fakeModel().respond(new AIMessage("done by small"));
     const router = new IrtRouter({
-      models: { big: { model: new DeafModel({}), price: BIG }, small: { model: small, price: SMALL } },
+      models: { big: { model: new HungModel({}), price: BIG }, small: { model: small, price: SMALL } },
       scorer: new ToyScorer(),
       attemptTimeout: 100,
     });

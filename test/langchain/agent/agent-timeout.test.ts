@@ -9,26 +9,11 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { fakeModel } from "@langchain/core/testing";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { ChatResult } from "@langchain/core/outputs";
 import { irtRouterMiddleware } from "../../../src/langchain/index.js";
-import { ToyScorer } from "../helpers.js";
+import { HungModel, ToyScorer } from "../helpers.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
-
-/** A child that never answers and ignores its abort signal. */
-class DeafModel extends BaseChatModel {
-  _llmType() {
-    return "deaf";
-  }
-  override bindTools() {
-    return this as never;
-  }
-  async _generate(): Promise<ChatResult> {
-    return new Promise<ChatResult>(() => undefined);
-  }
-}
 
 const TIMEOUT_MS = 300;
 /** Far beyond the timeout plus any scheduling delay, far below the router's 10-minute attempt timeout. */
@@ -37,7 +22,7 @@ const HUNG_MS = 5_000;
 describe("createAgent with irtRouterMiddleware: the call's timeout", () => {
   it("10 of 10 calls settle within the timeout plus a margin though a full GC runs during each", async () => {
     const middleware = irtRouterMiddleware({
-      models: { "gpt-4": new DeafModel({}), mistral: new DeafModel({}) },
+      models: { "gpt-4": new HungModel({}), mistral: new HungModel({}) },
       scorer: new ToyScorer(),
     });
     const agent = createAgent({ model: fakeModel(), tools: [], middleware: [middleware] });

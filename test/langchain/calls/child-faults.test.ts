@@ -6,26 +6,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { createAgent } from "langchain";
 import { IrtRouter, irtRouterMiddleware, routeDecisionOf, type RouteDecision } from "../../../src/langchain/index.js";
 import { FeedbackError } from "../../../src/errors.js";
-import { ToyScorer, quietLogger } from "../helpers.js";
-
-/** A chat model that never settles and ignores its abort signal (a hung connection in a client without timeouts). */
-class HungModel extends BaseChatModel {
-  calls = 0;
-  _llmType() {
-    return "hung";
-  }
-  override bindTools() {
-    return this as never;
-  }
-  async _generate(): Promise<ChatResult> {
-    this.calls++;
-    return new Promise<ChatResult>(() => undefined);
-  }
-  override async *_streamResponseChunks(): AsyncGenerator<ChatGenerationChunk> {
-    this.calls++;
-    yield await new Promise<never>(() => undefined);
-  }
-}
+import { HungModel, ToyScorer, quietLogger } from "../helpers.js";
 
 /** Streams two chunks, then its connection drops. */
 class DroppingStream extends BaseChatModel {
