@@ -314,6 +314,7 @@ export class RunRouter {
    */
   toPrior(source?: Record<string, string | number>): RunPrior {
     const fit = this.fit();
+    const measured = new Set(this.observations.map((o) => o.model));
     const round = (x: number) => Math.round(x * 1e4) / 1e4;
     const hintOffsets: Record<string, Record<string, { mean: number; variance: number }>> = {};
     for (const [key, o] of fit.hintOffsets) {
@@ -334,7 +335,7 @@ export class RunRouter {
       // has only its price-tier prior, which a router started from this prior derives again (at its own price).
       models: Object.fromEntries(
         this.models
-          .filter((m) => this.trained?.abilities.has(m.id) || this.observations.some((o) => o.model === m.id))
+          .filter((m) => this.trained?.abilities.has(m.id) || measured.has(m.id))
           .map((m) => [m.id, { ability: { ...fit.abilities.get(m.id)! }, runCost: m.runCost }]),
       ),
       hintOffsets,

@@ -6,15 +6,19 @@
 
 /** Size of the hashed word space: a text vector's indices are below it. */
 export const TEXT_DIM = 1 << 14;
-const DIM = TEXT_DIM;
 
 /** A task text as a sparse unit vector of hashed, log-scaled word counts. */
 export type TextVector = ReadonlyMap<number, number>;
 
+/** 32-bit FNV-1a of a string's UTF-16 code units (other `offset` and `prime` give an independent hash). */
+function fnv1a(s: string, offset = 2166136261, prime = 16777619): number {
+  let h = offset;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), prime);
+  return h >>> 0;
+}
+
 function hashWord(word: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-  return (h >>> 0) % DIM;
+  return fnv1a(word) % TEXT_DIM;
 }
 
 /** The sparse vector of a text (see the module comment). */
@@ -72,12 +76,7 @@ export function difficultyPrior(vector: TextVector, known: readonly KnownTask[],
  * practice only they, match.
  */
 export function fingerprint(s: string): string {
-  let a = 2166136261;
-  let b = 0x811c9dc5 ^ 0x5bd1e995;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 16777619);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-  }
-  return `${s.length}.${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+  const a = fnv1a(s);
+  const b = fnv1a(s, 0x811c9dc5 ^ 0x5bd1e995, 0x5bd1e995);
+  return `${s.length}.${a.toString(36)}.${b.toString(36)}`;
 }
