@@ -7,6 +7,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ModelFaultError, ValidationError } from "../../errors.js";
 import type { RouteDecision } from "../../core/contracts/route-decision.js";
 import { childConfig, runIdOf, withDecision } from "../calls/delegate.js";
+import { attemptMs } from "../calls/attempt.js";
 import { profileOf } from "../bridge/chat-model-slots.js";
 import type { IrtRouterOptions } from "../bridge/options.js";
 import { IrtRouter } from "../model/router.js";
@@ -113,6 +114,28 @@ export function noteDeadline(runId: string): void {
 /** The deadline {@link noteDeadline} noted for a run, if its call has a `timeout`. */
 export function deadlineOf(runId: string | undefined): number | undefined {
   return runId === undefined ? undefined : DEADLINES.get(runId);
+}
+
+/** How long an attempt of an agent step may take, and whether the step's call is over (see {@link stepBound}). */
+export interface StepBound {
+  /** Milliseconds for the next attempt: the router's `attemptTimeout`, within what is left of the call's `timeout`. */
+  ms(): number;
+  /** Whether the call's `timeout` has passed (no fallback then). */
+  pastDeadline(): boolean;
+}
+
+/**
+ * The bound of each model call of an agent step, as the router's own attempts are (calls/attempt.ts): abandoned at
+ * `attemptTimeout` (the router's option) whatever the model does, and within the call's own `timeout` by a timer of
+ * ours (its abort signal may never fire: see {@link noteDeadline}).
+ */
+export function stepBound(runId: string | undefined, attemptTimeout: number | undefined): StepBound {
+  const deadline = deadlineOf(runId);
+  const routerMs = attemptMs(undefined, attemptTimeout);
+  return {
+    ms: () => (deadline === undefined ? routerMs : Math.max(1, Math.min(routerMs, deadline - Date.now()))),
+    pastDeadline: () => deadline !== undefined && Date.now() >= deadline,
+  };
 }
 
 /** The task hint of the agent step that runs now (`metadata.irtRouterTask` of the run's config), read as {@link agentRunId}. */

@@ -10,7 +10,7 @@ import {
   agentTask,
   aiMessageOf,
   checkStepReply,
-  deadlineOf,
+  stepBound,
   noteDeadline,
   markSubstituted,
   middlewareRouting,
@@ -19,7 +19,7 @@ import {
   routerOf,
   unloggedDecision,
 } from "./agent-step.js";
-import { AttemptBound, attemptMs, usableUsage } from "../calls/attempt.js";
+import { AttemptBound, usableUsage } from "../calls/attempt.js";
 import type { IrtRouterMiddlewareOptions } from "./agent-step.js";
 import { assertLangchainInstalled, createMiddleware } from "./langchain-package.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
@@ -121,14 +121,9 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
         task: agentTask(),
       });
       let witness: AnswerWitness | undefined;
-      // each attempt bounded as the router's are (calls/attempt.ts): abandoned at the timeout, whatever the model does;
-      // within the call's own `timeout`, by a timer of ours (its abort signal may never fire: see noteDeadline)
-      const deadline = deadlineOf(request.state.irtRouterRunId);
-      const routerMs = attemptMs(undefined, engine.attemptTimeout);
-      const ms = () => (deadline === undefined ? routerMs : Math.max(1, Math.min(routerMs, deadline - Date.now())));
-      const pastDeadline = () => deadline !== undefined && Date.now() >= deadline;
+      const step = stepBound(request.state.irtRouterRunId, engine.attemptTimeout);
       const call = async (slot: ChatSlot, i: number) => {
-        const bound = new AttemptBound(slot.id, ms(), request.runtime?.signal);
+        const bound = new AttemptBound(slot.id, step.ms(), request.runtime?.signal);
         try {
           const out = await bound.race(
             routedRequest(request, slot, plan.decision, i, (witness = new AnswerWitness())).then(handler),
@@ -141,7 +136,7 @@ export function irtRouterMiddleware(options: IrtRouterMiddlewareOptions) {
       let routed: { out: Awaited<ReturnType<typeof handler>>; slot: ChatSlot };
       try {
         routed = await callInOrder(plan, call, {
-          cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error) || pastDeadline(),
+          cancelled: (error) => isAbort(error, request.runtime?.signal) || isAbortReason(error) || step.pastDeadline(),
           fallbackOn: engine.fallbackOn,
         });
       } catch (error) {

@@ -11,10 +11,10 @@ import { NoCandidatesError, ValidationError } from "../../errors.js";
 import type { RunDecision } from "../../runs/run-decision.js";
 import type { RunTask } from "../../runs/options.js";
 import { isAbort, isAbortReason } from "../calls/delegate.js";
-import { AttemptBound, attemptMs } from "../calls/attempt.js";
+import { AttemptBound } from "../calls/attempt.js";
 import type { ChatSlot } from "../bridge/chat-engine.js";
 import type { IrtRouter } from "../model/router.js";
-import { agentTask, deadlineOf, nativeIfSupported } from "./agent-step.js";
+import { agentTask, nativeIfSupported, stepBound, type StepBound } from "./agent-step.js";
 
 /** The task of an agent run: the text of its last human message (what the agent was asked), with the call's hint. */
 export function runTaskOf(messages: readonly BaseMessage[], hint: string | undefined): RunTask {
@@ -60,7 +60,7 @@ export async function callPinned<Req extends { model: unknown; responseFormat?: 
   handler: (request: Req) => Res | Promise<Res>,
   order: readonly ChatSlot[],
   signal: AbortSignal | undefined,
-  bound: { ms: () => number; pastDeadline: () => boolean },
+  bound: StepBound,
 ): Promise<{ out: Res; modelId: string }> {
   let last: unknown;
   for (const slot of order) {
@@ -127,14 +127,9 @@ export function pinnedRuns(
     async call(request, handler, state, signal) {
       const decision = state.irtRouterRun;
       if (!decision) return handler(request);
-      // bounded as per-step routing's attempts are (irt-router-middleware.ts): the router's attemptTimeout, within
-      // what is left of the call's own timeout
-      const deadline = deadlineOf(state.irtRouterRunId);
-      const routerMs = attemptMs(undefined, attemptTimeout);
-      const { out, modelId } = await callPinned(request, handler, pinnedOrder(router, decision), signal, {
-        ms: () => (deadline === undefined ? routerMs : Math.max(1, Math.min(routerMs, deadline - Date.now()))),
-        pastDeadline: () => deadline !== undefined && Date.now() >= deadline,
-      });
+      // bounded as per-step routing's attempts are (irt-router-middleware.ts)
+      const bound = stepBound(state.irtRouterRunId, attemptTimeout);
+      const { out, modelId } = await callPinned(request, handler, pinnedOrder(router, decision), signal, bound);
       if (state.irtRouterRunId !== undefined) served.get(state.irtRouterRunId)?.push(modelId);
       return out;
     },
