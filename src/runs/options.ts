@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
 import { hintName, runPriorSchema, type RunPrior } from "./run-prior.js";
-import type { RouteTracingOptions } from "../tracing/route-span.js";
+import { tracingOptionSchema, type RouteTracingOptions } from "../tracing/route-span.js";
 import { SpendPacer } from "./spend-pacer.js";
 
 /** Tokens one agent run is assumed to spend when a model's run cost is not given (no cached input). */
@@ -116,9 +116,7 @@ export const runRouterOptionsSchema = z.strictObject({
   exploration: nonNegative.optional(),
   seed: z.number().int().optional(),
   prior: runPriorSchema.optional(),
-  tracing: z
-    .union([z.boolean(), z.strictObject({ includeRunId: z.boolean().optional(), includeText: z.boolean().optional() })])
-    .optional(),
+  tracing: tracingOptionSchema.optional(),
   priors: z
     .strictObject({
       abilitySd: priorSd.optional(),

@@ -6,6 +6,7 @@
  * Framework-neutral and I/O-free: it takes a {@link TracedRoute}, which each integration builds from its decision.
  */
 import type * as OTel from "@opentelemetry/api";
+import { z } from "zod";
 import { isMissingPackage } from "../util/missing-package.js";
 
 /** The span's name. */
@@ -54,8 +55,14 @@ export interface RouteTracingOptions {
   readonly includeText?: boolean;
 }
 
-/** Characters of routing text an opted-in span carries. */
-const MAX_TEXT = 1000;
+/** The zod schema of a `tracing` option: on/off, or {@link RouteTracingOptions}. */
+export const tracingOptionSchema = z.union([
+  z.boolean(),
+  z.strictObject({ includeRunId: z.boolean().optional(), includeText: z.boolean().optional() }),
+]);
+
+/** Characters of routing or task text an opted-in span carries. */
+export const MAX_TRACED_TEXT = 1000;
 
 type Api = typeof OTel;
 let loading: Promise<Api | undefined> | undefined;
@@ -133,7 +140,8 @@ export class RouteTracer {
     if (route.fallbackFrom !== undefined) a["irt_router.fallback_from"] = route.fallbackFrom;
     if (route.realizedCostUsd !== undefined) a["irt_router.realized_cost_usd"] = route.realizedCostUsd;
     if (this.options.includeRunId && route.runId !== undefined) a["irt_router.run_id"] = route.runId;
-    if (this.options.includeText && route.text !== undefined) a["irt_router.text"] = route.text.slice(0, MAX_TEXT);
+    if (this.options.includeText && route.text !== undefined)
+      a["irt_router.text"] = route.text.slice(0, MAX_TRACED_TEXT);
     return a;
   }
 }

@@ -9,7 +9,13 @@
  * with the `includeText` and `includeRunId` opt-ins (as on the per-call span).
  */
 import type * as OTel from "@opentelemetry/api";
-import { CANDIDATE_EVENT, loadedOpenTelemetryApi, openTelemetryApi, type RouteTracingOptions } from "./route-span.js";
+import {
+  CANDIDATE_EVENT,
+  MAX_TRACED_TEXT,
+  loadedOpenTelemetryApi,
+  openTelemetryApi,
+  type RouteTracingOptions,
+} from "./route-span.js";
 
 /** A run-level decision's span. */
 export const RUN_SPAN = "irt_router.run";
@@ -17,9 +23,6 @@ export const RUN_SPAN = "irt_router.run";
 export const ESCALATION_SPAN = "irt_router.escalation";
 /** One attempt's span (the user's run and check of it). */
 export const ATTEMPT_SPAN = "irt_router.run_attempt";
-
-/** Characters of task text an opted-in span carries. */
-const MAX_TEXT = 1000;
 
 /** What a run-level decision's span shows. */
 export interface TracedRunDecision {
@@ -124,7 +127,7 @@ export class RunTracer {
     const a: Record<string, string> = {};
     if (!task) return a;
     if (this.options.includeRunId) a["irt_router.task_id"] = task.id;
-    if (this.options.includeText) a["irt_router.text"] = task.text.slice(0, MAX_TEXT);
+    if (this.options.includeText) a["irt_router.text"] = task.text.slice(0, MAX_TRACED_TEXT);
     return a;
   }
 }

@@ -10,7 +10,7 @@ import { modelPriceSchema } from "../../policy/price-schema.js";
 import { functionSchema } from "../../util/validate.js";
 import { runRoutingSchema, type RunRoutingOptions } from "../../runs/options.js";
 import type { RouterStore } from "./router-store.js";
-import type { RouteTracingOptions } from "../../tracing/route-span.js";
+import { tracingOptionSchema, type RouteTracingOptions } from "../../tracing/route-span.js";
 import type { DecisionRecord } from "./route-decision.js";
 
 /** How much of a conversation the router reads to score a call. */
@@ -340,9 +340,7 @@ export const routingOptionsShape = {
   task: z.string().trim().min(1).max(200).optional(),
   attemptTimeout: z.number().int().positive().optional(),
   runs: runRoutingSchema.optional(),
-  tracing: z
-    .union([z.boolean(), z.strictObject({ includeRunId: z.boolean().optional(), includeText: z.boolean().optional() })])
-    .optional(),
+  tracing: tracingOptionSchema.optional(),
   decisionSink: functionSchema<(record: DecisionRecord) => unknown>("a function (record) => void").optional(),
   shadow: z.strictObject({ serve: z.string().min(1) }).optional(),
 };
