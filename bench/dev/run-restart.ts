@@ -6,8 +6,10 @@
  * its 5 model halves (bench/dev/run-sets.ts), once with one router for the whole stream and once restarted every
  * `every` tasks from its own `toPrior()` (serialised to JSON and back, as `saveRunPrior` / `loadRunPrior` do), and,
  * for contrast, restarted every `every` tasks (the last interval) from nothing.
- * Prints each set's mean success and, per restart interval, its difference from the unbroken stream with a 95% paired
- * bootstrap interval over tasks (each task's outcomes summed over the seeds).
+ * Also restarted every first interval from the prior's abilities alone (its past tasks left out), which locates what a
+ * restart changes. Prints each set's mean success and, per way, its difference from the unbroken stream with a 95% paired
+ * bootstrap interval over tasks (each task's outcomes summed over the seeds), its cost per run as a multiple of the
+ * unbroken stream's, and the models tried per stream (mean over seeds).
  */
 import { parseArgs } from "node:util";
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
@@ -25,51 +27,71 @@ if (intervals.some((k) => !Number.isInteger(k) || k < 1)) {
 }
 const SEEDS = 20;
 
-/**
- * Successes per task summed over the seeds, restarting the router every `every` tasks (0: never) from its prior, or
- * from nothing (`forget`: what a restart without a saved prior gives).
- */
-function stream(table: RunTable, every: number, forget = false): Float64Array {
+/** How a restarted router starts: from its whole prior, from the prior's abilities alone (no past tasks), or nothing. */
+type Restart = "prior" | "abilities" | "nothing";
+
+/** One way of running the stream: successes per task summed over the seeds, USD spent, models tried per stream. */
+interface StreamResult {
+  readonly wins: Float64Array;
+  readonly cost: number;
+  readonly tried: number;
+}
+
+/** The online stream of every seed, the router restarted every `every` tasks (0: never) as `restart` says. */
+function stream(table: RunTable, every: number, restart: Restart = "prior"): StreamResult {
   const names = anonymousNames(table.models);
   const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
   const models = modelsConfig(table, names);
   const wins = new Float64Array(table.ids.length);
+  let cost = 0;
+  let tried = 0;
   for (let seed = 1; seed <= SEEDS; seed++) {
     let router = new RunRouter({ models, seed });
+    const used = new Set<string>();
     streamOrder(table.name, table.ids, seed).forEach((i, pos) => {
       if (every > 0 && pos > 0 && pos % every === 0) {
-        const prior = forget ? undefined : (JSON.parse(JSON.stringify(router.toPrior())) as RunPrior);
+        const saved = JSON.parse(JSON.stringify(router.toPrior())) as RunPrior;
+        const prior = restart === "nothing" ? undefined : restart === "abilities" ? { ...saved, tasks: [] } : saved;
         router = new RunRouter({ models, seed, ...(prior && { prior }) });
       }
       const task = { id: table.ids[i]!, text: table.texts[i]! };
       const chosen = router.route(task).chosen;
+      used.add(chosen);
       const m = index.get(chosen)!;
       const y = drawnOutcome(table.name, table.ids[i]!, table.models[m]!, seed, rateOr0(table, i, m));
       router.feedback(task, chosen, y);
       wins[i]! += Number(y);
+      cost += table.runCost[m]!;
     });
+    tried += used.size / SEEDS;
   }
-  return wins;
+  return { wins, cost, tried };
 }
 
 const tb = await loadRunTable("terminal-bench-2-32models");
 const sets: [string, RunTable][] = [["terminal-bench (all)", tb]];
 for (let d = 1; d <= 5; d++) sets.push([`tb 16 models #${d}`, modelHalf(tb, d)]);
 const mean = (w: Float64Array) => w.reduce((a, b) => a + b, 0) / w.length / SEEDS;
+const first = intervals[0]!;
 const last = intervals[intervals.length - 1]!;
+const variants: [string, number, Restart][] = [
+  ...intervals.map((k): [string, number, Restart] => [`every ${k} tasks`, k, "prior"]),
+  [`every ${first} tasks, abilities only`, first, "abilities"],
+  [`every ${last} tasks without the prior`, last, "nothing"],
+];
 console.log(
-  `| set | one router | ${intervals.map((k) => `restarted every ${k} tasks (vs one router)`).join(" | ")} | ` +
-    `restarted every ${last} tasks without the prior (vs one router) |`,
+  "Cells: success [difference from one router, 95% paired interval] cost per run vs one router, models tried.",
 );
-console.log(`|---|---|${intervals.map(() => "---|").join("")}---|`);
+console.log(`| set | one router | ${variants.map(([name]) => `restarted ${name}`).join(" | ")} |`);
+console.log(`|---|---|${variants.map(() => "---|").join("")}`);
 for (const [name, table] of sets) {
   const base = stream(table, 0);
   const plan = bootstrapPlan(table.ids.length, 1000, 1);
-  const cells = [...intervals.map((k) => [k, false] as const), [last, true] as const].map(([k, forget]) => {
-    const w = stream(table, k, forget);
-    const [lo, hi] = bootstrapDiffCi(w, base, plan).map((x) => x / SEEDS);
+  const cells = variants.map(([, k, restart]) => {
+    const r = stream(table, k, restart);
+    const [lo, hi] = bootstrapDiffCi(r.wins, base.wins, plan).map((x) => x / SEEDS);
     const f = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
-    return `${mean(w).toFixed(3)} [${f(lo!)}, ${f(hi!)}]`;
+    return `${mean(r.wins).toFixed(3)} [${f(lo!)}, ${f(hi!)}] x${(r.cost / base.cost).toFixed(2)}, ${r.tried.toFixed(1)}`;
   });
-  console.log(`| ${name} | ${mean(base).toFixed(3)} | ${cells.join(" | ")} |`);
+  console.log(`| ${name} | ${mean(base.wins).toFixed(3)}, ${base.tried.toFixed(1)} | ${cells.join(" | ")} |`);
 }

@@ -195,6 +195,18 @@ function indexObservations(
 /** Variance added to a trained ability's prior, so that new outcomes can move it (abilities drift between releases). */
 const TRAINED_DRIFT = 0.05;
 
+/**
+ * A model's fitted ability as a run prior saves it (`trained`: its ability in the prior the router started from). For a
+ * trained model, the precision its outcomes added to the trained prior kept, the
+ * drift taken out. The drift is added once, when a router loads the prior; left in, every save and load would add it
+ * again (a model without new outcomes lost 0.05 of precision on each restart, so its variance grew without end).
+ */
+export function savedAbility(fitted: Ability, trained: Ability | undefined): Ability {
+  if (!trained) return { ...fitted };
+  const fromOutcomes = Math.max(0, 1 / fitted.variance - 1 / (trained.variance + TRAINED_DRIFT));
+  return { mean: fitted.mean, variance: 1 / (fromOutcomes + 1 / trained.variance) };
+}
+
 /** Floor of the hint offsets' prior variance (sd 0.05): a hint is never fully ignored once its data says otherwise. */
 const MIN_HINT_VARIANCE = 0.0025;
 

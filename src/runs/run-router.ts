@@ -6,7 +6,8 @@ import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js"
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
 import { fitRuns, hintKey, pricePositions, type FitInput, type FitResult, type RunObservation } from "./fit.js";
-import { RUN_PRIOR_FORMAT, type RunPrior } from "./run-prior.js";
+import type { RunPrior } from "./run-prior.js";
+import { priorFrom } from "./to-prior.js";
 import { moments, predictive, priorWeights, successCurve, updated, type Ability } from "./grid.js";
 import { best, type PlanCandidate } from "./plan.js";
 import { difficultyPrior, fingerprint, textVector, type KnownTask, type TextVector } from "./text-prior.js";
@@ -313,36 +314,10 @@ export class RunRouter {
    * ```
    */
   toPrior(source?: Record<string, string | number>): RunPrior {
-    const fit = this.fit();
     const measured = new Set(this.observations.map((o) => o.model));
-    const round = (x: number) => Math.round(x * 1e4) / 1e4;
-    const hintOffsets: Record<string, Record<string, { mean: number; variance: number }>> = {};
-    for (const [key, o] of fit.hintOffsets) {
-      const [model, hint] = key.split("\u0000") as [string, string];
-      (hintOffsets[model] ??= {})[hint] = { mean: o.mean, variance: o.variance };
-    }
-    const tasks = [...fit.difficulties].map(([id, d]) => {
-      const hint = this.hints.get(id);
-      return {
-        difficulty: d.mean,
-        vector: [...this.vectors.get(id)!].map(([k, v]) => [k, round(v)] as [number, number]),
-        ...(hint !== undefined && { hint }),
-      };
-    });
-    return {
-      format: RUN_PRIOR_FORMAT,
-      // only the models measured: by an outcome here, or in the prior this router started from. A model with neither
-      // has only its price-tier prior, which a router started from this prior derives again (at its own price).
-      models: Object.fromEntries(
-        this.models
-          .filter((m) => this.trained?.abilities.has(m.id) || measured.has(m.id))
-          .map((m) => [m.id, { ability: { ...fit.abilities.get(m.id)! }, runCost: m.runCost }]),
-      ),
-      hintOffsets,
-      hintVariance: fit.hintVariance,
-      tasks: [...(this.prior?.tasks ?? []), ...tasks],
-      ...(source && { source: { ...source } }),
-    };
+    const { models, vectors, hints } = this;
+    const state = { fit: this.fit(), models, measured, vectors, hints };
+    return priorFrom({ ...state, trained: this.trained?.abilities, earlierTasks: this.prior?.tasks }, source);
   }
 
   // ------------------------------------------------------------------ internals

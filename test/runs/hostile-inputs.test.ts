@@ -174,6 +174,29 @@ describe("toPrior()", () => {
     expect(Object.keys(restarted.toPrior().models).sort()).toEqual(["big", "small"]);
     expect(restarted.toPrior().models.big!.ability.mean).toBeCloseTo(prior.models.big!.ability.mean, 9);
   });
+
+  it("is the same after restarts without new outcomes (each save and load added 0.05 to every variance)", () => {
+    const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+    const router = new RunRouter({ models });
+    for (let t = 0; t < 8; t++) router.feedback({ id: `t${t}`, text: `task ${t}` }, "big", t % 3 !== 0);
+    const first = router.toPrior();
+    let prior = first;
+    for (let k = 0; k < 20; k++) prior = new RunRouter({ models, prior }).toPrior();
+    expect(prior.models.big!.ability.variance).toBeCloseTo(first.models.big!.ability.variance, 9);
+    expect(prior.models.big!.ability.mean).toBeCloseTo(first.models.big!.ability.mean, 9);
+  });
+
+  it("keeps what new outcomes add after a restart: the variance shrinks, not grows", () => {
+    const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+    const router = new RunRouter({ models });
+    for (let t = 0; t < 8; t++) router.feedback({ id: `t${t}`, text: `task ${t}` }, "big", t % 3 !== 0);
+    const first = router.toPrior();
+    const restarted = new RunRouter({ models, prior: first });
+    for (let t = 8; t < 12; t++) restarted.feedback({ id: `t${t}`, text: `task ${t}` }, "big", true);
+    const next = restarted.toPrior().models.big!.ability;
+    expect(next.variance).toBeLessThan(first.models.big!.ability.variance);
+    expect(next.mean).toBeGreaterThan(first.models.big!.ability.mean);
+  });
 });
 
 describe("memory", () => {
