@@ -2,6 +2,7 @@
 import { FeedbackError } from "../errors.js";
 import { functionSchema, parseWith } from "../util/validate.js";
 import { escalateOptionsSchema, type EscalateOptions } from "./options.js";
+import { watchAbort, type AbortWatch } from "./abort.js";
 import type { RunDecision } from "./run-decision.js";
 import type { RouteRunOptions, RunTask } from "./options.js";
 import { ATTEMPT_SPAN, ESCALATION_SPAN, type RunTracer, type SpanOutcome } from "../tracing/run-span.js";
@@ -14,11 +15,29 @@ export interface EscalationRouter {
   feedback(task: RunTask | string, modelId: string, outcome: number): unknown;
 }
 
-/** Runs the agent on the task with a model (a fresh run each time); `attempt` counts from 1. */
-export type RunFunction<R> = (modelId: string, attempt: number) => Promise<R>;
+/** What each attempt's `run` and `check` are given besides their own arguments. */
+export interface AttemptContext {
+  /**
+   * The escalation's `signal` (undefined without one): hand it to your agent run and check (the AI SDK's
+   * `abortSignal`, LangChain's `signal` call option, `fetch`'s `signal`) so that they stop when it aborts. The
+   * escalation itself rejects at once on abort, whether or not they stop.
+   */
+  readonly signal: AbortSignal | undefined;
+}
 
-/** Whether a run passed: true/false or a grade in [0, 1] (passed when >= 0.5). */
-export type RunCheck<R> = (result: R, modelId: string) => boolean | number | Promise<boolean | number>;
+/**
+ * Runs the agent on the task with a model (a fresh run each time); `attempt` counts from 1. The third argument,
+ * `{ signal }`, is the escalation's abort signal ({@link AttemptContext}); a function of `(modelId, attempt)` only
+ * is one too.
+ */
+export type RunFunction<R> = (modelId: string, attempt: number, context: AttemptContext) => Promise<R>;
+
+/** Whether a run passed: true/false or a grade in [0, 1] (passed when >= 0.5); `{ signal }` as for the run. */
+export type RunCheck<R> = (
+  result: R,
+  modelId: string,
+  context: AttemptContext,
+) => boolean | number | Promise<boolean | number>;
 
 /** One attempt of an escalation. */
 export interface EscalationAttempt<R> {
@@ -65,18 +84,33 @@ export async function escalateTask<R>(
   );
 }
 
-/** One run of `modelId` and its check, in an attempt span when tracing: the result and the check's outcome. */
+/** What every attempt of one escalation shares. */
+interface AttemptSteps<R> {
+  readonly tracer: RunTracer | undefined;
+  readonly run: RunFunction<R>;
+  readonly check: RunCheck<R>;
+  readonly abort: AbortWatch;
+  readonly context: AttemptContext;
+}
+
+/**
+ * One run of `modelId` and its check, in an attempt span when tracing: the result and the check's outcome. Each
+ * races the abort; `started` is called just before the run is (not when the escalation was aborted first).
+ */
 async function attemptOnce<R>(
-  tracer: RunTracer | undefined,
+  steps: AttemptSteps<R>,
   decision: RunDecision,
   attempt: number,
   runCost: number,
-  run: RunFunction<R>,
-  check: RunCheck<R>,
+  started: () => void,
 ): Promise<{ result: R; outcome: number }> {
+  const { tracer, run, check, abort, context } = steps;
   const body = async (out?: SpanOutcome) => {
-    const result = await run(decision.chosen, attempt);
-    const verdict = await check(result, decision.chosen);
+    const result = await abort.race(() => {
+      started();
+      return run(decision.chosen, attempt, context);
+    });
+    const verdict = await abort.race(() => check(result, decision.chosen, context));
     const outcome = typeof verdict === "boolean" ? Number(verdict) : verdict;
     if (!Number.isFinite(outcome) || outcome < 0 || outcome > 1) {
       throw new FeedbackError(`check must return true, false or a number in [0, 1], got ${String(verdict)}`, {
@@ -110,6 +144,9 @@ async function escalationLoop<R>(
   const learn = o.learn ?? true;
   const attempts: EscalationAttempt<R>[] = [];
   let cost = 0;
+  let runsStarted = 0;
+  const abort = watchAbort(o.signal);
+  const steps = { tracer: traced?.tracer, run, check, abort, context: { signal: o.signal } };
   const done = (stopReason: EscalationStop): EscalationResult<R> => {
     traced?.outcome({
       "irt_router.passed": stopReason === "passed",
@@ -128,6 +165,7 @@ async function escalationLoop<R>(
   };
   try {
     while (attempts.length < maxAttempts) {
+      abort.throwIfAborted(); // aborted before this attempt (or the first): it does not start
       const budget = o.costCap === undefined ? undefined : o.costCap - cost;
       const tried = attempts.map((a) => a.modelId);
       const allowRetry = o.allowRetry ?? false;
@@ -145,9 +183,11 @@ async function escalationLoop<R>(
         return done(attempts.length === 0 ? "no-model" : "cost-cap");
       if (attempts.length > 0 && !(decision.value > 0)) return done("not-worth");
       const attempt = attempts.length + 1;
-      // A started run is billed, so a run that throws still counts for the pacer (the finally below).
-      cost += runCost;
-      const { result, outcome } = await attemptOnce(traced?.tracer, decision, attempt, runCost, run, check);
+      // A started run is billed, so a run that throws or is aborted still counts for the pacer (the finally below).
+      const { result, outcome } = await attemptOnce(steps, decision, attempt, runCost, () => {
+        cost += runCost;
+        runsStarted += 1;
+      });
       attempts.push({
         attempt,
         modelId: decision.chosen,
@@ -162,7 +202,11 @@ async function escalationLoop<R>(
     }
     return done("max-attempts");
   } finally {
-    // However the escalation ended (a run or a check that threw included), what its started runs cost counts.
-    o.pacer?.record(cost);
+    // A long-lived signal keeps no listener of an escalation that has ended. However the escalation ended (a run or a
+    // check that threw, or an abort, included), what its started runs cost counts; but one aborted before any run
+    // started was no task for the pacer (the loop checks the signal after its every await, so aborted here with no
+    // run started means it was aborted before the first run).
+    abort.dispose();
+    if (runsStarted > 0 || !o.signal?.aborted) o.pacer?.record(cost);
   }
 }

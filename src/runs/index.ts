@@ -15,7 +15,14 @@ export type {
 } from "./options.js";
 export { DEFAULT_RUN_TOKENS, DEFAULT_RUN_PRIORS } from "./options.js";
 export { SpendPacer, type SpendPacerOptions } from "./spend-pacer.js";
-export type { EscalationResult, EscalationAttempt, EscalationStop, RunFunction, RunCheck } from "./escalate.js";
+export type {
+  EscalationResult,
+  EscalationAttempt,
+  EscalationStop,
+  RunFunction,
+  RunCheck,
+  AttemptContext,
+} from "./escalate.js";
 export type { RunObservation } from "./fit.js";
 export { runRouterOf } from "./registered.js";
 export { RUN_PRIOR_FORMAT, type RunPrior } from "./run-prior.js";

@@ -200,6 +200,13 @@ export interface EscalateOptions {
   readonly allowRetry?: boolean;
   /** Whether each attempt's outcome is fed back to the router (default true). */
   readonly learn?: boolean;
+  /**
+   * Cancels the escalation when it aborts (e.g. `AbortSignal.timeout(ms)` bounds it): the promise rejects with the
+   * signal's `reason`, unwrapped (as `fetch` does), at once, even while a run or check is in flight; no further attempt
+   * starts, the aborted attempt's outcome is not fed back (earlier ones are), and a `pacer` records the runs started
+   * (nothing when none had). `run` and `check` get it as `{ signal }`, their third argument, to stop their own work.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export const escalateOptionsSchema = z.lazy(() =>
@@ -211,6 +218,11 @@ export const escalateOptionsSchema = z.lazy(() =>
       pacer: z.instanceof(SpendPacer, { message: "must be a SpendPacer (new SpendPacer({ target }))" }).optional(),
       allowRetry: z.boolean().optional(),
       learn: z.boolean().optional(),
+      signal: z
+        .instanceof(AbortSignal, {
+          message: "must be an AbortSignal (new AbortController().signal, AbortSignal.timeout(ms))",
+        })
+        .optional(),
     })
     .refine((o) => o.costWeight === undefined || o.pacer === undefined, {
       message: "give costWeight or pacer, not both: the pacer sets the cost weight",

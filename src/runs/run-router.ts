@@ -258,25 +258,25 @@ export class RunRouter {
    * `costCap` (USD) or is not worth its cost. Every attempt's outcome is fed back (unless `learn: false`).
    * An error thrown by `run` or `check` ends the escalation with that error (after the outcomes so far are fed back; a
    * `pacer` records the cost of the runs started, the one that threw included). Bad arguments reject the promise
-   * (a `ValidationError` naming the field); nothing throws synchronously. There is no timeout: a `run` that never
-   * settles holds the escalation, so bound your agent run inside `run` (e.g. `AbortSignal.timeout(ms)`) and throw
-   * when it is exceeded.
+   * (a `ValidationError` naming the field); nothing throws synchronously. To bound or cancel it, give `signal` (e.g.
+   * `AbortSignal.timeout(ms)`): on abort it rejects at once with `signal.reason` itself (as `fetch` does), even while
+   * a run that never settles is in flight; pass `run`'s third argument `{ signal }` on to your agent to stop it too.
    *
    * @example
    * ```ts
    * import { RunRouter } from "irt-router/runs";
    *
    * // Your agent run with a model, and the check whether it passed (e.g. the task's tests).
-   * declare function runAgent(modelId: string, task: string): Promise<string>;
+   * declare function runAgent(modelId: string, task: string, signal?: AbortSignal): Promise<string>;
    * declare function runTests(output: string): Promise<{ passed: boolean }>;
    *
    * const router = new RunRouter({ models: { big: { runCost: 2 }, small: { runCost: 0.2 } } });
    * const text = "Recover the lost commit in this repository.";
    * const result = await router.escalate(
    *   { id: "fix-git", text },
-   *   (modelId) => runAgent(modelId, text),
+   *   (modelId, _attempt, { signal }) => runAgent(modelId, text, signal),
    *   async (out) => (await runTests(out)).passed,
-   *   { maxAttempts: 3, costCap: 5 },
+   *   { maxAttempts: 3, costCap: 5, signal: AbortSignal.timeout(30 * 60_000) }, // at most 30 minutes in all
    * );
    * console.log(result.passed, result.attempts.map((a) => a.modelId), result.cost);
    * ```

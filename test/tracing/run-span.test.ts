@@ -161,6 +161,35 @@ describe("run-level spans", () => {
     }
   });
 
+  it("an abort, in flight or before the first attempt, ends the spans with an error status as a throw does", async () => {
+    const router = new RunRouter({ models });
+    const controller = new AbortController();
+    const reason = new Error("cancelled by the user");
+    const hangs = () => (queueMicrotask(() => controller.abort(reason)), new Promise<string>(() => undefined));
+    await expect(router.escalate(task, hangs, () => true, { signal: controller.signal })).rejects.toBe(reason);
+    const [esc] = spans(ESCALATION_SPAN);
+    const [attempt] = spans(ATTEMPT_SPAN);
+    expect(parentOf(attempt!)).toBe(esc!.spanContext().spanId);
+    for (const s of [esc!, attempt!]) {
+      expect(s.status).toEqual({ code: SpanStatusCode.ERROR, message: "cancelled by the user" });
+      expect(s.events.some((e) => e.name === "exception")).toBe(true);
+    }
+    exporter.reset();
+    // Already aborted: the escalation's span says so, and no attempt started.
+    await expect(
+      router.escalate(
+        task,
+        async (m) => m,
+        () => true,
+        { signal: controller.signal },
+      ),
+    ).rejects.toBe(reason);
+    expect(spans(ESCALATION_SPAN).map((s) => s.status)).toEqual([
+      { code: SpanStatusCode.ERROR, message: "cancelled by the user" },
+    ]);
+    expect(spans(ATTEMPT_SPAN)).toHaveLength(0);
+  });
+
   it("an IrtRouter's routeRun is traced as the router's tracing option says", () => {
     const chat = () => new FakeListChatModel({ responses: ["ok"] });
     const priced = (tracing?: boolean) =>

@@ -48,7 +48,9 @@ export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCall
   /**
    * Run `task` with the model the router picks (`run(modelId, attempt)` runs the agent from scratch, e.g. a
    * `createAgent` run); when `check` says the run failed, run it again with the model picked next knowing what failed,
-   * up to `maxAttempts` runs and `costCap` USD. Every attempt's outcome is fed back. See `RunRouter.escalate`.
+   * up to `maxAttempts` runs and `costCap` USD. Every attempt's outcome is fed back. Option `signal` (e.g.
+   * `AbortSignal.timeout(ms)`) cancels it: it rejects at once with the signal's reason, and `run` gets the signal as
+   * `{ signal }`, its third argument, to pass to the agent. See `RunRouter.escalate`.
    *
    * @example
    * ```ts
@@ -57,10 +59,13 @@ export abstract class RunRoutedChatModel extends BaseChatModel<BaseChatModelCall
    * const text = "Make the failing test pass, then print PASSED.";
    * const result = await router.runTask(
    *   { id: "fix-test", text },
-   *   (modelId) =>
-   *     createAgent({ model: router.modelFor(modelId), tools }).invoke({ messages: [{ role: "user", content: text }] }),
+   *   (modelId, _attempt, { signal }) =>
+   *     createAgent({ model: router.modelFor(modelId), tools }).invoke(
+   *       { messages: [{ role: "user", content: text }] },
+   *       { signal }, // the agent stops when the escalation is cancelled
+   *     ),
    *   (state) => String(state.messages.at(-1)?.content ?? "").includes("PASSED"), // or run the tests
-   *   { maxAttempts: 3, costCap: 4 },
+   *   { maxAttempts: 3, costCap: 4, signal: AbortSignal.timeout(20 * 60_000) },
    * );
    * console.log(result.passed, result.attempts.map((a) => a.modelId));
    * ```

@@ -68,4 +68,37 @@ describe("IrtRouter run-level routing", () => {
     expect(pacer.taskCount).toBe(1);
     expect(pacer.meanSpend).toBeCloseTo(r.runs.runCost("cheap"), 12);
   });
+
+  it("runTask takes a signal: run gets it for the agent's calls, and an abort cancels the escalation at once", async () => {
+    const r = router();
+    const controller = new AbortController();
+    const reason = new Error("cancelled by the user");
+    const given: (AbortSignal | undefined)[] = [];
+    const pending = r.runTask(
+      { id: "t3", text: "Make the tests pass." },
+      async (modelId, attempt, { signal }) => {
+        given.push(signal);
+        if (attempt === 1) return (await r.modelFor(modelId).invoke("go", { signal })).text;
+        queueMicrotask(() => controller.abort(reason)); // the second run hangs and is cancelled meanwhile
+        return new Promise<string>(() => undefined);
+      },
+      () => false,
+      { maxAttempts: 3, signal: controller.signal },
+    );
+    await expect(pending).rejects.toBe(reason);
+    expect(given).toEqual([controller.signal, controller.signal]);
+    expect(r.runs.feedbackCount).toBe(1); // the first, failed run; not the cancelled one
+    const bad = { signal: "soon" as never };
+    const error = await r
+      .runTask(
+        "t4",
+        async (m) => m,
+        () => true,
+        bad,
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).path).toBe("options.signal");
+    expect((error as Error).message).toMatch(/options\.signal: must be an AbortSignal/);
+  });
 });
