@@ -13,7 +13,7 @@ export type {
   RouteRunOptions,
   EscalateOptions,
 } from "./options.js";
-export { DEFAULT_RUN_TOKENS, DEFAULT_RUN_PRIORS } from "./options.js";
+export { DEFAULT_RUN_TOKENS, DEFAULT_RUN_PRIORS, DEFAULT_MAX_OUTCOMES } from "./options.js";
 export { SpendPacer, type SpendPacerOptions } from "./spend-pacer.js";
 export type {
   EscalationResult,

@@ -13,6 +13,13 @@ export const DEFAULT_RUN_TOKENS = { input: 400_000, output: 40_000 } as const;
  * Defaults of the run-level model, chosen on Terminal-Bench 2.0's training folds only (docs/agents.md, "Run-level
  * routing"); none of them names a model or a dataset.
  */
+/** Default of {@link RunRouterOptions.maxOutcomes}. */
+export const DEFAULT_MAX_OUTCOMES = 10_000;
+/** Least {@link RunRouterOptions.maxOutcomes}: a fold keeps half, and fewer outcomes than this are no sample to fit. */
+const MIN_OUTCOMES = 100;
+/** Most {@link RunRouterOptions.maxOutcomes}: past it, bound nothing (a batch fit of every outcome). */
+export const MAX_OUTCOMES = 1e7;
+
 export const DEFAULT_RUN_PRIORS = {
   abilitySd: 1,
   difficultySd: 1.5,
@@ -78,6 +85,14 @@ export interface RunRouterOptions {
    */
   readonly prior?: RunPrior;
   /**
+   * Most run outcomes the router keeps as they are (default {@link DEFAULT_MAX_OUTCOMES}, 100 to 1e7). Past it, the
+   * oldest tasks' outcomes (half of them) are folded into its prior, as a restart from `toPrior()` would fold them: their
+   * models' abilities and the tasks' difficulties and word vectors stay; the outcomes go, so a folded task routed again
+   * starts from its own text's difficulty, not from its outcomes. Each decision after a feedback refits what is kept,
+   * so this bounds its time and memory (the most recent `maxOutcomes` folded tasks inform new tasks' difficulty).
+   */
+  readonly maxOutcomes?: number;
+  /**
    * OpenTelemetry spans of its decisions and escalations (`irt_router.run`, `irt_router.escalation`,
    * `irt_router.run_attempt`), through `@opentelemetry/api` when installed and an SDK is registered: true (default),
    * false, or what may go in beyond the decision (`includeRunId`: the task id; `includeText`: the task text).
@@ -116,6 +131,7 @@ export const runRouterOptionsSchema = z.strictObject({
   exploration: nonNegative.optional(),
   seed: z.number().int().optional(),
   prior: runPriorSchema.optional(),
+  maxOutcomes: z.number().int().min(MIN_OUTCOMES).max(MAX_OUTCOMES).optional(),
   tracing: tracingOptionSchema.optional(),
   priors: z
     .strictObject({

@@ -5,13 +5,15 @@
 import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
-import { fitRuns, hintKey, pricePositions, type FitInput, type FitResult, type RunObservation } from "./fit.js";
+import { fitRuns, hintKey, pricePositions, type FitResult, type RunObservation } from "./fit.js";
 import type { RunPrior } from "./run-prior.js";
 import { priorFrom } from "./to-prior.js";
+import { foldOldest, learnedFrom, pastTasksOf, type Learned } from "./fold.js";
 import { moments, predictive, priorWeights, successCurve, updated, type Ability } from "./grid.js";
 import { best, type PlanCandidate } from "./plan.js";
 import { difficultyPrior, fingerprint, textVector, type KnownTask, type TextVector } from "./text-prior.js";
 import {
+  DEFAULT_MAX_OUTCOMES,
   DEFAULT_RUN_PRIORS,
   DEFAULT_RUN_TOKENS,
   routeRunOptionsSchema,
@@ -64,15 +66,16 @@ export class RunRouter {
   private readonly exploration: number;
   private readonly rng: Rng;
   private readonly priors: Required<NonNullable<RunRouterOptions["priors"]>>;
-  private readonly observations: RunObservation[] = [];
+  private observations: RunObservation[] = [];
+  private fedBack = 0;
+  private readonly maxOutcomes: number;
   private readonly vectors = new Map<string, TextVector>();
   /** The hint of each task fed back with one. */
   private readonly hints = new Map<string, string>();
   private fitted?: FitResult;
   private dirty = true;
-  private readonly prior?: RunPrior;
-  private readonly trained?: FitInput["trained"];
-  private readonly priorTasks: KnownTask[] = [];
+  /** The prior it started from, or its oldest outcomes folded into it (see {@link foldOldest}). */
+  private learned?: Learned;
   /** Difficulty-prior means per task (id and text) under one fit, and that fit's spread (see difficultyPrior). */
   private priorCache?: { readonly fit: FitResult; readonly sd: number; readonly means: Map<string, number> };
   private readonly tracer?: RunTracer;
@@ -98,21 +101,8 @@ export class RunRouter {
     this.priors = { ...DEFAULT_RUN_PRIORS, ...parsed.priors };
     const tracing = parsed.tracing ?? true;
     if (tracing !== false) this.tracer = new RunTracer(tracing === true ? {} : tracing);
-    if (parsed.prior) {
-      const prior = parsed.prior as RunPrior;
-      this.prior = prior;
-      const known = new Set(this.models.map((m) => m.id));
-      this.trained = {
-        abilities: new Map(Object.entries(prior.models).flatMap(([id, m]) => (known.has(id) ? [[id, m.ability]] : []))),
-        hintOffsets: new Map(
-          Object.entries(prior.hintOffsets).flatMap(([id, byHint]) =>
-            known.has(id) ? Object.entries(byHint).map(([h, o]) => [hintKey(id, h), o] as const) : [],
-          ),
-        ),
-        hintVariance: prior.hintVariance,
-      };
-      for (const t of prior.tasks) this.priorTasks.push({ vector: new Map(t.vector), difficulty: t.difficulty });
-    }
+    this.maxOutcomes = parsed.maxOutcomes ?? DEFAULT_MAX_OUTCOMES;
+    if (parsed.prior) this.learned = learnedFrom(parsed.prior as RunPrior, this.modelIds);
   }
 
   /** The model ids, in the order given. */
@@ -127,7 +117,7 @@ export class RunRouter {
 
   /** Run outcomes fed back so far. */
   get feedbackCount(): number {
-    return this.observations.length;
+    return this.fedBack;
   }
 
   /**
@@ -249,7 +239,9 @@ export class RunRouter {
     const hint = t.hint ?? this.hints.get(t.id);
     if (t.hint !== undefined) this.hints.set(t.id, t.hint);
     this.observations.push({ task: t.id, model: modelId, outcome: y, weight, ...(hint !== undefined && { hint }) });
+    this.fedBack += 1;
     this.dirty = true;
+    if (this.observations.length > this.maxOutcomes) this.fold();
   }
 
   /**
@@ -317,7 +309,23 @@ export class RunRouter {
     const measured = new Set(this.observations.map((o) => o.model));
     const { models, vectors, hints } = this;
     const state = { fit: this.fit(), models, measured, vectors, hints };
-    return priorFrom({ ...state, trained: this.trained?.abilities, earlierTasks: this.prior?.tasks }, source);
+    const trained = this.learned?.trained.abilities;
+    return priorFrom({ ...state, ...(trained && { trained }), earlierTasks: pastTasksOf(this.learned) }, source);
+  }
+
+  /** Folds the oldest outcomes into the router's prior, keeping half of `maxOutcomes` (see {@link foldOldest}). */
+  private fold(): void {
+    const { observations, logCost, models, priors, learned, vectors, hints, maxOutcomes } = this;
+    const input = { observations, logCost, models, priors, vectors, hints, ...(learned && { learned }) };
+    const { prior, folded } = foldOldest({ ...input, keep: Math.floor(maxOutcomes / 2), maxTasks: maxOutcomes });
+    this.learned = learnedFrom(prior, this.modelIds);
+    this.observations = observations.filter((o) => !folded.has(o.task));
+    for (const task of folded) {
+      vectors.delete(task);
+      hints.delete(task);
+    }
+    this.fitted = undefined;
+    this.dirty = true;
   }
 
   // ------------------------------------------------------------------ internals
@@ -337,7 +345,7 @@ export class RunRouter {
         priors: p,
         start: this.fitted,
         iterations: this.fitted ? 15 : 40,
-        ...(this.trained && { trained: this.trained }),
+        ...(this.learned && { trained: this.learned.trained }),
       });
       this.dirty = false;
     }
@@ -374,7 +382,10 @@ export class RunRouter {
    * shrunk to `difficultySd` as if that were the spread of 10 tasks.
    */
   private spread(fit: FitResult): number {
-    const d = [...fit.difficulties.values(), ...this.priorTasks.map((t) => ({ mean: t.difficulty, variance: 0 }))];
+    const d = [
+      ...fit.difficulties.values(),
+      ...(this.learned?.tasks ?? []).map((t) => ({ mean: t.difficulty, variance: 0 })),
+    ];
     const prior = this.priors.difficultySd;
     if (d.length < 2) return prior;
     const mean = d.reduce((s, x) => s + x.mean, 0) / d.length;
@@ -396,7 +407,7 @@ export class RunRouter {
     const cacheKey = `${fingerprint(key)}:${fingerprint(text)}`;
     let mean = cache.means.get(cacheKey);
     if (mean === undefined) {
-      const known: KnownTask[] = [...this.priorTasks];
+      const known: KnownTask[] = [...(this.learned?.tasks ?? [])];
       for (const [task, d] of fit.difficulties) {
         if (task !== key) known.push({ vector: this.vectors.get(task)!, difficulty: d.mean });
       }

@@ -4,7 +4,7 @@
  * its fit saved with `toPrior()`.
  */
 import { RunRouter } from "./run-router.js";
-import type { RunPriors } from "./options.js";
+import { MAX_OUTCOMES, type RunPriors } from "./options.js";
 import type { RunPrior } from "./run-prior.js";
 import type { RunTable } from "./replay/protocol.js";
 
@@ -36,6 +36,8 @@ export function trainRunPrior(table: RunTable, options: TrainRunPriorOptions = {
   const router = new RunRouter({
     models: Object.fromEntries(table.models.map((m, k) => [m, { runCost: table.runCost[k]! }])),
     ...(options.priors && { priors: options.priors }),
+    // one fit of every outcome: a batch of training runs is fitted whole, not folded as a live router folds its oldest
+    maxOutcomes: MAX_OUTCOMES,
   });
   const items = options.items ?? table.ids.map((_, i) => i);
   let outcomes = 0;

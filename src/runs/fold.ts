@@ -1,0 +1,97 @@
+/**
+ * Folding a run-level router's oldest outcomes into its prior, so that what it keeps (and refits on every decision after
+ * a feedback) stays bounded however long it runs: the oldest tasks' outcomes are fitted once, on the prior the router
+ * has, and become its prior (as a restart from `toPrior()` would make them), and only the newer outcomes stay.
+ */
+import { fitRuns, hintKey, type FitInput, type FitPriors, type RunObservation } from "./fit.js";
+import type { RunPrior } from "./run-prior.js";
+import type { KnownTask, TextVector } from "./text-prior.js";
+import { priorFrom } from "./to-prior.js";
+
+/** A past task of a run prior as a router keeps it: its difficulty, word vector and hint. */
+export interface PastTask extends KnownTask {
+  readonly hint?: string;
+}
+
+/**
+ * What a router starts from when given a run prior: its trained abilities and offsets, and its past tasks (kept once,
+ * as vectors the text prior reads; {@link pastTasksOf} gives them back in a prior's form).
+ */
+export interface Learned {
+  readonly trained: NonNullable<FitInput["trained"]>;
+  readonly tasks: readonly PastTask[];
+}
+
+/** Past tasks in a run prior's form. */
+export function pastTasksOf(learned: Learned | undefined): RunPrior["tasks"] {
+  return (learned?.tasks ?? []).map((t) => ({
+    difficulty: t.difficulty,
+    vector: [...t.vector],
+    ...(t.hint !== undefined && { hint: t.hint }),
+  }));
+}
+
+/** A run prior as a router with these models uses it (the abilities and offsets of other models are left out). */
+export function learnedFrom(prior: RunPrior, modelIds: readonly string[]): Learned {
+  const known = new Set(modelIds);
+  return {
+    trained: {
+      abilities: new Map(Object.entries(prior.models).flatMap(([id, m]) => (known.has(id) ? [[id, m.ability]] : []))),
+      hintOffsets: new Map(
+        Object.entries(prior.hintOffsets).flatMap(([id, byHint]) =>
+          known.has(id) ? Object.entries(byHint).map(([h, o]) => [hintKey(id, h), o] as const) : [],
+        ),
+      ),
+      hintVariance: prior.hintVariance,
+    },
+    tasks: prior.tasks.map((t) => ({
+      vector: new Map(t.vector),
+      difficulty: t.difficulty,
+      ...(t.hint !== undefined && { hint: t.hint }),
+    })),
+  };
+}
+
+/** A router's state as {@link foldOldest} reads it. */
+export interface FoldInput {
+  readonly observations: readonly RunObservation[];
+  readonly logCost: ReadonlyMap<string, number>;
+  readonly models: readonly { readonly id: string; readonly runCost: number }[];
+  readonly priors: FitPriors;
+  readonly learned?: Learned;
+  readonly vectors: ReadonlyMap<string, TextVector>;
+  readonly hints: ReadonlyMap<string, string>;
+  /** How many outcomes to keep unfolded (whole tasks are folded, so at most this many stay). */
+  readonly keep: number;
+  /** How many past tasks the new prior keeps for the text prior of new tasks (the most recent). */
+  readonly maxTasks: number;
+}
+
+/**
+ * Folds the oldest tasks (by their first outcome) until at most `keep` outcomes are left: their outcomes, every one of
+ * a task together, are fitted on the router's prior and make its new prior. Returns that prior and the tasks folded.
+ */
+export function foldOldest(input: FoldInput): { prior: RunPrior; folded: Set<string> } {
+  const count = new Map<string, number>();
+  for (const o of input.observations) count.set(o.task, (count.get(o.task) ?? 0) + 1);
+  const folded = new Set<string>();
+  let left = input.observations.length;
+  for (const [task, n] of count) {
+    if (left <= input.keep) break;
+    folded.add(task);
+    left -= n;
+  }
+  const old = input.observations.filter((o) => folded.has(o.task));
+  const trained = input.learned?.trained;
+  const fit = fitRuns({ observations: old, logCost: input.logCost, priors: input.priors, ...(trained && { trained }) });
+  const prior = priorFrom({
+    fit,
+    models: input.models,
+    measured: new Set(old.map((o) => o.model)),
+    ...(trained && { trained: trained.abilities }),
+    earlierTasks: pastTasksOf(input.learned),
+    vectors: input.vectors,
+    hints: input.hints,
+  });
+  return { prior: { ...prior, tasks: prior.tasks.slice(-input.maxTasks) }, folded };
+}
