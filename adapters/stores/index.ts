@@ -1,6 +1,8 @@
 /**
  * Where feedback and learner snapshots are kept: MemoryStore (in process), FileStore (a crash-safe journal and
  * snapshots in a folder) and RedisStore (shared by many processes, with the shared decision log, spend and budgets).
+ * And the run-outcome logs the run-level routers of several processes share (`router.runs.sync(log)`):
+ * MemoryRunOutcomeLog, FileRunOutcomeLog and RedisRunOutcomeLog.
  */
 export { MemoryStore } from "./memory.js";
 export type { MemoryStoreOptions } from "./memory.js";
@@ -12,3 +14,10 @@ export type { RedisStoreOptions, RedisAppendResult, RedisStoreStatus } from "./r
 export type { BudgetLimit, BudgetReservation, FeedbackBudgetLedger } from "../../src/learning/budget.js";
 export { FeedbackBufferFullError, RedisConnectionError, StoreGarbageError, StoreWarning } from "../../src/errors.js";
 export type { RedisConnectionCause, StoreWarningKind } from "../../src/errors.js";
+export { MemoryRunOutcomeLog } from "./run-outcome-memory.js";
+export type {
+  RunOutcomeCursor,
+  RunOutcomeLog,
+  RunOutcomePage,
+  SharedRunOutcome,
+} from "../../src/runs/run-outcome-log.js";

@@ -74,6 +74,45 @@ export function hintKey(model: string, hint: string): string {
   return `${model}\u0000${hint}`;
 }
 
+/** A model's ability on a task of this hint: its ability plus its fitted offset on the hint's tasks (if any). */
+export function withHint(ability: Ability, fit: FitResult, modelId: string, hint: string | undefined): Ability {
+  const o = hint === undefined ? undefined : fit.hintOffsets.get(hintKey(modelId, hint));
+  return o ? { mean: ability.mean + o.mean, variance: ability.variance + o.variance } : ability;
+}
+
+/**
+ * Sd of a new task's difficulty: the spread of the fitted difficulties of past tasks and of a prior's tasks (their
+ * uncertainty included), shrunk to `priorSd` as if that were the spread of 10 tasks.
+ */
+export function difficultySpread(
+  fit: FitResult,
+  priorTasks: readonly { readonly difficulty: number }[],
+  priorSd: number,
+): number {
+  const d = [...fit.difficulties.values(), ...priorTasks.map((t) => ({ mean: t.difficulty, variance: 0 }))];
+  if (d.length < 2) return priorSd;
+  const mean = d.reduce((s, x) => s + x.mean, 0) / d.length;
+  const ss = d.reduce((s, x) => s + (x.mean - mean) ** 2 + x.variance, 0);
+  const k = 10;
+  return Math.sqrt((ss + k * priorSd * priorSd) / (d.length + k));
+}
+
+/**
+ * Run cost of the model rated most able among those with a price (the unit of the cost weight): a free model is no
+ * unit, or every priced run would cost infinitely many of them. With no priced model, 1 (every cost is 0).
+ */
+export function referenceCost(
+  models: readonly { readonly id: string; readonly runCost: number }[],
+  fit: FitResult,
+): number {
+  let best: { readonly id: string; readonly runCost: number } | undefined;
+  for (const m of models) {
+    if (m.runCost <= 0) continue;
+    if (!best || fit.abilities.get(m.id)!.mean > fit.abilities.get(best.id)!.mean) best = m;
+  }
+  return best?.runCost ?? 1;
+}
+
 /** Fit abilities and difficulties to the observations (see the module comment). */
 export function fitRuns(input: FitInput): FitResult {
   const { observations, logCost, priors } = input;

@@ -5,7 +5,15 @@
 import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
-import { fitRuns, hintKey, pricePositions, type FitResult, type RunObservation } from "./fit.js";
+import {
+  difficultySpread,
+  fitRuns,
+  pricePositions,
+  referenceCost,
+  withHint,
+  type FitResult,
+  type RunObservation,
+} from "./fit.js";
 import type { RunPrior } from "./run-prior.js";
 import { priorFrom } from "./to-prior.js";
 import { foldOldest, learnedFrom, pastTasksOf, type Learned } from "./fold.js";
@@ -18,7 +26,6 @@ import {
   DEFAULT_RUN_TOKENS,
   routeRunOptionsSchema,
   runRouterOptionsSchema,
-  runTaskSchema,
   type EscalateOptions,
   type RouteRunOptions,
   type RunRouterOptions,
@@ -26,6 +33,9 @@ import {
 } from "./options.js";
 import { escalateTask, type EscalationResult, type RunCheck, type RunFunction } from "./escalate.js";
 import { RunTracer } from "../tracing/run-span.js";
+import type { RunOutcomeLog, SharedRunOutcome } from "./run-outcome-log.js";
+import { RunOutcomeSharing, type RunSyncResult, type SyncedRouter } from "./run-sync.js";
+import { taskKey, taskOf } from "./task.js";
 
 import type { RunDecision } from "./run-decision.js";
 
@@ -79,6 +89,7 @@ export class RunRouter {
   /** Difficulty-prior means per task (id and text) under one fit, and that fit's spread (see difficultyPrior). */
   private priorCache?: { readonly fit: FitResult; readonly sd: number; readonly means: Map<string, number> };
   private readonly tracer?: RunTracer;
+  private sharing?: RunOutcomeSharing;
 
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
@@ -150,8 +161,8 @@ export class RunRouter {
     (o.exclude ?? []).forEach((id, k) => this.entry(id, `options.exclude.${k}`));
     const fit = this.fit();
     const abilities = this.decisionAbilities(fit);
-    const ref = this.reference(fit);
-    const key = t.id;
+    const ref = referenceCost(this.models, fit);
+    const key = taskKey(t);
     const hint = t.hint ?? this.hints.get(key);
     let weights = this.difficultyPrior(key, t.text, fit);
     const curves = new Map(
@@ -235,13 +246,55 @@ export class RunRouter {
     if (!Number.isFinite(weight) || weight <= 0) {
       throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
     }
-    if (!this.vectors.has(t.id)) this.vectors.set(t.id, textVector(t.text));
-    const hint = t.hint ?? this.hints.get(t.id);
-    if (t.hint !== undefined) this.hints.set(t.id, t.hint);
-    this.observations.push({ task: t.id, model: modelId, outcome: y, weight, ...(hint !== undefined && { hint }) });
+    this.record({ task: taskKey(t), model: modelId, outcome: y, weight, hint: t.hint }, () => textVector(t.text));
+  }
+
+  /**
+   * Share run outcomes with the other replicas of a service through `log`: append this router's outcomes not yet in
+   * it, then add the outcomes the others appended since this router last read it, as if fed back here. Outcomes are
+   * shared with their task's id (a fingerprint for a task without one), hint and hashed word vector, never the text.
+   * A record that is not a valid outcome, or names a model this router does not have, is skipped and counted
+   * (`skipped`, `skips`); one already counted is not counted again. A failed append or read rejects with a
+   * `StoreError` saying which: outcomes not appended stay pending for the next sync, and the router routes on with
+   * what it has. Call it on a timer, or before routing. Sharing starts with the first sync: outcomes folded into the
+   * prior before it (see `maxOutcomes`) are not shared.
+   *
+   * @example
+   * ```ts
+   * import { RunRouter } from "irt-router/runs";
+   * import { MemoryRunOutcomeLog } from "irt-router/adapters";
+   *
+   * const log = new MemoryRunOutcomeLog(); // FileRunOutcomeLog or RedisRunOutcomeLog across processes
+   * const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+   * const a = new RunRouter({ models });
+   * const b = new RunRouter({ models });
+   * a.feedback({ id: "fix-git", text: "Recover the lost commit." }, "small", false);
+   * await a.sync(log);
+   * const { pulled } = await b.sync(log); // 1: b has learnt a's outcome
+   * ```
+   */
+  sync(log: RunOutcomeLog): Promise<RunSyncResult> {
+    return (this.sharing ??= new RunOutcomeSharing()).sync(log, this.synced());
+  }
+
+  /** What sharing reads of this router (its observations as they are when read: a fold replaces the array). */
+  private synced(): SyncedRouter {
+    const { modelIds, vectors } = this;
+    const add = (o: SharedRunOutcome) => this.record(o, () => new Map(o.vector));
+    return { models: new Set(modelIds), observations: () => this.observations, vectorOf: (t) => vectors.get(t)!, add };
+  }
+
+  /** Adds an observation (a task's first gives its vector; a hint given is the task's from now on) and returns it. */
+  private record(o: RunObservation & { readonly weight: number }, vector: () => TextVector): RunObservation {
+    if (!this.vectors.has(o.task)) this.vectors.set(o.task, vector());
+    const hint = o.hint ?? this.hints.get(o.task);
+    if (o.hint !== undefined) this.hints.set(o.task, o.hint);
+    const { task, model, outcome, weight } = o;
+    const observation = { task, model, outcome, weight, ...(hint !== undefined && { hint }) };
+    this.observations.push(observation);
     this.fedBack += 1;
     this.dirty = true;
-    if (this.observations.length > this.maxOutcomes) this.fold();
+    return observation;
   }
 
   /**
@@ -315,15 +368,13 @@ export class RunRouter {
 
   /** Folds the oldest outcomes into the router's prior, keeping half of `maxOutcomes` (see {@link foldOldest}). */
   private fold(): void {
+    this.sharing?.queueOwn(this.synced()); // its own outcomes not queued for a log yet go before they are folded
     const { observations, logCost, models, priors, learned, vectors, hints, maxOutcomes } = this;
     const input = { observations, logCost, models, priors, vectors, hints, ...(learned && { learned }) };
     const { prior, folded } = foldOldest({ ...input, keep: Math.floor(maxOutcomes / 2), maxTasks: maxOutcomes });
     this.learned = learnedFrom(prior, this.modelIds);
     this.observations = observations.filter((o) => !folded.has(o.task));
-    for (const task of folded) {
-      vectors.delete(task);
-      hints.delete(task);
-    }
+    for (const task of folded) for (const m of [vectors, hints]) m.delete(task);
     this.fitted = undefined;
     this.dirty = true;
   }
@@ -337,6 +388,8 @@ export class RunRouter {
   }
 
   private fit(): FitResult {
+    // folded at the next fit, not on a feedback: a sync adds the others' outcomes one by one, and marks each as pulled
+    if (this.observations.length > this.maxOutcomes) this.fold();
     if (this.dirty || !this.fitted) {
       const p = this.priors;
       this.fitted = fitRuns({
@@ -365,42 +418,15 @@ export class RunRouter {
   }
 
   /**
-   * Run cost of the model rated most able among those with a price (the unit of the cost weight): a free model is no
-   * unit, or every priced run would cost infinitely many of them. With no priced model, 1 (every cost is 0).
-   */
-  private reference(fit: FitResult): number {
-    let bestId: ModelEntry | undefined;
-    for (const m of this.models) {
-      if (m.runCost <= 0) continue;
-      if (!bestId || fit.abilities.get(m.id)!.mean > fit.abilities.get(bestId.id)!.mean) bestId = m;
-    }
-    return bestId?.runCost ?? 1;
-  }
-
-  /**
-   * Sd of a new task's difficulty: the spread of the fitted difficulties of past tasks (their uncertainty included),
-   * shrunk to `difficultySd` as if that were the spread of 10 tasks.
-   */
-  private spread(fit: FitResult): number {
-    const d = [
-      ...fit.difficulties.values(),
-      ...(this.learned?.tasks ?? []).map((t) => ({ mean: t.difficulty, variance: 0 })),
-    ];
-    const prior = this.priors.difficultySd;
-    if (d.length < 2) return prior;
-    const mean = d.reduce((s, x) => s + x.mean, 0) / d.length;
-    const ss = d.reduce((s, x) => s + (x.mean - mean) ** 2 + x.variance, 0);
-    const k = 10;
-    return Math.sqrt((ss + k * prior * prior) / (d.length + k));
-  }
-
-  /**
    * Difficulty prior of a task: from the fitted difficulties of similar past tasks (the task itself left out). The
    * prior's mean and sd are kept per task until the next fit, so the several decisions of one escalation or of a
    * cost-weight sweep on a task compare its text with the past tasks once.
    */
   private difficultyPrior(key: string, text: string, fit: FitResult): Float64Array {
-    if (this.priorCache?.fit !== fit) this.priorCache = { fit, sd: this.spread(fit), means: new Map() };
+    if (this.priorCache?.fit !== fit) {
+      const sd = difficultySpread(fit, this.learned?.tasks ?? [], this.priors.difficultySd);
+      this.priorCache = { fit, sd, means: new Map() };
+    }
     const cache = this.priorCache;
     // a fingerprint, not the texts: the cache lives until the next fit, which never comes without feedback, and keys
     // holding every text routed kept them all (217 MB after 2000 routes of 108 KB texts); at most PRIOR_CACHE entries
@@ -421,15 +447,3 @@ export class RunRouter {
 
 /** Most (task, text) difficulty-prior means a router keeps between two fits (the oldest is dropped first). */
 const PRIOR_CACHE = 1024;
-
-function taskOf(task: RunTask | string): { id: string; text: string; hint?: string } {
-  const t = parseWith(runTaskSchema, task, "task");
-  if (typeof t === "string") return { id: t, text: t };
-  return { id: t.id ?? t.text, text: t.text, ...(t.hint !== undefined && { hint: t.hint }) };
-}
-
-/** A model's ability on a task of this hint: its ability plus its fitted offset on the hint's tasks (if any). */
-function withHint(ability: Ability, fit: FitResult, modelId: string, hint: string | undefined): Ability {
-  const o = hint === undefined ? undefined : fit.hintOffsets.get(hintKey(modelId, hint));
-  return o ? { mean: ability.mean + o.mean, variance: ability.variance + o.variance } : ability;
-}

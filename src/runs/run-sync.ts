@@ -1,0 +1,232 @@
+/**
+ * Sharing run outcomes between the replicas of a service through a {@link RunOutcomeLog}: what
+ * {@link RunRouter.sync} pushes (this router's outcomes not yet in the log) and pulls (the others', checked, each
+ * counted once).
+ */
+import { randomUUID } from "node:crypto";
+import { StoreError, ValidationError } from "../errors.js";
+import type { RunObservation } from "./fit.js";
+import { sharedRunOutcomeSchema, type RunOutcomeLog, type SharedRunOutcome } from "./run-outcome-log.js";
+import type { TextVector } from "./text-prior.js";
+
+/** A record {@link RunRouter.sync} did not count, and why. */
+export interface RunSyncSkip {
+  /** The record's id, when it has a usable one. */
+  readonly id?: string;
+  /** What was wrong with it (the field and the rule it broke), or that it names a model this router lacks. */
+  readonly reason: string;
+}
+
+/** What {@link RunRouter.sync} did. */
+export interface RunSyncResult {
+  /** This router's outcomes appended to the log (those a failed sync left pending included). */
+  readonly pushed: number;
+  /** Other replicas' outcomes read and added to this router's observations. */
+  readonly pulled: number;
+  /** Records read again that were already counted (a push that was retried, a log read from its start again). */
+  readonly duplicates: number;
+  /**
+   * Records not counted because they are no valid outcome or name a model this router does not have (replicas may
+   * run different model sets during a rollout), and this router's own outcomes that cannot be shared (see `skips`).
+   */
+  readonly skipped: number;
+  /** Why, for the first 100 of them. */
+  readonly skips: readonly RunSyncSkip[];
+}
+
+/** Most skipped records a sync result lists (it counts them all). */
+export const MAX_SKIPS_LISTED = 100;
+/** Most outcomes one `append` call of a sync takes. */
+export const PUSH_BATCH = 500;
+/** Most pages one sync reads (it goes on from there at the next). */
+const MAX_PAGES = 10_000;
+
+/**
+ * What the sharing needs of the router: its models, its observations (the ones it keeps now: a fold of its oldest
+ * outcomes into its prior removes some), and a way to add one.
+ */
+export interface SyncedRouter {
+  readonly models: ReadonlySet<string>;
+  observations(): readonly RunObservation[];
+  /** The vector of a task the router has observations of. */
+  vectorOf(task: string): TextVector;
+  /** Adds an outcome of another replica as an observation (checked already) and returns it. */
+  add(outcome: SharedRunOutcome): RunObservation;
+}
+
+interface Tally {
+  pushed: number;
+  pulled: number;
+  duplicates: number;
+  skipped: number;
+  skips: RunSyncSkip[];
+}
+
+/**
+ * A router's side of sharing: its outcomes not yet appended (`pending`, each with the id it keeps until a log has it),
+ * the ids it counted, and its cursor in each log. Syncs run one at a time, in call order.
+ */
+export class RunOutcomeSharing {
+  /** The router's observations already queued (its own) or pulled (the others'): the rest are its own, new. */
+  private readonly handled = new WeakSet<RunObservation>();
+  /** This router's outcomes that could not be shared, found outside a sync (before a fold): the next sync lists them. */
+  private carried: Tally = emptyTally();
+  private readonly pending: SharedRunOutcome[] = [];
+  /** Ids of this router's own outcomes (read back: not counted again). */
+  private readonly own = new Set<string>();
+  /** Ids of other replicas' outcomes counted. */
+  private readonly seen = new Set<string>();
+  private readonly cursors = new WeakMap<RunOutcomeLog, string>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly newId: () => string = randomUUID) {}
+
+  /** This router's outcomes not yet appended to a log (from the first sync on). */
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Pushes the pending outcomes to `log`, then pulls the others' (see {@link RunRouter.sync}). */
+  sync(log: RunOutcomeLog, router: SyncedRouter): Promise<RunSyncResult> {
+    if (typeof log?.append !== "function" || typeof log?.read !== "function") {
+      return Promise.reject(
+        new ValidationError(
+          "sync() takes a run-outcome log (an object with append() and read(), e.g. a MemoryRunOutcomeLog, " +
+            "FileRunOutcomeLog or RedisRunOutcomeLog from irt-router/adapters).",
+          { path: "log" },
+        ),
+      );
+    }
+    const run = this.queue.then(() => this.syncNow(log, router));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async syncNow(log: RunOutcomeLog, router: SyncedRouter): Promise<RunSyncResult> {
+    const tally = this.carried;
+    this.carried = emptyTally();
+    this.collect(router, tally);
+    while (this.pending.length > 0) {
+      const batch = this.pending.slice(0, PUSH_BATCH);
+      try {
+        await log.append(batch);
+      } catch (error) {
+        throw new StoreError(
+          `sync() could not append ${this.pending.length} run outcome(s) to the log (${message(error)}). ` +
+            `They stay pending and the next sync() appends them again (readers skip repeats by id); ` +
+            `routing goes on with what this router has.`,
+          { cause: error, details: { pushed: tally.pushed, pending: this.pending.length } },
+        );
+      }
+      this.pending.splice(0, batch.length);
+      tally.pushed += batch.length;
+    }
+    await this.pull(log, router, tally);
+    return tally;
+  }
+
+  /** Reads the log from this router's cursor in it until a page comes back empty, adding what it may count. */
+  private async pull(log: RunOutcomeLog, router: SyncedRouter, tally: Tally): Promise<void> {
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const after = this.cursors.get(log);
+      let page: Awaited<ReturnType<RunOutcomeLog["read"]>>;
+      try {
+        page = await log.read(after);
+        if (!Array.isArray(page?.outcomes) || typeof page.cursor !== "string") {
+          throw new Error("read() returned no { outcomes: [...], cursor: string } page");
+        }
+      } catch (error) {
+        throw new StoreError(
+          `sync() appended ${tally.pushed} run outcome(s) but could not read the log (${message(error)}) after ` +
+            `pulling ${tally.pulled}. The next sync() reads on from the last page read; routing goes on with what ` +
+            `this router has.`,
+          { cause: error, details: { pushed: tally.pushed, pulled: tally.pulled } },
+        );
+      }
+      // This router's outcomes recorded while the page was read go out next time; what it adds now is not its own.
+      this.collect(router, tally);
+      const unreadable = Array.isArray(page.unreadable) ? page.unreadable : [];
+      for (const reason of unreadable) skip(tally, undefined, String(reason));
+      for (const raw of page.outcomes) this.take(raw, router, tally);
+      this.cursors.set(log, page.cursor);
+      if ((page.outcomes.length === 0 && unreadable.length === 0) || page.cursor === after) return;
+    }
+  }
+
+  /**
+   * Queues this router's own observations not queued yet for the next sync: the router calls it before it folds
+   * observations away, so that none of its own goes unshared.
+   */
+  queueOwn(router: SyncedRouter): void {
+    this.collect(router, this.carried);
+  }
+
+  /** Queues this router's observations recorded since the last look, each with a new id. */
+  private collect(router: SyncedRouter, tally: Tally): void {
+    for (const o of router.observations()) {
+      if (this.handled.has(o)) continue;
+      this.handled.add(o);
+      const outcome: SharedRunOutcome = {
+        id: this.newId(),
+        task: o.task,
+        vector: [...router.vectorOf(o.task)],
+        ...(o.hint !== undefined && { hint: o.hint }),
+        model: o.model,
+        outcome: o.outcome,
+        weight: o.weight ?? 1,
+      };
+      const checked = sharedRunOutcomeSchema.safeParse(outcome);
+      if (!checked.success) {
+        skip(tally, outcome.id, `this router's outcome cannot be shared: ${issueText(checked.error)}`);
+        continue;
+      }
+      this.own.add(outcome.id);
+      this.pending.push(outcome);
+    }
+  }
+
+  /** Counts a record read from the log, or skips it (malformed, a model this router lacks) or passes (counted). */
+  private take(raw: unknown, router: SyncedRouter, tally: Tally): void {
+    const checked = sharedRunOutcomeSchema.safeParse(raw);
+    if (!checked.success) return skip(tally, idOf(raw), `not a valid run outcome: ${issueText(checked.error)}`);
+    const o = checked.data as SharedRunOutcome;
+    if (this.own.has(o.id)) return;
+    if (this.seen.has(o.id)) {
+      tally.duplicates++;
+      return;
+    }
+    if (!router.models.has(o.model)) {
+      return skip(tally, o.id, `model "${o.model}" is not one of this router's models`);
+    }
+    this.seen.add(o.id);
+    this.handled.add(router.add(o));
+    tally.pulled++;
+  }
+}
+
+function emptyTally(): Tally {
+  return { pushed: 0, pulled: 0, duplicates: 0, skipped: 0, skips: [] };
+}
+
+function skip(tally: Tally, id: string | undefined, reason: string): void {
+  tally.skipped++;
+  if (tally.skips.length < MAX_SKIPS_LISTED) {
+    tally.skips.push({ ...(id !== undefined && { id }), reason: reason.slice(0, 300) });
+  }
+}
+
+/** A record's id when it has a short string one (for the skip list). */
+function idOf(raw: unknown): string | undefined {
+  const id = (raw as { id?: unknown } | null | undefined)?.id;
+  return typeof id === "string" && id.length <= 200 ? id : undefined;
+}
+
+function issueText(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0];
+  if (!issue) return "invalid";
+  return issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ${issue.message}` : issue.message;
+}
+
+function message(error: unknown): string {
+  return String((error as { message?: unknown } | null)?.message ?? error);
+}
