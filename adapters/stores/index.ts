@@ -21,3 +21,5 @@ export type {
   RunOutcomePage,
   SharedRunOutcome,
 } from "../../src/runs/run-outcome-log.js";
+export { FileRunOutcomeLog } from "./run-outcome-file.js";
+export type { FileRunOutcomeLogOptions } from "./run-outcome-file.js";
