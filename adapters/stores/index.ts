@@ -23,3 +23,5 @@ export type {
 } from "../../src/runs/run-outcome-log.js";
 export { FileRunOutcomeLog } from "./run-outcome-file.js";
 export type { FileRunOutcomeLogOptions } from "./run-outcome-file.js";
+export { RedisRunOutcomeLog } from "./run-outcome-redis.js";
+export type { RedisRunOutcomeLogOptions } from "./run-outcome-redis.js";

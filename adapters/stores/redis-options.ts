@@ -9,26 +9,34 @@ const isClient = (v: unknown): boolean =>
   typeof (v as Redis).evalsha === "function" &&
   typeof (v as Redis).duplicate === "function";
 
+/** A Redis URL option: `redis://[:password@]host:port[/db]` (or `rediss://` for TLS). */
+export const redisUrlSchema = z.string().regex(/^rediss?:\/\//, "url must start with redis:// or rediss://");
+/** An ioredis client option. */
+export const redisClientSchema = z.custom<Redis>(isClient, "client must be an ioredis Redis instance");
+/** A key prefix option (default "irt-router"). */
+export const redisPrefixSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "prefix must be 1-100 of A-Z a-z 0-9 _ . : -")
+  .default("irt-router");
+/** Connecting (default 5000 ms). */
+export const connectMsSchema = z.number().int().min(1).max(600_000).default(5000);
+/** One command, after which the server counts as unreachable (default 2000 ms). */
+export const commandMsSchema = z.number().int().min(1).max(600_000).default(2000);
+
 export const redisStoreOptionsSchema = storeOptionsSchema
   .extend({
     /** `redis://[:password@]host:port[/db]` (or `rediss://` for TLS). Give this or `client`. */
-    url: z
-      .string()
-      .regex(/^rediss?:\/\//, "url must start with redis:// or rediss://")
-      .optional(),
+    url: redisUrlSchema.optional(),
     /** An ioredis client to use (not closed by `close()`); the store opens one more connection (`duplicate()`) to follow. */
-    client: z.custom<Redis>(isClient, "client must be an ioredis Redis instance").optional(),
+    client: redisClientSchema.optional(),
     /** Key prefix: routers sharing a prefix share learning state, decisions and budgets (default "irt-router"). */
-    prefix: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "prefix must be 1-100 of A-Z a-z 0-9 _ . : -")
-      .default("irt-router"),
+    prefix: redisPrefixSchema,
     timeouts: z
       .strictObject({
         /** Connecting (default 5000 ms). */
-        connectMs: z.number().int().min(1).max(600_000).default(5000),
+        connectMs: connectMsSchema,
         /** One command, after which the server counts as unreachable (default 2000 ms). */
-        commandMs: z.number().int().min(1).max(600_000).default(2000),
+        commandMs: commandMsSchema,
         /** How long a routing read (a run's spend) waits before routing goes on with the local figure (default 50 ms). */
         routingMs: z.number().int().min(1).max(60_000).default(50),
         /** How long one blocking read of the stream waits for new events (default 1000 ms). */

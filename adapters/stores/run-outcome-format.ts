@@ -20,11 +20,11 @@ export function cursorOf(logId: string, position: number): string {
 }
 
 /**
- * The position a cursor stands for in the log `logId`: 0 (the start) when absent or made by another log (or an
- * earlier incarnation of this one); a cursor that is no cursor of a run-outcome log is a `ValidationError`.
+ * The log id and position of a cursor (undefined when absent: the start); a value that is no cursor of a run-outcome
+ * log is a `ValidationError`.
  */
-export function positionOf(after: string | undefined, logId: string): number {
-  if (after === undefined) return 0;
+export function parseCursor(after: string | undefined): { log: string; position: number } | undefined {
+  if (after === undefined) return undefined;
   const m = typeof after === "string" ? /^([A-Za-z0-9_.-]{1,100}):(\d{1,15})$/.exec(after) : null;
   if (!m) {
     throw new ValidationError(
@@ -34,5 +34,14 @@ export function positionOf(after: string | undefined, logId: string): number {
       { path: "after" },
     );
   }
-  return m[1] === logId ? Number(m[2]) : 0;
+  return { log: m[1]!, position: Number(m[2]) };
+}
+
+/**
+ * The position a cursor stands for in the log `logId`: 0 (the start) when absent or made by another log (or an
+ * earlier incarnation of this one); a cursor that is no cursor of a run-outcome log is a `ValidationError`.
+ */
+export function positionOf(after: string | undefined, logId: string): number {
+  const cursor = parseCursor(after);
+  return cursor?.log === logId ? cursor.position : 0;
 }
