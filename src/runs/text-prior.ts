@@ -60,7 +60,7 @@ export function difficultyPrior(vector: TextVector, known: readonly KnownTask[],
   if (known.length === 0) return 0;
   const mean = known.reduce((s, t) => s + t.difficulty, 0) / known.length;
   if (weight <= 0 || vector.size === 0) return mean;
-  const sims = known.map((t) => ({ s: cosine(vector, t.vector), b: t.difficulty })).sort((x, y) => y.s - x.s);
+  const sims = known.map((t) => ({ s: cosine(vector, t.vector), b: t.difficulty })).sort((x, y) => y.s - x.s || x.b - y.b);
   let sw = 0;
   let sb = 0;
   for (const { s, b } of sims.slice(0, k)) {

@@ -238,3 +238,20 @@ describe("RunRouter.escalate", () => {
     ).rejects.toThrow(FeedbackError);
   });
 });
+
+describe("RunRouter difficulty prior", () => {
+  it("does not depend on the order outcomes came in when past tasks tie in similarity", () => {
+    const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+    // 14 past tasks with the same text (a tie at similarity 1) and different outcomes: 10 neighbours of 14 are taken
+    const outcomes = Array.from({ length: 14 }, (_, t) => ({ id: `same${t}`, passed: t % 3 === 0 }));
+    const feed = (order: typeof outcomes) => {
+      const router = new RunRouter({ models, tracing: false });
+      for (const o of order) router.feedback({ id: o.id, text: "Rename the files in the folder." }, "small", o.passed);
+      return router.route({ id: "new", text: "Rename the files in the folder." });
+    };
+    const a = feed(outcomes);
+    const b = feed([...outcomes].reverse());
+    expect(b.difficulty.mean).toBeCloseTo(a.difficulty.mean, 9);
+    expect(b.candidates[0]!.p).toBeCloseTo(a.candidates[0]!.p, 9);
+  });
+});

@@ -78,7 +78,7 @@ describe("RunRouter.sync through a run-outcome log", () => {
     const one = new RunRouter({ models: MODELS, costWeight: 0.1 });
     feedHalf(one, 0);
     feedHalf(one, 1);
-    // Its words are nearer some past tasks than others (no ties, which the difficulty prior breaks by task order).
+    // Its words are nearer some past tasks than others.
     const task = { id: "new", text: "a new task about files and folders, like alpha3 or alpha8", hint: "files" };
     const [da, db, done] = [a.route(task), b.route(task), one.route(task)];
     expect(db.chosen).toBe(da.chosen);
