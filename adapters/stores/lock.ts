@@ -54,10 +54,16 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
       token: randomUUID(),
       acquiredAt: new Date().toISOString(),
     };
-    if (await createExclusive(path, JSON.stringify(info) + "\n")) {
-      heldTokens.add(info.token);
-      return makeLock(path, info, replacedStale);
+    // Held from before the file exists: another acquirer of this process that reads the new LOCK before this one
+    // returns must see a live holder, not an earlier process's lock (it broke it, and both wrote: outcomes were lost).
+    heldTokens.add(info.token);
+    let created = false;
+    try {
+      created = await createExclusive(path, JSON.stringify(info) + "\n");
+    } finally {
+      if (!created) heldTokens.delete(info.token);
     }
+    if (created) return makeLock(path, info, replacedStale);
     const holder = await readLock(path);
     if (holder === "missing") continue; // released between our attempts: retry
     if (holder === "unreadable") {

@@ -45,3 +45,34 @@ describe("FileStore lock after a restart that reuses the pid", () => {
     await store.close();
   });
 });
+
+describe("the lock under concurrent acquirers of one process", () => {
+  it("is held by one at a time (a fresh lock was taken for an earlier process's and broken)", async () => {
+    const { acquireStoreLock } = await import("../../adapters/stores/lock.js");
+    let holders = 0;
+    let most = 0;
+    let taken = 0;
+    const worker = async () => {
+      for (let k = 0; k < 15; k++) {
+        for (;;) {
+          try {
+            const lock = await acquireStoreLock(dir);
+            holders++;
+            most = Math.max(most, holders);
+            taken++;
+            await new Promise((r) => setImmediate(r));
+            holders--;
+            await lock.release();
+            break;
+          } catch (error) {
+            if (!(error instanceof StoreLockedError)) throw error;
+            await new Promise((r) => setImmediate(r));
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    expect(taken).toBe(120);
+    expect(most).toBe(1);
+  });
+});
