@@ -1,7 +1,7 @@
 /**
- * Folding a run-level router's oldest outcomes into its prior, so that what it keeps (and refits on every decision after
- * a feedback) stays bounded however long it runs: the oldest tasks' outcomes are fitted once, on the prior the router
- * has, and become its prior (as a restart from `toPrior()` would make them), and only the newer outcomes stay.
+ * Folding a run-level router's older outcomes into its prior, so that what it keeps (and refits on every decision after
+ * a feedback) stays bounded however long it runs: the outcomes of the tasks least recently fed back are fitted once, on
+ * the prior the router has, and become its prior (as a restart from `toPrior()` would make them); the rest stay.
  */
 import { fitRuns, hintKey, type FitInput, type FitPriors, type RunObservation } from "./fit.js";
 import type { RunPrior } from "./run-prior.js";
@@ -52,7 +52,7 @@ export function learnedFrom(prior: RunPrior, modelIds: readonly string[]): Learn
   };
 }
 
-/** A router's state as {@link foldOldest} reads it. */
+/** A router's state as {@link foldLeastRecent} reads it. */
 export interface FoldInput {
   readonly observations: readonly RunObservation[];
   readonly logCost: ReadonlyMap<string, number>;
@@ -68,15 +68,23 @@ export interface FoldInput {
 }
 
 /**
- * Folds the oldest tasks (by their first outcome) until at most `keep` outcomes are left: their outcomes, every one of
- * a task together, are fitted on the router's prior and make its new prior. Returns that prior and the tasks folded.
+ * Folds the tasks least recently fed back (by their last outcome) until at most `keep` outcomes are left: their
+ * outcomes, every one of a task together, are fitted on the router's prior and make its new prior. Returns that prior
+ * and the tasks folded.
  */
-export function foldOldest(input: FoldInput): { prior: RunPrior; folded: Set<string> } {
+export function foldLeastRecent(input: FoldInput): { prior: RunPrior; folded: Set<string> } {
   const count = new Map<string, number>();
-  for (const o of input.observations) count.set(o.task, (count.get(o.task) ?? 0) + 1);
+  const last = new Map<string, number>();
+  input.observations.forEach((o, i) => {
+    count.set(o.task, (count.get(o.task) ?? 0) + 1);
+    last.set(o.task, i);
+  });
+  // least recently fed back first: a task still in play (an escalation's next attempt) keeps its outcomes
+  const order = [...count.keys()].sort((x, y) => last.get(x)! - last.get(y)!);
   const folded = new Set<string>();
   let left = input.observations.length;
-  for (const [task, n] of count) {
+  for (const task of order) {
+    const n = count.get(task)!;
     if (left <= input.keep) break;
     folded.add(task);
     left -= n;

@@ -60,3 +60,17 @@ export function moments(weights: Float64Array): { mean: number; sd: number } {
   for (let i = 0; i < weights.length; i++) s += weights[i]! * (GRID[i]! - m) ** 2;
   return { mean: m, sd: Math.sqrt(s) };
 }
+
+/**
+ * One draw of every ability from its posterior, widened by `scale` (exploration by Thompson sampling: `scale` 1 is the
+ * posterior itself); each draw is a point (variance 0).
+ */
+export function drawnAbilities(
+  abilities: ReadonlyMap<string, Ability>,
+  scale: number,
+  rng: { normal(): number },
+): Map<string, Ability> {
+  return new Map(
+    [...abilities].map(([id, a]) => [id, { mean: a.mean + scale * Math.sqrt(a.variance) * rng.normal(), variance: 0 }]),
+  );
+}

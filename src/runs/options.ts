@@ -1,5 +1,6 @@
 /** Options of {@link RunRouter} and of its `route` and `escalate` calls, validated with zod. */
 import { z } from "zod";
+import { FeedbackError } from "../errors.js";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
 import { hintName, runPriorSchema, type RunPrior } from "./run-prior.js";
@@ -86,10 +87,11 @@ export interface RunRouterOptions {
   readonly prior?: RunPrior;
   /**
    * Most run outcomes the router keeps as they are (default {@link DEFAULT_MAX_OUTCOMES}, 100 to 1e7). Past it, the
-   * oldest tasks' outcomes (half of them) are folded into its prior, as a restart from `toPrior()` would fold them: their
-   * models' abilities and the tasks' difficulties and word vectors stay; the outcomes go, so a folded task routed again
-   * starts from its own text's difficulty, not from its outcomes. Each decision after a feedback refits what is kept,
-   * so this bounds its time and memory (the most recent `maxOutcomes` folded tasks inform new tasks' difficulty).
+   * outcomes of the tasks least recently fed back (half of them) are folded into its prior, as a restart from
+   * `toPrior()` would fold them: their models' abilities and the tasks' difficulties and word vectors stay; the outcomes
+   * go, so a folded task routed again starts from its own text's difficulty, not from its outcomes. Each decision after
+   * a feedback refits what is kept, so this bounds its time and memory: of the past tasks that inform new tasks'
+   * difficulty it keeps the most recent `maxOutcomes` (those of a prior it started from included).
    */
   readonly maxOutcomes?: number;
   /**
@@ -250,3 +252,17 @@ export const escalateOptionsSchema = z.lazy(() =>
 export type RunRoutingOptions = Omit<RunRouterOptions, "models">;
 
 export const runRoutingSchema = runRouterOptionsSchema.omit({ models: true });
+
+/** A run outcome fed back (true/false or a rate in [0, 1]) as a number, and its weight checked: a `FeedbackError`. */
+export function checkedOutcome(outcome: boolean | number, weight: number): number {
+  const y = typeof outcome === "boolean" ? Number(outcome) : outcome;
+  if (!Number.isFinite(y) || y < 0 || y > 1) {
+    throw new FeedbackError(`outcome must be true, false or a number in [0, 1], got ${String(outcome)}`, {
+      path: "outcome",
+    });
+  }
+  if (!Number.isFinite(weight) || weight <= 0) {
+    throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
+  }
+  return y;
+}

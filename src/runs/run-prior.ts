@@ -26,6 +26,11 @@ export interface RunPrior {
     readonly vector: readonly (readonly [number, number])[];
     readonly hint?: string;
   }[];
+  /**
+   * True when the router that made it shared run outcomes through a run-outcome log (`sync`), or started from such a
+   * prior: the outcomes of that log are in it, so a router started from it does not sync (they would count twice).
+   */
+  readonly shared?: boolean;
   /** Where it was trained: free-form (dataset name, item and outcome counts, split). */
   readonly source?: Readonly<Record<string, string | number>>;
 }
@@ -60,5 +65,6 @@ export const runPriorSchema = z.strictObject({
       hint: hintName.optional(),
     }),
   ),
+  shared: z.boolean().optional(),
   source: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
 });

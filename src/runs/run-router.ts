@@ -2,7 +2,7 @@
  * The run-level router: chooses one model for a whole agent run from the task text, learns from run outcomes, and
  * escalates after a failed run (see {@link RunRouter}). Framework-neutral: no LangChain here.
  */
-import { FeedbackError, UnknownModelError, ValidationError } from "../errors.js";
+import { UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
 import {
@@ -16,11 +16,12 @@ import {
 } from "./fit.js";
 import type { RunPrior } from "./run-prior.js";
 import { priorFrom } from "./to-prior.js";
-import { foldOldest, learnedFrom, pastTasksOf, type Learned } from "./fold.js";
-import { moments, predictive, priorWeights, successCurve, updated, type Ability } from "./grid.js";
+import { foldLeastRecent, learnedFrom, pastTasksOf, type Learned } from "./fold.js";
+import { drawnAbilities, moments, predictive, priorWeights, successCurve, updated } from "./grid.js";
 import { best, type PlanCandidate } from "./plan.js";
 import { difficultyPrior, fingerprint, textVector, type KnownTask, type TextVector } from "./text-prior.js";
 import {
+  checkedOutcome,
   DEFAULT_MAX_OUTCOMES,
   DEFAULT_RUN_PRIORS,
   DEFAULT_RUN_TOKENS,
@@ -84,12 +85,13 @@ export class RunRouter {
   private readonly hints = new Map<string, string>();
   private fitted?: FitResult;
   private dirty = true;
-  /** The prior it started from, or its oldest outcomes folded into it (see {@link foldOldest}). */
+  /** The prior it started from, and its older outcomes folded into it (see {@link foldLeastRecent}). */
   private learned?: Learned;
   /** Difficulty-prior means per task (id and text) under one fit, and that fit's spread (see difficultyPrior). */
   private priorCache?: { readonly fit: FitResult; readonly sd: number; readonly means: Map<string, number> };
   private readonly tracer?: RunTracer;
   private sharing?: RunOutcomeSharing;
+  private readonly fromSharedPrior: boolean;
 
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
@@ -114,6 +116,7 @@ export class RunRouter {
     if (tracing !== false) this.tracer = new RunTracer(tracing === true ? {} : tracing);
     this.maxOutcomes = parsed.maxOutcomes ?? DEFAULT_MAX_OUTCOMES;
     if (parsed.prior) this.learned = learnedFrom(parsed.prior as RunPrior, this.modelIds);
+    this.fromSharedPrior = parsed.prior?.shared === true;
   }
 
   /** The model ids, in the order given. */
@@ -160,7 +163,8 @@ export class RunRouter {
     // a misspelt id excluded nothing, and the model meant was chosen
     (o.exclude ?? []).forEach((id, k) => this.entry(id, `options.exclude.${k}`));
     const fit = this.fit();
-    const abilities = this.decisionAbilities(fit);
+    const explore = this.exploration; // the posterior, or one draw of it when exploring
+    const abilities = explore === 0 ? fit.abilities : drawnAbilities(fit.abilities, explore, this.rng);
     const ref = referenceCost(this.models, fit);
     const key = taskKey(t);
     const hint = t.hint ?? this.hints.get(key);
@@ -237,16 +241,9 @@ export class RunRouter {
   feedback(task: RunTask | string, modelId: string, outcome: boolean | number, weight = 1): void {
     const t = taskOf(task);
     this.entry(modelId);
-    const y = typeof outcome === "boolean" ? Number(outcome) : outcome;
-    if (!Number.isFinite(y) || y < 0 || y > 1) {
-      throw new FeedbackError(`outcome must be true, false or a number in [0, 1], got ${String(outcome)}`, {
-        path: "outcome",
-      });
-    }
-    if (!Number.isFinite(weight) || weight <= 0) {
-      throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
-    }
+    const y = checkedOutcome(outcome, weight);
     this.record({ task: taskKey(t), model: modelId, outcome: y, weight, hint: t.hint }, () => textVector(t.text));
+    this.foldIfOver();
   }
 
   /**
@@ -281,7 +278,15 @@ export class RunRouter {
   private synced(): SyncedRouter {
     const { modelIds, vectors } = this;
     const add = (o: SharedRunOutcome) => this.record(o, () => new Map(o.vector));
-    return { models: new Set(modelIds), observations: () => this.observations, vectorOf: (t) => vectors.get(t)!, add };
+    const settle = () => this.foldIfOver();
+    return {
+      models: new Set(modelIds),
+      observations: () => this.observations,
+      vectorOf: (t) => vectors.get(t)!,
+      add,
+      settle,
+      fromSharedPrior: this.fromSharedPrior,
+    };
   }
 
   /** Adds an observation (a task's first gives its vector; a hint given is the task's from now on) and returns it. */
@@ -361,17 +366,23 @@ export class RunRouter {
   toPrior(source?: Record<string, string | number>): RunPrior {
     const measured = new Set(this.observations.map((o) => o.model));
     const { models, vectors, hints } = this;
-    const state = { fit: this.fit(), models, measured, vectors, hints };
+    const shared = this.fromSharedPrior || this.sharing !== undefined; // it holds a log's outcomes
+    const state = { fit: this.fit(), models, measured, vectors, hints, shared };
     const trained = this.learned?.trained.abilities;
     return priorFrom({ ...state, ...(trained && { trained }), earlierTasks: pastTasksOf(this.learned) }, source);
   }
 
-  /** Folds the oldest outcomes into the router's prior, keeping half of `maxOutcomes` (see {@link foldOldest}). */
-  private fold(): void {
+  /**
+   * Past `maxOutcomes`, folds older outcomes into the prior, keeping half (see {@link foldLeastRecent}): after a
+   * feedback, a page a sync pulled, or before a fit; never while a sync adds the others' outcomes one by one (a fold
+   * then took the ones not yet marked as pulled for its own).
+   */
+  private foldIfOver(): void {
+    if (this.observations.length <= this.maxOutcomes) return;
     this.sharing?.queueOwn(this.synced()); // its own outcomes not queued for a log yet go before they are folded
     const { observations, logCost, models, priors, learned, vectors, hints, maxOutcomes } = this;
     const input = { observations, logCost, models, priors, vectors, hints, ...(learned && { learned }) };
-    const { prior, folded } = foldOldest({ ...input, keep: Math.floor(maxOutcomes / 2), maxTasks: maxOutcomes });
+    const { prior, folded } = foldLeastRecent({ ...input, keep: Math.floor(maxOutcomes / 2), maxTasks: maxOutcomes });
     this.learned = learnedFrom(prior, this.modelIds);
     this.observations = observations.filter((o) => !folded.has(o.task));
     for (const task of folded) for (const m of [vectors, hints]) m.delete(task);
@@ -388,8 +399,7 @@ export class RunRouter {
   }
 
   private fit(): FitResult {
-    // folded at the next fit, not on a feedback: a sync adds the others' outcomes one by one, and marks each as pulled
-    if (this.observations.length > this.maxOutcomes) this.fold();
+    this.foldIfOver();
     if (this.dirty || !this.fitted) {
       const p = this.priors;
       this.fitted = fitRuns({
@@ -403,18 +413,6 @@ export class RunRouter {
       this.dirty = false;
     }
     return this.fitted;
-  }
-
-  /** Abilities for this decision: the posterior, or one draw of it when exploring. */
-  private decisionAbilities(fit: FitResult): Map<string, Ability> {
-    if (this.exploration === 0) return fit.abilities;
-    const scale = this.exploration;
-    return new Map(
-      [...fit.abilities].map(([id, a]) => [
-        id,
-        { mean: a.mean + scale * Math.sqrt(a.variance) * this.rng.normal(), variance: 0 },
-      ]),
-    );
   }
 
   /**

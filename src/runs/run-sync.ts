@@ -50,8 +50,12 @@ export interface SyncedRouter {
   observations(): readonly RunObservation[];
   /** The vector of a task the router has observations of. */
   vectorOf(task: string): TextVector;
-  /** Adds an outcome of another replica as an observation (checked already) and returns it. */
+  /** Adds an outcome of another replica as an observation (checked already) and returns it; never folds. */
   add(outcome: SharedRunOutcome): RunObservation;
+  /** After a page is added: the router folds its older outcomes if it keeps more than its bound. */
+  settle(): void;
+  /** Whether it started from a prior that holds a log's outcomes (`RunPrior.shared`): it may not sync. */
+  readonly fromSharedPrior: boolean;
 }
 
 interface Tally {
@@ -94,6 +98,16 @@ export class RunOutcomeSharing {
           "sync() takes a run-outcome log (an object with append() and read(), e.g. a MemoryRunOutcomeLog, " +
             "FileRunOutcomeLog or RedisRunOutcomeLog from irt-router/adapters).",
           { path: "log" },
+        ),
+      );
+    }
+    if (router.fromSharedPrior) {
+      return Promise.reject(
+        new ValidationError(
+          "This router started from a run prior saved by a router that shared run outcomes through a log " +
+            "(prior.shared): the log's outcomes are in that prior, and a sync would count them again. Start the " +
+            "replica without that prior (its first sync() learns everything the log holds), or do not share this log.",
+          { path: "prior.shared" },
         ),
       );
     }
@@ -148,6 +162,7 @@ export class RunOutcomeSharing {
       const unreadable = Array.isArray(page.unreadable) ? page.unreadable : [];
       for (const reason of unreadable) skip(tally, undefined, String(reason));
       for (const raw of page.outcomes) this.take(raw, router, tally);
+      router.settle(); // each pulled outcome is marked as pulled: the router may fold now
       this.cursors.set(log, page.cursor);
       if ((page.outcomes.length === 0 && unreadable.length === 0) || page.cursor === after) return;
     }

@@ -60,13 +60,19 @@ export function difficultyPrior(vector: TextVector, known: readonly KnownTask[],
   if (known.length === 0) return 0;
   const mean = known.reduce((s, t) => s + t.difficulty, 0) / known.length;
   if (weight <= 0 || vector.size === 0) return mean;
-  const sims = known.map((t) => ({ s: cosine(vector, t.vector), b: t.difficulty })).sort((x, y) => y.s - x.s || x.b - y.b);
+  const sims = known.map((t) => ({ s: cosine(vector, t.vector), b: t.difficulty })).sort((x, y) => y.s - x.s);
+  // The k nearest; past tasks tied with the k-th share its places equally, so that which of them were learnt first
+  // (two replicas may have learnt them in another order) changes nothing, and none is preferred for its difficulty.
+  const edge = sims[Math.min(k, sims.length) - 1]!.s;
+  const above = sims.filter((x) => x.s > edge).length;
+  const share = (k - above) / sims.filter((x) => x.s === edge).length;
   let sw = 0;
   let sb = 0;
-  for (const { s, b } of sims.slice(0, k)) {
-    if (s <= 0) continue;
-    sw += s;
-    sb += s * b;
+  for (const { s, b } of sims) {
+    if (s < edge || s <= 0) break;
+    const w = s === edge ? s * Math.min(1, share) : s;
+    sw += w;
+    sb += w * b;
   }
   return sw > 0 ? mean + weight * (sb / sw - mean) : mean;
 }

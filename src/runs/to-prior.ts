@@ -18,6 +18,8 @@ export interface LearnedState {
   /** Each task's hashed word vector and hint, by task key. */
   readonly vectors: ReadonlyMap<string, TextVector>;
   readonly hints: ReadonlyMap<string, string>;
+  /** Whether what it learned holds outcomes of a run-outcome log (see `RunPrior.shared`). */
+  readonly shared?: boolean;
 }
 
 /**
@@ -53,6 +55,7 @@ export function priorFrom(state: LearnedState, source?: Record<string, string | 
     hintOffsets,
     hintVariance: fit.hintVariance,
     tasks: [...(state.earlierTasks ?? []), ...tasks],
+    ...(state.shared && { shared: true }),
     ...(source && { source: { ...source } }),
   };
 }

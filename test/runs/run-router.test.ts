@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { FeedbackError, UnknownModelError, ValidationError } from "../../src/errors.js";
 import { RunRouter } from "../../src/runs/index.js";
 import { MODELS, trained } from "./trained-router.js";
+import { difficultyPrior, textVector } from "../../src/runs/text-prior.js";
 
 describe("RunRouter.route", () => {
   it("chooses the most likely model at cost weight 0, and a cheaper one as the cost weight grows", () => {
@@ -253,5 +254,16 @@ describe("RunRouter difficulty prior", () => {
     const b = feed([...outcomes].reverse());
     expect(b.difficulty.mean).toBeCloseTo(a.difficulty.mean, 9);
     expect(b.candidates[0]!.p).toBeCloseTo(a.candidates[0]!.p, 9);
+  });
+});
+
+describe("difficultyPrior with exact ties at the k-th place", () => {
+  it("averages every tied past task: 10 hard and 10 easy of one text give their mean (k = 10 took the easy half)", () => {
+    const vector = textVector("Make the failing test in tests/test_io.py pass.");
+    const known = Array.from({ length: 20 }, (_, i) => ({ vector, difficulty: i % 2 === 0 ? 2 : -2 }));
+    expect(difficultyPrior(vector, known, 10, 1)).toBeCloseTo(0, 9);
+    // no tie at the edge: the k nearest, as before
+    const near = [{ vector, difficulty: 1 }, ...known.map((t) => ({ ...t, vector: textVector("another text") }))];
+    expect(difficultyPrior(vector, near, 1, 1)).toBeCloseTo(1, 9);
   });
 });

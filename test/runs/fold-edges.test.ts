@@ -1,0 +1,103 @@
+/**
+ * Folding (`maxOutcomes`) at its edges: a task still in play, a first sync of a long log, and a router restarted
+ * from a prior that holds a log's outcomes. Each case failed before its fix.
+ */
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../src/errors.js";
+import { RunRouter, type SharedRunOutcome } from "../../src/runs/index.js";
+import { MemoryRunOutcomeLog } from "../../adapters/stores/run-outcome-memory.js";
+import { MODELS } from "./trained-router.js";
+
+const task = (t: number) => ({
+  id: `t${t}`,
+  text: `task ${t} ${["repair the build", "train a model", "recover a file"][t % 3]}`,
+});
+
+function feed(router: RunRouter, from: number, n: number): void {
+  for (let t = from; t < from + n; t++) {
+    router.feedback(task(t), "strong", t % 10 !== 0);
+    router.feedback(task(t), "middle", t % 2 === 0);
+    router.feedback(task(t), "weak", t % 10 === 0);
+  }
+}
+
+/** What a router keeps as outcomes (not part of its API: read for the bound). */
+const kept = (router: RunRouter) => (router as unknown as { observations: unknown[] }).observations.length;
+
+describe("folding edge cases", () => {
+  it("an escalation's failed attempt still counts at its next decision when a fold comes between", async () => {
+    const bounded = new RunRouter({ models: MODELS, maxOutcomes: 100 });
+    const full = new RunRouter({ models: MODELS, maxOutcomes: 1e7 });
+    const recurring = { id: "nightly", text: "repair the nightly build of the service" };
+    for (const r of [bounded, full]) {
+      r.feedback(recurring, "strong", true); // seen once, long ago: its first outcome is the oldest
+      feed(r, 0, 33); // 100 outcomes in all: the failure of the first attempt makes 101, and a fold
+    }
+    const second = async (r: RunRouter) => {
+      const result = await r.escalate(
+        recurring,
+        async (modelId, attempt) => ({ modelId, attempt }),
+        (out) => out.attempt > 1, // the first attempt fails
+        { maxAttempts: 2, costWeight: 0 },
+      );
+      return result.attempts[1]!.decision;
+    };
+    const b = await second(bounded);
+    const f = await second(full);
+    // folded by first outcome, the task went whole, the failure just fed back with it
+    expect(b.reason).toContain("after 2 outcome(s) on this task");
+    // near the unbounded router's (0.07 apart here, the fold moved the fit a little; 0.36 when the failure was lost)
+    expect(Math.abs(b.difficulty.mean - f.difficulty.mean)).toBeLessThan(0.1);
+  });
+
+  it("a first sync of a long log keeps to the bound, folding between pages", async () => {
+    const log = new MemoryRunOutcomeLog();
+    const others: SharedRunOutcome[] = Array.from({ length: 20_000 }, (_, i) => ({
+      id: `o${i}`,
+      task: `x${Math.floor(i / 3)}`,
+      vector: [[i % 997, 1]],
+      model: ["strong", "middle", "weak"][i % 3]!,
+      outcome: i % 2,
+      weight: 1,
+    }));
+    for (let i = 0; i < others.length; i += 500) await log.append(others.slice(i, i + 500));
+    const router = new RunRouter({ models: MODELS, maxOutcomes: 1000 });
+    expect((await router.sync(log)).pulled).toBe(20_000);
+    expect(kept(router)).toBeLessThanOrEqual(1000); // it held all 20,000 until its next decision
+    expect(router.feedbackCount).toBe(20_000);
+  });
+});
+
+describe("a prior that holds a log's outcomes", () => {
+  it("is marked, and a router started from it refuses to sync (it counted the log's outcomes twice)", async () => {
+    const log = new MemoryRunOutcomeLog();
+    const a = new RunRouter({ models: MODELS });
+    await a.sync(log);
+    feed(a, 0, 20);
+    expect((await a.sync(log)).pushed).toBe(60);
+    const prior = a.toPrior();
+    expect(prior.shared).toBe(true);
+    const restarted = new RunRouter({ models: MODELS, prior });
+    const error = await restarted.sync(log).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).path).toBe("prior.shared");
+    expect(restarted.feedbackCount).toBe(0);
+    // its own prior stays marked, though it never synced
+    expect(restarted.toPrior().shared).toBe(true);
+    // a replica started without the prior learns the same outcomes from the log
+    const fresh = new RunRouter({ models: MODELS });
+    expect((await fresh.sync(log)).pulled).toBe(60);
+  });
+
+  it("is not marked when the router never shared, and a router started from it syncs", async () => {
+    const a = new RunRouter({ models: MODELS });
+    feed(a, 0, 10);
+    const prior = a.toPrior();
+    expect(prior.shared).toBeUndefined();
+    const b = new RunRouter({ models: MODELS, prior });
+    await expect(b.sync(new MemoryRunOutcomeLog())).resolves.toMatchObject({ pushed: 0, pulled: 0 });
+  });
+});
