@@ -20,6 +20,8 @@ export interface PastTask extends KnownTask {
 export interface Learned {
   readonly trained: NonNullable<FitInput["trained"]>;
   readonly tasks: readonly PastTask[];
+  /** The prior's models this router does not have, and their hint offsets: saved again as they were. */
+  readonly others: Pick<RunPrior, "models" | "hintOffsets">;
 }
 
 /** Past tasks in a run prior's form. */
@@ -31,10 +33,13 @@ export function pastTasksOf(learned: Learned | undefined): RunPrior["tasks"] {
   }));
 }
 
-/** A run prior as a router with these models uses it (the abilities and offsets of other models are left out). */
+/** A run prior as a router with these models uses it (other models' abilities and offsets are kept apart). */
 export function learnedFrom(prior: RunPrior, modelIds: readonly string[]): Learned {
   const known = new Set(modelIds);
+  const other = <T>(byModel: Readonly<Record<string, T>>) =>
+    Object.fromEntries(Object.entries(byModel).filter(([id]) => !known.has(id)));
   return {
+    others: { models: other(prior.models), hintOffsets: other(prior.hintOffsets) },
     trained: {
       abilities: new Map(Object.entries(prior.models).flatMap(([id, m]) => (known.has(id) ? [[id, m.ability]] : []))),
       hintOffsets: new Map(
@@ -98,6 +103,7 @@ export function foldLeastRecent(input: FoldInput): { prior: RunPrior; folded: Se
     measured: new Set(old.map((o) => o.model)),
     ...(trained && { trained: trained.abilities }),
     earlierTasks: pastTasksOf(input.learned),
+    ...(input.learned && { others: input.learned.others }),
     vectors: input.vectors,
     hints: input.hints,
   });

@@ -349,8 +349,8 @@ export class RunRouter {
   /**
    * What this router has learned, as a run prior to start another router from (`new RunRouter({ models, prior })`):
    * abilities, hint offsets, and each task's difficulty and hashed word vector (no text, id or outcome). The tasks of
-   * the prior it was made from are carried over. Only the models with an outcome (here or in that prior) have an
-   * ability in it: the others start from the price-tier prior again.
+   * the prior it started from are carried over, and its models this router lacks, as they were. Only models with an
+   * outcome (here or in that prior) have an ability in it: the others start from the price-tier prior again.
    *
    * @example
    * ```ts
@@ -369,7 +369,10 @@ export class RunRouter {
     const shared = this.fromSharedPrior || this.sharing !== undefined; // it holds a log's outcomes
     const state = { fit: this.fit(), models, measured, vectors, hints, shared };
     const trained = this.learned?.trained.abilities;
-    return priorFrom({ ...state, ...(trained && { trained }), earlierTasks: pastTasksOf(this.learned) }, source);
+    return priorFrom(
+      { ...state, ...(trained && { trained }), earlierTasks: pastTasksOf(this.learned), others: this.learned?.others },
+      source,
+    );
   }
 
   /**

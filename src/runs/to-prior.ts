@@ -18,6 +18,8 @@ export interface LearnedState {
   /** Each task's hashed word vector and hint, by task key. */
   readonly vectors: ReadonlyMap<string, TextVector>;
   readonly hints: ReadonlyMap<string, string>;
+  /** Models of the prior it started from that it does not have, with their hint offsets (saved as they were). */
+  readonly others?: Pick<RunPrior, "models" | "hintOffsets">;
   /** Whether what it learned holds outcomes of a run-outcome log (see `RunPrior.shared`). */
   readonly shared?: boolean;
 }
@@ -46,13 +48,14 @@ export function priorFrom(state: LearnedState, source?: Record<string, string | 
   const models = state.models.filter((m) => state.trained?.has(m.id) || state.measured.has(m.id));
   return {
     format: RUN_PRIOR_FORMAT,
-    models: Object.fromEntries(
-      models.map((m) => [
+    models: Object.fromEntries([
+      ...Object.entries(state.others?.models ?? {}),
+      ...models.map((m) => [
         m.id,
         { ability: savedAbility(fit.abilities.get(m.id)!, state.trained?.get(m.id)), runCost: m.runCost },
       ]),
-    ),
-    hintOffsets,
+    ]),
+    hintOffsets: { ...state.others?.hintOffsets, ...hintOffsets },
     hintVariance: fit.hintVariance,
     tasks: [...(state.earlierTasks ?? []), ...tasks],
     ...(state.shared && { shared: true }),

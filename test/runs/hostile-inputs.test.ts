@@ -225,3 +225,26 @@ describe("route's exclude", () => {
     expect(router.route("task", { exclude: ["big"] }).chosen).toBe("small");
   });
 });
+
+describe("toPrior() of a router with fewer models than its prior", () => {
+  it("saves the prior's other models and their hint offsets as they were (they were dropped)", () => {
+    const all = { big: { runCost: 2 }, small: { runCost: 0.2 }, retired: { runCost: 1 } };
+    const first = new RunRouter({ models: all });
+    for (let t = 0; t < 6; t++) {
+      const task = { id: `t${t}`, text: `task ${t}`, hint: "files" };
+      for (const m of Object.keys(all)) first.feedback(task, m, t % 2 === 0);
+    }
+    const prior = first.toPrior();
+    const { retired: _gone, ...current } = all;
+    const fewer = new RunRouter({ models: current, prior, maxOutcomes: 100 });
+    for (let t = 0; t < 120; t++) fewer.feedback({ id: `n${t}`, text: `new ${t}` }, "big", true); // folds, too
+    const again = fewer.toPrior();
+    expect(again.models.retired).toEqual(prior.models.retired);
+    expect(again.hintOffsets.retired).toEqual(prior.hintOffsets.retired);
+    // and a router with every model, started from it, has the retired model's ability back
+    expect(new RunRouter({ models: all, prior: again }).toPrior().models.retired!.ability.mean).toBeCloseTo(
+      prior.models.retired!.ability.mean,
+      9,
+    );
+  });
+});
