@@ -119,6 +119,17 @@ export class RunOutcomeSharing {
   private async syncNow(log: RunOutcomeLog, router: SyncedRouter): Promise<RunSyncResult> {
     const tally = this.carried;
     this.carried = emptyTally();
+    try {
+      return await this.pushAndPull(log, router, tally);
+    } catch (error) {
+      // the records skipped so far are not read again: the next sync lists them
+      this.carried.skipped += tally.skipped;
+      this.carried.skips = [...tally.skips, ...this.carried.skips].slice(0, MAX_SKIPS_LISTED);
+      throw error;
+    }
+  }
+
+  private async pushAndPull(log: RunOutcomeLog, router: SyncedRouter, tally: Tally): Promise<RunSyncResult> {
     this.collect(router, tally);
     while (this.pending.length > 0) {
       const batch = this.pending.slice(0, PUSH_BATCH);

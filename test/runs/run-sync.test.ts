@@ -320,3 +320,28 @@ describe("sync with a bound on the outcomes kept (maxOutcomes)", () => {
     expect((await a.sync(log)).pulled).toBe(5);
   });
 });
+
+describe("sync that fails after skipping records", () => {
+  it("lists the skipped records at the next sync (they are not read again, and were not reported)", async () => {
+    const inner = new MemoryRunOutcomeLog();
+    const a = new RunRouter({ models: MODELS });
+    a.feedback({ id: "t1", text: "a task" }, "strong", true);
+    await a.sync(inner);
+    // a record no replica could count, then a page the reader fails on
+    await inner.append([{ id: "bad", task: "t2", vector: [[1, 1]], model: "no-such-model", outcome: 1, weight: 1 }]);
+    let reads = 0;
+    const failing: RunOutcomeLog = {
+      append: (o) => inner.append(o),
+      read: async (after) => {
+        if (++reads === 2) throw new Error("connection reset");
+        return inner.read(after);
+      },
+      close: () => inner.close(),
+    };
+    const b = new RunRouter({ models: MODELS });
+    await expect(b.sync(failing)).rejects.toBeInstanceOf(StoreError);
+    const next = await b.sync(failing);
+    expect(next.skipped).toBe(1);
+    expect(next.skips[0]).toMatchObject({ id: "bad" });
+  });
+});
