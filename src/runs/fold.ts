@@ -34,7 +34,7 @@ export function pastTasksOf(learned: Learned | undefined): RunPrior["tasks"] {
 }
 
 /** A run prior as a router with these models uses it (other models' abilities and offsets are kept apart). */
-export function learnedFrom(prior: RunPrior, modelIds: readonly string[]): Learned {
+export function learnedFrom(prior: RunPrior, modelIds: readonly string[], maxTasks: number): Learned {
   const known = new Set(modelIds);
   const other = <T>(byModel: Readonly<Record<string, T>>) =>
     Object.fromEntries(Object.entries(byModel).filter(([id]) => !known.has(id)));
@@ -49,7 +49,8 @@ export function learnedFrom(prior: RunPrior, modelIds: readonly string[]): Learn
       ),
       hintVariance: prior.hintVariance,
     },
-    tasks: prior.tasks.map((t) => ({
+    // the most recent `maxTasks` (a router restarted again and again from its own prior kept every start's)
+    tasks: prior.tasks.slice(-maxTasks).map((t) => ({
       vector: new Map(t.vector),
       difficulty: t.difficulty,
       ...(t.hint !== undefined && { hint: t.hint }),
@@ -66,10 +67,10 @@ export interface FoldInput {
   readonly learned?: Learned;
   readonly vectors: ReadonlyMap<string, TextVector>;
   readonly hints: ReadonlyMap<string, string>;
-  /** How many outcomes to keep unfolded (whole tasks are folded, so at most this many stay). */
+  /** Tasks never folded now (those of escalations running: their next attempt needs their outcomes). */
+  readonly pinned?: ReadonlySet<string>;
+  /** How many outcomes to keep unfolded (whole tasks are folded, pinned ones not: about this many stay). */
   readonly keep: number;
-  /** How many past tasks the new prior keeps for the text prior of new tasks (the most recent). */
-  readonly maxTasks: number;
 }
 
 /**
@@ -89,6 +90,7 @@ export function foldLeastRecent(input: FoldInput): { prior: RunPrior; folded: Se
   const folded = new Set<string>();
   let left = input.observations.length;
   for (const task of order) {
+    if (input.pinned?.has(task)) continue;
     const n = count.get(task)!;
     if (left <= input.keep) break;
     folded.add(task);
@@ -107,5 +109,5 @@ export function foldLeastRecent(input: FoldInput): { prior: RunPrior; folded: Se
     vectors: input.vectors,
     hints: input.hints,
   });
-  return { prior: { ...prior, tasks: prior.tasks.slice(-input.maxTasks) }, folded };
+  return { prior, folded };
 }

@@ -1,6 +1,6 @@
 /** Options of {@link RunRouter} and of its `route` and `escalate` calls, validated with zod. */
 import { z } from "zod";
-import { FeedbackError } from "../errors.js";
+import { FeedbackError, ValidationError } from "../errors.js";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
 import { hintName, runPriorSchema, type RunPrior } from "./run-prior.js";
@@ -265,4 +265,22 @@ export function checkedOutcome(outcome: boolean | number, weight: number): numbe
     throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
   }
   return y;
+}
+
+/**
+ * Each model of validated router options with the USD of one run: its `runCost`, or its price times `runTokens`
+ * (default {@link DEFAULT_RUN_TOKENS}); a run cost that overflows is a `ValidationError` naming the model's price.
+ */
+export function runCostsOf(parsed: z.output<typeof runRouterOptionsSchema>): { id: string; runCost: number }[] {
+  const tokens = parsed.runTokens ?? DEFAULT_RUN_TOKENS;
+  return Object.entries(parsed.models).map(([id, m]) => {
+    const runCost = m.runCost ?? (tokens.input * m.price!.inputPer1M + tokens.output * m.price!.outputPer1M) / 1e6;
+    if (!Number.isFinite(runCost)) {
+      throw new ValidationError(
+        `Invalid options: the run cost of model "${id}" (its price times runTokens) is not a finite number of USD.`,
+        { path: `options.models.${id}.price` },
+      );
+    }
+    return { id, runCost };
+  });
 }

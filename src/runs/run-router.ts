@@ -24,7 +24,7 @@ import {
   checkedOutcome,
   DEFAULT_MAX_OUTCOMES,
   DEFAULT_RUN_PRIORS,
-  DEFAULT_RUN_TOKENS,
+  runCostsOf,
   routeRunOptionsSchema,
   runRouterOptionsSchema,
   type EscalateOptions,
@@ -37,7 +37,6 @@ import { RunTracer } from "../tracing/run-span.js";
 import type { RunOutcomeLog, SharedRunOutcome } from "./run-outcome-log.js";
 import { RunOutcomeSharing, type RunSyncResult, type SyncedRouter } from "./run-sync.js";
 import { taskKey, taskOf } from "./task.js";
-
 import type { RunDecision } from "./run-decision.js";
 
 export type { RunCandidate, RunDecision } from "./run-decision.js";
@@ -85,27 +84,19 @@ export class RunRouter {
   private readonly hints = new Map<string, string>();
   private fitted?: FitResult;
   private dirty = true;
-  /** The prior it started from, and its older outcomes folded into it (see {@link foldLeastRecent}). */
+  /** The prior it started from, and its older outcomes folded into it (see `foldLeastRecent` in fold.ts). */
   private learned?: Learned;
   /** Difficulty-prior means per task (id and text) under one fit, and that fit's spread (see difficultyPrior). */
   private priorCache?: { readonly fit: FitResult; readonly sd: number; readonly means: Map<string, number> };
   private readonly tracer?: RunTracer;
   private sharing?: RunOutcomeSharing;
+  /** Tasks of the escalations running, and how many: a fold leaves their outcomes (the next attempt needs them). */
+  private readonly inPlay = new Map<string, number>();
   private readonly fromSharedPrior: boolean;
 
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
-    const tokens = parsed.runTokens ?? DEFAULT_RUN_TOKENS;
-    this.models = Object.entries(parsed.models).map(([id, m]) => {
-      const runCost = m.runCost ?? (tokens.input * m.price!.inputPer1M + tokens.output * m.price!.outputPer1M) / 1e6;
-      if (!Number.isFinite(runCost)) {
-        throw new ValidationError(
-          `Invalid options: the run cost of model "${id}" (its price times runTokens) is not a finite number of USD.`,
-          { path: `options.models.${id}.price` },
-        );
-      }
-      return { id, runCost };
-    });
+    this.models = runCostsOf(parsed);
     const positions = pricePositions(this.models.map((m) => m.runCost));
     this.logCost = new Map(this.models.map((m, k) => [m.id, positions[k]!]));
     this.costWeight = parsed.costWeight ?? 0;
@@ -115,7 +106,7 @@ export class RunRouter {
     const tracing = parsed.tracing ?? true;
     if (tracing !== false) this.tracer = new RunTracer(tracing === true ? {} : tracing);
     this.maxOutcomes = parsed.maxOutcomes ?? DEFAULT_MAX_OUTCOMES;
-    if (parsed.prior) this.learned = learnedFrom(parsed.prior as RunPrior, this.modelIds);
+    if (parsed.prior) this.learned = learnedFrom(parsed.prior as RunPrior, this.modelIds, this.maxOutcomes);
     this.fromSharedPrior = parsed.prior?.shared === true;
   }
 
@@ -248,13 +239,10 @@ export class RunRouter {
 
   /**
    * Share run outcomes with the other replicas of a service through `log`: append this router's outcomes not yet in
-   * it, then add the outcomes the others appended since this router last read it, as if fed back here. Outcomes are
-   * shared with their task's id (a fingerprint for a task without one), hint and hashed word vector, never the text.
-   * A record that is not a valid outcome, or names a model this router does not have, is skipped and counted
-   * (`skipped`, `skips`); one already counted is not counted again. A failed append or read rejects with a
-   * `StoreError` saying which: outcomes not appended stay pending for the next sync, and the router routes on with
-   * what it has. Call it on a timer, or before routing. Sharing starts with the first sync: outcomes folded into the
-   * prior before it (see `maxOutcomes`) are not shared.
+   * it, then learn the others' appended since its last read, each counted once; bad records are skipped and counted
+   * (`skipped`, `skips`). Shared: the task's id (a fingerprint of a text without one), hint, hashed word vector. A
+   * failed append or read rejects with a `StoreError`; what was not appended stays pending. A router started from a
+   * prior of a router that synced (`prior.shared`) refuses: the log's outcomes are in that prior. docs/agents.md.
    *
    * @example
    * ```ts
@@ -343,7 +331,16 @@ export class RunRouter {
       runCost: (id: string) => this.runCost(id),
       feedback: (t: RunTask | string, id: string, y: number) => this.feedback(t, id, y),
     };
-    return escalateTask(untraced, taskOf(task), run, check, options, this.tracer);
+    const t = taskOf(task);
+    const key = taskKey(t);
+    this.inPlay.set(key, (this.inPlay.get(key) ?? 0) + 1); // no fold takes its outcomes while it runs
+    try {
+      return await escalateTask(untraced, t, run, check, options, this.tracer);
+    } finally {
+      const n = this.inPlay.get(key)! - 1;
+      if (n > 0) this.inPlay.set(key, n);
+      else this.inPlay.delete(key);
+    }
   }
 
   /**
@@ -366,7 +363,7 @@ export class RunRouter {
   toPrior(source?: Record<string, string | number>): RunPrior {
     const measured = new Set(this.observations.map((o) => o.model));
     const { models, vectors, hints } = this;
-    const shared = this.fromSharedPrior || this.sharing !== undefined; // it holds a log's outcomes
+    const shared = this.fromSharedPrior || this.sharing?.used === true; // it holds a log's outcomes
     const state = { fit: this.fit(), models, measured, vectors, hints, shared };
     const trained = this.learned?.trained.abilities;
     return priorFrom(
@@ -376,7 +373,7 @@ export class RunRouter {
   }
 
   /**
-   * Past `maxOutcomes`, folds older outcomes into the prior, keeping half (see {@link foldLeastRecent}): after a
+   * Past `maxOutcomes`, folds older outcomes into the prior, keeping half (see `foldLeastRecent` in fold.ts): after a
    * feedback, a page a sync pulled, or before a fit; never while a sync adds the others' outcomes one by one (a fold
    * then took the ones not yet marked as pulled for its own).
    */
@@ -385,10 +382,13 @@ export class RunRouter {
     this.sharing?.queueOwn(this.synced()); // its own outcomes not queued for a log yet go before they are folded
     const { observations, logCost, models, priors, learned, vectors, hints, maxOutcomes } = this;
     const input = { observations, logCost, models, priors, vectors, hints, ...(learned && { learned }) };
-    const { prior, folded } = foldLeastRecent({ ...input, keep: Math.floor(maxOutcomes / 2), maxTasks: maxOutcomes });
-    this.learned = learnedFrom(prior, this.modelIds);
+    const pinned = new Set(this.inPlay.keys());
+    const { prior, folded } = foldLeastRecent({ ...input, keep: Math.floor(maxOutcomes / 2), pinned });
+    this.learned = learnedFrom(prior, this.modelIds, maxOutcomes);
     this.observations = observations.filter((o) => !folded.has(o.task));
-    for (const task of folded) for (const m of [vectors, hints]) m.delete(task);
+    for (const task of folded) vectors.delete(task);
+    // a folded task's hint stays its own (routed again without one), the oldest first dropped past 2 x maxOutcomes
+    for (const k of hints.keys()) if (hints.size > 2 * maxOutcomes) hints.delete(k);
     this.fitted = undefined;
     this.dirty = true;
   }

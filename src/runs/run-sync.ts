@@ -82,6 +82,8 @@ export class RunOutcomeSharing {
   private readonly seen = new Set<string>();
   private readonly cursors = new WeakMap<RunOutcomeLog, string>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Whether a sync has started (past its checks): the router's outcomes may be in a log from then on. */
+  used = false;
 
   constructor(private readonly newId: () => string = randomUUID) {}
 
@@ -104,13 +106,14 @@ export class RunOutcomeSharing {
     if (router.fromSharedPrior) {
       return Promise.reject(
         new ValidationError(
-          "This router started from a run prior saved by a router that shared run outcomes through a log " +
-            "(prior.shared): the log's outcomes are in that prior, and a sync would count them again. Start the " +
-            "replica without that prior (its first sync() learns everything the log holds), or do not share this log.",
-          { path: "prior.shared" },
+          "This router cannot sync any run-outcome log: it started from a run prior saved by a router that shared " +
+            "run outcomes through one (prior.shared), so the outcomes of that log are in its prior and a sync would " +
+            "count them again. Start the replica without that prior: its first sync() learns what the log holds.",
+          { path: "options.prior.shared" },
         ),
       );
     }
+    this.used = true;
     const run = this.queue.then(() => this.syncNow(log, router));
     this.queue = run.catch(() => undefined);
     return run;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
-import { RunRouter, type SharedRunOutcome } from "../../src/runs/index.js";
+import { RunRouter, type RunPrior, type SharedRunOutcome } from "../../src/runs/index.js";
 import { MemoryRunOutcomeLog } from "../../adapters/stores/run-outcome-memory.js";
 import { MODELS } from "./trained-router.js";
 
@@ -83,7 +83,7 @@ describe("a prior that holds a log's outcomes", () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).path).toBe("prior.shared");
+    expect((error as ValidationError).path).toBe("options.prior.shared");
     expect(restarted.feedbackCount).toBe(0);
     // its own prior stays marked, though it never synced
     expect(restarted.toPrior().shared).toBe(true);
@@ -99,5 +99,69 @@ describe("a prior that holds a log's outcomes", () => {
     expect(prior.shared).toBeUndefined();
     const b = new RunRouter({ models: MODELS, prior });
     await expect(b.sync(new MemoryRunOutcomeLog())).resolves.toMatchObject({ pushed: 0, pulled: 0 });
+  });
+});
+
+describe("folding edge cases, found on a second read", () => {
+  const two = { big: { runCost: 2 }, small: { runCost: 0.2 } };
+
+  it("keeps an escalation's failures when a sync pulls many outcomes during one of its runs", async () => {
+    const models = { big: { runCost: 2 }, mid: { runCost: 0.6 }, small: { runCost: 0.2 } };
+    const log = new MemoryRunOutcomeLog();
+    const other = new RunRouter({ models, tracing: false });
+    const otherTask = (t: number) => ({ id: `o${t}`, text: `other task ${t} about builds` });
+    for (let t = 0; t < 60; t++) other.feedback(otherTask(t), "mid", t % 2 === 0);
+    await other.sync(log);
+    const a = new RunRouter({ models, maxOutcomes: 100, tracing: false });
+    await a.sync(log);
+    const result = await a.escalate(
+      { id: "esc", text: "Recover the lost commit in this repository." },
+      async (modelId, attempt) => {
+        if (attempt === 2) {
+          // meanwhile the other replica learnt more, and this one syncs on its timer: a fold
+          for (let t = 60; t < 120; t++) other.feedback(otherTask(t), "mid", t % 2 === 0);
+          await other.sync(log);
+          await a.sync(log);
+        }
+        return modelId;
+      },
+      async () => false,
+      { maxAttempts: 3 },
+    );
+    expect(result.attempts).toHaveLength(3);
+    expect(result.attempts[2]!.decision.reason).toContain("after 2 outcome(s) on this task"); // was 1
+  });
+
+  it("a folded task routed again without its hint keeps its hint's offsets", () => {
+    const r = new RunRouter({ models: two, maxOutcomes: 100, tracing: false });
+    for (let t = 0; t < 40; t++) r.feedback({ id: `g${t}`, text: `git task ${t}`, hint: "git" }, "small", t % 5 !== 0);
+    r.feedback({ id: "mine", text: "recover the lost commit", hint: "git" }, "big", true);
+    for (let t = 0; t < 100; t++) r.feedback({ id: `o${t}`, text: `other task ${t}` }, "small", t % 5 === 0); // folds
+    const after = r.route({ id: "mine", text: "recover the lost commit" });
+    const withHint = r.route({ id: "mine", text: "recover the lost commit", hint: "git" });
+    expect(after.reason).not.toContain("outcome(s)"); // folded
+    const p = (d: typeof after) => d.candidates.find((c) => c.modelId === "small")!.p;
+    expect(p(after)).toBeCloseTo(p(withHint), 9);
+  });
+
+  it("keeps at most maxOutcomes past tasks across restarts from its own prior (each start's were kept)", () => {
+    let prior: RunPrior | undefined;
+    for (let restart = 0; restart < 5; restart++) {
+      const r = new RunRouter({ models: two, maxOutcomes: 100, tracing: false, ...(prior && { prior }) });
+      for (let t = 0; t < 60; t++) {
+        r.feedback({ id: `r${restart}t${t}`, text: `task ${restart} ${t} of repo` }, "small", t % 2 === 0);
+      }
+      prior = r.toPrior();
+    }
+    // at most 100 from earlier starts, and the last start's 60 outcomes, unfolded
+    expect(prior!.tasks.length).toBeLessThanOrEqual(160);
+    expect(new RunRouter({ models: two, maxOutcomes: 100, prior }).toPrior().tasks.length).toBeLessThanOrEqual(100);
+  });
+
+  it("a sync refused for a bad log does not mark the router's prior shared", async () => {
+    const a = new RunRouter({ models: two, tracing: false });
+    a.feedback({ id: "t", text: "task about git" }, "small", false);
+    await expect(a.sync({} as never)).rejects.toBeInstanceOf(ValidationError);
+    expect(a.toPrior().shared).toBeUndefined();
   });
 });
