@@ -79,6 +79,14 @@ describe("examples", () => {
     },
   );
 
+  it("run-replicas: a replica learns another's escalation outcomes through a file log, and routes on them", async () => {
+    const out = await example("run-replicas");
+    expect(out).toMatch(/^B before: small-model/m);
+    expect(out.match(/^A migrate-\d: small-model failed, big-model passed$/gm)).toHaveLength(6);
+    expect(out).toContain("A shared 12 run outcome(s); B learned 12");
+    expect(out).toMatch(/^B after: big-model/m);
+  });
+
   it("replicas: exits 0 with a clear message when no Redis is reachable", async () => {
     const out = await example("replicas", { REDIS_URL: "redis://127.0.0.1:1" });
     expect(out).toMatch(/no Redis reachable at redis:\/\/127.0.0.1:1/);
