@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { OnlineLearner, type LearnerState } from "../../src/learning/learner.js"
 import { rejectedWith } from "../errors.js";
 import { crashEvent, KNOWN, LEARNER_OPTIONS, numberedEvent as ev } from "./fixtures/events.js";
 import { tempDirEachTest } from "./fixtures/temp-dir.js";
+import { killAfterAcks } from "./fixtures/kill-after-acks.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "store-child.ts");
 
@@ -448,34 +449,5 @@ function runWriterUntilKilled(
   snapshotEvery: number,
   killAfter: number,
 ): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", CHILD, "write", storeDir, String(batch), String(snapshotEvery)],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    const acked: string[] = [];
-    let buffered = "";
-    let stderr = "";
-    let killed = false;
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      for (const line of lines) if (line.startsWith("ack ")) acked.push(line.slice(4));
-      if (!killed && acked.length >= killAfter) {
-        killed = true;
-        child.kill("SIGKILL");
-      }
-    });
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (signal === "SIGKILL") resolve(acked);
-      else reject(new Error(`writer exited on its own (code ${code}): ${stderr}`));
-    });
-  });
+  return killAfterAcks(CHILD, ["write", storeDir, String(batch), String(snapshotEvery)], killAfter);
 }

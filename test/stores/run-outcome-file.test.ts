@@ -2,7 +2,6 @@
  * FileRunOutcomeLog: one directory shared by several handles and processes, torn and damaged lines, reopening, a
  * replaced file, the lock; and two run-level routers syncing through it.
  */
-import { spawn } from "node:child_process";
 import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -11,25 +10,14 @@ import { StoreError, StoreLockedError, ValidationError } from "../../src/errors.
 import { RunRouter, type SharedRunOutcome } from "../../src/runs/index.js";
 import { FileRunOutcomeLog, RUN_OUTCOMES_FILE } from "../../adapters/stores/run-outcome-file.js";
 import { tempDirEachTest } from "./fixtures/temp-dir.js";
+import { outcome } from "./fixtures/run-outcome.js";
+import { killAfterAcks } from "./fixtures/kill-after-acks.js";
 
 let dir: string;
 tempDirEachTest("irt-run-log-", (d) => (dir = d));
 
 const CHILD = join(import.meta.dirname, "fixtures", "run-outcome-child.ts");
 const MODELS = { strong: { runCost: 3 }, weak: { runCost: 0.1 } };
-
-const outcome = (id: string, over: Partial<SharedRunOutcome> = {}): SharedRunOutcome => ({
-  id,
-  task: `task-${id}`,
-  vector: [
-    [3, 0.6],
-    [9, 0.8],
-  ],
-  model: "weak",
-  outcome: 1,
-  weight: 1,
-  ...over,
-});
 
 /** Every record of the log, read page by page, and the reasons of the unreadable ones. */
 async function readAll(log: FileRunOutcomeLog, after?: string) {
@@ -194,26 +182,5 @@ describe("FileRunOutcomeLog", () => {
 
 /** Runs a writer child until it has acknowledged `killAfter` outcomes, then SIGKILLs it; its acknowledged ids. */
 function writeUntilKilled(tag: string, killAfter: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, "write", dir, tag], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const acked: string[] = [];
-    let buffered = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      for (const line of lines) if (line.startsWith("ack ")) acked.push(line.slice(4));
-      if (acked.length >= killAfter) child.kill("SIGKILL");
-    });
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (signal === "SIGKILL") resolve(acked);
-      else reject(new Error(`writer exited on its own (code ${code}): ${stderr}`));
-    });
-  });
+  return killAfterAcks(CHILD, ["write", dir, tag], killAfter);
 }

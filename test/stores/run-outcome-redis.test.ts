@@ -8,21 +8,9 @@ import { RedisRunOutcomeLog, REDIS_OUTCOME_PAGE, runOutcomeKeys } from "../../ad
 import { RedisConnectionError, StoreError, StoreGarbageError, ValidationError } from "../../src/errors.js";
 import { RunRouter, type SharedRunOutcome } from "../../src/runs/index.js";
 import { redisSkipReason, sharedRedis, TestRedis, uniquePrefix } from "./redis-server.js";
+import { outcome } from "./fixtures/run-outcome.js";
 
 const MODELS = { strong: { runCost: 3 }, middle: { runCost: 1 }, weak: { runCost: 0.1 } };
-
-const outcome = (id: string, over: Partial<SharedRunOutcome> = {}): SharedRunOutcome => ({
-  id,
-  task: `task-${id}`,
-  vector: [
-    [3, 0.6],
-    [9, 0.8],
-  ],
-  model: "weak",
-  outcome: 1,
-  weight: 1,
-  ...over,
-});
 
 async function raw(url: string) {
   const { Redis } = await import("ioredis");
