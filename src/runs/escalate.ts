@@ -1,7 +1,6 @@
 /** The escalation loop of {@link RunRouter.escalate}: run, check, feed back, pick the next model knowing what failed. */
-import { FeedbackError } from "../errors.js";
 import { functionSchema, parseWith } from "../util/validate.js";
-import { escalateOptionsSchema, type EscalateOptions } from "./options.js";
+import { escalateOptionsSchema, outcomeValue, type EscalateOptions } from "./options.js";
 import { watchAbort, type AbortWatch } from "./abort.js";
 import type { RunDecision } from "./run-decision.js";
 import type { RouteRunOptions, RunTask } from "./options.js";
@@ -111,12 +110,7 @@ async function attemptOnce<R>(
       return run(decision.chosen, attempt, context);
     });
     const verdict = await abort.race(() => check(result, decision.chosen, context));
-    const outcome = typeof verdict === "boolean" ? Number(verdict) : verdict;
-    if (!Number.isFinite(outcome) || outcome < 0 || outcome > 1) {
-      throw new FeedbackError(`check must return true, false or a number in [0, 1], got ${String(verdict)}`, {
-        path: "check",
-      });
-    }
+    const outcome = outcomeValue(verdict, "check", "check must return");
     out?.({ "irt_router.passed": outcome >= 0.5, "irt_router.outcome": outcome });
     return { result, outcome };
   };

@@ -253,14 +253,21 @@ export type RunRoutingOptions = Omit<RunRouterOptions, "models">;
 
 export const runRoutingSchema = runRouterOptionsSchema.omit({ models: true });
 
+/**
+ * A run's outcome (true/false or a rate in [0, 1]) as a number; anything else is a `FeedbackError` at `path`, whose
+ * message starts with `subject` (what gave it: "outcome must be", "check must return").
+ */
+export function outcomeValue(value: boolean | number, path: string, subject: string): number {
+  const y = typeof value === "boolean" ? Number(value) : value;
+  if (!Number.isFinite(y) || y < 0 || y > 1) {
+    throw new FeedbackError(`${subject} true, false or a number in [0, 1], got ${String(value)}`, { path });
+  }
+  return y;
+}
+
 /** A run outcome fed back (true/false or a rate in [0, 1]) as a number, and its weight checked: a `FeedbackError`. */
 export function checkedOutcome(outcome: boolean | number, weight: number): number {
-  const y = typeof outcome === "boolean" ? Number(outcome) : outcome;
-  if (!Number.isFinite(y) || y < 0 || y > 1) {
-    throw new FeedbackError(`outcome must be true, false or a number in [0, 1], got ${String(outcome)}`, {
-      path: "outcome",
-    });
-  }
+  const y = outcomeValue(outcome, "outcome", "outcome must be");
   if (!Number.isFinite(weight) || weight <= 0) {
     throw new FeedbackError(`weight must be a positive number, got ${weight}`, { path: "weight" });
   }
