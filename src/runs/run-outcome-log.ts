@@ -4,7 +4,7 @@
  * `FileRunOutcomeLog`, `RedisRunOutcomeLog`) live in `irt-router/adapters`.
  */
 import { z } from "zod";
-import { hintName } from "./run-prior.js";
+import { hintName, vectorPairSchema } from "./run-prior.js";
 import { TEXT_DIM } from "./text-prior.js";
 
 /**
@@ -104,7 +104,7 @@ export const sharedRunOutcomeSchema = z.object({
   id: key(MAX_SHARED_ID, "an outcome id"),
   task: key(MAX_SHARED_KEY, "a task key"),
   vector: z
-    .array(z.tuple([z.number().int().nonnegative().lt(TEXT_DIM), z.number().min(-1).max(1)]))
+    .array(vectorPairSchema)
     .max(TEXT_DIM)
     .refine((v) => v.reduce((s, [, x]) => s + x * x, 0) <= 1 + 1e-6, "must be a unit vector (sum of squares <= 1)"),
   hint: hintName.pipe(z.string().max(200)).optional(),

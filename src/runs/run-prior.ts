@@ -50,6 +50,8 @@ export const hintName = z
   .string()
   .min(1)
   .refine((k) => k !== "__proto__", { message: '"__proto__" cannot name a hint' });
+/** One entry of a task's hashed word vector (see textVector): an index below TEXT_DIM and a value in [-1, 1]. */
+export const vectorPairSchema = z.tuple([z.number().int().nonnegative().lt(TEXT_DIM), z.number().min(-1).max(1)]);
 const ability = z.strictObject({ mean: logit, variance: z.number().finite().positive() });
 
 export const runPriorSchema = z.strictObject({
@@ -61,7 +63,7 @@ export const runPriorSchema = z.strictObject({
     z.strictObject({
       difficulty: logit,
       // a unit vector of hashed word counts (see textVector): indices below TEXT_DIM, values in [-1, 1]
-      vector: z.array(z.tuple([z.number().int().nonnegative().lt(TEXT_DIM), z.number().min(-1).max(1)])),
+      vector: z.array(vectorPairSchema),
       hint: hintName.optional(),
     }),
   ),
