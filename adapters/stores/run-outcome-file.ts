@@ -7,7 +7,7 @@ import type { RunOutcomeLog, RunOutcomePage, SharedRunOutcome } from "../../src/
 import { parseWith } from "../../src/util/validate.js";
 import { atomicWrite, makeDirectory, writeFully } from "./fs-atomic.js";
 import { acquireStoreLock } from "./lock.js";
-import { cursorOf, outcomeLines, positionOf } from "./run-outcome-format.js";
+import { cursorOf, outcomeLines, positionOf, takeRecord } from "./run-outcome-format.js";
 
 /** The log file in the directory. */
 export const RUN_OUTCOMES_FILE = "run-outcomes.jsonl";
@@ -249,13 +249,7 @@ async function readPage(handle: FileHandle, from: number, size: number, id: stri
   const unreadable: string[] = [];
   for (let start = 0; start <= last;) {
     const end = data.indexOf(0x0a, start);
-    if (end > start) {
-      try {
-        outcomes.push(JSON.parse(data.toString("utf8", start, end)));
-      } catch {
-        unreadable.push(`the record at byte ${from + start} is not JSON`);
-      }
-    }
+    if (end > start) takeRecord(data.toString("utf8", start, end), `byte ${from + start}`, outcomes, unreadable);
     start = end + 1;
   }
   return { outcomes, ...(unreadable.length > 0 && { unreadable }), cursor: cursorOf(id, from + last + 1) };

@@ -45,3 +45,12 @@ export function positionOf(after: string | undefined, logId: string): number {
   const cursor = parseCursor(after);
   return cursor?.log === logId ? cursor.position : 0;
 }
+
+/** Adds a record read from a log to its page: its JSON parsed, or, when it is not JSON, why (`at`: where it stands). */
+export function takeRecord(text: string, at: string, outcomes: unknown[], unreadable: string[]): void {
+  try {
+    outcomes.push(JSON.parse(text));
+  } catch {
+    unreadable.push(`the record at ${at} is not JSON`);
+  }
+}

@@ -15,7 +15,7 @@ import {
   redisUrlSchema,
 } from "./redis-options.js";
 import { runScript, storeKeys } from "./redis-scripts.js";
-import { cursorOf, outcomeLines, parseCursor } from "./run-outcome-format.js";
+import { cursorOf, outcomeLines, parseCursor, takeRecord } from "./run-outcome-format.js";
 
 /** Most records one `read` returns. */
 export const REDIS_OUTCOME_PAGE = 256;
@@ -165,11 +165,7 @@ export class RedisRunOutcomeLog implements RunOutcomeLog {
             ? `is ${text.length} characters long, over the ${MAX_RECORD_CHARS} a record may have`
             : undefined;
       if (problem) return unreadable.push(`the record at index ${from + k} ${problem}`);
-      try {
-        outcomes.push(JSON.parse(text as string));
-      } catch {
-        unreadable.push(`the record at index ${from + k} is not JSON`);
-      }
+      takeRecord(text as string, `index ${from + k}`, outcomes, unreadable);
     });
     return { outcomes, ...(unreadable.length > 0 && { unreadable }), cursor: cursorOf(id, from + records.length) };
   }
