@@ -35,7 +35,7 @@ import {
 import { escalateTask, type EscalationResult, type RunCheck, type RunFunction } from "./escalate.js";
 import { RunTracer } from "../tracing/run-span.js";
 import type { RunOutcomeLog, SharedRunOutcome } from "./run-outcome-log.js";
-import { RunOutcomeSharing, type RunSyncResult, type SyncedRouter } from "./run-sync.js";
+import { PENDING_PER_KEPT, RunOutcomeSharing, type RunSyncResult, type SyncedRouter } from "./run-sync.js";
 import { taskKey, taskOf } from "./task.js";
 import type { RunDecision } from "./run-decision.js";
 
@@ -266,14 +266,14 @@ export class RunRouter {
   private synced(): SyncedRouter {
     const { modelIds, vectors } = this;
     const add = (o: SharedRunOutcome) => this.record(o, () => new Map(o.vector));
-    const settle = () => this.foldIfOver();
     return {
       models: new Set(modelIds),
       observations: () => this.observations,
       vectorOf: (t) => vectors.get(t)!,
       add,
-      settle,
+      settle: () => this.foldIfOver(),
       fromSharedPrior: this.fromSharedPrior,
+      maxPending: PENDING_PER_KEPT * this.maxOutcomes,
     };
   }
 

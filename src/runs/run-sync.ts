@@ -3,8 +3,8 @@
  * {@link RunRouter.sync} pushes (this router's outcomes not yet in the log) and pulls (the others', checked, each
  * counted once).
  */
-import { randomUUID } from "node:crypto";
 import { StoreError, ValidationError } from "../errors.js";
+import { CountedIds, OutcomeIds } from "./counted-ids.js";
 import type { RunObservation } from "./fit.js";
 import { sharedRunOutcomeSchema, type RunOutcomeLog, type SharedRunOutcome } from "./run-outcome-log.js";
 import type { TextVector } from "./text-prior.js";
@@ -23,7 +23,10 @@ export interface RunSyncResult {
   readonly pushed: number;
   /** Other replicas' outcomes read and added to this router's observations. */
   readonly pulled: number;
-  /** Records read again that were already counted (a push that was retried, a log read from its start again). */
+  /**
+   * Records read again that were already counted or skipped (a push that was retried, a log read from its start
+   * again).
+   */
   readonly duplicates: number;
   /**
    * Records not counted because they are no valid outcome or name a model this router does not have (replicas may
@@ -32,12 +35,20 @@ export interface RunSyncResult {
   readonly skipped: number;
   /** Why, for the first 100 of them. */
   readonly skips: readonly RunSyncSkip[];
+  /**
+   * This router's outcomes dropped unshared: while the log cannot be reached, at most 10 x `maxOutcomes` of them
+   * (100,000 by default) wait for it, and past that the oldest go (this router has learnt them; the other replicas
+   * never will).
+   */
+  readonly dropped: number;
 }
 
 /** Most skipped records a sync result lists (it counts them all). */
 export const MAX_SKIPS_LISTED = 100;
 /** Most outcomes one `append` call of a sync takes. */
 export const PUSH_BATCH = 500;
+/** Most of a router's own outcomes that wait for a log, per outcome it keeps (`maxOutcomes`): past it, the oldest go. */
+export const PENDING_PER_KEPT = 10;
 /** Most pages one sync reads (it goes on from there at the next). */
 const MAX_PAGES = 10_000;
 
@@ -56,7 +67,12 @@ export interface SyncedRouter {
   settle(): void;
   /** Whether it started from a prior that holds a log's outcomes (`RunPrior.shared`): it may not sync. */
   readonly fromSharedPrior: boolean;
+  /** Most of its own outcomes that wait for a log ({@link PENDING_PER_KEPT} x its `maxOutcomes`). */
+  readonly maxPending: number;
 }
+
+/** An outcome of this router waiting for a log: it gets its id when first appended, and keeps it until one has it. */
+type PendingOutcome = Omit<SharedRunOutcome, "id"> & { id?: string };
 
 interface Tally {
   pushed: number;
@@ -64,28 +80,32 @@ interface Tally {
   duplicates: number;
   skipped: number;
   skips: RunSyncSkip[];
+  dropped: number;
 }
 
 /**
- * A router's side of sharing: its outcomes not yet appended (`pending`, each with the id it keeps until a log has it),
- * the ids it counted, and its cursor in each log. Syncs run one at a time, in call order.
+ * A router's side of sharing: its outcomes not yet appended (`pending`: each gets its id when first appended, in order,
+ * and keeps it until a log has it), the ids it took, and its cursor in each log. Syncs run one at a time, in call order.
  */
 export class RunOutcomeSharing {
-  /** The router's observations already queued (its own) or pulled (the others'): the rest are its own, new. */
-  private readonly handled = new WeakSet<RunObservation>();
+  /**
+   * The router's observations already queued (its own) or pulled (the others'): the rest are its own, new. Renewed at
+   * each look to hold only the observations the router still has (a WeakSet's table grew with all it ever held).
+   */
+  private handled = new Set<RunObservation>();
   /** This router's outcomes that could not be shared, found outside a sync (before a fold): the next sync lists them. */
   private carried: Tally = emptyTally();
-  private readonly pending: SharedRunOutcome[] = [];
-  /** Ids of this router's own outcomes (read back: not counted again). */
-  private readonly own = new Set<string>();
-  /** Ids of other replicas' outcomes counted. */
-  private readonly seen = new Set<string>();
+  private readonly pending: PendingOutcome[] = [];
+  /** The shared form of each task vector queued (one array for all the outcomes of a task). */
+  private readonly pairs = new WeakMap<TextVector, [number, number][]>();
+  /** Other replicas' outcomes counted, or skipped for a model this router lacks. */
+  private readonly taken = new CountedIds();
   private readonly cursors = new WeakMap<RunOutcomeLog, string>();
   private queue: Promise<unknown> = Promise.resolve();
   /** Whether a sync has started (past its checks): the router's outcomes may be in a log from then on. */
   used = false;
 
-  constructor(private readonly newId: () => string = randomUUID) {}
+  constructor(private readonly ids: OutcomeIds = new OutcomeIds()) {}
 
   /** This router's outcomes not yet appended to a log (from the first sync on). */
   get pendingCount(): number {
@@ -128,6 +148,7 @@ export class RunOutcomeSharing {
       // the records skipped so far are not read again: the next sync lists them
       this.carried.skipped += tally.skipped;
       this.carried.skips = [...tally.skips, ...this.carried.skips].slice(0, MAX_SKIPS_LISTED);
+      this.carried.dropped += tally.dropped;
       throw error;
     }
   }
@@ -136,13 +157,14 @@ export class RunOutcomeSharing {
     this.collect(router, tally);
     while (this.pending.length > 0) {
       const batch = this.pending.slice(0, PUSH_BATCH);
+      for (const o of batch) o.id ??= this.ids.next();
       try {
-        await log.append(batch);
+        await log.append(batch as SharedRunOutcome[]);
       } catch (error) {
         throw new StoreError(
           `sync() could not append ${this.pending.length} run outcome(s) to the log (${message(error)}). ` +
-            `They stay pending and the next sync() appends them again (readers skip repeats by id); ` +
-            `routing goes on with what this router has.`,
+            `They stay pending (the oldest dropped past 10 x maxOutcomes) and the next sync() appends them again ` +
+            `(readers skip repeats by id); routing goes on with what this router has.`,
           { cause: error, details: { pushed: tally.pushed, pending: this.pending.length } },
         );
       }
@@ -190,28 +212,45 @@ export class RunOutcomeSharing {
     this.collect(router, this.carried);
   }
 
-  /** Queues this router's observations recorded since the last look, each with a new id. */
+  /**
+   * Queues this router's observations recorded since the last look; past `maxPending` waiting, drops the oldest not yet
+   * appended (one that was may be in the log, and keeps its place).
+   */
   private collect(router: SyncedRouter, tally: Tally): void {
+    const handled = new Set<RunObservation>();
     for (const o of router.observations()) {
+      handled.add(o);
       if (this.handled.has(o)) continue;
-      this.handled.add(o);
-      const outcome: SharedRunOutcome = {
-        id: this.newId(),
+      const outcome: PendingOutcome = {
         task: o.task,
-        vector: [...router.vectorOf(o.task)],
+        vector: this.pairsOf(router.vectorOf(o.task)),
         ...(o.hint !== undefined && { hint: o.hint }),
         model: o.model,
         outcome: o.outcome,
         weight: o.weight ?? 1,
       };
-      const checked = sharedRunOutcomeSchema.safeParse(outcome);
+      const checked = sharedRunOutcomeSchema.safeParse({ ...outcome, id: `${this.ids.replica}.0` });
       if (!checked.success) {
-        skip(tally, outcome.id, `this router's outcome cannot be shared: ${issueText(checked.error)}`);
+        const what = `this router's outcome of model "${o.model.slice(0, 100)}" on task "${o.task.slice(0, 100)}"`;
+        skip(tally, undefined, `${what} cannot be shared: ${issueText(checked.error)}`);
         continue;
       }
-      this.own.add(outcome.id);
       this.pending.push(outcome);
     }
+    this.handled = handled;
+    const over = this.pending.length - router.maxPending;
+    if (over <= 0) return;
+    const start = this.pending.findIndex((o) => o.id === undefined);
+    const drop = Math.min(over, this.pending.length - start);
+    if (start < 0 || drop <= 0) return;
+    this.pending.splice(start, drop);
+    tally.dropped += drop;
+  }
+
+  private pairsOf(vector: TextVector): [number, number][] {
+    let pairs = this.pairs.get(vector);
+    if (!pairs) this.pairs.set(vector, (pairs = [...vector]));
+    return pairs;
   }
 
   /** Counts a record read from the log, or skips it (malformed, a model this router lacks) or passes (counted). */
@@ -219,22 +258,22 @@ export class RunOutcomeSharing {
     const checked = sharedRunOutcomeSchema.safeParse(raw);
     if (!checked.success) return skip(tally, idOf(raw), `not a valid run outcome: ${issueText(checked.error)}`);
     const o = checked.data as SharedRunOutcome;
-    if (this.own.has(o.id)) return;
-    if (this.seen.has(o.id)) {
+    if (this.ids.owns(o.id)) return;
+    if (this.taken.has(o.id)) {
       tally.duplicates++;
       return;
     }
+    this.taken.add(o.id);
     if (!router.models.has(o.model)) {
       return skip(tally, o.id, `model "${o.model}" is not one of this router's models`);
     }
-    this.seen.add(o.id);
     this.handled.add(router.add(o));
     tally.pulled++;
   }
 }
 
 function emptyTally(): Tally {
-  return { pushed: 0, pulled: 0, duplicates: 0, skipped: 0, skips: [] };
+  return { pushed: 0, pulled: 0, duplicates: 0, skipped: 0, skips: [], dropped: 0 };
 }
 
 function skip(tally: Tally, id: string | undefined, reason: string): void {

@@ -251,7 +251,9 @@ describe("RunRouter.sync through a run-outcome log", () => {
     a.feedback({ id: "light", text: "a light outcome" }, "strong", true);
     const result = await a.sync(log);
     expect(result).toMatchObject({ pushed: 1, skipped: 1 });
-    expect(result.skips[0]!.reason).toMatch(/^this router's outcome cannot be shared: weight/);
+    expect(result.skips[0]!.reason).toMatch(
+      /^this router.s outcome of model "strong" on task "heavy" cannot be shared: weight/,
+    );
     expect(await a.sync(log)).toMatchObject({ pushed: 0, skipped: 0 });
   });
 
@@ -318,6 +320,92 @@ describe("sync with a bound on the outcomes kept (maxOutcomes)", () => {
     expect(again.pushed).toBe(5); // its own five, not the 300 it pulled (with new ids they would count twice)
     expect(log.size).toBe(305);
     expect((await a.sync(log)).pulled).toBe(5);
+  });
+});
+
+/** Every record of `log`, from its start. */
+async function recordsOf(log: RunOutcomeLog): Promise<SharedRunOutcome[]> {
+  const all: SharedRunOutcome[] = [];
+  for (let cursor: string | undefined; ;) {
+    const page = await log.read(cursor);
+    if (page.outcomes.length === 0) return all;
+    all.push(...(page.outcomes as SharedRunOutcome[]));
+    cursor = page.cursor;
+  }
+}
+
+describe("outcome ids, and what a replica keeps of the ids it read", () => {
+  it("numbers a replica's outcomes from 0 in the order appended: a retried batch keeps its ids, a skip takes none", async () => {
+    const inner = new MemoryRunOutcomeLog();
+    const log = flaky(inner, "after");
+    const a = new RunRouter({ models: MODELS });
+    feedHalf(a, 0);
+    a.feedback({ id: "heavy", text: "a heavy outcome" }, "strong", true, 1e7); // cannot be shared
+    await expect(a.sync(log)).rejects.toThrow(StoreError);
+    log.failing = false;
+    a.feedback({ id: "late", text: "after the failure" }, "weak", true);
+    await a.sync(log);
+    const ids = (await recordsOf(inner)).map((o) => o.id);
+    const replica = ids[0]!.split(".")[0]!;
+    expect(replica).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const numbers = ids.map((id) => (id.startsWith(`${replica}.`) ? Number(id.slice(replica.length + 1)) : -1));
+    const first = Array.from({ length: 45 }, (_, n) => n);
+    expect(numbers).toEqual([...first, ...first, 45]); // the batch stored before the lost reply, again, then the late one
+  });
+
+  it("a record skipped for a model this router lacks is read again as a repeat, not skipped twice", async () => {
+    const log = new MemoryRunOutcomeLog();
+    const a = new RunRouter({ models: { ...MODELS, extra: { runCost: 1 } } });
+    a.feedback({ id: "t1", text: "a task" }, "extra", true);
+    a.feedback({ id: "t1", text: "a task" }, "strong", true);
+    await a.sync(log);
+    const b = new RunRouter({ models: MODELS });
+    expect(await b.sync(log)).toMatchObject({ pulled: 1, skipped: 1, duplicates: 0 });
+    const again: RunOutcomeLog = { append: (o) => log.append(o), read: (c) => log.read(c), close: async () => {} };
+    expect(await b.sync(again)).toMatchObject({ pulled: 0, skipped: 0, duplicates: 2 });
+  });
+});
+
+describe("sync while the log is down for long (at most 10 x maxOutcomes outcomes wait)", () => {
+  const feedRange = (router: RunRouter, from: number, to: number) => {
+    for (let t = from; t < to; t++) router.feedback({ id: `t${t}`, text: `task ${t} of many` }, "strong", t % 3 > 0);
+  };
+
+  it("drops the oldest outcomes past the bound, says how many at the next sync, and shares the rest", async () => {
+    const inner = new MemoryRunOutcomeLog();
+    const log = flaky(inner, "before");
+    const a = new RunRouter({ models: MODELS, maxOutcomes: 100 }); // 1,000 may wait
+    await a.sync(inner); // sharing starts
+    feedRange(a, 0, 600);
+    await expect(a.sync(log)).rejects.toThrow(/could not append 600 run outcome/);
+    feedRange(a, 600, 1200);
+    const failed = (await a.sync(log).catch((e: unknown) => e)) as StoreError;
+    expect(failed.message).toMatch(/could not append 1000 run outcome.*the oldest dropped past 10 x maxOutcomes/);
+    log.failing = false;
+    expect(await a.sync(log)).toMatchObject({ pushed: 1000, dropped: 200 });
+    // the batch the first failed append took (t0..t499) keeps its place; the oldest after it (t500..t699) go
+    const tasks = (await recordsOf(inner)).map((o) => o.task);
+    expect(tasks).toEqual(Array.from({ length: 1000 }, (_, k) => `t${k < 500 ? k : k + 200}`));
+    expect(await a.sync(log)).toMatchObject({ pushed: 0, dropped: 0 });
+    expect(a.feedbackCount).toBe(1200); // the router itself learnt them all
+  });
+
+  it("never drops a batch an append took and may have stored: it goes out again with the same ids", async () => {
+    const inner = new MemoryRunOutcomeLog();
+    const log = flaky(inner, "after");
+    const a = new RunRouter({ models: MODELS, maxOutcomes: 100 });
+    await a.sync(inner);
+    feedRange(a, 0, 1000);
+    await expect(a.sync(log)).rejects.toThrow(StoreError); // its first 500 stored, the reply lost
+    feedRange(a, 1000, 1700);
+    await expect(a.sync(log)).rejects.toThrow(StoreError); // the same 500 stored again, the reply lost again
+    log.failing = false;
+    expect(await a.sync(log)).toMatchObject({ pushed: 1000, dropped: 700 });
+    const b = new RunRouter({ models: MODELS, maxOutcomes: 100 });
+    expect(await b.sync(inner)).toMatchObject({ pulled: 1000, duplicates: 1000 });
+    const tasks = new Set((await recordsOf(inner)).map((o) => o.task));
+    expect(tasks.has("t499") && tasks.has("t1200") && tasks.has("t1699")).toBe(true);
+    expect(tasks.has("t500") || tasks.has("t1199")).toBe(false);
   });
 });
 
