@@ -210,7 +210,10 @@ export class RouteEngine<M = unknown> {
     messages: readonly RouteMessage[],
     call: CallNeeds & { runId?: string; task?: string; serve?: string },
   ): Promise<RoutePlan<M>> {
-    const route = await this.tracer?.begin();
+    const route = await this.tracer?.begin().catch((error: unknown) => {
+      this.warnOnce("tracing", `irt-router: tracing is off for this call (${String(error)}); routing goes on.`);
+      return undefined;
+    });
     const plan = (await this.planner.plan(messages, call)) as RoutePlan<M>;
     if (route) {
       const text = this.includeText ? routingText(messages, this.textOptions ?? {}) : undefined;
@@ -298,8 +301,13 @@ export class RouteEngine<M = unknown> {
   }
 }
 
-/** The run-level router's options: it traces as the router does unless `runs.tracing` says otherwise. */
+/**
+ * The run-level router's options: it traces as the router does, and warns through its logger, unless `runs.tracing`
+ * or `runs.logger` says otherwise.
+ */
 function runOptionsOf(options: ParsedRoutingOptions): RunRoutingOptions | undefined {
   const tracing = options.runs?.tracing ?? options.tracing;
-  return tracing === undefined ? options.runs : { ...options.runs, tracing };
+  const logger = options.runs?.logger ?? options.logger;
+  if (tracing === undefined && logger === undefined) return options.runs;
+  return { ...options.runs, ...(tracing !== undefined && { tracing }), ...(logger !== undefined && { logger }) };
 }

@@ -101,6 +101,11 @@ export interface RunRouterOptions {
    * An `IrtRouter`'s run-level router takes the router's `tracing` unless `runs.tracing` is given.
    */
   readonly tracing?: boolean | RouteTracingOptions;
+  /**
+   * Where its one-time warnings go (a tracer that throws: the run goes on untraced); default `console.warn`. An
+   * `IrtRouter`'s run-level router takes the router's `logger` unless `runs.logger` is given.
+   */
+  readonly logger?: { warn(message: string): void };
 }
 
 const nonNegative = z.number().finite().nonnegative();
@@ -135,6 +140,11 @@ export const runRouterOptionsSchema = z.strictObject({
   prior: runPriorSchema.optional(),
   maxOutcomes: z.number().int().min(MIN_OUTCOMES).max(MAX_OUTCOMES).optional(),
   tracing: tracingOptionSchema.optional(),
+  logger: z
+    .custom<{ warn(message: string): void }>((v) => typeof (v as { warn?: unknown } | undefined)?.warn === "function", {
+      message: "must have a warn(message) method",
+    })
+    .optional(),
   priors: z
     .strictObject({
       abilitySd: priorSd.optional(),

@@ -104,7 +104,7 @@ export class RunRouter {
     this.rng = seededRng(parsed.seed ?? 1);
     this.priors = { ...DEFAULT_RUN_PRIORS, ...parsed.priors };
     const tracing = parsed.tracing ?? true;
-    if (tracing !== false) this.tracer = new RunTracer(tracing === true ? {} : tracing);
+    if (tracing !== false) this.tracer = new RunTracer(tracing === true ? {} : tracing, parsed.logger);
     this.maxOutcomes = parsed.maxOutcomes ?? DEFAULT_MAX_OUTCOMES;
     if (parsed.prior) this.learned = learnedFrom(parsed.prior as RunPrior, this.modelIds, this.maxOutcomes);
     this.fromSharedPrior = parsed.prior?.shared === true;

@@ -68,7 +68,10 @@ type Api = typeof OTel;
 let loading: Promise<Api | undefined> | undefined;
 let loaded: Api | undefined;
 
-/** `@opentelemetry/api`, or undefined when it is not installed (loaded once; a failure inside it is rethrown). */
+/**
+ * `@opentelemetry/api`, or undefined when it is not installed (loaded once). A failure inside it is rethrown: the
+ * callers warn about it and route untraced.
+ */
 export function openTelemetryApi(): Promise<Api | undefined> {
   loading ??= import("@opentelemetry/api").then(
     (m): Api => (loaded = m),
@@ -99,10 +102,10 @@ export interface PendingRoute {
  */
 export class RouteTracer {
   constructor(private readonly options: RouteTracingOptions = {}) {
-    void openTelemetryApi().catch(() => undefined); // start loading; a failing install is reported at first use
+    void openTelemetryApi().catch(() => undefined); // start loading; a failing install is warned about at first use
   }
 
-  /** Call when a routed call begins: undefined when the API is absent. */
+  /** Call when a routed call begins: undefined when the API is absent; rejects when its install is broken. */
   async begin(): Promise<PendingRoute | undefined> {
     const api = await openTelemetryApi();
     return api && { parent: api.context.active(), startTime: Date.now() };

@@ -43,9 +43,17 @@ export type SpanOutcome = (attributes: Readonly<Record<string, string | number |
 
 type Api = typeof OTel;
 
-/** Spans of one run-level router (see the module comment). */
+/**
+ * Spans of one run-level router (see the module comment). Tracing never fails a decision or a run: a tracer or an API
+ * install that throws is warned about once (through `logger`) and the body runs untraced.
+ */
 export class RunTracer {
-  constructor(private readonly options: RouteTracingOptions = {}) {
+  private warned = false;
+
+  constructor(
+    private readonly options: RouteTracingOptions = {},
+    private readonly logger: { warn(message: string): void } = console,
+  ) {
     // Start loading; a decision made before the API is here is recorded once it is, at the time it was made.
     openTelemetryApi().catch(() => undefined);
   }
@@ -100,27 +108,68 @@ export class RunTracer {
     task: TracedTask | undefined,
     body: (outcome: SpanOutcome) => Promise<T>,
   ): Promise<T> {
-    const api = loadedOpenTelemetryApi() ?? (await openTelemetryApi().catch(() => undefined));
-    if (!api) return body(() => undefined);
-    const span = api.trace
-      .getTracer("irt-router")
-      .startSpan(name, { kind: api.SpanKind.INTERNAL, attributes: { ...attributes, ...this.taskAttributes(task) } });
-    const outcome: SpanOutcome = (attrs, ok = true) => {
-      span.setAttributes(attrs);
-      if (!ok) span.setStatus({ code: api.SpanStatusCode.ERROR });
-    };
+    const untraced = (): Promise<T> => body(() => undefined);
+    let api: Api | undefined;
+    let opened: OTel.Span | undefined;
+    let context: OTel.Context;
     try {
-      return await api.context.with(api.trace.setSpan(api.context.active(), span), () => body(outcome));
+      api = loadedOpenTelemetryApi() ?? (await openTelemetryApi());
+      if (!api) return untraced();
+      const all = { ...attributes, ...this.taskAttributes(task) };
+      opened = api.trace.getTracer("irt-router").startSpan(name, { kind: api.SpanKind.INTERNAL, attributes: all });
+      context = api.trace.setSpan(api.context.active(), opened);
     } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({
-        code: api.SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : String(error),
+      this.failed(name, error);
+      if (opened) this.guard(name, () => opened!.end());
+      return untraced();
+    }
+    const span = opened;
+    const { SpanStatusCode } = api;
+    const outcome: SpanOutcome = (attrs, ok = true) =>
+      this.guard(name, () => {
+        span.setAttributes(attrs);
+        if (!ok) span.setStatus({ code: SpanStatusCode.ERROR });
+      });
+    let started = false;
+    let result: Promise<T>;
+    try {
+      result = api.context.with(context, () => {
+        started = true;
+        return body(outcome);
+      });
+    } catch (error) {
+      if (started) throw error;
+      this.failed(name, error); // the context manager threw before the body ran: run it outside the span
+      result = body(outcome);
+    }
+    try {
+      return await result;
+    } catch (error) {
+      this.guard(name, () => {
+        span.recordException(error instanceof Error ? error : String(error));
+        const message = error instanceof Error ? error.message : String(error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message });
       });
       throw error;
     } finally {
-      span.end();
+      this.guard(name, () => span.end());
     }
+  }
+
+  /** Runs one tracer call; a throw is warned about once, never passed on. */
+  private guard(name: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.failed(name, error);
+    }
+  }
+
+  private failed(name: string, error: unknown): void {
+    if (this.warned) return;
+    this.warned = true;
+    const why = error instanceof Error ? error.message : String(error);
+    this.logger.warn(`irt-router: run-level tracing failed at a ${name} span (${why}); runs go on, untraced there.`);
   }
 
   private taskAttributes(task: TracedTask | undefined): Record<string, string> {

@@ -151,3 +151,27 @@ describe("without @opentelemetry/api", () => {
     });
   });
 });
+
+describe("with an @opentelemetry/api install that throws when loaded", () => {
+  it("routes calls and runs as usual, untraced, and says so once per router", () => {
+    const fixtures = join(import.meta.dirname, "fixtures");
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--import", "./broken-otel.mjs", "route-untraced.ts"], {
+      cwd: fixtures,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { warnings: string[] };
+    expect(out).toMatchObject({
+      api: "broken",
+      reply: "ok",
+      chosen: "mistral-7b-chat",
+      runChoice: "small",
+      escalated: ["small", "big"],
+    });
+    expect(out.warnings).toEqual([
+      "irt-router: tracing is off for this call (Error: otel api: broken install); routing goes on.",
+      "irt-router: run-level tracing failed at a irt_router.escalation span (otel api: broken install); runs go on, untraced there.",
+    ]);
+  });
+});

@@ -3,7 +3,7 @@
  * in-memory OpenTelemetry exporter behind an AsyncLocalStorage context manager, as an app's SDK sets them up.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { trace, SpanStatusCode } from "@opentelemetry/api";
+import { trace, SpanStatusCode, type Span, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import type { InMemorySpanExporter, ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { RunRouter } from "../../src/runs/index.js";
@@ -14,9 +14,10 @@ import { ToyScorer, quietLogger } from "../langchain/helpers.js";
 import { inMemoryTracing } from "./fixtures/als-context.js";
 
 let exporter: InMemorySpanExporter;
+let provider: TracerProvider;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  ({ exporter, stop } = inMemoryTracing());
+  ({ exporter, provider, stop } = inMemoryTracing());
   await openTelemetryApi();
 });
 afterAll(() => stop());
@@ -140,6 +141,71 @@ describe("run-level spans", () => {
     expect(agent.map(parentOf)).toEqual(attempts.map((a) => a.spanContext().spanId));
     // The escalation's own decisions are its attempts, not decisions of their own.
     expect(spans(RUN_SPAN)).toHaveLength(0);
+  });
+
+  it("a tracer that throws (at the start of a span, or in its calls) never fails an escalation: one warning", async () => {
+    const boom = () => {
+      throw new Error("exporter misconfigured");
+    };
+    const throwingSpan = { setAttributes: boom, setStatus: boom, recordException: boom, end: boom } as unknown as Span;
+    const broken = (startSpan: () => Span): TracerProvider => ({
+      getTracer: () => ({ startSpan, startActiveSpan: boom }) as unknown as Tracer,
+    });
+    try {
+      for (const tracerProvider of [broken(boom), broken(() => throwingSpan)]) {
+        trace.disable();
+        trace.setGlobalTracerProvider(tracerProvider);
+        const warnings: string[] = [];
+        const router = new RunRouter({ models, logger: { warn: (m) => void warnings.push(m) } });
+        const runs: string[] = [];
+        const result = await router.escalate(
+          task,
+          async (modelId) => (runs.push(modelId), modelId),
+          (modelId) => modelId === "big",
+          { maxAttempts: 3 },
+        );
+        expect(result.passed).toBe(true);
+        expect(runs).toEqual(result.attempts.map((a) => a.modelId));
+        expect(runs.length).toBeGreaterThan(0);
+        await expect(
+          router.escalate(
+            task,
+            async () => Promise.reject(new Error("sandbox died")),
+            () => true,
+          ),
+        ).rejects.toThrow("sandbox died"); // the run's own error, not the tracer's
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(
+          /run-level tracing failed at a irt_router\.(escalation|run_attempt) span \(exporter misconfigured\)/,
+        );
+        // An IrtRouter's run-level router warns through the router's logger (unless runs.logger is given).
+        const routerWarnings: string[] = [];
+        const runsWarnings: string[] = [];
+        const chat = new FakeListChatModel({ responses: ["ok"] });
+        const irt = (runsLogger?: { warn: (m: string) => void }) =>
+          new IrtRouter({
+            models: { "gpt-4-1106-preview": { model: chat, price: { inputPer1M: 10, outputPer1M: 30 } } },
+            scorer: new ToyScorer(),
+            logger: { warn: (m) => void routerWarnings.push(m) },
+            ...(runsLogger && { runs: { logger: runsLogger } }),
+          });
+        await irt().runTask(
+          task,
+          async (m) => m,
+          () => true,
+        );
+        expect(routerWarnings).toHaveLength(1);
+        await irt({ warn: (m) => void runsWarnings.push(m) }).runTask(
+          task,
+          async (m) => m,
+          () => true,
+        );
+        expect([routerWarnings.length, runsWarnings.length]).toEqual([1, 1]);
+      }
+    } finally {
+      trace.disable();
+      trace.setGlobalTracerProvider(provider);
+    }
   });
 
   it("a run that throws ends its attempt and the escalation with an error status", async () => {
