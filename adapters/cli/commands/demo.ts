@@ -391,7 +391,7 @@ export function formatDemo(
     ),
     "",
     `Mean output tokens per call implied by TRAIN recorded costs: ${outputTokens.map((o) => `${short(o.model)} ${o.mean.toFixed(0)}`).join(", ")}.`,
-    `Every always:<model> row: irt-router demo --json.`,
+    `Every always:<model> row: irt-router demo --replay --json.`,
   ];
   return `${lines.join("\n")}\n`;
 }
