@@ -22,7 +22,7 @@ import { z } from "zod";
 import { IrtRouterError, ValidationError } from "../errors.js";
 import { percentileInterval } from "../stats/bootstrap.js";
 import { parseWith } from "../util/validate.js";
-import { OnlineLearner, type LearnerOptions, type ScorerPriorSource } from "./learner.js";
+import { OnlineLearner, type LearnerOptions, type ModelStart, type ScorerPriorSource } from "./learner.js";
 import { cholesky } from "./linalg.js";
 import { type AbilityPosterior, predictiveP, sigmoid } from "./posterior.js";
 import { seededRng } from "../util/random.js";
@@ -48,6 +48,12 @@ export interface ProbeOutcome {
 export interface ModelToPredict {
   readonly id: string;
   readonly probes?: readonly ProbeOutcome[];
+  /**
+   * Where a model the scorer does not know starts, instead of the new-model prior: an ability and how sure it is,
+   * such as its current-models catalog prior on this scorer (`ModelCatalog.priorOn`, as a router starts it), so it
+   * can be predicted without probes. Ignored for a model the scorer knows.
+   */
+  readonly start?: ModelStart;
 }
 
 export interface PredictAccuracyArgs {
@@ -77,8 +83,10 @@ export interface PredictAccuracyArgs {
 /** Predicted accuracy of one model on the items. */
 export interface AccuracyPrediction {
   readonly model: string;
-  /** Whether the scorer knows the model (prior at its pretrained ability) or it started at the new-model prior. */
+  /** Whether the scorer knows the model (prior at its pretrained ability). */
   readonly known: boolean;
+  /** Where its ability started: the scorer's row, the `start` given, or the new-model prior. */
+  readonly prior: "scorer" | "start" | "new-model";
   /** Probe outcomes absorbed. */
   readonly probes: number;
   /** Mean predicted p over the items (in [0, 1]). */
@@ -94,11 +102,12 @@ export interface AccuracyPrediction {
   readonly scorer?: { readonly accuracy: number; readonly interval: readonly [number, number] };
 }
 
+const arrayLike = z.custom<ArrayLike<number>>(
+  (v) => typeof v === "object" && v !== null && typeof (v as { length?: unknown }).length === "number",
+  "must be an array of numbers",
+);
 const probeSchema = z.object({
-  alpha: z.custom<ArrayLike<number>>(
-    (v) => typeof v === "object" && v !== null && typeof (v as { length?: unknown }).length === "number",
-    "must be an array of numbers",
-  ),
+  alpha: arrayLike,
   beta: z.number().finite(),
   y: z.number().min(0, "must be in [0, 1]").max(1, "must be in [0, 1]"),
   item: z.number().int().nonnegative().optional(),
@@ -118,7 +127,16 @@ const argsSchema = z
       .array(
         z.union([
           z.string().min(1),
-          z.object({ id: z.string().min(1), probes: z.array(probeSchema).optional() }).strict(),
+          z
+            .object({
+              id: z.string().min(1),
+              probes: z.array(probeSchema).optional(),
+              start: z
+                .object({ ability: arrayLike, placement: z.object({}).loose().optional() })
+                .strict()
+                .optional(),
+            })
+            .strict(),
         ]),
       )
       .min(1),
@@ -173,16 +191,9 @@ export function predictAccuracy(args: PredictAccuracyArgs): AccuracyPrediction[]
     seen.add(model.id);
     const probes = model.probes ?? [];
     const known = learner.has(model.id);
-    if (!known && probes.length === 0) {
-      throw new IrtRouterError(
-        "UNKNOWN_MODEL",
-        `The scorer does not know model "${model.id}" and no probe results were given, so there is nothing to predict its accuracy from. ` +
-          `Give some probe outcomes of it (probes: [{ alpha, beta, y }], e.g. its graded answers on a few of the items), or use a catalog id ` +
-          `(known: ${learner.models().slice(0, 8).join(", ")}${learner.models().length > 8 ? ", ..." : ""}).`,
-        { path, details: { model: model.id } },
-      );
-    }
-    const posterior = known ? learner.posterior(model.id) : learner.addModel(model.id);
+    const prior: AccuracyPrediction["prior"] = known ? "scorer" : model.start ? "start" : "new-model";
+    if (prior === "new-model" && probes.length === 0) throw nothingToPredictFrom(model.id, learner, path);
+    const posterior = known ? learner.posterior(model.id) : added(learner, model, path);
     const observed = new Map<number, number>();
     probes.forEach((p, j) => {
       if (p.alpha.length !== items.dim) {
@@ -201,7 +212,15 @@ export function predictAccuracy(args: PredictAccuracyArgs): AccuracyPrediction[]
     });
     const accuracy = meanPredictiveP(posterior, items, observed);
     const draws = sampledAccuracies(posterior, items, observed, o.samples, o.seed + k);
-    const own = { model: model.id, known, probes: probes.length, accuracy, ...summarise(draws, o.level), items: n };
+    const own = {
+      model: model.id,
+      known,
+      prior,
+      probes: probes.length,
+      accuracy,
+      ...summarise(draws, o.level),
+      items: n,
+    };
     const baseline = catalogAccuracy(args.scorer, model.id);
     if (!args.calibration || !known || baseline === undefined) return { ...own, calibrated: false };
     // The scorer's 0-probe figure is what the calibration shrinks; probes then update it by empirical Bayes.
@@ -216,6 +235,35 @@ export function predictAccuracy(args: PredictAccuracyArgs): AccuracyPrediction[]
     });
     return { ...own, ...cal, calibrated: true, scorer: { accuracy, interval: own.interval } };
   });
+}
+
+/** The error for a model without a scorer row, a start or probes. */
+function nothingToPredictFrom(id: string, learner: OnlineLearner, path: string): IrtRouterError {
+  const known = learner.models();
+  return new IrtRouterError(
+    "UNKNOWN_MODEL",
+    `The scorer does not know model "${id}" and no probe results were given, so there is nothing to predict its accuracy from. ` +
+      `Give some probe outcomes of it (probes: [{ alpha, beta, y }], e.g. its graded answers on a few of the items), a start ` +
+      `(its current-models catalog prior: ModelCatalog.priorOn), or use a catalog id ` +
+      `(known: ${known.slice(0, 8).join(", ")}${known.length > 8 ? ", ..." : ""}).`,
+    { path, details: { model: id } },
+  );
+}
+
+/** A model the scorer does not know, added at its `start` (checked: a bad one names the field) or the new-model prior. */
+function added(learner: OnlineLearner, model: ModelToPredict, path: string): AbilityPosterior {
+  try {
+    return learner.addModel(model.id, model.start ?? {});
+  } catch (error) {
+    const field = (error as { path?: string }).path;
+    throw new ValidationError(
+      `predictAccuracy: the start of "${model.id}" is not usable: ${(error as Error).message}`,
+      {
+        path: `${path}.start${field && field !== "modelId" && field !== "init" ? `.${field}` : ""}`,
+        cause: error,
+      },
+    );
+  }
 }
 
 /** The catalog accuracy of a scorer's model (its accuracy on the training data), when the scorer records one. */

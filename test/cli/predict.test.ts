@@ -75,6 +75,22 @@ describe("irt-router predict on a your-own-data folder", () => {
     expect(err.message).toMatch(/--probes is 0.*Give --probes N .* of its 40 labelled results/);
   });
 
+  it("predicts today's models the scorer lacks from their current-models catalog prior, as a router starts them", async () => {
+    // the shipped static scorer (the default), whose scale the catalog's priors are fitted on
+    const args = { dataset: folder, "cache-dir": cache };
+    const err = await rejectedWith(
+      IrtRouterError,
+      predictDataset(parse({ ...args, models: "gpt-4o,claude-sonnet-4-5,a" }), () => {}),
+    );
+    expect(err).toMatchObject({ code: "UNKNOWN_MODEL", path: "options.models.2" }); // "a" is in neither
+    const { rows } = await predictDataset(parse({ ...args, models: "gpt-4o,claude-sonnet-4-5" }), () => {});
+    expect(rows.map((r) => [r.name, r.known, r.prior, r.probes, r.catalogPrior?.method])).toEqual([
+      ["gpt-4o", false, "start", 0, "published"],
+      ["claude-sonnet-4-5", false, "start", 0, "terminal-bench"],
+    ]);
+    for (const r of rows) expect(r.interval[0] < r.accuracy && r.accuracy < r.interval[1]).toBe(true);
+  });
+
   it("predicts it from replayed probes, the interval narrowing with more of them", async () => {
     const notes: string[] = [];
     const few = (await predictDataset(parse({ ...base, models: "newbie", probes: "3" }), (l) => notes.push(l)))
@@ -138,6 +154,7 @@ describe("irt-router predict on a your-own-data folder", () => {
       "name",
       "observed",
       "observedItems",
+      "prior",
       "probes",
       "sd",
     ]);

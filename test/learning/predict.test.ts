@@ -99,6 +99,35 @@ describe("predictAccuracy", () => {
     expect((error as Error).message).toMatch(/no probe results were given.*probes: \[\{ alpha, beta, y \}\]/);
   });
 
+  it("predicts a model the scorer does not know from a given start, without probes, as sure as the start says", () => {
+    const accuracies = world.thetas.map((theta) => trueAccuracy(world, theta, target));
+    const strong = accuracies.indexOf(Math.max(...accuracies));
+    const weak = accuracies.indexOf(Math.min(...accuracies));
+    const direction = Float32Array.from({ length: d }, () => 1 / Math.sqrt(d));
+    const predict = (m: number, sd: number) =>
+      predictAccuracy({
+        scorer: { models },
+        items: targetItems,
+        models: [
+          { id: "today", start: { ability: Float32Array.from(world.thetas[m]!), placement: { sd, direction } } },
+        ],
+      })[0]!;
+    const width = (p: { interval: readonly [number, number] }) => p.interval[1] - p.interval[0];
+    expect(predict(strong, 0.1)).toMatchObject({ known: false, prior: "start", probes: 0 });
+    expect(predict(strong, 0.1).accuracy).toBeGreaterThan(predict(weak, 0.1).accuracy + 0.1);
+    expect(width(predict(strong, 2))).toBeGreaterThan(width(predict(strong, 0.1)));
+    // the scorer's own row wins over a start; a bad start names its field
+    const [known] = predictAccuracy({
+      scorer: { models },
+      items: targetItems,
+      models: [{ id: "m1", start: { ability: [9, 9, 9] } }],
+    });
+    expect(known!.prior).toBe("scorer");
+    expect(() =>
+      predictAccuracy({ scorer: { models }, items, models: [{ id: "today", start: { ability: [1, 2] } }] }),
+    ).toThrow(expect.objectContaining({ path: "predictAccuracy.models.0.start.ability" }));
+  });
+
   it("validates its arguments, naming the field", () => {
     expect(() =>
       predictAccuracy({

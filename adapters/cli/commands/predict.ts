@@ -9,6 +9,7 @@ import { listFlag, nonNegativeIntFlag } from "../flag-schemas.js";
 import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { IrtRouterError, ValidationError } from "../../../src/errors.js";
 import { predictAccuracy, type AccuracyPrediction, type ProbeOutcome } from "../../../src/learning/predict.js";
+import type { ModelStart } from "../../../src/learning/learner-types.js";
 import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
 import { loadPretrained, loadScorer, pretrainedDir } from "../../artifact/load.js";
@@ -55,6 +56,25 @@ export interface PredictRow extends AccuracyPrediction {
   /** The model's observed accuracy over its labelled items of the dataset (absent: no labels of it there). */
   readonly observed?: number;
   readonly observedItems: number;
+  /**
+   * For a model the scorer does not know that the current-models catalog does: where its prior comes from
+   * (`published`, `terminal-bench`, `family-tier`; docs/catalog.md) and the source, as a router starts it.
+   */
+  readonly catalogPrior?: { readonly method: string; readonly source: string };
+}
+
+/** A model's current-models catalog prior on this scorer, as the start a router gives it (undefined: none usable). */
+async function catalogStart(name: string, scorer: IrtMoeScorer) {
+  const { currentModels } = await import("../../../src/scorer/model-catalog.js");
+  const catalog = await currentModels();
+  const model = catalog.resolve(name);
+  const prior = model && catalog.priorOn(model, scorer);
+  if (!prior?.direction || !Number.isFinite(prior.sd)) return undefined;
+  return {
+    id: prior.id,
+    start: { ability: prior.ability, placement: { sd: prior.sd, direction: prior.direction } },
+    catalogPrior: { method: prior.method, source: prior.source },
+  };
 }
 
 /**
@@ -122,23 +142,26 @@ function labelsOf(ds: CorrectnessDataset, column: number): Map<number, number> {
   return out;
 }
 
-/**
- * Predicts every requested model (default: the dataset's model columns) on the dataset's items.
- *
- * @example
- * ```ts
- * const rows = await predictDataset({ dataset: "mmlu-pro-29models", probes: 10, seed: 0, json: false });
- * ```
- */
-export async function predictDataset(
+/** A model to predict: the name asked for, its id, the dataset's labels of it, and its catalog start if it has one. */
+interface ModelPlan {
+  readonly name: string;
+  readonly id: string;
+  readonly labels: Map<number, number>;
+  readonly start?: ModelStart;
+  readonly catalogPrior?: PredictRow["catalogPrior"];
+}
+
+/** Resolves each model asked for, refusing one there is nothing to predict from (see {@link predictDataset}). */
+async function planModels(
   a: Args,
-  warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
-): Promise<{ dataset: CorrectnessDataset; rows: PredictRow[] }> {
-  const ds = await loadDataset(a.dataset, a["data-root"] ? { dataRoot: a["data-root"] } : {});
-  const scorer = await predictScorer(a.model, a.encoder, ds, a["cache-dir"]);
+  ds: CorrectnessDataset,
+  scorer: IrtMoeScorer,
+  warn: (line: string) => void,
+): Promise<ModelPlan[]> {
   const names = a.models ?? [...ds.models];
   const resolver = new ModelResolver(scorer.models);
-  const plans = names.map((name, k) => {
+  const plans: ModelPlan[] = [];
+  for (const [k, name] of names.entries()) {
     let id = name;
     let known = true;
     try {
@@ -146,9 +169,11 @@ export async function predictDataset(
     } catch {
       known = false;
     }
+    const catalog = known ? undefined : await catalogStart(name, scorer);
+    if (catalog) id = catalog.id;
     const column = ds.models.indexOf(name);
     const labels = column >= 0 ? labelsOf(ds, column) : new Map<number, number>();
-    if (!known && a.probes === 0) {
+    if (!known && !catalog && a.probes === 0) {
       const close = resolver.suggest(name);
       throw new IrtRouterError(
         "UNKNOWN_MODEL",
@@ -171,8 +196,26 @@ export async function predictDataset(
       warn(
         `note: "${name}" has ${labels.size} labelled items in ${ds.name}, fewer than --probes ${a.probes}; all ${labels.size} are used as probes.`,
       );
-    return { name, id, labels };
-  });
+    plans.push({ name, id, labels, ...(catalog && { start: catalog.start, catalogPrior: catalog.catalogPrior }) });
+  }
+  return plans;
+}
+
+/**
+ * Predicts every requested model (default: the dataset's model columns) on the dataset's items.
+ *
+ * @example
+ * ```ts
+ * const rows = await predictDataset({ dataset: "mmlu-pro-29models", probes: 10, seed: 0, json: false });
+ * ```
+ */
+export async function predictDataset(
+  a: Args,
+  warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<{ dataset: CorrectnessDataset; rows: PredictRow[] }> {
+  const ds = await loadDataset(a.dataset, a["data-root"] ? { dataRoot: a["data-root"] } : {});
+  const scorer = await predictScorer(a.model, a.encoder, ds, a["cache-dir"]);
+  const plans = await planModels(a, ds, scorer, warn);
   const items = await withOptionalPackages(
     `irt-router predict with the encoder "${scorer.encoder.id}"`,
     "leave --encoder and --model out to use the static encoder and its pretrained scorer, which need none",
@@ -188,7 +231,7 @@ export async function predictDataset(
       y: p.labels.get(i)!,
       item: i,
     }));
-    return { id: p.id, probes };
+    return { id: p.id, probes, ...(p.start && { start: p.start }) };
   });
   // The scorer's calibration for unseen benchmarks, beside its manifest (the USE-lite pretrained scorer's is
   // pretrained/predict-calibration.json; the static one has none yet; a --model directory's own).
@@ -200,9 +243,11 @@ export async function predictDataset(
     const labels = plans[k]!.labels;
     let sum = 0;
     for (const y of labels.values()) sum += y;
+    const { catalogPrior } = plans[k]!;
     return {
       ...pred,
       name: plans[k]!.name,
+      ...(catalogPrior && { catalogPrior }),
       ...(labels.size > 0 ? { observed: sum / labels.size } : {}),
       observedItems: labels.size,
     };
@@ -221,13 +266,15 @@ function formatRows(ds: CorrectnessDataset, rows: readonly PredictRow[], probes:
       (r) =>
         `| ${r.name}${r.model !== r.name ? ` (${r.model})` : ""} | ${pct(r.accuracy)} | ${pct(r.interval[0])} - ${pct(r.interval[1])} | ` +
         `${r.calibrated && r.scorer ? `yes (scorer alone ${pct(r.scorer.accuracy)})` : "no"} | ${r.probes} | ` +
-        `${r.known ? "catalog" : "new model"} | ${r.observed !== undefined ? `${pct(r.observed)} (${r.observedItems} items)` : "-"} |`,
+        `${r.known ? "scorer" : r.catalogPrior ? `catalog: ${r.catalogPrior.method}` : "new model"} | ${r.observed !== undefined ? `${pct(r.observed)} (${r.observedItems} items)` : "-"} |`,
     ),
   ];
   const foot =
     "Calibrated: shrunk toward the model's catalog accuracy, with a predictive interval that includes the scorer's error on a " +
     "benchmark it never saw (fitted leaving one category out; docs/evaluation.md); --uncalibrated shows the scorer alone. " +
     "Otherwise the interval is the model's ability uncertainty only (new models, and scorers without a calibration). " +
+    "Prior: the scorer's own row of the model, its current-models catalog prior on this scorer (the router's start for " +
+    "it; docs/catalog.md), or the new-model prior (probes only). " +
     "Observed: the dataset's own record of the model (its probes included), for comparison.";
   return [head, "", ...table, "", foot].join("\n");
 }
