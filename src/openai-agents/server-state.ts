@@ -7,28 +7,11 @@
  */
 import type { Model, ModelRequest, ModelResponse, StreamEvent } from "@openai/agents";
 import { PROVIDER_KEY } from "../ai-sdk/prompt-messages.js";
+import { parsePinServerStateOptions, type PinServerStateOptions } from "./options.js";
+import { RecentIds } from "./recent-ids.js";
 import { servedByOutput, servedByStreamEvent } from "./served-by.js";
 
-/** Options of {@link pinServerState}. */
-export interface PinServerStateOptions {
-  /** How many response and conversation ids to remember (oldest forgotten first). Default 10,000. */
-  readonly maxIds?: number;
-}
-
-/** A bounded map: the oldest entry goes first when full. */
-class Recent {
-  private readonly map = new Map<string, string>();
-  constructor(private readonly max: number) {}
-  get(key: string | undefined): string | undefined {
-    return key === undefined ? undefined : this.map.get(key);
-  }
-  set(key: string | undefined, value: string): void {
-    if (key === undefined) return;
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
-}
+export type { PinServerStateOptions } from "./options.js";
 
 /**
  * Wraps an OpenAI Agents model made with `aisdk(createIrtRouterModel(...))` so that a run holding server-side state
@@ -56,10 +39,14 @@ class Recent {
  * const first = await run(agent, "Hello");
  * await run(agent, "And then?", { previousResponseId: first.lastResponseId }); // served by the same model
  * ```
+ *
+ * @throws ValidationError naming the field (`options.maxIds`) when an option is not valid (`maxIds` not a positive
+ * integer) or not known.
  */
-export function pinServerState(model: Model, options: PinServerStateOptions = {}): Model {
-  const byResponse = new Recent(options.maxIds ?? 10_000);
-  const byConversation = new Recent(options.maxIds ?? 10_000);
+export function pinServerState(model: Model, options?: PinServerStateOptions): Model {
+  const { maxIds } = parsePinServerStateOptions(options);
+  const byResponse = new RecentIds(maxIds);
+  const byConversation = new RecentIds(maxIds);
 
   const pinned = (request: ModelRequest): ModelRequest => {
     const child = byConversation.get(request.conversationId) ?? byResponse.get(request.previousResponseId);

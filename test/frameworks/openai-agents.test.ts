@@ -3,6 +3,7 @@ import { aisdk } from "@openai/agents-extensions/ai-sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createIrtRouterModel } from "../../src/ai-sdk/index.js";
+import { ValidationError } from "../../src/errors.js";
 import { pinServerState } from "../../src/openai-agents/index.js";
 import { loopbackPerTest, PRICES, toyRouting } from "./helpers.js";
 
@@ -131,6 +132,42 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
     expect(chained.finalOutput).toBe("[mixtral] And now?");
     expect(served()).toEqual(["mixtral", "mixtral", "mixtral"]);
     expect(router.decisions().map((d) => d.chosen)).toEqual(["mixtral", "mixtral", "mixtral"]);
+  });
+
+  it("refuses options that would turn pinning off or leave its memory unbounded, naming the field", async () => {
+    const { router } = await setup();
+    for (const maxIds of [0, -1, Number.NaN, 1.5, Number.POSITIVE_INFINITY, "10"]) {
+      const bad = (() => {
+        try {
+          pinServerState(aisdk(router), { maxIds } as never);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(bad, String(maxIds)).toBeInstanceOf(ValidationError);
+      expect((bad as ValidationError).path, String(maxIds)).toBe("options.maxIds");
+    }
+    expect(() => pinServerState(aisdk(router), { maxId: 10 } as never)).toThrow(
+      /options\.maxId: unknown key "maxId"; did you mean "maxIds"\?/,
+    );
+    expect(() => pinServerState(aisdk(router), { maxIds: 1 })).not.toThrow();
+    expect(() => pinServerState(aisdk(router))).not.toThrow();
+  });
+
+  it("remembers at most maxIds conversations, forgetting the oldest first", async () => {
+    const { server, runner, router, served } = await setup();
+    const agent = new Agent({
+      name: "chat",
+      instructions: "Be brief.",
+      model: pinServerState(aisdk(router), { maxIds: 1 }),
+    });
+    server.failing["gpt-4"] = 503;
+    await runner.run(agent, "Hello", { conversationId: "conv-a" });
+    await runner.run(agent, "Hello", { conversationId: "conv-b" }); // conv-a is forgotten
+    delete server.failing["gpt-4"];
+    await runner.run(agent, "Again", { conversationId: "conv-b" }); // pinned
+    await runner.run(agent, "Again", { conversationId: "conv-a" }); // routed
+    expect(served()).toEqual(["mixtral", "mixtral", "mixtral", "gpt-4"]);
   });
 
   it("without the guard, the same conversation would switch provider mid-state", async () => {
