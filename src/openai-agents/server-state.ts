@@ -6,42 +6,12 @@
  * as usual.
  */
 import type { Model, ModelRequest, ModelResponse, StreamEvent } from "@openai/agents";
+import { PROVIDER_KEY } from "../ai-sdk/prompt-messages.js";
+import { parsePinServerStateOptions, type PinServerStateOptions } from "./options.js";
+import { RecentIds } from "./recent-ids.js";
+import { servedByOutput, servedByStreamEvent } from "./served-by.js";
 
-/** The key of the router's entry in `providerOptions` and in an output item's `providerData`. */
-const PROVIDER_KEY = "irt-router";
-
-/** Options of {@link pinServerState}. */
-export interface PinServerStateOptions {
-  /** How many response and conversation ids to remember (oldest forgotten first). Default 10,000. */
-  readonly maxIds?: number;
-}
-
-/** The registered id of the child that served a response, from the router's entries on its output items. */
-function servedBy(output: readonly unknown[] | undefined): string | undefined {
-  for (const item of output ?? []) {
-    // a message carries the decision (`chosen`), a tool call the router's part tag (`model`)
-    const entry = (item as { providerData?: Record<string, unknown> } | undefined)?.providerData?.[PROVIDER_KEY];
-    const { chosen, model } = (entry ?? {}) as { chosen?: unknown; model?: unknown };
-    if (typeof chosen === "string") return chosen;
-    if (typeof model === "string") return model;
-  }
-  return undefined;
-}
-
-/** A bounded map: the oldest entry goes first when full. */
-class Recent {
-  private readonly map = new Map<string, string>();
-  constructor(private readonly max: number) {}
-  get(key: string | undefined): string | undefined {
-    return key === undefined ? undefined : this.map.get(key);
-  }
-  set(key: string | undefined, value: string): void {
-    if (key === undefined) return;
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
-}
+export type { PinServerStateOptions } from "./options.js";
 
 /**
  * Wraps an OpenAI Agents model made with `aisdk(createIrtRouterModel(...))` so that a run holding server-side state
@@ -49,7 +19,8 @@ class Recent {
  * response was served by a child of this router is pinned to that child (`providerOptions["irt-router"].model`:
  * served without fallback; the router's own choice is kept in the decision as `shadow.chosen`). A request whose id
  * this wrapper has not seen (state made elsewhere) is routed, and pinned from then on. Requests without server-side
- * state pass through: each turn is routed.
+ * state pass through: each turn is routed. Streamed runs (`stream: true`) are pinned alike: the child that served a
+ * streamed response is read from the parts `aisdk()` relays as `model` events (its `finish` part carries the decision).
  *
  * Note that `aisdk()` does not send `previousResponseId`/`conversationId` to the AI SDK model: with server-side
  * state the Runner sends only the turn's new items, so the child sees the history only if its provider keeps it.
@@ -68,10 +39,14 @@ class Recent {
  * const first = await run(agent, "Hello");
  * await run(agent, "And then?", { previousResponseId: first.lastResponseId }); // served by the same model
  * ```
+ *
+ * @throws ValidationError naming the field (`options.maxIds`) when an option is not valid (`maxIds` not a positive
+ * integer) or not known.
  */
-export function pinServerState(model: Model, options: PinServerStateOptions = {}): Model {
-  const byResponse = new Recent(options.maxIds ?? 10_000);
-  const byConversation = new Recent(options.maxIds ?? 10_000);
+export function pinServerState(model: Model, options?: PinServerStateOptions): Model {
+  const { maxIds } = parsePinServerStateOptions(options);
+  const byResponse = new RecentIds(maxIds);
+  const byConversation = new RecentIds(maxIds);
 
   const pinned = (request: ModelRequest): ModelRequest => {
     const child = byConversation.get(request.conversationId) ?? byResponse.get(request.previousResponseId);
@@ -90,8 +65,7 @@ export function pinServerState(model: Model, options: PinServerStateOptions = {}
     };
   };
 
-  const remember = (request: ModelRequest, responseId: string | undefined, output: readonly unknown[] | undefined) => {
-    const child = servedBy(output);
+  const remember = (request: ModelRequest, responseId: string | undefined, child: string | undefined) => {
     if (child === undefined) return;
     byResponse.set(responseId, child);
     byConversation.set(request.conversationId, child);
@@ -101,12 +75,16 @@ export function pinServerState(model: Model, options: PinServerStateOptions = {}
     ...(model.getRetryAdvice ? { getRetryAdvice: (args) => model.getRetryAdvice!(args) } : {}),
     async getResponse(request: ModelRequest): Promise<ModelResponse> {
       const response = await model.getResponse(pinned(request));
-      remember(request, response.responseId, response.output);
+      remember(request, response.responseId, servedByOutput(response.output));
       return response;
     },
     async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+      let streamed: string | undefined; // a streamed text message does not say which child wrote it: its parts do
       for await (const event of model.getStreamedResponse(pinned(request))) {
-        if (event.type === "response_done") remember(request, event.response.id, event.response.output);
+        streamed = servedByStreamEvent(event) ?? streamed;
+        if (event.type === "response_done") {
+          remember(request, event.response.id, servedByOutput(event.response.output) ?? streamed);
+        }
         yield event;
       }
     },

@@ -3,6 +3,7 @@ import { aisdk } from "@openai/agents-extensions/ai-sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createIrtRouterModel } from "../../src/ai-sdk/index.js";
+import { ValidationError } from "../../src/errors.js";
 import { pinServerState } from "../../src/openai-agents/index.js";
 import { loopbackPerTest, PRICES, toyRouting } from "./helpers.js";
 
@@ -83,6 +84,90 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
     // a run without server-side state is routed as usual
     const fresh = await runner.run(agent, "What's the weather in Oslo?");
     expect(fresh.finalOutput).toBe("[gpt-4] It is 21°C and sunny in Oslo.");
+  });
+
+  it("pins a streamed run too (the streamed answer's providerData does not name the model: its parts do)", async () => {
+    const { server, router, runner, served } = await setup();
+    const agent = new Agent({
+      name: "weather",
+      instructions: "Be brief.",
+      model: pinServerState(aisdk(router)),
+      tools: [weather],
+    });
+    const streamed = async (input: string, options: { conversationId?: string; previousResponseId?: string }) => {
+      const result = await runner.run(agent, input, { ...options, stream: true });
+      await result.completed;
+      return result;
+    };
+    server.failing["gpt-4"] = 503; // the conversation starts on mixtral (fallback)
+    await streamed("What's the weather in Rome?", { conversationId: "conv-s" });
+    delete server.failing["gpt-4"]; // gpt-4 is back and the router's first choice again
+    const next = await streamed("And in Paris?", { conversationId: "conv-s" });
+    expect(next.finalOutput).toBe("[mixtral] It is 21°C and sunny in Paris.");
+    // the run's last response is the streamed answer (a text message): the chained run follows it
+    expect(next.lastResponseId).toMatch(/^chatcmpl-/);
+    const chained = await streamed("And in Nice?", { previousResponseId: next.lastResponseId });
+    expect(chained.finalOutput).toBe("[mixtral] It is 21°C and sunny in Nice.");
+    expect(server.requests.every((r) => r.stream)).toBe(true);
+    expect(served()).toEqual(Array(6).fill("mixtral"));
+    const pinnedTurns = router.decisions().slice(1);
+    expect(pinnedTurns.map((d) => [d.chosen, d.shadow?.chosen])).toEqual(Array(5).fill(["mixtral", "gpt-4"]));
+    // a streamed run without server-side state is routed as usual
+    const fresh = await streamed("What's the weather in Oslo?", {});
+    expect(fresh.finalOutput).toBe("[gpt-4] It is 21°C and sunny in Oslo.");
+  });
+
+  it("pins a streamed run whose turns are text answers only (no tool call to name the model)", async () => {
+    const { server, router, runner, served } = await setup();
+    const agent = new Agent({ name: "chat", instructions: "Be brief.", model: pinServerState(aisdk(router)) });
+    server.failing["gpt-4"] = 503;
+    const first = await runner.run(agent, "Hello", { conversationId: "conv-t", stream: true });
+    await first.completed;
+    delete server.failing["gpt-4"];
+    const next = await runner.run(agent, "And then?", { conversationId: "conv-t", stream: true });
+    await next.completed;
+    expect(next.finalOutput).toBe("[mixtral] And then?");
+    const chained = await runner.run(agent, "And now?", { previousResponseId: first.lastResponseId, stream: true });
+    await chained.completed;
+    expect(chained.finalOutput).toBe("[mixtral] And now?");
+    expect(served()).toEqual(["mixtral", "mixtral", "mixtral"]);
+    expect(router.decisions().map((d) => d.chosen)).toEqual(["mixtral", "mixtral", "mixtral"]);
+  });
+
+  it("refuses options that would turn pinning off or leave its memory unbounded, naming the field", async () => {
+    const { router } = await setup();
+    for (const maxIds of [0, -1, Number.NaN, 1.5, Number.POSITIVE_INFINITY, "10"]) {
+      const bad = (() => {
+        try {
+          pinServerState(aisdk(router), { maxIds } as never);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(bad, String(maxIds)).toBeInstanceOf(ValidationError);
+      expect((bad as ValidationError).path, String(maxIds)).toBe("options.maxIds");
+    }
+    expect(() => pinServerState(aisdk(router), { maxId: 10 } as never)).toThrow(
+      /options\.maxId: unknown key "maxId"; did you mean "maxIds"\?/,
+    );
+    expect(() => pinServerState(aisdk(router), { maxIds: 1 })).not.toThrow();
+    expect(() => pinServerState(aisdk(router))).not.toThrow();
+  });
+
+  it("remembers at most maxIds conversations, forgetting the oldest first", async () => {
+    const { server, runner, router, served } = await setup();
+    const agent = new Agent({
+      name: "chat",
+      instructions: "Be brief.",
+      model: pinServerState(aisdk(router), { maxIds: 1 }),
+    });
+    server.failing["gpt-4"] = 503;
+    await runner.run(agent, "Hello", { conversationId: "conv-a" });
+    await runner.run(agent, "Hello", { conversationId: "conv-b" }); // conv-a is forgotten
+    delete server.failing["gpt-4"];
+    await runner.run(agent, "Again", { conversationId: "conv-b" }); // pinned
+    await runner.run(agent, "Again", { conversationId: "conv-a" }); // routed
+    expect(served()).toEqual(["mixtral", "mixtral", "mixtral", "gpt-4"]);
   });
 
   it("without the guard, the same conversation would switch provider mid-state", async () => {
