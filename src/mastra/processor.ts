@@ -4,6 +4,12 @@
  * `processOutputStep`, and on an API error escalates in `processAPIError` (the router's next model for that call,
  * retried by Mastra). Every routing rule is the core's ({@link RouterCore}); this file only maps Mastra's hooks.
  *
+ * Mastra's retry limits (`maxProcessorRetries`, and the step budget a retry uses up: `maxSteps`, `stopWhen`) are not
+ * visible to a processor, so a retry asked for is confirmed by the hook that follows: the retried step's
+ * `processInputStep`. When Mastra refuses the retry (its `maxProcessorRetries`) it passes the error on and the
+ * processor closes the decision in `processOutputStep`; when the run ends before the retry (the step budget),
+ * Mastra would drop the error, so `processOutputResult` closes the decision and throws the provider's error.
+ *
  * The agent's own fallback models are left alone: once Mastra moves a step to one of the agent's fallback entries,
  * the processor no longer replaces the model, and when the agent has fallback entries an API error goes to them
  * (the processor records the failure and does not ask for a retry).
@@ -14,6 +20,7 @@ import type {
   ProcessAPIErrorResult,
   ProcessInputStepArgs,
   ProcessInputStepResult,
+  ProcessOutputResultArgs,
   ProcessOutputStepArgs,
   Processor,
 } from "@mastra/core/processors";
@@ -28,6 +35,7 @@ import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { routeMessagesOf, type AiSdkMessage } from "./messages.js";
+import { stepErrorOf } from "./step-error.js";
 
 /** A model the processor may give a step: any model a Mastra agent accepts (an AI SDK model, a model id string). */
 export type MastraStepModel = MastraModelConfig;
@@ -55,8 +63,14 @@ interface RunState {
   readonly runId: string;
   /** The agent's model entry the request started on; another entry means Mastra fell back to the agent's own. */
   readonly primary: string;
-  /** The step being served: its plan, the model it was given, and the model to retry with after an API error. */
-  call?: { readonly plan: CorePlan; modelId: string; readonly stepNumber: number; retryWith?: string };
+  /** The step being served: its plan, the model it was given, and the retry asked for after an API error. */
+  call?: { readonly plan: CorePlan; modelId: string; readonly stepNumber: number; retry?: PendingRetry };
+}
+
+/** A retry asked of Mastra in `processAPIError`, until the retried step starts: the next model, and the error. */
+interface PendingRetry {
+  readonly modelId: string;
+  readonly error: unknown;
 }
 
 const optionsShape = z.looseObject({
@@ -151,9 +165,9 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
       return undefined;
     }
     const call = run.call;
-    if (call?.retryWith !== undefined && call.stepNumber === args.stepNumber) {
-      call.modelId = call.retryWith;
-      call.retryWith = undefined;
+    if (call?.retry !== undefined && call.stepNumber === args.stepNumber) {
+      call.modelId = call.retry.modelId;
+      call.retry = undefined;
       return this.serve(call.modelId);
     }
     this.close(run);
@@ -168,33 +182,55 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
     return this.serve(plan.models[0]!);
   }
 
-  /** Records the step's usage (cache reads included) as the decision's realized cost. */
+  /**
+   * Ends the step's decision: records the step's usage (cache reads included) as its realized cost, or, when the
+   * model call failed and nothing retried it, the failure (the processor is not an error processor, or Mastra
+   * refused the retry it asked for: the failure is already recorded).
+   */
   processOutputStep(args: ProcessOutputStepArgs): MessageList {
     const run = args.state[STATE_KEY] as RunState | undefined;
     const call = run?.call;
-    if (run && call && call.stepNumber === args.stepNumber && call.retryWith === undefined) {
-      this.router.served(call.plan, call.modelId, usageOf(args.usage));
-      run.call = undefined;
+    if (!run || !call || call.stepNumber !== args.stepNumber) return args.messageList;
+    if (call.retry !== undefined) {
+      this.close(run); // Mastra refused the retry (its maxProcessorRetries) and passes the error on
+      return args.messageList;
     }
+    const error = stepErrorOf(args);
+    if (error === undefined) this.router.served(call.plan, call.modelId, usageOf(args.usage));
+    else this.router.failed(call.plan, call.modelId, error, { cancelled: true });
+    run.call = undefined;
+    return args.messageList;
+  }
+
+  /**
+   * The request is over: closes a decision still open. When a retry asked for never ran (the run ended first: its
+   * step budget), Mastra would end the run with an empty answer; the provider's error is thrown instead.
+   */
+  processOutputResult(args: ProcessOutputResultArgs): MessageList {
+    const run = args.state[STATE_KEY] as RunState | undefined;
+    const retry = run?.call?.retry;
+    if (run) this.close(run);
+    if (retry !== undefined) throw retry.error;
     return args.messageList;
   }
 
   /**
    * The routed model's call was rejected: records the failure; escalates to the router's next model for the call
-   * (Mastra retries the step, within `maxProcessorRetries`), unless the agent has fallback models of its own, which
-   * then serve as configured.
+   * (Mastra retries the step, within `maxProcessorRetries` and the run's step budget; a retry Mastra does not run
+   * is closed by the hook that follows), unless the agent has fallback models of its own, which then serve as
+   * configured. With no next model the error passes on and the decision is closed.
    */
   async processAPIError(args: ProcessAPIErrorArgs): Promise<ProcessAPIErrorResult | undefined> {
     const run = args.state[STATE_KEY] as RunState | undefined;
     const call = run?.call;
-    if (!run || !call || call.stepNumber !== args.stepNumber || call.retryWith !== undefined) return undefined;
+    if (!run || !call || call.stepNumber !== args.stepNumber || call.retry !== undefined) return undefined;
     const ownFallbacks = args.state[FALLBACKS_KEY] === true;
     const next = this.router.failed(call.plan, call.modelId, args.error, { cancelled: ownFallbacks });
     if (next === undefined) {
       run.call = undefined;
       return undefined;
     }
-    call.retryWith = next;
+    call.retry = { modelId: next, error: args.error };
     return { retry: true };
   }
 
