@@ -27,7 +27,6 @@ import type {
 import type { MessageList } from "@mastra/core/agent";
 import type { MastraModelConfig } from "@mastra/core/llm";
 import { z } from "zod";
-import { randomUUID } from "node:crypto";
 import type { CoreModelConfig, RouterCoreOptions } from "../core/contracts/options.js";
 import type { TokenUsage } from "../core/contracts/route-decision.js";
 import { RouterCore, type CorePlan } from "../core/router-core.js";
@@ -35,6 +34,7 @@ import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { routeMessagesOf, type AiSdkMessage } from "./messages.js";
+import { runIdOf } from "./run-id.js";
 import { stepErrorOf } from "./step-error.js";
 
 /** A model the processor may give a step: any model a Mastra agent accepts (an AI SDK model, a model id string). */
@@ -51,12 +51,11 @@ export interface IrtRouterProcessorOptions extends Omit<RouterCoreOptions, "mode
   readonly models: Readonly<Record<string, MastraRoutedModel>>;
 }
 
-/** The request context key holding the run id the processor routes and records under (set it, or read it after). */
-export const MASTRA_RUN_ID_KEY = "irtRouterRunId";
-
 const STATE_KEY = "irtRouter";
 /** State key: whether the agent has fallback models of its own (found in `processInput`, where Mastra gives it). */
 const FALLBACKS_KEY = "irtRouterAgentFallbacks";
+/** State key: the request's run id (read, or made, in `processInput`, the request's first hook). */
+const RUN_ID_KEY = "irtRouterRequestRunId";
 
 /** What the processor keeps for one agent request (in the processor state Mastra gives each request). */
 interface RunState {
@@ -148,10 +147,12 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
   }
 
   /**
-   * Notes whether the agent has fallback models of its own (Mastra gives the agent to this hook only); messages
-   * pass unchanged.
+   * Reads the request's run id (a caller's `irtRouterRunId` that is not a non-empty string throws a
+   * ValidationError, before any model call) and notes whether the agent has fallback models of its own (Mastra gives
+   * the agent to this hook only); messages pass unchanged.
    */
   async processInput(args: ProcessInputArgs): Promise<MessageList> {
+    args.state[RUN_ID_KEY] = runIdOf(args.requestContext);
     const list = await args.agent?.getModelList(args.requestContext);
     args.state[FALLBACKS_KEY] = Array.isArray(list) && list.filter((entry) => entry.enabled !== false).length > 1;
     return args.messageList;
@@ -236,7 +237,7 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
 
   /**
    * Records whether a run's answer was right (or a grade in [0, 1]): every routed step of the run is credited.
-   * The run id is the request context's `irtRouterRunId` ({@link MASTRA_RUN_ID_KEY}), set by you or by the processor.
+   * The run id is the request context's `irtRouterRunId` (`MASTRA_RUN_ID_KEY`), set by you or by the processor.
    */
   feedback(runId: string, outcome: boolean | number, options: FeedbackOptions = {}): Promise<FeedbackEvent[]> {
     return this.router.feedback(runId, outcome, options);
@@ -245,10 +246,8 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
   private runOf(args: ProcessInputStepArgs): RunState {
     const existing = args.state[STATE_KEY] as RunState | undefined;
     if (existing) return existing;
-    const context = args.requestContext;
-    const given = context?.get(MASTRA_RUN_ID_KEY);
-    const runId = typeof given === "string" && given.length > 0 ? given : randomUUID();
-    if (context && given !== runId) context.set(MASTRA_RUN_ID_KEY, runId);
+    const known = args.state[RUN_ID_KEY];
+    const runId = typeof known === "string" ? known : runIdOf(args.requestContext);
     const run: RunState = { runId, primary: entryKey(args.model) };
     args.state[STATE_KEY] = run;
     return run;

@@ -3,8 +3,10 @@ import { RequestContext } from "@mastra/core/request-context";
 import { createTool } from "@mastra/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ValidationError } from "../../src/errors.js";
 import type { DecisionRecord } from "../../src/core/contracts/route-decision.js";
 import { IrtRouterProcessor, MASTRA_RUN_ID_KEY } from "../../src/mastra/index.js";
+import { runIdOf } from "../../src/mastra/run-id.js";
 import { loopbackPerTest, PRICES, toyRouting } from "./helpers.js";
 
 /**
@@ -52,6 +54,15 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
       maxProcessorRetries: 2,
       ...config,
     });
+  }
+
+  /** The messages of an error and of its causes, outermost first (Mastra wraps a processor's error). */
+  function messagesOf(error: unknown): string {
+    const out: string[] = [];
+    for (let e = error; e !== undefined && e !== null && out.length < 8; e = (e as { cause?: unknown }).cause) {
+      out.push(String((e as { message?: unknown }).message));
+    }
+    return out.join(" <- ");
   }
 
   it("routes every step of a tool loop, records each step's realized cost with the cache it read, and takes feedback by run", async () => {
@@ -157,5 +168,48 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
     expect(decision!.attempts[0]!.error).toMatch(/gpt-4 is unavailable/);
     expect(sink).toHaveLength(1);
+  });
+
+  it("refuses a run id that is not a non-empty string, before any model call, and never overwrites it", async () => {
+    const { server, openai, processor } = await setup();
+    const requestContext = new RequestContext();
+    requestContext.set(MASTRA_RUN_ID_KEY, 4242);
+    const error = await agent(openai.chat("configured"), processor)
+      .generate("Hi", { requestContext })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    // Mastra wraps a processor's error (its class is lost on the way); the message says what to fix
+    expect(messagesOf(error)).toMatch(
+      /irtRouterRunId in the request context must be a non-empty string, got the number 4242/,
+    );
+    expect(requestContext.get(MASTRA_RUN_ID_KEY)).toBe(4242); // before: replaced by a random UUID
+    expect(server.requests).toEqual([]);
+    expect(processor.router.decisions()).toEqual([]);
+  });
+
+  it("runIdOf: a caller's run id is kept, a bad one is a ValidationError naming irtRouterRunId, none gets a new one", () => {
+    const context = new RequestContext();
+    context.set(MASTRA_RUN_ID_KEY, "run-7");
+    expect(runIdOf(context)).toBe("run-7");
+    for (const bad of [4242, "", null, { id: 1 }]) {
+      context.set(MASTRA_RUN_ID_KEY, bad);
+      let thrown: unknown;
+      try {
+        runIdOf(context);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(ValidationError);
+      expect((thrown as ValidationError).path).toBe(MASTRA_RUN_ID_KEY);
+      expect((thrown as Error).message).toMatch(/^irtRouterRunId in the request context must be a non-empty string/);
+      expect(context.get(MASTRA_RUN_ID_KEY)).toBe(bad);
+    }
+    const fresh = new RequestContext();
+    const made = runIdOf(fresh);
+    expect(made).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fresh.get(MASTRA_RUN_ID_KEY)).toBe(made);
+    expect(runIdOf(undefined)).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
