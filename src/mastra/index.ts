@@ -4,8 +4,8 @@
  */
 export {
   IrtRouterProcessor,
-  MASTRA_RUN_ID_KEY,
   type IrtRouterProcessorOptions,
   type MastraRoutedModel,
   type MastraStepModel,
 } from "./processor.js";
+export { MASTRA_RUN_ID_KEY } from "./run-id.js";

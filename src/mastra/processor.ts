@@ -4,6 +4,12 @@
  * `processOutputStep`, and on an API error escalates in `processAPIError` (the router's next model for that call,
  * retried by Mastra). Every routing rule is the core's ({@link RouterCore}); this file only maps Mastra's hooks.
  *
+ * Mastra's retry limits (`maxProcessorRetries`, and the step budget a retry uses up: `maxSteps`, `stopWhen`) are not
+ * visible to a processor, so a retry asked for is confirmed by the hook that follows: the retried step's
+ * `processInputStep`. When Mastra refuses the retry (its `maxProcessorRetries`) it passes the error on and the
+ * processor closes the decision in `processOutputStep`; when the run ends before the retry (the step budget),
+ * Mastra would drop the error, so `processOutputResult` closes the decision and throws the provider's error.
+ *
  * The agent's own fallback models are left alone: once Mastra moves a step to one of the agent's fallback entries,
  * the processor no longer replaces the model, and when the agent has fallback entries an API error goes to them
  * (the processor records the failure and does not ask for a retry).
@@ -14,13 +20,13 @@ import type {
   ProcessAPIErrorResult,
   ProcessInputStepArgs,
   ProcessInputStepResult,
+  ProcessOutputResultArgs,
   ProcessOutputStepArgs,
   Processor,
 } from "@mastra/core/processors";
 import type { MessageList } from "@mastra/core/agent";
 import type { MastraModelConfig } from "@mastra/core/llm";
 import { z } from "zod";
-import { randomUUID } from "node:crypto";
 import type { CoreModelConfig, RouterCoreOptions } from "../core/contracts/options.js";
 import type { TokenUsage } from "../core/contracts/route-decision.js";
 import { RouterCore, type CorePlan } from "../core/router-core.js";
@@ -28,6 +34,8 @@ import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { routeMessagesOf, type AiSdkMessage } from "./messages.js";
+import { runIdOf } from "./run-id.js";
+import { stepErrorOf } from "./step-error.js";
 
 /** A model the processor may give a step: any model a Mastra agent accepts (an AI SDK model, a model id string). */
 export type MastraStepModel = MastraModelConfig;
@@ -43,20 +51,25 @@ export interface IrtRouterProcessorOptions extends Omit<RouterCoreOptions, "mode
   readonly models: Readonly<Record<string, MastraRoutedModel>>;
 }
 
-/** The request context key holding the run id the processor routes and records under (set it, or read it after). */
-export const MASTRA_RUN_ID_KEY = "irtRouterRunId";
-
 const STATE_KEY = "irtRouter";
 /** State key: whether the agent has fallback models of its own (found in `processInput`, where Mastra gives it). */
 const FALLBACKS_KEY = "irtRouterAgentFallbacks";
+/** State key: the request's run id (read, or made, in `processInput`, the request's first hook). */
+const RUN_ID_KEY = "irtRouterRequestRunId";
 
 /** What the processor keeps for one agent request (in the processor state Mastra gives each request). */
 interface RunState {
   readonly runId: string;
   /** The agent's model entry the request started on; another entry means Mastra fell back to the agent's own. */
   readonly primary: string;
-  /** The step being served: its plan, the model it was given, and the model to retry with after an API error. */
-  call?: { readonly plan: CorePlan; modelId: string; readonly stepNumber: number; retryWith?: string };
+  /** The step being served: its plan, the model it was given, and the retry asked for after an API error. */
+  call?: { readonly plan: CorePlan; modelId: string; readonly stepNumber: number; retry?: PendingRetry };
+}
+
+/** A retry asked of Mastra in `processAPIError`, until the retried step starts: the next model, and the error. */
+interface PendingRetry {
+  readonly modelId: string;
+  readonly error: unknown;
 }
 
 const optionsShape = z.looseObject({
@@ -134,10 +147,12 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
   }
 
   /**
-   * Notes whether the agent has fallback models of its own (Mastra gives the agent to this hook only); messages
-   * pass unchanged.
+   * Reads the request's run id (a caller's `irtRouterRunId` that is not a non-empty string throws a
+   * ValidationError, before any model call) and notes whether the agent has fallback models of its own (Mastra gives
+   * the agent to this hook only); messages pass unchanged.
    */
   async processInput(args: ProcessInputArgs): Promise<MessageList> {
+    args.state[RUN_ID_KEY] = runIdOf(args.requestContext);
     const list = await args.agent?.getModelList(args.requestContext);
     args.state[FALLBACKS_KEY] = Array.isArray(list) && list.filter((entry) => entry.enabled !== false).length > 1;
     return args.messageList;
@@ -151,9 +166,9 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
       return undefined;
     }
     const call = run.call;
-    if (call?.retryWith !== undefined && call.stepNumber === args.stepNumber) {
-      call.modelId = call.retryWith;
-      call.retryWith = undefined;
+    if (call?.retry !== undefined && call.stepNumber === args.stepNumber) {
+      call.modelId = call.retry.modelId;
+      call.retry = undefined;
       return this.serve(call.modelId);
     }
     this.close(run);
@@ -168,39 +183,61 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
     return this.serve(plan.models[0]!);
   }
 
-  /** Records the step's usage (cache reads included) as the decision's realized cost. */
+  /**
+   * Ends the step's decision: records the step's usage (cache reads included) as its realized cost, or, when the
+   * model call failed and nothing retried it, the failure (the processor is not an error processor, or Mastra
+   * refused the retry it asked for: the failure is already recorded).
+   */
   processOutputStep(args: ProcessOutputStepArgs): MessageList {
     const run = args.state[STATE_KEY] as RunState | undefined;
     const call = run?.call;
-    if (run && call && call.stepNumber === args.stepNumber && call.retryWith === undefined) {
-      this.router.served(call.plan, call.modelId, usageOf(args.usage));
-      run.call = undefined;
+    if (!run || !call || call.stepNumber !== args.stepNumber) return args.messageList;
+    if (call.retry !== undefined) {
+      this.close(run); // Mastra refused the retry (its maxProcessorRetries) and passes the error on
+      return args.messageList;
     }
+    const error = stepErrorOf(args);
+    if (error === undefined) this.router.served(call.plan, call.modelId, usageOf(args.usage));
+    else this.router.failed(call.plan, call.modelId, error, { cancelled: true });
+    run.call = undefined;
+    return args.messageList;
+  }
+
+  /**
+   * The request is over: closes a decision still open. When a retry asked for never ran (the run ended first: its
+   * step budget), Mastra would end the run with an empty answer; the provider's error is thrown instead.
+   */
+  processOutputResult(args: ProcessOutputResultArgs): MessageList {
+    const run = args.state[STATE_KEY] as RunState | undefined;
+    const retry = run?.call?.retry;
+    if (run) this.close(run);
+    if (retry !== undefined) throw retry.error;
     return args.messageList;
   }
 
   /**
    * The routed model's call was rejected: records the failure; escalates to the router's next model for the call
-   * (Mastra retries the step, within `maxProcessorRetries`), unless the agent has fallback models of its own, which
-   * then serve as configured.
+   * (Mastra retries the step, within `maxProcessorRetries` and the run's step budget; a retry Mastra does not run
+   * is closed by the hook that follows), unless the agent has fallback models of its own, which then serve as
+   * configured. With no next model the error passes on and the decision is closed.
    */
   async processAPIError(args: ProcessAPIErrorArgs): Promise<ProcessAPIErrorResult | undefined> {
     const run = args.state[STATE_KEY] as RunState | undefined;
     const call = run?.call;
-    if (!run || !call || call.stepNumber !== args.stepNumber || call.retryWith !== undefined) return undefined;
+    if (!run || !call || call.stepNumber !== args.stepNumber || call.retry !== undefined) return undefined;
     const ownFallbacks = args.state[FALLBACKS_KEY] === true;
     const next = this.router.failed(call.plan, call.modelId, args.error, { cancelled: ownFallbacks });
     if (next === undefined) {
       run.call = undefined;
       return undefined;
     }
-    call.retryWith = next;
+    call.retry = { modelId: next, error: args.error };
     return { retry: true };
   }
 
   /**
    * Records whether a run's answer was right (or a grade in [0, 1]): every routed step of the run is credited.
-   * The run id is the request context's `irtRouterRunId` ({@link MASTRA_RUN_ID_KEY}), set by you or by the processor.
+   * The run id is the request context's `irtRouterRunId` (`MASTRA_RUN_ID_KEY`), set by you or by the processor.
    */
   feedback(runId: string, outcome: boolean | number, options: FeedbackOptions = {}): Promise<FeedbackEvent[]> {
     return this.router.feedback(runId, outcome, options);
@@ -209,10 +246,8 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
   private runOf(args: ProcessInputStepArgs): RunState {
     const existing = args.state[STATE_KEY] as RunState | undefined;
     if (existing) return existing;
-    const context = args.requestContext;
-    const given = context?.get(MASTRA_RUN_ID_KEY);
-    const runId = typeof given === "string" && given.length > 0 ? given : randomUUID();
-    if (context && given !== runId) context.set(MASTRA_RUN_ID_KEY, runId);
+    const known = args.state[RUN_ID_KEY];
+    const runId = typeof known === "string" ? known : runIdOf(args.requestContext);
     const run: RunState = { runId, primary: entryKey(args.model) };
     args.state[STATE_KEY] = run;
     return run;

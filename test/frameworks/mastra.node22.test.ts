@@ -3,7 +3,10 @@ import { RequestContext } from "@mastra/core/request-context";
 import { createTool } from "@mastra/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ValidationError } from "../../src/errors.js";
+import type { DecisionRecord } from "../../src/core/contracts/route-decision.js";
 import { IrtRouterProcessor, MASTRA_RUN_ID_KEY } from "../../src/mastra/index.js";
+import { runIdOf } from "../../src/mastra/run-id.js";
 import { loopbackPerTest, PRICES, toyRouting } from "./helpers.js";
 
 /**
@@ -23,6 +26,7 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
 
   async function setup(failing: Record<string, number> = {}) {
     const { server, openai } = await loopback.start({ failing });
+    const sink: DecisionRecord[] = [];
     const processor = new IrtRouterProcessor({
       models: {
         "gpt-4": { model: openai.chat("gpt-4"), price: PRICES["gpt-4"] },
@@ -30,22 +34,35 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
         mistral: { model: openai.chat("mistral"), price: PRICES.mistral },
       },
       ...toyRouting(),
+      decisionSink: (record) => void sink.push(record),
     });
-    return { server, openai, processor };
+    return { server, openai, processor, sink };
   }
 
-  function agent(model: unknown, processor: IrtRouterProcessor) {
+  type AgentConfig = ConstructorParameters<typeof Agent>[0];
+
+  function agent(model: unknown, processor: IrtRouterProcessor, config: Partial<AgentConfig> = {}) {
     return new Agent({
       id: "weather-agent",
       name: "weather-agent",
       instructions: "Answer briefly.",
-      model: model as ConstructorParameters<typeof Agent>[0]["model"],
+      model: model as AgentConfig["model"],
       tools: { weather },
       inputProcessors: [processor],
       outputProcessors: [processor],
       errorProcessors: [processor],
       maxProcessorRetries: 2,
+      ...config,
     });
+  }
+
+  /** The messages of an error and of its causes, outermost first (Mastra wraps a processor's error). */
+  function messagesOf(error: unknown): string {
+    const out: string[] = [];
+    for (let e = error; e !== undefined && e !== null && out.length < 8; e = (e as { cause?: unknown }).cause) {
+      out.push(String((e as { message?: unknown }).message));
+    }
+    return out.join(" <- ");
   }
 
   it("routes every step of a tool loop, records each step's realized cost with the cache it read, and takes feedback by run", async () => {
@@ -113,5 +130,86 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     const decisions = processor.router.decisions();
     expect(decisions).toHaveLength(1);
     expect(decisions[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
+  });
+
+  it("with one step allowed (maxSteps: 1) asks for no retry Mastra cannot run: the provider's error passes and the decision is closed", async () => {
+    const { server, openai, processor, sink } = await setup({ "gpt-4": 400 });
+    const run = agent(openai.chat("configured"), processor).generate("What's the weather in Oslo?", { maxSteps: 1 });
+    // before: resolved with text "" and finishReason "retry", the error gone
+    await expect(run).rejects.toThrow(/gpt-4 is unavailable \(loopback\)/);
+    expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual(["gpt-4:400"]);
+    const [decision] = processor.router.decisions();
+    expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
+    expect(sink).toHaveLength(1); // before: none, the decision stayed open
+  });
+
+  it("closes the decision when Mastra refuses the retry it was asked for (maxProcessorRetries reached)", async () => {
+    const { server, openai, processor, sink } = await setup({ "gpt-4": 400, mixtral: 400, mistral: 400 });
+    const run = agent(openai.chat("configured"), processor, { maxProcessorRetries: 1 }).generate("Hi", {
+      maxSteps: 4,
+    });
+    await expect(run).rejects.toThrow(/mixtral is unavailable \(loopback\)/);
+    expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual(["gpt-4:400", "mixtral:400"]);
+    const [decision] = processor.router.decisions();
+    expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mixtral", false],
+    ]);
+    expect(sink).toHaveLength(1); // before: none
+  });
+
+  it("records a rejected call as a failure when the processor is not an error processor", async () => {
+    const { server, openai, processor, sink } = await setup({ "gpt-4": 400 });
+    const run = agent(openai.chat("configured"), processor, { errorProcessors: [] }).generate("Hi", { maxSteps: 4 });
+    await expect(run).rejects.toThrow(/gpt-4 is unavailable \(loopback\)/);
+    expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual(["gpt-4:400"]);
+    const [decision] = processor.router.decisions();
+    // before: [["gpt-4", true]], the 400 counted as an answer
+    expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
+    expect(decision!.attempts[0]!.error).toMatch(/gpt-4 is unavailable/);
+    expect(sink).toHaveLength(1);
+  });
+
+  it("refuses a run id that is not a non-empty string, before any model call, and never overwrites it", async () => {
+    const { server, openai, processor } = await setup();
+    const requestContext = new RequestContext();
+    requestContext.set(MASTRA_RUN_ID_KEY, 4242);
+    const error = await agent(openai.chat("configured"), processor)
+      .generate("Hi", { requestContext })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    // Mastra wraps a processor's error (its class is lost on the way); the message says what to fix
+    expect(messagesOf(error)).toMatch(
+      /irtRouterRunId in the request context must be a non-empty string, got the number 4242/,
+    );
+    expect(requestContext.get(MASTRA_RUN_ID_KEY)).toBe(4242); // before: replaced by a random UUID
+    expect(server.requests).toEqual([]);
+    expect(processor.router.decisions()).toEqual([]);
+  });
+
+  it("runIdOf: a caller's run id is kept, a bad one is a ValidationError naming irtRouterRunId, none gets a new one", () => {
+    const context = new RequestContext();
+    context.set(MASTRA_RUN_ID_KEY, "run-7");
+    expect(runIdOf(context)).toBe("run-7");
+    for (const bad of [4242, "", null, { id: 1 }]) {
+      context.set(MASTRA_RUN_ID_KEY, bad);
+      let thrown: unknown;
+      try {
+        runIdOf(context);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(ValidationError);
+      expect((thrown as ValidationError).path).toBe(MASTRA_RUN_ID_KEY);
+      expect((thrown as Error).message).toMatch(/^irtRouterRunId in the request context must be a non-empty string/);
+      expect(context.get(MASTRA_RUN_ID_KEY)).toBe(bad);
+    }
+    const fresh = new RequestContext();
+    const made = runIdOf(fresh);
+    expect(made).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fresh.get(MASTRA_RUN_ID_KEY)).toBe(made);
+    expect(runIdOf(undefined)).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
