@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDataset, resolveDataset } from "../../adapters/data/load-dataset.js";
+import { loadOwnDataFolder } from "../../adapters/data/own-data.js";
+import { DatasetFormatError, type IrtRouterError } from "../../src/errors.js";
 
 // Names that are keys of Object.prototype (constructor, toString, __proto__) are names like any other: a folder, a
 // column or a model so named must load as documented or be refused with the file and line, never crash.
@@ -32,4 +34,32 @@ describe("a folder named after an Object.prototype key", () => {
       expect(ds.items.map((i) => i.id)).toEqual(["q1", "q2"]);
     });
   }
+});
+
+async function loadError(files: Record<string, string>): Promise<IrtRouterError> {
+  try {
+    await loadOwnDataFolder(folder(files));
+  } catch (error) {
+    return error as IrtRouterError;
+  }
+  throw new Error("expected the folder to be refused");
+}
+
+describe("columns named after Object.prototype keys", () => {
+  it("an items column constructor / toString / __proto__ loads into meta (no false 'appears twice')", async () => {
+    const items = "item_id,text,constructor,toString,__proto__\nq1,hi,a,b,c\nq2,yo,d,e,f\n";
+    const ds = await loadOwnDataFolder(folder({ "items.csv": items, "labels.csv": LABELS }));
+    expect(ds.items[0]!.meta).toEqual({ constructor: "a", toString: "b", ["__proto__"]: "c" });
+    expect(Object.keys(ds.items[1]!.meta!)).toEqual(["constructor", "toString", "__proto__"]);
+    expect(Object.getPrototypeOf(ds.items[1]!.meta)).toBe(Object.prototype); // a key, not the prototype
+  });
+
+  it("a labels column so named is an unknown column, not a repeated one", async () => {
+    const error = await loadError({
+      "items.csv": ITEMS,
+      "labels.csv": "item_id,model,correct,constructor\nq1,m1,1,x\n",
+    });
+    expect(error).toBeInstanceOf(DatasetFormatError);
+    expect(error.message).toMatch(/labels\.csv line 1: unknown column "constructor"/);
+  });
 });
