@@ -63,3 +63,38 @@ describe("columns named after Object.prototype keys", () => {
     expect(error.message).toMatch(/labels\.csv line 1: unknown column "constructor"/);
   });
 });
+
+describe('a model named "__proto__"', () => {
+  const MODELS = "model,input_usd_per_1m,output_usd_per_1m\nm1,1,1\n__proto__,2,2\n";
+  it("is refused at its models.csv line, naming the column and value", async () => {
+    const labels = "item_id,model,correct\nq1,m1,1\nq1,__proto__,0\n";
+    const error = await loadError({ "items.csv": ITEMS, "labels.csv": labels, "models.csv": MODELS });
+    expect(error).toBeInstanceOf(DatasetFormatError);
+    expect(error.file?.endsWith("/models.csv")).toBe(true);
+    expect(error.line).toBe(3);
+    expect(error.message).toMatch(/models\.csv line 3: "model" "__proto__" cannot name a model/);
+  });
+
+  it("is refused at its labels line without a models table, in CSV and JSONL", async () => {
+    const csv = await loadError({
+      "items.csv": ITEMS,
+      "labels.csv": "item_id,model,correct\nq1,m1,1\nq2,__proto__,0\n",
+    });
+    expect(csv).toBeInstanceOf(DatasetFormatError);
+    expect(csv.file?.endsWith("/labels.csv")).toBe(true);
+    expect(csv.line).toBe(3);
+    expect(csv.details).toMatchObject({ column: "model", value: "__proto__" });
+    const jsonl = await loadError({
+      "items.csv": ITEMS,
+      "labels.jsonl": '{"item_id":"q1","model":"__proto__","correct":1}\n',
+    });
+    expect(jsonl.file?.endsWith("/labels.jsonl")).toBe(true);
+    expect(jsonl.line).toBe(1);
+  });
+
+  it("a model merely containing it, or named constructor, loads", async () => {
+    const labels = "item_id,model,correct\nq1,constructor,1\nq1,x__proto__,0\n";
+    const ds = await loadOwnDataFolder(folder({ "items.csv": ITEMS, "labels.csv": labels }));
+    expect(ds.models).toEqual(["constructor", "x__proto__"]);
+  });
+});
