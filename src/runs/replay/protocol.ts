@@ -52,8 +52,9 @@ export interface RunTable {
 }
 
 /**
- * The run table of a dataset. Run cost: the mean recorded cost of the model's runs when the folder gives costs, else
- * 400,000 input + 40,000 output tokens at its `models.csv` prices (no cached input). A model with neither is an error.
+ * The run table of a dataset. Run cost, per model (../shared/BENCHMARK.md: "Unless the folder gives a cost"): the mean
+ * recorded `cost_usd` of the model's runs where the folder gives any (blank cells left out), else 400,000 input + 40,000
+ * output tokens at its `models.csv` prices (no cached input); NaN for a model with neither (`loadRunTable` names them).
  */
 export function runTable(ds: CorrectnessDataset): RunTable {
   const M = ds.models.length;
@@ -71,14 +72,17 @@ export function runTable(ds: CorrectnessDataset): RunTable {
       }
     }
   }
-  const recorded = ds.models.every((_, m) => costN[m]! > 0);
   const tokens = DEFAULT_RUN_TOKENS;
   const runCost = Float64Array.from(ds.models, (model, m) => {
-    if (recorded) return costSum[m]! / costN[m]!;
-    const price = ds.prices?.[model];
+    if (costN[m]! > 0) return costSum[m]! / costN[m]!;
+    const price = ds.prices && Object.hasOwn(ds.prices, model) ? ds.prices[model] : undefined;
     if (!price) return Number.NaN;
     return (tokens.input * price.inputPer1M + tokens.output * price.outputPer1M) / 1e6;
   });
+  const recorded = ds.models.filter((_, m) => costN[m]! > 0);
+  const priced = ds.models.filter((_, m) => costN[m] === 0 && Number.isFinite(runCost[m]!));
+  const fromCosts = "the mean recorded cost_usd of the model's runs in labels";
+  const fromPrices = `${tokens.input.toLocaleString("en-US")} input + ${tokens.output.toLocaleString("en-US")} output tokens at models.csv prices (no cached input)`;
   return {
     name: ds.name,
     ids: ds.items.map((it) => it.id),
@@ -87,9 +91,10 @@ export function runTable(ds: CorrectnessDataset): RunTable {
     models: ds.models,
     rate,
     runCost,
-    costAssumption: recorded
-      ? "run cost = the mean recorded cost_usd of the model's runs in labels"
-      : `run cost = ${tokens.input.toLocaleString("en-US")} input + ${tokens.output.toLocaleString("en-US")} output tokens at models.csv prices (no cached input)`,
+    costAssumption:
+      recorded.length > 0 && priced.length > 0
+        ? `run cost = ${fromCosts} for ${recorded.join(", ")}; ${fromPrices} for ${priced.join(", ")}`
+        : `run cost = ${recorded.length > 0 ? fromCosts : fromPrices}`,
   };
 }
 
