@@ -4,6 +4,7 @@
  * a run table (its models' run costs, a task's id, text and hint).
  */
 import type { CorrectnessDataset } from "../../data/types.js";
+import { ValidationError } from "../../errors.js";
 import { unitHash } from "../../data/split.js";
 import { DEFAULT_RUN_TOKENS, type RunModelConfig } from "../options.js";
 
@@ -107,6 +108,29 @@ export function modelsConfig(table: RunTable, names: ReadonlyMap<string, string>
 export function taskAt(table: RunTable, i: number, hints: boolean): { id: string; text: string; hint?: string } {
   const hint = hints ? table.hints?.[i] : undefined;
   return { id: table.ids[i]!, text: table.texts[i]!, ...(hint !== undefined && { hint }) };
+}
+
+/**
+ * Refuse `hints` on a table where no item has a category: the option would change nothing, without a word (the
+ * folder's items table has no `category` column, or every cell of it is blank). A category "__proto__" is refused too,
+ * naming its item, as the router refuses it as a hint (only later, and without the item).
+ */
+export function assertHints(table: RunTable): void {
+  const proto = table.hints?.indexOf("__proto__") ?? -1;
+  if (proto >= 0) {
+    throw new ValidationError(
+      `hints: item "${table.ids[proto]}" of ${table.name} has the category "__proto__", which cannot name a task hint ` +
+        `(JavaScript's prototype key); rename that category, or leave --hints (hints: true) out.`,
+      { path: "hints", details: { dataset: table.name, item: table.ids[proto] } },
+    );
+  }
+  if (table.hints?.some((h) => h !== undefined)) return;
+  throw new ValidationError(
+    `hints: no item of ${table.name} has a category (its items table has no "category" column, or every cell of it is ` +
+      `blank), so there is no task hint to give the router; add a category column to the items table, or leave ` +
+      `--hints (hints: true) out.`,
+    { path: "hints", details: { dataset: table.name } },
+  );
 }
 
 /** The success rate of `model` on `item`; a missing label counts as 0. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { ValidationError } from "../../../src/errors.js";
 import { RunRouter, SpendPacer } from "../../../src/runs/index.js";
 import { bestFixed, foldOf, replayRuns, type RunTable } from "../../../src/runs/replay/index.js";
 
@@ -19,6 +20,22 @@ function table(): RunTable {
 afterEach(() => vi.restoreAllMocks());
 
 describe("replayRuns", () => {
+  it("refuses hints when no task has one, and a task hint __proto__, naming the item", async () => {
+    const feedback = vi.spyOn(RunRouter.prototype, "feedback");
+    const quick = { crossFitSeeds: 1, onlineSeeds: 1, costWeights: [0], escalation: [], hints: true };
+    await expect(replayRuns(table(), quick)).rejects.toThrow(ValidationError);
+    await expect(replayRuns({ ...table(), hints: table().ids.map(() => undefined) }, quick)).rejects.toThrow(
+      /no item of toy-runs has a category/,
+    );
+    const proto = table().ids.map((_, i) => (i === 3 ? "__proto__" : "build"));
+    await expect(replayRuns({ ...table(), hints: proto }, quick)).rejects.toThrow(
+      /item "task-3" of toy-runs has the category "__proto__"/,
+    );
+    expect(feedback).not.toHaveBeenCalled(); // refused before any work
+    const some = table().ids.map((_, i) => (i % 2 ? "build" : undefined)); // some items with one: fine
+    await expect(replayRuns({ ...table(), hints: some }, quick)).resolves.toMatchObject({ runs: 20 });
+  });
+
   it("goes through the RunRouter's public API: feedback from the training folds, route, escalate", async () => {
     const feedback = vi.spyOn(RunRouter.prototype, "feedback");
     const route = vi.spyOn(RunRouter.prototype, "route");
