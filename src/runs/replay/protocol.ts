@@ -4,7 +4,7 @@
  * a run table (its models' run costs, a task's id, text and hint).
  */
 import type { CorrectnessDataset } from "../../data/types.js";
-import { ValidationError } from "../../errors.js";
+import { DatasetFormatError, ValidationError } from "../../errors.js";
 import { unitHash } from "../../data/split.js";
 import { DEFAULT_RUN_TOKENS, type RunModelConfig } from "../options.js";
 
@@ -133,7 +133,41 @@ export function assertHints(table: RunTable): void {
   );
 }
 
-/** The success rate of `model` on `item`; a missing label counts as 0. */
+/**
+ * Refuse a table with an unobserved (task, model) pair, one without a label: the replay scores every policy on every
+ * task with the model it picks, and BENCHMARK.md's references (the best fixed model, the oracle, the online outcome
+ * draws) are over every model on every task, so a pair without a rate can neither be scored (counting it as a failed
+ * run would contradict "unobserved, never counted as wrong") nor be left out without changing what is compared.
+ */
+export function assertComplete(table: RunTable): void {
+  const pairs: [string, string][] = [];
+  const tasks = new Set<number>();
+  const models = new Set<number>();
+  let missing = 0;
+  table.rate.forEach((row, i) =>
+    row.forEach((r, m) => {
+      if (Number.isFinite(r)) return;
+      missing++;
+      tasks.add(i);
+      models.add(m);
+      if (pairs.length < 5) pairs.push([table.ids[i]!, table.models[m]!]);
+    }),
+  );
+  if (missing === 0) return;
+  const total = table.ids.length * table.models.length;
+  throw new DatasetFormatError(
+    `${table.name}: ${missing} of the ${total} (task, model) pairs have no label (on ${tasks.size} of ` +
+      `${table.ids.length} tasks, for ${models.size} of ${table.models.length} models; first: ` +
+      `${pairs.map(([id, m]) => `"${id}" x "${m}"`).join(", ")}${missing > pairs.length ? ", ..." : ""}). The run-level ` +
+      `replay scores every model on every task, so it needs a label for each pair (an unobserved pair is no failed ` +
+      `run, and leaving it out would change the references): add the missing rows, or leave out the tasks or models ` +
+      `that lack them. ` +
+      `(irt-router train --runs learns from the pairs a folder has.)`,
+    { details: { missing, total, tasks: tasks.size, models: models.size, first: pairs } },
+  );
+}
+
+/** The success rate of `model` on `item`; a missing label counts as 0 (`replayRuns` refuses a table with one). */
 export function rateOr0(table: RunTable, item: number, model: number): number {
   const r = table.rate[item]![model]!;
   return Number.isFinite(r) ? r : 0;

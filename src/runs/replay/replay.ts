@@ -12,7 +12,16 @@ import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
 import type { RouteRunOptions, RunRouterOptions } from "../options.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
 import { bestFixed, referenceCost } from "./references.js";
-import { anonymousNames, assertHints, foldOf, modelsConfig, rateOr0, taskAt, type RunTable } from "./protocol.js";
+import {
+  anonymousNames,
+  assertComplete,
+  assertHints,
+  foldOf,
+  modelsConfig,
+  rateOr0,
+  taskAt,
+  type RunTable,
+} from "./protocol.js";
 import { DEFAULT_ONLINE_EXPLORATION, onlineStream, type OnlinePoint } from "./online.js";
 
 /** A success rate and a mean cost as a ratio to the reference model's. */
@@ -148,9 +157,13 @@ const singleCapsSchema = z.array(z.number().finite().positive());
 
 const FOLDS = 5;
 
-/** Run the whole replay on a run table (see the module comment). */
+/**
+ * Run the whole replay on a run table (see the module comment). A table with a (task, model) pair without a label is a
+ * DatasetFormatError naming the first ones: every model is scored on every task.
+ */
 export async function replayRuns(table: RunTable, options: ReplayOptions = {}): Promise<ReplayResult> {
   parseWith(singleCapsSchema, options.singleCaps ?? [], "singleCaps");
+  assertComplete(table);
   if (options.hints) assertHints(table);
   const progress = options.onProgress ?? (() => {});
   const crossFit = await crossFitted(table, options, progress);

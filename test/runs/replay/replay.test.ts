@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ValidationError } from "../../../src/errors.js";
+import { DatasetFormatError, ValidationError } from "../../../src/errors.js";
 import { RunRouter, SpendPacer } from "../../../src/runs/index.js";
 import { bestFixed, foldOf, replayRuns, type RunTable } from "../../../src/runs/replay/index.js";
 
@@ -20,6 +20,25 @@ function table(): RunTable {
 afterEach(() => vi.restoreAllMocks());
 
 describe("replayRuns", () => {
+  it("refuses a table with unobserved (task, model) pairs, with counts and the first pairs, before any work", async () => {
+    const feedback = vi.spyOn(RunRouter.prototype, "feedback");
+    const t = table();
+    for (const i of [2, 3, 4, 5, 6, 7, 8]) t.rate[i]![1] = Number.NaN; // "mid" unobserved on 7 tasks
+    t.rate[9]![0] = Number.NaN; // "good" on one
+    const quick = { crossFitSeeds: 1, onlineSeeds: 1, costWeights: [0], escalation: [] };
+    const error = await replayRuns(t, quick).then(
+      () => undefined,
+      (e: unknown) => e as DatasetFormatError,
+    );
+    expect(error).toBeInstanceOf(DatasetFormatError);
+    expect(error!.message).toMatch(
+      /^toy-runs: 8 of the 60 \(task, model\) pairs have no label \(on 8 of 20 tasks, for 2 of 3 models; first: "task-2" x "mid", "task-3" x "mid", .*, \.\.\.\)/,
+    );
+    expect(error!.details).toMatchObject({ missing: 8, total: 60, tasks: 8, models: 2 });
+    expect((error!.details as { first: unknown[] }).first).toHaveLength(5);
+    expect(feedback).not.toHaveBeenCalled();
+  });
+
   it("refuses hints when no task has one, and a task hint __proto__, naming the item", async () => {
     const feedback = vi.spyOn(RunRouter.prototype, "feedback");
     const quick = { crossFitSeeds: 1, onlineSeeds: 1, costWeights: [0], escalation: [], hints: true };
