@@ -42,7 +42,9 @@ function looksLikePath(nameOrFolder: string): boolean {
 }
 
 function kindOf(dir: string): ResolvedDataset["kind"] | undefined {
-  const builtin = BUILTIN_DATASETS[basename(dir)];
+  // an own property only: a folder named "constructor" or "__proto__" is no built-in dataset
+  const name = basename(dir);
+  const builtin = Object.hasOwn(BUILTIN_DATASETS, name) ? BUILTIN_DATASETS[name] : undefined;
   if (builtin && builtin.files.every((f) => existsSync(join(dir, f)))) return "builtin";
   if (isOwnDataFolder(dir)) return "own-data";
   return undefined;

@@ -134,8 +134,10 @@ function jsonlRecord(
       },
     );
   }
+  // a misspelt known field (`categroy`) is refused as in a CSV header, not kept as item metadata
+  const extraKeys = Object.keys(record).filter((key) => !known.has(key));
+  refuseNearMisses(extraKeys, known, file, line, "field");
   if (table !== "items") {
-    const extraKeys = Object.keys(record).filter((key) => !known.has(key));
     if (extraKeys.length > 0) {
       throw new DatasetFormatError(
         `${file} line ${line}: unknown field${extraKeys.length > 1 ? "s" : ""} ${extraKeys.map((c) => `"${c}"`).join(", ")}; ` +
@@ -381,14 +383,20 @@ export function cachedInputCell(
  * A column not among the known ones but within two edits of one (`ategory`, `item-id`) is a misspelling, not a meta
  * column: a DatasetFormatError with "did you mean", instead of the column silently becoming item metadata.
  */
-function refuseNearMisses(extraCols: readonly string[], known: ReadonlySet<string>, file: string): void {
+function refuseNearMisses(
+  extraCols: readonly string[],
+  known: ReadonlySet<string>,
+  file: string,
+  line = 1,
+  noun: "column" | "field" = "column",
+): void {
   for (const column of extraCols) {
     const near = closestMatch(column, [...known], column.length >= 6 ? 2 : 1);
     if (near === undefined) continue;
     throw new DatasetFormatError(
-      `${file} line 1: column "${column}" is not a known column; did you mean "${near}"? ` +
-        `Rename it (a column meant as item metadata needs a name that is not two edits from ${[...known].map((k) => `"${k}"`).join(", ")}).`,
-      { file, line: 1, details: { column, suggestion: near } },
+      `${file} line ${line}: ${noun} "${column}" is not a known ${noun}; did you mean "${near}"? ` +
+        `Rename it (a ${noun} meant as item metadata needs a name that is not two edits from ${[...known].map((k) => `"${k}"`).join(", ")}).`,
+      { file, line, details: { column, suggestion: near } },
     );
   }
 }

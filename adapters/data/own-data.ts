@@ -34,6 +34,7 @@ import {
   asPrice,
   asString,
   cachedInputCell,
+  type Cell,
   readTable,
   streamTable,
 } from "./own-data-tables.js";
@@ -154,7 +155,7 @@ async function readModels(src: SourceFiles, modelsName: string): Promise<Catalog
   const lineOf = new Map<string, number>();
   for (let r = 0; r < modelTable.rows; r++) {
     const line = modelTable.line(r);
-    const model = asId(modelTable.get(r, "model"), modelsFile, line, "model");
+    const model = asModel(modelTable.get(r, "model"), modelsFile, line);
     if (lineOf.has(model)) {
       throw new DatasetFormatError(
         `${modelsFile} line ${line}: model "${model}" is listed twice (first on line ${lineOf.get(model)}).`,
@@ -214,7 +215,7 @@ async function readLabels(
           line,
         });
       }
-      const model = asId(row.get("model"), labelsFile, line, "model");
+      const model = asModel(row.get("model"), labelsFile, line);
       const m = modelOfLabel(model, catalog, names.modelsName, labelsFile, line);
       if (!seen.add(item.index, m)) {
         let k = entryItem.length - 1;
@@ -238,6 +239,22 @@ async function readLabels(
     }
   }
   return csrFromTriplets(nItems, entryItem.view(), entryModel.view(), entryY.view(), entryCost?.view());
+}
+
+/**
+ * A model name: an id (see asId) that is not "__proto__", which a model cannot be named: as a key of a plain object
+ * (prices, a router's `models`) it sets the object's prototype instead, and the router refuses it.
+ */
+function asModel(value: Cell, file: string, line: number): string {
+  const model = asId(value, file, line, "model");
+  if (model === "__proto__") {
+    throw new DatasetFormatError(
+      `${file} line ${line}: "model" "__proto__" cannot name a model (it is JavaScript's prototype key, so prices and ` +
+        `routers keyed by model name cannot hold it); rename the model, in every table that names it.`,
+      { file, line, details: { column: "model", value: model } },
+    );
+  }
+  return model;
 }
 
 /** The index of a label's model: listed in the models table, or (without one) added on first sight. */

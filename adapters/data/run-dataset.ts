@@ -8,8 +8,8 @@ import { runTable, type RunTable } from "../../src/runs/replay/protocol.js";
 import { loadDataset, type LoadDatasetOptions } from "./load-dataset.js";
 
 /**
- * The run table of a dataset (see `runTable`): each model needs a price in `models.*` or a recorded `cost_usd` on
- * every one of its labels, else a {@link DatasetFormatError} names the models without one.
+ * The run table of a dataset (see `runTable`): each model's runs cost the mean `cost_usd` of its labels where the
+ * folder gives any, else its price in `models.*`; a model with neither is a {@link DatasetFormatError} naming it.
  *
  * @example
  * ```ts
@@ -22,10 +22,18 @@ export async function loadRunTable(nameOrFolder: string, options: LoadDatasetOpt
   const table = runTable(ds);
   const missing = table.models.filter((_, m) => !Number.isFinite(table.runCost[m]!));
   if (missing.length > 0) {
+    const modelsFile = ds.source.files.find((f) => /^models\.(csv|csv\.gz|jsonl)$/.test(f));
+    const shown =
+      missing.length > 10 ? `${missing.slice(0, 10).join(", ")} and ${missing.length - 10} more` : missing.join(", ");
+    const [they, their] = missing.length > 1 ? ["these have", "their"] : ["it has", "its"];
+    const fix = modelsFile
+      ? `input_usd_per_1m and output_usd_per_1m in ${modelsFile}`
+      : `a models.csv (model,input_usd_per_1m,output_usd_per_1m) listing ${their} prices`;
     throw new DatasetFormatError(
-      `${ds.source.dir}: no price for ${missing.join(", ")}: a run-level replay needs each model's price in models.csv ` +
-        `(input_usd_per_1m, output_usd_per_1m) or a cost_usd on every label, to cost its runs.`,
-      { file: join(ds.source.dir, "models.csv"), details: { missing } },
+      `${ds.source.dir}: no run cost for ${shown} (${missing.length} of ${table.models.length} models): a run-level ` +
+        `replay costs a model's runs at the mean cost_usd of its labels or, where it has none, at its price in the ` +
+        `models table, and ${they} neither. Give ${their} labels a cost_usd, or add ${fix}.`,
+      { file: modelsFile ? join(ds.source.dir, modelsFile) : ds.source.dir, details: { missing } },
     );
   }
   if (table.ids.length < 5) {

@@ -225,14 +225,15 @@ export function columnIndex(
   required: readonly string[],
   file: string,
 ): Record<string, number> {
-  const index: Record<string, number> = {};
+  // no prototype: a column named "constructor", "toString" or "__proto__" is a column like any other
+  const index: Record<string, number> = Object.create(null) as Record<string, number>;
   header.forEach((name, k) => {
-    if (name in index) {
+    if (Object.hasOwn(index, name)) {
       throw new DatasetFormatError(`${file} line 1: column "${name}" appears twice in the header.`, { file, line: 1 });
     }
     index[name] = k;
   });
-  const missing = required.filter((name) => !(name in index));
+  const missing = required.filter((name) => !Object.hasOwn(index, name));
   if (missing.length > 0) {
     throw new DatasetFormatError(
       `${file} line 1: missing header column${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")} ` +

@@ -6,12 +6,12 @@
 import { RunRouter } from "./run-router.js";
 import { MAX_OUTCOMES, type RunPriors } from "./options.js";
 import type { RunPrior } from "./run-prior.js";
-import type { RunTable } from "./replay/protocol.js";
+import { assertHints, type RunTable } from "./replay/protocol.js";
 
 export interface TrainRunPriorOptions {
   /** Items to train on (indices into the table; default all). */
   readonly items?: readonly number[];
-  /** Whether each item's category is its task hint (default false). */
+  /** Whether each item's category is its task hint (default false; a ValidationError when no item has one). */
   readonly hints?: boolean;
   readonly priors?: RunPriors;
   /** Recorded as the prior's `source`. */
@@ -33,6 +33,7 @@ export interface TrainRunPriorOptions {
  * ```
  */
 export function trainRunPrior(table: RunTable, options: TrainRunPriorOptions = {}): RunPrior {
+  if (options.hints) assertHints(table);
   const router = new RunRouter({
     models: Object.fromEntries(table.models.map((m, k) => [m, { runCost: table.runCost[k]! }])),
     ...(options.priors && { priors: options.priors }),

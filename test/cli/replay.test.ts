@@ -62,6 +62,26 @@ describe("irt-router replay", () => {
     expect(err.mock.calls.map((c) => String(c[0])).join("")).toContain("400,000 input + 40,000 output tokens");
   });
 
+  it("refuses a folder where a (task, model) pair has no row, rather than scoring it as a failed run", async () => {
+    const gaps = join(tmp, "gaps");
+    mkdirSync(gaps);
+    writeFileSync(join(gaps, "items.csv"), "item_id,text\n" + ids.map((id) => `${id},Fix ${id}`).join("\n") + "\n");
+    writeFileSync(
+      join(gaps, "labels.csv"),
+      "item_id,model,correct\n" +
+        ids.flatMap((id, i) => [`${id},good,1`, ...(i < 5 ? [] : [`${id},cheap,0.5`])]).join("\n") +
+        "\n",
+    );
+    writeFileSync(join(gaps, "models.csv"), "model,input_usd_per_1m,output_usd_per_1m\ngood,5,25\ncheap,0.5,3\n");
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const run = command.run(
+      parseWith(command.schema, { dataset: gaps, seeds: "1", "online-seeds": "1" }, "options"),
+      [],
+    );
+    await expect(run).rejects.toThrow(DatasetFormatError);
+    await expect(run).rejects.toThrow(/gaps: 5 of the 24 \(task, model\) pairs have no label .*"task-0" x "cheap"/);
+  });
+
   it("names the models without a price", async () => {
     const bare = join(tmp, "no-prices");
     mkdirSync(bare);

@@ -77,6 +77,28 @@ describe("irt-router train --runs", () => {
     expect(wider.route("Solve a new task").candidates.map((c) => c.modelId)).toContain("newcomer");
   });
 
+  it("--hints on a folder whose items have no category is refused before anything is trained or written", async () => {
+    const bare = join(tmp, "no-category");
+    mkdirSync(bare);
+    writeFileSync(join(bare, "items.csv"), "item_id,text\n" + ids.map((id) => `${id},Solve ${id}`).join("\n") + "\n");
+    writeFileSync(join(bare, "labels.csv"), readFileSync(join(folder, "labels.csv")));
+    writeFileSync(join(bare, "models.csv"), readFileSync(join(folder, "models.csv")));
+    const out = join(tmp, "no-category-prior");
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const run = command.run(
+      parseWith(command.schema, { runs: true, hints: true, dataset: [bare], out }, "options"),
+      [],
+    );
+    await expect(run).rejects.toThrow(ValidationError);
+    await expect(run).rejects.toThrow(/no item of no-category has a category/);
+    expect(stderr.mock.calls.map((c) => String(c[0])).join("")).not.toContain("categories as task hints");
+    expect(() => readdirSync(out)).toThrow(); // nothing written
+    // the library call says the same
+    const table = await loadRunTable(bare);
+    expect(() => trainRunPrior(table, { hints: true })).toThrow(/no item of no-category has a category/);
+    expect(trainRunPrior(table).models).toHaveProperty("top"); // without hints it trains
+  });
+
   it("a router from the prior decides as the router that was fed the same outcomes", async () => {
     const table = await loadRunTable(folder);
     const items = splitIndices(table.name, table.ids).train;

@@ -89,4 +89,19 @@ describe("columnIndex", () => {
   it("rejects a duplicated header column", () => {
     expect(formatError(() => columnIndex(["a", "a"], ["a"], "f.csv")).message).toMatch(/twice/);
   });
+
+  it("takes columns named after Object.prototype keys as columns, once each", () => {
+    const col = columnIndex(["item_id", "constructor", "toString", "__proto__"], ["item_id"], "f.csv");
+    expect(Object.entries(col)).toEqual([
+      ["item_id", 0],
+      ["constructor", 1],
+      ["toString", 2],
+      ["__proto__", 3],
+    ]);
+    expect(col.hasOwnProperty).toBeUndefined(); // not a column: no inherited member answers for one
+    expect(formatError(() => columnIndex(["toString", "toString"], [], "f.csv")).message).toMatch(
+      /"toString" appears twice/,
+    );
+    expect(formatError(() => columnIndex(["a"], ["constructor"], "f.csv")).message).toMatch(/missing.*"constructor"/);
+  });
 });

@@ -246,6 +246,55 @@ describe("JSONL", () => {
   });
 });
 
+describe("a misspelt column is refused, in CSV as in JSONL", () => {
+  it("items.csv with `categroy` is an error suggesting category", async () => {
+    await expectFormatError(
+      { "items.csv": "item_id,text,categroy\nq1,hi,code\n", "labels.csv": LABELS },
+      "items.csv",
+      1,
+      /column "categroy" is not a known column; did you mean "category"\?/,
+    );
+  });
+
+  it("items.jsonl with `categroy` is an error naming its line, not item metadata", async () => {
+    await expectFormatError(
+      {
+        "items.jsonl": '{"item_id":"q1","text":"hi","src":"a"}\n\n{"item_id":"q2","text":"yo","categroy":"code"}\n',
+        "labels.jsonl": LABELS_JSONL,
+      },
+      "items.jsonl",
+      3,
+      /field "categroy" is not a known field; did you mean "category"\?/,
+    );
+  });
+
+  it('labels.jsonl and models.jsonl get the same suggestion (not only "unknown field")', async () => {
+    await expectFormatError(
+      { "items.jsonl": ITEMS_JSONL, "labels.jsonl": '{"item_id":"q1","model":"m1","correct":1,"cost_ud":0.1}\n' },
+      "labels.jsonl",
+      1,
+      /field "cost_ud" is not a known field; did you mean "cost_usd"\?/,
+    );
+    await expectFormatError(
+      {
+        "items.jsonl": ITEMS_JSONL,
+        "labels.jsonl": LABELS_JSONL,
+        "models.jsonl": '{"model":"m1","input_usd_per_1m":1,"output_usd_per_1m":1,"cached_input_usd_per1m":0.5}\n',
+      },
+      "models.jsonl",
+      1,
+      /did you mean "cached_input_usd_per_1m"\?/,
+    );
+  });
+
+  it("a field far from every known one is still item metadata", async () => {
+    const ds = await loadOwnDataFolder(
+      folder({ "items.jsonl": '{"item_id":"q1","text":"hi","difficulty":"hard"}\n', "labels.jsonl": LABELS_JSONL }),
+    );
+    expect(ds.items[0]!.meta).toEqual({ difficulty: "hard" });
+  });
+});
+
 describe("CSV line endings", () => {
   it("a file with bare CR line endings is an error naming that file (not a confusing error in labels.csv)", async () => {
     await expectFormatError(

@@ -23,6 +23,7 @@ import { loadRunTable } from "../../data/run-dataset.js";
 import { saveRunPrior } from "../../artifact/run-prior-file.js";
 import { splitIndices } from "../../../src/data/split.js";
 import { trainRunPrior } from "../../../src/runs/train-prior.js";
+import { assertHints } from "../../../src/runs/replay/protocol.js";
 
 /** The datasets the pretrained scorer is trained on. */
 export const PRETRAINED_DATASETS = [
@@ -120,6 +121,7 @@ async function trainRuns(
 ): Promise<number> {
   const t0 = performance.now();
   const table = await loadRunTable(dataset, args["data-root"] ? { dataRoot: args["data-root"] } : {});
+  if (args.hints) assertHints(table); // before "categories as task hints" is printed
   const items = splitIndices(table.name, table.ids).train;
   process.stderr.write(
     `Training a run prior on the ${items.length} train-split runs of ${table.name} (${table.models.length} models; ` +

@@ -4,6 +4,7 @@
  * a run table (its models' run costs, a task's id, text and hint).
  */
 import type { CorrectnessDataset } from "../../data/types.js";
+import { DatasetFormatError, ValidationError } from "../../errors.js";
 import { unitHash } from "../../data/split.js";
 import { DEFAULT_RUN_TOKENS, type RunModelConfig } from "../options.js";
 
@@ -52,8 +53,9 @@ export interface RunTable {
 }
 
 /**
- * The run table of a dataset. Run cost: the mean recorded cost of the model's runs when the folder gives costs, else
- * 400,000 input + 40,000 output tokens at its `models.csv` prices (no cached input). A model with neither is an error.
+ * The run table of a dataset. Run cost, per model (../shared/BENCHMARK.md: "Unless the folder gives a cost"): the mean
+ * recorded `cost_usd` of the model's runs where the folder gives any (blank cells left out), else 400,000 input + 40,000
+ * output tokens at its `models.csv` prices (no cached input); NaN for a model with neither (`loadRunTable` names them).
  */
 export function runTable(ds: CorrectnessDataset): RunTable {
   const M = ds.models.length;
@@ -71,14 +73,17 @@ export function runTable(ds: CorrectnessDataset): RunTable {
       }
     }
   }
-  const recorded = ds.models.every((_, m) => costN[m]! > 0);
   const tokens = DEFAULT_RUN_TOKENS;
   const runCost = Float64Array.from(ds.models, (model, m) => {
-    if (recorded) return costSum[m]! / costN[m]!;
-    const price = ds.prices?.[model];
+    if (costN[m]! > 0) return costSum[m]! / costN[m]!;
+    const price = ds.prices && Object.hasOwn(ds.prices, model) ? ds.prices[model] : undefined;
     if (!price) return Number.NaN;
     return (tokens.input * price.inputPer1M + tokens.output * price.outputPer1M) / 1e6;
   });
+  const recorded = ds.models.filter((_, m) => costN[m]! > 0);
+  const priced = ds.models.filter((_, m) => costN[m] === 0 && Number.isFinite(runCost[m]!));
+  const fromCosts = "the mean recorded cost_usd of the model's runs in labels";
+  const fromPrices = `${tokens.input.toLocaleString("en-US")} input + ${tokens.output.toLocaleString("en-US")} output tokens at models.csv prices (no cached input)`;
   return {
     name: ds.name,
     ids: ds.items.map((it) => it.id),
@@ -87,9 +92,10 @@ export function runTable(ds: CorrectnessDataset): RunTable {
     models: ds.models,
     rate,
     runCost,
-    costAssumption: recorded
-      ? "run cost = the mean recorded cost_usd of the model's runs in labels"
-      : `run cost = ${tokens.input.toLocaleString("en-US")} input + ${tokens.output.toLocaleString("en-US")} output tokens at models.csv prices (no cached input)`,
+    costAssumption:
+      recorded.length > 0 && priced.length > 0
+        ? `run cost = ${fromCosts} for ${recorded.join(", ")}; ${fromPrices} for ${priced.join(", ")}`
+        : `run cost = ${recorded.length > 0 ? fromCosts : fromPrices}`,
   };
 }
 
@@ -104,7 +110,64 @@ export function taskAt(table: RunTable, i: number, hints: boolean): { id: string
   return { id: table.ids[i]!, text: table.texts[i]!, ...(hint !== undefined && { hint }) };
 }
 
-/** The success rate of `model` on `item`; a missing label counts as 0. */
+/**
+ * Refuse `hints` on a table where no item has a category: the option would change nothing, without a word (the
+ * folder's items table has no `category` column, or every cell of it is blank). A category "__proto__" is refused too,
+ * naming its item, as the router refuses it as a hint (only later, and without the item).
+ */
+export function assertHints(table: RunTable): void {
+  const proto = table.hints?.indexOf("__proto__") ?? -1;
+  if (proto >= 0) {
+    throw new ValidationError(
+      `hints: item "${table.ids[proto]}" of ${table.name} has the category "__proto__", which cannot name a task hint ` +
+        `(JavaScript's prototype key); rename that category, or leave --hints (hints: true) out.`,
+      { path: "hints", details: { dataset: table.name, item: table.ids[proto] } },
+    );
+  }
+  if (table.hints?.some((h) => h !== undefined)) return;
+  throw new ValidationError(
+    `hints: no item of ${table.name} has a category (its items table has no "category" column, or every cell of it is ` +
+      `blank), so there is no task hint to give the router; add a category column to the items table, or leave ` +
+      `--hints (hints: true) out.`,
+    { path: "hints", details: { dataset: table.name } },
+  );
+}
+
+/**
+ * Refuse a table with an unobserved (task, model) pair, one without a label: the replay scores every policy on every
+ * task with the model it picks, and BENCHMARK.md's references (the best fixed model, the oracle, the online outcome
+ * draws) are over every model on every task, so a pair without a rate can neither be scored (counting it as a failed
+ * run would contradict "unobserved, never counted as wrong") nor be left out without changing what is compared.
+ */
+export function assertComplete(table: RunTable): void {
+  const pairs: [string, string][] = [];
+  const tasks = new Set<number>();
+  const models = new Set<number>();
+  let missing = 0;
+  table.rate.forEach((row, i) =>
+    row.forEach((r, m) => {
+      if (Number.isFinite(r)) return;
+      missing++;
+      tasks.add(i);
+      models.add(m);
+      if (pairs.length < 5) pairs.push([table.ids[i]!, table.models[m]!]);
+    }),
+  );
+  if (missing === 0) return;
+  const total = table.ids.length * table.models.length;
+  throw new DatasetFormatError(
+    `${table.name}: ${missing} of the ${total} (task, model) pairs have no label (on ${tasks.size} of ` +
+      `${table.ids.length} tasks, for ${models.size} of ${table.models.length} models; first: ` +
+      `${pairs.map(([id, m]) => `"${id}" x "${m}"`).join(", ")}${missing > pairs.length ? ", ..." : ""}). The run-level ` +
+      `replay scores every model on every task, so it needs a label for each pair (an unobserved pair is no failed ` +
+      `run, and leaving it out would change the references): add the missing rows, or leave out the tasks or models ` +
+      `that lack them. ` +
+      `(irt-router train --runs learns from the pairs a folder has.)`,
+    { details: { missing, total, tasks: tasks.size, models: models.size, first: pairs } },
+  );
+}
+
+/** The success rate of `model` on `item`; a missing label counts as 0 (`replayRuns` refuses a table with one). */
 export function rateOr0(table: RunTable, item: number, model: number): number {
   const r = table.rate[item]![model]!;
   return Number.isFinite(r) ? r : 0;

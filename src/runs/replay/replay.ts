@@ -12,7 +12,16 @@ import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
 import type { RouteRunOptions, RunRouterOptions } from "../options.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
 import { bestFixed, referenceCost } from "./references.js";
-import { anonymousNames, foldOf, modelsConfig, rateOr0, taskAt, type RunTable } from "./protocol.js";
+import {
+  anonymousNames,
+  assertComplete,
+  assertHints,
+  foldOf,
+  modelsConfig,
+  rateOr0,
+  taskAt,
+  type RunTable,
+} from "./protocol.js";
 import { DEFAULT_ONLINE_EXPLORATION, onlineStream, type OnlinePoint } from "./online.js";
 
 /** A success rate and a mean cost as a ratio to the reference model's. */
@@ -96,7 +105,8 @@ export interface ReplayOptions {
   readonly onlineExploration?: number;
   /**
    * Whether each item's category (where the folder has one) is given to the router as its task hint (default false:
-   * on Terminal-Bench's training items the hints gave no gain; docs/agents.md).
+   * on Terminal-Bench's training items the hints gave no gain; docs/agents.md). A ValidationError when no item has a
+   * category.
    */
   readonly hints?: boolean;
   /**
@@ -147,9 +157,14 @@ const singleCapsSchema = z.array(z.number().finite().positive());
 
 const FOLDS = 5;
 
-/** Run the whole replay on a run table (see the module comment). */
+/**
+ * Run the whole replay on a run table (see the module comment). A table with a (task, model) pair without a label is a
+ * DatasetFormatError naming the first ones: every model is scored on every task.
+ */
 export async function replayRuns(table: RunTable, options: ReplayOptions = {}): Promise<ReplayResult> {
   parseWith(singleCapsSchema, options.singleCaps ?? [], "singleCaps");
+  assertComplete(table);
+  if (options.hints) assertHints(table);
   const progress = options.onProgress ?? (() => {});
   const crossFit = await crossFitted(table, options, progress);
   const online = onlineStream(

@@ -99,4 +99,28 @@ describe("runTable", () => {
     expect(t.runCost[1]).toBeCloseTo(2, 6);
     expect(t.costAssumption).toContain("recorded cost_usd");
   });
+
+  it("per model: recorded costs where the folder gives them, list prices for the others (BENCHMARK.md)", () => {
+    const b = new CsrBuilder(true);
+    b.add(0, 1, 0.5); // a: recorded
+    b.add(1, 0.2); // b: no cost on any label
+    b.endItem();
+    b.add(0, 0, 0.7);
+    b.add(1, 1);
+    b.endItem();
+    const t = runTable({ ...dataset(true), labels: b.build() });
+    expect(t.runCost[0]).toBeCloseTo(0.6, 6); // not a's list price (0.8)
+    expect(t.runCost[1]).toBeCloseTo(3, 6); // b's list price at 400k + 40k tokens
+    expect(t.costAssumption).toBe(
+      "run cost = the mean recorded cost_usd of the model's runs in labels for a; 400,000 input + 40,000 output " +
+        "tokens at models.csv prices (no cached input) for b",
+    );
+    const unpriced = runTable({
+      ...dataset(true),
+      labels: b.build(),
+      prices: { a: { inputPer1M: 1, outputPer1M: 1 } },
+    });
+    expect(unpriced.runCost[0]).toBeCloseTo(0.6, 6);
+    expect(Number.isNaN(unpriced.runCost[1]!)).toBe(true); // neither a cost nor a price: loadRunTable names it
+  });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { DatasetFormatError, ValidationError } from "../../../src/errors.js";
 import { RunRouter, SpendPacer } from "../../../src/runs/index.js";
 import { bestFixed, foldOf, replayRuns, type RunTable } from "../../../src/runs/replay/index.js";
 
@@ -19,6 +20,41 @@ function table(): RunTable {
 afterEach(() => vi.restoreAllMocks());
 
 describe("replayRuns", () => {
+  it("refuses a table with unobserved (task, model) pairs, with counts and the first pairs, before any work", async () => {
+    const feedback = vi.spyOn(RunRouter.prototype, "feedback");
+    const t = table();
+    for (const i of [2, 3, 4, 5, 6, 7, 8]) t.rate[i]![1] = Number.NaN; // "mid" unobserved on 7 tasks
+    t.rate[9]![0] = Number.NaN; // "good" on one
+    const quick = { crossFitSeeds: 1, onlineSeeds: 1, costWeights: [0], escalation: [] };
+    const error = await replayRuns(t, quick).then(
+      () => undefined,
+      (e: unknown) => e as DatasetFormatError,
+    );
+    expect(error).toBeInstanceOf(DatasetFormatError);
+    expect(error!.message).toMatch(
+      /^toy-runs: 8 of the 60 \(task, model\) pairs have no label \(on 8 of 20 tasks, for 2 of 3 models; first: "task-2" x "mid", "task-3" x "mid", .*, \.\.\.\)/,
+    );
+    expect(error!.details).toMatchObject({ missing: 8, total: 60, tasks: 8, models: 2 });
+    expect((error!.details as { first: unknown[] }).first).toHaveLength(5);
+    expect(feedback).not.toHaveBeenCalled();
+  });
+
+  it("refuses hints when no task has one, and a task hint __proto__, naming the item", async () => {
+    const feedback = vi.spyOn(RunRouter.prototype, "feedback");
+    const quick = { crossFitSeeds: 1, onlineSeeds: 1, costWeights: [0], escalation: [], hints: true };
+    await expect(replayRuns(table(), quick)).rejects.toThrow(ValidationError);
+    await expect(replayRuns({ ...table(), hints: table().ids.map(() => undefined) }, quick)).rejects.toThrow(
+      /no item of toy-runs has a category/,
+    );
+    const proto = table().ids.map((_, i) => (i === 3 ? "__proto__" : "build"));
+    await expect(replayRuns({ ...table(), hints: proto }, quick)).rejects.toThrow(
+      /item "task-3" of toy-runs has the category "__proto__"/,
+    );
+    expect(feedback).not.toHaveBeenCalled(); // refused before any work
+    const some = table().ids.map((_, i) => (i % 2 ? "build" : undefined)); // some items with one: fine
+    await expect(replayRuns({ ...table(), hints: some }, quick)).resolves.toMatchObject({ runs: 20 });
+  });
+
   it("goes through the RunRouter's public API: feedback from the training folds, route, escalate", async () => {
     const feedback = vi.spyOn(RunRouter.prototype, "feedback");
     const route = vi.spyOn(RunRouter.prototype, "route");
