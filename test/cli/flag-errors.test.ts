@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { parseFlagValues } from "../../adapters/cli/args.js";
+import { command as replay } from "../../adapters/cli/commands/replay.js";
 import { flagWords, main } from "../../adapters/cli/main.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-flag-errors-"));
@@ -61,6 +63,8 @@ describe("a bad flag value names the flag as typed and exits 2, however it is sp
       [["train", "--runs", "--dataset", runs], /\] --out is required/],
       [["explain", "hi", "--encoder", "STATIC"], /\] --encoder must be static/],
       [["explain", "hi", "--top", "0"], /\] --top must be a positive integer/],
+      [["embed", "--dataset", runs, "--batch", "5000"], /\] --batch must be at most 4096/],
+      [["eval", "--dataset", runs, "--seeds", "21"], /\] --seeds must be at most 20/],
       [["train", "--dataset", runs, "--out", join(tmp, "o"), "--hints"], /\] --hints applies to --runs only/],
     ];
     for (const [argv, message] of cases) {
@@ -79,5 +83,22 @@ describe("a bad flag value names the flag as typed and exits 2, however it is sp
     expect(flagWords("options.dataRoot is not a folder", { options })).toBe("--data-root is not a folder");
     // a path that no flag feeds is left as it is
     expect(flagWords("options.models.a.price is missing", { options })).toBe("options.models.a.price is missing");
+  });
+});
+describe("--seeds and --online-seeds are bounded", () => {
+  it("a number of seeds past 1000 is refused at once, naming the flag and the bound", async () => {
+    for (const [flag, value] of [
+      ["--seeds", "99999999999999999999"],
+      ["--online-seeds", "1001"],
+    ] as const) {
+      const r = await cli(["replay", "--dataset", runs, flag, value]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${flag} must be at most 1000`);
+      expect(r.stderr).not.toContain("Replaying");
+    }
+    expect(parseFlagValues(replay.schema, { dataset: runs, seeds: "1000", "online-seeds": "1000" })).toMatchObject({
+      seeds: 1000,
+      "online-seeds": 1000,
+    });
   });
 });

@@ -26,7 +26,7 @@ const schema = z
       .string({ error: "is required: a dataset name (e.g. routerbench-subset-11models) or a your-own-data folder" })
       .min(1),
     "data-root": z.string().min(1).optional(),
-    batch: positiveIntFlag().pipe(z.number().max(4096, "at most 4096")).optional(),
+    batch: positiveIntFlag("texts per encoder call", { max: 4096 }).optional(),
     "cache-dir": z.string().min(1).optional(),
   })
   .strict();
