@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { IrtRouterError, MissingDependencyError, ValidationError } from "../../src/errors.js";
 import { isMissingPackage } from "../../src/util/missing-package.js";
+import { checkOutDir } from "../out-dir.js";
 import { parseCliArgs, parseFlagValues } from "./args.js";
 import type { CliCommand } from "./command.js";
 import { commands } from "./commands/index.js";
@@ -70,10 +71,11 @@ export async function main(argv: string[]): Promise<number> {
   let parsed;
   let args;
   try {
-    // Every flag error (an unknown or malformed flag, a bad value however it was spelt, flags that do not combine) is
-    // found here, before any work, and exits 2 with the usage; a failure of the command itself exits 1.
+    // Every flag error (an unknown or malformed flag, a bad value however it was spelt, a folder flag that cannot be
+    // a folder) is found here, before any work, and exits 2 with the usage; a failure of the command itself exits 1.
     parsed = parseCliArgs(command, rest);
     args = parseFlagValues(command.schema, parsed.values);
+    await checkOutputs(command, args as Record<string, unknown>);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     process.stderr.write(`irt-router ${name}: [${error.code}] ${error.message}\nUsage: ${command.usage}\n`);
@@ -89,6 +91,14 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     throw error;
+  }
+}
+
+/** Checks each output folder flag given (`CliCommand.outputs`): see adapters/out-dir.ts. */
+async function checkOutputs(command: CliCommand, args: Record<string, unknown>): Promise<void> {
+  for (const [flag, use] of Object.entries(command.outputs ?? {})) {
+    const dir = args[flag];
+    if (typeof dir === "string") await checkOutDir(dir, { ...use, flag });
   }
 }
 

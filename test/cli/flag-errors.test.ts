@@ -4,7 +4,7 @@
  * refused up front; `train --runs` refuses the scorer's flags it has no use for; and a folder too small to split
  * says so with its counts.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
@@ -45,6 +45,9 @@ writeFileSync(
     "\n",
 );
 writeFileSync(join(runs, "models.csv"), "model,input_usd_per_1m,output_usd_per_1m\na,5,25\nb,1,4\n");
+
+const file = join(tmp, "a-file");
+writeFileSync(file, "not a folder");
 
 describe("a bad flag value names the flag as typed and exits 2, however it is spelt", () => {
   it("--seeds 0, --seeds=-1, --seeds -1 and --online-seeds 1.5 all exit 2 naming the flag", async () => {
@@ -101,4 +104,40 @@ describe("--seeds and --online-seeds are bounded", () => {
       "online-seeds": 1000,
     });
   });
+});
+describe("an --out that cannot be a folder is refused before any work", () => {
+  it("train --out <existing file> (scorer and --runs), and <file>/sub, exit 2 naming --out, before training", async () => {
+    for (const argv of [
+      ["train", "--runs", "--dataset", runs, "--out", file],
+      ["train", "--dataset", runs, "--encoder", "static", "--out", file],
+    ]) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(/\[INVALID_ARGUMENT\] --out .*a-file is an existing file, not a folder/);
+      expect(r.stderr).not.toMatch(/Training|EEXIST|\n\s+at /);
+    }
+    const sub = await cli(["train", "--runs", "--dataset", runs, "--out", join(file, "sub")]);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toMatch(/--out .*sub cannot be created: .*a-file is a file, not a folder/);
+  });
+
+  it.skipIf(!existsSync("/proc/self"))(
+    "an output folder under /proc is refused at once (it used to hang in mkdir): train --out, embed --cache-dir, calibrate --store",
+    async () => {
+      const cases: [string[], string][] = [
+        [["train", "--runs", "--dataset", runs, "--out", "/proc/irt-router-x"], "--out"],
+        [["train", "--dataset", runs, "--encoder", "static", "--out", "/proc/irt-router-x"], "--out"],
+        [["train", "--dataset", runs, "--out", join(tmp, "s"), "--cache-dir", "/proc/irt-router-x"], "--cache-dir"],
+        [["embed", "--dataset", runs, "--cache-dir", "/proc/irt-router-x"], "--cache-dir"],
+        [["predict", "--dataset", runs, "--cache-dir", "/proc/irt-router-x"], "--cache-dir"],
+        [["calibrate", "--model", "m", "--budget", "3", "--replay", "m", "--store", "/proc/irt-router-x"], "--store"],
+      ];
+      for (const [argv, flag] of cases) {
+        const r = await cli(argv);
+        expect(r.code, argv.join(" ")).toBe(2);
+        expect(r.stderr).toContain(`${flag} /proc/irt-router-x is on a special filesystem (/proc)`);
+      }
+    },
+    20_000,
+  );
 });

@@ -15,7 +15,7 @@ import { installedAsDependency } from "../../data/cache-dir.js";
 import { packageRoot } from "../../package-root.js";
 import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
 import { ENCODER_NAMES, encoderByName, type EncoderName } from "../../encoders/choice.js";
-import { USE_LITE_INSTALL } from "../scorer.js";
+import { CACHE_DIR_OUTPUT, USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 import { nonNegativeIntFlag } from "../flag-schemas.js";
 import { formatSeconds, Progress } from "../../progress.js";
@@ -172,6 +172,13 @@ export const command: CliCommand<typeof schema> = {
     hints: { type: "boolean" },
   },
   schema,
+  outputs: {
+    out: {
+      writes: "train writes its artifact (manifest.json, weights.bin, catalog.json, or run-prior.json)",
+      example: "./my-scorer",
+    },
+    "cache-dir": CACHE_DIR_OUTPUT,
+  },
   async run(args) {
     if (args.runs) return trainRuns(args.dataset![0]!, args.out!, args);
     const out = trainOutDir(args);
