@@ -4,7 +4,7 @@
  * refused up front; `train --runs` refuses the scorer's flags it has no use for; and a folder too small to split
  * says so with its counts.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
@@ -105,6 +105,36 @@ describe("--seeds and --online-seeds are bounded", () => {
     });
   });
 });
+describe("train --runs refuses the scorer's flags it has no use for", () => {
+  it("--seed, --encoder, --config and --cache-dir are each named, and nothing is written", async () => {
+    const out = join(tmp, "prior-with-flags");
+    const r = await cli([
+      "train",
+      "--runs",
+      "--dataset",
+      runs,
+      "--out",
+      out,
+      "--seed",
+      "7",
+      "--encoder",
+      "use-lite",
+      "--config",
+      '{"experts":2}',
+      "--cache-dir",
+      join(tmp, "cache"),
+    ]);
+    expect(r.code).toBe(2);
+    for (const flag of ["--seed", "--encoder", "--config", "--cache-dir"])
+      expect(r.stderr).toContain(`${flag} does not apply to --runs`);
+    expect(existsSync(out)).toBe(false);
+    // --data-root applies to --runs, and the run prior is written without the others
+    const ok = await cli(["train", "--runs", "--dataset", runs, "--out", out]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readdirSync(out)).toEqual(["run-prior.json"]);
+  });
+});
+
 describe("an --out that cannot be a folder is refused before any work", () => {
   it("train --out <existing file> (scorer and --runs), and <file>/sub, exit 2 naming --out, before training", async () => {
     for (const argv of [

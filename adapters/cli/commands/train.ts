@@ -32,6 +32,17 @@ export const PRETRAINED_DATASETS = [
   "routellm-2models",
 ] as const;
 
+/**
+ * The scorer's flags that `--runs` has no use for, with why: a run prior is fitted on the success rates alone, with
+ * no random start, no text encoder, no IRT-MoE network and no embeddings.
+ */
+const NOT_WITH_RUNS = {
+  seed: "a run prior is fitted deterministically, with no random start to seed",
+  encoder: "a run prior embeds no text, so it has no encoder to choose",
+  config: "it configures the IRT-MoE scorer's training, and a run prior is not one",
+  "cache-dir": "a run prior embeds no text, so nothing goes into an embedding cache",
+} as const;
+
 const schema = z
   .object({
     dataset: z.array(z.string().min(1)).optional(),
@@ -51,6 +62,12 @@ const schema = z
     path: ["dataset"],
   })
   .refine((a) => !a.hints || a.runs, { message: "applies to --runs only", path: ["hints"] })
+  .superRefine((a, ctx) => {
+    if (!a.runs) return;
+    for (const [flag, why] of Object.entries(NOT_WITH_RUNS))
+      if (a[flag as keyof typeof NOT_WITH_RUNS] !== undefined)
+        ctx.addIssue({ code: "custom", path: [flag], message: `does not apply to --runs: ${why}; leave it out` });
+  })
   .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), {
     message: "is required: a dataset name or your-own-data folder (repeatable); or give --pretrained",
     path: ["dataset"],
