@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { parseFlagValues } from "../../adapters/cli/args.js";
 import { command as replay } from "../../adapters/cli/commands/replay.js";
 import { flagWords, main } from "../../adapters/cli/main.js";
+import { splitOf } from "../../src/data/split.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-flag-errors-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -88,6 +89,7 @@ describe("a bad flag value names the flag as typed and exits 2, however it is sp
     expect(flagWords("options.models.a.price is missing", { options })).toBe("options.models.a.price is missing");
   });
 });
+
 describe("--seeds and --online-seeds are bounded", () => {
   it("a number of seeds past 1000 is refused at once, naming the flag and the bound", async () => {
     for (const [flag, value] of [
@@ -105,6 +107,7 @@ describe("--seeds and --online-seeds are bounded", () => {
     });
   });
 });
+
 describe("train --runs refuses the scorer's flags it has no use for", () => {
   it("--seed, --encoder, --config and --cache-dir are each named, and nothing is written", async () => {
     const out = join(tmp, "prior-with-flags");
@@ -170,4 +173,32 @@ describe("an --out that cannot be a folder is refused before any work", () => {
     },
     20_000,
   );
+});
+
+describe("train on a folder too small to split", () => {
+  it("names the folder, its items per split, the split rule and the fix", async () => {
+    // ten items of which none falls in val under the protocol's split of this folder name
+    const name = "tiny-evals";
+    const ids = Array.from({ length: 400 }, (_, i) => `q${i}`)
+      .filter((id) => splitOf(name, id) !== "val")
+      .slice(0, 10);
+    const tiny = join(tmp, name);
+    mkdirSync(tiny);
+    writeFileSync(
+      join(tiny, "items.csv"),
+      "item_id,text\n" + ids.map((id) => `${id},What is ${id}?`).join("\n") + "\n",
+    );
+    writeFileSync(
+      join(tiny, "labels.csv"),
+      "item_id,model,correct\n" + ids.flatMap((id, i) => [`${id},a,${i % 2}`, `${id},b,1`]).join("\n") + "\n",
+    );
+    const train = ids.filter((id) => splitOf(name, id) === "train").length;
+    const r = await cli(["train", "--dataset", tiny, "--encoder", "static", "--out", join(tmp, "tiny-scorer")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`(${tiny}: 10 items, ${train} train, 0 val, ${10 - train} test)`);
+    expect(r.stderr).toMatch(/val is empty/);
+    expect(r.stderr).toMatch(/sha256\("<folder name>\/<item id>"\).*val if u < 0\.9/);
+    expect(r.stderr).toMatch(/Add items.*--dataset .*tiny-evals --dataset <another>/);
+    expect(r.stderr).not.toMatch(/split\.val/);
+  }, 60_000);
 });
