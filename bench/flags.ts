@@ -1,11 +1,10 @@
 /**
  * The flags of a study's entry script: node's `util.parseArgs` (strict) as the CLI runs it, then a zod schema; every
- * problem (an unknown or repeated flag, a missing or bad value) is a ValidationError naming the flag
- * (`options.<flag>`), as the `irt-router` command's are; with the command's flag schemas (positive integer, list).
+ * problem (an unknown or repeated flag, a missing or bad value) is a ValidationError naming the flag as typed
+ * (`--seeds`; its path is `options.<flag>`), as the `irt-router` command's are; with the command's flag schemas (positive integer, list).
  */
 import { z } from "zod";
-import { parseWith } from "../src/util/validate.js";
-import { parseCliArgs } from "../adapters/cli/args.js";
+import { parseCliArgs, parseFlagValues } from "../adapters/cli/args.js";
 
 /** What node's `parseArgs` needs to know of each flag. */
 export type FlagSpecs = Record<string, { type: "string" | "boolean" }>;
@@ -26,7 +25,7 @@ export function parseFlags<S extends z.ZodType>(
   args: string[] = process.argv.slice(2),
 ): z.output<S> {
   const { values } = parseCliArgs({ name: program, program, options: flags }, args);
-  return parseWith(schema, values, "options");
+  return parseFlagValues(schema, values);
 }
 
 export { listFlag, positiveIntFlag } from "../adapters/cli/flag-schemas.js";

@@ -1,11 +1,14 @@
 /**
  * Command-line parsing for one subcommand: node's `util.parseArgs` (strict), with its failures and a
  * repeated single-value flag turned into a ValidationError naming the flag (`options.<flag>`), with a
- * "did you mean" hint for a misspelled one.
+ * "did you mean" hint for a misspelled one; then the values through the command's zod schema
+ * ({@link parseFlagValues}), whose messages name each flag as typed (`--seeds`).
  */
 import { parseArgs } from "node:util";
+import type { z } from "zod";
 import { ValidationError } from "../../src/errors.js";
 import { closestMatch } from "../../src/util/edit-distance.js";
+import { parseWith } from "../../src/util/validate.js";
 import type { CliCommand } from "./command.js";
 
 export interface ParsedCli {
@@ -108,4 +111,39 @@ function fromParseError(
     default:
       return new ValidationError(message, { path: "options" });
   }
+}
+
+/**
+ * Validates parsed flag values with a command's zod schema (an object keyed by flag name). A failure is a
+ * ValidationError whose message names every bad flag as the user typed it (`--seeds must be a positive integer`),
+ * never the schema's internal path; its `path` stays `options.<flag>` for code that checks it.
+ *
+ * @example
+ * ```ts
+ * parseFlagValues(z.object({ seeds: positiveIntFlag() }), { seeds: "0" }); // ValidationError: --seeds must be a positive integer
+ * ```
+ */
+export function parseFlagValues<S extends z.ZodType>(schema: S, values: Record<string, unknown>): z.output<S> {
+  try {
+    return parseWith(schema, values, "options");
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const issues = (error.details?.issues as { path: string; message: string }[] | undefined) ?? [];
+    if (issues.length === 0) throw error;
+    throw new ValidationError(issues.map(flagIssue).join("; "), {
+      ...(error.path !== undefined && { path: error.path }),
+      ...(error.details && { details: error.details }),
+    });
+  }
+}
+
+/** One schema issue at `options.<flag>[.<part>...]` in the user's words: `--flag message`. */
+function flagIssue({ path, message }: { path: string; message: string }): string {
+  const [, flag, ...rest] = path.split(".");
+  if (flag === undefined) return message;
+  // a list flag's item: --datasets (item 2)
+  const where =
+    rest.length === 0 ? "" : /^\d+$/.test(rest[0]!) ? ` (item ${Number(rest[0]) + 1})` : ` (${rest.join(".")})`;
+  // "must be ...", "is required ...", "applies to ..." read on from the flag; anything else follows a colon
+  return `--${flag}${where}${/^[a-z]/.test(message) && !/^give\b/.test(message) ? " " : ": "}${message}`;
 }

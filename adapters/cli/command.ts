@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { OutDirUse } from "../out-dir.js";
 
 /**
  * One CLI subcommand. `options` describes the flags for node's `util.parseArgs`;
@@ -18,5 +19,11 @@ export interface CliCommand<S extends z.ZodType = z.ZodType> {
   /** Whether positional arguments are accepted (they arrive as `positionals`). */
   allowPositionals?: boolean;
   schema: S;
+  /**
+   * The flags naming a folder the command writes into, each with what it writes there: the CLI checks each one
+   * given (adapters/out-dir.ts: not a file, not under /proc, writable) after the schema and before `run`, so a
+   * folder that cannot be one is a flag error before any work.
+   */
+  outputs?: Readonly<Record<string, Omit<OutDirUse, "flag">>>;
   run(args: z.output<S>, positionals: string[]): Promise<number>;
 }

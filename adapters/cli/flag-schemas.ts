@@ -5,21 +5,36 @@
  */
 import { z } from "zod";
 
+/** Limits of an integer flag. */
+export interface IntFlagLimits {
+  /**
+   * The largest value accepted (default `Number.MAX_SAFE_INTEGER`, past which a number is not exact). A flag that
+   * sets how much work to do (seeds, rounds) names its own, so a typo of a few digits is refused, not run for days.
+   */
+  readonly max?: number;
+}
+
 /**
  * A flag whose value is an integer matching `pattern`, as a number; `what`, when given, ends the message ("must be
  * a positive integer (what)") and names what a required flag left out is ("is required: what").
  */
-const integerFlag = (pattern: RegExp, kind: string, what?: string) =>
-  z
+const integerFlag = (pattern: RegExp, kind: string, what: string | undefined, limits: IntFlagLimits) => {
+  const max = limits.max ?? Number.MAX_SAFE_INTEGER;
+  const about = (text: string) => (what === undefined ? text : `${text} (${what})`);
+  return z
     .string(what === undefined ? undefined : { error: `is required: ${what}` })
-    .regex(pattern, what === undefined ? `must be a ${kind}` : `must be a ${kind} (${what})`)
-    .transform(Number);
+    .regex(pattern, about(`must be a ${kind}`))
+    .transform(Number)
+    .pipe(z.number().max(max, about(`must be at most ${max}`)));
+};
 
 /** A flag whose value is a positive integer (`--seeds 3`), as a number; `what` as `integerFlag`'s. */
-export const positiveIntFlag = (what?: string) => integerFlag(/^[1-9][0-9]*$/, "positive integer", what);
+export const positiveIntFlag = (what?: string, limits: IntFlagLimits = {}) =>
+  integerFlag(/^[1-9][0-9]*$/, "positive integer", what, limits);
 
 /** A flag whose value is a non-negative integer (`--seed 0`), as a number; `what` as `integerFlag`'s. */
-export const nonNegativeIntFlag = (what?: string) => integerFlag(/^[0-9]+$/, "non-negative integer", what);
+export const nonNegativeIntFlag = (what?: string, limits: IntFlagLimits = {}) =>
+  integerFlag(/^[0-9]+$/, "non-negative integer", what, limits);
 
 /**
  * A flag whose value is a comma-separated list (`--datasets a,b`), blanks dropped, of at least one `item`;

@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { IrtRouterError, MissingDependencyError, ValidationError } from "../../src/errors.js";
 import { isMissingPackage } from "../../src/util/missing-package.js";
-import { parseWith } from "../../src/util/validate.js";
-import { parseCliArgs } from "./args.js";
+import { checkOutDir } from "../out-dir.js";
+import { parseCliArgs, parseFlagValues } from "./args.js";
+import type { CliCommand } from "./command.js";
 import { commands } from "./commands/index.js";
 import { packageRoot } from "../package-root.js";
 
@@ -67,24 +68,47 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n\nOptional packages: ${command.needs}\n`);
     return 0;
   }
+  let parsed;
+  let args;
   try {
-    let parsed;
-    try {
-      parsed = parseCliArgs(command, rest);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      process.stderr.write(`irt-router ${name}: [${error.code}] ${error.message}\nUsage: ${command.usage}\n`);
-      return 2;
-    }
-    const args = parseWith(command.schema, parsed.values, "options");
+    // Every flag error (an unknown or malformed flag, a bad value however it was spelt, a folder flag that cannot be
+    // a folder) is found here, before any work, and exits 2 with the usage; a failure of the command itself exits 1.
+    parsed = parseCliArgs(command, rest);
+    args = parseFlagValues(command.schema, parsed.values);
+    await checkOutputs(command, args as Record<string, unknown>);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    process.stderr.write(`irt-router ${name}: [${error.code}] ${error.message}\nUsage: ${command.usage}\n`);
+    return 2;
+  }
+  try {
     return await command.run(args, parsed.positionals);
   } catch (error) {
     if (error instanceof IrtRouterError) {
-      process.stderr.write(`irt-router ${name}: [${error.code}] ${error.message}\n`);
+      process.stderr.write(`irt-router ${name}: [${error.code}] ${flagWords(error.message, command)}\n`);
       if (error instanceof MissingDependencyError)
         process.stderr.write(`Optional packages of irt-router ${name}: ${command.needs}\n`);
       return 1;
     }
     throw error;
   }
+}
+
+/** Checks each output folder flag given (`CliCommand.outputs`): see adapters/out-dir.ts. */
+async function checkOutputs(command: CliCommand, args: Record<string, unknown>): Promise<void> {
+  for (const [flag, use] of Object.entries(command.outputs ?? {})) {
+    const dir = args[flag];
+    if (typeof dir === "string") await checkOutDir(dir, { ...use, flag });
+  }
+}
+
+/**
+ * A library error's message in the CLI's words: the library option a flag feeds (`options.labels`,
+ * `options.dataRoot`) named as that flag (`--labels`, `--data-root`), so no message shows an internal path.
+ */
+export function flagWords(message: string, command: Pick<CliCommand, "options">): string {
+  return message.replace(/\boptions\.([A-Za-z][A-Za-z0-9]*)\b/g, (whole, key: string) => {
+    const flag = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    return Object.hasOwn(command.options, flag) ? `--${flag}` : whole;
+  });
 }

@@ -24,6 +24,12 @@ export const encoderFlag = z
   })
   .optional();
 
+/** The `--cache-dir` flag as an output folder (`CliCommand.outputs`): the embedding cache. */
+export const CACHE_DIR_OUTPUT = {
+  writes: "the embedding cache keeps one file per dataset and encoder",
+  example: "./.cache/embeddings",
+} as const;
+
 /** What a command that embeds text with the pretrained scorer's encoder needs (its `needs`). */
 export const ENCODER_NEEDS =
   "none with the static encoder (the default). --encoder use-lite, or a --model scorer built with USE-lite, needs " +

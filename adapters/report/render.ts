@@ -9,7 +9,7 @@ import { MissingDependencyError } from "../../src/errors.js";
 import { buildFigures } from "../../src/report/build.js";
 import { reportHtml } from "../../src/report/html.js";
 import type { Figure, OmittedFigure, ReportData } from "../../src/report/types.js";
-import { checkOutDir, outDirError } from "./out-dir.js";
+import { checkOutDir, outDirError } from "../out-dir.js";
 
 /** The exact versions the report is tested with (also the devDependencies). */
 export const VEGA_PACKAGES = "vega@6.4.0 vega-lite@6.5.0";

@@ -76,9 +76,12 @@ function checkData(data: EmbeddedLabels, split: { train: readonly number[]; val:
   for (const name of ["train", "val"] as const) {
     const rows = split[name];
     if (rows.length === 0)
-      throw new ValidationError(`split.${name} is empty: training needs items in both train and val`, {
-        path: `split.${name}`,
-      });
+      throw new ValidationError(
+        `split.${name} is empty (${split.train.length} train rows, ${split.val.length} val rows): training fits on ` +
+          `split.train and stops early on split.val, so give each at least one row (the protocol's split sends about ` +
+          `1 item in 10 to val: docs/your-own-data.md#split)`,
+        { path: `split.${name}` },
+      );
     for (const r of rows)
       if (!Number.isInteger(r) || r < 0 || r >= nItems) fail(`split.${name}`, `row ${r} outside 0..${nItems - 1}`);
   }

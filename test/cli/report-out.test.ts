@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { command } from "../../adapters/cli/commands/report.js";
 import { parseCliArgs } from "../../adapters/cli/args.js";
-import { checkOutDir, outDirError } from "../../adapters/report/out-dir.js";
+import { checkOutDir, outDirError } from "../../adapters/out-dir.js";
 import { ValidationError } from "../../src/errors.js";
 import { parseWith } from "../../src/util/validate.js";
 import { rejectedWith } from "../errors.js";

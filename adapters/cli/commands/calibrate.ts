@@ -321,5 +321,8 @@ export const command: CliCommand<typeof schema> = {
     json: { type: "boolean" },
   },
   schema,
+  outputs: {
+    store: { writes: "the store keeps the journal of answers and its snapshots", example: "./.irt-router/abilities" },
+  },
   run: (args) => run(args),
 };

@@ -29,6 +29,7 @@ import { embeddingNotice } from "../../data/embedding-cache.js";
 import { readRouterBenchPrompts } from "../../policy/full-prompts.js";
 import { Progress } from "../../progress.js";
 import {
+  CACHE_DIR_OUTPUT,
   datasetEncoder,
   ENCODER_FLAG_USAGE,
   ENCODER_NEEDS,
@@ -81,6 +82,7 @@ export const command: CliCommand<typeof schema> = {
     encoder: { type: "string" },
   },
   schema,
+  outputs: { "cache-dir": CACHE_DIR_OUTPUT },
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
     if (!args.replay) return runBuiltIn(args, log);

@@ -16,7 +16,7 @@ import {
   type EmbedAbort,
 } from "../../data/embedding-cache.js";
 import { loadDataset } from "../../data/load-dataset.js";
-import { USE_LITE_INSTALL } from "../scorer.js";
+import { CACHE_DIR_OUTPUT, USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 import { formatSeconds, Progress } from "../../progress.js";
 
@@ -26,7 +26,7 @@ const schema = z
       .string({ error: "is required: a dataset name (e.g. routerbench-subset-11models) or a your-own-data folder" })
       .min(1),
     "data-root": z.string().min(1).optional(),
-    batch: positiveIntFlag().pipe(z.number().max(4096, "at most 4096")).optional(),
+    batch: positiveIntFlag("texts per encoder call", { max: 4096 }).optional(),
     "cache-dir": z.string().min(1).optional(),
   })
   .strict();
@@ -100,6 +100,7 @@ export function createEmbedCommand(deps: EmbedCommandDeps = {}): CliCommand<type
       "cache-dir": { type: "string" },
     },
     schema,
+    outputs: { "cache-dir": CACHE_DIR_OUTPUT },
     async run(args) {
       const started = performance.now();
       const ds = await loadDataset(args.dataset, args["data-root"] ? { dataRoot: args["data-root"] } : {});

@@ -13,7 +13,7 @@ import type { CliCommand } from "../command.js";
 const schema = z
   .object({
     dataset: z.string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder" }).min(1),
-    seeds: positiveIntFlag().pipe(z.number().max(20, "at most 20 seeds")).optional(),
+    seeds: positiveIntFlag("seeds of the learned methods, default 3", { max: 20 }).optional(),
     json: z.boolean().optional(),
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),

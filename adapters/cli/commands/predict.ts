@@ -21,6 +21,7 @@ import { sampleItems } from "../../learning/probe-bank.js";
 import type { CliCommand } from "../command.js";
 import { Progress } from "../../progress.js";
 import {
+  CACHE_DIR_OUTPUT,
   datasetEncoder,
   ENCODER_FLAG_USAGE,
   ENCODER_NEEDS,
@@ -301,6 +302,7 @@ export const command: CliCommand<typeof schema> = {
     encoder: { type: "string" },
   },
   schema,
+  outputs: { "cache-dir": CACHE_DIR_OUTPUT },
   async run(args) {
     const { dataset, rows } = await predictDataset(args);
     if (args.json) {

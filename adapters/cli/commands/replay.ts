@@ -9,14 +9,20 @@ import { loadRunTable } from "../../data/run-dataset.js";
 import type { CliCommand } from "../command.js";
 import { positiveIntFlag } from "../flag-schemas.js";
 
+/**
+ * The most seeds `--seeds` and `--online-seeds` take: the docs use 5 and 20, and Terminal-Bench's default 5 + 20 take
+ * about 20 s on 2 cores, so 1000 of either is hours of work; a typo of a few more digits would run for days.
+ */
+export const MAX_SEEDS = 1000;
+
 const schema = z
   .object({
     dataset: z
       .string({ error: "is required: a folder of agent runs (items, labels, models) or a dataset name" })
       .min(1),
     "data-root": z.string().min(1, "must name a data root folder").optional(),
-    seeds: positiveIntFlag("cross-fit seeds, default 5").optional(),
-    "online-seeds": positiveIntFlag("online seeds, default 20").optional(),
+    seeds: positiveIntFlag("cross-fit seeds, default 5", { max: MAX_SEEDS }).optional(),
+    "online-seeds": positiveIntFlag("online seeds, default 20", { max: MAX_SEEDS }).optional(),
     hints: z.boolean().optional(),
     "via-prior": z.boolean().optional(),
     json: z.boolean().optional(),
@@ -86,8 +92,8 @@ export const command: CliCommand<typeof schema> = {
     "after a failed run and online learning against the best fixed model, Thompson sampling and the oracle.",
   usage:
     "irt-router replay --dataset <folder|name> [--seeds N] [--online-seeds N] [--hints] [--via-prior] [--data-root D] [--json]\n" +
-    "  --seeds N         cross-fit seeds (default 5; 5 folds each)\n" +
-    "  --online-seeds N  online streams (default 20)\n" +
+    "  --seeds N         cross-fit seeds (default 5, at most 1000; 5 folds each)\n" +
+    "  --online-seeds N  online streams (default 20, at most 1000)\n" +
     "  --hints           give the router each item's category (items.csv `category`) as its task hint\n" +
     "  --via-prior       cross-fit through a run prior trained on the training folds (what train --runs writes)",
   needs: "none.",

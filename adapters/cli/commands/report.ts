@@ -11,8 +11,8 @@ import type { ReportData } from "../../../src/report/types.js";
 import { parseDecisions } from "../../../src/report/inputs.js";
 import { readCosts, readDatasetScores, readStoreLearning, readTextFlag } from "../../report/inputs.js";
 import { loadVega, VEGA_PACKAGES, writeReport } from "../../report/render.js";
-import { checkOutDir } from "../../report/out-dir.js";
-import { loadCommandScorer, USE_LITE_INSTALL } from "../scorer.js";
+import { checkOutDir, REPORT_OUT } from "../../out-dir.js";
+import { CACHE_DIR_OUTPUT, loadCommandScorer, USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 
 const path = (what: string) => z.string().min(1, `must name ${what}`).optional();
@@ -52,6 +52,7 @@ export const command: CliCommand<typeof schema> = {
     out: { type: "string" },
   },
   schema,
+  outputs: { out: REPORT_OUT, "cache-dir": CACHE_DIR_OUTPUT },
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
     await loadVega(); // before any slow step: a missing optional package is said first

@@ -15,7 +15,7 @@ import { installedAsDependency } from "../../data/cache-dir.js";
 import { packageRoot } from "../../package-root.js";
 import { trainScorerPipeline } from "../../artifact/train-pipeline.js";
 import { ENCODER_NAMES, encoderByName, type EncoderName } from "../../encoders/choice.js";
-import { USE_LITE_INSTALL } from "../scorer.js";
+import { CACHE_DIR_OUTPUT, USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
 import { nonNegativeIntFlag } from "../flag-schemas.js";
 import { formatSeconds, Progress } from "../../progress.js";
@@ -32,6 +32,17 @@ export const PRETRAINED_DATASETS = [
   "routerdc-7models",
   "routellm-2models",
 ] as const;
+
+/**
+ * The scorer's flags that `--runs` has no use for, with why: a run prior is fitted on the success rates alone, with
+ * no random start, no text encoder, no IRT-MoE network and no embeddings.
+ */
+const NOT_WITH_RUNS = {
+  seed: "a run prior is fitted deterministically, with no random start to seed",
+  encoder: "a run prior embeds no text, so it has no encoder to choose",
+  config: "it configures the IRT-MoE scorer's training, and a run prior is not one",
+  "cache-dir": "a run prior embeds no text, so nothing goes into an embedding cache",
+} as const;
 
 const schema = z
   .object({
@@ -52,11 +63,17 @@ const schema = z
     path: ["dataset"],
   })
   .refine((a) => !a.hints || a.runs, { message: "applies to --runs only", path: ["hints"] })
+  .superRefine((a, ctx) => {
+    if (!a.runs) return;
+    for (const [flag, why] of Object.entries(NOT_WITH_RUNS))
+      if (a[flag as keyof typeof NOT_WITH_RUNS] !== undefined)
+        ctx.addIssue({ code: "custom", path: [flag], message: `does not apply to --runs: ${why}; leave it out` });
+  })
   .refine((a) => a.pretrained || (a.dataset && a.dataset.length > 0), {
-    message: "give --dataset <name-or-folder> (repeatable) or --pretrained",
+    message: "is required: a dataset name or your-own-data folder (repeatable); or give --pretrained",
     path: ["dataset"],
   })
-  .refine((a) => a.pretrained || a.out, {
+  .refine((a) => a.pretrained || !a.dataset || a.out, {
     message: "is required with --dataset: the artifact directory to write",
     path: ["out"],
   })
@@ -174,6 +191,13 @@ export const command: CliCommand<typeof schema> = {
     hints: { type: "boolean" },
   },
   schema,
+  outputs: {
+    out: {
+      writes: "train writes its artifact (manifest.json, weights.bin, catalog.json, or run-prior.json)",
+      example: "./my-scorer",
+    },
+    "cache-dir": CACHE_DIR_OUTPUT,
+  },
   async run(args) {
     if (args.runs) return trainRuns(args.dataset![0]!, args.out!, args);
     const out = trainOutDir(args);

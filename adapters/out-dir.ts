@@ -1,0 +1,97 @@
+/**
+ * A folder a command writes into (`report --out`, `train --out`, `embed --cache-dir`, `calibrate --store`, ...),
+ * checked before any slow step and without creating anything: an existing file in its place, a path on a special
+ * filesystem (/proc, /sys, /dev: Node's recursive mkdir can spin forever under /proc) or a parent that cannot be
+ * written are typed errors naming the flag and saying how to fix it; a write that fails later is one too
+ * ({@link outDirError}). The one home of that rule: the CLI checks every output flag with it (`CliCommand.outputs`).
+ */
+import { constants } from "node:fs";
+import { access, realpath, stat, statfs } from "node:fs/promises";
+import { dirname, resolve, sep } from "node:path";
+import { ValidationError } from "../src/errors.js";
+
+/** Roots of the pseudo filesystems nothing can be written to. */
+const SPECIAL_ROOTS = ["/proc", "/sys", "/dev"];
+/** statfs magic numbers of procfs and sysfs. */
+const SPECIAL_FS = new Set([0x9fa0, 0x62656572]);
+
+/** What a command writes into an output folder, for the messages. */
+export interface OutDirUse {
+  /** The flag naming the folder, without its dashes (`out`, `cache-dir`). Default `out`. */
+  readonly flag?: string;
+  /** What goes into the folder, e.g. `the report writes index.html and one SVG per figure`. */
+  readonly writes?: string;
+  /** A folder to suggest, e.g. `./irt-router-report`. */
+  readonly example?: string;
+}
+
+/** The report's `--out`. */
+export const REPORT_OUT: OutDirUse = {
+  flag: "out",
+  writes: "the report writes index.html and one SVG per figure",
+  example: "./irt-router-report",
+};
+
+/**
+ * Checks `dir` can become the folder `use` describes (default: the report's `--out`); throws a
+ * {@link ValidationError} (path `options.<flag>`) naming the flag when it cannot.
+ *
+ * @example
+ * ```ts
+ * await checkOutDir("/proc/report"); // ValidationError: --out /proc/report is on a special filesystem ...
+ * await checkOutDir("./scorer.json", { flag: "out", writes: "train writes manifest.json, weights.bin and catalog.json" });
+ * ```
+ */
+export async function checkOutDir(dir: string, use: OutDirUse = REPORT_OUT): Promise<void> {
+  const flag = use.flag ?? "out";
+  const writes = use.writes ?? "it writes its files";
+  const fix = `give a folder on a regular disk (it is created if missing), e.g. --${flag} ${use.example ?? "./out"}`;
+  const out = resolve(dir);
+  const fail = (why: string) =>
+    new ValidationError(`--${flag} ${dir} ${why}`, { path: `options.${flag}`, details: { path: out } });
+  const existing = await nearestExisting(out);
+  const real = await realpath(existing.path).catch(() => existing.path);
+  const special = SPECIAL_ROOTS.find((root) => [out, real].some((p) => p === root || p.startsWith(root + sep)));
+  const fsType = await statfs(real).then(
+    (s) => s.type,
+    () => undefined,
+  );
+  if (special !== undefined || (fsType !== undefined && SPECIAL_FS.has(fsType))) {
+    throw fail(`is on a special filesystem (${special ?? "procfs/sysfs"}), where nothing can be written: ${fix}.`);
+  }
+  if (existing.path === out && !existing.isDirectory) {
+    throw fail(
+      `is an existing file, not a folder: ${writes} into a folder. ` +
+        `Give a new or existing folder (e.g. --${flag} ${use.example ?? "./out"}), or remove the file.`,
+    );
+  }
+  if (!existing.isDirectory) {
+    throw fail(`cannot be created: ${existing.path} is a file, not a folder. ${capital(fix)}.`);
+  }
+  await access(existing.path, constants.W_OK).catch(() => {
+    throw fail(`cannot be written: ${existing.path} is not writable by this user. ${capital(fix)}.`);
+  });
+}
+
+/** A write into the folder that failed (EACCES, ENOSPC, EROFS, ...), as a ValidationError naming the flag. */
+export function outDirError(error: unknown, dir: string, use: OutDirUse = REPORT_OUT): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== "string") return error;
+  const flag = use.flag ?? "out";
+  return new ValidationError(
+    `--${flag} ${dir}: the files could not be written (${code}: ${(error as Error).message}). Give a folder on a ` +
+      `regular disk, with room and write permission (e.g. --${flag} ${use.example ?? "./out"}).`,
+    { path: `options.${flag}`, cause: error, details: { code } },
+  );
+}
+
+/** The path itself when it exists, else its nearest existing ancestor. */
+async function nearestExisting(path: string): Promise<{ path: string; isDirectory: boolean }> {
+  for (let p = path; ; p = dirname(p)) {
+    const s = await stat(p).catch(() => undefined);
+    if (s) return { path: p, isDirectory: s.isDirectory() };
+    if (dirname(p) === p) return { path: p, isDirectory: false };
+  }
+}
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
