@@ -1,8 +1,8 @@
 /**
  * {@link createIrtRouterModel}: an AI SDK `LanguageModelV3` that routes every call among child AI SDK models with
  * the framework-neutral {@link RouterCore}: the prompt becomes {@link RouteMessage}s, the chosen child is called,
- * a child that throws (before any stream output) falls back to the next, the reported usage becomes the realized
- * cost, and the decision rides in `providerMetadata["irt-router"]`.
+ * a child that fails before any output (it throws, or its stream errors or ends first) falls back to the next, the
+ * reported usage becomes the realized cost, and the decision rides in `providerMetadata["irt-router"]`.
  */
 import { z } from "zod";
 import type {
@@ -210,7 +210,7 @@ export class IrtRouterModel implements LanguageModelV3 {
     for (let id: string | undefined = plan.models[0]; id !== undefined;) {
       const t0 = performance.now();
       try {
-        const opened = await openStream(this.children.get(id)!, child);
+        const opened = await openStream(this.children.get(id)!, id, child);
         return { ...opened.result, stream: relayStream(this.core, plan, id, opened, t0) };
       } catch (error) {
         const cancelled = options.abortSignal?.aborted === true;
