@@ -11,8 +11,13 @@ import { ModelFaultError } from "../errors.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { PROVIDER_KEY, partTag, tagged } from "./prompt-messages.js";
 
-/** Parts that come before a model's output (they do not commit the call to the model). */
-const PREAMBLE = new Set(["stream-start", "response-metadata", "raw"]);
+/**
+ * The stream parts that carry no output, so do not commit the call to the model: every part type of the
+ * `LanguageModelV3StreamPart` and `LanguageModelV4StreamPart` unions that is neither content (text, reasoning, tool
+ * input, tool call or result, tool approval request, file, source, custom) nor the `finish` or `error` that ends a
+ * reply. `ping` is V4's keep-alive.
+ */
+const PREAMBLE = new Set(["stream-start", "response-metadata", "raw", "ping"]);
 
 /** A child's stream, read up to its first output part. */
 export interface OpenedStream {

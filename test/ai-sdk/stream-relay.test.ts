@@ -28,11 +28,12 @@ const routing = {
 };
 const meta = (m: Record<string, Record<string, unknown>> | undefined) => m?.["irt-router"] as Record<string, any>;
 
-/** Every part type of LanguageModelV3StreamPart that carries no output. */
+/** Every part type of LanguageModelV3StreamPart and LanguageModelV4StreamPart that carries no output. */
 const NO_OUTPUT: LanguageModelV3StreamPart[] = [
   { type: "stream-start", warnings: [] },
   { type: "response-metadata", id: "r1", modelId: "gpt-4" },
   { type: "raw", rawValue: { keepAlive: true } },
+  { type: "ping" } as unknown as LanguageModelV3StreamPart, // LanguageModelV4's keep-alive (ai 7)
 ];
 
 describe("a child's stream under the router", () => {
