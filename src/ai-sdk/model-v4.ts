@@ -79,13 +79,17 @@ export class IrtRouterModelV4 implements LanguageModelV4Like {
   readonly specificationVersion = "v4" as const;
   readonly provider = "irt-router";
   readonly modelId: string;
-  readonly supportedUrls: Record<string, RegExp[]> = {};
   /** The V3 router this is the V4 face of (same core, same rules). */
   readonly router: IrtRouterModel;
 
   constructor(options: IrtRouterModelV4Options) {
     this.router = new IrtRouterModel({ ...options, models: v3Children(options.models) });
     this.modelId = this.router.modelId;
+  }
+
+  /** The URLs every child reads itself (see {@link IrtRouterModel.supportedUrls}). */
+  get supportedUrls(): PromiseLike<Record<string, RegExp[]>> | Record<string, RegExp[]> {
+    return this.router.supportedUrls;
   }
 
   /** The framework-neutral router the children are routed with. */

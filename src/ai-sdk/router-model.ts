@@ -23,6 +23,7 @@ import { childEntries } from "./children.js";
 import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { openStream, relayStream } from "./stream-relay.js";
+import { commonSupportedUrls } from "./supported-urls.js";
 
 /** The header that carries a call's run id when `providerOptions` cannot (it is removed before the child's call). */
 export const RUN_ID_HEADER = "x-irt-router-run-id";
@@ -102,8 +103,6 @@ export class IrtRouterModel implements LanguageModelV3 {
   readonly specificationVersion = "v3" as const;
   readonly provider = "irt-router";
   readonly modelId: string;
-  /** None: the AI SDK downloads URL parts itself, and every child accepts the data. */
-  readonly supportedUrls: Record<string, RegExp[]> = {};
   /** The framework-neutral router the children are routed with. */
   readonly core: RouterCore;
   private readonly children: Map<string, LanguageModelV3>;
@@ -114,6 +113,15 @@ export class IrtRouterModel implements LanguageModelV3 {
     this.core = new RouterCore({ ...routing, models: core as never });
     this.children = models;
     this.modelId = `irt-router(${[...models.keys()].join(",")})`;
+  }
+
+  /**
+   * The URLs every child reads itself (a call may fall back to any child): for each media type, the children's
+   * patterns when they all declare the same ones for it, else none (the AI SDK downloads the URL). A promise when a
+   * child's `supportedUrls` is one.
+   */
+  get supportedUrls(): PromiseLike<Record<string, RegExp[]>> | Record<string, RegExp[]> {
+    return commonSupportedUrls([...this.children.values()]);
   }
 
   /** Routes the call, calls the chosen child (falling back on a throw) and returns its result with the decision. */

@@ -195,6 +195,45 @@ describe("createIrtRouterModel with LanguageModelV4 children (ai 7)", () => {
     ]);
   });
 
+  it("passes a URL every V4 child reads itself (its supportedUrls) to the child as a URL", async () => {
+    const reader = (id: string) =>
+      new MockLanguageModelV4({
+        modelId: id,
+        supportedUrls: { "application/pdf": [/^gs:\/\//] },
+        doGenerate: async (options) => {
+          // LanguageModelV4's file data is tagged: { type: "url", url } for a URL passed as it is
+          const file = (options.prompt[0]!.content as { type: string; data?: { type: string; url?: URL } }[]).find(
+            (p) => p.type === "file",
+          );
+          const got = file?.data?.type === "url" ? `URL ${file.data.url!.href}` : (file?.data?.type ?? "none");
+          return {
+            content: [{ type: "text", text: got }],
+            finishReason: { unified: "stop", raw: undefined },
+            usage: usage(100, 10),
+            warnings: [],
+          };
+        },
+      });
+    const router = createIrtRouterModel({
+      models: { "gpt-4": reader("gpt-4"), mixtral: reader("mixtral") },
+      ...toyRouting(),
+    });
+    expect(await router.supportedUrls).toEqual({ "application/pdf": [/^gs:\/\//] });
+    const result = await generateText({
+      model: router,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Summarize" },
+            { type: "file", data: new URL("gs://bucket/report.pdf"), mediaType: "application/pdf" },
+          ],
+        },
+      ],
+    });
+    expect(result.text).toBe("URL gs://bucket/report.pdf");
+  });
+
   it("refuses children of both versions together", () => {
     const v3Like = { specificationVersion: "v3", provider: "p", modelId: "a", supportedUrls: {} };
     const v4 = new MockLanguageModelV4({ modelId: "b" });
