@@ -15,12 +15,8 @@ import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import { ValidationError } from "../errors.js";
 import { childEntries, childVersions } from "./children.js";
 import type { AiMessage } from "./prompt-messages.js";
-import {
-  IrtRouterModel,
-  type AiSdkModelConfig,
-  type IrtRouterCallOptions,
-  type IrtRouterModelOptions,
-} from "./router-model.js";
+import type { IrtRouterCallOptions } from "./call-options.js";
+import { IrtRouterModel, type AiSdkModelConfig, type IrtRouterModelOptions } from "./router-model.js";
 
 /**
  * An AI SDK `LanguageModelV4` (ai 7), as far as the router relies on it. Typed structurally: this package's types

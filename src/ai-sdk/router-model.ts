@@ -19,14 +19,13 @@ import { RouterCore, type CorePlan } from "../core/router-core.js";
 import type { ModelCapabilities, RoutingOptions } from "../core/contracts/options.js";
 import type { RouteDecision } from "../core/contracts/route-decision.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
+import { checkRegistered } from "../core/contracts/registered-model.js";
+import { RUN_ID_HEADER, callOptionsOf, type IrtRouterCallOptions } from "./call-options.js";
 import { childEntries } from "./children.js";
 import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { openStream, relayStream } from "./stream-relay.js";
 import { commonSupportedUrls } from "./supported-urls.js";
-
-/** The header that carries a call's run id when `providerOptions` cannot (it is removed before the child's call). */
-export const RUN_ID_HEADER = "x-irt-router-run-id";
 
 /** One child model with what the router must know of it. */
 export interface AiSdkModelConfig {
@@ -48,19 +47,6 @@ export interface IrtRouterModelOptions extends RoutingOptions {
   readonly models:
     | Readonly<Record<string, LanguageModelV3 | AiSdkModelConfig>>
     | readonly (LanguageModelV3 | (AiSdkModelConfig & { readonly id?: string }))[];
-}
-
-/** The router's per-call options, read from `providerOptions["irt-router"]`. */
-export interface IrtRouterCallOptions {
-  /** The agent run the call belongs to (feedback by run, the run's prompt cache, the budget's spend). */
-  readonly runId?: string;
-  /** A task hint for the call. */
-  readonly task?: string;
-  /**
-   * Serve this child (its registered id), without fallback, whatever the router would choose (the choice is kept as
-   * the decision's `shadow.chosen`): for a call whose conversation state lives at one provider.
-   */
-  readonly model?: string;
 }
 
 const isLanguageModel = (v: unknown): v is LanguageModelV3 =>
@@ -86,12 +72,6 @@ function childrenOf(options: IrtRouterModelOptions): {
   const models = new Map(list.map((e) => [e.id, e.model]));
   const core = list.map(({ model: _model, ...rest }) => rest);
   return { core, models };
-}
-
-/** A string field of the router's `providerOptions` entry. */
-function callOption(options: LanguageModelV3CallOptions, key: keyof IrtRouterCallOptions): string | undefined {
-  const value = (options.providerOptions?.[PROVIDER_KEY] as Record<string, unknown> | undefined)?.[key];
-  return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
 /**
@@ -135,11 +115,12 @@ export class IrtRouterModel implements LanguageModelV3 {
   }
 
   /** Plans a call from AI SDK messages (a prompt, or a step's `ModelMessage`s). */
-  plan(
+  async plan(
     messages: readonly AiMessage[],
     call: IrtRouterCallOptions & { readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean } },
   ): Promise<CorePlan> {
     const { model, ...rest } = call;
+    if (model !== undefined) checkRegistered(model, this.core.modelIds, "call.model", "plan(messages, call): ");
     return this.core.route({
       messages: toRouteMessages(messages),
       ...rest,
@@ -177,14 +158,10 @@ export class IrtRouterModel implements LanguageModelV3 {
   }
 
   private planCall(options: LanguageModelV3CallOptions): Promise<CorePlan> {
-    const runId = callOption(options, "runId") ?? options.headers?.[RUN_ID_HEADER];
-    const task = callOption(options, "task");
-    const serve = callOption(options, "model");
+    const call = callOptionsOf(options, this.core.modelIds);
     const tools = (options.tools?.length ?? 0) > 0 && options.toolChoice?.type !== "none";
     return this.plan(options.prompt, {
-      ...(runId !== undefined ? { runId } : {}),
-      ...(task !== undefined ? { task } : {}),
-      ...(serve !== undefined ? { model: serve } : {}),
+      ...call,
       needs: { tools, structuredOutput: options.responseFormat?.type === "json" },
     });
   }
