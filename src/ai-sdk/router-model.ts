@@ -4,7 +4,6 @@
  * a child that fails before any output (it throws, or its stream errors or ends first) falls back to the next, the
  * reported usage becomes the realized cost, and the decision rides in `providerMetadata["irt-router"]`.
  */
-import { z } from "zod";
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -14,7 +13,6 @@ import type {
 import type { ModelPrice } from "../data/types.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { RunRouter } from "../runs/run-router.js";
-import { parseWith } from "../util/validate.js";
 import { RouterCore, type CorePlan } from "../core/router-core.js";
 import type { ModelCapabilities, RoutingOptions } from "../core/contracts/options.js";
 import type { RouteDecision } from "../core/contracts/route-decision.js";
@@ -22,6 +20,7 @@ import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import { checkRegistered } from "../core/contracts/registered-model.js";
 import { RUN_ID_HEADER, callOptionsOf, type IrtRouterCallOptions } from "./call-options.js";
 import { childEntries } from "./children.js";
+import { checkChildren, isModelOf } from "./children-schema.js";
 import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { openStream, relayStream } from "./stream-relay.js";
@@ -49,26 +48,15 @@ export interface IrtRouterModelOptions extends RoutingOptions {
     | readonly (LanguageModelV3 | (AiSdkModelConfig & { readonly id?: string }))[];
 }
 
-const isLanguageModel = (v: unknown): v is LanguageModelV3 =>
-  typeof v === "object" &&
-  v !== null &&
-  (v as { specificationVersion?: unknown }).specificationVersion === "v3" &&
-  typeof (v as LanguageModelV3).doGenerate === "function" &&
-  typeof (v as LanguageModelV3).doStream === "function";
-
-const languageModel = z.custom<LanguageModelV3>(isLanguageModel, {
-  message: "must be an AI SDK LanguageModelV3 (e.g. openai.chat('gpt-4o'); specificationVersion 'v3')",
-});
-const entry = z.union([languageModel, z.looseObject({ id: z.string().optional(), model: languageModel })]);
-const modelsSchema = z.union([z.record(z.string(), entry), z.array(entry).min(1)]);
+const isLanguageModel = isModelOf<LanguageModelV3>("v3");
 
 /** The children as the core's models (ids, prices, capabilities) and the AI SDK models by id. */
 function childrenOf(options: IrtRouterModelOptions): {
   core: Record<string, unknown>[];
   models: Map<string, LanguageModelV3>;
 } {
-  const parsed = parseWith(z.object({ models: modelsSchema }), { models: options.models }, "options");
-  const list = childEntries(parsed.models, isLanguageModel);
+  checkChildren(options, "v3");
+  const list = childEntries(options.models, isLanguageModel);
   const models = new Map(list.map((e) => [e.id, e.model]));
   const core = list.map(({ model: _model, ...rest }) => rest);
   return { core, models };
