@@ -4,13 +4,8 @@
  * (`irtFeedback`, `irtOnFinish`), over the framework-neutral core (`irt-router`). Loads no `ai` or `@ai-sdk/*`
  * module at run time (their types only).
  */
-export {
-  IrtRouterModel,
-  RUN_ID_HEADER,
-  type IrtRouterModelOptions,
-  type AiSdkModelConfig,
-  type IrtRouterCallOptions,
-} from "./router-model.js";
+export { IrtRouterModel, type IrtRouterModelOptions, type AiSdkModelConfig } from "./router-model.js";
+export { RUN_ID_HEADER, type IrtRouterCallOptions } from "./call-options.js";
 export {
   createIrtRouterModel,
   IrtRouterModelV4,

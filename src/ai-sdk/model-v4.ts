@@ -14,13 +14,10 @@ import type { RouteDecision } from "../core/contracts/route-decision.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import { ValidationError } from "../errors.js";
 import { childEntries, childVersions } from "./children.js";
+import { checkChildren, isModelOf } from "./children-schema.js";
 import type { AiMessage } from "./prompt-messages.js";
-import {
-  IrtRouterModel,
-  type AiSdkModelConfig,
-  type IrtRouterCallOptions,
-  type IrtRouterModelOptions,
-} from "./router-model.js";
+import type { IrtRouterCallOptions } from "./call-options.js";
+import { IrtRouterModel, type AiSdkModelConfig, type IrtRouterModelOptions } from "./router-model.js";
 
 /**
  * An AI SDK `LanguageModelV4` (ai 7), as far as the router relies on it. Typed structurally: this package's types
@@ -61,8 +58,7 @@ function asV3(model: LanguageModelV4Like): LanguageModelV3 {
   };
 }
 
-const isModel = (c: LanguageModelV4Like | AiSdkModelConfigV4): c is LanguageModelV4Like =>
-  typeof c === "object" && c !== null && (c as { specificationVersion?: unknown }).specificationVersion === "v4";
+const isModel = isModelOf<LanguageModelV4Like>("v4");
 
 /** The V4 children as V3 children: each entry with its id, its model seen through {@link asV3}. */
 function v3Children(models: IrtRouterModelV4Options["models"]): IrtRouterModelOptions["models"] {
@@ -79,13 +75,18 @@ export class IrtRouterModelV4 implements LanguageModelV4Like {
   readonly specificationVersion = "v4" as const;
   readonly provider = "irt-router";
   readonly modelId: string;
-  readonly supportedUrls: Record<string, RegExp[]> = {};
   /** The V3 router this is the V4 face of (same core, same rules). */
   readonly router: IrtRouterModel;
 
   constructor(options: IrtRouterModelV4Options) {
+    checkChildren(options, "v4");
     this.router = new IrtRouterModel({ ...options, models: v3Children(options.models) });
     this.modelId = this.router.modelId;
+  }
+
+  /** The URLs every child reads itself (see {@link IrtRouterModel.supportedUrls}). */
+  get supportedUrls(): PromiseLike<Record<string, RegExp[]>> | Record<string, RegExp[]> {
+    return this.router.supportedUrls;
   }
 
   /** The framework-neutral router the children are routed with. */
@@ -173,13 +174,15 @@ export function createIrtRouterModel(
   options: IrtRouterModelOptions | IrtRouterModelV4Options,
 ): IrtRouterModel | IrtRouterModelV4 {
   const versions = childVersions((options as { models?: unknown } | undefined)?.models);
-  if (!versions.has("v4")) return new IrtRouterModel(options as IrtRouterModelOptions);
-  if (versions.size > 1) {
+  if (versions.has("v3") && versions.has("v4")) {
     throw new ValidationError(
       "options.models: give children of one AI SDK version (all LanguageModelV3, or all LanguageModelV4), " +
-        `not a mix (${[...versions].map(String).join(", ")})`,
+        "not a mix of both",
       { path: "options.models" },
     );
   }
-  return new IrtRouterModelV4(options as IrtRouterModelV4Options);
+  // Without a V4 child, the V3 face (whose validation tells what is wrong with any other child, or the options)
+  return versions.has("v4")
+    ? new IrtRouterModelV4(options as IrtRouterModelV4Options)
+    : new IrtRouterModel(options as IrtRouterModelOptions);
 }

@@ -1,10 +1,9 @@
 /**
  * {@link createIrtRouterModel}: an AI SDK `LanguageModelV3` that routes every call among child AI SDK models with
  * the framework-neutral {@link RouterCore}: the prompt becomes {@link RouteMessage}s, the chosen child is called,
- * a child that throws (before any stream output) falls back to the next, the reported usage becomes the realized
- * cost, and the decision rides in `providerMetadata["irt-router"]`.
+ * a child that fails before any output (it throws, or its stream errors or ends first) falls back to the next, the
+ * reported usage becomes the realized cost, and the decision rides in `providerMetadata["irt-router"]`.
  */
-import { z } from "zod";
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -14,18 +13,18 @@ import type {
 import type { ModelPrice } from "../data/types.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { RunRouter } from "../runs/run-router.js";
-import { parseWith } from "../util/validate.js";
 import { RouterCore, type CorePlan } from "../core/router-core.js";
 import type { ModelCapabilities, RoutingOptions } from "../core/contracts/options.js";
 import type { RouteDecision } from "../core/contracts/route-decision.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
+import { checkRegistered } from "../core/contracts/registered-model.js";
+import { RUN_ID_HEADER, callOptionsOf, type IrtRouterCallOptions } from "./call-options.js";
 import { childEntries } from "./children.js";
+import { checkChildren, isModelOf } from "./children-schema.js";
 import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { openStream, relayStream } from "./stream-relay.js";
-
-/** The header that carries a call's run id when `providerOptions` cannot (it is removed before the child's call). */
-export const RUN_ID_HEADER = "x-irt-router-run-id";
+import { commonSupportedUrls } from "./supported-urls.js";
 
 /** One child model with what the router must know of it. */
 export interface AiSdkModelConfig {
@@ -49,48 +48,18 @@ export interface IrtRouterModelOptions extends RoutingOptions {
     | readonly (LanguageModelV3 | (AiSdkModelConfig & { readonly id?: string }))[];
 }
 
-/** The router's per-call options, read from `providerOptions["irt-router"]`. */
-export interface IrtRouterCallOptions {
-  /** The agent run the call belongs to (feedback by run, the run's prompt cache, the budget's spend). */
-  readonly runId?: string;
-  /** A task hint for the call. */
-  readonly task?: string;
-  /**
-   * Serve this child (its registered id), without fallback, whatever the router would choose (the choice is kept as
-   * the decision's `shadow.chosen`): for a call whose conversation state lives at one provider.
-   */
-  readonly model?: string;
-}
-
-const isLanguageModel = (v: unknown): v is LanguageModelV3 =>
-  typeof v === "object" &&
-  v !== null &&
-  (v as { specificationVersion?: unknown }).specificationVersion === "v3" &&
-  typeof (v as LanguageModelV3).doGenerate === "function" &&
-  typeof (v as LanguageModelV3).doStream === "function";
-
-const languageModel = z.custom<LanguageModelV3>(isLanguageModel, {
-  message: "must be an AI SDK LanguageModelV3 (e.g. openai.chat('gpt-4o'); specificationVersion 'v3')",
-});
-const entry = z.union([languageModel, z.looseObject({ id: z.string().optional(), model: languageModel })]);
-const modelsSchema = z.union([z.record(z.string(), entry), z.array(entry).min(1)]);
+const isLanguageModel = isModelOf<LanguageModelV3>("v3");
 
 /** The children as the core's models (ids, prices, capabilities) and the AI SDK models by id. */
 function childrenOf(options: IrtRouterModelOptions): {
   core: Record<string, unknown>[];
   models: Map<string, LanguageModelV3>;
 } {
-  const parsed = parseWith(z.object({ models: modelsSchema }), { models: options.models }, "options");
-  const list = childEntries(parsed.models, isLanguageModel);
+  checkChildren(options, "v3");
+  const list = childEntries(options.models, isLanguageModel);
   const models = new Map(list.map((e) => [e.id, e.model]));
   const core = list.map(({ model: _model, ...rest }) => rest);
   return { core, models };
-}
-
-/** A string field of the router's `providerOptions` entry. */
-function callOption(options: LanguageModelV3CallOptions, key: keyof IrtRouterCallOptions): string | undefined {
-  const value = (options.providerOptions?.[PROVIDER_KEY] as Record<string, unknown> | undefined)?.[key];
-  return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
 /**
@@ -102,8 +71,6 @@ export class IrtRouterModel implements LanguageModelV3 {
   readonly specificationVersion = "v3" as const;
   readonly provider = "irt-router";
   readonly modelId: string;
-  /** None: the AI SDK downloads URL parts itself, and every child accepts the data. */
-  readonly supportedUrls: Record<string, RegExp[]> = {};
   /** The framework-neutral router the children are routed with. */
   readonly core: RouterCore;
   private readonly children: Map<string, LanguageModelV3>;
@@ -114,6 +81,15 @@ export class IrtRouterModel implements LanguageModelV3 {
     this.core = new RouterCore({ ...routing, models: core as never });
     this.children = models;
     this.modelId = `irt-router(${[...models.keys()].join(",")})`;
+  }
+
+  /**
+   * The URLs every child reads itself (a call may fall back to any child): for each media type, the children's
+   * patterns when they all declare the same ones for it, else none (the AI SDK downloads the URL). A promise when a
+   * child's `supportedUrls` is one.
+   */
+  get supportedUrls(): PromiseLike<Record<string, RegExp[]>> | Record<string, RegExp[]> {
+    return commonSupportedUrls([...this.children.values()]);
   }
 
   /** Routes the call, calls the chosen child (falling back on a throw) and returns its result with the decision. */
@@ -127,11 +103,12 @@ export class IrtRouterModel implements LanguageModelV3 {
   }
 
   /** Plans a call from AI SDK messages (a prompt, or a step's `ModelMessage`s). */
-  plan(
+  async plan(
     messages: readonly AiMessage[],
     call: IrtRouterCallOptions & { readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean } },
   ): Promise<CorePlan> {
     const { model, ...rest } = call;
+    if (model !== undefined) checkRegistered(model, this.core.modelIds, "call.model", "plan(messages, call): ");
     return this.core.route({
       messages: toRouteMessages(messages),
       ...rest,
@@ -169,14 +146,10 @@ export class IrtRouterModel implements LanguageModelV3 {
   }
 
   private planCall(options: LanguageModelV3CallOptions): Promise<CorePlan> {
-    const runId = callOption(options, "runId") ?? options.headers?.[RUN_ID_HEADER];
-    const task = callOption(options, "task");
-    const serve = callOption(options, "model");
+    const call = callOptionsOf(options, this.core.modelIds);
     const tools = (options.tools?.length ?? 0) > 0 && options.toolChoice?.type !== "none";
     return this.plan(options.prompt, {
-      ...(runId !== undefined ? { runId } : {}),
-      ...(task !== undefined ? { task } : {}),
-      ...(serve !== undefined ? { model: serve } : {}),
+      ...call,
       needs: { tools, structuredOutput: options.responseFormat?.type === "json" },
     });
   }
@@ -210,7 +183,7 @@ export class IrtRouterModel implements LanguageModelV3 {
     for (let id: string | undefined = plan.models[0]; id !== undefined;) {
       const t0 = performance.now();
       try {
-        const opened = await openStream(this.children.get(id)!, child);
+        const opened = await openStream(this.children.get(id)!, id, child);
         return { ...opened.result, stream: relayStream(this.core, plan, id, opened, t0) };
       } catch (error) {
         const cancelled = options.abortSignal?.aborted === true;

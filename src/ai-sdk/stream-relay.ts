@@ -7,11 +7,17 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { LanguageModelV3StreamResult } from "@ai-sdk/provider";
 import type { CorePlan, RouterCore } from "../core/router-core.js";
+import { ModelFaultError } from "../errors.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { PROVIDER_KEY, partTag, tagged } from "./prompt-messages.js";
 
-/** Parts that come before a model's output (they do not commit the call to the model). */
-const PREAMBLE = new Set(["stream-start", "response-metadata", "raw"]);
+/**
+ * The stream parts that carry no output, so do not commit the call to the model: every part type of the
+ * `LanguageModelV3StreamPart` and `LanguageModelV4StreamPart` unions that is neither content (text, reasoning, tool
+ * input, tool call or result, tool approval request, file, source, custom) nor the `finish` or `error` that ends a
+ * reply. `ping` is V4's keep-alive.
+ */
+const PREAMBLE = new Set(["stream-start", "response-metadata", "raw", "ping"]);
 
 /** A child's stream, read up to its first output part. */
 export interface OpenedStream {
@@ -19,25 +25,31 @@ export interface OpenedStream {
   readonly reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
   /** The parts read so far (the preamble and the first output part). */
   readonly buffered: readonly LanguageModelV3StreamPart[];
-  /** Whether the stream ended while it was read. */
-  readonly done: boolean;
 }
 
 /**
- * Opens a child's stream and reads it up to its first output part. Throws (for the caller to fall back) when
- * `doStream` throws, when the stream errors or sends an `error` part first.
+ * Opens the stream of child `modelId` and reads it up to its first output part. Throws (for the caller to fall
+ * back) when `doStream` throws, when the stream errors or sends an `error` part first, and (a
+ * {@link ModelFaultError}) when it ends before any output.
  */
-export async function openStream(child: LanguageModelV3, options: LanguageModelV3CallOptions): Promise<OpenedStream> {
+export async function openStream(
+  child: LanguageModelV3,
+  modelId: string,
+  options: LanguageModelV3CallOptions,
+): Promise<OpenedStream> {
   const result = await child.doStream(options);
   const reader = result.stream.getReader();
   const buffered: LanguageModelV3StreamPart[] = [];
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return { result, reader, buffered, done: true };
+      if (done) {
+        const read = buffered.length > 0 ? ` (after ${buffered.map((p) => p.type).join(", ")})` : "";
+        throw new ModelFaultError(modelId, "reply", `model "${modelId}"'s stream ended before any output${read}.`);
+      }
       if (value.type === "error") throw value.error;
       buffered.push(value);
-      if (!PREAMBLE.has(value.type)) return { result, reader, buffered, done: false };
+      if (!PREAMBLE.has(value.type)) return { result, reader, buffered };
     }
   } catch (error) {
     reader.cancel(error).catch(() => undefined);
@@ -80,10 +92,6 @@ export function relayStream(
   return new ReadableStream<LanguageModelV3StreamPart>({
     start(controller) {
       for (const part of opened.buffered) controller.enqueue(out(part));
-      if (opened.done) {
-        answered();
-        controller.close();
-      }
     },
     async pull(controller) {
       try {

@@ -33,6 +33,7 @@ import { RunMemory } from "./routing/run-memory.js";
 import { DEFAULT_CACHE_LIFETIME_MS } from "../policy/cached-input.js";
 
 import { ValidationError } from "../errors.js";
+import { checkRegistered } from "./contracts/registered-model.js";
 import { RouteTracer, type PendingRoute } from "../tracing/route-span.js";
 import { decisionRecord, tracedRoute } from "./routing/decision-record.js";
 import type { DecisionRecord, RouteDecision, TokenUsage } from "./contracts/route-decision.js";
@@ -105,12 +106,8 @@ export class RouteEngine<M = unknown> {
         { path: options.learner ? "options.learner" : "options.feedbackSink" },
       );
     }
-    if (options.shadow && !this.slots.some((slot) => slot.id === options.shadow!.serve)) {
-      throw new ValidationError(
-        `options.shadow.serve "${options.shadow.serve}" is not a registered model (one of: ${this.slots.map((s) => s.id).join(", ")}).`,
-        { path: "options.shadow.serve" },
-      );
-    }
+    const ids = this.slots.map((s) => s.id);
+    if (options.shadow) checkRegistered(options.shadow.serve, ids, "options.shadow.serve");
     const tracing = options.tracing ?? true;
     this.tracer = tracing === false ? undefined : new RouteTracer(tracing === true ? {} : tracing);
     this.includeText = typeof tracing === "object" && tracing.includeText === true;

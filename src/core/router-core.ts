@@ -9,6 +9,7 @@ import type { FeedbackEvent } from "../learning/events.js";
 import { ValidationError } from "../errors.js";
 import { parseWith } from "../util/validate.js";
 import { RouteEngine } from "./engine.js";
+import { checkRegistered } from "./contracts/registered-model.js";
 import { routerCoreOptionsSchema, type AbilityLearner, type RouterCoreOptions } from "./contracts/options.js";
 import { snapshot, type RealizedCostRecord, type RouteDecision, type TokenUsage } from "./contracts/route-decision.js";
 import type { RouteMessage } from "./contracts/route-message.js";
@@ -129,11 +130,7 @@ export class RouterCore {
         path: "call.messages",
       });
     }
-    if (serve !== undefined && !this.modelIds.includes(serve)) {
-      throw new ValidationError(`route(call): call.serve "${serve}" is not a registered model.`, {
-        path: "call.serve",
-      });
-    }
+    if (serve !== undefined) checkRegistered(serve, this.modelIds, "call.serve", "route(call): ");
     this.engine.noteToolErrors(messages);
     const plan = await this.engine.plan(messages, {
       toolsBound: needs?.tools === true,

@@ -1,6 +1,11 @@
-import { generateText, stepCountIs, tool } from "ai-v7";
-import { MockLanguageModelV4 } from "ai-v7/test";
-import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4Usage } from "@ai-sdk/provider-v4";
+import { generateText, stepCountIs, streamText, tool } from "ai-v7";
+import { MockLanguageModelV4, simulateReadableStream } from "ai-v7/test";
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from "@ai-sdk/provider-v4";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createIrtRouterModel, irtPrepareStep, IrtRouterModelV4 } from "../../src/ai-sdk/index.js";
@@ -150,6 +155,83 @@ describe("createIrtRouterModel with LanguageModelV4 children (ai 7)", () => {
     const assistant = prompts[2]!.filter((m) => m.role === "assistant");
     expect(assistant).toHaveLength(2);
     expect(JSON.stringify(assistant)).toContain('"irt-router":{"model":"gpt-4"');
+  });
+
+  it("falls back when a child's stream pings (a keep-alive, no output) then errors before any output", async () => {
+    const streaming = (id: string, parts: LanguageModelV4StreamPart[]) =>
+      new MockLanguageModelV4({
+        modelId: id,
+        doStream: async () => ({ stream: simulateReadableStream({ chunks: parts }) }),
+      });
+    const router = createIrtRouterModel({
+      models: {
+        "gpt-4": streaming("gpt-4", [
+          { type: "stream-start", warnings: [] },
+          { type: "ping" },
+          { type: "error", error: new Error("overloaded (529)") },
+        ]),
+        mixtral: streaming("mixtral", [
+          { type: "stream-start", warnings: [] },
+          { type: "ping" },
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "from mixtral" },
+          { type: "text-end", id: "t" },
+          { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: usage(100, 10) },
+        ]),
+      },
+      ...toyRouting(),
+    });
+    const result = streamText({ model: router, prompt: "What is 2+2?", maxRetries: 0 });
+    expect(await result.text).toBe("from mixtral");
+    expect(meta(await result.providerMetadata)).toMatchObject({ chosen: "mixtral", tried: ["gpt-4", "mixtral"] });
+    expect(
+      router
+        .decisions()
+        .at(-1)!
+        .attempts.map((a) => [a.id, a.ok, a.error]),
+    ).toEqual([
+      ["gpt-4", false, "Error: overloaded (529)"],
+      ["mixtral", true, undefined],
+    ]);
+  });
+
+  it("passes a URL every V4 child reads itself (its supportedUrls) to the child as a URL", async () => {
+    const reader = (id: string) =>
+      new MockLanguageModelV4({
+        modelId: id,
+        supportedUrls: { "application/pdf": [/^gs:\/\//] },
+        doGenerate: async (options) => {
+          // LanguageModelV4's file data is tagged: { type: "url", url } for a URL passed as it is
+          const file = (options.prompt[0]!.content as { type: string; data?: { type: string; url?: URL } }[]).find(
+            (p) => p.type === "file",
+          );
+          const got = file?.data?.type === "url" ? `URL ${file.data.url!.href}` : (file?.data?.type ?? "none");
+          return {
+            content: [{ type: "text", text: got }],
+            finishReason: { unified: "stop", raw: undefined },
+            usage: usage(100, 10),
+            warnings: [],
+          };
+        },
+      });
+    const router = createIrtRouterModel({
+      models: { "gpt-4": reader("gpt-4"), mixtral: reader("mixtral") },
+      ...toyRouting(),
+    });
+    expect(await router.supportedUrls).toEqual({ "application/pdf": [/^gs:\/\//] });
+    const result = await generateText({
+      model: router,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Summarize" },
+            { type: "file", data: new URL("gs://bucket/report.pdf"), mediaType: "application/pdf" },
+          ],
+        },
+      ],
+    });
+    expect(result.text).toBe("URL gs://bucket/report.pdf");
   });
 
   it("refuses children of both versions together", () => {
