@@ -2,19 +2,20 @@
  * Per-step routing of an AI SDK tool loop ({@link irtPrepareStep}, a `prepareStep` for `generateText`, `streamText`
  * and `ToolLoopAgent`), and feedback from a finished run ({@link irtFeedback}, {@link irtOnFinish}).
  */
-import { randomUUID } from "node:crypto";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import { PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
 import type { CorePlan } from "../core/router-core.js";
 import type { IrtRouterModel } from "./router-model.js";
+import { callRunId } from "./call-run-ids.js";
 
 /** Options of {@link irtPrepareStep}. */
 export interface IrtPrepareStepOptions {
   /**
    * The run's id (feedback by run, the prompt cache of each model, the budget's spend). Default: one id per
-   * `generateText`/`streamText` call, made at its first step (its `providerMetadata["irt-router"].runId`).
+   * `generateText`/`streamText` call, made at its first step (its `providerMetadata["irt-router"].runId`), told
+   * apart by the call's own `steps` array (so concurrent calls sharing messages get one id each).
    */
   readonly runId?: string;
   /** A task hint for every step. */
@@ -41,19 +42,11 @@ export interface RoutingModel<M> {
 export interface PrepareStepInput {
   readonly stepNumber: number;
   readonly messages: readonly AiMessage[];
-}
-
-/** Run ids made for calls without one, by the call's first message (the same object at every step of a call). */
-const RUNS = new WeakMap<object, string>();
-
-/** The step's run id: the option, else the call's own (a new one at step 0, even for messages sent before). */
-function runIdOf(options: IrtPrepareStepOptions, step: PrepareStepInput): string | undefined {
-  if (options.runId !== undefined) return options.runId;
-  const first = step.messages[0];
-  if (first === undefined) return undefined;
-  let id = step.stepNumber === 0 ? undefined : RUNS.get(first);
-  if (id === undefined) RUNS.set(first, (id = randomUUID()));
-  return id;
+  /**
+   * The call's finished steps: the AI SDK passes the same array (the call's own) at every step of a call, which
+   * tells the call's steps from another call's when there is no `runId` option.
+   */
+  readonly steps: readonly unknown[];
 }
 
 /**
@@ -88,7 +81,7 @@ export function irtPrepareStep<M = LanguageModelV3>(
 ): (input: PrepareStepInput) => Promise<{ model: M }> {
   return async (step) => {
     const { messages } = step;
-    const runId = runIdOf(options, step);
+    const runId = options.runId ?? callRunId(step.steps);
     const plan = await router.plan(messages, {
       ...(runId !== undefined ? { runId } : {}),
       ...(options.task !== undefined ? { task: options.task } : {}),
