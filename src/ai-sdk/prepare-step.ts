@@ -9,25 +9,9 @@ import { PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
 import type { CorePlan } from "../core/router-core.js";
 import type { IrtRouterModel } from "./router-model.js";
 import { callRunId } from "./call-run-ids.js";
+import { parsePrepareStepOptions, type IrtPrepareStepOptions } from "./prepare-step-options.js";
 
-/** Options of {@link irtPrepareStep}. */
-export interface IrtPrepareStepOptions {
-  /**
-   * The run's id (feedback by run, the prompt cache of each model, the budget's spend). Default: one id per
-   * `generateText`/`streamText` call, made at its first step (its `providerMetadata["irt-router"].runId`), told
-   * apart by the call's own `steps` array (so concurrent calls sharing messages get one id each).
-   */
-  readonly runId?: string;
-  /** A task hint for every step. */
-  readonly task?: string;
-  /**
-   * What every step needs of a model: `tools` when the loop binds tools, `structuredOutput` when it asks for JSON.
-   * A `prepareStep` does not see the call's tools or response format (the router reads them itself only when it is
-   * the call's `model`), so tell it here: a model whose `capabilities` lack it (e.g. `{ tools: false }`) is then not
-   * chosen for any step (the decision lists it in `excluded`). Without it, every model is a candidate.
-   */
-  readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean };
-}
+export type { IrtPrepareStepOptions } from "./prepare-step-options.js";
 
 /**
  * What {@link irtPrepareStep} needs of the router: {@link IrtRouterModel} (ai 6), or the `LanguageModelV4` face
@@ -54,7 +38,8 @@ export interface PrepareStepInput {
  * tagged with the model that wrote it, so the model that served the run keeps its prompt cache priced), their tool
  * calls and tool results (a tool error marks that step for feedback and, with the `escalation` option, passes its
  * model over for the next step). The step gets a model that serves it with the plan's order (falling back when a
- * child throws) and records its usage; the decision is in the step's `providerMetadata["irt-router"]`.
+ * child throws) and records its usage; the decision is in the step's `providerMetadata["irt-router"]`. Bad
+ * `options` (a misspelt key such as `needs: { tool: true }`) throw a ValidationError naming the field.
  *
  * @example
  * ```ts
@@ -79,13 +64,13 @@ export function irtPrepareStep<M = LanguageModelV3>(
   router: RoutingModel<M>,
   options: IrtPrepareStepOptions = {},
 ): (input: PrepareStepInput) => Promise<{ model: M }> {
+  const { runId, task, needs } = parsePrepareStepOptions(options);
   return async (step) => {
     const { messages } = step;
-    const runId = options.runId ?? callRunId(step.steps);
     const plan = await router.plan(messages, {
-      ...(runId !== undefined ? { runId } : {}),
-      ...(options.task !== undefined ? { task: options.task } : {}),
-      ...(options.needs ? { needs: options.needs } : {}),
+      runId: runId ?? callRunId(step.steps),
+      ...(task !== undefined ? { task } : {}),
+      ...(needs ? { needs } : {}),
     });
     return { model: router.planned(plan) };
   };

@@ -8,6 +8,7 @@ import {
   irtFeedback,
   irtPrepareStep,
   routedRunOf,
+  type IrtPrepareStepOptions,
   type PrepareStepInput,
 } from "../../src/ai-sdk/index.js";
 import { ValidationError } from "../../src/errors.js";
@@ -153,6 +154,39 @@ describe("irtPrepareStep", () => {
     expect(error).toMatchObject({ path: "step.steps", message: expect.stringMatching(/runId/) });
     await irtPrepareStep(router, { runId: "run-1" })(bare);
     expect(router.decisions().at(-1)!.runId).toBe("run-1");
+  });
+
+  it("refuses bad options with a ValidationError naming the field, a misspelt key with the closest known one", () => {
+    const router = createIrtRouterModel({
+      models: { "gpt-4": { model: new Script([]).child("gpt-4"), capabilities: { tools: false } } },
+      scorer: new ToyScorer(),
+      logger: quietLogger(),
+      tracing: false,
+    });
+    const refusal = (options: unknown) => {
+      try {
+        irtPrepareStep(router, options as IrtPrepareStepOptions);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        return error as ValidationError;
+      }
+      throw new Error(`accepted ${JSON.stringify(options)}`);
+    };
+    // a typo for tools would route tool steps to a model that cannot call tools
+    expect(refusal({ needs: { tool: true } })).toMatchObject({
+      path: "options.needs.tool",
+      message: expect.stringContaining('did you mean "tools"?'),
+    });
+    expect(refusal({ runID: "run-1" })).toMatchObject({
+      path: "options.runID",
+      message: expect.stringContaining('did you mean "runId"?'),
+    });
+    expect(refusal({ runId: "" }).path).toBe("options.runId");
+    expect(refusal({ needs: { tools: "yes" } }).path).toBe("options.needs.tools");
+    expect(refusal({ task: 3 }).path).toBe("options.task");
+    expect(() =>
+      irtPrepareStep(router, { runId: "run-1", task: "math", needs: { structuredOutput: true } }),
+    ).not.toThrow();
   });
 
   it("needs: a prepareStep cannot see the call's tools, so a model that cannot call tools is excluded only when told", async () => {
