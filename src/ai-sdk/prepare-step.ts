@@ -5,11 +5,12 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
-import { PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
+import type { AiMessage } from "./prompt-messages.js";
 import type { CorePlan } from "../core/router-core.js";
 import type { IrtRouterModel } from "./router-model.js";
 import { callRunId } from "./call-run-ids.js";
 import { parsePrepareStepOptions, type IrtPrepareStepOptions } from "./prepare-step-options.js";
+import { routedRunOf, settledResult, type RoutedResult, type StreamedRoutedResult } from "./routed-result.js";
 
 export type { IrtPrepareStepOptions } from "./prepare-step-options.js";
 
@@ -76,34 +77,19 @@ export function irtPrepareStep<M = LanguageModelV3>(
   };
 }
 
-/** A finished `generateText`/`streamText` result (or `onFinish` event), as far as feedback reads it. */
-export interface RoutedResult {
-  readonly steps?: readonly { readonly providerMetadata?: Record<string, unknown> }[];
-  readonly providerMetadata?: Record<string, unknown>;
-}
-
-/** The run id and the decision ids of a finished call's routed steps (their `providerMetadata["irt-router"]`). */
-export function routedRunOf(result: RoutedResult): { runId?: string; decisionIds: string[] } {
-  const metas = [...(result.steps ?? []).map((s) => s.providerMetadata), result.providerMetadata]
-    .map((m) => m?.[PROVIDER_KEY] as { runId?: unknown; decisionId?: unknown } | undefined)
-    .filter((m) => m !== undefined);
-  const runId = metas.map((m) => m.runId).find((r): r is string => typeof r === "string");
-  const decisionIds = [...new Set(metas.map((m) => m.decisionId).filter((d): d is string => typeof d === "string"))];
-  return { ...(runId !== undefined ? { runId } : {}), decisionIds };
-}
-
 /**
  * Records the outcome of a finished call routed by `router`: by its run id when its steps had one (the outcome
- * spread over the run's steps as `options.attribution` says), else for each routed step's decision. Returns the
- * events written.
+ * spread over the run's steps as `options.attribution` says), else for each routed step's decision. `result` is a
+ * `generateText` result, an `onFinish` event, or a `streamText` result, whose steps are awaited (the stream is read
+ * to its end; a stream that failed rejects with its error). Returns the events written.
  */
 export async function irtFeedback(
   router: Pick<IrtRouterModel, "feedback">,
-  result: RoutedResult,
+  result: RoutedResult | StreamedRoutedResult,
   outcome: boolean | number,
   options: FeedbackOptions = {},
 ): Promise<FeedbackEvent[]> {
-  const { runId, decisionIds } = routedRunOf(result);
+  const { runId, decisionIds } = routedRunOf(await settledResult(result));
   if (runId !== undefined) return router.feedback(runId, outcome, options);
   const events: FeedbackEvent[] = [];
   for (const id of decisionIds) events.push(...(await router.feedback(id, outcome, options)));

@@ -274,4 +274,33 @@ describe("streaming", () => {
       "ok",
     ]);
   });
+
+  it("irtFeedback takes a streamText result: its steps are awaited; routedRunOf refuses the unsettled promise", async () => {
+    const model = createIrtRouterModel({
+      models: { "gpt-4": streaming("gpt-4", chunks("391")), mixtral: streaming("mixtral", chunks("391")) },
+      scorer: new ToyScorer(),
+      policy: { kind: "quality" },
+      logger: quietLogger(),
+      tracing: false,
+    });
+    const result = streamText({
+      model,
+      prompt: "What is 17 * 23?",
+      providerOptions: { "irt-router": { runId: "run-1" } },
+    });
+    const error = (() => {
+      try {
+        routedRunOf(result as never);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ path: "result.steps", message: expect.stringMatching(/await result\.steps/) });
+    expect(await result.text).toBe("391");
+    const events = await irtFeedback(model, result, true, { source: "grader" });
+    expect(events).toEqual([expect.objectContaining({ decisionId: model.decisions()[0]!.decisionId, y: 1 })]);
+    // the run's one decision has its outcome now
+    await expect(model.feedback("run-1", true, { source: "grader" })).rejects.toThrow(/already has an outcome/);
+  });
 });
