@@ -17,11 +17,10 @@ export {
   irtPrepareStep,
   irtFeedback,
   irtOnFinish,
-  routedRunOf,
   type IrtPrepareStepOptions,
   type RoutingModel,
   type PrepareStepInput,
-  type RoutedResult,
 } from "./prepare-step.js";
+export { routedRunOf, type RoutedResult, type RoutedStep, type StreamedRoutedResult } from "./routed-result.js";
 export { toRouteMessages, PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
 export { decisionMetadata, tokenUsage } from "./route-metadata.js";

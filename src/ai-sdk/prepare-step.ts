@@ -2,31 +2,17 @@
  * Per-step routing of an AI SDK tool loop ({@link irtPrepareStep}, a `prepareStep` for `generateText`, `streamText`
  * and `ToolLoopAgent`), and feedback from a finished run ({@link irtFeedback}, {@link irtOnFinish}).
  */
-import { randomUUID } from "node:crypto";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { FeedbackEvent } from "../learning/events.js";
 import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
-import { PROVIDER_KEY, type AiMessage } from "./prompt-messages.js";
+import type { AiMessage } from "./prompt-messages.js";
 import type { CorePlan } from "../core/router-core.js";
 import type { IrtRouterModel } from "./router-model.js";
+import { callRunId } from "./call-run-ids.js";
+import { parsePrepareStepOptions, type IrtPrepareStepOptions } from "./prepare-step-options.js";
+import { routedRunOf, settledResult, type RoutedResult, type StreamedRoutedResult } from "./routed-result.js";
 
-/** Options of {@link irtPrepareStep}. */
-export interface IrtPrepareStepOptions {
-  /**
-   * The run's id (feedback by run, the prompt cache of each model, the budget's spend). Default: one id per
-   * `generateText`/`streamText` call, made at its first step (its `providerMetadata["irt-router"].runId`).
-   */
-  readonly runId?: string;
-  /** A task hint for every step. */
-  readonly task?: string;
-  /**
-   * What every step needs of a model: `tools` when the loop binds tools, `structuredOutput` when it asks for JSON.
-   * A `prepareStep` does not see the call's tools or response format (the router reads them itself only when it is
-   * the call's `model`), so tell it here: a model whose `capabilities` lack it (e.g. `{ tools: false }`) is then not
-   * chosen for any step (the decision lists it in `excluded`). Without it, every model is a candidate.
-   */
-  readonly needs?: { readonly tools?: boolean; readonly structuredOutput?: boolean };
-}
+export type { IrtPrepareStepOptions } from "./prepare-step-options.js";
 
 /**
  * What {@link irtPrepareStep} needs of the router: {@link IrtRouterModel} (ai 6), or the `LanguageModelV4` face
@@ -41,19 +27,11 @@ export interface RoutingModel<M> {
 export interface PrepareStepInput {
   readonly stepNumber: number;
   readonly messages: readonly AiMessage[];
-}
-
-/** Run ids made for calls without one, by the call's first message (the same object at every step of a call). */
-const RUNS = new WeakMap<object, string>();
-
-/** The step's run id: the option, else the call's own (a new one at step 0, even for messages sent before). */
-function runIdOf(options: IrtPrepareStepOptions, step: PrepareStepInput): string | undefined {
-  if (options.runId !== undefined) return options.runId;
-  const first = step.messages[0];
-  if (first === undefined) return undefined;
-  let id = step.stepNumber === 0 ? undefined : RUNS.get(first);
-  if (id === undefined) RUNS.set(first, (id = randomUUID()));
-  return id;
+  /**
+   * The call's finished steps: the AI SDK passes the same array (the call's own) at every step of a call, which
+   * tells the call's steps from another call's when there is no `runId` option.
+   */
+  readonly steps: readonly unknown[];
 }
 
 /**
@@ -61,7 +39,8 @@ function runIdOf(options: IrtPrepareStepOptions, step: PrepareStepInput): string
  * tagged with the model that wrote it, so the model that served the run keeps its prompt cache priced), their tool
  * calls and tool results (a tool error marks that step for feedback and, with the `escalation` option, passes its
  * model over for the next step). The step gets a model that serves it with the plan's order (falling back when a
- * child throws) and records its usage; the decision is in the step's `providerMetadata["irt-router"]`.
+ * child throws) and records its usage; the decision is in the step's `providerMetadata["irt-router"]`. Bad
+ * `options` (a misspelt key such as `needs: { tool: true }`) throw a ValidationError naming the field.
  *
  * @example
  * ```ts
@@ -86,46 +65,31 @@ export function irtPrepareStep<M = LanguageModelV3>(
   router: RoutingModel<M>,
   options: IrtPrepareStepOptions = {},
 ): (input: PrepareStepInput) => Promise<{ model: M }> {
+  const { runId, task, needs } = parsePrepareStepOptions(options);
   return async (step) => {
     const { messages } = step;
-    const runId = runIdOf(options, step);
     const plan = await router.plan(messages, {
-      ...(runId !== undefined ? { runId } : {}),
-      ...(options.task !== undefined ? { task: options.task } : {}),
-      ...(options.needs ? { needs: options.needs } : {}),
+      runId: runId ?? callRunId(step.steps),
+      ...(task !== undefined ? { task } : {}),
+      ...(needs ? { needs } : {}),
     });
     return { model: router.planned(plan) };
   };
 }
 
-/** A finished `generateText`/`streamText` result (or `onFinish` event), as far as feedback reads it. */
-export interface RoutedResult {
-  readonly steps?: readonly { readonly providerMetadata?: Record<string, unknown> }[];
-  readonly providerMetadata?: Record<string, unknown>;
-}
-
-/** The run id and the decision ids of a finished call's routed steps (their `providerMetadata["irt-router"]`). */
-export function routedRunOf(result: RoutedResult): { runId?: string; decisionIds: string[] } {
-  const metas = [...(result.steps ?? []).map((s) => s.providerMetadata), result.providerMetadata]
-    .map((m) => m?.[PROVIDER_KEY] as { runId?: unknown; decisionId?: unknown } | undefined)
-    .filter((m) => m !== undefined);
-  const runId = metas.map((m) => m.runId).find((r): r is string => typeof r === "string");
-  const decisionIds = [...new Set(metas.map((m) => m.decisionId).filter((d): d is string => typeof d === "string"))];
-  return { ...(runId !== undefined ? { runId } : {}), decisionIds };
-}
-
 /**
  * Records the outcome of a finished call routed by `router`: by its run id when its steps had one (the outcome
- * spread over the run's steps as `options.attribution` says), else for each routed step's decision. Returns the
- * events written.
+ * spread over the run's steps as `options.attribution` says), else for each routed step's decision. `result` is a
+ * `generateText` result, an `onFinish` event, or a `streamText` result, whose steps are awaited (the stream is read
+ * to its end; a stream that failed rejects with its error). Returns the events written.
  */
 export async function irtFeedback(
   router: Pick<IrtRouterModel, "feedback">,
-  result: RoutedResult,
+  result: RoutedResult | StreamedRoutedResult,
   outcome: boolean | number,
   options: FeedbackOptions = {},
 ): Promise<FeedbackEvent[]> {
-  const { runId, decisionIds } = routedRunOf(result);
+  const { runId, decisionIds } = routedRunOf(await settledResult(result));
   if (runId !== undefined) return router.feedback(runId, outcome, options);
   const events: FeedbackEvent[] = [];
   for (const id of decisionIds) events.push(...(await router.feedback(id, outcome, options)));

@@ -13,6 +13,7 @@ import { describePolicy } from "../policy/schema.js";
 import { DecisionLog } from "./routing/decision-log.js";
 import { FeedbackRecorder, MemoryFeedbackSink, type RecordOptions } from "./feedback/recorder.js";
 import type { FeedbackOptions } from "./feedback/outcome-events.js";
+import { NEUTRAL_FEEDBACK_ID_NAMES as NEUTRAL_IDS, type FeedbackIdNames } from "./feedback/id-names.js";
 import {
   feedbackLimitsSchema,
   type AbilityLearner,
@@ -88,7 +89,11 @@ export class RouteEngine<M = unknown> {
   /** Decisions already settled (a span and a log line each, once). */
   private readonly settled = new WeakSet<RouteDecision>();
 
-  constructor(options: ParsedRoutingOptions, models: readonly SlotSpec<M>[]) {
+  /**
+   * `ids`: where the face's callers find the ids `feedback()` takes, for the messages that refuse an id (default: no
+   * framework's fields).
+   */
+  constructor(options: ParsedRoutingOptions, models: readonly SlotSpec<M>[], ids: FeedbackIdNames = NEUTRAL_IDS) {
     this.slots = modelSlots(models, options);
     this.policy = (options.policy as PolicyConfig | undefined) ?? { kind: "quality" };
     this.policyName = describePolicy(this.policy);
@@ -106,8 +111,8 @@ export class RouteEngine<M = unknown> {
         { path: options.learner ? "options.learner" : "options.feedbackSink" },
       );
     }
-    const ids = this.slots.map((s) => s.id);
-    if (options.shadow) checkRegistered(options.shadow.serve, ids, "options.shadow.serve");
+    const registered = this.slots.map((s) => s.id);
+    if (options.shadow) checkRegistered(options.shadow.serve, registered, "options.shadow.serve");
     const tracing = options.tracing ?? true;
     this.tracer = tracing === false ? undefined : new RouteTracer(tracing === true ? {} : tracing);
     this.includeText = typeof tracing === "object" && tracing.includeText === true;
@@ -163,7 +168,7 @@ export class RouteEngine<M = unknown> {
     const limits = feedbackLimitsSchema.parse(options.feedbackLimits ?? {});
     const learnerFor = memory ? () => memory.start(this.catalogIds()) : () => this.configuredLearner;
     const ledger = this.binding?.store.budget;
-    this.recorder = new FeedbackRecorder(this.log, sink, learnerFor, this.logger, this.warnings, limits, ledger);
+    this.recorder = new FeedbackRecorder(this.log, sink, learnerFor, this.logger, this.warnings, limits, ledger, ids);
   }
 
   /**

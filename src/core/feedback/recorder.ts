@@ -26,6 +26,7 @@ import {
 } from "../contracts/options.js";
 import type { OnceWarnings } from "../contracts/warnings.js";
 import { boundRunWeight, SourceBudget } from "./influence-limits.js";
+import { NEUTRAL_FEEDBACK_ID_NAMES, type FeedbackIdNames } from "./id-names.js";
 
 /** In-memory feedback sink used when none is configured. */
 export class MemoryFeedbackSink implements FeedbackSink {
@@ -58,6 +59,8 @@ export class FeedbackRecorder {
     private readonly warnings: OnceWarnings,
     private readonly limits: FeedbackLimits = feedbackLimitsSchema.parse({}),
     ledger?: FeedbackBudgetLedger,
+    /** Where the face's callers find the ids feedback takes, for the messages that refuse one. */
+    private readonly idNames: FeedbackIdNames = NEUTRAL_FEEDBACK_ID_NAMES,
   ) {
     this.budget = new SourceBudget(limits.sourceBudget, ledger);
   }
@@ -75,7 +78,7 @@ export class FeedbackRecorder {
     givenOptions: FeedbackOptions | null = {},
   ): Promise<FeedbackEvent[]> {
     const options = parseFeedbackOptions(givenOptions);
-    const y = checkedOutcome(idOrRunId, outcome);
+    const y = checkedOutcome(idOrRunId, outcome, this.idNames);
     if (this.log.shared) {
       await this.log
         .hydrate(idOrRunId)
@@ -90,7 +93,7 @@ export class FeedbackRecorder {
     if (single && options.attribution !== undefined) {
       throw new FeedbackError(
         `options.attribution spreads a run's outcome over its steps; "${idOrRunId}" is a decision id, which takes the outcome as given. ` +
-          `Pass the run id (irtRouterRunId) to attribute, or leave attribution out.`,
+          `Pass ${this.idNames.runId} to attribute, or leave attribution out.`,
         { path: "options.attribution" },
       );
     }
@@ -151,7 +154,7 @@ export class FeedbackRecorder {
     if (targets.length === 0) {
       throw new FeedbackError(
         `No decision or run with id "${idOrRunId}" (the router keeps the last ${this.log.capacity} decisions). ` +
-          `Use response_metadata.irtRouter.decisionId, or the run id given as metadata.irtRouterRunId / by the middleware.`,
+          `Use ${this.idNames.decisionId}, or ${this.idNames.runId}.`,
         { path: "id", details: { id: idOrRunId } },
       );
     }
@@ -260,9 +263,9 @@ export class FeedbackRecorder {
 }
 
 /** The outcome as a number in [0, 1], after checking the id and the outcome; else a FeedbackError naming which. */
-function checkedOutcome(idOrRunId: unknown, outcome: unknown): number {
+function checkedOutcome(idOrRunId: unknown, outcome: unknown, names: FeedbackIdNames): number {
   if (typeof idOrRunId !== "string" || idOrRunId.length === 0) {
-    throw new FeedbackError("feedback() needs a decision id (response_metadata.irtRouter.decisionId) or a run id.", {
+    throw new FeedbackError(`feedback() needs a decision id or a run id: ${names.decisionId}, or ${names.runId}.`, {
       path: "id",
     });
   }

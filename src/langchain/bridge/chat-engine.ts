@@ -4,6 +4,7 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { RouteEngine } from "../../core/engine.js";
+import type { FeedbackIdNames } from "../../core/feedback/id-names.js";
 import type { TokenUsage } from "../../core/contracts/route-decision.js";
 import type { RoutePlan } from "../../core/routing/route-plan.js";
 import type { ModelSlot } from "../../core/routing/model-slots.js";
@@ -17,9 +18,15 @@ export type ChatSlot = ModelSlot<BaseChatModel>;
 /** The plan of one call of a LangChain router. */
 export type ChatPlan = RoutePlan<BaseChatModel>;
 
+/** Where a LangChain caller finds the ids `feedback()` takes. */
+const LANGCHAIN_FEEDBACK_IDS: FeedbackIdNames = {
+  decisionId: "response_metadata.irtRouter.decisionId",
+  runId: "the run id given as metadata.irtRouterRunId / by the middleware",
+};
+
 /** The route engine of the parsed LangChain options. */
 export function chatEngine(options: ParsedLangChainOptions): ChatEngine {
-  return new RouteEngine(options, chatModelSpecs(options));
+  return new RouteEngine(options, chatModelSpecs(options), LANGCHAIN_FEEDBACK_IDS);
 }
 
 /** Token usage as a LangChain chat model reports it (`usage_metadata`). */
