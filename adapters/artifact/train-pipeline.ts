@@ -314,14 +314,15 @@ function fitKnownPrior(
   log(
     `known-model prior: scale ${describe(fit)} (fraction of the population covariance, Laplace evidence over (model, category) groups)`,
   );
-  const byDataset: Record<string, { scale: number; atBoundary: boolean; groups: number; labels: number }> = {};
+  const perDataset: [string, { scale: number; atBoundary: boolean; groups: number; labels: number }][] = [];
   if (datasets.length > 1)
     for (const ds of datasets) {
       const f = fitOn(ds.name);
       if (!f) continue;
-      byDataset[ds.name] = { scale: f.scale, atBoundary: f.atBoundary, groups: f.groups, labels: f.labels };
+      perDataset.push([ds.name, { scale: f.scale, atBoundary: f.atBoundary, groups: f.groups, labels: f.labels }]);
       log(`known-model prior on ${ds.name} alone: scale ${describe(f)}`);
     }
   log(`known-model prior fitted in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  return Object.keys(byDataset).length > 0 ? { ...fit, byDataset } : fit;
+  // Object.fromEntries defines own keys: a dataset folder named "__proto__" keeps its entry (an assignment lost it)
+  return perDataset.length > 0 ? { ...fit, byDataset: Object.fromEntries(perDataset) } : fit;
 }

@@ -1,3 +1,4 @@
+import { closestMatch } from "../../src/util/edit-distance.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { IrtRouterError, MissingDependencyError, ValidationError } from "../../src/errors.js";
@@ -37,13 +38,17 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     // "irt-router help <command>" is that command's help
-    if (name === "help" && rest[0] && commands[rest[0]]) return main([rest[0], "--help"]);
+    if (name === "help" && rest[0] && Object.hasOwn(commands, rest[0])) return main([rest[0], "--help"]);
     process.stdout.write(`${usage()}\n`);
     return name ? 0 : 1;
   }
-  const load = commands[name];
+  // an own key only: "constructor" or "__proto__" is no command (an inherited property crashed the CLI)
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
-    process.stderr.write(`irt-router: unknown command "${name}".\n${usage()}\n`);
+    const near = closestMatch(name, Object.keys(commands));
+    process.stderr.write(
+      `irt-router: unknown command "${name}"${near ? `; did you mean "${near}"?` : "."}\n${usage()}\n`,
+    );
     return 2;
   }
   let command;

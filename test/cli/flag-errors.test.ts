@@ -202,3 +202,15 @@ describe("train on a folder too small to split", () => {
     expect(r.stderr).not.toMatch(/split\.val/);
   }, 60_000);
 });
+
+describe("a command name the CLI does not have", () => {
+  it("is an unknown command (exit 2), prototype keys included, with the closest command when one is near", async () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const r = await cli([name]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr).toContain(`unknown command "${name}"`);
+    }
+    expect((await cli(["replya"])).stderr).toContain('unknown command "replya"; did you mean "replay"?');
+    expect((await cli(["help", "constructor"])).code).toBe(0); // the general usage, no crash
+  });
+});
