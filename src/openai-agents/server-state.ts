@@ -13,6 +13,9 @@ import { servedByOutput, servedByStreamEvent } from "./served-by.js";
 
 export type { PinServerStateOptions } from "./options.js";
 
+/** The response id `aisdk()` (`@openai/agents-extensions`) gives a response whose provider sent none. */
+const PLACEHOLDER_RESPONSE_ID = "FAKE_ID";
+
 /**
  * Wraps an OpenAI Agents model made with `aisdk(createIrtRouterModel(...))` so that a run holding server-side state
  * stays on one model: a request with `conversationId` or `previousResponseId` whose conversation or previous
@@ -67,7 +70,8 @@ export function pinServerState(model: Model, options?: PinServerStateOptions): M
 
   const remember = (request: ModelRequest, responseId: string | undefined, child: string | undefined) => {
     if (child === undefined) return;
-    byResponse.set(responseId, child);
+    // aisdk() gives every response the provider sent no id "FAKE_ID": it names no one response, so it pins nothing
+    if (responseId !== PLACEHOLDER_RESPONSE_ID) byResponse.set(responseId, child);
     byConversation.set(request.conversationId, child);
   };
 

@@ -180,3 +180,31 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
     expect(next.finalOutput).toBe("[gpt-4] It is 21°C and sunny in Paris.");
   });
 });
+
+describe("pinServerState with a response the provider sent no id for", () => {
+  it('does not pin a later request to "FAKE_ID", the id aisdk() gives every such response', async () => {
+    const requests: Record<string, unknown>[] = [];
+    const served = ["gpt-4", "mixtral"];
+    const stub = {
+      async getResponse(request: { modelSettings: { providerData?: Record<string, unknown> } }) {
+        requests.push(request.modelSettings.providerData ?? {});
+        const chosen = served[requests.length - 1];
+        return {
+          usage: {},
+          responseId: "FAKE_ID",
+          output: [{ type: "message", providerData: { "irt-router": { chosen } } }],
+        };
+      },
+      // eslint-disable-next-line require-yield
+      async *getStreamedResponse() {
+        throw new Error("not used");
+      },
+    };
+    const model = pinServerState(stub as never);
+    const request = (previousResponseId?: string) =>
+      ({ input: "hi", modelSettings: {}, tools: [], handoffs: [], previousResponseId }) as never;
+    await model.getResponse(request());
+    await model.getResponse(request("FAKE_ID"));
+    expect(requests[1]).toEqual({}); // routed, not pinned to the first response's model
+  });
+});
