@@ -85,6 +85,26 @@ export function outDirError(error: unknown, dir: string, use: OutDirUse = REPORT
   );
 }
 
+/**
+ * Refuses a folder to create on procfs or sysfs, before `mkdir` is asked (Node's recursive mkdir can spin forever at
+ * 100% CPU under /proc): throws a {@link ValidationError} (path `dir`, `details.code` `ENOTSUP`), which a caller with
+ * its own typed error for the folder wraps (a `StoreError`, a `CacheError`). Library paths the CLI has not checked
+ * with {@link checkOutDir} go through this; other special paths (tmpfs under /dev/shm) are left to `mkdir` itself.
+ */
+export async function refusePseudoFilesystem(dir: string): Promise<void> {
+  const existing = await nearestExisting(resolve(dir));
+  const type = await statfs(existing.path).then(
+    (s) => s.type,
+    () => undefined,
+  );
+  if (type === undefined || !SPECIAL_FS.has(type)) return;
+  throw new ValidationError(
+    `${dir} is on ${type === 0x9fa0 ? "procfs (/proc)" : "sysfs (/sys)"}, where no folder can be created or written: ` +
+      `give a folder on a regular disk`,
+    { path: "dir", details: { code: "ENOTSUP", dir } },
+  );
+}
+
 /** The path itself when it exists, else its nearest existing ancestor. */
 async function nearestExisting(path: string): Promise<{ path: string; isDirectory: boolean }> {
   for (let p = path; ; p = dirname(p)) {

@@ -3,6 +3,7 @@ import { renameSync } from "node:fs";
 import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ArtifactError } from "../../src/errors.js";
+import { refusePseudoFilesystem } from "../out-dir.js";
 import {
   artifactFiles,
   decodeArtifact,
@@ -24,6 +25,7 @@ import { CATALOG_FILE, MANIFEST_FILE, WEIGHTS_FILE } from "../../src/scorer/seri
  */
 export async function saveScorer(dir: string, artifact: ScorerArtifact): Promise<string> {
   const abs = resolve(dir);
+  await refusePseudoFilesystem(abs);
   await mkdir(abs, { recursive: true });
   const files = artifactFiles(artifact);
   // All three are written under unique temporary names first (a failed write leaves the previous artifact, or

@@ -7,6 +7,7 @@ import { access, mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { CacheError } from "../../src/errors.js";
+import { refusePseudoFilesystem } from "../out-dir.js";
 import { packageRoot } from "./data-root.js";
 
 /**
@@ -45,8 +46,9 @@ export function defaultCacheRoot(env: NodeJS.ProcessEnv = process.env, root: str
 
 /** Why a folder cannot be used, in words, from an fs error. */
 export function fsProblem(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  switch (e?.code) {
+  const e = error as NodeJS.ErrnoException & { details?: { code?: unknown } };
+  // a typed error of ours carries the filesystem's code in its details (its own code is ours)
+  switch (typeof e?.details?.code === "string" ? e.details.code : e?.code) {
     case "ENOTDIR":
     case "EEXIST":
       return "a part of the path is a file, not a folder";
@@ -57,6 +59,8 @@ export function fsProblem(error: unknown): string {
       return "read-only file system";
     case "ENOSPC":
       return "no space left on the device";
+    case "ENOTSUP":
+      return "a pseudo filesystem (procfs or sysfs)";
     default:
       return (e?.message ?? String(error)).split("\n")[0]!;
   }
@@ -76,6 +80,7 @@ export async function ensureWritableCacheDir(
   context: { what: string; origin?: string; fix: string; path?: string },
 ): Promise<void> {
   try {
+    await refusePseudoFilesystem(dir);
     await mkdir(dir, { recursive: true });
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (error) {

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { refusePseudoFilesystem } from "../out-dir.js";
 
 /** Marks the temp file of an atomic write: `<name>.tmp-<pid>-<random>`. */
 export const TEMP_MARK = ".tmp-";
@@ -56,6 +57,7 @@ export async function renameTemp(tmp: string, dir: string, name: string): Promis
  * first, so that the store directory itself survives a power loss (its own entries are synced by each write).
  */
 export async function makeDirectory(dir: string): Promise<void> {
+  await refusePseudoFilesystem(dir);
   const first = await mkdir(dir, { recursive: true });
   if (first === undefined) return;
   const top = dirname(resolve(first));
