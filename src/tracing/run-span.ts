@@ -130,17 +130,21 @@ export class RunTracer {
         span.setAttributes(attrs);
         if (!ok) span.setStatus({ code: SpanStatusCode.ERROR });
       });
-    let started = false;
+    let ran: Promise<T> | undefined;
     let result: Promise<T>;
     try {
       result = api.context.with(context, () => {
-        started = true;
-        return body(outcome);
+        try {
+          ran = body(outcome);
+        } catch (error) {
+          ran = Promise.reject(error as Error);
+        }
+        return ran;
       });
     } catch (error) {
-      if (started) throw error;
-      this.failed(name, error); // the context manager threw before the body ran: run it outside the span
-      result = body(outcome);
+      // the context manager threw: before the body ran (run it outside the span), or after (go on with its run)
+      this.failed(name, error);
+      result = ran ?? body(outcome);
     }
     try {
       return await result;

@@ -3,7 +3,15 @@
  * in-memory OpenTelemetry exporter behind an AsyncLocalStorage context manager, as an app's SDK sets them up.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { trace, SpanStatusCode, type Span, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import {
+  context,
+  trace,
+  SpanStatusCode,
+  type Context as OTelContext,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from "@opentelemetry/api";
 import type { InMemorySpanExporter, ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { RunRouter } from "../../src/runs/index.js";
@@ -11,7 +19,7 @@ import { IrtRouter } from "../../src/langchain/index.js";
 import { openTelemetryApi } from "../../src/tracing/route-span.js";
 import { ATTEMPT_SPAN, ESCALATION_SPAN, RUN_SPAN } from "../../src/tracing/run-span.js";
 import { ToyScorer, quietLogger } from "../langchain/helpers.js";
-import { inMemoryTracing } from "./fixtures/als-context.js";
+import { AlsContextManager, inMemoryTracing } from "./fixtures/als-context.js";
 
 let exporter: InMemorySpanExporter;
 let provider: TracerProvider;
@@ -205,6 +213,42 @@ describe("run-level spans", () => {
     } finally {
       trace.disable();
       trace.setGlobalTracerProvider(provider);
+    }
+  });
+
+  it("a context manager that throws after the body ran never fails the escalation: its run goes on, one warning", async () => {
+    class ThrowsAfter extends AlsContextManager {
+      override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+        ctx: OTelContext,
+        fn: F,
+        thisArg?: ThisParameterType<F>,
+        ...args: A
+      ): ReturnType<F> {
+        super.with(ctx, fn, thisArg, ...args);
+        throw new Error("context restore failed");
+      }
+    }
+    context.disable();
+    context.setGlobalContextManager(new ThrowsAfter());
+    try {
+      const warnings: string[] = [];
+      const router = new RunRouter({ models, logger: { warn: (m) => void warnings.push(m) } });
+      let finished = 0;
+      const result = await router.escalate(
+        task,
+        async (m) => {
+          await new Promise((r) => setTimeout(r, 20));
+          finished++;
+          return m;
+        },
+        () => true,
+      );
+      expect([result.passed, finished]).toEqual([true, 1]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/context restore failed/);
+    } finally {
+      context.disable();
+      context.setGlobalContextManager(new AlsContextManager());
     }
   });
 
