@@ -1,7 +1,8 @@
 /**
  * A folder a command writes into (`report --out`, `train --out`, `embed --cache-dir`, `calibrate --store`, ...),
  * checked before any slow step and without creating anything: an existing file in its place, a path on a special
- * filesystem (/proc, /sys, /dev: Node's recursive mkdir can spin forever under /proc) or a parent that cannot be
+ * filesystem (/proc, /sys: Node's recursive mkdir can spin forever under /proc; tmpfs such as /dev/shm is fine) or a
+ * parent that cannot be
  * written are typed errors naming the flag and saying how to fix it; a write that fails later is one too
  * ({@link outDirError}). The one home of that rule: the CLI checks every output flag with it (`CliCommand.outputs`).
  */
@@ -10,8 +11,8 @@ import { access, realpath, stat, statfs } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import { ValidationError } from "../src/errors.js";
 
-/** Roots of the pseudo filesystems nothing can be written to. */
-const SPECIAL_ROOTS = ["/proc", "/sys", "/dev"];
+/** Roots of the pseudo filesystems nothing can be written to (not /dev: /dev/shm is a writable tmpfs). */
+const SPECIAL_ROOTS = ["/proc", "/sys"];
 /** statfs magic numbers of procfs and sysfs. */
 const SPECIAL_FS = new Set([0x9fa0, 0x62656572]);
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -31,6 +31,11 @@ describe("irt-router report --out: file errors are typed, naming the flag and th
     expect(err.path).toBe("options.out");
     expect(err.message).toMatch(/--out \/proc\/irt-router-report is on a special filesystem.*give a folder/);
   }, 30_000);
+
+  it.runIf(existsSync("/dev/shm"))("a folder on a writable tmpfs under /dev (/dev/shm) is accepted", async () => {
+    await expect(checkOutDir("/dev/shm/irt-router-out-check/sub", { flag: "cache-dir" })).resolves.toBeUndefined();
+    await expect(checkOutDir("/sys/irt-router-out-check", { flag: "cache-dir" })).rejects.toThrow(/special filesystem/);
+  });
 
   it("a folder below a file, and a failed write, are typed too", async () => {
     const file = join(tmp, "plain");
