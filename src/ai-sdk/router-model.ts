@@ -25,6 +25,15 @@ import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { openStream, relayStream } from "./stream-relay.js";
 import { commonSupportedUrls } from "./supported-urls.js";
+import type { FeedbackIdNames } from "../core/feedback/id-names.js";
+
+/** Where an AI SDK caller finds the ids `feedback()` takes, for the messages that refuse one. */
+const AI_SDK_FEEDBACK_IDS: FeedbackIdNames = {
+  decisionId: `a call's providerMetadata["${PROVIDER_KEY}"].decisionId`,
+  runId:
+    `the run id the calls were routed with (providerOptions["${PROVIDER_KEY}"].runId, the ${RUN_ID_HEADER} header, ` +
+    `or irtPrepareStep's)`,
+};
 
 /** One child model with what the router must know of it. */
 export interface AiSdkModelConfig {
@@ -78,7 +87,7 @@ export class IrtRouterModel implements LanguageModelV3 {
   constructor(options: IrtRouterModelOptions) {
     const { core, models } = childrenOf(options);
     const { models: _models, ...routing } = options;
-    this.core = new RouterCore({ ...routing, models: core as never });
+    this.core = new RouterCore({ ...routing, models: core as never }, AI_SDK_FEEDBACK_IDS);
     this.children = models;
     this.modelId = `irt-router(${[...models.keys()].join(",")})`;
   }

@@ -4,6 +4,7 @@
  * or failed, and gives run outcomes as feedback. Every rule lives in the {@link RouteEngine} it wraps, which the
  * LangChain face uses too.
  */
+import type { FeedbackIdNames } from "./feedback/id-names.js";
 import type { RunRouter } from "../runs/run-router.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { ValidationError } from "../errors.js";
@@ -78,7 +79,11 @@ export class RouterCore {
   readonly engine: RouteEngine<undefined>;
   private readonly plans = new WeakMap<CorePlan, RoutePlan<undefined>>();
 
-  constructor(options: RouterCoreOptions) {
+  /**
+   * @param ids - where a face built on this core puts the ids `feedback()` takes, for its messages (internal: the AI
+   *   SDK and Mastra faces give theirs; default: no framework's fields).
+   */
+  constructor(options: RouterCoreOptions, ids?: FeedbackIdNames) {
     const parsed = parseWith(routerCoreOptionsSchema, options, "options");
     this.engine = new RouteEngine(
       parsed,
@@ -89,6 +94,7 @@ export class RouterCore {
         expectedOutputTokens: m.expectedOutputTokens,
         capabilities: () => m.capabilities ?? {},
       })),
+      ids,
     );
   }
 

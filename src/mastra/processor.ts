@@ -34,7 +34,7 @@ import type { FeedbackOptions } from "../core/feedback/outcome-events.js";
 import type { FeedbackEvent } from "../learning/events.js";
 import { parseWith } from "../util/validate.js";
 import { routeMessagesOf, type AiSdkMessage } from "./messages.js";
-import { runIdOf } from "./run-id.js";
+import { MASTRA_RUN_ID_KEY, runIdOf } from "./run-id.js";
 import { stepErrorOf } from "./step-error.js";
 
 /** A model the processor may give a step: any model a Mastra agent accepts (an AI SDK model, a model id string). */
@@ -137,13 +137,19 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
     const parsed = parseWith(optionsShape, options, "options") as unknown as IrtRouterProcessorOptions;
     const { models, ...routing } = parsed;
     this.models = new Map(Object.entries(models).map(([id, m]) => [id, m.model]));
-    this.router = new RouterCore({
-      ...routing,
-      models: Object.entries(models).map(([id, m]) => {
-        const { model: _model, ...known } = m;
-        return { ...known, id };
-      }),
-    });
+    this.router = new RouterCore(
+      {
+        ...routing,
+        models: Object.entries(models).map(([id, m]) => {
+          const { model: _model, ...known } = m;
+          return { ...known, id };
+        }),
+      },
+      {
+        decisionId: "a decision's decisionId (router.decisions() lists the recent ones)",
+        runId: `the run id in the request context (${MASTRA_RUN_ID_KEY}, set by you or by the processor)`,
+      },
+    );
   }
 
   /**

@@ -91,6 +91,10 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     expect(second.cacheReadTokens).toBeGreaterThan(0);
     const events = await processor.feedback("mastra-run-1", true, { source: "grader" });
     expect(events).toHaveLength(2);
+    // an id it never routed: the message says where a Mastra caller finds the run id
+    await expect(processor.feedback("mastra-run-2", true)).rejects.toThrow(
+      /or the run id in the request context \(irtRouterRunId, set by you or by the processor\)/,
+    );
   });
 
   it("escalates in processAPIError: the rejected model's step is retried on the router's next model", async () => {

@@ -55,7 +55,10 @@ describe("feedback's messages name the ids where the face puts them", () => {
     const decisionId = (result.providerMetadata?.["irt-router"] as { decisionId: string }).decisionId;
     const aiSdk = await refusals(model, decisionId);
     expect(aiSdk[0]).toMatch(/^No decision or run with id "run-that-does-not-exist"/);
-    expect(aiSdk[0]).toMatch(/Use a decision's decisionId .*, or the run id the calls were routed with\./);
+    expect(aiSdk[0]).toContain(
+      `Use a call's providerMetadata["irt-router"].decisionId, or the run id the calls were routed with ` +
+        `(providerOptions["irt-router"].runId, the x-irt-router-run-id header, or irtPrepareStep's).`,
+    );
     for (const message of aiSdk) expect(message).not.toMatch(LANGCHAIN_FIELDS);
 
     const core = new RouterCore({
