@@ -80,8 +80,8 @@ export class RouterCore {
   private readonly plans = new WeakMap<CorePlan, RoutePlan<undefined>>();
 
   /**
-   * @param ids - where a face built on this core puts the ids `feedback()` takes, for its messages (internal: the AI
-   *   SDK and Mastra faces give theirs; default: no framework's fields).
+   * @param ids - where a face built on this core puts the ids `feedback()` takes, for the messages that refuse an id
+   *   (the AI SDK and Mastra faces give theirs; default: no framework's fields).
    */
   constructor(options: RouterCoreOptions, ids?: FeedbackIdNames) {
     const parsed = parseWith(routerCoreOptionsSchema, options, "options");
