@@ -108,6 +108,27 @@ describe("--seeds and --online-seeds are bounded", () => {
   });
 });
 
+describe("train --config is checked with the flags, before anything loads", () => {
+  it("not JSON, a setting out of range or misspelt: exit 2 naming --config and the setting", async () => {
+    const train = (config: string) =>
+      cli(["train", "--dataset", "routerbench-subset-11models", "--out", join(tmp, "never"), "--config", config]);
+    const cases: [string, RegExp][] = [
+      ["nope", /--config is not valid JSON .* e\.g\. --config '\{"experts":4\}'/],
+      ["cfg.json", /for a file, --config "\$\(cat cfg\.json\)"/],
+      ['{"experts":999}', /--config \(experts\): Too big/],
+      ['{"expert":2}', /--config unknown setting "expert"; did you mean "experts"\?/],
+      ["[1]", /--config: Invalid input: expected object/],
+    ];
+    for (const [config, message] of cases) {
+      const r = await train(config);
+      expect(r.code, config).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/options\.config/);
+    }
+    expect(existsSync(join(tmp, "never"))).toBe(false);
+  });
+});
+
 describe("train --runs refuses the scorer's flags it has no use for", () => {
   it("--seed, --encoder, --config and --cache-dir are each named, and nothing is written", async () => {
     const out = join(tmp, "prior-with-flags");

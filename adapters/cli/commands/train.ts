@@ -7,8 +7,8 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { DEFAULT_IRT_MOE_CONFIG, irtMoeConfigSchema } from "../../../src/scorer/config.js";
+import { closestMatch } from "../../../src/util/edit-distance.js";
 import { ValidationError } from "../../../src/errors.js";
-import { parseWith } from "../../../src/util/validate.js";
 import { saveScorer } from "../../artifact/files.js";
 import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../artifact/load.js";
 import { installedAsDependency } from "../../data/cache-dir.js";
@@ -44,6 +44,41 @@ const NOT_WITH_RUNS = {
   "cache-dir": "a run prior embeds no text, so nothing goes into an embedding cache",
 } as const;
 
+/**
+ * `--config`: the JSON object of IRT-MoE training settings, parsed and checked with the flags (so a bad one is a flag
+ * error, exit 2, before anything loads): not JSON, or a setting out of range, is an issue at `--config (<setting>)`.
+ */
+const configFlag = z
+  .string()
+  .min(1)
+  .transform((text, ctx) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      const file = /\.json$/i.test(text.trim()) ? `; for a file, --config "$(cat ${text.trim()})"` : "";
+      ctx.addIssue({
+        code: "custom",
+        message: `is not valid JSON (${(error as Error).message}); it takes the JSON object itself, e.g. --config '{"experts":4}'${file}`,
+      });
+      return z.NEVER;
+    }
+    const checked = irtMoeConfigSchema.partial().strict().safeParse(json);
+    if (checked.success) return checked.data;
+    const known = Object.keys(irtMoeConfigSchema.shape);
+    for (const issue of checked.error.issues) {
+      const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
+      const near = keys.map((k) => [k, closestMatch(k, known)] as const).find(([, m]) => m !== undefined);
+      const message =
+        keys.length === 0
+          ? issue.message
+          : `unknown setting ${keys.map((k) => `"${k}"`).join(", ")}` +
+            (near ? `; did you mean "${near[1]}"?` : `; the settings are ${known.join(", ")}`);
+      ctx.addIssue({ code: "custom", path: issue.path, message });
+    }
+    return z.NEVER;
+  });
+
 const schema = z
   .object({
     dataset: z.array(z.string().min(1)).optional(),
@@ -52,7 +87,7 @@ const schema = z
     seed: nonNegativeIntFlag().optional(),
     "data-root": z.string().min(1).optional(),
     "cache-dir": z.string().min(1).optional(),
-    config: z.string().min(1).optional(),
+    config: configFlag.optional(),
     encoder: z.enum(ENCODER_NAMES).optional(),
     runs: z.boolean().optional(),
     hints: z.boolean().optional(),
@@ -110,21 +145,6 @@ export function trainOutDir(
       { path: "options.out" },
     );
   return args.encoder === "static" ? join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR) : pretrainedDir();
-}
-
-function parseConfig(text: string | undefined) {
-  if (!text) return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ValidationError(
-      `--config is not valid JSON (${(error as Error).message}); it takes the JSON object itself, e.g. --config '{"experts":4}'` +
-        (/\.json$/i.test(text.trim()) ? `; for a file, --config "$(cat ${text.trim()})"` : ""),
-      { path: "options.config" },
-    );
-  }
-  return parseWith(irtMoeConfigSchema.partial(), json, "options.config");
 }
 
 /**
@@ -201,7 +221,7 @@ export const command: CliCommand<typeof schema> = {
   async run(args) {
     if (args.runs) return trainRuns(args.dataset![0]!, args.out!, args);
     const out = trainOutDir(args);
-    const config = parseConfig(args.config);
+    const config = args.config ?? {};
     const names = args.pretrained ? [...PRETRAINED_DATASETS] : args.dataset!;
     const err = process.stderr;
     let bar: Progress | undefined;
