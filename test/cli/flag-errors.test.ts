@@ -116,7 +116,7 @@ describe("train --config is checked with the flags, before anything loads", () =
       ["nope", /--config is not valid JSON .* e\.g\. --config '\{"experts":4\}'/],
       ["cfg.json", /for a file, --config "\$\(cat cfg\.json\)"/],
       ['{"experts":999}', /--config \(experts\): Too big/],
-      ['{"expert":2}', /--config unknown setting "expert"; did you mean "experts"\?/],
+      ['{"expert":2}', /--config unknown key "expert"; did you mean "experts"\?/],
       ["[1]", /--config: Invalid input: expected object/],
     ];
     for (const [config, message] of cases) {

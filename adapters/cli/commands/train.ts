@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { DEFAULT_IRT_MOE_CONFIG, irtMoeConfigSchema } from "../../../src/scorer/config.js";
-import { closestMatch } from "../../../src/util/edit-distance.js";
+import { parseWith } from "../../../src/util/validate.js";
 import { ValidationError } from "../../../src/errors.js";
 import { saveScorer } from "../../artifact/files.js";
 import { pretrainedDir, STATIC_PRETRAINED_SUBDIR } from "../../artifact/load.js";
@@ -44,6 +44,9 @@ const NOT_WITH_RUNS = {
   "cache-dir": "a run prior embeds no text, so nothing goes into an embedding cache",
 } as const;
 
+/** The IRT-MoE settings `--config` may give (any of them). */
+const CONFIG_SCHEMA = irtMoeConfigSchema.partial();
+
 /**
  * `--config`: the JSON object of IRT-MoE training settings, parsed and checked with the flags (so a bad one is a flag
  * error, exit 2, before anything loads): not JSON, or a setting out of range, is an issue at `--config (<setting>)`.
@@ -63,20 +66,18 @@ const configFlag = z
       });
       return z.NEVER;
     }
-    const checked = irtMoeConfigSchema.partial().strict().safeParse(json);
-    if (checked.success) return checked.data;
-    const known = Object.keys(irtMoeConfigSchema.shape);
-    for (const issue of checked.error.issues) {
-      const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
-      const near = keys.map((k) => [k, closestMatch(k, known)] as const).find(([, m]) => m !== undefined);
-      const message =
-        keys.length === 0
-          ? issue.message
-          : `unknown setting ${keys.map((k) => `"${k}"`).join(", ")}` +
-            (near ? `; did you mean "${near[1]}"?` : `; the settings are ${known.join(", ")}`);
-      ctx.addIssue({ code: "custom", path: issue.path, message });
+    try {
+      return parseWith(CONFIG_SCHEMA, json, "config");
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      // parseWith's issues (an unknown key with the closest known one) at `config.<setting>`, as the flag's own
+      for (const { path, message } of error.details?.issues as { path: string; message: string }[]) {
+        const at = path.split(".").slice(1);
+        // an unknown key's issue sits at the key itself, which its message names already
+        ctx.addIssue({ code: "custom", path: message.startsWith("unknown key") ? at.slice(0, -1) : at, message });
+      }
+      return z.NEVER;
     }
-    return z.NEVER;
   });
 
 const schema = z
