@@ -13,8 +13,19 @@ import { ValidationError } from "../src/errors.js";
 
 /** Roots of the pseudo filesystems nothing can be written to (not /dev: /dev/shm is a writable tmpfs). */
 const SPECIAL_ROOTS = ["/proc", "/sys"];
-/** statfs magic numbers of procfs and sysfs. */
-const SPECIAL_FS = new Set([0x9fa0, 0x62656572]);
+/** statfs magic numbers of procfs and sysfs, with what a message calls them. */
+const SPECIAL_FS = new Map([
+  [0x9fa0, "procfs (/proc)"],
+  [0x62656572, "sysfs (/sys)"],
+]);
+
+/** The pseudo filesystem an existing path is on (procfs, sysfs), by its statfs type; undefined for any other. */
+async function pseudoFilesystemOf(existing: string): Promise<string | undefined> {
+  return statfs(existing).then(
+    (s) => SPECIAL_FS.get(s.type),
+    () => undefined,
+  );
+}
 
 /** What a command writes into an output folder, for the messages. */
 export interface OutDirUse {
@@ -53,11 +64,8 @@ export async function checkOutDir(dir: string, use: OutDirUse = REPORT_OUT): Pro
   const existing = await nearestExisting(out);
   const real = await realpath(existing.path).catch(() => existing.path);
   const special = SPECIAL_ROOTS.find((root) => [out, real].some((p) => p === root || p.startsWith(root + sep)));
-  const fsType = await statfs(real).then(
-    (s) => s.type,
-    () => undefined,
-  );
-  if (special !== undefined || (fsType !== undefined && SPECIAL_FS.has(fsType))) {
+  const pseudo = special === undefined ? await pseudoFilesystemOf(real) : undefined;
+  if (special !== undefined || pseudo !== undefined) {
     throw fail(`is on a special filesystem (${special ?? "procfs/sysfs"}), where nothing can be written: ${fix}.`);
   }
   if (existing.path === out && !existing.isDirectory) {
@@ -93,15 +101,10 @@ export function outDirError(error: unknown, dir: string, use: OutDirUse = REPORT
  * with {@link checkOutDir} go through this; other special paths (tmpfs under /dev/shm) are left to `mkdir` itself.
  */
 export async function refusePseudoFilesystem(dir: string): Promise<void> {
-  const existing = await nearestExisting(resolve(dir));
-  const type = await statfs(existing.path).then(
-    (s) => s.type,
-    () => undefined,
-  );
-  if (type === undefined || !SPECIAL_FS.has(type)) return;
+  const pseudo = await pseudoFilesystemOf((await nearestExisting(resolve(dir))).path);
+  if (pseudo === undefined) return;
   throw new ValidationError(
-    `${dir} is on ${type === 0x9fa0 ? "procfs (/proc)" : "sysfs (/sys)"}, where no folder can be created or written: ` +
-      `give a folder on a regular disk`,
+    `${dir} is on ${pseudo}, where no folder can be created or written: ` + `give a folder on a regular disk`,
     { path: "dir", details: { code: "ENOTSUP", dir } },
   );
 }
