@@ -10,6 +10,7 @@ import type { CorrectnessDataset } from "../../../src/data/types.js";
 import { IrtRouterError, ValidationError } from "../../../src/errors.js";
 import { predictAccuracy, type AccuracyPrediction, type ProbeOutcome } from "../../../src/learning/predict.js";
 import type { ModelStart } from "../../../src/learning/learner-types.js";
+import { priorStart } from "../../../src/core/routing/scoring-context.js";
 import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { IrtMoeScorer } from "../../../src/scorer/scorer.js";
 import { loadPretrained, loadScorer, pretrainedDir } from "../../artifact/load.js";
@@ -70,12 +71,9 @@ async function catalogStart(name: string, scorer: IrtMoeScorer) {
   const catalog = await currentModels();
   const model = catalog.resolve(name);
   const prior = model && catalog.priorOn(model, scorer);
-  if (!prior?.direction || !Number.isFinite(prior.sd)) return undefined;
-  return {
-    id: prior.id,
-    start: { ability: prior.ability, placement: { sd: prior.sd, direction: prior.direction } },
-    catalogPrior: { method: prior.method, source: prior.source },
-  };
+  const start = prior && priorStart(prior);
+  if (!start) return undefined;
+  return { id: prior.id, start, catalogPrior: { method: prior.method, source: prior.source } };
 }
 
 /**

@@ -203,13 +203,19 @@ export function learnerStarts(
 ): Map<string, ModelStart> {
   const starts = new Map<string, ModelStart>();
   for (const [key, prior] of priors) {
-    if (!prior.direction || !Number.isFinite(prior.sd)) continue;
-    starts.set(catalogIds[key] ?? key, {
-      ability: prior.ability,
-      placement: { sd: prior.sd, direction: prior.direction },
-    });
+    const start = priorStart(prior);
+    if (start) starts.set(catalogIds[key] ?? key, start);
   }
   return starts;
+}
+
+/**
+ * Where a model starts from a prior placed by strength (its ability, and its sd along the scale's direction); undefined
+ * for a prior that is not (the population average).
+ */
+export function priorStart(prior: ModelPrior): ModelStart | undefined {
+  if (!prior.direction || !Number.isFinite(prior.sd)) return undefined;
+  return { ability: prior.ability, placement: { sd: prior.sd, direction: prior.direction } };
 }
 
 /** The prior of a model on a scorer the catalog has no scale for: the average ability of the scorer's models. */
