@@ -21,6 +21,10 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
     execute: async ({ city }) => `It is 21°C and sunny in ${city}.`,
   });
 
+  /** The weather agent over the router, pinned while a run holds server-side state. */
+  const pinnedWeatherAgent = (router: Parameters<typeof aisdk>[0]) =>
+    new Agent({ name: "weather", instructions: "Be brief.", model: pinServerState(aisdk(router)), tools: [weather] });
+
   async function setup() {
     const { server, openai } = await loopback.start();
     const router = createIrtRouterModel({
@@ -64,12 +68,7 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
 
   it("pins the run to one model while it holds server-side state (conversationId, previousResponseId)", async () => {
     const { server, router, runner, served } = await setup();
-    const agent = new Agent({
-      name: "weather",
-      instructions: "Be brief.",
-      model: pinServerState(aisdk(router)),
-      tools: [weather],
-    });
+    const agent = pinnedWeatherAgent(router);
     server.failing["gpt-4"] = 503; // the conversation starts on mixtral (fallback)
     await runner.run(agent, "What's the weather in Rome?", { conversationId: "conv-1" });
     delete server.failing["gpt-4"]; // gpt-4 is back and the router's first choice again
@@ -88,12 +87,7 @@ describe("OpenAI Agents Runner through aisdk(createIrtRouterModel(...))", () => 
 
   it("pins a streamed run too (the streamed answer's providerData does not name the model: its parts do)", async () => {
     const { server, router, runner, served } = await setup();
-    const agent = new Agent({
-      name: "weather",
-      instructions: "Be brief.",
-      model: pinServerState(aisdk(router)),
-      tools: [weather],
-    });
+    const agent = pinnedWeatherAgent(router);
     const streamed = async (input: string, options: { conversationId?: string; previousResponseId?: string }) => {
       const result = await runner.run(agent, input, { ...options, stream: true });
       await result.completed;
