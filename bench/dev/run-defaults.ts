@@ -10,13 +10,13 @@
  * ahead by at least k posterior sds" (sd of the difference from the two marginal posterior variances of `toPrior()`),
  * for k = 0, 0.5, 1, 2, on the replay's folds (a rule that was measured, not shipped: docs/agents.md).
  */
-import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { replayRuns } from "../../src/runs/replay/index.js";
 import type { ReplayPoint } from "../../src/runs/replay/index.js";
 import { RunRouter } from "../../src/runs/run-router.js";
 import { anonymousNames, foldOf, type RunTable } from "../../src/runs/replay/protocol.js";
 import { bestFixed } from "../../src/runs/replay/references.js";
+import { trainItems } from "./run-sets.js";
 
 const args = JSON.parse(process.argv[2] ?? "{}") as {
   trainOnly?: boolean;
@@ -32,18 +32,7 @@ const args = JSON.parse(process.argv[2] ?? "{}") as {
 };
 const folder = args.dataset ?? "../shared/data/terminal-bench-2-32models";
 let table = await loadRunTable(folder);
-if (args.trainOnly) {
-  const ds = await loadDataset(folder);
-  const keep = new Set(ds.items.filter((it) => it.meta?.split === "train").map((it) => it.id));
-  const idx = table.ids.flatMap((id, i) => (keep.has(id) ? [i] : []));
-  table = {
-    ...table,
-    ids: idx.map((i) => table.ids[i]!),
-    texts: idx.map((i) => table.texts[i]!),
-    hints: idx.map((i) => table.hints?.[i]),
-    rate: idx.map((i) => table.rate[i]!),
-  };
-}
+if (args.trainOnly) table = await trainItems(table, folder);
 const r = await replayRuns(table, {
   onlineSeeds: args.onlineSeeds ?? 20,
   crossFitSeeds: args.seeds ?? 5,

@@ -2,6 +2,7 @@
  * The run sets of bench/dev/run-robustness.ts: a run table restricted to some items and models, and the seeded draws of
  * model halves and task subsets (by u(prefix/key), ../shared/BENCHMARK.md's hash).
  */
+import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { u, type RunTable } from "../../src/runs/replay/protocol.js";
 
 /** The table restricted to some items and some models (in their order). */
@@ -37,4 +38,15 @@ export function modelHalf(table: RunTable, d: number): RunTable {
 /** Task draw #d of a table (`n` of its items), as in run-robustness.ts. */
 export function taskDraw(table: RunTable, d: number, n: number): RunTable {
   return subset(table, draw(`${table.name}/tasks/${d}`, table.ids, n), all(table.models.length));
+}
+
+/** The table restricted to the items whose upstream `split` is `train` (Terminal-Bench: 69 of 89), in their order. */
+export async function trainItems(table: RunTable, folder: string): Promise<RunTable> {
+  const ds = await loadDataset(folder);
+  const keep = new Set(ds.items.filter((it) => it.meta?.split === "train").map((it) => it.id));
+  return subset(
+    table,
+    table.ids.flatMap((id, i) => (keep.has(id) ? [i] : [])),
+    all(table.models.length),
+  );
 }
