@@ -22,6 +22,7 @@ import { RUN_ID_HEADER, callOptionsOf, type IrtRouterCallOptions } from "./call-
 import { childEntries } from "./children.js";
 import { checkChildren, isModelOf } from "./children-schema.js";
 import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
+import { errorFinishFault } from "./error-finish.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { openStream, relayStream } from "./stream-relay.js";
 import { commonSupportedUrls } from "./supported-urls.js";
@@ -101,7 +102,10 @@ export class IrtRouterModel implements LanguageModelV3 {
     return commonSupportedUrls([...this.children.values()]);
   }
 
-  /** Routes the call, calls the chosen child (falling back on a throw) and returns its result with the decision. */
+  /**
+   * Routes the call, calls the chosen child (falling back on a throw, or on a reply with no output whose finish reason
+   * is "error") and returns its result with the decision.
+   */
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     return this.generate(await this.planCall(options), options);
   }
@@ -170,6 +174,8 @@ export class IrtRouterModel implements LanguageModelV3 {
       let result: LanguageModelV3GenerateResult;
       try {
         result = await this.children.get(id)!.doGenerate(child);
+        const fault = result.content.length === 0 ? errorFinishFault(id, result.finishReason) : undefined;
+        if (fault) throw fault;
       } catch (error) {
         const cancelled = options.abortSignal?.aborted === true;
         id = this.core.failed(plan, id, error, { ms: performance.now() - t0, cancelled });

@@ -8,6 +8,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Stream
 import type { LanguageModelV3StreamResult } from "@ai-sdk/provider";
 import type { CorePlan, RouterCore } from "../core/router-core.js";
 import { ModelFaultError } from "../errors.js";
+import { errorFinishFault } from "./error-finish.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
 import { PROVIDER_KEY, partTag, tagged } from "./prompt-messages.js";
 
@@ -30,7 +31,7 @@ export interface OpenedStream {
 /**
  * Opens the stream of child `modelId` and reads it up to its first output part. Throws (for the caller to fall
  * back) when `doStream` throws, when the stream errors or sends an `error` part first, and (a
- * {@link ModelFaultError}) when it ends before any output.
+ * {@link ModelFaultError}) when it ends before any output or its first output part is a `finish` with reason "error".
  */
 export async function openStream(
   child: LanguageModelV3,
@@ -48,6 +49,9 @@ export async function openStream(
         throw new ModelFaultError(modelId, "reply", `model "${modelId}"'s stream ended before any output${read}.`);
       }
       if (value.type === "error") throw value.error;
+      // the first output part: a finish here ends a reply with no output
+      const fault = value.type === "finish" ? errorFinishFault(modelId, value.finishReason) : undefined;
+      if (fault) throw fault;
       buffered.push(value);
       if (!PREAMBLE.has(value.type)) return { result, reader, buffered };
     }

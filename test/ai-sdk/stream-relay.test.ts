@@ -1,5 +1,5 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { simulateReadableStream, streamText } from "ai";
+import { generateText, simulateReadableStream, streamText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { createIrtRouterModel } from "../../src/ai-sdk/index.js";
@@ -107,5 +107,85 @@ describe("a child's stream under the router", () => {
     });
     expect(opened.buffered.map((p) => p.type)).toEqual([...NO_OUTPUT.map((p) => p.type), "text-start"]);
     await opened.reader.cancel();
+  });
+});
+
+describe("a child's reply with no output and finish reason error", () => {
+  const errorFinish = {
+    type: "finish",
+    finishReason: { unified: "error", raw: "MALFORMED_FUNCTION_CALL" },
+    usage: usage(2000, 0),
+  } as const;
+
+  it("falls back when a stream's first output part is a finish with reason error", async () => {
+    const model = createIrtRouterModel({
+      models: {
+        "gpt-4": streaming("gpt-4", [{ type: "stream-start", warnings: [] }, errorFinish]),
+        mixtral: streaming("mixtral", answer("It is 21C.")),
+      },
+      ...routing,
+    });
+    const result = streamText({ model, prompt: "Weather in Paris?", maxRetries: 0 });
+    expect(await result.text).toBe("It is 21C.");
+    expect(meta(await result.providerMetadata)).toMatchObject({ chosen: "mixtral", tried: ["gpt-4", "mixtral"] });
+    expect(model.decisions()[0]!.attempts.map((a) => [a.id, a.ok, a.error])).toEqual([
+      [
+        "gpt-4",
+        false,
+        'ModelFaultError: model "gpt-4" replied with no output and finish reason "error" (the provider\'s reason: MALFORMED_FUNCTION_CALL).',
+      ],
+      ["mixtral", true, undefined],
+    ]);
+  });
+
+  it("falls back when doGenerate returns no content with reason error, and fails typed when all do", async () => {
+    const empty = (id: string) =>
+      new MockLanguageModelV3({
+        modelId: id,
+        doGenerate: async () => ({
+          content: [],
+          finishReason: { unified: "error", raw: undefined },
+          usage: usage(2000, 0),
+          warnings: [],
+        }),
+      });
+    const good = new MockLanguageModelV3({
+      modelId: "mixtral",
+      doGenerate: async () => ({
+        content: [{ type: "text", text: "It is 21C." }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage: usage(2000, 10),
+        warnings: [],
+      }),
+    });
+    const model = createIrtRouterModel({ models: { "gpt-4": empty("gpt-4"), mixtral: good }, ...routing });
+    const { text, providerMetadata } = await generateText({ model, prompt: "Weather in Paris?", maxRetries: 0 });
+    expect(text).toBe("It is 21C.");
+    expect(meta(providerMetadata)).toMatchObject({ chosen: "mixtral", tried: ["gpt-4", "mixtral"] });
+
+    const none = createIrtRouterModel({ models: { "gpt-4": empty("gpt-4"), mixtral: empty("mixtral") }, ...routing });
+    const error = await generateText({ model: none, prompt: "Weather in Paris?", maxRetries: 0 }).catch((e) => e);
+    expect(error).toBeInstanceOf(ModelFaultError);
+    expect(error).toMatchObject({ code: "MODEL_FAULT", details: { model: "mixtral", kind: "reply" } });
+  });
+
+  it("keeps a reply with output whatever its finish reason, and an empty reply that finished otherwise", async () => {
+    const partial = streaming("gpt-4", [...answer("half an answer").slice(0, 4), errorFinish]);
+    const filtered = streaming("gpt-4", [
+      { type: "stream-start", warnings: [] },
+      { type: "finish", finishReason: { unified: "content-filter", raw: undefined }, usage: usage(2000, 0) },
+    ]);
+    for (const [child, text] of [
+      [partial, "half an answer"],
+      [filtered, ""],
+    ] as const) {
+      const model = createIrtRouterModel({
+        models: { "gpt-4": child, mixtral: streaming("mixtral", answer("x")) },
+        ...routing,
+      });
+      const result = streamText({ model, prompt: "Weather in Paris?", maxRetries: 0 });
+      expect(await result.text).toBe(text);
+      expect(meta(await result.providerMetadata)).toMatchObject({ chosen: "gpt-4", tried: ["gpt-4"] });
+    }
   });
 });
