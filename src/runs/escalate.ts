@@ -1,4 +1,5 @@
 /** The escalation loop of {@link RunRouter.escalate}: run, check, feed back, pick the next model knowing what failed. */
+import { UnknownModelError } from "../errors.js";
 import { functionSchema, parseWith } from "../util/validate.js";
 import { escalateOptionsSchema, outcomeValue, type EscalateOptions } from "./options.js";
 import { watchAbort, type AbortWatch } from "./abort.js";
@@ -76,6 +77,12 @@ export async function escalateTask<R>(
   parseWith(functionSchema("a function (modelId, attempt) => Promise of the run's result"), run, "run");
   parseWith(functionSchema("a function (result, modelId) => true, false or a grade in [0, 1]"), check, "check");
   const o = parseWith(escalateOptionsSchema, options, "options");
+  // a misspelt id excluded nothing, and the model meant ran
+  (o.exclude ?? []).forEach((id, k) => {
+    if (!router.modelIds.includes(id)) {
+      throw new UnknownModelError(id, router.modelIds.slice(0, 5), { path: `options.exclude.${k}` });
+    }
+  });
   if (!tracer) return escalationLoop(router, task, run, check, o, undefined);
   const attributes = { "irt_router.max_attempts": o.maxAttempts ?? 3 };
   return tracer.span(ESCALATION_SPAN, attributes, task, (outcome) =>
@@ -163,13 +170,14 @@ async function escalationLoop<R>(
       const budget = o.costCap === undefined ? undefined : o.costCap - cost;
       const tried = attempts.map((a) => a.modelId);
       const allowRetry = o.allowRetry ?? false;
-      if (!allowRetry && router.modelIds.every((id) => tried.includes(id))) return done("no-model");
+      const barred = [...(o.exclude ?? []), ...(allowRetry ? [] : tried)];
+      if (router.modelIds.every((id) => barred.includes(id))) return done("no-model");
       const decision = router.route(task, {
         costWeight,
         attemptsLeft: maxAttempts - attempts.length,
         budget: budget === undefined ? undefined : Math.max(0, budget),
         allowRetry,
-        exclude: allowRetry ? [] : tried,
+        exclude: barred,
         outcomes: learn ? [] : attempts.map((a) => ({ modelId: a.modelId, outcome: a.outcome })),
       });
       const runCost = router.runCost(decision.chosen);

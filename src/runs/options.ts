@@ -189,13 +189,13 @@ export interface RouteRunOptions {
   readonly costWeight?: number;
   /** Outcomes on this task not given as feedback (e.g. `learn: false` escalation): they move its difficulty. */
   readonly outcomes?: readonly { readonly modelId: string; readonly outcome: number }[];
-  /** Models not to choose (e.g. already failed on this task). */
+  /** Models not to choose, whatever `allowRetry` says (e.g. already failed on this task, or unavailable for it). */
   readonly exclude?: readonly string[];
   /** Attempts the decision may plan for, this one included (default 1: a single choice). */
   readonly attemptsLeft?: number;
   /** USD still allowed for this task (default: no cap). */
   readonly budget?: number;
-  /** Whether an excluded or already-failed model may be chosen again (default false). */
+  /** Whether a model failed in `outcomes` may be chosen again (default false); `exclude` still holds. */
   readonly allowRetry?: boolean;
 }
 
@@ -226,6 +226,11 @@ export interface EscalateOptions {
   readonly pacer?: SpendPacer;
   /** Whether a model that failed may run the task again (default false). */
   readonly allowRetry?: boolean;
+  /**
+   * Models never to run on this task (e.g. unavailable for it, or not allowed to see its data), with or without
+   * `allowRetry`; an id that is not one of the router's models is an `UnknownModelError`.
+   */
+  readonly exclude?: readonly string[];
   /** Whether each attempt's outcome is fed back to the router (default true). */
   readonly learn?: boolean;
   /**
@@ -245,6 +250,7 @@ export const escalateOptionsSchema = z.lazy(() =>
       costWeight: nonNegative.optional(),
       pacer: z.instanceof(SpendPacer, { message: "must be a SpendPacer (new SpendPacer({ target }))" }).optional(),
       allowRetry: z.boolean().optional(),
+      exclude: z.array(z.string()).optional(),
       learn: z.boolean().optional(),
       signal: z
         .instanceof(AbortSignal, {

@@ -40,6 +40,7 @@ import { taskKey, taskOf } from "./task.js";
 import type { RunDecision } from "./run-decision.js";
 
 export type { RunCandidate, RunDecision } from "./run-decision.js";
+import { decisionReason } from "./run-decision.js";
 
 interface ModelEntry {
   readonly id: string;
@@ -127,9 +128,9 @@ export class RunRouter {
 
   /**
    * Choose the model for a run of `task` (or, with `attemptsLeft` > 1, the first model of the best escalation plan).
-   * Outcomes already fed back for this task (same id) and `options.outcomes` move its difficulty; the models failed in
-   * `options.outcomes` and those in `options.exclude` are not chosen (unless `allowRetry`); an id in either that is not
-   * one of the router's models is an `UnknownModelError`.
+   * Outcomes already fed back for this task (same id) and `options.outcomes` move its difficulty; the models in
+   * `options.exclude` are never chosen, those failed in `options.outcomes` only with `allowRetry`; an id in either that
+   * is not one of the router's models is an `UnknownModelError`.
    *
    * @example
    * ```ts
@@ -171,19 +172,22 @@ export class RunRouter {
     const allowRetry = o.allowRetry ?? false;
     // Excluded: the models failed in `outcomes` (this escalation's) and `exclude`; outcomes fed back earlier on the task
     // move its difficulty only.
+    // `exclude` bars a model whatever `allowRetry` says; one failed in `outcomes` runs again only with `allowRetry`
+    const barred = new Set(o.exclude ?? []);
     const failed = (o.outcomes ?? []).filter((h) => h.outcome < 0.5).map((h) => h.modelId);
-    const tried = new Set([...failed, ...(o.exclude ?? [])]);
+    const tried = new Set([...failed, ...barred]);
     const costWeight = o.costWeight ?? this.costWeight;
     const attemptsLeft = o.attemptsLeft ?? 1;
     const budget = o.budget === undefined ? Infinity : o.budget / ref;
-    const candidates: PlanCandidate[] = this.models.map((m) => ({
+    const open = this.models.filter((m) => !barred.has(m.id));
+    const candidates: PlanCandidate[] = open.map((m) => ({
       id: m.id,
       cost: m.runCost / ref,
       curve: curves.get(m.id)!,
     }));
     const pick = best(candidates, { weights, attemptsLeft, budget, tried, allowRetry, costWeight });
-    const allowed = this.models.filter((m) => allowRetry || !tried.has(m.id));
-    const rows = allowed
+    const rows = open
+      .filter((m) => allowRetry || !tried.has(m.id))
       .map((m) => ({
         modelId: m.id,
         p: predictive(weights, curves.get(m.id)!),
@@ -193,25 +197,19 @@ export class RunRouter {
       .sort((a, b) => b.p - a.p);
     const chosen = pick?.id ?? rows.slice().sort((a, b) => a.expectedCost - b.expectedCost)[0]?.modelId;
     if (chosen === undefined) {
-      throw new ValidationError("Every model is excluded from this run (allowRetry is false and all have failed).", {
-        path: "options.exclude",
-      });
+      throw new ValidationError(
+        "Every model is excluded from this run (by options.exclude, or failed in options.outcomes without allowRetry).",
+        { path: "options.exclude" },
+      );
     }
     const row = rows.find((r) => r.modelId === chosen)!;
-    const policy = `run(costWeight=${costWeight}, attemptsLeft=${attemptsLeft}${o.budget !== undefined ? `, budget=${o.budget}` : ""})`;
-    const why =
-      pick === undefined
-        ? `no model fits the remaining budget; ${chosen} is the cheapest`
-        : attemptsLeft > 1
-          ? `${chosen} (p=${row.p.toFixed(3)}, ${(row.costRatio * 100).toFixed(0)}% of the reference cost) starts the plan of up to ${attemptsLeft} runs with the highest expected success minus ${costWeight} x cost`
-          : `${chosen} has the highest p - ${costWeight} x cost ratio (p=${row.p.toFixed(3)}, cost ratio ${row.costRatio.toFixed(3)})`;
     return {
       chosen,
-      policy,
-      reason: history.length > 0 ? `${why}, after ${history.length} outcome(s) on this task` : why,
+      policy: `run(costWeight=${costWeight}, attemptsLeft=${attemptsLeft}${o.budget !== undefined ? `, budget=${o.budget}` : ""})`,
+      reason: decisionReason(row, pick !== undefined, { attemptsLeft, costWeight, outcomes: history.length }),
       candidates: rows,
       difficulty: moments(weights),
-      excluded: allowRetry ? [] : [...tried],
+      excluded: [...(allowRetry ? barred : tried)],
       value: pick?.value ?? -Infinity,
     };
   }
