@@ -4,7 +4,7 @@
  * all through the run-level router's public API (src/replay).
  */
 import { z } from "zod";
-import { replayRuns, type CrossFitPoint, type ReplayResult } from "../../../src/runs/replay/index.js";
+import { coverageOf, replayRuns, type CrossFitPoint, type ReplayResult } from "../../../src/runs/replay/index.js";
 import { loadRunTable } from "../../data/run-dataset.js";
 import type { CliCommand } from "../command.js";
 import { positiveIntFlag } from "../flag-schemas.js";
@@ -39,12 +39,23 @@ const ci = ([lo, hi]: [number, number], sign = false) => {
 const crossRow = (name: string, p: CrossFitPoint) =>
   `${row(name, p)}  ${ci(p.successCi)}  ${ci(p.vsBestFixedCi, true)}`;
 
+/** What the replay did with the pairs without a label, when there are any. */
+function gapsLine(c: ReplayResult["coverage"]): string[] {
+  if (c.missing === 0) return [];
+  return [
+    `${c.missing} of the ${c.pairs} (run, model) pairs have no label (on ${c.tasksWithGaps} ` +
+      `run${c.tasksWithGaps === 1 ? "" : "s"}, for ${c.modelsWithGaps} model${c.modelsWithGaps === 1 ? "" : "s"}): every policy routes among the models observed on a run, and a reference is ` +
+      `scored on the runs it has (its paired intervals over those).`,
+  ];
+}
+
 /** The human-readable tables of a replay result. */
 export function replayTables(r: ReplayResult): string {
   const cf = r.crossFit;
   const on = r.online;
   return [
     `${r.dataset}: ${r.runs} runs x ${r.models} models; ${r.costAssumption}.`,
+    ...gapsLine(r.coverage),
     `Costs are ratios to the reference model's run cost.`,
     "",
     `Cross-fitted (${cf.seeds} seeds x ${cf.folds} folds; reference: the best fixed model on the training folds)`,
@@ -113,6 +124,8 @@ export const command: CliCommand<typeof schema> = {
     process.stderr.write(
       `Replaying ${table.ids.length} runs x ${table.models.length} models of ${table.name}; ${table.costAssumption}.\n`,
     );
+    const gaps = coverageOf(table);
+    if (gaps.missing > 0) process.stderr.write(`${gapsLine(gaps)[0]}\n`);
     const result = await replayRuns(table, {
       crossFitSeeds: args.seeds,
       onlineSeeds: args["online-seeds"],

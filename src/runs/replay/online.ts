@@ -9,8 +9,18 @@ import { RunRouter } from "../run-router.js";
 import type { RunRouterOptions } from "../options.js";
 import { seededRng } from "../../util/random.js";
 import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "../../stats/bootstrap.js";
-import { BetaThompson, bestFixed, oracleModel, referenceCost } from "./references.js";
-import { anonymousNames, drawnOutcome, modelsConfig, rateOr0, streamOrder, taskAt, type RunTable } from "./protocol.js";
+import { BetaThompson, bestFixed, oracleModel, referenceCost, referenceEligible } from "./references.js";
+import {
+  anonymousNames,
+  drawnOutcome,
+  modelsConfig,
+  observedRate,
+  streamOrder,
+  taskAt,
+  unlabelled,
+  type RunTable,
+} from "./protocol.js";
+import { pairedItems } from "./paired-items.js";
 
 /** An online policy's figures over the whole stream and over its last third, with 95% intervals over tasks. */
 export interface OnlinePoint {
@@ -44,9 +54,12 @@ class Tally {
   private readonly last = { s: 0, c: 0, n: 0 };
   /** Successes on each task, summed over the seeds. */
   readonly item: Float64Array;
+  /** 1 for the tasks the policy had no label on in some stream (a reference only): not in its paired intervals. */
+  readonly gaps: Uint8Array;
 
   constructor(items: number) {
     this.item = new Float64Array(items);
+    this.gaps = new Uint8Array(items);
   }
 
   add(i: number, success: boolean, costRatio: number, inLastThird: boolean): void {
@@ -61,10 +74,12 @@ class Tally {
   point(plan: BootstrapPlan, seeds: number, hindsight: Tally): OnlinePoint {
     const p = (t: { s: number; c: number; n: number }) => ({ success: t.s / t.n, costRatio: t.c / t.n });
     const perSeed = ([lo, hi]: [number, number]): [number, number] => [lo / seeds, hi / seeds];
+    const own = pairedItems(this.gaps, plan);
+    const paired = pairedItems(hindsight.gaps, plan);
     return {
       ...p(this.all),
-      successCi: perSeed(bootstrapMeanCi(this.item, plan)),
-      vsBestFixedHindsightCi: perSeed(bootstrapDiffCi(this.item, hindsight.item, plan)),
+      successCi: perSeed(bootstrapMeanCi(own.of(this.item), own.plan)),
+      vsBestFixedHindsightCi: perSeed(bootstrapDiffCi(paired.of(this.item), paired.of(hindsight.item), paired.plan)),
       lastThird: p(this.last),
     };
   }
@@ -89,8 +104,9 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
   for (let seed = 1; seed <= seeds; seed++) {
     const order = streamOrder(table.name, table.ids, seed);
     const cut = Math.floor((2 * order.length) / 3);
+    // a run's outcome, asked only of a model observed on the task
     const outcome = (i: number, m: number) =>
-      drawnOutcome(table.name, table.ids[i]!, table.models[m]!, seed, rateOr0(table, i, m));
+      drawnOutcome(table.name, table.ids[i]!, table.models[m]!, seed, observedRate(table, i, m));
     for (const [tally, names] of [
       [tallies.router, anon],
       [tallies.named, named],
@@ -104,7 +120,8 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
       const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
       order.forEach((i, pos) => {
         const task = taskAt(table, i, settings.hints);
-        const chosen = router.route(task).chosen;
+        const exclude = unlabelled(table, i).map((m) => names.get(table.models[m]!)!);
+        const chosen = router.route(task, exclude.length > 0 ? { exclude } : {}).chosen;
         const m = index.get(chosen)!;
         const y = outcome(i, m);
         router.feedback(task, chosen, y);
@@ -119,18 +136,12 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
       ts.update(m, y);
       tallies.thompson.add(i, y, table.runCost[m]! / refCost, pos >= cut);
     });
-    // Best fixed in hindsight on this stream's draws.
-    let best = 0;
-    let bestWins = -1;
-    for (let m = 0; m < M; m++) {
-      const wins = order.reduce((s, i) => s + Number(outcome(i, m)), 0);
-      if (wins > bestWins || (wins === bestWins && table.runCost[m]! < table.runCost[best]!)) {
-        best = m;
-        bestWins = wins;
-      }
-    }
+    // Best fixed in hindsight on this stream's draws, among the models observed on the most tasks, scored on those.
+    const best = hindsightBest(table, order, outcome);
     order.forEach((i, pos) => {
-      tallies.hindsight.add(i, outcome(i, best), table.runCost[best]! / refCost, pos >= cut);
+      if (Number.isFinite(table.rate[i]![best]!)) {
+        tallies.hindsight.add(i, outcome(i, best), table.runCost[best]! / refCost, pos >= cut);
+      } else tallies.hindsight.gaps[i] = 1;
       const o = oracleModel(table.rate[i]!, table.runCost);
       tallies.oracle.add(i, outcome(i, o), table.runCost[o]! / refCost, pos >= cut);
     });
@@ -148,4 +159,24 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
     },
     named: { router: point(tallies.named) },
   };
+}
+
+/**
+ * The model with the highest success on a stream's draws, over the tasks it is observed on, among the models observed
+ * on enough of them (as the cross-fit's reference, {@link referenceEligible}); ties go to the cheaper.
+ */
+function hindsightBest(table: RunTable, order: readonly number[], outcome: (i: number, m: number) => boolean): number {
+  const eligible = referenceEligible(table.rate, order);
+  let best = eligible.indexOf(true);
+  let bestRate = -1;
+  for (let m = 0; m < table.models.length; m++) {
+    if (!eligible[m]) continue;
+    const seen = order.filter((i) => Number.isFinite(table.rate[i]![m]!));
+    const rate = seen.reduce((s, i) => s + Number(outcome(i, m)), 0) / seen.length;
+    if (rate > bestRate || (rate === bestRate && table.runCost[m]! < table.runCost[best]!)) {
+      best = m;
+      bestRate = rate;
+    }
+  }
+  return best;
 }

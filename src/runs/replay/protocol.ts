@@ -133,14 +133,20 @@ export function assertHints(table: RunTable): void {
   );
 }
 
-/**
- * Refuse a table with an unobserved (task, model) pair, one without a label: the replay scores every policy on every
- * task with the model it picks, and BENCHMARK.md's references (the best fixed model, the oracle, the online outcome
- * draws) are over every model on every task, so a pair without a rate can neither be scored (counting it as a failed
- * run would contradict "unobserved, never counted as wrong") nor be left out without changing what is compared.
- */
-export function assertComplete(table: RunTable): void {
-  const pairs: [string, string][] = [];
+/** How many of a table's (task, model) pairs have a label, and where the gaps are. */
+export interface Coverage {
+  /** Tasks x models. */
+  readonly pairs: number;
+  /** Pairs without a label (an unobserved run: never scored, the model is kept off that task). */
+  readonly missing: number;
+  /** Tasks with at least one model unlabelled. */
+  readonly tasksWithGaps: number;
+  /** Models unlabelled on at least one task. */
+  readonly modelsWithGaps: number;
+}
+
+/** The coverage of a table's labels (see {@link Coverage}). */
+export function coverageOf(table: RunTable): Coverage {
   const tasks = new Set<number>();
   const models = new Set<number>();
   let missing = 0;
@@ -150,24 +156,47 @@ export function assertComplete(table: RunTable): void {
       missing++;
       tasks.add(i);
       models.add(m);
-      if (pairs.length < 5) pairs.push([table.ids[i]!, table.models[m]!]);
     }),
   );
-  if (missing === 0) return;
-  const total = table.ids.length * table.models.length;
+  const pairs = table.ids.length * table.models.length;
+  return { pairs, missing, tasksWithGaps: tasks.size, modelsWithGaps: models.size };
+}
+
+/** The models (indices) without a label on item `i`: kept off that task by every policy of the replay. */
+export function unlabelled(table: RunTable, i: number): number[] {
+  return table.models.flatMap((_, m) => (Number.isFinite(table.rate[i]![m]!) ? [] : [m]));
+}
+
+/**
+ * Refuse a table with a task no model has a label on: no policy can run it (each routes among the models observed on
+ * the task, as ../shared/data/PITFALLS.md says of an unobserved pair), so it would be dropped from every figure.
+ * Pairs without a label elsewhere are allowed: an unobserved run is never scored as a failure.
+ */
+export function assertEveryTaskLabelled(table: RunTable): void {
+  const empty = table.ids.filter((_, i) => table.rate[i]!.every((r) => !Number.isFinite(r)));
+  if (empty.length === 0) return;
+  const shown = empty.slice(0, 5).map((id) => `"${id}"`);
   throw new DatasetFormatError(
-    `${table.name}: ${missing} of the ${total} (task, model) pairs have no label (on ${tasks.size} of ` +
-      `${table.ids.length} tasks, for ${models.size} of ${table.models.length} models; first: ` +
-      `${pairs.map(([id, m]) => `"${id}" x "${m}"`).join(", ")}${missing > pairs.length ? ", ..." : ""}). The run-level ` +
-      `replay scores every model on every task, so it needs a label for each pair (an unobserved pair is no failed ` +
-      `run, and leaving it out would change the references): add the missing rows, or leave out the tasks or models ` +
-      `that lack them. ` +
-      `(irt-router train --runs learns from the pairs a folder has.)`,
-    { details: { missing, total, tasks: tasks.size, models: models.size, first: pairs } },
+    `${table.name}: ${empty.length} of the ${table.ids.length} tasks have no label for any model ` +
+      `(${shown.join(", ")}${empty.length > shown.length ? ", ..." : ""}), so no policy can run them: add their ` +
+      `labels, or leave those tasks out of the items table.`,
+    { details: { tasks: empty.length, first: empty.slice(0, 5) } },
   );
 }
 
-/** The success rate of `model` on `item`; a missing label counts as 0 (`replayRuns` refuses a table with one). */
+/**
+ * The success rate of `model` on `item`, which the replay only asks of an observed pair (the router, Thompson sampling
+ * and the references are kept off unobserved ones): a missing label is an internal error, never a failed run.
+ */
+export function observedRate(table: RunTable, item: number, model: number): number {
+  const r = table.rate[item]![model]!;
+  if (!Number.isFinite(r)) {
+    throw new Error(`irt-router replay: "${table.models[model]}" has no label on "${table.ids[item]}" (a bug)`);
+  }
+  return r;
+}
+
+/** The success rate of `model` on `item`, a missing label counted as 0 (for complete tables, e.g. Terminal-Bench's). */
 export function rateOr0(table: RunTable, item: number, model: number): number {
   const r = table.rate[item]![model]!;
   return Number.isFinite(r) ? r : 0;

@@ -16,16 +16,34 @@ function finiteMean(xs: Iterable<number>): number {
 }
 
 /**
- * The model with the highest mean rate over `items`; ties (equal means, as happen with rates that are fractions of a
- * few trials) go to the first in the folder's model order, as an argmax over its columns would. BENCHMARK.md's
- * reference figures were made that way (claude-opus-4-6, listed first, on every Terminal-Bench fold); breaking ties
- * to the cheaper model instead picks gpt-5.3-codex on the 2 of 25 folds where the two tie exactly.
+ * Least share of the items a model must be observed on, relative to the model observed on the most, to be a reference
+ * (the best fixed model): a model seen on a few easy tasks is not taken for the best, and one gap in the best model's
+ * labels does not hand the reference to a worse model. Every model qualifies in a folder with a label for every pair.
+ */
+export const REFERENCE_COVERAGE = 0.5;
+
+/** Whether each model is observed on enough of `items` to be a reference (see {@link REFERENCE_COVERAGE}). */
+export function referenceEligible(rate: readonly Float64Array[], items: readonly number[]): boolean[] {
+  const models = rate[0]?.length ?? 0;
+  const seen = Array.from({ length: models }, (_, m) => items.filter((i) => Number.isFinite(rate[i]![m]!)).length);
+  const most = Math.max(0, ...seen);
+  return seen.map((k) => k > 0 && k >= REFERENCE_COVERAGE * most);
+}
+
+/**
+ * The model with the highest mean rate over the items of `items` it is observed on, among the models observed on at
+ * least half as many of them as the most observed model (`REFERENCE_COVERAGE`; every model, in a folder with a label
+ * for every pair). Ties (equal means, as happen with rates that are fractions of a few
+ * trials) go to the first in the folder's model order, as an argmax over its columns would. BENCHMARK.md's reference
+ * figures were made that way (claude-opus-4-6, listed first, on every Terminal-Bench fold); breaking ties to the
+ * cheaper model instead picks gpt-5.3-codex on the 2 of 25 folds where the two tie exactly.
  */
 export function bestFixed(rate: readonly Float64Array[], items: readonly number[]): number {
-  const models = rate[0]?.length ?? 0;
+  const eligible = referenceEligible(rate, items);
   let best = 0;
   let bestRate = -Infinity;
-  for (let m = 0; m < models; m++) {
+  for (let m = 0; m < eligible.length; m++) {
+    if (!eligible[m]) continue;
     const r = finiteMean(items.map((i) => rate[i]![m]!));
     if (Number.isFinite(r) && r > bestRate) {
       best = m;

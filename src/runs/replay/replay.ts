@@ -14,15 +14,19 @@ import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/boo
 import { bestFixed, referenceCost } from "./references.js";
 import {
   anonymousNames,
-  assertComplete,
+  assertEveryTaskLabelled,
   assertHints,
+  coverageOf,
   foldOf,
   modelsConfig,
-  rateOr0,
+  observedRate,
   taskAt,
+  unlabelled,
+  type Coverage,
   type RunTable,
 } from "./protocol.js";
 import { DEFAULT_ONLINE_EXPLORATION, onlineStream, type OnlinePoint } from "./online.js";
+import { pairedItems } from "./paired-items.js";
 
 /** A success rate and a mean cost as a ratio to the reference model's. */
 export interface ReplayPoint {
@@ -43,6 +47,11 @@ export interface ReplayResult {
   readonly runs: number;
   readonly models: number;
   readonly costAssumption: string;
+  /**
+   * The labels' coverage: a (task, model) pair without one is an unobserved run, never scored; every policy routes
+   * among the models observed on a task (../shared/data/PITFALLS.md), and a reference is scored on the tasks it has.
+   */
+  readonly coverage: Coverage;
   readonly crossFit: {
     readonly seeds: number;
     readonly folds: number;
@@ -158,12 +167,13 @@ const singleCapsSchema = z.array(z.number().finite().positive());
 const FOLDS = 5;
 
 /**
- * Run the whole replay on a run table (see the module comment). A table with a (task, model) pair without a label is a
- * DatasetFormatError naming the first ones: every model is scored on every task.
+ * Run the whole replay on a run table (see the module comment). Where a (task, model) pair has no label, that model is
+ * kept off that task (`exclude`) and the references are scored on the tasks they have (`coverage` counts the gaps); a
+ * task with no label at all is a DatasetFormatError naming it.
  */
 export async function replayRuns(table: RunTable, options: ReplayOptions = {}): Promise<ReplayResult> {
   parseWith(singleCapsSchema, options.singleCaps ?? [], "singleCaps");
-  assertComplete(table);
+  assertEveryTaskLabelled(table);
   if (options.hints) assertHints(table);
   const progress = options.onProgress ?? (() => {});
   const crossFit = await crossFitted(table, options, progress);
@@ -182,6 +192,7 @@ export async function replayRuns(table: RunTable, options: ReplayOptions = {}): 
     runs: table.ids.length,
     models: table.models.length,
     costAssumption: table.costAssumption,
+    coverage: coverageOf(table),
     crossFit,
     online,
   };
@@ -195,9 +206,11 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
   const names = anonymousNames(table.models);
   const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
   const N = table.ids.length;
-  const acc = () => ({ s: 0, c: 0, a: 0, item: new Float64Array(N) });
+  const acc = (): Sums => ({ s: 0, c: 0, a: 0, item: new Float64Array(N) });
   const caps = options.singleCaps ?? DEFAULT_SINGLE_CAPS;
   const sums = { ref: acc(), single: [...weights, ...caps].map(acc), esc: settings.map(acc) };
+  /** 1 for the items some fold's reference has no label on: left out of the intervals paired with it. */
+  const refGaps = new Uint8Array(N);
   let n = 0;
   for (let seed = 1; seed <= seeds; seed++) {
     const fold = table.ids.map((id) => foldOf(table.name, id, seed, FOLDS));
@@ -212,14 +225,20 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       const singles = singleChoices(weights, caps, refCost);
       for (const i of test) {
         const task = taskAt(table, i, options.hints ?? false);
+        // the models unobserved on this task are kept off it (none, in a folder with a label for every pair)
+        const exclude = unlabelled(table, i).map((m) => names.get(table.models[m]!)!);
+        const off = exclude.length > 0 ? { exclude } : {};
         n++;
-        sums.ref.s += rateOr0(table, i, ref);
-        sums.ref.item[i]! += rateOr0(table, i, ref);
         sums.ref.c += refCost;
+        if (Number.isFinite(table.rate[i]![ref]!)) {
+          sums.ref.s += table.rate[i]![ref]!;
+          sums.ref.item[i]! += table.rate[i]![ref]!;
+          sums.ref.a += 1; // the runs the reference is scored on
+        } else refGaps[i] = 1;
         singles.forEach((o, k) => {
-          const m = index.get(router.route(task, o).chosen)!;
-          sums.single[k]!.s += rateOr0(table, i, m);
-          sums.single[k]!.item[i]! += rateOr0(table, i, m);
+          const m = index.get(router.route(task, { ...o, ...off }).chosen)!;
+          sums.single[k]!.s += observedRate(table, i, m);
+          sums.single[k]!.item[i]! += observedRate(table, i, m);
           sums.single[k]!.c += table.runCost[m]!;
         });
         for (let k = 0; k < settings.length; k++) {
@@ -230,6 +249,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
             ...(pacer && { costWeight: pacer.costWeight }),
             maxAttempts,
             refCost,
+            exclude,
           });
           pacer?.record(cost / refCost);
           sums.esc[k]!.s += success;
@@ -241,20 +261,46 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
     }
     progress(`cross-fit seed ${seed}/${seeds} done`);
   }
-  // Cost ratio: the policy's total cost over the reference models' total cost on the same test items.
-  // Paired bootstrap over items (each item's success summed over the seeds): 95% intervals of the success and of its
-  // difference from the best fixed model's.
+  return { seeds, folds: FOLDS, ...crossFitPoints(sums, refGaps, n, { weights, caps, settings }) };
+}
+
+/** Per-item sums of one policy over the cross-fit: success, cost, attempts (the reference: runs scored). */
+interface Sums {
+  s: number;
+  c: number;
+  a: number;
+  readonly item: Float64Array;
+}
+
+/**
+ * The cross-fit's points from its sums over `n` test runs. Cost ratio: the policy's total cost over the reference
+ * models' total cost on the same test items. Paired bootstrap over items (each item's success summed over the seeds):
+ * 95% intervals of the success and of its difference from the best fixed model's, the latter (and the reference's own)
+ * over the items it is observed on.
+ */
+function crossFitPoints(
+  sums: { readonly ref: Sums; readonly single: readonly Sums[]; readonly esc: readonly Sums[] },
+  refGaps: Uint8Array,
+  n: number,
+  rows: { weights: readonly number[]; caps: readonly number[]; settings: readonly EscalationSetting[] },
+) {
+  const N = refGaps.length;
   const plan = bootstrapPlan(N, 1000, 1);
-  const point = (x: { s: number; c: number; item: Float64Array }) => ({
+  const paired = pairedItems(refGaps, plan);
+  const ref = sums.ref;
+  const point = (x: Sums) => ({
     success: x.s / n,
-    costRatio: x.c / sums.ref.c,
+    costRatio: x.c / ref.c,
     successCi: scaled(bootstrapMeanCi(x.item, plan), N / n),
-    vsBestFixedCi: scaled(bootstrapDiffCi(x.item, sums.ref.item, plan), N / n),
+    vsBestFixedCi: scaled(bootstrapDiffCi(paired.of(x.item), paired.of(ref.item), paired.plan), N / n),
   });
+  const { weights, caps, settings } = rows;
   return {
-    seeds,
-    folds: FOLDS,
-    bestFixed: point(sums.ref),
+    bestFixed: {
+      ...point(ref),
+      success: ref.s / ref.a,
+      successCi: scaled(bootstrapMeanCi(paired.of(ref.item), paired.plan), N / n),
+    },
     single: [
       ...weights.map((w, k) => ({ costWeight: w, ...point(sums.single[k]!) })),
       ...caps.map((cap, k) => ({ costWeight: 0, cap, ...point(sums.single[weights.length + k]!) })),
@@ -320,7 +366,7 @@ async function escalationOutcome(
   i: number,
   task: { id: string; text: string; hint?: string },
   index: ReadonlyMap<string, number>,
-  s: EscalationSetting & { maxAttempts: number; refCost: number },
+  s: EscalationSetting & { maxAttempts: number; refCost: number; exclude: readonly string[] },
 ): Promise<{ success: number; cost: number; attempts: number }> {
   const result = await router.escalate(
     task,
@@ -330,6 +376,7 @@ async function escalationOutcome(
       maxAttempts: s.maxAttempts,
       costWeight: s.costWeight,
       ...(s.cap === null ? {} : { costCap: s.cap * s.refCost }),
+      ...(s.exclude.length > 0 && { exclude: [...s.exclude] }),
       learn: false,
     },
   );
@@ -338,7 +385,7 @@ async function escalationOutcome(
   for (const a of result.attempts) {
     const m = index.get(a.modelId)!;
     cost += fail * table.runCost[m]!;
-    fail *= 1 - rateOr0(table, i, m);
+    fail *= 1 - observedRate(table, i, m);
   }
   return { success: 1 - fail, cost, attempts: result.attempts.length };
 }

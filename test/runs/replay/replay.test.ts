@@ -20,22 +20,48 @@ function table(): RunTable {
 afterEach(() => vi.restoreAllMocks());
 
 describe("replayRuns", () => {
-  it("refuses a table with unobserved (task, model) pairs, with counts and the first pairs, before any work", async () => {
-    const feedback = vi.spyOn(RunRouter.prototype, "feedback");
+  it("replays a table with unobserved pairs: no policy runs one, the reference is scored on the tasks it has", async () => {
+    const route = vi.spyOn(RunRouter.prototype, "route");
+    const escalate = vi.spyOn(RunRouter.prototype, "escalate");
     const t = table();
     for (const i of [2, 3, 4, 5, 6, 7, 8]) t.rate[i]![1] = Number.NaN; // "mid" unobserved on 7 tasks
-    t.rate[9]![0] = Number.NaN; // "good" on one
-    const quick = { crossFitSeeds: 1, onlineSeeds: 1, costWeights: [0], escalation: [] };
-    const error = await replayRuns(t, quick).then(
-      () => undefined,
-      (e: unknown) => e as DatasetFormatError,
-    );
-    expect(error).toBeInstanceOf(DatasetFormatError);
-    expect(error!.message).toMatch(
-      /^toy-runs: 8 of the 60 \(task, model\) pairs have no label \(on 8 of 20 tasks, for 2 of 3 models; first: "task-2" x "mid", "task-3" x "mid", .*, \.\.\.\)/,
-    );
-    expect(error!.details).toMatchObject({ missing: 8, total: 60, tasks: 8, models: 2 });
-    expect((error!.details as { first: unknown[] }).first).toHaveLength(5);
+    t.rate[9]![0] = Number.NaN; // "good" on one (it passes the other 15 of its 19)
+    const result = await replayRuns(t, { crossFitSeeds: 1, onlineSeeds: 2, costWeights: [0, 0.5] });
+    expect(result.coverage).toEqual({ pairs: 60, missing: 8, tasksWithGaps: 8, modelsWithGaps: 2 });
+    // anonymous names in alphabetical order of the ids: bad m01, good m02, mid m03
+    const missing = new Map<string, readonly string[]>([
+      ...[2, 3, 4, 5, 6, 7, 8].map((i) => [`task-${i}`, ["m03", "mid"]] as const),
+      ["task-9", ["m02", "good"]],
+    ]);
+    const taskId = (task: unknown) => (task as { id: string }).id;
+    for (const [task, options] of route.mock.calls) {
+      const off = missing.get(taskId(task));
+      if (off) expect(options?.exclude?.some((m) => off.includes(m))).toBe(true);
+    }
+    for (const [task, , , options] of escalate.mock.calls) {
+      const off = missing.get(taskId(task));
+      if (off) expect(options?.exclude).toEqual([off[0]]);
+    }
+    // "good" stays the reference (observed on 19 of 20 tasks), scored on its 19: 15 passes
+    expect(result.crossFit.bestFixed.success).toBeCloseTo(15 / 19, 12);
+    expect(result.online.anonymous.bestFixedHindsight.success).toBeGreaterThan(0.5);
+  });
+
+  it("keeps a model observed on few tasks from being the reference, and refuses a task no model has a label on", async () => {
+    const t = table();
+    const rows = t.rate.map((r, i) => Float64Array.from([...r, i < 2 ? 1 : Number.NaN])); // "rare" passes its 2 tasks
+    expect(
+      bestFixed(
+        rows,
+        t.ids.map((_, i) => i),
+      ),
+    ).toBe(0);
+    const feedback = vi.spyOn(RunRouter.prototype, "feedback");
+    const empty = table();
+    empty.rate[4]!.fill(Number.NaN);
+    const run = replayRuns(empty, { crossFitSeeds: 1, onlineSeeds: 1, costWeights: [0], escalation: [] });
+    await expect(run).rejects.toThrow(DatasetFormatError);
+    await expect(run).rejects.toThrow(/toy-runs: 1 of the 20 tasks have no label for any model \("task-4"\)/);
     expect(feedback).not.toHaveBeenCalled();
   });
 
