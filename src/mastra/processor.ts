@@ -12,7 +12,9 @@
  *
  * The agent's own fallback models are left alone: once Mastra moves a step to one of the agent's fallback entries,
  * the processor no longer replaces the model, and when the agent has fallback entries an API error goes to them
- * (the processor records the failure and does not ask for a retry).
+ * (the processor records the failure and does not ask for a retry). Mastra shows that error to error processors only,
+ * so for such an agent the processor watches the calls of the model it serves (watched-model.ts) and, when it is not
+ * an error processor, records the failure as the step moves to a fallback entry.
  */
 import type {
   ProcessInputArgs,
@@ -36,6 +38,7 @@ import { parseWith } from "../util/validate.js";
 import { routeMessagesOf, type AiSdkMessage } from "./messages.js";
 import { MASTRA_RUN_ID_KEY, runIdOf } from "./run-id.js";
 import { stepErrorOf } from "./step-error.js";
+import { isWatchable, unseenFailure, watched, type CallWatch } from "./watched-model.js";
 
 /** A model the processor may give a step: any model a Mastra agent accepts (an AI SDK model, a model id string). */
 export type MastraStepModel = MastraModelConfig;
@@ -62,8 +65,20 @@ interface RunState {
   readonly runId: string;
   /** The agent's model entry the request started on; another entry means Mastra fell back to the agent's own. */
   readonly primary: string;
-  /** The step being served: its plan, the model it was given, and the retry asked for after an API error. */
-  call?: { readonly plan: CorePlan; modelId: string; readonly stepNumber: number; retry?: PendingRetry };
+  /** Whether the agent has fallback models of its own. */
+  readonly ownFallbacks: boolean;
+  /** The step being served (see {@link StepCall}). */
+  call?: StepCall;
+}
+
+/** The step being served: its plan, the model it was given, and the retry asked for after an API error. */
+interface StepCall {
+  readonly plan: CorePlan;
+  modelId: string;
+  readonly stepNumber: number;
+  retry?: PendingRetry;
+  /** How the served model's last call ended, when it is watched (the agent has fallback models of its own). */
+  watch?: CallWatch;
 }
 
 /** A retry asked of Mastra in `processAPIError`, until the retried step starts: the next model, and the error. */
@@ -164,18 +179,21 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
     return args.messageList;
   }
 
-  /** Routes the step: the router's choice serves it, unless Mastra has moved to one of the agent's fallbacks. */
+  /**
+   * Routes the step: the router's choice serves it, unless Mastra has moved to one of the agent's fallbacks (then the
+   * routed call that failed the step, when no error processor hook recorded it, is recorded as failed).
+   */
   async processInputStep(args: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
     const run = this.runOf(args);
     if (entryKey(args.model) !== run.primary) {
-      this.close(run);
+      this.fellBack(run, args.stepNumber);
       return undefined;
     }
     const call = run.call;
     if (call?.retry !== undefined && call.stepNumber === args.stepNumber) {
       call.modelId = call.retry.modelId;
       call.retry = undefined;
-      return this.serve(call.modelId);
+      return this.serve(run, call);
     }
     this.close(run);
     const system = args.systemMessages.map((m) => ({ role: "system", content: m.content }) as AiSdkMessage);
@@ -186,7 +204,7 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
       needs: { tools: Object.keys(args.tools ?? {}).length > 0 },
     });
     run.call = { plan, modelId: plan.models[0]!, stepNumber: args.stepNumber };
-    return this.serve(plan.models[0]!);
+    return this.serve(run, run.call);
   }
 
   /**
@@ -231,8 +249,7 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
     const run = args.state[STATE_KEY] as RunState | undefined;
     const call = run?.call;
     if (!run || !call || call.stepNumber !== args.stepNumber || call.retry !== undefined) return undefined;
-    const ownFallbacks = args.state[FALLBACKS_KEY] === true;
-    const next = this.router.failed(call.plan, call.modelId, args.error, { cancelled: ownFallbacks });
+    const next = this.router.failed(call.plan, call.modelId, args.error, { cancelled: run.ownFallbacks });
     if (next === undefined) {
       run.call = undefined;
       return undefined;
@@ -254,17 +271,40 @@ export class IrtRouterProcessor implements Processor<"irt-router"> {
     if (existing) return existing;
     const known = args.state[RUN_ID_KEY];
     const runId = typeof known === "string" ? known : runIdOf(args.requestContext);
-    const run: RunState = { runId, primary: entryKey(args.model) };
+    const run: RunState = { runId, primary: entryKey(args.model), ownFallbacks: args.state[FALLBACKS_KEY] === true };
     args.state[STATE_KEY] = run;
     return run;
   }
 
-  /** The step input that gives the step model `id` (Mastra resolves any model config it accepts for an agent). */
-  private serve(id: string): ProcessInputStepResult {
-    return { model: this.models.get(id) as ProcessInputStepResult["model"] };
+  /**
+   * The step input that gives the step the call's model (Mastra resolves any model config it accepts for an agent);
+   * when the agent has fallback models of its own, a model object is served watched, its calls' ends noted on the call.
+   */
+  private serve(run: RunState, call: StepCall): ProcessInputStepResult {
+    const model = this.models.get(call.modelId);
+    call.watch = undefined;
+    if (!run.ownFallbacks || !isWatchable(model)) return { model: model as ProcessInputStepResult["model"] };
+    call.watch = {};
+    return { model: watched(model, call.watch) as ProcessInputStepResult["model"] };
   }
 
-  /** Settles a step that neither answered nor failed through the processor (e.g. the agent fell back). */
+  /**
+   * Mastra moved the step to one of the agent's fallback entries, which it does only when the attempt threw. A routed
+   * call still open for the step failed without reaching `processAPIError` (the processor is not an error processor):
+   * it is recorded as that hook records it, with the watched model's error, or, when the model could not be watched
+   * (a model id string, a config object), with `unseenFailure()`. A watched model whose call did not fail (the
+   * attempt threw before the call, or after its answer) closes the decision with no attempt.
+   */
+  private fellBack(run: RunState, stepNumber: number): void {
+    const call = run.call;
+    if (call === undefined || call.stepNumber !== stepNumber || call.retry !== undefined) return this.close(run);
+    const failure = call.watch === undefined ? { error: unseenFailure() } : call.watch.rejection;
+    if (failure === undefined) return this.close(run);
+    this.router.failed(call.plan, call.modelId, failure.error, { cancelled: true });
+    run.call = undefined;
+  }
+
+  /** Settles a step that neither answered nor failed through the processor (e.g. its attempt threw before the call). */
   private close(run: RunState): void {
     if (run.call) this.router.settle(run.call.plan);
     run.call = undefined;

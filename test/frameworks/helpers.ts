@@ -21,7 +21,8 @@ export function toyRouting() {
 
 /**
  * A loopback server for each test that asks for one: `start()` starts it (with the models that fail) and returns it
- * with an `@ai-sdk/openai` provider talking to it; it is closed after the test. Call at the top of a `describe`.
+ * with an `@ai-sdk/openai` provider talking to it; it is closed after the test, or when the test starts another.
+ * Call at the top of a `describe`.
  */
 export function loopbackPerTest(): {
   start(options?: LoopbackOptions): Promise<{ server: LoopbackOpenAI; openai: OpenAIProvider }>;
@@ -33,6 +34,7 @@ export function loopbackPerTest(): {
   });
   return {
     async start(options) {
+      await server?.close(); // a test that starts a second server is done with the first
       server = await startLoopbackOpenAI(options);
       return { server, openai: createOpenAI({ baseURL: server.baseURL, apiKey: "loopback" }) };
     },

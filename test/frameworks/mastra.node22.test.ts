@@ -3,7 +3,9 @@ import { RequestContext } from "@mastra/core/request-context";
 import { createTool } from "@mastra/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ValidationError } from "../../src/errors.js";
+import { APICallError } from "@ai-sdk/provider";
+import { MockLanguageModelV3 } from "ai/test";
+import { IrtRouterError, ValidationError } from "../../src/errors.js";
 import type { DecisionRecord } from "../../src/core/contracts/route-decision.js";
 import { IrtRouterProcessor, MASTRA_RUN_ID_KEY } from "../../src/mastra/index.js";
 import { runIdOf } from "../../src/mastra/run-id.js";
@@ -56,13 +58,33 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     });
   }
 
-  /** The messages of an error and of its causes, outermost first (Mastra wraps a processor's error). */
-  function messagesOf(error: unknown): string {
-    const out: string[] = [];
+  /** An error and its causes, outermost first (Mastra wraps a processor's error). */
+  function causesOf(error: unknown): unknown[] {
+    const out: unknown[] = [];
     for (let e = error; e !== undefined && e !== null && out.length < 8; e = (e as { cause?: unknown }).cause) {
-      out.push(String((e as { message?: unknown }).message));
+      out.push(e);
     }
-    return out.join(" <- ");
+    return out;
+  }
+
+  /** The messages of an error and of its causes, outermost first. */
+  function messagesOf(error: unknown): string {
+    return causesOf(error)
+      .map((e) => String((e as { message?: unknown }).message))
+      .join(" <- ");
+  }
+
+  /**
+   * What is left of an error a processor hook threw once Mastra has passed it on: Mastra runs the input and output
+   * hooks as a processor workflow and rethrows a failed one as its own PROCESSOR_WORKFLOW_FAILED error, with the
+   * message only (no cause): whether any error of the chain is the one thrown, or of its class.
+   */
+  function thrownKept(error: unknown, thrown: new (...args: never[]) => unknown): boolean {
+    const chain = causesOf(error);
+    // the id of a MastraError; `code` once Mastra has serialized one as another's cause
+    const ids = chain.map((e) => (e as { id?: unknown }).id ?? (e as { code?: unknown }).code);
+    expect(ids).toContain("PROCESSOR_WORKFLOW_FAILED");
+    return chain.some((e) => e instanceof thrown);
   }
 
   it("routes every step of a tool loop, records each step's realized cost with the cache it read, and takes feedback by run", async () => {
@@ -136,14 +158,117 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     expect(decisions[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
   });
 
+  it("records the routed model's failure before the agent's own fallback serves, as an error processor or not", async () => {
+    const runs = [];
+    for (const errorProcessors of ["processor", "none"] as const) {
+      const { server, openai, processor, sink } = await setup({ "gpt-4": 400 });
+      const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
+      const config = errorProcessors === "none" ? { errorProcessors: [] } : {};
+      const result = await agent(model, processor, config).generate("What's the weather in Rome?", { maxSteps: 4 });
+      expect(result.text).toBe("[secondary] It is 21°C and sunny in Rome.");
+      expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
+        "gpt-4:400",
+        "secondary:200",
+        "secondary:200",
+      ]);
+      const decisions = processor.router.decisions();
+      expect(decisions).toHaveLength(1);
+      runs.push({
+        attempts: decisions[0]!.attempts.map(({ ms: _ms, ...a }) => a),
+        logged: sink.map(({ decisionId: _id, time: _time, runId: _run, ...r }) => r),
+      });
+    }
+    // before, without the processor as an error processor: no attempt, and a decision logged as never tried
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[0]!.attempts).toEqual([
+      { id: "gpt-4", ok: false, error: "AI_APICallError: gpt-4 is unavailable (loopback)" },
+    ]);
+    expect(runs[0]!.logged).toMatchObject([{ model: "gpt-4", answered: false, tried: ["gpt-4"] }]);
+  });
+
+  it("records the routed model's stream breaking part-way before the agent's own fallback serves, as an error processor or not", async () => {
+    const attempts = [];
+    for (const errorProcessors of ["processor", "none"] as const) {
+      const { server, openai } = await loopback.start();
+      const broken = new Error("connection reset part-way");
+      // a mock model whose answer starts, then its stream throws (as a dropped connection does)
+      const gpt4 = new MockLanguageModelV3({
+        modelId: "gpt-4",
+        doStream: async () => ({
+          stream: new ReadableStream({
+            start(controller) {
+              controller.enqueue({ type: "stream-start", warnings: [] });
+              controller.enqueue({ type: "text-start", id: "t" });
+              controller.enqueue({ type: "text-delta", id: "t", delta: "It is" });
+            },
+            pull: (controller) => controller.error(broken),
+          }),
+        }),
+      });
+      const processor = new IrtRouterProcessor({
+        models: {
+          "gpt-4": { model: gpt4, price: PRICES["gpt-4"] },
+          mixtral: { model: openai.chat("mixtral"), price: PRICES.mixtral },
+        },
+        ...toyRouting(),
+      });
+      const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
+      const config = errorProcessors === "none" ? { errorProcessors: [] } : {};
+      const stream = await agent(model, processor, config).stream("What's the weather in Rome?", { maxSteps: 4 });
+      expect(await stream.text).toBe("[secondary] It is 21°C and sunny in Rome.");
+      expect(gpt4.doStreamCalls).toHaveLength(1);
+      expect(server.requests.map((r) => r.model)).toEqual(["secondary", "secondary"]);
+      attempts.push(processor.router.decisions().map((d) => d.attempts.map(({ ms: _ms, ...a }) => a)));
+    }
+    // before, without the processor as an error processor: [[]], no attempt
+    expect(attempts[1]).toEqual(attempts[0]);
+    expect(attempts[0]).toEqual([[{ id: "gpt-4", ok: false, error: "Error: connection reset part-way" }]]);
+  });
+
+  it("records a failure whose error it cannot see when the routed model is a config Mastra resolves itself", async () => {
+    const { server, openai } = await loopback.start({ failing: { "gpt-4": 400 } });
+    const processor = new IrtRouterProcessor({
+      models: {
+        "gpt-4": { model: { id: "openai/gpt-4", url: server.baseURL, apiKey: "loopback" }, price: PRICES["gpt-4"] },
+        mixtral: { model: openai.chat("mixtral"), price: PRICES.mixtral },
+      },
+      ...toyRouting(),
+    });
+    const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
+    const result = await agent(model, processor, { errorProcessors: [] }).generate("What's the weather in Rome?", {
+      maxSteps: 4,
+    });
+    expect(result.text).toBe("[secondary] It is 21°C and sunny in Rome.");
+    expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual([
+      "gpt-4:400",
+      "secondary:200",
+      "secondary:200",
+    ]);
+    const [decision] = processor.router.decisions();
+    // before: no attempt, the decision closed as if gpt-4 had never been tried
+    expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
+    expect(decision!.attempts[0]!.error).toMatch(
+      /^Error: the call failed and Mastra moved the step to the agent's fallback model; its error was not seen/,
+    );
+  });
+
   it("with one step allowed (maxSteps: 1) asks for no retry Mastra cannot run: the provider's error passes and the decision is closed", async () => {
     const { server, openai, processor, sink } = await setup({ "gpt-4": 400 });
     const run = agent(openai.chat("configured"), processor).generate("What's the weather in Oslo?", { maxSteps: 1 });
     // before: resolved with text "" and finishReason "retry", the error gone
-    await expect(run).rejects.toThrow(/gpt-4 is unavailable \(loopback\)/);
+    const error = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as Error).message).toMatch(/gpt-4 is unavailable \(loopback\)/);
+    // the provider's APICallError, thrown by processOutputResult, reaches the caller as Mastra's error: its class is
+    // lost, and the decision keeps its name and message
+    expect(thrownKept(error, APICallError)).toBe(false);
     expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual(["gpt-4:400"]);
     const [decision] = processor.router.decisions();
-    expect(decision!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
+    expect(decision!.attempts).toMatchObject([
+      { id: "gpt-4", ok: false, error: "AI_APICallError: gpt-4 is unavailable (loopback)" },
+    ]);
     expect(sink).toHaveLength(1); // before: none, the decision stayed open
   });
 
@@ -152,6 +277,8 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     const run = agent(openai.chat("configured"), processor, { maxProcessorRetries: 1 }).generate("Hi", {
       maxSteps: 4,
     });
+    // a provider error Mastra passes on itself keeps its class
+    await expect(run).rejects.toBeInstanceOf(APICallError);
     await expect(run).rejects.toThrow(/mixtral is unavailable \(loopback\)/);
     expect(server.requests.map((r) => `${r.model}:${r.status}`)).toEqual(["gpt-4:400", "mixtral:400"]);
     const [decision] = processor.router.decisions();
@@ -188,6 +315,7 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     expect(messagesOf(error)).toMatch(
       /irtRouterRunId in the request context must be a non-empty string, got the number 4242/,
     );
+    expect(thrownKept(error, IrtRouterError)).toBe(false);
     expect(requestContext.get(MASTRA_RUN_ID_KEY)).toBe(4242); // before: replaced by a random UUID
     expect(server.requests).toEqual([]);
     expect(processor.router.decisions()).toEqual([]);
