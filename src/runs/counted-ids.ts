@@ -6,8 +6,32 @@
  */
 import { randomUUID } from "node:crypto";
 
+/** A writer's id: a lowercase UUID. */
+export const WRITER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** `<uuid>.<n>`: a writer's id and the outcome's number, without leading zeros (one spelling per number). */
 const SEQUENCED = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(0|[1-9][0-9]{0,14})$/;
+/** Past the largest number a `<uuid>.<n>` id may have (15 digits). */
+export const MAX_SEQUENCE = 1e15;
+
+/**
+ * Most numbers kept above one writer's count (taken out of order, a gap below them). Past it the lower half are taken
+ * as read, the gaps under them with them: such gaps are outcomes that never reach this log (a log wiped under its
+ * writers, a writer's outcomes dropped or folded away before it first synced), and one that still comes later is
+ * counted as a repeat, never twice.
+ */
+export const MAX_AHEAD = 10_000;
+/** Most writers a {@link CountedIdsState} keeps (those first seen most recently). */
+export const MAX_STATE_WRITERS = 100_000;
+/** Most ids of another shape a {@link CountedIdsState} keeps (those taken most recently). */
+export const MAX_STATE_OTHERS = 10_000;
+
+/** The ids a {@link CountedIds} holds, as a sync checkpoint saves them (numbers above each count sorted). */
+export interface CountedIdsState {
+  /** Per writer: every number below `next` is taken, and those in `ahead`. */
+  readonly writers: Readonly<Record<string, { readonly next: number; readonly ahead?: readonly number[] }>>;
+  /** Ids of another shape taken, as they are. */
+  readonly others?: readonly string[];
+}
 
 /** One writer's outcomes taken: all numbers below `next`, and those above it in `ahead`. */
 interface Taken {
@@ -27,6 +51,11 @@ export class OutcomeIds {
   /** The next id. */
   next(): string {
     return `${this.replica}.${this.count++}`;
+  }
+
+  /** How many ids it has given (the next one's number). */
+  get given(): number {
+    return this.count;
   }
 
   /** Whether `id` is one of this writer's. */
@@ -63,10 +92,39 @@ export class CountedIds {
     const n = Number(m[2]);
     if (n !== taken.next) {
       if (n > taken.next) taken.ahead.add(n);
+      if (taken.ahead.size > MAX_AHEAD) closeLowerGaps(taken);
       return;
     }
     taken.next += 1;
     while (taken.ahead.delete(taken.next)) taken.next += 1;
+  }
+
+  /**
+   * What it holds, to save: the most recent {@link MAX_STATE_WRITERS} writers and {@link MAX_STATE_OTHERS} other ids,
+   * and `own` (a writer's id and how many numbers it has given) as a writer all of whose outcomes are taken.
+   */
+  state(own?: { readonly writer: string; readonly next: number }): CountedIdsState {
+    const writers: Record<string, { next: number; ahead?: number[] }> = {};
+    const kept = [...this.writers].filter(([w]) => w !== own?.writer);
+    for (const [w, t] of kept.slice(-(MAX_STATE_WRITERS - (own ? 1 : 0)))) {
+      writers[w] = t.ahead.size > 0 ? { next: t.next, ahead: [...t.ahead].sort((a, b) => a - b) } : { next: t.next };
+    }
+    if (own) writers[own.writer] = { next: Math.max(own.next, this.writers.get(own.writer)?.next ?? 0) };
+    const others = [...this.others].slice(-MAX_STATE_OTHERS);
+    return { writers, ...(others.length > 0 && { others }) };
+  }
+
+  /** Ids taken as a {@link CountedIds.state} saved them (checked already: writers are UUIDs). */
+  static from(state: CountedIdsState): CountedIds {
+    const ids = new CountedIds();
+    for (const [writer, saved] of Object.entries(state.writers)) {
+      const taken: Taken = { next: saved.next, ahead: new Set((saved.ahead ?? []).filter((n) => n >= saved.next)) };
+      while (taken.ahead.delete(taken.next)) taken.next += 1;
+      while (taken.ahead.size > MAX_AHEAD) closeLowerGaps(taken);
+      ids.writers.set(writer, taken);
+    }
+    for (const id of state.others ?? []) ids.others.add(id);
+    return ids;
   }
 
   /** Ids kept one by one (the rest are each writer's count): what the memory grows with. */
@@ -75,4 +133,13 @@ export class CountedIds {
     for (const t of this.writers.values()) n += t.ahead.size + 1;
     return n;
   }
+}
+
+/** Takes the lower half of a writer's numbers kept above its count as read, with the gaps below them (see MAX_AHEAD). */
+function closeLowerGaps(taken: Taken): void {
+  const sorted = [...taken.ahead].sort((a, b) => a - b);
+  const low = sorted.slice(0, Math.ceil(sorted.length / 2));
+  for (const n of low) taken.ahead.delete(n);
+  taken.next = low[low.length - 1]! + 1;
+  while (taken.ahead.delete(taken.next)) taken.next += 1;
 }

@@ -26,6 +26,7 @@ export type {
 export type { RunObservation } from "./fit.js";
 export { runRouterOf } from "./registered.js";
 export { RUN_PRIOR_FORMAT, type RunPrior } from "./run-prior.js";
+export type { RunSyncCheckpoint } from "./sync-checkpoint.js";
 export type { RunOutcomeCursor, RunOutcomeLog, RunOutcomePage, SharedRunOutcome } from "./run-outcome-log.js";
 export type { RunSyncResult, RunSyncSkip } from "./run-sync.js";
 export { trainRunPrior, type TrainRunPriorOptions } from "./train-prior.js";

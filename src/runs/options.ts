@@ -3,7 +3,8 @@ import { z } from "zod";
 import { FeedbackError, ValidationError } from "../errors.js";
 import type { ModelPrice } from "../data/types.js";
 import { modelPriceSchema } from "../policy/price-schema.js";
-import { hintName, runPriorSchema, type RunPrior } from "./run-prior.js";
+import { hintName } from "./prior-fields.js";
+import { runPriorSchema, type RunPrior } from "./run-prior.js";
 import { tracingOptionSchema, type RouteTracingOptions } from "../tracing/route-span.js";
 import { SpendPacer } from "./spend-pacer.js";
 

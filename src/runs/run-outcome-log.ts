@@ -4,7 +4,7 @@
  * `FileRunOutcomeLog`, `RedisRunOutcomeLog`) live in `irt-router/adapters`.
  */
 import { z } from "zod";
-import { hintName, vectorPairSchema } from "./run-prior.js";
+import { hintName, vectorPairSchema } from "./prior-fields.js";
 import { TEXT_DIM } from "./text-prior.js";
 
 /**

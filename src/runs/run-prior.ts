@@ -2,11 +2,13 @@
  * A run prior: what a run-level router learned from run outcomes, saved to start another router from it
  * (`irt-router train --runs`, `new RunRouter({ models, prior })`). It holds each model's ability (mean, variance), the
  * (model, hint) offsets, and per past task its fitted difficulty and the hashed word vector of its text (no text, no
- * id, no outcome), which the text prior of a new task's difficulty averages over.
+ * id, no outcome), which the text prior of a new task's difficulty averages over. A router that shares run outcomes
+ * adds its sync checkpoint (`sync`), whose pending outcomes are shared run outcomes (task id, model, outcome).
  */
 import { z } from "zod";
 import type { Ability } from "./grid.js";
-import { TEXT_DIM } from "./text-prior.js";
+import { hintName, vectorPairSchema } from "./prior-fields.js";
+import { syncCheckpointSchema, type RunSyncCheckpoint } from "./sync-checkpoint.js";
 
 /** Format tag of a run prior. */
 export const RUN_PRIOR_FORMAT = "irt-router/run-prior@1";
@@ -28,9 +30,17 @@ export interface RunPrior {
   }[];
   /**
    * True when the router that made it shared run outcomes through a run-outcome log (`sync`), or started from such a
-   * prior: the outcomes of that log are in it, so a router started from it does not sync (they would count twice).
+   * prior: outcomes of that log are in it. A router started from a shared prior syncs only when the prior has its
+   * checkpoint (`sync`, which says which outcomes it holds); a shared prior without one (saved before checkpoints
+   * were) is refused by `sync`, since the log's outcomes would count twice.
    */
   readonly shared?: boolean;
+  /**
+   * Where the router that saved it stood in sharing run outcomes (see {@link RunSyncCheckpoint}): a router started
+   * from the prior resumes from there. Absent when there is nothing to resume (a router that never learnt or synced
+   * anything, a prior trained apart from any log).
+   */
+  readonly sync?: RunSyncCheckpoint;
   /** Where it was trained: free-form (dataset name, item and outcome counts, split). */
   readonly source?: Readonly<Record<string, string | number>>;
 }
@@ -42,16 +52,6 @@ export interface RunPrior {
 export const MAX_LOGIT = 1000;
 const logit = z.number().min(-MAX_LOGIT).max(MAX_LOGIT);
 
-/**
- * A task's hint, which a run prior keeps as a key of a plain object: "__proto__" is refused, since as a key it sets the
- * object's prototype instead (toPrior() lost that hint's offsets).
- */
-export const hintName = z
-  .string()
-  .min(1)
-  .refine((k) => k !== "__proto__", { message: '"__proto__" cannot name a hint' });
-/** One entry of a task's hashed word vector (see textVector): an index below TEXT_DIM and a value in [-1, 1]. */
-export const vectorPairSchema = z.tuple([z.number().int().nonnegative().lt(TEXT_DIM), z.number().min(-1).max(1)]);
 const ability = z.strictObject({ mean: logit, variance: z.number().finite().positive() });
 
 export const runPriorSchema = z.strictObject({
@@ -68,5 +68,6 @@ export const runPriorSchema = z.strictObject({
     }),
   ),
   shared: z.boolean().optional(),
+  sync: syncCheckpointSchema.optional(),
   source: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
 });

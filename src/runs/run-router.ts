@@ -5,21 +5,14 @@
 import { UnknownModelError, ValidationError } from "../errors.js";
 import { seededRng, type Rng } from "../util/random.js";
 import { parseWith } from "../util/validate.js";
-import {
-  difficultySpread,
-  fitRuns,
-  pricePositions,
-  referenceCost,
-  withHint,
-  type FitResult,
-  type RunObservation,
-} from "./fit.js";
+import { fitRuns, pricePositions, referenceCost, withHint, type FitResult, type RunObservation } from "./fit.js";
 import type { RunPrior } from "./run-prior.js";
 import { priorFrom } from "./to-prior.js";
 import { foldLeastRecent, learnedFrom, pastTasksOf, type Learned } from "./fold.js";
-import { drawnAbilities, moments, predictive, priorWeights, successCurve, updated } from "./grid.js";
+import { drawnAbilities, moments, predictive, successCurve, updated } from "./grid.js";
 import { best, type PlanCandidate } from "./plan.js";
-import { difficultyPrior, fingerprint, textVector, type KnownTask, type TextVector } from "./text-prior.js";
+import { textVector, type TextVector } from "./text-prior.js";
+import { DifficultyPriorCache } from "./difficulty-cache.js";
 import {
   checkedOutcome,
   DEFAULT_MAX_OUTCOMES,
@@ -87,13 +80,12 @@ export class RunRouter {
   private dirty = true;
   /** The prior it started from, and its older outcomes folded into it (see `foldLeastRecent` in fold.ts). */
   private learned?: Learned;
-  /** Difficulty-prior means per task (id and text) under one fit, and that fit's spread (see difficultyPrior). */
-  private priorCache?: { readonly fit: FitResult; readonly sd: number; readonly means: Map<string, number> };
+  /** Difficulty priors of the tasks routed since the last fit (see difficulty-cache.ts). */
+  private readonly difficultyPriors = new DifficultyPriorCache();
   private readonly tracer?: RunTracer;
   private sharing?: RunOutcomeSharing;
   /** Tasks of the escalations running, and how many: a fold leaves their outcomes (the next attempt needs them). */
   private readonly inPlay = new Map<string, number>();
-  private readonly fromSharedPrior: boolean;
 
   constructor(options: RunRouterOptions) {
     const parsed = parseWith(runRouterOptionsSchema, options, "options");
@@ -108,7 +100,7 @@ export class RunRouter {
     if (tracing !== false) this.tracer = new RunTracer(tracing === true ? {} : tracing, parsed.logger);
     this.maxOutcomes = parsed.maxOutcomes ?? DEFAULT_MAX_OUTCOMES;
     if (parsed.prior) this.learned = learnedFrom(parsed.prior as RunPrior, this.modelIds, this.maxOutcomes);
-    this.fromSharedPrior = parsed.prior?.shared === true;
+    if (parsed.prior?.shared || parsed.prior?.sync) this.sharing = new RunOutcomeSharing(parsed.prior); // resumes
   }
 
   /** The model ids, in the order given. */
@@ -160,7 +152,8 @@ export class RunRouter {
     const ref = referenceCost(this.models, fit);
     const key = taskKey(t);
     const hint = t.hint ?? this.hints.get(key);
-    let weights = this.difficultyPrior(key, t.text, fit);
+    const sources = { fit, pastTasks: this.learned?.tasks ?? [], vectors: this.vectors, priors: this.priors };
+    let weights = this.difficultyPriors.weights(key, t.text, sources);
     const curves = new Map(
       this.models.map((m) => [m.id, successCurve(withHint(abilities.get(m.id)!, fit, m.id, hint))]),
     );
@@ -240,7 +233,8 @@ export class RunRouter {
    * it, then learn the others' appended since its last read, each counted once; bad records are skipped and counted
    * (`skipped`, `skips`). Shared: the task's id (a fingerprint of a text without one), hint, hashed word vector. A
    * failed append or read rejects with a `StoreError`; what was not appended stays pending. A router started from a
-   * prior of a router that synced (`prior.shared`) refuses: the log's outcomes are in that prior. docs/agents.md.
+   * prior's checkpoint (`toPrior`) resumes from there; from a prior marked `shared` without one, it refuses (that
+   * prior holds outcomes of the log, which would count twice). docs/agents.md, "Replicas that learn together".
    *
    * @example
    * ```ts
@@ -270,7 +264,6 @@ export class RunRouter {
       vectorOf: (t) => vectors.get(t)!,
       add,
       settle: () => this.foldIfOver(),
-      fromSharedPrior: this.fromSharedPrior,
       maxPending: PENDING_PER_KEPT * this.maxOutcomes,
     };
   }
@@ -343,26 +336,34 @@ export class RunRouter {
 
   /**
    * What this router has learned, as a run prior to start another router from (`new RunRouter({ models, prior })`):
-   * abilities, hint offsets, and each task's difficulty and hashed word vector (no text, id or outcome). The tasks of
+   * abilities, hint offsets, and each task's difficulty and hashed word vector (no text, id or outcome: those of the
+   * checkpoint's pending outcomes aside, as a log holds them). The tasks of
    * the prior it started from are carried over, and its models this router lacks, as they were. Only models with an
-   * outcome (here or in that prior) have an ability in it: the others start from the price-tier prior again.
+   * outcome (here or in that prior) have an ability in it: the others start from the price-tier prior again. It
+   * carries the router's sync checkpoint (`sync`, see `RunSyncCheckpoint`): a router started from the prior
+   * resumes sharing run outcomes from there, each counted once, instead of reading the whole log again.
    *
    * @example
    * ```ts
    * import { RunRouter } from "irt-router/runs";
+   * import { MemoryRunOutcomeLog } from "irt-router/adapters";
    *
    * const models = { big: { runCost: 2 }, small: { runCost: 0.2 } };
-   * const trained = new RunRouter({ models });
-   * trained.feedback({ id: "fix-git", text: "Recover the lost commit." }, "small", false);
-   * const prior = trained.toPrior({ dataset: "my-agent-runs" });
-   * const fresh = new RunRouter({ models, prior });
+   * const log = new MemoryRunOutcomeLog(); // a FileRunOutcomeLog or RedisRunOutcomeLog outlives the process
+   * const before = new RunRouter({ models });
+   * before.feedback({ id: "fix-git", text: "Recover the lost commit." }, "small", false);
+   * await before.sync(log);
+   * const prior = before.toPrior({ dataset: "my-agent-runs" }); // saveRunPrior(dir, prior) at shutdown
+   * const after = new RunRouter({ models, prior }); // after the restart (loadRunPrior(dir))
+   * await after.sync(log); // reads on from where `before` stopped: each outcome counted once
    * ```
    */
   toPrior(source?: Record<string, string | number>): RunPrior {
     const measured = new Set(this.observations.map((o) => o.model));
     const { models, vectors, hints } = this;
-    const shared = this.fromSharedPrior || this.sharing?.used === true; // it holds a log's outcomes
-    const state = { fit: this.fit(), models, measured, vectors, hints, shared };
+    const fit = this.fit(); // folds first: the checkpoint numbers the outcomes the prior holds after that
+    const { shared, sync } = (this.sharing ??= new RunOutcomeSharing()).saved(this.synced());
+    const state = { fit, models, measured, vectors, hints, shared, ...(sync && { sync }) };
     const trained = this.learned?.trained.abilities;
     return priorFrom(
       { ...state, ...(trained && { trained }), earlierTasks: pastTasksOf(this.learned), others: this.learned?.others },
@@ -415,34 +416,4 @@ export class RunRouter {
     }
     return this.fitted;
   }
-
-  /**
-   * Difficulty prior of a task: from the fitted difficulties of similar past tasks (the task itself left out). The
-   * prior's mean and sd are kept per task until the next fit, so the several decisions of one escalation or of a
-   * cost-weight sweep on a task compare its text with the past tasks once.
-   */
-  private difficultyPrior(key: string, text: string, fit: FitResult): Float64Array {
-    if (this.priorCache?.fit !== fit) {
-      const sd = difficultySpread(fit, this.learned?.tasks ?? [], this.priors.difficultySd);
-      this.priorCache = { fit, sd, means: new Map() };
-    }
-    const cache = this.priorCache;
-    // a fingerprint, not the texts: the cache lives until the next fit, which never comes without feedback, and keys
-    // holding every text routed kept them all (217 MB after 2000 routes of 108 KB texts); at most PRIOR_CACHE entries
-    const cacheKey = `${fingerprint(key)}:${fingerprint(text)}`;
-    let mean = cache.means.get(cacheKey);
-    if (mean === undefined) {
-      const known: KnownTask[] = [...(this.learned?.tasks ?? [])];
-      for (const [task, d] of fit.difficulties) {
-        if (task !== key) known.push({ vector: this.vectors.get(task)!, difficulty: d.mean });
-      }
-      mean = difficultyPrior(textVector(text), known, this.priors.neighbours, this.priors.textWeight);
-      if (cache.means.size >= PRIOR_CACHE) cache.means.delete(cache.means.keys().next().value!);
-      cache.means.set(cacheKey, mean);
-    }
-    return priorWeights(mean, cache.sd);
-  }
 }
-
-/** Most (task, text) difficulty-prior means a router keeps between two fits (the oldest is dropped first). */
-const PRIOR_CACHE = 1024;

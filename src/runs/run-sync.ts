@@ -7,6 +7,8 @@ import { StoreError, ValidationError } from "../errors.js";
 import { CountedIds, OutcomeIds } from "./counted-ids.js";
 import type { RunObservation } from "./fit.js";
 import { sharedRunOutcomeSchema, type RunOutcomeLog, type SharedRunOutcome } from "./run-outcome-log.js";
+import type { RunPrior } from "./run-prior.js";
+import type { RunSyncCheckpoint } from "./sync-checkpoint.js";
 import type { TextVector } from "./text-prior.js";
 
 /** A record {@link RunRouter.sync} did not count, and why. */
@@ -65,13 +67,14 @@ export interface SyncedRouter {
   add(outcome: SharedRunOutcome): RunObservation;
   /** After a page is added: the router folds its older outcomes if it keeps more than its bound. */
   settle(): void;
-  /** Whether it started from a prior that holds a log's outcomes (`RunPrior.shared`): it may not sync. */
-  readonly fromSharedPrior: boolean;
   /** Most of its own outcomes that wait for a log ({@link PENDING_PER_KEPT} x its `maxOutcomes`). */
   readonly maxPending: number;
 }
 
-/** An outcome of this router waiting for a log: it gets its id when first appended, and keeps it until one has it. */
+/**
+ * An outcome waiting for a log: it gets its id when first appended or saved in a checkpoint, and keeps it until a log
+ * has it.
+ */
 type PendingOutcome = Omit<SharedRunOutcome, "id"> & { id?: string };
 
 interface Tally {
@@ -84,8 +87,9 @@ interface Tally {
 }
 
 /**
- * A router's side of sharing: its outcomes not yet appended (`pending`: each gets its id when first appended, in order,
- * and keeps it until a log has it), the ids it took, and its cursor in each log. Syncs run one at a time, in call order.
+ * A router's side of sharing: its outcomes not yet appended (`pending`: each gets its id when first appended or saved
+ * in a checkpoint, in order, and keeps it until a log has it), the ids it took, and its cursor in each log. Syncs run
+ * one at a time, in call order. Started from a prior's checkpoint, it resumes from there (see {@link RunSyncCheckpoint}).
  */
 export class RunOutcomeSharing {
   /**
@@ -96,16 +100,40 @@ export class RunOutcomeSharing {
   /** This router's outcomes that could not be shared, found outside a sync (before a fold): the next sync lists them. */
   private carried: Tally = emptyTally();
   private readonly pending: PendingOutcome[] = [];
+  /** How many of the oldest pending outcomes an append was given (it may have stored them): never dropped. */
+  private offered = 0;
   /** The shared form of each task vector queued (one array for all the outcomes of a task). */
   private readonly pairs = new WeakMap<TextVector, [number, number][]>();
-  /** Other replicas' outcomes counted, or skipped for a model this router lacks. */
-  private readonly taken = new CountedIds();
+  /** Other replicas' outcomes counted, or skipped for a model this router lacks (and those of its checkpoint). */
+  private readonly taken: CountedIds;
   private readonly cursors = new WeakMap<RunOutcomeLog, string>();
+  /** Where a log is read from until a page of one is read: the checkpoint's cursor. */
+  private resume?: string;
+  /** The cursor after the last page read (of the log read last): what a checkpoint keeps. */
+  private last?: string;
+  /** Ids given to the router's own outcomes by a checkpoint taken before its first sync (see `checkpoint`). */
+  private readonly reserved = new WeakMap<RunObservation, string>();
   private queue: Promise<unknown> = Promise.resolve();
-  /** Whether a sync has started (past its checks): the router's outcomes may be in a log from then on. */
-  used = false;
+  /** Whether a sync has started (past its checks), or it resumed a sharing router: its outcomes may be in a log. */
+  used: boolean;
+  /** Started from a prior that holds a log's outcomes and no checkpoint (`RunPrior.shared`): it may not sync. */
+  readonly refuses: boolean;
 
-  constructor(private readonly ids: OutcomeIds = new OutcomeIds()) {}
+  /** Sharing from the start, or (given a prior that says where its router stood, `shared` and `sync`) from there. */
+  constructor(
+    prior?: Pick<RunPrior, "shared" | "sync">,
+    private readonly ids: OutcomeIds = new OutcomeIds(),
+  ) {
+    const start = prior?.sync;
+    this.refuses = prior?.shared === true && start === undefined;
+    this.used = prior?.shared === true && start !== undefined;
+    this.taken = start ? CountedIds.from(start) : new CountedIds();
+    for (const o of start?.pending ?? []) {
+      this.pending.push({ ...o });
+      this.taken.add(o.id); // in the prior: never counted again when read
+    }
+    this.resume = start?.cursor;
+  }
 
   /** This router's outcomes not yet appended to a log (from the first sync on). */
   get pendingCount(): number {
@@ -123,12 +151,14 @@ export class RunOutcomeSharing {
         ),
       );
     }
-    if (router.fromSharedPrior) {
+    if (this.refuses) {
       return Promise.reject(
         new ValidationError(
           "This router cannot sync any run-outcome log: it started from a run prior saved by a router that shared " +
-            "run outcomes through one (prior.shared), so the outcomes of that log are in its prior and a sync would " +
-            "count them again. Start the replica without that prior: its first sync() learns what the log holds.",
+            "run outcomes through one (prior.shared) without the checkpoint that says which (prior.sync: saved by " +
+            "earlier versions), so the outcomes of that log are in its prior and a sync would count them again. " +
+            "Start the replica without that prior (its first sync() learns what the log holds), or from a prior " +
+            "toPrior() saves now.",
           { path: "options.prior.shared" },
         ),
       );
@@ -158,6 +188,7 @@ export class RunOutcomeSharing {
     while (this.pending.length > 0) {
       const batch = this.pending.slice(0, PUSH_BATCH);
       for (const o of batch) o.id ??= this.ids.next();
+      this.offered = Math.max(this.offered, batch.length);
       try {
         await log.append(batch as SharedRunOutcome[]);
       } catch (error) {
@@ -169,6 +200,7 @@ export class RunOutcomeSharing {
         );
       }
       this.pending.splice(0, batch.length);
+      this.offered -= batch.length;
       tally.pushed += batch.length;
     }
     await this.pull(log, router, tally);
@@ -178,7 +210,7 @@ export class RunOutcomeSharing {
   /** Reads the log from this router's cursor in it until a page comes back empty, adding what it may count. */
   private async pull(log: RunOutcomeLog, router: SyncedRouter, tally: Tally): Promise<void> {
     for (let pages = 0; pages < MAX_PAGES; pages++) {
-      const after = this.cursors.get(log);
+      const after = this.cursors.get(log) ?? this.resume;
       let page: Awaited<ReturnType<RunOutcomeLog["read"]>>;
       try {
         page = await log.read(after);
@@ -186,6 +218,10 @@ export class RunOutcomeSharing {
           throw new Error("read() returned no { outcomes: [...], cursor: string } page");
         }
       } catch (error) {
+        if (error instanceof ValidationError && after !== undefined && after === this.resume) {
+          this.resume = undefined; // the checkpoint's cursor is no cursor of this kind of log: read it from its start
+          continue;
+        }
         throw new StoreError(
           `sync() appended ${tally.pushed} run outcome(s) but could not read the log (${message(error)}) after ` +
             `pulling ${tally.pulled}. The next sync() reads on from the last page read; routing goes on with what ` +
@@ -200,28 +236,76 @@ export class RunOutcomeSharing {
       for (const raw of page.outcomes) this.take(raw, router, tally);
       router.settle(); // each pulled outcome is marked as pulled: the router may fold now
       this.cursors.set(log, page.cursor);
+      this.last = page.cursor;
+      this.resume = undefined;
       if ((page.outcomes.length === 0 && unreadable.length === 0) || page.cursor === after) return;
     }
   }
 
   /**
    * Queues this router's own observations not queued yet for the next sync: the router calls it before it folds
-   * observations away, so that none of its own goes unshared.
+   * observations away, so that none of its own goes unshared (from its first sync on).
    */
   queueOwn(router: SyncedRouter): void {
-    this.collect(router, this.carried);
+    if (this.used) this.collect(router, this.carried);
+  }
+
+  /**
+   * What a prior saved now says of sharing: whether it holds a log's outcomes (`RunPrior.shared`), and its checkpoint.
+   */
+  saved(router: SyncedRouter): { shared: boolean; sync?: RunSyncCheckpoint } {
+    const sync = this.checkpoint(router);
+    return { shared: this.used || this.refuses, ...(sync && { sync }) };
+  }
+
+  /**
+   * The checkpoint of a prior saved now (see {@link RunSyncCheckpoint}; undefined when there is nothing to resume, or
+   * the router may not sync). Every outcome of the router's own that the prior holds has its id from now on: queued
+   * with it once the router has synced; before its first sync, kept with the outcome, which that sync appends with it
+   * (one folded away before then is never shared, and its number is a gap readers get past: see MAX_AHEAD).
+   */
+  private checkpoint(router: SyncedRouter): RunSyncCheckpoint | undefined {
+    if (this.refuses) return undefined;
+    if (this.used) this.collect(router, this.carried);
+    else this.reserve(router);
+    for (const o of this.pending) o.id ??= this.ids.next();
+    const given = this.ids.given;
+    const { writers, others } = this.taken.state(given > 0 ? { writer: this.ids.replica, next: given } : undefined);
+    const cursor = this.last ?? this.resume;
+    const pending = this.pending.map((o) => ({ ...o, vector: o.vector.map(([k, v]) => [k, v]) }) as SharedRunOutcome);
+    if (Object.keys(writers).length === 0 && !others && pending.length === 0 && cursor === undefined) return undefined;
+    return {
+      writers,
+      ...(others && { others }),
+      ...(pending.length > 0 && { pending }),
+      ...(cursor !== undefined && { cursor }),
+    };
+  }
+
+  /** Gives each own outcome of a router that has not synced yet, not given one before and shareable, its id. */
+  private reserve(router: SyncedRouter): void {
+    for (const o of router.observations()) {
+      if (this.handled.has(o) || this.reserved.has(o)) continue;
+      const { task, model, outcome, hint } = o;
+      const shape = { id: `${this.ids.replica}.0`, task, vector: [], model, outcome, weight: o.weight ?? 1 };
+      if (sharedRunOutcomeSchema.safeParse({ ...shape, ...(hint !== undefined && { hint }) }).success) {
+        this.reserved.set(o, this.ids.next());
+      }
+    }
   }
 
   /**
    * Queues this router's observations recorded since the last look; past `maxPending` waiting, drops the oldest not yet
-   * appended (one that was may be in the log, and keeps its place).
+   * given to an append (one that was may be in the log, and keeps its place).
    */
   private collect(router: SyncedRouter, tally: Tally): void {
     const handled = new Set<RunObservation>();
     for (const o of router.observations()) {
       handled.add(o);
       if (this.handled.has(o)) continue;
+      const id = this.reserved.get(o);
       const outcome: PendingOutcome = {
+        ...(id !== undefined && { id }),
         task: o.task,
         vector: this.pairsOf(router.vectorOf(o.task)),
         ...(o.hint !== undefined && { hint: o.hint }),
@@ -229,7 +313,7 @@ export class RunOutcomeSharing {
         outcome: o.outcome,
         weight: o.weight ?? 1,
       };
-      const checked = sharedRunOutcomeSchema.safeParse({ ...outcome, id: `${this.ids.replica}.0` });
+      const checked = sharedRunOutcomeSchema.safeParse({ ...outcome, id: id ?? `${this.ids.replica}.0` });
       if (!checked.success) {
         const what = `this router's outcome of model "${o.model.slice(0, 100)}" on task "${o.task.slice(0, 100)}"`;
         skip(tally, undefined, `${what} cannot be shared: ${issueText(checked.error)}`);
@@ -238,12 +322,9 @@ export class RunOutcomeSharing {
       this.pending.push(outcome);
     }
     this.handled = handled;
-    const over = this.pending.length - router.maxPending;
-    if (over <= 0) return;
-    const start = this.pending.findIndex((o) => o.id === undefined);
-    const drop = Math.min(over, this.pending.length - start);
-    if (start < 0 || drop <= 0) return;
-    this.pending.splice(start, drop);
+    const drop = Math.min(this.pending.length - router.maxPending, this.pending.length - this.offered);
+    if (drop <= 0) return;
+    this.pending.splice(this.offered, drop);
     tally.dropped += drop;
   }
 

@@ -2,6 +2,7 @@
 import { savedAbility, type FitResult } from "./fit.js";
 import { RUN_PRIOR_FORMAT, type RunPrior } from "./run-prior.js";
 import type { Ability } from "./grid.js";
+import type { RunSyncCheckpoint } from "./sync-checkpoint.js";
 import type { TextVector } from "./text-prior.js";
 
 /** A router's learned state, as {@link priorFrom} reads it. */
@@ -22,6 +23,8 @@ export interface LearnedState {
   readonly others?: Pick<RunPrior, "models" | "hintOffsets">;
   /** Whether what it learned holds outcomes of a run-outcome log (see `RunPrior.shared`). */
   readonly shared?: boolean;
+  /** Where it stands in sharing run outcomes (see `RunPrior.sync`). */
+  readonly sync?: RunSyncCheckpoint;
 }
 
 /**
@@ -59,6 +62,7 @@ export function priorFrom(state: LearnedState, source?: Record<string, string | 
     hintVariance: fit.hintVariance,
     tasks: [...(state.earlierTasks ?? []), ...tasks],
     ...(state.shared && { shared: true }),
+    ...(state.sync && { sync: state.sync }),
     ...(source && { source: { ...source } }),
   };
 }

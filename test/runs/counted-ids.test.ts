@@ -3,7 +3,7 @@
  * out-of-order ones are kept until their gap fills, and any other id is kept as it is.
  */
 import { describe, expect, it } from "vitest";
-import { CountedIds, OutcomeIds } from "../../src/runs/counted-ids.js";
+import { CountedIds, MAX_AHEAD, MAX_STATE_OTHERS, OutcomeIds } from "../../src/runs/counted-ids.js";
 
 const W1 = "0f0e0d0c-0b0a-4908-8706-050403020100";
 const W2 = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
@@ -51,5 +51,50 @@ describe("CountedIds", () => {
     expect(ids.has(`${W1}.1`)).toBe(false); // "01" is another id than "1"
     expect(ids.has(`${W1}.0`)).toBe(false);
     expect(ids.kept).toBe(others.length);
+  });
+
+  it("keeps at most MAX_AHEAD numbers above a writer's count: past it the lower half and their gaps count as read", () => {
+    const ids = new CountedIds();
+    // a writer whose number 0 never reaches this log (dropped, folded away before its first sync, a wiped log)
+    for (let n = 1; n <= MAX_AHEAD; n++) ids.add(`${W1}.${n}`);
+    expect(ids.kept).toBe(MAX_AHEAD + 1);
+    ids.add(`${W1}.${MAX_AHEAD + 1}`); // one more: the gap is closed, every number read so far is below the count
+    expect(ids.kept).toBe(1);
+    expect(ids.has(`${W1}.0`)).toBe(true); // come late, it is a repeat: never counted twice
+    expect(ids.has(`${W1}.${MAX_AHEAD + 2}`)).toBe(false);
+    // every other number missing: it stays bounded, the lower half let go each time
+    for (let n = 0; n < 3 * MAX_AHEAD; n++) ids.add(`${W2}.${2 * n + 1}`);
+    expect(ids.kept).toBeLessThanOrEqual(MAX_AHEAD + 2);
+    expect(ids.has(`${W2}.${6 * MAX_AHEAD - 1}`)).toBe(true);
+    expect(ids.has(`${W2}.${6 * MAX_AHEAD}`)).toBe(false);
+  });
+
+  it("saves what it holds and takes it back the same, with a writer's own count; bounds the ids of other shapes", () => {
+    const ids = new CountedIds();
+    for (const n of [0, 1, 2, 5, 7]) ids.add(`${W1}.${n}`);
+    for (let k = 0; k < MAX_STATE_OTHERS + 5; k++) ids.add(`other-${k}`);
+    const own = new OutcomeIds();
+    own.next();
+    own.next();
+    const state = ids.state({ writer: own.replica, next: own.given });
+    expect(state.writers).toEqual({ [W1]: { next: 3, ahead: [5, 7] }, [own.replica]: { next: 2 } });
+    expect(state.others).toHaveLength(MAX_STATE_OTHERS);
+    expect(state.others![0]).toBe("other-5"); // the most recent
+    const back = CountedIds.from(JSON.parse(JSON.stringify(state)));
+    expect([0, 2, 3, 4, 5, 6, 7, 8].map((n) => back.has(`${W1}.${n}`))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect([back.has(`${own.replica}.1`), back.has(`${own.replica}.2`)]).toEqual([true, false]);
+    expect([back.has("other-4"), back.has("other-5")]).toEqual([false, true]);
+    // numbers at or below a saved count are no gap
+    const odd = CountedIds.from({ writers: { [W2]: { next: 3, ahead: [1, 3, 4, 9] } } });
+    expect(odd.state().writers).toEqual({ [W2]: { next: 5, ahead: [9] } });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Folding (`maxOutcomes`) at its edges: a task still in play, a first sync of a long log, and a router restarted
- * from a prior that holds a log's outcomes. Each case failed before its fix.
+ * from a prior that holds a log's outcomes (run-checkpoint.test.ts has the rest). Each case failed before its fix.
  */
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
@@ -69,7 +69,7 @@ describe("folding edge cases", () => {
 });
 
 describe("a prior that holds a log's outcomes", () => {
-  it("is marked, and a router started from it refuses to sync (it counted the log's outcomes twice)", async () => {
+  it("is marked and carries its checkpoint: a router started from it resumes; one without a checkpoint is refused", async () => {
     const log = new MemoryRunOutcomeLog();
     const a = new RunRouter({ models: MODELS });
     await a.sync(log);
@@ -77,7 +77,13 @@ describe("a prior that holds a log's outcomes", () => {
     expect((await a.sync(log)).pushed).toBe(60);
     const prior = a.toPrior();
     expect(prior.shared).toBe(true);
-    const restarted = new RunRouter({ models: MODELS, prior });
+    expect(prior.sync?.cursor).toBeDefined();
+    // it reads on from where a stopped: nothing new, nothing counted twice
+    const resumed = new RunRouter({ models: MODELS, prior });
+    expect(await resumed.sync(log)).toMatchObject({ pushed: 0, pulled: 0, duplicates: 0 });
+    // a shared prior without its checkpoint (saved by an earlier version) does not say which outcomes it holds
+    const { sync: _, ...older } = prior;
+    const restarted = new RunRouter({ models: MODELS, prior: older });
     const error = await restarted.sync(log).then(
       () => undefined,
       (e: unknown) => e,
@@ -85,8 +91,9 @@ describe("a prior that holds a log's outcomes", () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).path).toBe("options.prior.shared");
     expect(restarted.feedbackCount).toBe(0);
-    // its own prior stays marked, though it never synced
+    // its own prior stays marked, though it never synced, and has no checkpoint
     expect(restarted.toPrior().shared).toBe(true);
+    expect(restarted.toPrior().sync).toBeUndefined();
     // a replica started without the prior learns the same outcomes from the log
     const fresh = new RunRouter({ models: MODELS });
     expect((await fresh.sync(log)).pulled).toBe(60);
@@ -97,6 +104,7 @@ describe("a prior that holds a log's outcomes", () => {
     feed(a, 0, 10);
     const prior = a.toPrior();
     expect(prior.shared).toBeUndefined();
+    expect(Object.values(prior.sync!.writers)).toEqual([{ next: 30 }]); // a's outcomes, numbered (no log has them)
     const b = new RunRouter({ models: MODELS, prior });
     await expect(b.sync(new MemoryRunOutcomeLog())).resolves.toMatchObject({ pushed: 0, pulled: 0 });
   });

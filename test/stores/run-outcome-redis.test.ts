@@ -1,12 +1,12 @@
 /**
  * RedisRunOutcomeLog on a real redis-server: two routers (two connections, as two replicas) syncing through one
- * prefix, pages and cursors, a wiped log, records another program wrote, garbage under its keys, options, and the
- * server going away under a sync (nothing lost, pushed when it is back).
+ * prefix, pages and cursors, a wiped log, a replica resumed from its checkpoint, records another program wrote, garbage
+ * under its keys, options, and the server going away under a sync (nothing lost, pushed when it is back).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisRunOutcomeLog, REDIS_OUTCOME_PAGE, runOutcomeKeys } from "../../adapters/stores/run-outcome-redis.js";
 import { RedisConnectionError, StoreError, StoreGarbageError, ValidationError } from "../../src/errors.js";
-import { RunRouter, type SharedRunOutcome } from "../../src/runs/index.js";
+import { RunRouter, type RunPrior, type SharedRunOutcome } from "../../src/runs/index.js";
 import { redisSkipReason, sharedRedis, TestRedis, uniquePrefix } from "./redis-server.js";
 import { outcome } from "./fixtures/run-outcome.js";
 
@@ -129,6 +129,48 @@ describe.skipIf(redisSkipReason() !== undefined)("RedisRunOutcomeLog (real redis
     await client.del(keys.outcomes, keys.log);
     await client.quit();
     await log.close();
+  });
+
+  it("a replica restarted from its checkpoint reads on from its cursor; after a wipe from the start; each counted once", async () => {
+    const prefix = uniquePrefix("run-resume");
+    const [logA, logB] = await Promise.all([0, 1].map(() => RedisRunOutcomeLog.open({ url: server.url, prefix })));
+    const feed = (router: RunRouter, who: string, from: number, n: number) => {
+      for (let t = from; t < from + n; t++) {
+        const task = { id: `${who}${t}`, text: `${who} job ${t}${" more".repeat(t % 3)}` };
+        router.feedback(task, "strong", t % 5 !== 0);
+        router.feedback(task, "weak", t % 3 === 0);
+      }
+    };
+    const a = new RunRouter({ models: MODELS });
+    const b = new RunRouter({ models: MODELS });
+    feed(b, "b", 0, 300); // 600 outcomes: three pages
+    await b.sync(logB);
+    expect((await a.sync(logA)).pulled).toBe(600);
+    feed(a, "a", 0, 5); // 10 not in the log yet
+    const prior = JSON.parse(JSON.stringify(a.toPrior())) as RunPrior;
+    expect(prior.sync!.cursor).toMatch(/:600$/);
+    expect(prior.sync!.pending).toHaveLength(10);
+    await logA.close(); // a's process ends
+    feed(b, "b", 300, 10);
+    await b.sync(logB);
+    const logR = await RedisRunOutcomeLog.open({ url: server.url, prefix });
+    const resumed = new RunRouter({ models: MODELS, prior });
+    expect(await resumed.sync(logR)).toMatchObject({ pushed: 10, pulled: 20, duplicates: 10, skipped: 0 });
+    const whole = new RunRouter({ models: MODELS });
+    expect((await whole.sync(logR)).pulled).toBe(630);
+    expect(a.feedbackCount + resumed.feedbackCount).toBe(whole.feedbackCount);
+    expect(await b.sync(logB)).toMatchObject({ pulled: 10 });
+    // the log wiped (Redis restarted without its data): another resumer from the checkpoint reads it from its start
+    const client = await raw(server.url);
+    const keys = runOutcomeKeys(prefix);
+    await client.del(keys.outcomes, keys.log);
+    feed(b, "b", 310, 3);
+    await b.sync(logB);
+    const again = new RunRouter({ models: MODELS, prior });
+    expect(await again.sync(logR)).toMatchObject({ pushed: 10, pulled: 6, duplicates: 10 });
+    expect(again.feedbackCount).toBe(6);
+    await client.quit();
+    await Promise.all([logB.close(), logR.close()]);
   });
 
   it("validates its options and its outcomes; leaves a client it was given open", async () => {
