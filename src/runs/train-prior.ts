@@ -1,7 +1,8 @@
 /**
  * Training a run prior from a run table (`irt-router train --runs`): a {@link RunRouter} over the table's models
  * (their run costs) is fed every labelled (item, model) of the chosen items, each success rate as a soft label, and
- * its fit saved with `toPrior()`.
+ * its fit saved with `toPrior()`, without the sync checkpoint (it was trained apart from any run-outcome log): the
+ * same table and options give the same prior.
  */
 import { RunRouter } from "./run-router.js";
 import { MAX_OUTCOMES, type RunPriors } from "./options.js";
@@ -52,5 +53,12 @@ export function trainRunPrior(table: RunTable, options: TrainRunPriorOptions = {
       outcomes++;
     });
   }
-  return router.toPrior({ dataset: table.name, items: items.length, outcomes, ...options.source });
+  // trained apart from any log: nothing to resume, so no sync checkpoint (its random writer id made every prior differ)
+  const { sync: _none, ...prior } = router.toPrior({
+    dataset: table.name,
+    items: items.length,
+    outcomes,
+    ...options.source,
+  });
+  return prior;
 }

@@ -99,6 +99,14 @@ describe("irt-router train --runs", () => {
     expect(trainRunPrior(table).models).toHaveProperty("top"); // without hints it trains
   });
 
+  it("the same table gives the same prior, with no sync checkpoint (it was trained apart from any log)", async () => {
+    const table = await loadRunTable(folder);
+    const items = splitIndices(table.name, table.ids).train;
+    const [a, b] = [trainRunPrior(table, { items }), trainRunPrior(table, { items })];
+    expect(a.sync).toBeUndefined();
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  });
+
   it("a router from the prior decides as the router that was fed the same outcomes", async () => {
     const table = await loadRunTable(folder);
     const items = splitIndices(table.name, table.ids).train;
