@@ -3,8 +3,8 @@ import type { OutDirUse } from "../out-dir.js";
 
 /**
  * One CLI subcommand. `options` describes the flags for node's `util.parseArgs`;
- * `schema` validates the parsed values (zod), so a bad flag becomes a ValidationError
- * naming the flag. `run` returns the process exit code.
+ * `schema` validates the parsed values (zod) and the combinations of flags (its rules, flag-rules.ts), so a bad flag
+ * or flags that cannot go together become a ValidationError naming the flags. `run` returns the process exit code.
  */
 export interface CliCommand<S extends z.ZodType = z.ZodType> {
   name: string;

@@ -12,9 +12,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { z } from "zod";
-import { parseWith } from "../../src/util/validate.js";
 import { describePolicy } from "../../src/policy/schema.js";
 import type { RunResult, RunSpec } from "./run-model.js";
 import { benchRuns, loadReplay, type Replay } from "./rows.js";
@@ -40,6 +38,7 @@ import {
 } from "./report.js";
 import { routerFeatures } from "./features.js";
 import { attributionStudy } from "./attribution.js";
+import { positiveIntFlag, runsFlag, scriptFlags, seedsFlag } from "../flags.js";
 
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,18 +47,21 @@ const LEARNER_VERSION = "hold-spend-capped-default-2";
 /** Bump when the harness changes what a cached result would hold. */
 const CACHE_VERSION = 2;
 
+/** The most seeds `--seeds` and `--learning-seeds` take: each seed plays every row's test runs. */
+const MAX_AGENT_SEEDS = 20;
+
 const argsSchema = z
   .object({
     dataset: z.string().min(1).default("routerbench-subset-11models"),
     "data-root": z.string().min(1).optional(),
     json: z.boolean().default(false),
-    seeds: z.coerce.number().int().min(1).max(20).default(5),
-    "test-runs": z.coerce.number().int().min(10).max(100_000).default(200),
-    "val-runs": z.coerce.number().int().min(10).max(100_000).default(400),
-    "learning-runs": z.coerce.number().int().min(0).max(100_000).default(2000),
-    "checkpoint-runs": z.coerce.number().int().min(10).max(100_000).default(200),
+    seeds: seedsFlag(5, MAX_AGENT_SEEDS),
+    "test-runs": runsFlag(200),
+    "val-runs": runsFlag(400),
+    "learning-runs": runsFlag(2000, 0),
+    "checkpoint-runs": runsFlag(200),
     // Default: every seed, so the learning rows are paired with the static rows on all of their test runs.
-    "learning-seeds": z.coerce.number().int().min(1).max(20).optional(),
+    "learning-seeds": positiveIntFlag(undefined, { max: MAX_AGENT_SEEDS }).optional(),
     quick: z.boolean().default(false),
     fresh: z.boolean().default(false),
     attribution: z.boolean().default(false),
@@ -69,8 +71,9 @@ const argsSchema = z
   .strict();
 
 function parse() {
-  const { values } = parseArgs({
-    options: {
+  return scriptFlags(
+    "bench:agent",
+    {
       dataset: { type: "string" },
       "data-root": { type: "string" },
       json: { type: "boolean" },
@@ -86,9 +89,8 @@ function parse() {
       "cached-prices": { type: "string" },
       encoder: { type: "string" },
     },
-    strict: true,
-  });
-  return parseWith(argsSchema, values, "bench:agent");
+    argsSchema,
+  );
 }
 
 function experimentParams(args: z.output<typeof argsSchema>): ExperimentParams {

@@ -8,31 +8,42 @@
  * the benchmark's val choice gives it), paired on the same test runs with item-bootstrap intervals. Which lambda a
  * claim uses is read off the val columns; the test columns only report.
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import type { RunResult, RunSpec } from "../agent/run-model.js";
 import { benchRuns, loadReplay, makeRouter, playRuns, routerCaller, directCaller } from "../agent/rows.js";
 import { routerFeatures } from "../agent/features.js";
 import { byTrainAccuracy } from "../agent/experiment.js";
 import { pairedDiff, runWeights, testPlan } from "../agent/stats.js";
+import { decimalFlag, listFlag, runsFlag, scriptFlags, seedsFlag } from "../flags.js";
 
-const { values } = parseArgs({
-  options: {
-    dataset: { type: "string", default: "routerbench-subset-11models" },
-    lambdas: { type: "string", default: "0.5,0.75,1,1.25,1.5,2,2.5,3,4" },
-    "val-runs": { type: "string", default: "400" },
-    seeds: { type: "string", default: "5" },
-    "test-runs": { type: "string", default: "200" },
-    blind: { type: "string", default: "1" },
+const values = scriptFlags(
+  "bench/dev/cache-frontier.ts",
+  {
+    dataset: { type: "string" },
+    lambdas: { type: "string" },
+    "val-runs": { type: "string" },
+    seeds: { type: "string" },
+    "test-runs": { type: "string" },
+    blind: { type: "string" },
   },
-  strict: true,
-});
-const replay = await loadReplay(values.dataset!);
+  z
+    .object({
+      dataset: z.string().min(1).default("routerbench-subset-11models"),
+      lambdas: listFlag(decimalFlag()).default([0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4]),
+      "val-runs": runsFlag(400),
+      seeds: seedsFlag(5),
+      "test-runs": runsFlag(200),
+      blind: decimalFlag().default(1),
+    })
+    .strict(),
+);
+const replay = await loadReplay(values.dataset);
 const features = routerFeatures(replay);
 const { world, split } = replay.setup;
-const lambdas = values.lambdas!.split(",").map(Number);
-const valRuns = benchRuns.val(replay, Number(values["val-runs"]));
-const seeds = Array.from({ length: Number(values.seeds) }, (_, k) => k + 1);
-const testRuns: RunSpec[] = seeds.flatMap((seed) => benchRuns.test(replay, Number(values["test-runs"]), seed));
+const lambdas = values.lambdas;
+const valRuns = benchRuns.val(replay, values["val-runs"]);
+const seeds = Array.from({ length: values.seeds }, (_, k) => k + 1);
+const testRuns: RunSpec[] = seeds.flatMap((seed) => benchRuns.test(replay, values["test-runs"], seed));
 const success = (rs: readonly RunResult[]) => rs.filter((r) => r.success).length / rs.length;
 const cost = (rs: readonly RunResult[]) => rs.reduce((t, r) => t + r.costUsd, 0) / rs.length;
 const switches = (rs: readonly RunResult[]) => rs.reduce((t, r) => t + r.switches, 0) / rs.length;
@@ -64,7 +75,7 @@ for (const aware of [false, true]) {
     );
   }
 }
-const blind = test.get(`false/${Number(values.blind)}`);
+const blind = test.get(`false/${values.blind}`);
 if (blind) {
   console.log(`\nPaired on the test runs, cache-aware at each lambda minus cache-blind at lambda ${values.blind}:`);
   const fmt = (e: { value: number; ci95: [number, number] }, d: number) =>

@@ -21,7 +21,7 @@
  * per pair the truth, the predicted accuracy where the random orders end, and each variant's mean first crossing.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { loadDataset } from "../../adapters/data/index.js";
 import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
@@ -31,41 +31,11 @@ import { embeddingsFor } from "../online/embeddings.js";
 import { calibrationSetup, type SimWorld } from "../online/sim.js";
 import { defaultLeaveOut, validationWorld } from "../online/world.js";
 import { seededRng } from "../../src/util/random.js";
+import { listFlag, scriptFlags, seedListFlag, seedsFlag, seedsForFlag } from "../flags.js";
 
 const CAP = 300;
 const TOL = 0.03;
 const AT = [1, 2, 3, 5, 10, 20, 50];
-
-const { values } = parseArgs({
-  options: {
-    datasets: { type: "string" },
-    seeds: { type: "string" },
-    "seeds-for": { type: "string", multiple: true },
-    orders: { type: "string" },
-    out: { type: "string" },
-    variants: { type: "string" },
-    summary: { type: "string" },
-    base: { type: "string" },
-    split: { type: "string" },
-  },
-});
-if (values.summary) {
-  summary(
-    values.summary.split(",").flatMap((f) => JSON.parse(readFileSync(f, "utf8")) as Pair[]),
-    values.base ?? "random",
-    (values.split ?? "test") as "val" | "test",
-  );
-  process.exit(0);
-}
-const datasets = (
-  values.datasets ?? "mmlu-pro-29models,routerdc-7models,routerbench-subset-11models,terminal-bench-2-32models"
-).split(",");
-const seeds = (values.seeds ?? "1,2,3").split(",").map(Number);
-const seedsFor = new Map(
-  (values["seeds-for"] ?? []).map((x) => [x.split("=")[0]!, x.split("=")[1]!.split(",").map(Number)]),
-);
-const orders = Number(values.orders ?? 10);
-const log = (s: string) => process.stderr.write(`${s}\n`);
 
 type Seq = (r: number[], a: number, x: number) => number[];
 const without = (r: number[], i: number) => r.filter((j) => j !== i);
@@ -82,7 +52,50 @@ function lateAt(r: number[], a: number, k: number): number[] {
   const rest = without(r, a);
   return [...rest.slice(0, k), a, ...rest.slice(k)];
 }
-const variants = (values.variants ?? Object.keys(VARIANTS).join(",")).split(",");
+
+const values = scriptFlags(
+  "bench/dev/calibration-handover.ts",
+  {
+    datasets: { type: "string" },
+    seeds: { type: "string" },
+    "seeds-for": { type: "string", multiple: true },
+    orders: { type: "string" },
+    out: { type: "string" },
+    variants: { type: "string" },
+    summary: { type: "string" },
+    base: { type: "string" },
+    split: { type: "string" },
+  },
+  z
+    .object({
+      datasets: listFlag(z.string()).default([
+        "mmlu-pro-29models",
+        "routerdc-7models",
+        "routerbench-subset-11models",
+        "terminal-bench-2-32models",
+      ]),
+      seeds: seedListFlag().default([1, 2, 3]),
+      "seeds-for": seedsForFlag(),
+      orders: seedsFlag(10),
+      out: z.string().min(1).default("/tmp/calibration-handover.json"),
+      variants: listFlag(z.enum(Object.keys(VARIANTS))).default(Object.keys(VARIANTS)),
+      summary: listFlag(z.string()).optional(),
+      base: z.string().min(1).default("random"),
+      split: z.enum(["val", "test"]).default("test"),
+    })
+    .strict(),
+);
+if (values.summary) {
+  summary(
+    values.summary.flatMap((f) => JSON.parse(readFileSync(f, "utf8")) as Pair[]),
+    values.base,
+    values.split,
+  );
+  process.exit(0);
+}
+const { datasets, seeds, orders, variants } = values;
+const seedsFor = values["seeds-for"];
+const log = (s: string) => process.stderr.write(`${s}\n`);
 
 function evalSet(w: SimWorld, m: number, rows: readonly number[]) {
   const items: number[] = [];
@@ -206,7 +219,7 @@ for (const name of datasets) {
     }
   }
 }
-writeFileSync(values.out ?? "/tmp/calibration-handover.json", JSON.stringify(out));
+writeFileSync(values.out, JSON.stringify(out));
 
 interface Run {
   val: { first: number; err: number[]; traj: number[] };

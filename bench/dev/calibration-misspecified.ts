@@ -8,20 +8,19 @@
  * medians and means over seeds 1..N and each rule's mean paired difference from random order (same seed: same
  * answers, same random order) with a 95% bootstrap interval over the seeds (2,000 resamples, seed 12345).
  */
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { calibrateModel, probeBankFrom, type CalibrationOptions } from "../../src/learning/new-model-calibration.js";
 import { OnlineLearner } from "../../src/learning/learner.js";
 import { ItemTracker } from "../../src/learning/tracker.js";
 import { seededRng } from "../../src/util/random.js";
-import { parseWith } from "../../src/util/validate.js";
 import { mdTable } from "../perf/section.js";
+import { MAX_SEEDS, positiveIntFlag, scriptFlags } from "../flags.js";
 
-const { values } = parseArgs({ options: { seeds: { type: "string" } }, strict: true });
-const { seeds } = parseWith(
-  z.object({ seeds: z.coerce.number().int().min(2).max(1000).default(100) }),
-  values,
-  "calibration-misspecified",
+const { seeds } = scriptFlags(
+  "bench/dev/calibration-misspecified.ts",
+  { seeds: { type: "string" } },
+  // at least 2: the bootstrap interval over the seeds needs two
+  z.object({ seeds: positiveIntFlag(undefined, { min: 2, max: MAX_SEEDS }).default(100) }).strict(),
 );
 
 const items: { id: string; alpha: number[]; beta: number; q: number }[] = [];

@@ -21,7 +21,7 @@
  *   npx tsx bench/dev/calibration-update.ts --updates ekf,adf,laplace --strategies accuracy,random
  *   npx tsx bench/dev/calibration-update.ts --updates ekf --strategies accuracy,lookahead,random
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { getTf } from "../../adapters/tf.js";
 import { loadDataset } from "../../adapters/data/index.js";
 import { splitIndices } from "../../src/data/split.js";
@@ -32,27 +32,34 @@ import { sigmoid } from "../../src/util/maths.js";
 import { embeddingsFor } from "../online/embeddings.js";
 import { calibrationSetup, mean, median } from "../online/sim.js";
 import { validationWorld } from "../online/world.js";
+import { listFlag, positiveIntFlag, scriptFlags, seedListFlag, seedsFlag } from "../flags.js";
 
-const { values } = parseArgs({
-  options: {
-    dataset: { type: "string", default: "mmlu-pro-29models" },
-    "leave-out": { type: "string", default: "top:3,random:2" },
-    seeds: { type: "string", default: "1,2,3,4,5" },
-    updates: { type: "string", default: "ekf,adf,laplace" },
-    strategies: { type: "string", default: "accuracy,random" },
-    "random-orders": { type: "string", default: "5" },
-    cap: { type: "string", default: "300" },
+const values = scriptFlags(
+  "bench/dev/calibration-update.ts",
+  {
+    dataset: { type: "string" },
+    "leave-out": { type: "string" },
+    seeds: { type: "string" },
+    updates: { type: "string" },
+    strategies: { type: "string" },
+    "random-orders": { type: "string" },
+    cap: { type: "string" },
   },
-  strict: true,
-});
-const updates = values.updates.split(",") as Update[];
-const strategies = values.strategies.split(",") as ("accuracy" | "lookahead" | "random")[];
-const cap = Number(values.cap);
-for (const u of updates)
-  if (!["ekf", "adf", "laplace"].includes(u)) throw new Error(`--updates: unknown update "${u}" (ekf, adf, laplace)`);
-for (const s of strategies)
-  if (!["accuracy", "lookahead", "random"].includes(s))
-    throw new Error(`--strategies: unknown rule "${s}" (accuracy, lookahead, random)`);
+  z
+    .object({
+      dataset: z.string().min(1).default("mmlu-pro-29models"),
+      "leave-out": z.string().min(1).default("top:3,random:2"),
+      seeds: seedListFlag().default([1, 2, 3, 4, 5]),
+      updates: listFlag(z.enum(["ekf", "adf", "laplace"])).default(["ekf", "adf", "laplace"]),
+      strategies: listFlag(z.enum(["accuracy", "lookahead", "random"])).default(["accuracy", "random"]),
+      "random-orders": seedsFlag(5),
+      cap: positiveIntFlag().default(300),
+    })
+    .strict(),
+);
+const updates: Update[] = values.updates;
+const strategies = values.strategies;
+const cap = values.cap;
 
 type Update = "ekf" | "adf" | "laplace";
 const LAMBDA2 = Math.PI / 8;
@@ -157,7 +164,7 @@ const split = splitIndices(
 const emb = await embeddingsFor(ds, (s) => process.stderr.write(`${s}\n`));
 const rows: { update: Update; strategy: string; pair: string; probes: number; at100: number }[] = [];
 
-for (const seed of values.seeds.split(",").map(Number)) {
+for (const seed of values.seeds) {
   const w = await validationWorld(tf, ds, emb, split, values["leave-out"], seed, (s) => process.stderr.write(`${s}\n`));
   const known = [...w.knownTheta.entries()].map(([m, theta]) => ({ id: w.models[m]!, ability: theta }));
   const d = w.d;
@@ -172,7 +179,7 @@ for (const seed of values.seeds.split(",").map(Number)) {
     const line: string[] = [];
     for (const update of updates) {
       for (const strategy of strategies) {
-        const orders = strategy === "random" ? Number(values["random-orders"]) : 1;
+        const orders = strategy === "random" ? values["random-orders"] : 1;
         const counts: number[] = [];
         for (let o = 0; o < orders; o++) {
           const f = new Filter(d, mu0, cov0);

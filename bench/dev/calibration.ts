@@ -11,7 +11,7 @@
  * A strategy "<rule>+warmup<k>" (e.g. accuracy+warmup10) asks k probes by Fisher information about theta
  * first (a sequential D-optimal start), then follows <rule>.
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { getTf } from "../../adapters/tf.js";
 import { loadDataset } from "../../adapters/data/index.js";
 import { splitIndices } from "../../src/data/split.js";
@@ -27,19 +27,36 @@ import {
   probesToTolerance,
 } from "../online/sim.js";
 import { defaultLeaveOut, validationWorld } from "../online/world.js";
+import { listFlag, positiveIntFlag, scriptFlags, seedListFlag, seedsFlag } from "../flags.js";
 
-const { values } = parseArgs({
-  options: {
-    dataset: { type: "string", default: "mmlu-pro-29models" },
+const values = scriptFlags(
+  "bench/dev/calibration.ts",
+  {
+    dataset: { type: "string" },
     "leave-out": { type: "string" },
-    seeds: { type: "string", default: "1,2,3,4,5" },
-    strategies: { type: "string", default: "fisher,accuracy,random" },
-    "random-orders": { type: "string", default: "5" },
-    learner: { type: "string", default: "{}" },
-    cap: { type: "string", default: "300" },
+    seeds: { type: "string" },
+    strategies: { type: "string" },
+    "random-orders": { type: "string" },
+    learner: { type: "string" },
+    cap: { type: "string" },
   },
-  strict: true,
-});
+  z
+    .object({
+      dataset: z.string().min(1).default("mmlu-pro-29models"),
+      "leave-out": z.string().min(1).optional(),
+      seeds: seedListFlag().default([1, 2, 3, 4, 5]),
+      // "<rule>" or "<rule>+warmup<k>" (k probes by Fisher about theta first)
+      strategies: listFlag(
+        z
+          .string()
+          .regex(/^(fisher|accuracy|random)(\+warmup[0-9]+)?$/, "takes fisher, accuracy or random (+warmup<k>)"),
+      ).default(["fisher", "accuracy", "random"]),
+      "random-orders": seedsFlag(5),
+      learner: z.string().default("{}"),
+      cap: positiveIntFlag().default(300),
+    })
+    .strict(),
+);
 
 const { tf } = await getTf();
 const ds = await loadDataset(values.dataset);
@@ -49,8 +66,8 @@ const split = splitIndices(
 );
 const emb = await embeddingsFor(ds, (s) => process.stderr.write(`${s}\n`));
 const learnerOpts = JSON.parse(values.learner) as Pick<LearnerOptions, "inflate" | "knownScale" | "shrinkage">;
-const cap = Number(values.cap);
-const strategies = values.strategies.split(",");
+const cap = values.cap;
+const strategies = values.strategies;
 
 const world = (seed: number): Promise<SimWorld> =>
   validationWorld(tf, ds, emb, split, values["leave-out"] ?? defaultLeaveOut(ds.name), seed, (s) =>
@@ -66,7 +83,7 @@ const rows: {
   at100: number;
   oracle: number;
 }[] = [];
-for (const seed of values.seeds.split(",").map(Number)) {
+for (const seed of values.seeds) {
   const w = await world(seed);
   const known = [...w.knownTheta.entries()].map(([m, theta]) => ({ id: w.models[m]!, ability: theta }));
   const ref = new OnlineLearner(known, learnerOpts);
@@ -76,7 +93,7 @@ for (const seed of values.seeds.split(",").map(Number)) {
       predictedAccuracyOf(w, setup.testItems, fitAbilityMap(w, m, w.train, ref.population)) - setup.trueAcc,
     );
     for (const strategy of strategies) {
-      const orders = strategy === "random" ? Number(values["random-orders"]) : 1;
+      const orders = strategy === "random" ? values["random-orders"] : 1;
       // "<rule>+warmup<k>": k probes by Fisher about theta first, then <rule>
       const [rule, warm] = strategy.split("+warmup");
       for (let o = 0; o < orders; o++) {

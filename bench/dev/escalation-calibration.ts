@@ -7,23 +7,34 @@
  * both averaged over the tasks weighted by the chance of getting there, and the mean cost of the attempt as a share of
  * the best fixed model's on the training folds. Sets as in run-robustness.ts (`half:5` is "tb 16 models #5").
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { RunRouter } from "../../src/runs/run-router.js";
 import { foldOf, type RunTable } from "../../src/runs/replay/protocol.js";
 import { bestFixed } from "../../src/runs/replay/references.js";
 import { modelHalf, taskDraw } from "./run-sets.js";
+import { decimalFlag, scriptFlags } from "../flags.js";
 
-const { values } = parseArgs({
-  options: {
-    set: { type: "string", default: "all" },
-    "cost-weight": { type: "string", default: "0.1" },
-    cap: { type: "string", default: "0.6" },
-  },
-  strict: true,
-});
-const costWeight = Number(values["cost-weight"]);
-const cap = values.cap === "none" ? null : Number(values.cap);
+const values = scriptFlags(
+  "bench/dev/escalation-calibration.ts",
+  { set: { type: "string" }, "cost-weight": { type: "string" }, cap: { type: "string" } },
+  z
+    .object({
+      set: z
+        .string()
+        .regex(/^(all|(half|tasks):[1-9][0-9]*)$/, "takes all, half:<d> or tasks:<d> (d: a draw, from 1)")
+        .default("all"),
+      "cost-weight": decimalFlag().default(0.1),
+      cap: z
+        .string()
+        .default("0.6")
+        .transform((text) => (text === "none" ? null : text))
+        .pipe(decimalFlag("a share of the best fixed model's cost, or none").nullable()),
+    })
+    .strict(),
+);
+const costWeight = values["cost-weight"];
+const cap = values.cap;
 const tb = await loadRunTable("terminal-bench-2-32models");
 const [kind, d] = values.set.split(":");
 const t: RunTable = kind === "half" ? modelHalf(tb, Number(d)) : kind === "tasks" ? taskDraw(tb, Number(d), 60) : tb;

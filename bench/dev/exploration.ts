@@ -14,31 +14,23 @@
  * validation split's labels of the KNOWN models (as in the benchmark); the held-out models' validation labels, which
  * decide the gap, are read only here.
  */
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { loadDataset } from "../../adapters/data/index.js";
 import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
-import { parseWith } from "../../src/util/validate.js";
 import { embeddingsFor } from "../online/embeddings.js";
+import { listFlag, positiveDecimalFlag, positiveIntFlag, scriptFlags } from "../flags.js";
 import { simulateSeed, type RouterName, type SeedResult } from "../online/sim.js";
 import { benchSimConfig, CHECKPOINTS, defaultLeaveOut, validationWorld } from "../online/world.js";
-
-const numberList = (what: string, item: z.ZodNumber) =>
-  z
-    .string()
-    .regex(/^[^,]+(,[^,]+)*$/, `${what}: a comma-separated list`)
-    .transform((s) => s.split(",").map(Number))
-    .pipe(z.array(item).min(1));
 
 const argsSchema = z
   .object({
     dataset: z.string().min(1).default("mmlu-pro-29models"),
     "leave-out": z.string().min(1).optional(),
     "data-root": z.string().optional(),
-    seeds: numberList("seeds", z.number().int().min(1).max(20)).default([1, 2, 3, 4, 5]),
-    inflate: numberList("inflate", z.number().positive().max(1000)).default([1, 3, 10]),
-    kappa: numberList("kappa", z.number().positive().max(100)).default([1, 2, 3]),
+    seeds: listFlag(positiveIntFlag(undefined, { max: 20 })).default([1, 2, 3, 4, 5]),
+    inflate: listFlag(positiveDecimalFlag(1000)).default([1, 3, 10]),
+    kappa: listFlag(positiveDecimalFlag(100)).default([1, 2, 3]),
   })
   .strict();
 
@@ -49,8 +41,9 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  const args = scriptFlags(
+    "bench/dev/exploration.ts",
+    {
       dataset: { type: "string" },
       "leave-out": { type: "string" },
       "data-root": { type: "string" },
@@ -58,9 +51,8 @@ async function main(): Promise<void> {
       inflate: { type: "string" },
       kappa: { type: "string" },
     },
-    strict: true,
-  });
-  const args = parseWith(argsSchema, values, "exploration-dev");
+    argsSchema,
+  );
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const t0 = performance.now();
   const { tf } = await getTf();

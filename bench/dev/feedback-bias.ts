@@ -14,7 +14,7 @@
  * each learned router's choice at every step's first attempt with the static router's on the same val runs: how many
  * differ, the labels gained or lost, and by category. Val runs only.
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { OnlineLearner } from "../../src/learning/index.js";
 import type { FeedbackEvent } from "../../src/learning/events.js";
 import type { AbilityLearner } from "../../src/core/contracts/options.js";
@@ -23,34 +23,48 @@ import { benchRuns, greedyView, loadReplay, makeRouter, playRuns, routerCaller }
 import { readReplayAnswer } from "../agent/replay-models.js";
 import { costAwarePolicy } from "../agent/experiment.js";
 import { labelOf } from "../agent/world.js";
+import { decimalFlag, listFlag, nonNegativeIntFlag, runsFlag, scriptFlags } from "../flags.js";
 
-const { values } = parseArgs({
-  options: {
-    dataset: { type: "string", default: "routerbench-subset-11models" },
-    runs: { type: "string", default: "2000" },
-    "eval-runs": { type: "string", default: "400" },
-    lambda: { type: "string", default: "1" },
-    "steps-ahead": { type: "string", default: "0" },
-    seed: { type: "string", default: "1" },
-    checkpoints: { type: "string", default: "1000,2000" },
-    "learner-options": { type: "string", default: "{}" },
-    "cache-aware": { type: "boolean", default: false },
+const values = scriptFlags(
+  "bench/dev/feedback-bias.ts",
+  {
+    dataset: { type: "string" },
+    runs: { type: "string" },
+    "eval-runs": { type: "string" },
+    lambda: { type: "string" },
+    "steps-ahead": { type: "string" },
+    seed: { type: "string" },
+    checkpoints: { type: "string" },
+    "learner-options": { type: "string" },
+    "cache-aware": { type: "boolean" },
   },
-  strict: true,
-});
-const replay = await loadReplay(values.dataset!);
+  z
+    .object({
+      dataset: z.string().min(1).default("routerbench-subset-11models"),
+      runs: runsFlag(2000, 0),
+      "eval-runs": runsFlag(400),
+      lambda: decimalFlag().default(1),
+      "steps-ahead": nonNegativeIntFlag().default(0),
+      seed: nonNegativeIntFlag().default(1),
+      checkpoints: listFlag(nonNegativeIntFlag()).default([1000, 2000]),
+      "learner-options": z.string().default("{}"),
+      "cache-aware": z.boolean().default(false),
+    })
+    .strict(),
+);
+const replay = await loadReplay(values.dataset);
 const { setup } = replay;
 const { world, scorer } = setup;
-const seed = Number(values.seed);
-const stepsAhead = Number(values["steps-ahead"]);
-const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
+const seed = values.seed;
+const stepsAhead = values["steps-ahead"];
+const policy = costAwarePolicy(values.lambda, stepsAhead);
 // holdSpend off: the study is of what the learner learns at the user's lambda (as measured before it was the default)
-const options = { cacheAware: values["cache-aware"]!, holdSpend: false };
-const extra = JSON.parse(values["learner-options"]!) as Record<string, unknown>;
+const options = { cacheAware: values["cache-aware"], holdSpend: false };
+const extra = JSON.parse(values["learner-options"]) as Record<string, unknown>;
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...extra });
 const oracle = OnlineLearner.forScorer(scorer, { ...extra });
-const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
-const evalRuns = benchRuns.val(replay, Number(values["eval-runs"]));
+const learnRuns = benchRuns.learning(replay, values.runs, seed);
+const evalRuns = benchRuns.val(replay, values["eval-runs"]);
 
 /** Every call of the learning router: its decision id, item and answering model. */
 const calls = new Map<string, { item: number; model: number; run: string; alpha: number[]; beta: number }>();
@@ -145,7 +159,7 @@ const differences = (chosen: Map<string, number>): string => {
 };
 let done = 0;
 let oracleSeq = 0;
-for (const target of values.checkpoints!.split(",").map(Number)) {
+for (const target of values.checkpoints) {
   await playRuns(
     replay,
     learnRuns.slice(done, target),

@@ -15,7 +15,7 @@
  * router option `holdSpend` (and plays the learned router without it too; without `--hold` both run with
  * `holdSpend: false`). Val runs only.
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { OnlineLearner, type LearnerItem } from "../../src/learning/index.js";
 import { sigmoid } from "../../src/learning/posterior.js";
 import type { AbilityLearner } from "../../src/core/contracts/options.js";
@@ -23,35 +23,50 @@ import type { RunResult } from "../agent/run-model.js";
 import { benchRuns, greedyView, loadReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
 import { readReplayAnswer } from "../agent/replay-models.js";
 import { costAwarePolicy } from "../agent/experiment.js";
+import { decimalFlag, listFlag, nonNegativeIntFlag, runsFlag, scriptFlags } from "../flags.js";
 
-const { values } = parseArgs({
-  options: {
-    dataset: { type: "string", default: "routerbench-subset-11models" },
-    runs: { type: "string", default: "2000" },
-    "eval-runs": { type: "string", default: "400" },
-    lambda: { type: "string", default: "1" },
-    "steps-ahead": { type: "string", default: "6" },
-    seed: { type: "string", default: "1" },
-    checkpoints: { type: "string", default: "0,1000,2000" },
-    "eval-lambdas": { type: "string", default: "" },
-    hold: { type: "boolean", default: false },
-    encoder: { type: "string", default: "use-lite" },
+const values = scriptFlags(
+  "bench/dev/learning-cost.ts",
+  {
+    dataset: { type: "string" },
+    runs: { type: "string" },
+    "eval-runs": { type: "string" },
+    lambda: { type: "string" },
+    "steps-ahead": { type: "string" },
+    seed: { type: "string" },
+    checkpoints: { type: "string" },
+    "eval-lambdas": { type: "string" },
+    hold: { type: "boolean" },
+    encoder: { type: "string" },
   },
-  strict: true,
-});
-const replay = await loadReplay(values.dataset!, undefined, {
-  encoder: values.encoder === "static" ? "static" : "use-lite",
+  z
+    .object({
+      dataset: z.string().min(1).default("routerbench-subset-11models"),
+      runs: runsFlag(2000, 0),
+      "eval-runs": runsFlag(400),
+      lambda: decimalFlag().default(1),
+      "steps-ahead": nonNegativeIntFlag().default(6),
+      seed: nonNegativeIntFlag().default(1),
+      checkpoints: listFlag(nonNegativeIntFlag()).default([0, 1000, 2000]),
+      "eval-lambdas": listFlag(decimalFlag()).default([]),
+      hold: z.boolean().default(false),
+      encoder: z.enum(["use-lite", "static"]).default("use-lite"),
+    })
+    .strict(),
+);
+const replay = await loadReplay(values.dataset, undefined, {
+  encoder: values.encoder,
 });
 const { setup } = replay;
 const { world, scorer } = setup;
-const seed = Number(values.seed);
-const stepsAhead = Number(values["steps-ahead"]);
-const policy = costAwarePolicy(Number(values.lambda), stepsAhead);
-const options = { cacheAware: false, holdSpend: values.hold === true };
+const seed = values.seed;
+const stepsAhead = values["steps-ahead"];
+const policy = costAwarePolicy(values.lambda, stepsAhead);
+const options = { cacheAware: false, holdSpend: values.hold };
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed });
 const learning = makeRouter(replay, { policy, options, learner });
-const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
-const evalRuns = benchRuns.val(replay, Number(values["eval-runs"]));
+const learnRuns = benchRuns.learning(replay, values.runs, seed);
+const evalRuns = benchRuns.val(replay, values["eval-runs"]);
 const strongest = world.models.reduce(
   (a, _, m) => (world.prices[m]!.inputPer1M > world.prices[a]!.inputPer1M ? m : a),
   0,
@@ -113,11 +128,11 @@ console.log(
 );
 console.log("| router | success | cost/run | mean max(p)^k | mean p strongest | steps by model |");
 console.log("|---|---|---|---|---|---|");
-const evalLambdas = values["eval-lambdas"] ? values["eval-lambdas"].split(",").map(Number) : [];
+const evalLambdas = values["eval-lambdas"];
 console.log(await evaluate("no learner"));
 for (const l of evalLambdas) console.log(await evaluate(`no learner, lambda ${l}`, undefined, l));
 let done = 0;
-for (const target of values.checkpoints!.split(",").map(Number)) {
+for (const target of values.checkpoints) {
   await playRuns(replay, learnRuns.slice(done, target), routerCaller(learning), async (r) => {
     await learning.feedback(r.id, r.success ? 1 : 0, { source: "benchmark-grader" });
   });

@@ -10,34 +10,46 @@
  * the share of steps the router chose: where the learned router's p departs from the labels, and in which
  * direction. Val runs only (settings are chosen there); never the test split.
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { OnlineLearner, type LearnerItem } from "../../src/learning/index.js";
 import { sigmoid } from "../../src/learning/posterior.js";
 import type { AbilityLearner } from "../../src/core/contracts/options.js";
 import { benchRuns, loadReplay, makeRouter, playRuns, routerCaller } from "../agent/rows.js";
 import { labelOf } from "../agent/world.js";
+import { decimalFlag, listFlag, nonNegativeIntFlag, runsFlag, scriptFlags } from "../flags.js";
 
-const { values } = parseArgs({
-  options: {
-    dataset: { type: "string", default: "routerbench-subset-11models" },
-    runs: { type: "string", default: "2000" },
-    "eval-runs": { type: "string", default: "100" },
-    lambda: { type: "string", default: "1" },
-    seed: { type: "string", default: "1" },
-    checkpoints: { type: "string", default: "0,250,1000,2000" },
-    "learner-options": { type: "string", default: "{}" },
+const values = scriptFlags(
+  "bench/dev/learning-drift.ts",
+  {
+    dataset: { type: "string" },
+    runs: { type: "string" },
+    "eval-runs": { type: "string" },
+    lambda: { type: "string" },
+    seed: { type: "string" },
+    checkpoints: { type: "string" },
+    "learner-options": { type: "string" },
   },
-  strict: true,
-});
-const replay = await loadReplay(values.dataset!);
+  z
+    .object({
+      dataset: z.string().min(1).default("routerbench-subset-11models"),
+      runs: runsFlag(2000, 0),
+      "eval-runs": runsFlag(100),
+      lambda: decimalFlag().default(1),
+      seed: nonNegativeIntFlag().default(1),
+      checkpoints: listFlag(nonNegativeIntFlag()).default([0, 250, 1000, 2000]),
+      "learner-options": z.string().default("{}"),
+    })
+    .strict(),
+);
+const replay = await loadReplay(values.dataset);
 const { world, scorer, keys } = replay.setup;
-const seed = Number(values.seed);
-const policy = { kind: "cost-aware" as const, lambda: Number(values.lambda) };
-const extra = JSON.parse(values["learner-options"]!) as Record<string, unknown>;
+const seed = values.seed;
+const policy = { kind: "cost-aware" as const, lambda: values.lambda };
+const extra = JSON.parse(values["learner-options"]) as Record<string, unknown>;
 const learner = OnlineLearner.forScorer(scorer, { explore: "thompson", seed, ...extra });
 const prior = OnlineLearner.forScorer(scorer, { ...extra });
-const learnRuns = benchRuns.learning(replay, Number(values.runs), seed);
-const evalRuns = benchRuns.val(replay, Number(values["eval-runs"]));
+const learnRuns = benchRuns.learning(replay, values.runs, seed);
+const evalRuns = benchRuns.val(replay, values["eval-runs"]);
 const learning = makeRouter(replay, { policy, options: { cacheAware: false, holdSpend: false }, learner });
 // The learner knows the models by the scorer's ids (a router key may be one of its aliases).
 const keyOf = new Map<string, number>();
@@ -99,7 +111,7 @@ const caller = routerCaller(evalRouter);
   );
 }
 let done = 0;
-for (const target of values.checkpoints!.split(",").map(Number)) {
+for (const target of values.checkpoints) {
   await playRuns(replay, learnRuns.slice(done, target), routerCaller(learning), async (r) => {
     await learning.feedback(r.id, r.success ? 1 : 0);
   });

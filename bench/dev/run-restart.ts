@@ -11,7 +11,7 @@
  * bootstrap interval over tasks (each task's outcomes summed over the seeds), its cost per run as a multiple of the
  * unbroken stream's, and the models tried per stream (mean over seeds).
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { RunRouter } from "../../src/runs/run-router.js";
 import { anonymousNames, drawnOutcome, modelsConfig, rateOr0, streamOrder } from "../../src/runs/replay/protocol.js";
@@ -19,12 +19,13 @@ import type { RunTable } from "../../src/runs/replay/protocol.js";
 import type { RunPrior } from "../../src/runs/run-prior.js";
 import { bootstrapDiffCi, bootstrapPlan } from "../../src/stats/bootstrap.js";
 import { modelHalf } from "./run-sets.js";
+import { listFlag, positiveIntFlag, scriptFlags } from "../flags.js";
 
-const { values } = parseArgs({ options: { every: { type: "string", default: "10,30" } }, strict: true });
-const intervals = values.every.split(",").map(Number);
-if (intervals.some((k) => !Number.isInteger(k) || k < 1)) {
-  throw new Error(`--every: positive whole numbers separated by commas, got ${values.every}`);
-}
+const { every: intervals } = scriptFlags(
+  "bench/dev/run-restart.ts",
+  { every: { type: "string" } },
+  z.object({ every: listFlag(positiveIntFlag("tasks between restarts")).default([10, 30]) }).strict(),
+);
 const SEEDS = 20;
 
 /** How a restarted router starts: from its whole prior, from the prior's abilities alone (no past tasks), or nothing. */

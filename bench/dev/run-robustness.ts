@@ -17,21 +17,22 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { replayRuns, type CrossFitPoint, type ReplayResult } from "../../src/runs/replay/index.js";
 import { foldOf, type RunTable } from "../../src/runs/replay/protocol.js";
 import { bestFixed } from "../../src/runs/replay/references.js";
+import { scriptFlags, seedsFlag } from "../flags.js";
 import { all, draw, modelHalf, subset, taskDraw } from "./run-sets.js";
 import { writeSyntheticRuns } from "./synthetic-runs.js";
 
-const { values } = parseArgs({
-  options: { draws: { type: "string", default: "5" }, quick: { type: "boolean", default: false } },
-  strict: true,
-});
-const draws = Number(values.draws);
-const onlineSeeds = values.quick ? 5 : 20;
+const { draws, quick } = scriptFlags(
+  "bench/dev/run-robustness.ts",
+  { draws: { type: "string" }, quick: { type: "boolean" } },
+  z.object({ draws: seedsFlag(5), quick: z.boolean().default(false) }).strict(),
+);
+const onlineSeeds = quick ? 5 : 20;
 
 interface Variant {
   readonly name: string;

@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { createHash } from "node:crypto";
 import { getDatasetEmbeddings } from "../../adapters/data/index.js";
 import { getTf } from "../../adapters/tf.js";
@@ -33,6 +33,7 @@ import {
 import type { RoutingMethod } from "../../src/eval/types.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
 import { ngramHashFeatures } from "./ngram-hash.js";
+import { scriptFlags, seedListFlag } from "../flags.js";
 
 /** Baselines whose validation figures are printed beside the variants (`--variants baseline:linear-mirt`). */
 const BASELINES: Record<string, () => RoutingMethod> = {
@@ -60,19 +61,32 @@ export const SEARCH_VARIANTS: Record<string, Partial<IrtMoeConfig>> = {
   rank1: { rankWeight: 1 },
 };
 
-const { values } = parseArgs({
-  options: {
+const values = scriptFlags(
+  "search:scorer",
+  {
     dataset: { type: "string", multiple: true },
-    variants: { type: "string", default: "default" },
-    seeds: { type: "string", default: "1,2,3" },
+    variants: { type: "string" },
+    seeds: { type: "string" },
     config: { type: "string" },
-    /** Hashed n-gram features beside the embedding: "<buckets>" or "<buckets>:<scale>". */
     ngram: { type: "string" },
-    /** Seed-wise logit blends of two of the variants run, "<a>+<b>" (e.g. default+baseline:knn), at weights 0.25 / 0.5 / 0.75 on <a>. */
     blend: { type: "string", multiple: true },
   },
-  strict: true,
-});
+  z
+    .object({
+      dataset: z.array(z.string().min(1)).optional(),
+      variants: z.string().min(1).default("default"),
+      seeds: seedListFlag().default([1, 2, 3]),
+      config: z.string().optional(),
+      /** Hashed n-gram features beside the embedding: "<buckets>" or "<buckets>:<scale>" (kept as typed: a cache key). */
+      ngram: z
+        .string()
+        .regex(/^[1-9][0-9]*(:[0-9]*\.?[0-9]+)?$/, "takes <buckets> or <buckets>:<scale>, e.g. 4096 or 4096:0.5")
+        .optional(),
+      /** Seed-wise logit blends of two of the variants run, "<a>+<b>" (e.g. default+baseline:knn), at weights 0.25 / 0.5 / 0.75 on <a>. */
+      blend: z.array(z.string()).optional(),
+    })
+    .strict(),
+);
 
 interface Run {
   logits: Float32Array;
@@ -154,7 +168,7 @@ function printReferences(
 }
 
 const { tf } = await getTf();
-const seeds = values.seeds.split(",").map(Number);
+const seeds = values.seeds;
 const extra: Partial<IrtMoeConfig> = values.config ? JSON.parse(values.config) : {};
 for (const name of values.dataset ?? ["mmlu-pro-29models"]) {
   const emb = await getDatasetEmbeddings(name);

@@ -13,8 +13,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
+import { positiveIntFlag, scriptFlags } from "../flags.js";
 import { formatCsv } from "../../src/data/csv.js";
 import { unitHash } from "../../src/data/split.js";
 import type { CorrectnessDataset } from "../../src/data/types.js";
@@ -74,17 +75,19 @@ export function writeSyntheticRuns(
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({
-    options: {
-      out: { type: "string" },
-      dataset: { type: "string", default: "routerbench-subset-11models" },
-      steps: { type: "string", default: "5" },
-    },
-    strict: true,
-  });
-  if (!values.out) throw new Error("--out <dir> is required");
-  const ds = await loadDataset(values.dataset!);
-  const { runs, hasCost } = writeSyntheticRuns(ds, Number(values.steps), values.out);
+  const values = scriptFlags(
+    "bench/dev/synthetic-runs.ts",
+    { out: { type: "string" }, dataset: { type: "string" }, steps: { type: "string" } },
+    z
+      .object({
+        out: z.string({ error: "is required: the folder to write the runs to" }).min(1),
+        dataset: z.string().min(1).default("routerbench-subset-11models"),
+        steps: positiveIntFlag("questions of one category a run").default(5),
+      })
+      .strict(),
+  );
+  const ds = await loadDataset(values.dataset);
+  const { runs, hasCost } = writeSyntheticRuns(ds, values.steps, values.out);
   process.stderr.write(
     `wrote ${runs} runs x ${ds.models.length} models to ${values.out}${hasCost ? "" : " (no recorded costs: add models.csv prices)"}\n`,
   );

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { IRT_MOE, type EvalReport, type MethodReport } from "../../src/eval/evaluate.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../src/eval/format.js";
 import { runEvaluation } from "../../adapters/eval/run.js";
-import { listFlag, parseFlags, positiveIntFlag } from "../flags.js";
+import { listFlag, MAX_EVAL_SEEDS, positiveIntFlag, scriptFlags } from "../flags.js";
 
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -29,7 +29,7 @@ const TARGETS: Record<string, { kind: "win"; reference: number } | { kind: "near
   "routellm-2models": { kind: "near", points: 0.005 },
 };
 
-const args = parseFlags(
+const args = scriptFlags(
   "eval:all",
   {
     datasets: { type: "string" },
@@ -40,7 +40,7 @@ const args = parseFlags(
   z
     .object({
       datasets: listFlag(z.enum(ALL as [string, ...string[]])).optional(),
-      seeds: positiveIntFlag().optional(),
+      seeds: positiveIntFlag("seeds of the learned methods, default 3", { max: MAX_EVAL_SEEDS }).optional(),
       "data-root": z.string().min(1).optional(),
       "report-only": z.boolean().optional(),
     })

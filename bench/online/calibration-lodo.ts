@@ -22,14 +22,13 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { loadDataset } from "../../adapters/data/index.js";
 import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
 import { calibrateModel, ItemTracker, OnlineLearner, type CalibrationOptions } from "../../src/learning/index.js";
-import { parseWith } from "../../src/util/validate.js";
 import { embeddingsFor } from "./embeddings.js";
+import { listFlag, positiveIntFlag, scriptFlags, seedsForFlag } from "../flags.js";
 import { calibrationSetup, type SimWorld } from "./sim.js";
 import { defaultLeaveOut, validationWorld } from "./world.js";
 import { predictiveP } from "../../src/learning/posterior.js";
@@ -46,12 +45,6 @@ import {
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-const list = (what: string) =>
-  z
-    .string()
-    .regex(/^[^,]+(,[^,]+)*$/, `${what}: a comma-separated list`)
-    .transform((s) => s.split(","));
-
 const DATASETS = [
   "mmlu-pro-29models",
   "routerdc-7models",
@@ -61,19 +54,13 @@ const DATASETS = [
 
 const argsSchema = z
   .object({
-    datasets: list("datasets").default([...DATASETS]),
-    seeds: list("seeds")
-      .transform((xs) => xs.map(Number))
-      .pipe(z.array(z.number().int().min(1).max(20)))
-      .default([1, 2, 3]),
-    orders: z.coerce.number().int().min(1).max(50).default(5),
+    datasets: listFlag(z.string()).default([...DATASETS]),
+    seeds: listFlag(positiveIntFlag(undefined, { max: 20 })).default([1, 2, 3]),
+    orders: positiveIntFlag(undefined, { max: 50 }).default(5),
     /** More (or other) seeds for one dataset: `name=1,2,...` (the small sets' pairs are cheap; their counts are few). */
-    "seeds-for": z
-      .array(z.string().regex(/^[^=]+=\d+(,\d+)*$/, "seeds-for: name=1,2,..."))
-      .default([])
-      .transform((xs) => new Map(xs.map((x) => [x.split("=")[0]!, x.split("=")[1]!.split(",").map(Number)]))),
+    "seeds-for": seedsForFlag(),
     encoder: z.enum(["static", "use-lite"]).default("static"),
-    rules: list("rules").optional(),
+    rules: listFlag(z.string()).optional(),
     "data-root": z.string().optional(),
     print: z.boolean().default(false),
   })
@@ -156,8 +143,9 @@ const TOLERANCE = 0.03;
 const BANK = 2000;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  const args = scriptFlags(
+    "bench:calibration-lodo",
+    {
       datasets: { type: "string" },
       seeds: { type: "string" },
       orders: { type: "string" },
@@ -167,9 +155,8 @@ async function main(): Promise<void> {
       "data-root": { type: "string" },
       print: { type: "boolean" },
     },
-    strict: true,
-  });
-  const args = parseWith(argsSchema, values, "bench:calibration-lodo");
+    argsSchema,
+  );
   const rules = args.rules ?? DEFAULT_RULES;
   for (const r of rules)
     if (!RULES[r]) throw new Error(`--rules: unknown rule "${r}" (${Object.keys(RULES).join(", ")})`);

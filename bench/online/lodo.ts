@@ -20,13 +20,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { loadDataset } from "../../adapters/data/index.js";
 import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
-import { parseWith } from "../../src/util/validate.js";
 import { embeddingsFor } from "./embeddings.js";
+import { listFlag, positiveIntFlag, scriptFlags } from "../flags.js";
 import { calibrationSetup, median, probesToTolerance, simulateSeed } from "./sim.js";
 import { benchSimConfig, CHECKPOINTS, defaultLeaveOut, validationWorld } from "./world.js";
 import { pickMaxMin, renderLodo, type LodoResult } from "./lodo-report.js";
@@ -34,19 +33,10 @@ import { pickMaxMin, renderLodo, type LodoResult } from "./lodo-report.js";
 /** The bench/ folder (this study's entry sits one level below it). */
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-const list = (what: string) =>
-  z
-    .string()
-    .regex(/^[^,]+(,[^,]+)*$/, `${what}: a comma-separated list`)
-    .transform((s) => s.split(","));
-
 const argsSchema = z
   .object({
-    datasets: list("datasets").default(["mmlu-pro-29models", "routerdc-7models", "routerbench-subset-11models"]),
-    seeds: list("seeds")
-      .transform((xs) => xs.map(Number))
-      .pipe(z.array(z.number().int().min(1).max(20)))
-      .default([1, 2, 3]),
+    datasets: listFlag(z.string()).default(["mmlu-pro-29models", "routerdc-7models", "routerbench-subset-11models"]),
+    seeds: listFlag(positiveIntFlag(undefined, { max: 20 })).default([1, 2, 3]),
     "data-root": z.string().optional(),
     /** Print the tables only; write neither the JSON nor docs/online.md. */
     print: z.boolean().default(false),
@@ -85,16 +75,16 @@ const calibrationLabel = (s: CalibrationSetting) =>
     : `, ${Math.round(100 * s.randomShare)}% random ${s.mixRandom === "always" ? "from the start" : "once the answers contradict the prior"}`);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  const args = scriptFlags(
+    "bench:online-lodo",
+    {
       datasets: { type: "string" },
       seeds: { type: "string" },
       "data-root": { type: "string" },
       print: { type: "boolean" },
     },
-    strict: true,
-  });
-  const args = parseWith(argsSchema, values, "bench:online-lodo");
+    argsSchema,
+  );
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const t0 = performance.now();
   const { tf } = await getTf();

@@ -14,15 +14,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { getTf } from "../../adapters/tf.js";
 import { loadDataset } from "../../adapters/data/index.js";
 import { splitIndices } from "../../src/data/split.js";
 import { seededRng } from "../../src/learning/index.js";
 import type { IrtMoeConfig } from "../../src/scorer/index.js";
-import { parseWith } from "../../src/util/validate.js";
 import { embeddingsFor } from "./embeddings.js";
+import { positiveIntFlag, scriptFlags } from "../flags.js";
 import { renderOnlineResults, type OnlineSummary } from "./report.js";
 import { itemBootstrapCi, median, simulateSeed, type SeedResult } from "./sim.js";
 import { benchSimConfig, buildWorld, CHECKPOINTS, defaultLeaveOut, SIM_SCORER_CONFIG } from "./world.js";
@@ -41,18 +40,19 @@ const argsSchema = z
         "use e.g. top:3,random:2 or model ids separated by commas",
       )
       .optional(),
-    seeds: z.coerce.number().int().min(1).max(20).optional(),
+    seeds: positiveIntFlag(undefined, { max: 20 }).optional(),
     "data-root": z.string().optional(),
     write: z.boolean().default(false),
-    epochs: z.coerce.number().int().min(1).max(200).optional(),
-    "only-seed": z.coerce.number().int().min(1).max(20).optional(),
+    epochs: positiveIntFlag(undefined, { max: 200 }).optional(),
+    "only-seed": positiveIntFlag(undefined, { max: 20 }).optional(),
     fresh: z.boolean().default(false),
   })
   .strict();
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  const args = scriptFlags(
+    "bench:online",
+    {
       quick: { type: "boolean" },
       dataset: { type: "string" },
       "leave-out": { type: "string" },
@@ -63,9 +63,8 @@ async function main(): Promise<void> {
       "only-seed": { type: "string" },
       fresh: { type: "boolean" },
     },
-    strict: true,
-  });
-  const args = parseWith(argsSchema, values, "bench:online");
+    argsSchema,
+  );
   const nSeeds = args.seeds ?? (args.quick ? 1 : 5);
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const t0 = performance.now();

@@ -19,7 +19,7 @@ import { getTf } from "../../adapters/tf.js";
 import { splitIndices } from "../../src/data/split.js";
 import { resolveIrtMoeConfig } from "../../src/scorer/config.js";
 import { embeddedLabelsOf } from "../../src/scorer/dataset.js";
-import { listFlag, parseFlags, positiveIntFlag } from "../flags.js";
+import { listFlag, positiveIntFlag, scriptFlags, seedsFlag } from "../flags.js";
 import { categoryFolds } from "./category-folds.js";
 import { fitPredictCalibration } from "./calibrate.js";
 import { PROBE_COUNTS, runFold, type FoldResult } from "./fold-run.js";
@@ -30,7 +30,7 @@ const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = join(here, "..");
 const ALL = ["mmlu-pro-29models", "routerdc-7models"];
 
-const args = parseFlags(
+const args = scriptFlags(
   "bench:predict",
   {
     datasets: { type: "string" },
@@ -43,8 +43,8 @@ const args = parseFlags(
   z
     .object({
       datasets: listFlag(z.string().min(1)).optional(),
-      seeds: positiveIntFlag().default(3),
-      epochs: positiveIntFlag().default(3),
+      seeds: seedsFlag(3),
+      epochs: positiveIntFlag(undefined, { max: 200 }).default(3),
       "data-root": z.string().min(1).optional(),
       json: z.boolean().default(false),
       "report-only": z.boolean().default(false),

@@ -21,17 +21,16 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { encodeStaticTable, quantizeTable } from "../../src/encoders/static-table.js";
-import { parseWith } from "../../src/util/validate.js";
 import { packageRoot } from "../../adapters/data/data-root.js";
 import { STATIC_FORMAT, STATIC_NOTICE, staticEncoderId, type StaticManifest } from "../../adapters/encoders/static.js";
 import { USE_LITE_DIM } from "../../adapters/encoders/use-lite.js";
-import { fitRows } from "./distil.js";
+import { fitRows, MAX_FIT_ITERATIONS } from "./distil.js";
 import { concatParts, datasetParts, FIT_MAX_TOKENS, fitInputs } from "./fit-data.js";
 import { pca, project, type Pca } from "./pca.js";
 import { loadTeacher, pieceVectors, usedRow } from "./teacher.js";
+import { nonNegativeIntFlag, positiveDecimalFlag, positiveIntFlag, scriptFlags } from "../flags.js";
 
 /**
  * The datasets whose train-split texts the shipped table is fitted on, and the ridge weight, chosen on the val split
@@ -42,10 +41,9 @@ import { loadTeacher, pieceVectors, usedRow } from "./teacher.js";
  */
 const FIT_DATASETS = ["routellm-2models", "mmlu-pro-29models"];
 const DEFAULT_LAMBDA = 0.1;
-const positive = z.string().transform(Number).pipe(z.number().positive());
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
+const args = scriptFlags(
+  "build:static-encoder",
+  {
     dim: { type: "string" },
     dtype: { type: "string" },
     "sif-a": { type: "string" },
@@ -54,32 +52,17 @@ const { values } = parseArgs({
     lambda: { type: "string" },
     iterations: { type: "string" },
   },
-  strict: true,
-});
-const args = parseWith(
   z
     .object({
-      dim: z
-        .string()
-        .regex(/^[0-9]+$/)
-        .transform(Number)
-        .pipe(z.number().int().min(0).max(USE_LITE_DIM))
-        .optional(),
+      dim: nonNegativeIntFlag(undefined, { max: USE_LITE_DIM }).optional(),
       dtype: z.enum(["int8", "float16", "float32"]).optional(),
-      "sif-a": z.string().transform(Number).pipe(z.number().positive().max(1)).optional(),
+      "sif-a": positiveDecimalFlag(1).optional(),
       out: z.string().min(1).optional(),
       fit: z.string().min(1).optional(),
-      lambda: positive.optional(),
-      iterations: z
-        .string()
-        .regex(/^[0-9]+$/)
-        .transform(Number)
-        .pipe(z.number().int().min(1).max(1000))
-        .optional(),
+      lambda: positiveDecimalFlag().optional(),
+      iterations: positiveIntFlag(undefined, { max: MAX_FIT_ITERATIONS }).optional(),
     })
     .strict(),
-  values,
-  "options",
 );
 /**
  * PCA dimensions of the shipped table, chosen on RouterBench's val split (bench/static-encoder/variants.ts, seed 1):

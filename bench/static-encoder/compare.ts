@@ -8,7 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { splitIndices } from "../../src/data/split.js";
 import { IRT_MOE, evaluate } from "../../src/eval/evaluate.js";
 import { irtMoeMethod } from "../../src/eval/irt-moe-method.js";
@@ -19,15 +19,16 @@ import { peekCachedEmbeddings } from "../../adapters/data/embedding-cache.js";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { StaticEncoder } from "../../adapters/encoders/static.js";
 import { getTf } from "../../adapters/tf.js";
+import { listFlag, MAX_EVAL_SEEDS, scriptFlags, seedsFlag } from "../flags.js";
 
 const ALL = ["routerbench-subset-11models", "routellm-2models", "mmlu-pro-29models", "routerdc-7models"];
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: { datasets: { type: "string" }, seeds: { type: "string" } },
-  strict: true,
-});
-const datasets = values.datasets ? values.datasets.split(",") : ALL;
-const seeds = Array.from({ length: Number(values.seeds ?? 3) }, (_, k) => k + 1);
+const values = scriptFlags(
+  "eval:encoders",
+  { datasets: { type: "string" }, seeds: { type: "string" } },
+  z.object({ datasets: listFlag(z.string()).default(ALL), seeds: seedsFlag(3, MAX_EVAL_SEEDS) }).strict(),
+);
+const { datasets } = values;
+const seeds = Array.from({ length: values.seeds }, (_, k) => k + 1);
 const STATIC_ROW = "irt-moe (static)";
 const f = (v: number | null | undefined) => (v === null || v === undefined ? "–" : v.toFixed(4));
 

@@ -94,8 +94,12 @@ export function meanCosine(bag: Bag, e: ArrayLike<number>, targets: Float32Array
   return n === 0 ? NaN : sum / n;
 }
 
+/** The most fit iterations the scripts' `--iterations` takes (the shipped table's fit runs 15). */
+export const MAX_FIT_ITERATIONS = 1000;
+
 export interface FitOptions {
   readonly lambda: number;
+  /** Iterations of the fit, at most {@link MAX_FIT_ITERATIONS} from the command line. */
   readonly iterations: number;
   readonly onIteration?: (iteration: number, relativeResidual: number) => void;
 }

@@ -8,21 +8,26 @@
  * `IRT_ROUTER_CACHE=<cache> npx tsx bench/static-encoder/fit.ts [--fit a,b] [--lambdas 0.01,0.1] [--iterations 15]`
  * (about 1-2 min per lambda on 2 cores).
  */
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { USE_LITE_DIM } from "../../adapters/encoders/use-lite.js";
-import { fitRows, meanCosine } from "./distil.js";
+import { fitRows, MAX_FIT_ITERATIONS, meanCosine } from "./distil.js";
 import { concatParts, datasetParts, fitInputs, type FitPart } from "./fit-data.js";
 import { loadTeacher, pieceVectors } from "./teacher.js";
+import { listFlag, positiveDecimalFlag, positiveIntFlag, scriptFlags } from "../flags.js";
 
 const ALL = ["routerbench-subset-11models", "routellm-2models", "mmlu-pro-29models", "routerdc-7models"];
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: { fit: { type: "string" }, lambdas: { type: "string" }, iterations: { type: "string" } },
-  strict: true,
-});
-const fitSets = values.fit ? values.fit.split(",") : ALL;
-const lambdas = (values.lambdas ?? "0.001,0.01,0.1").split(",").map(Number);
-const iterations = Number(values.iterations ?? 15);
+const values = scriptFlags(
+  "bench/static-encoder/fit.ts",
+  { fit: { type: "string" }, lambdas: { type: "string" }, iterations: { type: "string" } },
+  z
+    .object({
+      fit: listFlag(z.string()).default(ALL),
+      lambdas: listFlag(positiveDecimalFlag()).default([0.001, 0.01, 0.1]),
+      iterations: positiveIntFlag(undefined, { max: MAX_FIT_ITERATIONS }).default(15),
+    })
+    .strict(),
+);
+const { fit: fitSets, lambdas, iterations } = values;
 const teacher = await loadTeacher();
 const onePiece = await pieceVectors(teacher);
 /** The build's default SIF parameter (build.ts `--sif-a`). */

@@ -12,7 +12,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { z } from "zod";
 import { splitIndices } from "../../src/data/split.js";
 import { bootstrapDiffCi, bootstrapPlan } from "../../src/stats/bootstrap.js";
 import { routeByPrediction } from "../../src/stats/routing-scores.js";
@@ -27,33 +27,51 @@ import { peekCachedEmbeddings } from "../../adapters/data/embedding-cache.js";
 import { loadDataset } from "../../adapters/data/load-dataset.js";
 import { defaultStaticDir, StaticEncoder } from "../../adapters/encoders/static.js";
 import { getTf } from "../../adapters/tf.js";
+import { listFlag, scriptFlags, seedListFlag, seedsFlag } from "../flags.js";
 
 const DEFAULT_VARIANTS = "w:5:1,w:5:10,w:100:3,w:100:10,r:100:0.1,r:100:0.3,r:100:1,r:20:1";
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    datasets: { type: "string" },
-    seeds: { type: "string" },
-    variants: { type: "string" },
-  },
-  strict: true,
-});
-const datasets = (values.datasets ?? "routerdc-7models").split(",");
-/** `--seeds 3`: seeds 1-3; `--seeds 2,3`: those seeds. */
-const seeds = (values.seeds ?? "1").includes(",")
-  ? values.seeds!.split(",").map(Number)
-  : Array.from({ length: Number(values.seeds ?? 1) }, (_, k) => k + 1);
 /**
- * The refinements tried, each against the same baselines: `w` (piece weights) or `r` (weights and row residuals),
- * the piece-count threshold (a piece is learned when at least this many training items contain it) and the
- * learning-rate multiplier of the refinement's variables.
+ * A refinement tried, each against the same baselines: `w` (piece weights) or `r` (weights and row residuals), the
+ * piece-count threshold (a piece is learned when at least this many training items contain it) and the learning-rate
+ * multiplier of the refinement's variables.
  */
-const variants = (values.variants ?? DEFAULT_VARIANTS).split(",").map((v) => {
-  const [kind, minItems, scale] = v.split(":");
-  if (!(kind === "w" || kind === "r") || !(Number(minItems) >= 1) || !(Number(scale) > 0))
-    throw new Error(`--variants: "${v}" is not kind:minItems:lrScale (kind w or r), e.g. w:5:1`);
-  return { tuneRows: kind === "r", minItems: Number(minItems), learningRateScale: Number(scale) };
-});
+const variantFlag = z
+  .string()
+  .refine((v) => {
+    const [kind, minItems, scale] = v.split(":");
+    return (kind === "w" || kind === "r") && Number(minItems) >= 1 && Number(scale) > 0;
+  }, "is not kind:minItems:lrScale (kind w or r), e.g. w:5:1")
+  .transform((v) => {
+    const [kind, minItems, scale] = v.split(":");
+    return { tuneRows: kind === "r", minItems: Number(minItems), learningRateScale: Number(scale) };
+  });
+
+/** `--seeds 3`: seeds 1-3; `--seeds 2,3`: those seeds. */
+const seedsOrListFlag = z
+  .string()
+  .default("1")
+  .transform((text, ctx) => {
+    const parsed = text.includes(",")
+      ? seedListFlag().safeParse(text)
+      : seedsFlag(1)
+          .transform((n) => Array.from({ length: n }, (_, k) => k + 1))
+          .safeParse(text);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    return z.NEVER;
+  });
+
+const { datasets, seeds, variants } = scriptFlags(
+  "bench/static-encoder/refine.ts",
+  { datasets: { type: "string" }, seeds: { type: "string" }, variants: { type: "string" } },
+  z
+    .object({
+      datasets: listFlag(z.string()).default(["routerdc-7models"]),
+      seeds: seedsOrListFlag,
+      variants: z.string().default(DEFAULT_VARIANTS).pipe(listFlag(variantFlag)),
+    })
+    .strict(),
+);
 const tf = (await getTf()).tf;
 const encoder = await StaticEncoder.load();
 

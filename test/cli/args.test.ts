@@ -5,7 +5,7 @@ import { command as calibrate, catalogIdentity } from "../../adapters/cli/comman
 import { command as evalCommand } from "../../adapters/cli/commands/eval.js";
 import { command as predict } from "../../adapters/cli/commands/predict.js";
 import { command as replay } from "../../adapters/cli/commands/replay.js";
-import { command as train, trainOutDir } from "../../adapters/cli/commands/train.js";
+import { command as train, pretrainedOutProblem, trainOutDir } from "../../adapters/cli/commands/train.js";
 import { packageRoot } from "../../adapters/data/data-root.js";
 import { ValidationError } from "../../src/errors.js";
 import type { CatalogEntry } from "../../src/scorer/types.js";
@@ -57,12 +57,14 @@ describe("CLI option rules", () => {
 
   it("train --pretrained needs --out when the package is installed (never writes into node_modules), and its usage lists every flag it takes", () => {
     const installed = "/app/node_modules/irt-router";
-    const e = rejection(() => trainOutDir({ pretrained: true }, installed));
-    expect(e.path).toBe("options.out");
-    expect(e.message).toMatch(/--out <dir>/);
-    expect(e.message).toContain(join(installed, "pretrained"));
-    expect(trainOutDir({ pretrained: true, out: "mine" }, installed)).toBe("mine");
+    const problem = pretrainedOutProblem({ pretrained: true }, installed);
+    expect(problem).toMatch(/^is required with --pretrained in an installed package: .*give --out <dir>/);
+    expect(problem).toContain(join(installed, "pretrained"));
+    expect(pretrainedOutProblem({ pretrained: true, out: "mine" }, installed)).toBeUndefined();
+    expect(pretrainedOutProblem({ out: "mine" }, installed)).toBeUndefined();
+    expect(trainOutDir({ pretrained: true, out: "mine" })).toBe("mine");
     // a source checkout retrains its own pretrained/
+    expect(pretrainedOutProblem({ pretrained: true })).toBeUndefined();
     expect(trainOutDir({ pretrained: true })).toBe(join(packageRoot(), "pretrained"));
     // the static encoder's pretrained scorer lives beside it
     expect(trainOutDir({ pretrained: true, encoder: "static" })).toBe(join(packageRoot(), "pretrained", "static"));

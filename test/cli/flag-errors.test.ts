@@ -1,21 +1,34 @@
 /**
  * Flag errors through the CLI's entry point: each names the flag as typed (`--seeds`, never `options.seeds`), exits 2
  * however the value was spelt, and comes before any work; output folders that cannot be folders (a file, /proc) are
- * refused up front; `train --runs` refuses the scorer's flags it has no use for; and a folder too small to split
- * says so with its counts.
+ * refused up front; `train --runs` refuses the scorer's flags it has no use for; flags a command cannot take together
+ * are refused with the flags (exit 2), not when the command runs; and a folder too small to split says so with its
+ * counts.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { parseFlagValues } from "../../adapters/cli/args.js";
+import { command as demo } from "../../adapters/cli/commands/demo.js";
 import { command as replay } from "../../adapters/cli/commands/replay.js";
+import { command as report } from "../../adapters/cli/commands/report.js";
 import { flagWords, main } from "../../adapters/cli/main.js";
 import { splitOf } from "../../src/data/split.js";
 
+/** The package root the CLI sees: its own, or (`installedAt`) a folder under node_modules, as an installed package's. */
+const root = vi.hoisted(() => ({ installedAt: undefined as string | undefined }));
+vi.mock("../../adapters/package-root.js", async (importActual) => {
+  const actual = await importActual<typeof import("../../adapters/package-root.js")>();
+  return { packageRoot: () => root.installedAt ?? actual.packageRoot() };
+});
+
 const tmp = mkdtempSync(join(tmpdir(), "irt-router-flag-errors-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  root.installedAt = undefined;
+});
 
 /** Runs the CLI's main with stdout and stderr captured. */
 async function cli(argv: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
@@ -87,6 +100,63 @@ describe("a bad flag value names the flag as typed and exits 2, however it is sp
     expect(flagWords("options.dataRoot is not a folder", { options })).toBe("--data-root is not a folder");
     // a path that no flag feeds is left as it is
     expect(flagWords("options.models.a.price is missing", { options })).toBe("options.models.a.price is missing");
+  });
+});
+
+describe("flags a command cannot take together are flag errors, found before anything loads", () => {
+  it("each combination exits 2 with the usage, naming both flags, never options.<flag>", async () => {
+    const cases: [string[], string][] = [
+      [
+        ["demo", "--report", join(tmp, "never-report"), "--no-report"],
+        "--report and --no-report cannot be given together: give --report <dir> to write the report there, or --no-report for none",
+      ],
+      [
+        ["demo", "--replay", "--report", join(tmp, "never-report")],
+        "--report and --replay cannot be given together: the replay writes no report",
+      ],
+      [["demo", "--replay", "--no-report"], "--no-report and --replay cannot be given together"],
+      [["demo", "--model", "pretrained"], "--model applies only with --replay: the built-in demo reads no dataset"],
+      [["demo", "--data-root", tmp], "--data-root applies only with --replay"],
+      [["demo", "--cache-dir", join(tmp, "never-cache")], "--cache-dir applies only with --replay"],
+      [
+        ["report", "--eval", "a.json", "--agent", "b.json", "--out", join(tmp, "never-report")],
+        "--eval and --agent cannot be given together: both give the cost-accuracy frontier; give one of them",
+      ],
+      [["report", "--data-root", tmp, "--out", join(tmp, "never-report")], "--data-root applies only with --dataset"],
+      [
+        ["report", "--cache-dir", join(tmp, "never-cache"), "--out", join(tmp, "never-report")],
+        "--cache-dir applies only with --dataset: add --dataset <name|folder>, or leave it out",
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stderr, argv.join(" ")).toContain(`irt-router ${argv[0]}: [INVALID_ARGUMENT] ${message}`);
+      expect(r.stderr, argv.join(" ")).toContain(`Usage: irt-router ${argv[0]}`);
+      expect(r.stderr, argv.join(" ")).not.toMatch(/options\.|Scorer:|Loading|Drawing|Writing/);
+      expect(r.stdout, argv.join(" ")).toBe("");
+    }
+    for (const dir of ["never-report", "never-cache"]) expect(existsSync(join(tmp, dir))).toBe(false);
+  });
+
+  it("each flag of a combination is taken on its own where it applies", () => {
+    expect(parseFlagValues(demo.schema, { "no-report": true, json: true })).toMatchObject({ "no-report": true });
+    expect(parseFlagValues(demo.schema, { report: "r" })).toMatchObject({ report: "r" });
+    const replayFlags = { replay: true, model: "m", "data-root": "d", "cache-dir": "c" };
+    expect(parseFlagValues(demo.schema, replayFlags)).toMatchObject(replayFlags);
+    expect(parseFlagValues(report.schema, { eval: "e" })).toMatchObject({ eval: "e" });
+    const datasetFlags = { agent: "a", dataset: "x", "data-root": "d", "cache-dir": "c" };
+    expect(parseFlagValues(report.schema, datasetFlags)).toMatchObject(datasetFlags);
+  });
+
+  it("train --pretrained without --out in an installed package: exit 2 naming --out and --pretrained, nothing trained", async () => {
+    root.installedAt = join(tmp, "app", "node_modules", "irt-router");
+    const r = await cli(["train", "--pretrained", "--encoder", "static"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `irt-router train: [INVALID_ARGUMENT] --out is required with --pretrained in an installed package: without it, train would overwrite the package's own scorer in ${join(root.installedAt, "pretrained")}`,
+    );
+    expect(r.stderr).not.toMatch(/Training|options\./);
   });
 });
 

@@ -41,9 +41,9 @@ describe("irt-router report flags", () => {
     );
   });
 
-  it("refuses flags that would be ignored or that conflict", async () => {
-    expect((await rejectedWith(ValidationError, run(["--cache-dir", tmp]))).path).toBe("options.cache-dir");
-    expect((await rejectedWith(ValidationError, run(["--eval", EVAL, "--agent", EVAL]))).path).toBe("options.agent");
+  it("refuses flags that would be ignored or that conflict, with the flags (before it runs)", async () => {
+    expect(thrownBy(ValidationError, () => run(["--cache-dir", tmp])).path).toBe("options.cache-dir");
+    expect(thrownBy(ValidationError, () => run(["--eval", EVAL, "--agent", EVAL])).path).toBe("options.eval");
     expect((await rejectedWith(ValidationError, run(["--store", join(tmp, "no-such-store")]))).path).toBe(
       "options.store",
     );

@@ -27,7 +27,7 @@ import { ModelResolver } from "../../../src/scorer/catalog.js";
 import type { CatalogEntry } from "../../../src/scorer/types.js";
 import { FileStore } from "../../stores/file.js";
 import type { CliCommand } from "../command.js";
-import { nonNegativeIntFlag, positiveIntFlag } from "../flag-schemas.js";
+import { decimalFlag, nonNegativeIntFlag, positiveIntFlag } from "../flag-schemas.js";
 import { Progress } from "../../progress.js";
 import { loadCommandScorer, USE_LITE_INSTALL } from "../scorer.js";
 
@@ -51,15 +51,7 @@ const schema = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
       .optional(),
     strategy: z.enum(["accuracy", "fisher", "random"]).default("accuracy"),
-    "target-sd": z
-      .string()
-      .regex(
-        /^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/,
-        "must be a decimal number in [0, 1], e.g. 0.02 or 5e-3",
-      )
-      .transform(Number)
-      .pipe(z.number().min(0).max(1))
-      .optional(),
+    "target-sd": decimalFlag("from 0 to 1, e.g. 0.02 or 5e-3", { max: 1 }).optional(),
     "bank-size": positiveIntFlag("probe items to sample").default(1000),
     seed: nonNegativeIntFlag().default(0),
     store: z.string().min(1).optional(),

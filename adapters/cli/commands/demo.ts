@@ -42,6 +42,7 @@ import { loadDefaultScorer } from "../../default-scorer.js";
 import type { EncoderName } from "../../encoders/choice.js";
 import { VEGA_PACKAGES } from "../../report/render.js";
 import type { CliCommand } from "../command.js";
+import { notTogether, onlyWith } from "../flag-rules.js";
 
 const DATASET = "routerbench-subset-11models";
 
@@ -56,7 +57,19 @@ const schema = z
     "cache-dir": z.string().min(1).optional(),
     encoder: encoderFlag,
   })
-  .strict();
+  .strict()
+  .superRefine(
+    notTogether("report", "no-report", "give --report <dir> to write the report there, or --no-report for none"),
+  )
+  .superRefine(notTogether("report", "replay", "the replay writes no report; leave --report out, or drop --replay"))
+  .superRefine(notTogether("no-report", "replay", "the replay writes no report; leave --no-report out"))
+  .superRefine(
+    onlyWith(
+      ["model", "data-root", "cache-dir"],
+      "replay",
+      "the built-in demo reads no dataset and uses the pretrained scorer; add --replay for the RouterBench replay, or leave it out",
+    ),
+  );
 
 export const command: CliCommand<typeof schema> = {
   name: "demo",
@@ -86,12 +99,6 @@ export const command: CliCommand<typeof schema> = {
   async run(args) {
     const log = (s: string) => process.stderr.write(`${s}\n`);
     if (!args.replay) return runBuiltIn(args, log);
-    for (const flag of ["report", "no-report"] as const)
-      if (args[flag] !== undefined)
-        throw new ValidationError(
-          `--${flag} applies to the built-in demo only (the replay writes no report): leave --${flag} out, or drop --replay.`,
-          { path: `options.${flag}` },
-        );
     // The scorer first: loadScorer refuses an artifact of another encoder than the default one the demo embeds with.
     const scorer = await loadDemoScorer(args.model, args.encoder);
     const ds = await loadDataset(DATASET, args["data-root"] ? { dataRoot: args["data-root"] } : {});
@@ -121,18 +128,6 @@ export default command;
 
 /** The built-in demo: no dataset; the pretrained scorer with `--encoder` (default the static encoder: no optional package). */
 async function runBuiltIn(args: z.output<typeof schema>, log: (s: string) => void): Promise<number> {
-  if (args.report !== undefined && args["no-report"])
-    throw new ValidationError("--report and --no-report contradict each other: give one.", { path: "options.report" });
-  for (const flag of ["model", "data-root", "cache-dir"] as const) {
-    if (args[flag] !== undefined) {
-      throw new ValidationError(
-        `--${flag} applies to the RouterBench replay only: add --replay, or leave --${flag} out for the built-in demo.`,
-        {
-          path: `options.${flag}`,
-        },
-      );
-    }
-  }
   const name: EncoderName = args.encoder ?? "static";
   if (name === "use-lite") log("Loading the pretrained scorer and USE-lite (a few seconds)...");
   const { scorer, encoder } = await withOptionalPackages(

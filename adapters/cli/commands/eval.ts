@@ -3,7 +3,7 @@
  * baseline, in one run, on one split and one set of embeddings.
  */
 import { z } from "zod";
-import { listFlag, positiveIntFlag } from "../flag-schemas.js";
+import { listFlag, MAX_EVAL_SEEDS, positiveIntFlag } from "../flag-schemas.js";
 import { formatEvalJson, formatEvalMarkdown } from "../../../src/eval/format.js";
 import { EVAL_METHODS, runEvaluation } from "../../eval/run.js";
 import { ENCODER_NAMES } from "../../encoders/choice.js";
@@ -13,7 +13,7 @@ import type { CliCommand } from "../command.js";
 const schema = z
   .object({
     dataset: z.string({ error: "is required: a dataset name (e.g. mmlu-pro-29models) or a folder" }).min(1),
-    seeds: positiveIntFlag("seeds of the learned methods, default 3", { max: 20 }).optional(),
+    seeds: positiveIntFlag("seeds of the learned methods, default 3", { max: MAX_EVAL_SEEDS }).optional(),
     json: z.boolean().optional(),
     model: z.string().min(1).optional(),
     "data-root": z.string().min(1).optional(),

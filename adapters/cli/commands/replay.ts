@@ -7,13 +7,7 @@ import { z } from "zod";
 import { coverageOf, replayRuns, type CrossFitPoint, type ReplayResult } from "../../../src/runs/replay/index.js";
 import { loadRunTable } from "../../data/run-dataset.js";
 import type { CliCommand } from "../command.js";
-import { positiveIntFlag } from "../flag-schemas.js";
-
-/**
- * The most seeds `--seeds` and `--online-seeds` take: the docs use 5 and 20, and Terminal-Bench's default 5 + 20 take
- * about 20 s on 2 cores, so 1000 of either is hours of work; a typo of a few more digits would run for days.
- */
-export const MAX_SEEDS = 1000;
+import { MAX_SEEDS, positiveIntFlag } from "../flag-schemas.js";
 
 const schema = z
   .object({

@@ -6,7 +6,6 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { ValidationError } from "../../../src/errors.js";
 import type { ReportData } from "../../../src/report/types.js";
 import { parseDecisions } from "../../../src/report/inputs.js";
 import { readCosts, readDatasetScores, readStoreLearning, readTextFlag } from "../../report/inputs.js";
@@ -14,6 +13,7 @@ import { loadVega, VEGA_PACKAGES, writeReport } from "../../report/render.js";
 import { checkOutDir, REPORT_OUT } from "../../out-dir.js";
 import { CACHE_DIR_OUTPUT, loadCommandScorer, USE_LITE_INSTALL } from "../scorer.js";
 import type { CliCommand } from "../command.js";
+import { notTogether, onlyWith } from "../flag-rules.js";
 
 const path = (what: string) => z.string().min(1, `must name ${what}`).optional();
 
@@ -29,7 +29,11 @@ const schema = z
     "cache-dir": path("an embedding cache folder"),
     out: z.string().min(1, "must name the folder to write the report to").default("irt-router-report"),
   })
-  .strict();
+  .strict()
+  .superRefine(
+    notTogether("eval", "agent", "both give the cost-accuracy frontier; give one of them (write a report for each)"),
+  )
+  .superRefine(onlyWith(["data-root", "cache-dir"], "dataset", "add --dataset <name|folder>, or leave it out"));
 
 export const command: CliCommand<typeof schema> = {
   name: "report",
@@ -72,16 +76,6 @@ async function gatherInputs(
   args: z.output<typeof schema>,
   log: (s: string) => void,
 ): Promise<{ data: ReportData; inputs: string[] }> {
-  for (const flag of ["data-root", "cache-dir"] as const) {
-    if (args[flag] !== undefined && args.dataset === undefined) {
-      throw new ValidationError(
-        `--${flag} applies to --dataset only: add --dataset <name|folder>, or leave --${flag} out.`,
-        {
-          path: `options.${flag}`,
-        },
-      );
-    }
-  }
   const pretrained = !args.model || args.model === "pretrained";
   const scorer = await loadCommandScorer(pretrained ? undefined : args.model, {
     path: "options.model",
@@ -92,12 +86,6 @@ async function gatherInputs(
   const scorerName = pretrained ? "the pretrained scorer" : `the scorer in ${args.model}`;
   const inputs = [`scorer: ${scorerName} (${scorer.models.length} models, ${scorer.abilityDim} ability dimensions)`];
   let data: ReportData = { scorerName, abilities: scorer.models };
-  if (args.eval && args.agent) {
-    throw new ValidationError(
-      "--eval and --agent both give the cost-accuracy frontier: give one of them (write a report for each).",
-      { path: "options.agent" },
-    );
-  }
   if (args.eval || args.agent) {
     const costs = await readCosts((args.eval ?? args.agent)!, args.eval ? "eval" : "agent");
     data = { ...data, costs };

@@ -121,30 +121,50 @@ const schema = z
   .refine((a) => !a.dataset || new Set(a.dataset).size === a.dataset.length, {
     message: "names a dataset twice; each is trained on once",
     path: ["dataset"],
+  })
+  .superRefine((a, ctx) => {
+    const problem = pretrainedOutProblem(a);
+    if (problem) ctx.addIssue({ code: "custom", path: ["out"], message: problem });
   });
 
 /**
- * Where `train` writes: `--out`, else (with `--pretrained`) the package's own `pretrained/` (`pretrained/static/` with
- * `--encoder static`), which only a source
- * checkout may overwrite: an installed package's folder is not the user's (a reinstall would undo it, and it may not
- * be writable), so there `--out` is required.
+ * Why `train --pretrained` without `--out` cannot write where it would, if it cannot (a flag issue at `--out`): it
+ * writes into the package's own `pretrained/`, which only a source checkout may overwrite; an installed package's
+ * folder is not the user's (a reinstall would undo it, and it may not be writable), so there `--out` is required.
  *
  * @example
  * ```ts
- * trainOutDir({ pretrained: true }, "/app/node_modules/irt-router"); // throws ValidationError naming --out
+ * pretrainedOutProblem({ pretrained: true }, "/app/node_modules/irt-router"); // "is required with --pretrained ..."
  * ```
  */
-export function trainOutDir(
-  args: { pretrained?: boolean | undefined; out?: string | undefined; encoder?: EncoderName | undefined },
+export function pretrainedOutProblem(
+  args: { pretrained?: boolean | undefined; out?: string | undefined },
   root: string = packageRoot(),
-): string {
+): string | undefined {
+  if (!args.pretrained || args.out !== undefined || !installedAsDependency(root)) return undefined;
+  return (
+    `is required with --pretrained in an installed package: without it, train would overwrite the package's own ` +
+    `scorer in ${join(root, "pretrained")}; give --out <dir> for the new artifact (and load it with loadScorer(<dir>) ` +
+    `or --model <dir>)`
+  );
+}
+
+/**
+ * Where `train` writes: `--out`, else (with `--pretrained`, in a source checkout: the flag schema refused it in an
+ * installed package, {@link pretrainedOutProblem}) the package's own `pretrained/` (`pretrained/static/` with
+ * `--encoder static`).
+ *
+ * @example
+ * ```ts
+ * trainOutDir({ pretrained: true, encoder: "static" }); // <checkout>/pretrained/static
+ * ```
+ */
+export function trainOutDir(args: {
+  pretrained?: boolean | undefined;
+  out?: string | undefined;
+  encoder?: EncoderName | undefined;
+}): string {
   if (args.out) return args.out;
-  if (installedAsDependency(root))
-    throw new ValidationError(
-      `--pretrained without --out would overwrite the installed package's own scorer in ${join(root, "pretrained")}; ` +
-        `give --out <dir> for the new artifact (and load it with loadScorer(<dir>) or --model <dir>).`,
-      { path: "options.out" },
-    );
   return args.encoder === "static" ? join(pretrainedDir(), STATIC_PRETRAINED_SUBDIR) : pretrainedDir();
 }
 
