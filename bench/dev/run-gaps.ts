@@ -8,10 +8,10 @@
  */
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { replayRuns, u, type CrossFitPoint, type RunTable } from "../../src/runs/replay/index.js";
-import { parseFlags } from "../flags.js";
+import { scriptFlags } from "../flags.js";
 import { z } from "zod";
 
-const { shares } = parseFlags(
+const { shares } = scriptFlags(
   "bench/dev/run-gaps.ts",
   { shares: { type: "string" } },
   z.object({

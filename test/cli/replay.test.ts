@@ -77,8 +77,7 @@ describe("irt-router replay", () => {
     const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     const args = parseWith(command.schema, { dataset: gaps, seeds: "1", "online-seeds": "1" }, "options");
     await expect(command.run(args, [])).resolves.toBe(0);
-    const said =
-      /5 of the 24 \(run, model\) pairs have no label \(on 5 runs, for 1 model\): every policy routes among/;
+    const said = /5 of the 24 \(run, model\) pairs have no label \(on 5 runs, for 1 model\): every policy routes among/;
     expect(err.mock.calls.map((c) => String(c[0])).join("")).toMatch(said);
     expect(out.mock.calls.map((c) => String(c[0])).join("")).toMatch(said);
   });
