@@ -8,7 +8,7 @@ import { CountedIds, OutcomeIds } from "./counted-ids.js";
 import type { RunObservation } from "./fit.js";
 import { sharedRunOutcomeSchema, type RunOutcomeLog, type SharedRunOutcome } from "./run-outcome-log.js";
 import type { RunPrior } from "./run-prior.js";
-import type { RunSyncCheckpoint } from "./sync-checkpoint.js";
+import { MAX_CHECKPOINT_CURSOR, type RunSyncCheckpoint } from "./sync-checkpoint.js";
 import type { TextVector } from "./text-prior.js";
 
 /** A record {@link RunRouter.sync} did not count, and why. */
@@ -259,8 +259,8 @@ export class RunOutcomeSharing {
   }
 
   /**
-   * The checkpoint of a prior saved now (see {@link RunSyncCheckpoint}; undefined when there is nothing to resume, or
-   * the router may not sync). Every outcome of the router's own that the prior holds has its id from now on: queued
+   * The checkpoint of a prior saved now (see {@link RunSyncCheckpoint}; undefined when the router has not synced and
+   * there is nothing to resume, or when it may not sync). Every outcome of the router's own that the prior holds has its id from now on: queued
    * with it once the router has synced; before its first sync, kept with the outcome, which that sync appends with it
    * (one folded away before then is never shared, and its number is a gap readers get past: see MAX_AHEAD).
    */
@@ -271,9 +271,14 @@ export class RunOutcomeSharing {
     for (const o of this.pending) o.id ??= this.ids.next();
     const given = this.ids.given;
     const { writers, others } = this.taken.state(given > 0 ? { writer: this.ids.replica, next: given } : undefined);
-    const cursor = this.last ?? this.resume;
+    // a cursor too long for the prior's schema is left out: the resumed router reads from the start, counting by id
+    const at = this.last ?? this.resume;
+    const cursor = at !== undefined && at.length <= MAX_CHECKPOINT_CURSOR ? at : undefined;
     const pending = this.pending.map((o) => ({ ...o, vector: o.vector.map(([k, v]) => [k, v]) }) as SharedRunOutcome);
-    if (Object.keys(writers).length === 0 && !others && pending.length === 0 && cursor === undefined) return undefined;
+    // a router that has synced always leaves one, though empty (its first sync failed or is under way): its prior is
+    // shared, and a shared prior without a checkpoint refuses to sync
+    const empty = Object.keys(writers).length === 0 && !others && pending.length === 0 && cursor === undefined;
+    if (empty && !this.used) return undefined;
     return {
       writers,
       ...(others && { others }),

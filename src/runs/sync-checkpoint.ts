@@ -49,7 +49,10 @@ export interface RunSyncCheckpoint {
    * (given when the checkpoint was taken). Like the log's records, they carry task ids, models and outcomes.
    */
   readonly pending?: readonly SharedRunOutcome[];
-  /** The router's cursor in the log it last read (absent: it read none; a router resumed from it reads from the start). */
+  /**
+   * The router's cursor in the log it last read (absent: it read none, or the cursor was longer than 1000 characters;
+   * a router resumed from it reads from the start, counting by id).
+   */
   readonly cursor?: string;
 }
 

@@ -316,3 +316,49 @@ describe("resuming, further cases", () => {
     expect(await loadRunPrior(await saveRunPrior(join(dir, "now"), prior))).toEqual(prior);
   });
 });
+
+describe("checkpoints at the edges", () => {
+  it("a router whose first sync failed before it had outcomes saves a prior that can still sync", async () => {
+    const down: RunOutcomeLog = {
+      append: async () => {
+        throw new Error("log down");
+      },
+      read: async () => {
+        throw new Error("log down");
+      },
+    };
+    const a = new RunRouter({ models: MODELS });
+    await a.sync(down).catch(() => undefined);
+    const prior = a.toPrior();
+    expect(prior.shared).toBe(true);
+    expect(prior.sync).toEqual({ writers: {} }); // was absent: the prior was refused as an older one
+    const log = new MemoryRunOutcomeLog();
+    const other = new RunRouter({ models: MODELS });
+    feed(other, "o", 0, 3);
+    await other.sync(log);
+    const b = new RunRouter({ models: MODELS, prior });
+    await expect(b.sync(log)).resolves.toMatchObject({ pulled: 9 });
+    expect(b.toPrior().sync).toBeDefined();
+  });
+
+  it("a cursor too long for the prior is left out, and the resumed router reads from the start counting once", async () => {
+    const inner = new MemoryRunOutcomeLog();
+    const pad = "x".repeat(1200);
+    const long: RunOutcomeLog = {
+      append: (outcomes) => inner.append(outcomes),
+      read: async (cursor, limit) => {
+        const page = await inner.read(cursor?.startsWith(pad) ? cursor.slice(pad.length) : cursor, limit);
+        return { ...page, cursor: `${pad}${page.cursor}` };
+      },
+    };
+    const other = new RunRouter({ models: MODELS });
+    feed(other, "o", 0, 4);
+    await other.sync(long);
+    const a = new RunRouter({ models: MODELS });
+    await a.sync(long);
+    const prior = a.toPrior();
+    expect(prior.sync?.cursor).toBeUndefined();
+    const b = new RunRouter({ models: MODELS, prior }); // threw "options.prior.sync.cursor: Too big"
+    await expect(b.sync(long)).resolves.toMatchObject({ pulled: 0, duplicates: 12 });
+  });
+});
