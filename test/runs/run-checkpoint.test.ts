@@ -326,6 +326,7 @@ describe("checkpoints at the edges", () => {
       read: async () => {
         throw new Error("log down");
       },
+      close: async () => undefined,
     };
     const a = new RunRouter({ models: MODELS });
     await a.sync(down).catch(() => undefined);
@@ -346,10 +347,11 @@ describe("checkpoints at the edges", () => {
     const pad = "x".repeat(1200);
     const long: RunOutcomeLog = {
       append: (outcomes) => inner.append(outcomes),
-      read: async (cursor, limit) => {
-        const page = await inner.read(cursor?.startsWith(pad) ? cursor.slice(pad.length) : cursor, limit);
+      read: async (cursor?: string) => {
+        const page = await inner.read(cursor?.startsWith(pad) ? cursor.slice(pad.length) : cursor);
         return { ...page, cursor: `${pad}${page.cursor}` };
       },
+      close: () => inner.close(),
     };
     const other = new RunRouter({ models: MODELS });
     feed(other, "o", 0, 4);
