@@ -8,19 +8,13 @@
  */
 import { loadRunTable } from "../../adapters/data/run-dataset.js";
 import { replayRuns, u, type CrossFitPoint, type RunTable } from "../../src/runs/replay/index.js";
-import { scriptFlags } from "../flags.js";
+import { decimalFlag, listFlag, scriptFlags } from "../flags.js";
 import { z } from "zod";
 
 const { shares } = scriptFlags(
   "bench/dev/run-gaps.ts",
   { shares: { type: "string" } },
-  z.object({
-    shares: z
-      .string()
-      .default("0,0.1,0.3")
-      .transform((s) => s.split(",").map(Number))
-      .pipe(z.array(z.number().min(0).max(0.9, "must be at most 0.9 (a share of the labels)")).min(1)),
-  }),
+  z.object({ shares: listFlag(decimalFlag("a share of the labels", { max: 0.9 })).default([0, 0.1, 0.3]) }),
 );
 const tb = await loadRunTable("terminal-bench-2-32models");
 

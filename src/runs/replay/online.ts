@@ -8,7 +8,7 @@
 import { RunRouter } from "../run-router.js";
 import type { RunRouterOptions } from "../options.js";
 import { seededRng } from "../../util/random.js";
-import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "../../stats/bootstrap.js";
+import { bootstrapMeanCi, bootstrapPlan, type BootstrapPlan } from "../../stats/bootstrap.js";
 import { BetaThompson, bestFixed, oracleModel, referenceCost, referenceEligible } from "./references.js";
 import {
   anonymousNames,
@@ -20,7 +20,7 @@ import {
   unlabelled,
   type RunTable,
 } from "./protocol.js";
-import { pairedItems } from "./paired-items.js";
+import { ReferencePairing, type PairedSums } from "./reference-pairing.js";
 
 /** An online policy's figures over the whole stream and over its last third, with 95% intervals over tasks. */
 export interface OnlinePoint {
@@ -49,21 +49,25 @@ export interface OnlineSettings {
 }
 
 /** One policy's outcomes and costs over the streams of every seed, per task and in total. */
-class Tally {
+class Tally implements PairedSums {
   private readonly all = { s: 0, c: 0, n: 0 };
   private readonly last = { s: 0, c: 0, n: 0 };
   /** Successes on each task, summed over the seeds. */
   readonly item: Float64Array;
-  /** 1 for the tasks the policy had no label on in some stream (a reference only): not in its paired intervals. */
-  readonly gaps: Uint8Array;
+  /** The same over the streams where the best fixed model in hindsight was scored on the task. */
+  readonly paired: Float64Array;
+  /** This stream's outcome on each task. */
+  private readonly now: Float64Array;
 
   constructor(items: number) {
     this.item = new Float64Array(items);
-    this.gaps = new Uint8Array(items);
+    this.paired = new Float64Array(items);
+    this.now = new Float64Array(items);
   }
 
   add(i: number, success: boolean, costRatio: number, inLastThird: boolean): void {
     this.item[i]! += Number(success);
+    this.now[i] = Number(success);
     for (const t of inLastThird ? [this.all, this.last] : [this.all]) {
       t.s += Number(success);
       t.c += costRatio;
@@ -71,15 +75,20 @@ class Tally {
     }
   }
 
-  point(plan: BootstrapPlan, seeds: number, hindsight: Tally): OnlinePoint {
+  /** Counts this stream's outcome on task `i` as paired with the reference (scored on it in this stream). */
+  pair(i: number): void {
+    this.paired[i]! += this.now[i]!;
+  }
+
+  point(plan: BootstrapPlan, pairing: ReferencePairing, hindsight: Tally): OnlinePoint {
     const p = (t: { s: number; c: number; n: number }) => ({ success: t.s / t.n, costRatio: t.c / t.n });
-    const perSeed = ([lo, hi]: [number, number]): [number, number] => [lo / seeds, hi / seeds];
-    const own = pairedItems(this.gaps, plan);
-    const paired = pairedItems(hindsight.gaps, plan);
+    const own = this === hindsight;
+    const { success, costRatio } = p(this.all);
     return {
-      ...p(this.all),
-      successCi: perSeed(bootstrapMeanCi(own.of(this.item), own.plan)),
-      vsBestFixedHindsightCi: perSeed(bootstrapDiffCi(paired.of(this.item), paired.of(hindsight.item), paired.plan)),
+      success: own ? pairing.referenceSuccess(this, success) : success,
+      costRatio,
+      successCi: own ? pairing.referenceCi(this, plan) : pairing.perRunCi(bootstrapMeanCi(this.item, plan)),
+      vsBestFixedHindsightCi: pairing.diffCi(this, hindsight, plan),
       lastThird: p(this.last),
     };
   }
@@ -101,6 +110,8 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
     oracle: new Tally(N),
   };
   const M = table.models.length;
+  // the best model in hindsight is scored on the tasks it has a label on (all, in a folder without gaps)
+  const pairing = new ReferencePairing(N, (x) => x / seeds);
   for (let seed = 1; seed <= seeds; seed++) {
     const order = streamOrder(table.name, table.ids, seed);
     const cut = Math.floor((2 * order.length) / 3);
@@ -139,16 +150,17 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
     // Best fixed in hindsight on this stream's draws, among the models observed on the most tasks, scored on those.
     const best = hindsightBest(table, order, outcome);
     order.forEach((i, pos) => {
-      if (Number.isFinite(table.rate[i]![best]!)) {
-        tallies.hindsight.add(i, outcome(i, best), table.runCost[best]! / refCost, pos >= cut);
-      } else tallies.hindsight.gaps[i] = 1;
+      const scored = Number.isFinite(table.rate[i]![best]!);
+      pairing.note(i, scored);
+      if (scored) tallies.hindsight.add(i, outcome(i, best), table.runCost[best]! / refCost, pos >= cut);
       const o = oracleModel(table.rate[i]!, table.runCost);
       tallies.oracle.add(i, outcome(i, o), table.runCost[o]! / refCost, pos >= cut);
+      if (scored) Object.values(tallies).forEach((t) => t.pair(i));
     });
     progress(`online seed ${seed}/${seeds} done`);
   }
   const plan = bootstrapPlan(N, 1000, 1);
-  const point = (t: Tally) => t.point(plan, seeds, tallies.hindsight);
+  const point = (t: Tally) => t.point(plan, pairing, tallies.hindsight);
   return {
     seeds,
     anonymous: {

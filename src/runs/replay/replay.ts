@@ -10,7 +10,7 @@ import { parseWith } from "../../util/validate.js";
 import { RunRouter } from "../run-router.js";
 import { DEFAULT_SPEND_PACER, SpendPacer } from "../spend-pacer.js";
 import type { RouteRunOptions, RunRouterOptions } from "../options.js";
-import { bootstrapDiffCi, bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
+import { bootstrapMeanCi, bootstrapPlan } from "../../stats/bootstrap.js";
 import { bestFixed, referenceCost } from "./references.js";
 import {
   anonymousNames,
@@ -26,7 +26,7 @@ import {
   type RunTable,
 } from "./protocol.js";
 import { DEFAULT_ONLINE_EXPLORATION, onlineStream, type OnlinePoint } from "./online.js";
-import { pairedItems } from "./paired-items.js";
+import { ReferencePairing, type PairedSums } from "./reference-pairing.js";
 
 /** A success rate and a mean cost as a ratio to the reference model's. */
 export interface ReplayPoint {
@@ -206,12 +206,12 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
   const names = anonymousNames(table.models);
   const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
   const N = table.ids.length;
-  const acc = (): Sums => ({ s: 0, c: 0, a: 0, item: new Float64Array(N) });
+  const acc = (): Sums => ({ s: 0, c: 0, a: 0, item: new Float64Array(N), paired: new Float64Array(N) });
   const caps = options.singleCaps ?? DEFAULT_SINGLE_CAPS;
   const sums = { ref: acc(), single: [...weights, ...caps].map(acc), esc: settings.map(acc) };
-  /** 1 for the items some fold's reference has no label on: left out of the intervals paired with it. */
-  const refGaps = new Uint8Array(N);
   let n = 0;
+  // the reference is scored on the runs it has a label on (every run, in a folder without gaps)
+  const pairing = new ReferencePairing(N, (x) => x * (N / (N * seeds)));
   for (let seed = 1; seed <= seeds; seed++) {
     const fold = table.ids.map((id) => foldOf(table.name, id, seed, FOLDS));
     const pacers = settings.map(pacerOf);
@@ -230,15 +230,15 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
         const off = exclude.length > 0 ? { exclude } : {};
         n++;
         sums.ref.c += refCost;
-        if (Number.isFinite(table.rate[i]![ref]!)) {
-          sums.ref.s += table.rate[i]![ref]!;
-          sums.ref.item[i]! += table.rate[i]![ref]!;
+        const scored = Number.isFinite(table.rate[i]![ref]!);
+        pairing.note(i, scored);
+        if (scored) {
+          add(sums.ref, i, table.rate[i]![ref]!, true);
           sums.ref.a += 1; // the runs the reference is scored on
-        } else refGaps[i] = 1;
+        }
         singles.forEach((o, k) => {
           const m = index.get(router.route(task, { ...o, ...off }).chosen)!;
-          sums.single[k]!.s += observedRate(table, i, m);
-          sums.single[k]!.item[i]! += observedRate(table, i, m);
+          add(sums.single[k]!, i, observedRate(table, i, m), scored);
           sums.single[k]!.c += table.runCost[m]!;
         });
         for (let k = 0; k < settings.length; k++) {
@@ -252,8 +252,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
             exclude,
           });
           pacer?.record(cost / refCost);
-          sums.esc[k]!.s += success;
-          sums.esc[k]!.item[i]! += success;
+          add(sums.esc[k]!, i, success, scored);
           sums.esc[k]!.c += cost;
           sums.esc[k]!.a += attempts;
         }
@@ -261,15 +260,24 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
     }
     progress(`cross-fit seed ${seed}/${seeds} done`);
   }
-  return { seeds, folds: FOLDS, ...crossFitPoints(sums, refGaps, n, { weights, caps, settings }) };
+  return { seeds, folds: FOLDS, ...crossFitPoints(sums, pairing, n, { weights, caps, settings }) };
 }
 
-/** Per-item sums of one policy over the cross-fit: success, cost, attempts (the reference: runs scored). */
-interface Sums {
+/**
+ * Sums of one policy over the cross-fit: success, cost, attempts (the reference: the runs it is scored on), and per
+ * item its success over all runs and over the runs the reference is scored on.
+ */
+interface Sums extends PairedSums {
   s: number;
   c: number;
   a: number;
-  readonly item: Float64Array;
+}
+
+/** Adds a run's success `y` of item `i` to `x` (to its paired sums too when the reference was `scored` on it). */
+function add(x: Sums, i: number, y: number, scored: boolean): void {
+  x.s += y;
+  x.item[i]! += y;
+  if (scored) x.paired[i]! += y;
 }
 
 /**
@@ -280,26 +288,25 @@ interface Sums {
  */
 function crossFitPoints(
   sums: { readonly ref: Sums; readonly single: readonly Sums[]; readonly esc: readonly Sums[] },
-  refGaps: Uint8Array,
+  pairing: ReferencePairing,
   n: number,
   rows: { weights: readonly number[]; caps: readonly number[]; settings: readonly EscalationSetting[] },
 ) {
-  const N = refGaps.length;
+  const N = pairing.scored.length;
   const plan = bootstrapPlan(N, 1000, 1);
-  const paired = pairedItems(refGaps, plan);
   const ref = sums.ref;
   const point = (x: Sums) => ({
     success: x.s / n,
     costRatio: x.c / ref.c,
     successCi: scaled(bootstrapMeanCi(x.item, plan), N / n),
-    vsBestFixedCi: scaled(bootstrapDiffCi(paired.of(x.item), paired.of(ref.item), paired.plan), N / n),
+    vsBestFixedCi: pairing.diffCi(x, ref, plan),
   });
   const { weights, caps, settings } = rows;
   return {
     bestFixed: {
       ...point(ref),
-      success: ref.s / ref.a,
-      successCi: scaled(bootstrapMeanCi(paired.of(ref.item), paired.plan), N / n),
+      success: pairing.referenceSuccess(ref, ref.s / ref.a),
+      successCi: pairing.referenceCi(ref, plan),
     },
     single: [
       ...weights.map((w, k) => ({ costWeight: w, ...point(sums.single[k]!) })),

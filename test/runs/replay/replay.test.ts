@@ -47,6 +47,42 @@ describe("replayRuns", () => {
     expect(result.online.anonymous.bestFixedHindsight.success).toBeGreaterThan(0.5);
   });
 
+  it("gives finite intervals around their points when the reference changes between folds and has gaps", async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `task-${i}`);
+    const t: RunTable = {
+      name: "alternating",
+      ids,
+      texts: ids.map((id) => `Fix the build of ${id}.`),
+      models: ["evens", "odds", "steady"],
+      // "evens" is labelled on the even tasks only, "odds" on the odd ones: the reference alternates with the folds
+      rate: ids.map((_, i) =>
+        Float64Array.from([i % 2 ? Number.NaN : i % 3 ? 1 : 0.5, i % 2 ? (i % 3 ? 0.9 : 0.4) : Number.NaN, 0.3]),
+      ),
+      runCost: Float64Array.from([2, 2, 0.5]),
+      costAssumption: "toy costs",
+    };
+    const r = await replayRuns(t, { crossFitSeeds: 3, onlineSeeds: 3, costWeights: [0], escalation: [] });
+    const points = [
+      r.crossFit.bestFixed,
+      ...r.crossFit.single,
+      r.online.anonymous.router,
+      r.online.anonymous.bestFixedHindsight,
+    ];
+    for (const p of points) {
+      const cis = ["successCi", "vsBestFixedCi", "vsBestFixedHindsightCi"].flatMap((k) =>
+        k in p ? [(p as unknown as Record<string, [number, number]>)[k]!] : [],
+      );
+      for (const [lo, hi] of cis) {
+        expect(Number.isFinite(lo) && Number.isFinite(hi)).toBe(true); // were NaN
+        expect(lo).toBeLessThanOrEqual(hi);
+      }
+      expect(p.successCi[0]).toBeLessThanOrEqual(p.success + 1e-12);
+      expect(p.successCi[1]).toBeGreaterThanOrEqual(p.success - 1e-12);
+    }
+    const ref = r.crossFit.bestFixed;
+    expect(ref.successCi[1] - ref.successCi[0]).toBeGreaterThan(0); // was [0.5, 0.5] around 0.641
+  });
+
   it("keeps a model observed on few tasks from being the reference, and refuses a task no model has a label on", async () => {
     const t = table();
     const rows = t.rate.map((r, i) => Float64Array.from([...r, i < 2 ? 1 : Number.NaN])); // "rare" passes its 2 tasks
