@@ -99,6 +99,31 @@ export const seedsForFlag = () =>
     .default([])
     .transform((pairs) => new Map(pairs));
 
+/**
+ * A study's one JSON argument (`npx tsx bench/dev/run-defaults.ts '{"trainOnly": true}'`), checked with `schema`: text
+ * that is no JSON, or a value the schema refuses, is written to stderr with each problem's place (`program: the
+ * argument ...: seeds must be at most 1000`) and the process exits 2, before any work, as {@link scriptFlags} does.
+ *
+ * @example
+ * ```ts
+ * const { seeds } = jsonArgument("run-defaults", z.strictObject({ seeds: z.number().int().min(1).optional() }), "{}");
+ * ```
+ */
+export function jsonArgument<S extends z.ZodType>(program: string, schema: S, text: string, shape = ""): z.output<S> {
+  let parsed: unknown;
+  let problem: string;
+  try {
+    parsed = JSON.parse(text);
+    const result = schema.safeParse(parsed);
+    if (result.success) return result.data;
+    problem = result.error.issues.map((i) => `${i.path.join(".") || "(the whole)"} ${i.message}`).join("; ");
+  } catch (error) {
+    problem = `not JSON (${(error as Error).message})`;
+  }
+  process.stderr.write(`${program}: the argument${shape ? ` (${shape})` : ""} was refused: ${problem}\n`);
+  return process.exit(2);
+}
+
 export {
   decimalFlag,
   listFlag,

@@ -26,7 +26,7 @@ import {
 import { z } from "zod";
 import type { RunTable } from "../../src/runs/replay/protocol.js";
 import { all, draw, modelHalf, subset, trainItems } from "./run-sets.js";
-import { positiveIntFlag, scriptFlags } from "../flags.js";
+import { jsonArgument, positiveIntFlag, scriptFlags } from "../flags.js";
 import { runRouterOptionsSchema } from "../../src/runs/options.js";
 
 const folder = "../shared/data/terminal-bench-2-32models";
@@ -38,7 +38,12 @@ if (process.argv[2] === "--picks") {
   picks(modelHalf(await loadRunTable(folder), half));
   process.exit(0);
 }
-const settings = settingsOf(process.argv[2] ?? "[{}]");
+const settings = jsonArgument(
+  program,
+  z.array(runRouterOptionsSchema.pick({ exploration: true, priors: true })).min(1),
+  process.argv[2] ?? "[{}]",
+  'a JSON list of { "exploration"?, "priors"? }, e.g. \'[{}, {"exploration": 0.1}]\'',
+);
 const tb = await loadRunTable(folder);
 const train = await trainItems(tb, folder);
 const halves: RunTable[] = [];
@@ -104,24 +109,4 @@ function picks(table: RunTable): void {
       `stream ${seed}: success ${f(wins / table.ids.length)}; ${name} ${runs[top]} of ${table.ids.length} runs (rate ${f(rate(top))})`,
     );
   }
-}
-
-/** The settings argument: a JSON list of `{ exploration?, priors? }`, checked as the router checks them (exit 2). */
-function settingsOf(
-  text: string,
-): { exploration?: number; priors?: z.output<typeof runRouterOptionsSchema>["priors"] }[] {
-  const schema = z.array(runRouterOptionsSchema.pick({ exploration: true, priors: true })).min(1);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const result = schema.safeParse(parsed);
-  if (result.success) return result.data;
-  process.stderr.write(
-    `${program}: the settings must be a JSON list of { "exploration"?, "priors"? } (e.g. '[{}, {"exploration": 0.1}]'): ` +
-      `${result.error.issues.map((i) => `${i.path.join(".") || "(the list)"} ${i.message}`).join("; ")}\n`,
-  );
-  return process.exit(2);
 }

@@ -17,19 +17,37 @@ import { RunRouter } from "../../src/runs/run-router.js";
 import { anonymousNames, foldOf, type RunTable } from "../../src/runs/replay/protocol.js";
 import { bestFixed } from "../../src/runs/replay/references.js";
 import { trainItems } from "./run-sets.js";
+import { jsonArgument, MAX_SEEDS } from "../flags.js";
+import { runRouterOptionsSchema } from "../../src/runs/options.js";
+import { z } from "zod";
 
-const args = JSON.parse(process.argv[2] ?? "{}") as {
-  trainOnly?: boolean;
-  hints?: boolean;
-  priors?: Record<string, number>;
-  seeds?: number;
-  onlineSeeds?: number;
-  costWeights?: number[];
-  dataset?: string;
-  tieRule?: boolean;
-  onlineExploration?: number;
-  escalation?: { costWeight: number; cap: number | null; spendTarget?: number; paceRate?: number }[];
-};
+const share = z.number().finite().nonnegative();
+const args = jsonArgument(
+  "bench/dev/run-defaults.ts",
+  z.strictObject({
+    trainOnly: z.boolean().optional(),
+    hints: z.boolean().optional(),
+    priors: runRouterOptionsSchema.shape.priors,
+    seeds: z.number().int().min(1).max(MAX_SEEDS).optional(),
+    onlineSeeds: z.number().int().min(1).max(MAX_SEEDS).optional(),
+    costWeights: z.array(share).min(1).optional(),
+    dataset: z.string().min(1).optional(),
+    tieRule: z.boolean().optional(),
+    onlineExploration: share.optional(),
+    escalation: z
+      .array(
+        z.strictObject({
+          costWeight: share,
+          cap: share.nullable(),
+          spendTarget: share.positive().optional(),
+          paceRate: share.positive().optional(),
+        }),
+      )
+      .optional(),
+  }),
+  process.argv[2] ?? "{}",
+  "a JSON object of the keys this file's header lists",
+);
 const folder = args.dataset ?? "../shared/data/terminal-bench-2-32models";
 let table = await loadRunTable(folder);
 if (args.trainOnly) table = await trainItems(table, folder);

@@ -10,6 +10,7 @@ import {
   positiveDecimalFlag,
   positiveIntFlag,
   runsFlag,
+  jsonArgument,
   scriptFlags,
   seedListFlag,
   seedsFlag,
@@ -164,4 +165,28 @@ describe("a study's own command line (scriptFlags)", () => {
       expect(r.stdout).toBe("");
     }
   }, 60_000);
+});
+
+describe("a study's JSON argument (jsonArgument)", () => {
+  const schema = z.strictObject({ seeds: z.number().int().min(1).max(MAX_SEEDS).optional() });
+
+  it("returns the checked value", () => {
+    expect(jsonArgument("bench:x", schema, '{"seeds": 3}')).toEqual({ seeds: 3 });
+  });
+
+  it("no JSON, a misspelt key or a bad value: the place and problem on stderr, exit 2", () => {
+    const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    vi.spyOn(process, "exit").mockImplementation((code) => {
+      throw new Error(`exit ${code}`);
+    });
+    for (const [text, said] of [
+      ["{seeds: 3}", /^bench:x: the argument \(an object\) was refused: not JSON \(/],
+      ['{"sedes": 3}', /refused: \(the whole\) Unrecognized key: "sedes"\n$/],
+      ['{"seeds": 5000}', /refused: seeds Too big: expected number to be <=1000\n$/],
+    ] as const) {
+      err.mockClear();
+      expect(() => jsonArgument("bench:x", schema, text, "an object")).toThrow("exit 2");
+      expect(err.mock.calls.map((c) => String(c[0])).join("")).toMatch(said);
+    }
+  });
 });
