@@ -22,11 +22,21 @@ interface CallableModel {
 
 const CALLS = new Set<PropertyKey>(["doGenerate", "doStream"]);
 
-/** Whether Mastra calls `model` as it is (an object with `doGenerate` and `doStream`), so its calls can be watched. */
+/** Whether `key` is an own property of `target` that a proxy must return as it is (read-only, non-configurable). */
+function pinned(target: object, key: PropertyKey): boolean {
+  const d = Object.getOwnPropertyDescriptor(target, key);
+  return d !== undefined && d.configurable === false && d.writable === false;
+}
+
+/**
+ * Whether Mastra calls `model` as it is (an object with `doGenerate` and `doStream`) and a proxy can watch its calls:
+ * not when they are frozen own properties of it (a frozen object literal), which a proxy must return unchanged.
+ */
 export function isWatchable(model: unknown): model is CallableModel {
   if (typeof model !== "object" || model === null) return false;
   const m = model as Partial<Record<"doGenerate" | "doStream", unknown>>;
-  return typeof m.doGenerate === "function" && typeof m.doStream === "function";
+  if (typeof m.doGenerate !== "function" || typeof m.doStream !== "function") return false;
+  return !pinned(model, "doGenerate") && !pinned(model, "doStream");
 }
 
 /**
@@ -35,18 +45,28 @@ export function isWatchable(model: unknown): model is CallableModel {
  */
 function watchedStream(stream: ReadableStream<unknown>, watch: CallWatch): ReadableStream<unknown> {
   const reader = stream.getReader();
+  let cancelled = false;
   return new ReadableStream({
     async pull(controller) {
+      let step: Awaited<ReturnType<typeof reader.read>>;
       try {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
+        step = await reader.read();
       } catch (error) {
+        if (cancelled) return;
         watch.rejection = { error };
         controller.error(error);
+        return;
       }
+      if (cancelled) return; // the reader ended because the consumer cancelled: the stream is closed already
+      if (step.done) controller.close();
+      else controller.enqueue(step.value);
     },
-    cancel: (reason) => reader.cancel(reason),
+    // a consumer that cancels with an error (Mastra's timeout guards) ended the call with it, as a throw would
+    cancel: (reason) => {
+      cancelled = true;
+      if (reason instanceof Error) watch.rejection = { error: reason };
+      return reader.cancel(reason);
+    },
   });
 }
 
@@ -71,7 +91,7 @@ export function watched<T extends CallableModel>(model: T, watch: CallWatch): T 
   return new Proxy(model, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== "function" || key === "constructor") return value;
+      if (typeof value !== "function" || key === "constructor" || pinned(target, key)) return value;
       if (!CALLS.has(key)) return value.bind(target);
       return async (...args: unknown[]) => {
         try {

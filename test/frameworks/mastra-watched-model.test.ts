@@ -114,3 +114,49 @@ describe("the watched model the Mastra processor serves when the agent has fallb
     expect(isWatchable(undefined)).toBe(false);
   });
 });
+
+describe("the watched model at its edges (review)", () => {
+  it("a consumer that cancels part-way records its reason, not the closed controller's error", async () => {
+    const watch: CallWatch = {};
+    let cancelledWith: unknown;
+    const model = {
+      doGenerate: async () => "answer",
+      doStream: async () => ({
+        stream: new ReadableStream<number>({
+          start(c) {
+            c.enqueue(1); // then nothing: a stalled provider
+          },
+          cancel(reason) {
+            cancelledWith = reason;
+          },
+        }),
+      }),
+    };
+    const { stream } = (await watched(model, watch).doStream()) as { stream: ReadableStream<number> };
+    const reader = stream.getReader();
+    expect(await reader.read()).toEqual({ done: false, value: 1 });
+    const pending = reader.read(); // a pull waiting on the provider
+    const timeout = new Error("Model call timed out before first content after 300ms");
+    await reader.cancel(timeout);
+    await pending;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(cancelledWith).toBe(timeout); // the cancel reaches the provider
+    expect(watch.rejection).toEqual({ error: timeout }); // was "Invalid state: Controller is already closed"
+    const quiet: CallWatch = {};
+    const again = (await watched(model, quiet).doStream()) as { stream: ReadableStream<number> };
+    for await (const _ of again.stream) break; // a consumer that stops early, with no reason
+    expect(quiet.rejection).toBeUndefined();
+  });
+
+  it("a frozen object literal model is not watched, and its calls work through the proxy", async () => {
+    const frozen = Object.freeze({
+      doGenerate: async () => "answer",
+      doStream: async () => ({ stream: new ReadableStream() }),
+      other: () => "other",
+    });
+    expect(isWatchable(frozen)).toBe(false);
+    const served = watched(frozen, {}); // a proxy must return frozen own properties unchanged
+    await expect(served.doGenerate()).resolves.toBe("answer"); // threw a TypeError
+    expect(served.other()).toBe("other");
+  });
+});

@@ -225,6 +225,52 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     expect(attempts[0]).toEqual([[{ id: "gpt-4", ok: false, error: "Error: connection reset part-way" }]]);
   });
 
+  it("records Mastra's timeout of a stalled routed model before the agent's own fallback serves, as an error processor or not", async () => {
+    const attempts = [];
+    for (const errorProcessors of ["processor", "none"] as const) {
+      const { openai } = await loopback.start();
+      // a mock model that starts its stream, then stalls (and ignores the abort): Mastra's first-chunk guard cancels it
+      const gpt4 = new MockLanguageModelV3({
+        modelId: "gpt-4",
+        doStream: async () => ({
+          stream: new ReadableStream({
+            start(controller) {
+              controller.enqueue({ type: "stream-start", warnings: [] });
+            },
+            pull: () => new Promise(() => {}),
+          }),
+        }),
+      });
+      const processor = new IrtRouterProcessor({
+        models: {
+          "gpt-4": { model: gpt4, price: PRICES["gpt-4"] },
+          mixtral: { model: openai.chat("mixtral"), price: PRICES.mixtral },
+        },
+        ...toyRouting(),
+      });
+      const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
+      const config = errorProcessors === "none" ? { errorProcessors: [] } : {};
+      const settings = { timeout: { firstChunkMs: 300 } } as never;
+      const stream = await agent(model, processor, config).stream("What's the weather in Rome?", {
+        maxSteps: 4,
+        modelSettings: settings,
+      });
+      expect(await stream.text).toBe("[secondary] It is 21°C and sunny in Rome.");
+      attempts.push(processor.router.decisions().map((d) => d.attempts.map(({ ms: _ms, ...a }) => a)));
+    }
+    // before, without the processor as an error processor: "TypeError: Invalid state: Controller is already closed"
+    expect(attempts[1]).toEqual(attempts[0]);
+    expect(attempts[0]).toEqual([
+      [
+        {
+          id: "gpt-4",
+          ok: false,
+          error: expect.stringMatching(/^MastraTimeoutError: Model call timed out before first content after 300ms/),
+        },
+      ],
+    ]);
+  }, 20_000);
+
   it("records a failure whose error it cannot see when the routed model is a config Mastra resolves itself", async () => {
     const { server, openai } = await loopback.start({ failing: { "gpt-4": 400 } });
     const processor = new IrtRouterProcessor({
