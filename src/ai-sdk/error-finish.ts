@@ -1,7 +1,8 @@
 /**
  * A child's reply that carries no output and ends with the finish reason "error": the provider failed without throwing
  * (the AI SDK's providers map such stops to "error", e.g. a malformed tool call). The router treats it as a fault and
- * falls back to the next model, as for a thrown error; a reply with any output keeps it, whatever its finish reason.
+ * falls back to the next model, as for a thrown error, or, with none left, returns that reply as it is, the failure
+ * recorded; a reply with any output keeps it, whatever its finish reason.
  */
 import { ModelFaultError } from "../errors.js";
 

@@ -24,7 +24,7 @@ import { checkChildren, isModelOf } from "./children-schema.js";
 import { PROVIDER_KEY, partTag, tagged, toRouteMessages, type AiMessage } from "./prompt-messages.js";
 import { errorFinishFault } from "./error-finish.js";
 import { decisionMetadata, tokenUsage } from "./route-metadata.js";
-import { openStream, relayStream } from "./stream-relay.js";
+import { openStream, relayStream, type OpenedStream } from "./stream-relay.js";
 import { commonSupportedUrls } from "./supported-urls.js";
 import type { FeedbackIdNames } from "../core/feedback/id-names.js";
 
@@ -104,7 +104,8 @@ export class IrtRouterModel implements LanguageModelV3 {
 
   /**
    * Routes the call, calls the chosen child (falling back on a throw, or on a reply with no output whose finish reason
-   * is "error") and returns its result with the decision.
+   * is "error": when no model is left, that reply is returned as it is, the decision recording the failure) and
+   * returns its result with the decision.
    */
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     return this.generate(await this.planCall(options), options);
@@ -171,40 +172,62 @@ export class IrtRouterModel implements LanguageModelV3 {
     const child = childOptions(options);
     for (let id: string | undefined = plan.models[0]; id !== undefined;) {
       const t0 = performance.now();
+      const cancelled = () => options.abortSignal?.aborted === true;
       let result: LanguageModelV3GenerateResult;
       try {
         result = await this.children.get(id)!.doGenerate(child);
-        const fault = result.content.length === 0 ? errorFinishFault(id, result.finishReason) : undefined;
-        if (fault) throw fault;
       } catch (error) {
-        const cancelled = options.abortSignal?.aborted === true;
-        id = this.core.failed(plan, id, error, { ms: performance.now() - t0, cancelled });
+        id = this.core.failed(plan, id, error, { ms: performance.now() - t0, cancelled: cancelled() });
         if (id === undefined) throw error;
         continue;
       }
+      const fault = result.content.length === 0 ? errorFinishFault(id, result.finishReason) : undefined;
+      if (fault) {
+        const next = this.core.failed(plan, id, fault, { ms: performance.now() - t0, cancelled: cancelled() });
+        // with no model left to fall back to, the reply as the provider gave it, its decision recording the failure
+        if (next === undefined) return this.reply(plan, id, result);
+        id = next;
+        continue;
+      }
       this.core.served(plan, id, tokenUsage(result.usage), performance.now() - t0);
-      const tag = partTag(id, plan.decision.decisionId);
-      return {
-        ...result,
-        content: result.content.map((part) => tagged(part, tag)),
-        providerMetadata: { ...result.providerMetadata, [PROVIDER_KEY]: decisionMetadata(plan.decision) },
-      };
+      return this.reply(plan, id, result);
     }
     throw new Error("irt-router: a plan has at least one model"); // unreachable: route() throws NO_CANDIDATES first
+  }
+
+  /** A child's reply with its parts tagged and the decision in its provider metadata. */
+  private reply(plan: CorePlan, id: string, result: LanguageModelV3GenerateResult): LanguageModelV3GenerateResult {
+    const tag = partTag(id, plan.decision.decisionId);
+    return {
+      ...result,
+      content: result.content.map((part) => tagged(part, tag)),
+      providerMetadata: { ...result.providerMetadata, [PROVIDER_KEY]: decisionMetadata(plan.decision) },
+    };
   }
 
   private async stream(plan: CorePlan, options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const child = childOptions(options);
     for (let id: string | undefined = plan.models[0]; id !== undefined;) {
       const t0 = performance.now();
+      const cancelled = () => options.abortSignal?.aborted === true;
+      let opened: OpenedStream;
       try {
-        const opened = await openStream(this.children.get(id)!, id, child);
-        return { ...opened.result, stream: relayStream(this.core, plan, id, opened, t0) };
+        opened = await openStream(this.children.get(id)!, id, child);
       } catch (error) {
-        const cancelled = options.abortSignal?.aborted === true;
-        id = this.core.failed(plan, id, error, { ms: performance.now() - t0, cancelled });
+        id = this.core.failed(plan, id, error, { ms: performance.now() - t0, cancelled: cancelled() });
         if (id === undefined) throw error;
+        continue;
       }
+      if (opened.fault) {
+        const next = this.core.failed(plan, id, opened.fault, { ms: performance.now() - t0, cancelled: cancelled() });
+        if (next !== undefined) {
+          opened.reader.cancel(opened.fault).catch(() => undefined);
+          id = next;
+          continue;
+        }
+        // with no model left to fall back to, the reply as the provider gave it, its decision recording the failure
+      }
+      return { ...opened.result, stream: relayStream(this.core, plan, id, opened, t0) };
     }
     throw new Error("irt-router: a plan has at least one model");
   }

@@ -26,12 +26,18 @@ export interface OpenedStream {
   readonly reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
   /** The parts read so far (the preamble and the first output part). */
   readonly buffered: readonly LanguageModelV3StreamPart[];
+  /**
+   * Set when the first output part is a `finish` with reason "error": the reply has no output (the router falls back,
+   * or, with no model left, relays it as it is, the failure recorded).
+   */
+  readonly fault?: ModelFaultError;
 }
 
 /**
  * Opens the stream of child `modelId` and reads it up to its first output part. Throws (for the caller to fall
  * back) when `doStream` throws, when the stream errors or sends an `error` part first, and (a
- * {@link ModelFaultError}) when it ends before any output or its first output part is a `finish` with reason "error".
+ * {@link ModelFaultError}) when it ends before any output; a first output part that is a `finish` with reason "error"
+ * is returned with its `fault`.
  */
 export async function openStream(
   child: LanguageModelV3,
@@ -49,11 +55,11 @@ export async function openStream(
         throw new ModelFaultError(modelId, "reply", `model "${modelId}"'s stream ended before any output${read}.`);
       }
       if (value.type === "error") throw value.error;
+      buffered.push(value);
+      if (PREAMBLE.has(value.type)) continue;
       // the first output part: a finish here ends a reply with no output
       const fault = value.type === "finish" ? errorFinishFault(modelId, value.finishReason) : undefined;
-      if (fault) throw fault;
-      buffered.push(value);
-      if (!PREAMBLE.has(value.type)) return { result, reader, buffered };
+      return { result, reader, buffered, ...(fault && { fault }) };
     }
   } catch (error) {
     reader.cancel(error).catch(() => undefined);
@@ -70,7 +76,7 @@ export function relayStream(
   startedAt: number,
 ): ReadableStream<LanguageModelV3StreamPart> {
   const tag = partTag(modelId, plan.decision.decisionId);
-  let over = false;
+  let over = opened.fault !== undefined; // a faulty reply relayed as it is: its failure is recorded already
   const answered = (usage?: Parameters<typeof tokenUsage>[0]) => {
     if (over) return;
     over = true;

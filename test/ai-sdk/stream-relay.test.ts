@@ -138,7 +138,7 @@ describe("a child's reply with no output and finish reason error", () => {
     ]);
   });
 
-  it("falls back when doGenerate returns no content with reason error, and fails typed when all do", async () => {
+  it("falls back when doGenerate returns no content with reason error; with none left returns that reply", async () => {
     const empty = (id: string) =>
       new MockLanguageModelV3({
         modelId: id,
@@ -163,10 +163,32 @@ describe("a child's reply with no output and finish reason error", () => {
     expect(text).toBe("It is 21C.");
     expect(meta(providerMetadata)).toMatchObject({ chosen: "mixtral", tried: ["gpt-4", "mixtral"] });
 
+    // no model left: the reply as the provider gave it (as a direct call returns it), the decision recording both
     const none = createIrtRouterModel({ models: { "gpt-4": empty("gpt-4"), mixtral: empty("mixtral") }, ...routing });
-    const error = await generateText({ model: none, prompt: "Weather in Paris?", maxRetries: 0 }).catch((e) => e);
-    expect(error).toBeInstanceOf(ModelFaultError);
-    expect(error).toMatchObject({ code: "MODEL_FAULT", details: { model: "mixtral", kind: "reply" } });
+    const last = await generateText({ model: none, prompt: "Weather in Paris?", maxRetries: 0 });
+    expect([last.text, last.finishReason]).toEqual(["", "error"]);
+    expect(meta(last.providerMetadata)).toMatchObject({ tried: ["gpt-4", "mixtral"] });
+    expect(none.decisions()[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([
+      ["gpt-4", false],
+      ["mixtral", false],
+    ]);
+    expect(none.decisions()[0]!.realized).toBeUndefined(); // not recorded as an answer
+  });
+
+  it("a stream whose only model finishes with error and no output is relayed as it is, recorded as failed", async () => {
+    const errorFinish = {
+      type: "finish",
+      finishReason: { unified: "error", raw: "MALFORMED_FUNCTION_CALL" },
+      usage: usage(2000, 0),
+    } as const;
+    const model = createIrtRouterModel({
+      models: { "gpt-4": streaming("gpt-4", [{ type: "stream-start", warnings: [] }, errorFinish]) },
+      ...routing,
+    });
+    const result = streamText({ model, prompt: "Weather in Paris?", maxRetries: 0 });
+    expect([await result.text, await result.finishReason]).toEqual(["", "error"]); // threw a ModelFaultError
+    expect(model.decisions()[0]!.attempts.map((a) => [a.id, a.ok])).toEqual([["gpt-4", false]]);
+    expect(model.decisions()[0]!.realized).toBeUndefined();
   });
 
   it("keeps a reply with output whatever its finish reason, and an empty reply that finished otherwise", async () => {
