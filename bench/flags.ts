@@ -100,25 +100,34 @@ export const seedsForFlag = () =>
     .transform((pairs) => new Map(pairs));
 
 /**
- * A study's one JSON argument (`npx tsx bench/dev/run-defaults.ts '{"trainOnly": true}'`), checked with `schema`: text
- * that is no JSON, or a value the schema refuses, is written to stderr with each problem's place (`program: the
- * argument ...: seeds must be at most 1000`) and the process exits 2, before any work, as {@link scriptFlags} does.
+ * A study's one JSON argument (`npx tsx bench/dev/run-defaults.ts '{"trainOnly": true}'`; `byDefault` when none),
+ * checked with `schema`: more than one argument, text that is no JSON, or a value the schema refuses, is written to
+ * stderr with each problem's place (`program: the argument ...: seeds ...`) and the process exits 2, before any work,
+ * as {@link scriptFlags} does.
  *
  * @example
  * ```ts
- * const { seeds } = jsonArgument("run-defaults", z.strictObject({ seeds: z.number().int().min(1).optional() }), "{}");
+ * const schema = z.strictObject({ seeds: z.number().int().min(1).optional() });
+ * const { seeds } = jsonArgument("run-defaults", schema, process.argv.slice(2), "{}");
  * ```
  */
-export function jsonArgument<S extends z.ZodType>(program: string, schema: S, text: string, shape = ""): z.output<S> {
-  let parsed: unknown;
+export function jsonArgument<S extends z.ZodType>(
+  program: string,
+  schema: S,
+  args: readonly string[],
+  byDefault: string,
+  shape = "",
+): z.output<S> {
   let problem: string;
-  try {
-    parsed = JSON.parse(text);
-    const result = schema.safeParse(parsed);
-    if (result.success) return result.data;
-    problem = result.error.issues.map((i) => `${i.path.join(".") || "(the whole)"} ${i.message}`).join("; ");
-  } catch (error) {
-    problem = `not JSON (${(error as Error).message})`;
+  if (args.length > 1) problem = `one argument is taken, got ${args.length} (quote the JSON as one)`;
+  else {
+    try {
+      const result = schema.safeParse(JSON.parse(args[0] ?? byDefault));
+      if (result.success) return result.data;
+      problem = result.error.issues.map((i) => `${i.path.join(".") || "(the whole)"} ${i.message}`).join("; ");
+    } catch (error) {
+      problem = `not JSON (${(error as Error).message})`;
+    }
   }
   process.stderr.write(`${program}: the argument${shape ? ` (${shape})` : ""} was refused: ${problem}\n`);
   return process.exit(2);

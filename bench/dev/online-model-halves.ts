@@ -32,7 +32,7 @@ import { runRouterOptionsSchema } from "../../src/runs/options.js";
 const folder = "../shared/data/terminal-bench-2-32models";
 const f = (x: number) => x.toFixed(3);
 const program = "bench/dev/online-model-halves.ts";
-if (process.argv[2] === "--picks") {
+if (process.argv[2]?.startsWith("--picks")) {
   const flags = { picks: { type: "string" } } as const;
   const { picks: half } = scriptFlags(program, flags, z.object({ picks: positiveIntFlag("a model half", { max: 5 }) }));
   picks(modelHalf(await loadRunTable(folder), half));
@@ -41,7 +41,8 @@ if (process.argv[2] === "--picks") {
 const settings = jsonArgument(
   program,
   z.array(runRouterOptionsSchema.pick({ exploration: true, priors: true })).min(1),
-  process.argv[2] ?? "[{}]",
+  process.argv.slice(2),
+  "[{}]",
   'a JSON list of { "exploration"?, "priors"? }, e.g. \'[{}, {"exploration": 0.1}]\'',
 );
 const tb = await loadRunTable(folder);

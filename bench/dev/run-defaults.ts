@@ -45,7 +45,8 @@ const args = jsonArgument(
       )
       .optional(),
   }),
-  process.argv[2] ?? "{}",
+  process.argv.slice(2),
+  "{}",
   "a JSON object of the keys this file's header lists",
 );
 const folder = args.dataset ?? "../shared/data/terminal-bench-2-32models";

@@ -171,7 +171,8 @@ describe("a study's JSON argument (jsonArgument)", () => {
   const schema = z.strictObject({ seeds: z.number().int().min(1).max(MAX_SEEDS).optional() });
 
   it("returns the checked value", () => {
-    expect(jsonArgument("bench:x", schema, '{"seeds": 3}')).toEqual({ seeds: 3 });
+    expect(jsonArgument("bench:x", schema, ['{"seeds": 3}'], "{}")).toEqual({ seeds: 3 });
+    expect(jsonArgument("bench:x", schema, [], '{"seeds": 2}')).toEqual({ seeds: 2 });
   });
 
   it("no JSON, a misspelt key or a bad value: the place and problem on stderr, exit 2", () => {
@@ -185,8 +186,11 @@ describe("a study's JSON argument (jsonArgument)", () => {
       ['{"seeds": 5000}', /refused: seeds Too big: expected number to be <=1000\n$/],
     ] as const) {
       err.mockClear();
-      expect(() => jsonArgument("bench:x", schema, text, "an object")).toThrow("exit 2");
+      expect(() => jsonArgument("bench:x", schema, [text], "{}", "an object")).toThrow("exit 2");
       expect(err.mock.calls.map((c) => String(c[0])).join("")).toMatch(said);
     }
+    err.mockClear(); // a flag after the JSON was ignored
+    expect(() => jsonArgument("bench:x", schema, ['{"seeds": 3}', "--seeds", "500"], "{}")).toThrow("exit 2");
+    expect(err.mock.calls.map((c) => String(c[0])).join("")).toMatch(/one argument is taken, got 3/);
   });
 });
