@@ -18,6 +18,11 @@ export interface CliCommand<S extends z.ZodType = z.ZodType> {
   options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
   /** Whether positional arguments are accepted (they arrive as `positionals`). */
   allowPositionals?: boolean;
+  /**
+   * When the positional arguments are required (a text to work on): what to say when none is given, a command-line
+   * error (exit 2, with the usage) found with the flags, before any work.
+   */
+  positionalsRequired?: string;
   schema: S;
   /**
    * The flags naming a folder the command writes into, each with what it writes there: the CLI checks each one

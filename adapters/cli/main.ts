@@ -77,9 +77,12 @@ export async function main(argv: string[]): Promise<number> {
   let args;
   try {
     // Every flag error (an unknown or malformed flag, a bad value however it was spelt, flags the command cannot take
-    // together: its schema's rules, flag-rules.ts; a folder flag that cannot be a folder) is found here, before any
-    // work, and exits 2 with the usage; a failure of the command itself exits 1.
+    // together: its schema's rules, flag-rules.ts; a folder flag that cannot be a folder; a required text missing) is
+    // found here, before any work, and exits 2 with the usage; a failure of the command itself exits 1.
     parsed = parseCliArgs(command, rest);
+    if (command.positionalsRequired && parsed.positionals.join(" ").trim() === "") {
+      throw new ValidationError(command.positionalsRequired, { path: "text" });
+    }
     args = parseFlagValues(command.schema, parsed.values);
     await checkOutputs(command, args as Record<string, unknown>);
   } catch (error) {

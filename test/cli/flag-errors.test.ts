@@ -305,3 +305,14 @@ describe("a command name the CLI does not have", () => {
     expect((await cli(["help", "constructor"])).code).toBe(0); // the general usage, no crash
   });
 });
+
+describe("a required text missing is a command-line error", () => {
+  it("irt-router explain with no text (or only blanks) exits 2 with the usage, before loading anything", async () => {
+    for (const argv of [["explain"], ["explain", "  "], ["explain", "--top", "3"]]) {
+      const { code, stderr } = await cli(argv);
+      expect(code).toBe(2); // was 1, without the usage
+      expect(stderr).toMatch(/^irt-router explain: \[INVALID_ARGUMENT\] Give the query text to explain, e\.g\./);
+      expect(stderr).toContain("Usage: ");
+    }
+  });
+});

@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import { positiveIntFlag } from "../flag-schemas.js";
-import { ValidationError } from "../../../src/errors.js";
 import { groupModelScores } from "../../../src/scorer/model-groups.js";
 import { ENCODER_FLAG_USAGE, ENCODER_NEEDS, encoderFlag, loadCommandScorer, withOptionalPackages } from "../scorer.js";
 import type { CliCommand } from "../command.js";
@@ -34,13 +33,10 @@ export const command: CliCommand<typeof schema> = {
     encoder: { type: "string" },
   },
   allowPositionals: true,
+  positionalsRequired: 'Give the query text to explain, e.g. irt-router explain "What is 2+2?"',
   schema,
   async run(args, positionals) {
     const text = positionals.join(" ");
-    if (text.trim() === "")
-      throw new ValidationError('Give the query text to explain, e.g. irt-router explain "What is 2+2?"', {
-        path: "text",
-      });
     const scorer = await loadCommandScorer(!args.model || args.model === "pretrained" ? undefined : args.model, {
       path: "options.model",
       encoder: args.encoder,
