@@ -58,9 +58,13 @@ export const decimalFlag = (what?: string, limits: NumberFlagLimits = {}) =>
 
 /**
  * A flag whose value is a comma-separated list (`--datasets a,b`), blanks dropped, of at least one `item` and at most
- * `max`; `empty` is the message when none is left.
+ * `max`; `empty` is the message when none is left (default: "must list at least one value, comma-separated").
  */
-export const listFlag = <T extends z.ZodType<unknown, string>>(item: T, empty?: string, max?: number) =>
+export const listFlag = <T extends z.ZodType<unknown, string>>(
+  item: T,
+  empty = "must list at least one value, comma-separated",
+  max?: number,
+) =>
   z
     .string()
     .transform((s) =>
