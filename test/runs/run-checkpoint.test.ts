@@ -20,6 +20,7 @@ import { FileRunOutcomeLog, RUN_OUTCOMES_FILE } from "../../adapters/stores/run-
 import { loadRunPrior, saveRunPrior } from "../../adapters/artifact/run-prior-file.js";
 import { tempDirEachTest } from "../stores/fixtures/temp-dir.js";
 import { MODELS } from "./trained-router.js";
+import { gatedLog } from "./gated-log.js";
 
 let dir: string;
 tempDirEachTest("irt-run-ckpt-", (d) => (dir = d));
@@ -131,16 +132,7 @@ describe.each(logs)("a replica restarted from its checkpoint (%s)", (_, open) =>
 
   it("a checkpoint taken while a sync waits on the log holds the batch in flight, counted once", async () => {
     const inner = await open();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const slow: RunOutcomeLog = {
-      append: async (o) => {
-        await gate;
-        await inner.append(o);
-      },
-      read: (c) => inner.read(c),
-      close: async () => {},
-    };
+    const { log: slow, release } = gatedLog(inner);
     const a = new RunRouter({ models: MODELS });
     feed(a, "a", 0, 4);
     const first = a.sync(slow);

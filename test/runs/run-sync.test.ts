@@ -10,6 +10,7 @@ import { runPriorSchema } from "../../src/runs/run-prior.js";
 import { TEXT_DIM } from "../../src/runs/text-prior.js";
 import { MemoryRunOutcomeLog } from "../../adapters/stores/run-outcome-memory.js";
 import { MODELS } from "./trained-router.js";
+import { gatedLog } from "./gated-log.js";
 
 /** Replica `r` of 2 feeds back its half of 30 tasks: strong passes 90%, middle 60%, weak 20%. */
 function feedHalf(router: RunRouter, r: number): void {
@@ -140,16 +141,7 @@ describe("RunRouter.sync through a run-outcome log", () => {
 
   it("outcomes fed back while a sync waits on the log are pushed by the next sync, not lost or taken for pulled", async () => {
     const inner = new MemoryRunOutcomeLog();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const slow: RunOutcomeLog = {
-      append: async (o) => {
-        await gate;
-        await inner.append(o);
-      },
-      read: (c) => inner.read(c),
-      close: async () => {},
-    };
+    const { log: slow, release } = gatedLog(inner);
     const b = new RunRouter({ models: MODELS });
     b.feedback({ id: "b1", text: "b one" }, "strong", true);
     await b.sync(inner);
