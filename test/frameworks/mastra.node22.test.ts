@@ -3,7 +3,7 @@ import { RequestContext } from "@mastra/core/request-context";
 import { createTool } from "@mastra/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { APICallError } from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
 import { IrtRouterError, ValidationError } from "../../src/errors.js";
 import type { DecisionRecord } from "../../src/core/contracts/route-decision.js";
@@ -186,25 +186,16 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
     expect(runs[0]!.logged).toMatchObject([{ model: "gpt-4", answered: false, tried: ["gpt-4"] }]);
   });
 
-  it("records the routed model's stream breaking part-way before the agent's own fallback serves, as an error processor or not", async () => {
+  /**
+   * Streams the question through an agent with fallback entries of its own, the routed "gpt-4" a mock whose stream is
+   * `routed()`, with the processor as an error processor and without: the fallback serves both times, and the routed
+   * model's attempts are the same; they are returned.
+   */
+  async function fallbackAttempts(routed: () => ReadableStream<LanguageModelV3StreamPart>, options: object = {}) {
     const attempts = [];
     for (const errorProcessors of ["processor", "none"] as const) {
       const { server, openai } = await loopback.start();
-      const broken = new Error("connection reset part-way");
-      // a mock model whose answer starts, then its stream throws (as a dropped connection does)
-      const gpt4 = new MockLanguageModelV3({
-        modelId: "gpt-4",
-        doStream: async () => ({
-          stream: new ReadableStream({
-            start(controller) {
-              controller.enqueue({ type: "stream-start", warnings: [] });
-              controller.enqueue({ type: "text-start", id: "t" });
-              controller.enqueue({ type: "text-delta", id: "t", delta: "It is" });
-            },
-            pull: (controller) => controller.error(broken),
-          }),
-        }),
-      });
+      const gpt4 = new MockLanguageModelV3({ modelId: "gpt-4", doStream: async () => ({ stream: routed() }) });
       const processor = new IrtRouterProcessor({
         models: {
           "gpt-4": { model: gpt4, price: PRICES["gpt-4"] },
@@ -214,53 +205,47 @@ describe("IrtRouterProcessor on a Mastra Agent", () => {
       });
       const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
       const config = errorProcessors === "none" ? { errorProcessors: [] } : {};
-      const stream = await agent(model, processor, config).stream("What's the weather in Rome?", { maxSteps: 4 });
+      const question = "What's the weather in Rome?";
+      const stream = await agent(model, processor, config).stream(question, { maxSteps: 4, ...options });
       expect(await stream.text).toBe("[secondary] It is 21°C and sunny in Rome.");
       expect(gpt4.doStreamCalls).toHaveLength(1);
       expect(server.requests.map((r) => r.model)).toEqual(["secondary", "secondary"]);
       attempts.push(processor.router.decisions().map((d) => d.attempts.map(({ ms: _ms, ...a }) => a)));
     }
-    // before, without the processor as an error processor: [[]], no attempt
     expect(attempts[1]).toEqual(attempts[0]);
-    expect(attempts[0]).toEqual([[{ id: "gpt-4", ok: false, error: "Error: connection reset part-way" }]]);
+    return attempts[0];
+  }
+
+  it("records the routed model's stream breaking part-way before the agent's own fallback serves, as an error processor or not", async () => {
+    const broken = new Error("connection reset part-way");
+    // a mock model whose answer starts, then its stream throws (as a dropped connection does)
+    const attempts = await fallbackAttempts(
+      () =>
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            controller.enqueue({ type: "text-start", id: "t" });
+            controller.enqueue({ type: "text-delta", id: "t", delta: "It is" });
+          },
+          pull: (controller) => controller.error(broken),
+        }),
+    );
+    // before, without the processor as an error processor: [[]], no attempt
+    expect(attempts).toEqual([[{ id: "gpt-4", ok: false, error: "Error: connection reset part-way" }]]);
   });
 
   it("records Mastra's timeout of a stalled routed model before the agent's own fallback serves, as an error processor or not", async () => {
-    const attempts = [];
-    for (const errorProcessors of ["processor", "none"] as const) {
-      const { openai } = await loopback.start();
-      // a mock model that starts its stream, then stalls (and ignores the abort): Mastra's first-chunk guard cancels it
-      const gpt4 = new MockLanguageModelV3({
-        modelId: "gpt-4",
-        doStream: async () => ({
-          stream: new ReadableStream({
-            start(controller) {
-              controller.enqueue({ type: "stream-start", warnings: [] });
-            },
-            pull: () => new Promise(() => {}),
-          }),
-        }),
-      });
-      const processor = new IrtRouterProcessor({
-        models: {
-          "gpt-4": { model: gpt4, price: PRICES["gpt-4"] },
-          mixtral: { model: openai.chat("mixtral"), price: PRICES.mixtral },
+    // a mock model that starts its stream, then stalls (and ignores the abort): Mastra's first-chunk guard cancels it
+    const stalled = () =>
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue({ type: "stream-start", warnings: [] });
         },
-        ...toyRouting(),
+        pull: () => new Promise(() => {}),
       });
-      const model = [{ model: openai.chat("primary") }, { model: openai.chat("secondary") }];
-      const config = errorProcessors === "none" ? { errorProcessors: [] } : {};
-      const settings = { timeout: { firstChunkMs: 300 } } as never;
-      const stream = await agent(model, processor, config).stream("What's the weather in Rome?", {
-        maxSteps: 4,
-        modelSettings: settings,
-      });
-      expect(await stream.text).toBe("[secondary] It is 21°C and sunny in Rome.");
-      attempts.push(processor.router.decisions().map((d) => d.attempts.map(({ ms: _ms, ...a }) => a)));
-    }
+    const attempts = await fallbackAttempts(stalled, { modelSettings: { timeout: { firstChunkMs: 300 } } });
     // before, without the processor as an error processor: "TypeError: Invalid state: Controller is already closed"
-    expect(attempts[1]).toEqual(attempts[0]);
-    expect(attempts[0]).toEqual([
+    expect(attempts).toEqual([
       [
         {
           id: "gpt-4",
