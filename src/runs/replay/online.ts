@@ -17,7 +17,7 @@ import {
   observedRate,
   streamOrder,
   taskAt,
-  unlabelled,
+  observedOnly,
   type RunTable,
 } from "./protocol.js";
 import { ReferencePairing, type PairedSums } from "./reference-pairing.js";
@@ -129,10 +129,10 @@ export function onlineStream(table: RunTable, settings: OnlineSettings, progress
         priors: settings.priors,
       });
       const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
+      const observed = observedOnly(table, names);
       order.forEach((i, pos) => {
         const task = taskAt(table, i, settings.hints);
-        const exclude = unlabelled(table, i).map((m) => names.get(table.models[m]!)!);
-        const chosen = router.route(task, exclude.length > 0 ? { exclude } : {}).chosen;
+        const chosen = router.route(task, observed[i]).chosen;
         const m = index.get(chosen)!;
         const y = outcome(i, m);
         router.feedback(task, chosen, y);

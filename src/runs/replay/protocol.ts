@@ -162,9 +162,15 @@ export function coverageOf(table: RunTable): Coverage {
   return { pairs, missing, tasksWithGaps: tasks.size, modelsWithGaps: models.size };
 }
 
-/** The models (indices) without a label on item `i`: kept off that task by every policy of the replay. */
-export function unlabelled(table: RunTable, i: number): number[] {
-  return table.models.flatMap((_, m) => (Number.isFinite(table.rate[i]![m]!) ? [] : [m]));
+/**
+ * For each item, `route`'s options that keep off it the models without a label on it, under their names in `names`
+ * (`exclude`; none, `{}`, where every model has one): every policy of the replay routes among the observed models.
+ */
+export function observedOnly(table: RunTable, names: ReadonlyMap<string, string>): { exclude?: string[] }[] {
+  return table.rate.map((row) => {
+    const exclude = table.models.filter((_, m) => !Number.isFinite(row[m]!)).map((m) => names.get(m)!);
+    return exclude.length > 0 ? { exclude } : {};
+  });
 }
 
 /**

@@ -21,7 +21,7 @@ import {
   modelsConfig,
   observedRate,
   taskAt,
-  unlabelled,
+  observedOnly,
   type Coverage,
   type RunTable,
 } from "./protocol.js";
@@ -205,13 +205,14 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
   const maxAttempts = options.maxAttempts ?? 3;
   const names = anonymousNames(table.models);
   const index = new Map(table.models.map((m, k) => [names.get(m)!, k]));
+  const observed = observedOnly(table, names);
   const N = table.ids.length;
   const acc = (): Sums => ({ s: 0, c: 0, a: 0, item: new Float64Array(N), paired: new Float64Array(N) });
   const caps = options.singleCaps ?? DEFAULT_SINGLE_CAPS;
   const sums = { ref: acc(), single: [...weights, ...caps].map(acc), esc: settings.map(acc) };
   let n = 0;
   // the reference is scored on the runs it has a label on (every run, in a folder without gaps)
-  const pairing = new ReferencePairing(N, (x) => x * (N / (N * seeds)));
+  const pairing = new ReferencePairing(N, (x) => x * (N / n)); // n: the test runs, counted by the time it is used
   for (let seed = 1; seed <= seeds; seed++) {
     const fold = table.ids.map((id) => foldOf(table.name, id, seed, FOLDS));
     const pacers = settings.map(pacerOf);
@@ -225,9 +226,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
       const singles = singleChoices(weights, caps, refCost);
       for (const i of test) {
         const task = taskAt(table, i, options.hints ?? false);
-        // the models unobserved on this task are kept off it (none, in a folder with a label for every pair)
-        const exclude = unlabelled(table, i).map((m) => names.get(table.models[m]!)!);
-        const off = exclude.length > 0 ? { exclude } : {};
+        const off = observed[i]!; // the models unobserved on this task kept off it (none, in a folder without gaps)
         n++;
         sums.ref.c += refCost;
         const scored = Number.isFinite(table.rate[i]![ref]!);
@@ -249,7 +248,7 @@ async function crossFitted(table: RunTable, options: ReplayOptions, progress: (m
             ...(pacer && { costWeight: pacer.costWeight }),
             maxAttempts,
             refCost,
-            exclude,
+            ...off,
           });
           pacer?.record(cost / refCost);
           add(sums.esc[k]!, i, success, scored);
@@ -298,7 +297,7 @@ function crossFitPoints(
   const point = (x: Sums) => ({
     success: x.s / n,
     costRatio: x.c / ref.c,
-    successCi: scaled(bootstrapMeanCi(x.item, plan), N / n),
+    successCi: pairing.perRunCi(bootstrapMeanCi(x.item, plan)),
     vsBestFixedCi: pairing.diffCi(x, ref, plan),
   });
   const { weights, caps, settings } = rows;
@@ -357,11 +356,6 @@ function trainedOn(
     : fed;
 }
 
-/** An interval of per-item sums scaled to a per-run mean. */
-function scaled([lo, hi]: [number, number], factor: number): [number, number] {
-  return [lo * factor, hi * factor];
-}
-
 /**
  * One escalation of item `i` on the all-fail path: every run is checked as failed, so the attempts are those the
  * router makes when each one fails; success (1 - product of (1 - rate)) and cost (each attempt's cost times the chance
@@ -373,7 +367,7 @@ async function escalationOutcome(
   i: number,
   task: { id: string; text: string; hint?: string },
   index: ReadonlyMap<string, number>,
-  s: EscalationSetting & { maxAttempts: number; refCost: number; exclude: readonly string[] },
+  s: EscalationSetting & { maxAttempts: number; refCost: number; exclude?: string[] },
 ): Promise<{ success: number; cost: number; attempts: number }> {
   const result = await router.escalate(
     task,
@@ -383,7 +377,7 @@ async function escalationOutcome(
       maxAttempts: s.maxAttempts,
       costWeight: s.costWeight,
       ...(s.cap === null ? {} : { costCap: s.cap * s.refCost }),
-      ...(s.exclude.length > 0 && { exclude: [...s.exclude] }),
+      ...(s.exclude && { exclude: s.exclude }),
       learn: false,
     },
   );
